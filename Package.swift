@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependency direction (each layer only knows the ones above it):
+//   CLibPQ → Postgres          connection layer (libpq, knows nothing of jobs)
+//   FerryCore                  domain: jobs, events, state machine, retry policy (no I/O)
+//   FerryStore                 everything Ferry does in PostgreSQL
+//   ferry                      the CLI executable
+let package = Package(
+    name: "ferry",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ferry", targets: ["ferry"]),
+        .executable(name: "ferry-bench", targets: ["ferry-bench"]),
+        .library(name: "Postgres", targets: ["Postgres"]),
+        .library(name: "FerryCore", targets: ["FerryCore"]),
+        .library(name: "FerryStore", targets: ["FerryStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(
+            name: "Postgres",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FerryCore",
+            dependencies: []
+        ),
+        .target(
+            name: "FerryStore",
+            dependencies: [
+                "Postgres",
+                "FerryCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "ferry",
+            dependencies: [
+                "FerryStore",
+                "FerryCore",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "ferry-bench",
+            dependencies: [
+                "FerryStore",
+                "FerryCore",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "FerryTestSupport",
+            dependencies: ["Postgres", "FerryStore", "FerryCore"],
+            path: "Tests/FerryTestSupport"
+        ),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
+        .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
+    ]
+)

@@ -1,0 +1,49 @@
+import CLibPQ
+
+/// Streams rows into a running `COPY … FROM STDIN` in text format, buffering into large `PQputCopyData` calls.
+public struct PostgresCopyWriter: ~Copyable {
+    let handle: OpaquePointer
+    var buffer: [UInt8] = []
+    let flushThreshold = 256 * 1024
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+        buffer.reserveCapacity(flushThreshold + 4096)
+    }
+
+    /// Appends one row; `nil` values become `\N` (NULL). Tabs, newlines and backslashes are escaped.
+    public mutating func writeRow(_ values: [String?]) throws {
+        for (index, value) in values.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: "\t")) }
+            guard let value else {
+                buffer.append(UInt8(ascii: "\\"))
+                buffer.append(UInt8(ascii: "N"))
+                continue
+            }
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
+                case UInt8(ascii: "\t"): buffer.append(contentsOf: [92, 116])
+                case UInt8(ascii: "\n"): buffer.append(contentsOf: [92, 110])
+                case UInt8(ascii: "\r"): buffer.append(contentsOf: [92, 114])
+                default: buffer.append(byte)
+                }
+            }
+        }
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        let status = buffer.withUnsafeBufferPointer { pointer in
+            pointer.withMemoryRebound(to: CChar.self) { chars in
+                PQputCopyData(handle, chars.baseAddress, Int32(chars.count))
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        guard status == 1 else {
+            throw PostgresError(code: .copyFailed, reason: "sending COPY data failed")
+        }
+    }
+}

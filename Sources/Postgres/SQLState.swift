@@ -1,0 +1,41 @@
+/// A five-character SQLSTATE code as reported by the server (for example `23505`).
+///
+/// Callers branch on these codes, never on message text: messages are localized and may change between versions.
+public struct SQLState: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The raw five-character code.
+    public let code: String
+
+    public init(_ code: String) { self.code = code }
+    public init(stringLiteral value: String) { self.code = value }
+
+    /// The two-character class (for example `08` for connection exceptions).
+    public var errorClass: Substring { code.prefix(2) }
+
+    public var description: String { code }
+
+    public static let uniqueViolation: SQLState = "23505"
+    public static let foreignKeyViolation: SQLState = "23503"
+    public static let checkViolation: SQLState = "23514"
+    public static let notNullViolation: SQLState = "23502"
+    public static let insufficientPrivilege: SQLState = "42501"
+    public static let undefinedTable: SQLState = "42P01"
+    public static let serializationFailure: SQLState = "40001"
+    public static let deadlockDetected: SQLState = "40P01"
+    public static let lockNotAvailable: SQLState = "55P03"
+    public static let queryCanceled: SQLState = "57014"
+    public static let adminShutdown: SQLState = "57P01"
+    public static let crashShutdown: SQLState = "57P02"
+    public static let cannotConnectNow: SQLState = "57P03"
+    public static let invalidTextRepresentation: SQLState = "22P02"
+    public static let raiseException: SQLState = "P0001"
+
+    /// True for classes that mean "the connection or server went away": retrying on a fresh connection may succeed.
+    public var isConnectionLoss: Bool {
+        errorClass == "08" || self == .adminShutdown || self == .crashShutdown || self == .cannotConnectNow
+    }
+
+    /// True when the same transaction may succeed if simply run again.
+    public var isTransient: Bool {
+        isConnectionLoss || self == .serializationFailure || self == .deadlockDetected
+    }
+}

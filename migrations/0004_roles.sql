@@ -1,0 +1,42 @@
+-- Least-privilege roles. They are group roles (NOLOGIN): grant them to the login roles your services use, e.g.
+--   CREATE ROLE uploader LOGIN PASSWORD '…' IN ROLE ferry_producer;
+-- Nobody but the migrating role owns a table; application roles can only append events and read.
+
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ferry_reader') THEN
+        CREATE ROLE ferry_reader NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ferry_producer') THEN
+        CREATE ROLE ferry_producer NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ferry_worker') THEN
+        CREATE ROLE ferry_worker NOLOGIN;
+    END IF;
+END
+$$;
+
+REVOKE ALL ON SCHEMA ferry FROM PUBLIC;
+REVOKE ALL ON ALL TABLES IN SCHEMA ferry FROM PUBLIC;
+GRANT USAGE ON SCHEMA ferry TO ferry_reader, ferry_producer, ferry_worker;
+
+-- Readers: the status views only.
+GRANT SELECT ON ferry.job_status, ferry.batch_status, ferry.queue_stats TO ferry_reader;
+
+-- Producers: enqueue, cancel and retry are event appends; reading the projection and history is allowed.
+GRANT SELECT ON ferry.job_status, ferry.batch_status, ferry.queue_stats TO ferry_producer;
+GRANT SELECT ON ferry.jobs, ferry.events, ferry.accounts TO ferry_producer;
+GRANT INSERT ON ferry.events TO ferry_producer;
+
+-- Workers: the same surface (claims and outcomes are event appends too).
+GRANT SELECT ON ferry.job_status, ferry.batch_status, ferry.queue_stats TO ferry_worker;
+GRANT SELECT ON ferry.jobs, ferry.events, ferry.accounts TO ferry_worker;
+GRANT INSERT ON ferry.events TO ferry_worker;
+
+-- The log is append-only for everyone: the triggers raise even for the owner, and no role is granted changes.
+REVOKE UPDATE, DELETE, TRUNCATE ON ferry.events FROM PUBLIC, ferry_reader, ferry_producer, ferry_worker;
+-- The projection is written only by the SECURITY DEFINER trigger.
+REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ferry.jobs FROM PUBLIC, ferry_reader, ferry_producer, ferry_worker;
+
+-- Functions are executable by PUBLIC by default; keep rebuild for the owner.
+REVOKE EXECUTE ON FUNCTION ferry.rebuild_projection() FROM PUBLIC;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Ferry needs, only when something is missing.
+set -euo pipefail
+
+packages=(postgresql libpq-dev pkg-config curl python3)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+    exit 0
+fi
+echo "==> installing: ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "error: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's package starts a system cluster; Ferry never uses it, so leave the machine as it was.
+$sudo systemctl disable --now postgresql >/dev/null 2>&1 || $sudo service postgresql stop >/dev/null 2>&1 || true
