@@ -38,7 +38,7 @@ public final class PostgresConnection {
         }
         self.handle = conn
         // Fixed session settings so text decoding is unambiguous whatever the server's defaults.
-        try execute("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'")
+        try execute("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; SET client_min_messages = warning")
     }
 
     deinit {

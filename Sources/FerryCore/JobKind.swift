@@ -1,0 +1,7 @@
+/// What a job moves.
+public enum JobKind: String, Sendable, CaseIterable, Codable {
+    /// A local file to a remote destination (cloud storage or a local directory).
+    case upload
+    /// A remote file, folder or photostream to local storage.
+    case fetch
+}

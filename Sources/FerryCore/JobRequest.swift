@@ -1,0 +1,37 @@
+/// A job as a caller asked for it, before validation (from CLI flags or one JSON Lines record).
+public struct JobRequest: Sendable, Hashable {
+    public var kind: JobKind
+    /// Upload: a local file path. Fetch: an http(s) URL or `dropbox:ACCOUNT:/path`.
+    public var source: String
+    /// Upload: `dropbox:ACCOUNT:/path` or `file:///dir/`. Fetch: a local path. A trailing `/` means "into this
+    /// folder, keep the source's name".
+    public var to: String
+    public var batch: String?
+    public var queue: String?
+    public var priority: Int64?
+    /// ISO 8601 time, `now`, or a delay such as `+90s`, `+15m`, `+2h`, `+1d`.
+    public var runAt: String?
+    public var maxAttempts: Int64?
+    public var idempotencyKey: String?
+    public var metadata: JSONValue?
+    /// 1-based line number when the request came from JSON Lines (used in error messages).
+    public var line: Int?
+
+    public init(
+        kind: JobKind, source: String, to: String, batch: String? = nil, queue: String? = nil,
+        priority: Int64? = nil, runAt: String? = nil, maxAttempts: Int64? = nil, idempotencyKey: String? = nil,
+        metadata: JSONValue? = nil, line: Int? = nil
+    ) {
+        self.kind = kind
+        self.source = source
+        self.to = to
+        self.batch = batch
+        self.queue = queue
+        self.priority = priority
+        self.runAt = runAt
+        self.maxAttempts = maxAttempts
+        self.idempotencyKey = idempotencyKey
+        self.metadata = metadata
+        self.line = line
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A validated job, ready to become an `enqueued` event.
+public struct JobSpec: Sendable, Hashable {
+    public var jobID: UUID
+    public var kind: JobKind
+    /// Canonical source (absolute local path, URL, or `dropbox:ACCOUNT:/path`).
+    public var source: String
+    /// Canonical destination; for uploads into a folder, the full path including the file name.
+    public var destination: String
+    /// The account the job's provider uses, if any.
+    public var account: String?
+    public var queue: String
+    public var batch: String?
+    public var priority: Int64
+    public var maxAttempts: Int64
+    /// Not before this time; `nil` means now (the enqueue transaction's time).
+    public var runAt: Date?
+    public var idempotencyKey: String?
+    public var metadata: JSONValue?
+    public var bytesTotal: Int64?
+    /// Handler details: for uploads the source's size, mtime and inode as seen at enqueue.
+    public var details: [String: JSONValue]
+
+    /// The payload of this job's `enqueued` event.
+    public var enqueuedEventData: JSONValue {
+        var data: [String: JSONValue] = [
+            "kind": .string(kind.rawValue),
+            "queue": .string(queue),
+            "priority": .int(priority),
+            "max_attempts": .int(maxAttempts),
+            "source": .string(source),
+            "destination": .string(destination),
+            "spec": .object(details),
+        ]
+        if let batch { data["batch"] = .string(batch) }
+        if let account { data["account"] = .string(account) }
+        if let idempotencyKey { data["key"] = .string(idempotencyKey) }
+        if let runAt { data["run_at"] = .string(ScheduleTime.iso8601(runAt)) }
+        if let bytesTotal { data["bytes_total"] = .int(bytesTotal) }
+        if let metadata { data["metadata"] = metadata }
+        return .object(data)
+    }
+}

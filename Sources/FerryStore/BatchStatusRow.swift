@@ -1,0 +1,54 @@
+import FerryCore
+import Postgres
+
+/// One row of `ferry.batch_status`.
+public struct BatchStatusRow: Sendable, Hashable {
+    public var batch: String
+    public var jobs: Int64
+    public var queued: Int64
+    public var running: Int64
+    public var succeeded: Int64
+    public var failed: Int64
+    public var cancelled: Int64
+    public var bytesDone: Int64
+    public var bytesTotal: Int64?
+    public var percent: String
+    public var done: Bool
+    public var enqueuedAt: PostgresTimestamp
+    public var startedAt: PostgresTimestamp?
+    public var finishedAt: PostgresTimestamp?
+
+    static let columns = """
+        batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, percent::text, done,
+        enqueued_at, started_at, finished_at
+        """
+
+    init(row: PostgresRow) throws {
+        batch = try row.decode(String.self, at: 0)
+        jobs = try row.decode(Int64.self, at: 1)
+        queued = try row.decode(Int64.self, at: 2)
+        running = try row.decode(Int64.self, at: 3)
+        succeeded = try row.decode(Int64.self, at: 4)
+        failed = try row.decode(Int64.self, at: 5)
+        cancelled = try row.decode(Int64.self, at: 6)
+        bytesDone = try row.decode(Int64.self, at: 7)
+        bytesTotal = try row.decode(Int64?.self, at: 8)
+        percent = try row.decode(String.self, at: 9)
+        done = try row.decode(Bool.self, at: 10)
+        enqueuedAt = try row.decode(PostgresTimestamp.self, at: 11)
+        startedAt = try row.decode(PostgresTimestamp?.self, at: 12)
+        finishedAt = try row.decode(PostgresTimestamp?.self, at: 13)
+    }
+
+    public var json: JSONValue {
+        .object([
+            "batch": .string(batch), "jobs": .int(jobs), "queued": .int(queued), "running": .int(running),
+            "succeeded": .int(succeeded), "failed": .int(failed), "cancelled": .int(cancelled),
+            "bytes_done": .int(bytesDone), "bytes_total": bytesTotal.map { .int($0) } ?? .null,
+            "percent": Double(percent).map { .double($0) } ?? .null, "done": .bool(done),
+            "enqueued_at": .string(enqueuedAt.iso8601),
+            "started_at": startedAt.map { .string($0.iso8601) } ?? .null,
+            "finished_at": finishedAt.map { .string($0.iso8601) } ?? .null,
+        ])
+    }
+}

@@ -1,0 +1,102 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// Cancels a job or every job of a batch.
+    ///
+    /// Queued jobs are cancelled at once; running jobs get `cancel_requested` (workers are notified on
+    /// `ferry_cancel` and stop at their next step); finished jobs are left as they are.
+    public func cancel(_ target: JobFilter, requestedBy: String) async throws -> [CommandOutcome] {
+        try await command(
+            target,
+            eligible: "(state = 'queued' OR (state = 'running' AND NOT cancel_requested))",
+            eventType: "CASE WHEN state = 'queued' THEN 'cancelled' ELSE 'cancel_requested' END",
+            data: "jsonb_build_object('reason', 'cancelled by ' || $2)",
+            extra: [requestedBy]
+        ) { type in type == "cancelled" ? .cancelled : .cancelRequested }
+    }
+
+    /// Puts a failed or cancelled job (or every such job of a batch) back into the queue with a `requeued` event.
+    public func retry(_ target: JobFilter, requestedBy: String) async throws -> [CommandOutcome] {
+        try await command(
+            target,
+            eligible: "state IN ('failed', 'cancelled')",
+            eventType: "'requeued'",
+            data: "jsonb_build_object('by', $2::text)",
+            extra: [requestedBy]
+        ) { _ in .requeued }
+    }
+
+    private func command(
+        _ target: JobFilter, eligible: String, eventType: String, data: String, extra: [String],
+        action: @escaping @Sendable (String) -> CommandOutcome.Action
+    ) async throws -> [CommandOutcome] {
+        let (condition, key): (String, any PostgresBindable) =
+            switch target {
+            case .job(let id): ("job_id = $1::uuid", id)
+            case .batch(let batch): ("batch = $1", batch)
+            case .queue(let queue): ("queue = $1", queue)
+            case .all: ("$1::text IS NULL", String?.none)
+            }
+        // Lock the candidates so a concurrent claim or finish cannot slip between reading and appending.
+        let sql = """
+            WITH target AS (
+                SELECT job_id, version, state, cancel_requested FROM ferry.jobs
+                 WHERE \(condition) AND \(eligible)
+                 ORDER BY job_id FOR UPDATE
+            )
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT job_id, version + 1, \(eventType), \(data) FROM target
+            RETURNING job_id, type
+            """
+        let binds: [any PostgresBindable] = [key] + extra
+        let isSingle: Bool = if case .job = target { true } else { false }
+        do {
+            return try await client.withTransaction { connection in
+                let changed = try connection.query(sql, binds).rows.map { row in
+                    CommandOutcome(
+                        jobID: try row.decode(UUID.self, at: 0), action: action(try row.decode(String.self, at: 1)),
+                        state: nil)
+                }
+                let changedIDs = Set(changed.map(\.jobID))
+                let all = try connection.query(
+                    "SELECT job_id, state FROM ferry.jobs WHERE \(condition) ORDER BY job_id", [key])
+                if all.rows.isEmpty {
+                    throw FerryStoreError(
+                        .notFound, isSingle ? "no such job" : "no jobs match",
+                        fix: "check the id or batch name with ferry status")
+                }
+                var outcomes = changed
+                for row in all.rows {
+                    let id = try row.decode(UUID.self, at: 0)
+                    if !changedIDs.contains(id) {
+                        outcomes.append(CommandOutcome(jobID: id, action: .unchanged, state: try row.decode(String.self, at: 1)))
+                    }
+                }
+                return outcomes
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Appends one event with optimistic concurrency: it is stored only if the job's stream is at
+    /// `expectedVersion`. Throws `.versionConflict` when another writer got there first.
+    @discardableResult
+    public func append(
+        jobID: UUID, expectedVersion: Int, type: JobEventType, data: JSONValue = .object([:])
+    ) async throws -> Int {
+        let version = expectedVersion + 1
+        do {
+            try await client.withConnection { connection in
+                _ = try connection.query(
+                    "INSERT INTO ferry.events (job_id, version, type, data) VALUES ($1::uuid, $2, $3, $4::jsonb)",
+                    [jobID, version, type.rawValue, data.jsonText])
+            }
+            return version
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// Enqueues validated jobs in one transaction: all of them or none.
+    ///
+    /// The `enqueued` events are streamed with `COPY` (no round trip per job); the projection trigger creates the
+    /// job rows in the same statement. Jobs whose idempotency key already exists are not written again: their
+    /// existing ids come back with `created == false`. Requests repeating a key within the batch share one job.
+    public func enqueue(_ specs: [JobSpec], lines: [Int?]? = nil) async throws -> [EnqueueOutcome] {
+        guard !specs.isEmpty else { return [] }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await client.withTransaction { connection in
+                    try Self.enqueue(specs, lines: lines, on: connection)
+                }
+            } catch let error as PostgresError
+                where error.sqlState == .uniqueViolation && error.constraint == "jobs_idempotency_key" && attempt < 5
+            {
+                // A concurrent producer committed the same key between our lookup and our insert: look again.
+                continue
+            } catch {
+                throw Self.translate(error)
+            }
+        }
+    }
+
+    static func enqueue(_ specs: [JobSpec], lines: [Int?]?, on connection: PostgresConnection) throws -> [EnqueueOutcome] {
+        let accounts = Set(specs.compactMap(\.account))
+        if !accounts.isEmpty {
+            let found = try connection.query(
+                "SELECT name FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
+            let known = Set(try found.rows.map { try $0.decode(String.self, at: 0) })
+            if let missing = accounts.subtracting(known).sorted().first {
+                let line = specs.firstIndex { $0.account == missing }.flatMap { lines?[$0] }
+                throw FerryStoreError(
+                    .unknownAccount,
+                    (line.map { "line \($0): " } ?? "") + "unknown account '\(missing)'",
+                    fix: "add it with ferry account add \(missing) --provider dropbox …, or check the name with ferry account list")
+            }
+        }
+
+        var existing = [String: UUID]()
+        let keys = Array(Set(specs.compactMap(\.idempotencyKey)))
+        if !keys.isEmpty {
+            let found = try connection.query(
+                "SELECT idempotency_key, job_id FROM ferry.jobs WHERE idempotency_key = ANY($1::text[])",
+                [PostgresArray(keys)])
+            for row in found.rows {
+                existing[try row.decode(String.self, at: 0)] = try row.decode(UUID.self, at: 1)
+            }
+        }
+
+        var outcomes = [EnqueueOutcome]()
+        outcomes.reserveCapacity(specs.count)
+        var toWrite = [Int]()
+        toWrite.reserveCapacity(specs.count)
+        for (index, spec) in specs.enumerated() {
+            let line = lines?[index]
+            if let key = spec.idempotencyKey, let id = existing[key] {
+                outcomes.append(EnqueueOutcome(jobID: id, created: false, line: line, idempotencyKey: key))
+                continue
+            }
+            if let key = spec.idempotencyKey { existing[key] = spec.jobID }
+            outcomes.append(EnqueueOutcome(jobID: spec.jobID, created: true, line: line, idempotencyKey: spec.idempotencyKey))
+            toWrite.append(index)
+        }
+        guard !toWrite.isEmpty else { return outcomes }
+        try connection.copyIn("COPY ferry.events (job_id, version, type, data) FROM STDIN") { writer in
+            var json = ""
+            for index in toWrite {
+                let spec = specs[index]
+                json.removeAll(keepingCapacity: true)
+                spec.enqueuedEventData.write(into: &json)
+                try writer.writeRow([spec.jobID.postgresText, "1", "enqueued", json])
+            }
+        }
+        return outcomes
+    }
+}

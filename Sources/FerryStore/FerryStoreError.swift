@@ -1,0 +1,38 @@
+/// Errors from Ferry's store, with stable codes and a description safe to show and log.
+public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// Another writer appended to the job first (optimistic concurrency); re-read and try again.
+        case versionConflict = "version_conflict"
+        /// The event came from a claim that is no longer current (SQLSTATE FY001).
+        case staleLease = "stale_lease"
+        /// The event is not allowed in the job's current state (SQLSTATE FY002).
+        case invalidTransition = "invalid_transition"
+        /// No such job or batch.
+        case notFound = "not_found"
+        /// A job names an account that does not exist.
+        case unknownAccount = "unknown_account"
+        /// An applied migration file changed since it was applied.
+        case migrationChanged = "migration_changed"
+        /// The database has migrations this build does not know (it is newer than this binary).
+        case migrationUnknown = "migration_unknown"
+        /// The migrations directory is missing or holds a misnamed file.
+        case migrationFiles = "migration_files"
+        /// The database schema is not migrated.
+        case notMigrated = "not_migrated"
+    }
+
+    public var code: Code
+    public var message: String
+    /// What to do about it.
+    public var fix: String?
+
+    public init(_ code: Code, _ message: String, fix: String? = nil) {
+        self.code = code
+        self.message = message
+        self.fix = fix
+    }
+
+    public var description: String {
+        fix.map { "\(message); \($0)" } ?? message
+    }
+}

@@ -1,0 +1,86 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// One row of `ferry.job_status`.
+public struct JobStatusRow: Sendable, Hashable {
+    public var jobID: UUID
+    public var kind: String
+    public var queue: String
+    public var batch: String?
+    public var status: String
+    public var state: String
+    public var attempt: Int
+    public var maxAttempts: Int
+    public var priority: Int
+    public var source: String
+    public var destination: String
+    public var account: String?
+    public var bytesDone: Int64
+    public var bytesTotal: Int64?
+    public var percent: String?
+    public var lastError: String?
+    public var worker: String?
+    public var metadata: String?
+    public var runAt: PostgresTimestamp
+    public var enqueuedAt: PostgresTimestamp
+    public var startedAt: PostgresTimestamp?
+    public var finishedAt: PostgresTimestamp?
+    public var updatedAt: PostgresTimestamp
+    public var eventCount: Int
+
+    static let columns = """
+        job_id, kind, queue, batch, status, state, attempt, max_attempts, priority, source, destination, account,
+        bytes_done, bytes_total, percent::text, last_error, worker, metadata::text, run_at, enqueued_at, started_at,
+        finished_at, updated_at, event_count
+        """
+
+    init(row: PostgresRow) throws {
+        jobID = try row.decode(UUID.self, at: 0)
+        kind = try row.decode(String.self, at: 1)
+        queue = try row.decode(String.self, at: 2)
+        batch = try row.decode(String?.self, at: 3)
+        status = try row.decode(String.self, at: 4)
+        state = try row.decode(String.self, at: 5)
+        attempt = try row.decode(Int.self, at: 6)
+        maxAttempts = try row.decode(Int.self, at: 7)
+        priority = try row.decode(Int.self, at: 8)
+        source = try row.decode(String.self, at: 9)
+        destination = try row.decode(String.self, at: 10)
+        account = try row.decode(String?.self, at: 11)
+        bytesDone = try row.decode(Int64.self, at: 12)
+        bytesTotal = try row.decode(Int64?.self, at: 13)
+        percent = try row.decode(String?.self, at: 14)
+        lastError = try row.decode(String?.self, at: 15)
+        worker = try row.decode(String?.self, at: 16)
+        metadata = try row.decode(String?.self, at: 17)
+        runAt = try row.decode(PostgresTimestamp.self, at: 18)
+        enqueuedAt = try row.decode(PostgresTimestamp.self, at: 19)
+        startedAt = try row.decode(PostgresTimestamp?.self, at: 20)
+        finishedAt = try row.decode(PostgresTimestamp?.self, at: 21)
+        updatedAt = try row.decode(PostgresTimestamp.self, at: 22)
+        eventCount = try row.decode(Int.self, at: 23)
+    }
+
+    /// The row as JSON (for `--json` output).
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [
+            "job_id": .string(jobID.uuidString.lowercased()), "kind": .string(kind), "queue": .string(queue),
+            "status": .string(status), "state": .string(state), "attempt": .int(Int64(attempt)),
+            "max_attempts": .int(Int64(maxAttempts)), "priority": .int(Int64(priority)), "source": .string(source),
+            "destination": .string(destination), "bytes_done": .int(bytesDone), "run_at": .string(runAt.iso8601),
+            "enqueued_at": .string(enqueuedAt.iso8601), "updated_at": .string(updatedAt.iso8601),
+            "event_count": .int(Int64(eventCount)),
+        ]
+        object["batch"] = batch.map { .string($0) } ?? .null
+        object["account"] = account.map { .string($0) } ?? .null
+        object["bytes_total"] = bytesTotal.map { .int($0) } ?? .null
+        object["percent"] = percent.flatMap(Double.init).map { .double($0) } ?? .null
+        object["last_error"] = lastError.map { .string($0) } ?? .null
+        object["worker"] = worker.map { .string($0) } ?? .null
+        object["metadata"] = metadata.flatMap { try? JSONValue.parse($0) } ?? .null
+        object["started_at"] = startedAt.map { .string($0.iso8601) } ?? .null
+        object["finished_at"] = finishedAt.map { .string($0.iso8601) } ?? .null
+        return .object(object)
+    }
+}

@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+
+/// One numbered SQL file from `migrations/`, e.g. `0003_status_views.sql`.
+public struct Migration: Sendable, Hashable {
+    public let version: Int
+    public let name: String
+    public let sql: String
+    /// SHA-256 of the file, hex: an applied migration must never change.
+    public let checksum: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Loads every `NNNN_name.sql` file of a directory, sorted by number. Misnamed or duplicate numbers are errors.
+    public static func load(from directory: String) throws -> [Migration] {
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw FerryStoreError(
+                .migrationFiles, "migrations directory \(directory) cannot be read",
+                fix: "pass --migrations DIR or set FERRY_MIGRATIONS_DIR to the project's migrations/ folder")
+        }
+        var migrations = [Migration]()
+        for file in files.sorted() where file.hasSuffix(".sql") {
+            let stem = file.dropLast(4)
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > 0 else {
+                throw FerryStoreError(
+                    .migrationFiles, "migration file \(file) is not named NNNN_description.sql",
+                    fix: "rename it with a number prefix")
+            }
+            let sql = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
+            migrations.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
+        }
+        let versions = migrations.map(\.version)
+        if Set(versions).count != versions.count {
+            throw FerryStoreError(.migrationFiles, "two migration files share a number", fix: "renumber one of them")
+        }
+        guard !migrations.isEmpty else {
+            throw FerryStoreError(
+                .migrationFiles, "no migrations found in \(directory)",
+                fix: "pass --migrations DIR or set FERRY_MIGRATIONS_DIR to the project's migrations/ folder")
+        }
+        return migrations.sorted { $0.version < $1.version }
+    }
+}

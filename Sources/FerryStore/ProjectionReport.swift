@@ -1,0 +1,51 @@
+import FerryCore
+import Foundation
+
+/// The result of replaying every event and comparing with the stored projection.
+public struct ProjectionReport: Sendable {
+    /// One job whose stored row differs from the replay.
+    public struct Difference: Sendable {
+        public enum Kind: Sendable {
+            /// Events exist but the projection has no row.
+            case missingFromProjection
+            /// The projection has a row without events.
+            case missingEvents
+            /// Both exist; these columns differ (name, stored, replayed).
+            case columns([(name: String, stored: String, replayed: String)])
+        }
+        public var jobID: UUID
+        public var kind: Kind
+    }
+
+    public var jobsChecked: Int
+    public var eventsReplayed: Int
+    public var differences: [Difference]
+    /// True when more differences exist than were listed.
+    public var truncated: Bool
+
+    public var isClean: Bool { differences.isEmpty }
+
+    /// A readable report, one block per job.
+    public var text: String {
+        if isClean {
+            return "projection verified: \(jobsChecked) jobs, \(eventsReplayed) events replayed, 0 differences"
+        }
+        var lines = [
+            "projection differs from the event log: \(differences.count)\(truncated ? "+" : "") job(s) of \(jobsChecked)"
+        ]
+        for difference in differences {
+            let id = difference.jobID.uuidString.lowercased()
+            switch difference.kind {
+            case .missingFromProjection: lines.append("  job \(id): has events but no projection row")
+            case .missingEvents: lines.append("  job \(id): projection row without any events")
+            case .columns(let columns):
+                lines.append("  job \(id):")
+                for column in columns {
+                    lines.append("    \(column.name): stored \(column.stored), replayed \(column.replayed)")
+                }
+            }
+        }
+        lines.append("fix: find what changed ferry.jobs outside the event log, then run ferry projection rebuild")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+import Foundation
+import Postgres
+
+/// Turns any error into a clear message on stderr and a documented exit code. Never a stack trace.
+enum CLIFailure {
+    static func report(_ error: any Error) -> ExitCode {
+        switch error {
+        case let exit as ExitCode:
+            return exit
+        case let issue as ValidationIssue:
+            printError("error: \(issue)")
+            return ExitCode(ExitStatus.invalidInput)
+        case let issues as ValidationIssues:
+            for issue in issues.issues { printError("error: \(issue)") }
+            if issues.more > 0 { printError("error: … and \(issues.more) more problem(s)") }
+            printError("nothing was enqueued")
+            return ExitCode(ExitStatus.invalidInput)
+        case let error as FerryStoreError:
+            printError("error: \(error)")
+            switch error.code {
+            case .notFound: return ExitCode(ExitStatus.notFound)
+            case .unknownAccount: return ExitCode(ExitStatus.invalidInput)
+            case .notMigrated, .migrationChanged, .migrationUnknown, .migrationFiles:
+                return ExitCode(ExitStatus.notMigrated)
+            case .versionConflict, .staleLease, .invalidTransition: return ExitCode(ExitStatus.negative)
+            }
+        case let error as PostgresError where error.isConnectionLoss:
+            printError("error: PostgreSQL is unavailable (\(error.reason))")
+            if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }
+            printError("  set --database-url, FERRY_DATABASE_URL or DATABASE_URL (or the PG* variables) to a reachable server")
+            return ExitCode(ExitStatus.databaseUnavailable)
+        case let error as PostgresError:
+            printError("error: \(error)")
+            if error.sqlState == .insufficientPrivilege {
+                printError("  the database role lacks a privilege; grant it ferry_producer or ferry_worker")
+            }
+            return ExitCode(ExitStatus.internalError)
+        case let error as CLIUsageError:
+            printError("error: \(error.message)")
+            return ExitCode(ExitStatus.usage)
+        default:
+            printError("error: \(error)")
+            return ExitCode(ExitStatus.internalError)
+        }
+    }
+
+    static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n").first ?? Substring(text))
+    }
+}
+
+/// A usage mistake found after parsing (for example several files with a DEST lacking its trailing slash).
+struct CLIUsageError: Error {
+    var message: String
+}
+
+/// Several validation problems from one input, reported together.
+struct ValidationIssues: Error {
+    var issues: [ValidationIssue]
+    var more: Int
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Runs a command body, reporting failures the documented way.
+func runReporting(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        throw CLIFailure.report(error)
+    }
+}

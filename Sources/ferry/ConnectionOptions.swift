@@ -1,0 +1,37 @@
+import ArgumentParser
+import FerryStore
+import Foundation
+import Logging
+import Postgres
+
+/// Options every database command shares.
+struct ConnectionOptions: ParsableArguments {
+    @Option(
+        name: .customLong("database-url"),
+        help: ArgumentHelp(
+            "PostgreSQL URL or conninfo. Default: $FERRY_DATABASE_URL, then $DATABASE_URL, then libpq's PG* variables.",
+            valueName: "url"))
+    var databaseURL: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    /// `--database-url`, then `FERRY_DATABASE_URL`, then `DATABASE_URL`, then libpq defaults (`nil`).
+    var resolvedDatabaseURL: String? {
+        let environment = ProcessInfo.processInfo.environment
+        for candidate in [databaseURL, environment["FERRY_DATABASE_URL"], environment["DATABASE_URL"]] {
+            if let candidate, !candidate.isEmpty { return candidate }
+        }
+        return nil
+    }
+
+    func makeStore(poolSize: Int = 2, applicationName: String = "ferry") -> FerryStore {
+        LoggingBootstrap.bootstrap(level: logLevel)
+        let logger = Logger(label: "ferry")
+        let client = PostgresClient(
+            configuration: PostgresConfiguration(
+                connectionString: resolvedDatabaseURL, applicationName: applicationName, poolSize: poolSize),
+            logger: logger)
+        return FerryStore(client: client, logger: logger)
+    }
+}

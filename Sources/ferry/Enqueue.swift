@@ -1,0 +1,185 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+import Foundation
+
+struct Enqueue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add jobs to the queue: uploads, fetches, or a JSON Lines file of either (all or nothing).",
+        usage: """
+            ferry enqueue upload <file> ... --to <dest> [options]
+            ferry enqueue fetch <source> --to <local-path> [options]
+            ferry enqueue --from <file|-> [--to <dest>] [options]
+            """,
+        discussion: """
+            upload: DEST is dropbox:ACCOUNT:/path or file:///dir/. A trailing slash means "into this folder, keep
+            the file name"; several files need one. Each file must exist and be a readable regular file now: its
+            size and modification time are recorded so a worker refuses a file that changed before it was sent.
+
+            fetch: SOURCE is an http(s) URL or dropbox:ACCOUNT:/path; a LOCAL_PATH ending in / means "into this
+            folder, keep the remote name". URLs must not carry credentials: those belong in an account.
+
+            --from: one JSON object per line from FILE (or - for stdin), all enqueued in one transaction with
+            COPY: every line is enqueued or none is, and an error names the line and the field. Fields: kind
+            ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an
+            object). Options given on the command line are defaults for lines without them.
+
+            A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is
+            printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
+
+            Examples:
+              ferry enqueue upload IMG_0001.jpg IMG_0002.jpg --to dropbox:photos:/Camera/2026/ --batch camera
+              ferry enqueue upload report.pdf --to dropbox:work:/Reports/latest.pdf --key report-2026-11
+              ferry enqueue upload big.mov --to file:///mnt/nas/videos/ --priority 10 --run-at +2h
+              ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/
+              ferry enqueue --from jobs.jsonl
+              find ~/Photos -name '*.jpg' | jq -Rc '{kind:"upload",source:.,to:"dropbox:me:/Photos/",key:.}' \\
+                | ferry enqueue --from - --batch photos
+            """
+    )
+
+    @Argument(help: ArgumentHelp("upload FILE... | fetch SOURCE", valueName: "kind> <arguments"))
+    var arguments: [String] = []
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("JSON Lines file of jobs, or - for stdin.", valueName: "file"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path or file:///dir/; fetch: a local path).", valueName: "dest"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))
+    var key: String?
+
+    @OptionGroup var options: JobOptions
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runReporting {
+            if let from {
+                guard arguments.isEmpty else {
+                    throw CLIUsageError(message: "--from reads jobs from a file; do not also give upload/fetch arguments")
+                }
+                guard key == nil else {
+                    throw CLIUsageError(message: "--key names one job; with --from give each line its own \"key\"")
+                }
+                try await enqueueLines(from: from)
+                return
+            }
+            guard let kindText = arguments.first else {
+                throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, or ferry enqueue --from FILE")
+            }
+            guard let kind = JobKind(rawValue: kindText) else {
+                throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload or fetch")
+            }
+            let operands = Array(arguments.dropFirst())
+            guard let to else {
+                throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : "download goes")")
+            }
+            guard !operands.isEmpty else {
+                throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to fetch")
+            }
+            if kind == .fetch && operands.count > 1 {
+                throw CLIUsageError(message: "fetch takes one SOURCE; use --from for many")
+            }
+            if operands.count > 1 && !to.hasSuffix("/") {
+                throw CLIUsageError(message: "several files need a folder destination: end --to with /")
+            }
+            if operands.count > 1 && key != nil {
+                throw CLIUsageError(message: "--key names one job; with several files use --from with a key per line")
+            }
+            let requests = operands.map { operand in
+                JobRequest(
+                    kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
+                    priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
+                    idempotencyKey: key)
+            }
+            try await EnqueueRunner.enqueue(requests, earlierIssues: [], connection: connection, json: options.json)
+        }
+    }
+
+    func enqueueLines(from: String) async throws {
+        let data: Data
+        if from == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: from) else {
+                throw ValidationIssue(field: "--from", problem: "cannot read \(from)", fix: "check the path and permissions")
+            }
+            data = contents
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw ValidationIssue(field: "--from", problem: "the input is not UTF-8 text", fix: "write JSON Lines in UTF-8")
+        }
+        var defaults = options.defaults
+        defaults.to = to
+        var requests = [JobRequest]()
+        var issues = [ValidationIssue]()
+        var lineNumber = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+            do throws(ValidationIssue) {
+                requests.append(try JobRequest(jsonLine: String(line), line: lineNumber, defaults: defaults))
+            } catch {
+                issues.append(error)
+            }
+        }
+        if requests.isEmpty && issues.isEmpty {
+            throw ValidationIssue(field: "--from", problem: "no jobs in the input", fix: "write one JSON object per line")
+        }
+        try await EnqueueRunner.enqueue(requests, earlierIssues: issues, connection: connection, json: options.json)
+    }
+}
+
+/// Validation and writing shared by every enqueue form.
+enum EnqueueRunner {
+    static let maxReportedIssues = 20
+
+    static func enqueue(
+        _ requests: [JobRequest], earlierIssues: [ValidationIssue], connection: ConnectionOptions, json: Bool
+    ) async throws {
+        let now = Date()
+        let directory = FileManager.default.currentDirectoryPath
+        let inspector = LocalFileInspector()
+        var issues = earlierIssues
+        var specs = [JobSpec]()
+        specs.reserveCapacity(requests.count)
+        for request in requests {
+            do throws(ValidationIssue) {
+                specs.append(
+                    try request.validated(
+                        jobID: UUIDv7.make(now: now), now: now, currentDirectory: directory,
+                        inspectFile: inspector.inspect))
+            } catch {
+                issues.append(error)
+            }
+        }
+        if !issues.isEmpty {
+            issues.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+            throw ValidationIssues(
+                issues: Array(issues.prefix(maxReportedIssues)), more: max(0, issues.count - maxReportedIssues))
+        }
+        let store = connection.makeStore(poolSize: 1)
+        defer { store.client.close() }
+        let outcomes = try await store.enqueue(specs, lines: requests.map(\.line))
+        var out = ""
+        if json {
+            let items = outcomes.map { outcome -> JSONValue in
+                var object: [String: JSONValue] = [
+                    "job_id": .string(outcome.jobID.uuidString.lowercased()), "created": .bool(outcome.created),
+                ]
+                if let line = outcome.line { object["line"] = .int(Int64(line)) }
+                if let key = outcome.idempotencyKey { object["key"] = .string(key) }
+                return .object(object)
+            }
+            out = JSONValue.array(items).jsonText + "\n"
+        } else {
+            out.reserveCapacity(outcomes.count * 37)
+            for outcome in outcomes {
+                out += outcome.jobID.uuidString.lowercased()
+                out += "\n"
+            }
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+    }
+}

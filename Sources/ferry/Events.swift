@@ -1,0 +1,38 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+
+struct Events: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a job's history, oldest first.",
+        discussion: """
+            Examples:
+              ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
+              ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --json | jq '.[] | .type'
+            """)
+
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    var job: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runReporting {
+            let id = try JobID.parse(job)
+            let store = connection.makeStore(poolSize: 1)
+            defer { store.client.close() }
+            let events = try await store.events(of: id)
+            guard !events.isEmpty else {
+                throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id")
+            }
+            if json { return print(JSONValue.array(events.map(\.json)).jsonText) }
+            print(
+                TablePrinter.render(
+                    headers: ["VERSION", "TYPE", "RECORDED", "DATA"],
+                    rows: events.map { ["\($0.version)", $0.type, $0.recordedAt.iso8601, $0.data] }))
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+
+/// Documented exit codes (see README "Exit codes"). Scripts branch on these.
+enum ExitStatus {
+    /// Success.
+    static let ok: Int32 = 0
+    /// The command ran but the answer is "no": projection differs, job not in a state that allows the action.
+    static let negative: Int32 = 1
+    /// Bad command line (unknown option, missing argument). Same as ArgumentParser's own usage errors.
+    static let usage: Int32 = 64
+    /// Invalid input: a job, path, URL, account or field was refused. Nothing was written.
+    static let invalidInput: Int32 = 65
+    /// No such job or batch.
+    static let notFound: Int32 = 66
+    /// PostgreSQL could not be reached (or went away). Nothing was written, or the command may be retried.
+    static let databaseUnavailable: Int32 = 69
+    /// An unexpected internal error.
+    static let internalError: Int32 = 70
+    /// The database schema is missing or out of date: run ferry migrate.
+    static let notMigrated: Int32 = 78
+}

@@ -1,0 +1,19 @@
+import Foundation
+
+/// Finds the `migrations/` directory: the option, `$FERRY_MIGRATIONS_DIR`, `./migrations`, then places relative to
+/// the executable (`share/ferry/migrations` in an install, the repository root in a SwiftPM build).
+enum MigrationsLocator {
+    static func locate(_ explicit: String?) -> String {
+        if let explicit { return explicit }
+        if let env = ProcessInfo.processInfo.environment["FERRY_MIGRATIONS_DIR"], !env.isEmpty { return env }
+        var candidates = [FileManager.default.currentDirectoryPath + "/migrations"]
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            candidates.append(directory.appendingPathComponent("share/ferry/migrations").path)
+            candidates.append(directory.appendingPathComponent("migrations").path)
+            directory.deleteLastPathComponent()
+        }
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/0001_event_store.sql") }
+            ?? candidates[0]
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+import Foundation
+
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show jobs, a batch or a queue from the status views.",
+        discussion: """
+            Without arguments: per-queue counts and recent batches. The same data is plain SQL: see
+            ferry.job_status, ferry.batch_status and ferry.queue_stats in the README.
+
+            Examples:
+              ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
+              ferry status --batch trip
+              ferry status --queue photos --json
+            """)
+
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    var job: String?
+
+    @Option(help: ArgumentHelp("Show one batch and its jobs.", valueName: "name"))
+    var batch: String?
+
+    @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"))
+    var queue: String?
+
+    @Option(help: "Show at most this many jobs.")
+    var limit = 100
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runReporting {
+            let chosen = [job != nil, batch != nil, queue != nil].filter { $0 }.count
+            guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch or --queue") }
+            let store = connection.makeStore(poolSize: 1)
+            defer { store.client.close() }
+            if let job {
+                let id = try JobID.parse(job)
+                guard let row = try await store.jobStatus(.job(id)).first else {
+                    throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id (ferry status --batch NAME lists jobs)")
+                }
+                if json { return print(row.json.jsonText) }
+                printDetail(row)
+            } else if let batch {
+                guard let summary = try await store.batchStatus(batch).first else {
+                    throw FerryStoreError(.notFound, "no batch named \(batch)", fix: "check the name (ferry status lists batches)")
+                }
+                let jobs = try await store.jobStatus(.batch(batch), limit: limit)
+                if json {
+                    return print(JSONValue.object(["batch": summary.json, "jobs": .array(jobs.map(\.json))]).jsonText)
+                }
+                printBatches([summary])
+                print("")
+                printJobs(jobs)
+            } else if let queue {
+                let stats = try await store.queueStats(queue)
+                let jobs = try await store.jobStatus(.queue(queue), limit: limit)
+                if json {
+                    return print(JSONValue.object(["queue": .array(stats.map(\.json)), "jobs": .array(jobs.map(\.json))]).jsonText)
+                }
+                printQueues(stats)
+                print("")
+                printJobs(jobs)
+            } else {
+                let stats = try await store.queueStats()
+                let batches = try await store.batchStatus(nil, limit: 20)
+                if json {
+                    return print(JSONValue.object(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]).jsonText)
+                }
+                printQueues(stats)
+                if !batches.isEmpty {
+                    print("")
+                    printBatches(batches)
+                }
+            }
+        }
+    }
+
+    func printDetail(_ row: JobStatusRow) {
+        let fields: [(String, String)] = [
+            ("job", row.jobID.uuidString.lowercased()), ("kind", row.kind), ("status", row.status),
+            ("queue", row.queue), ("batch", row.batch ?? "-"), ("attempt", "\(row.attempt)/\(row.maxAttempts)"),
+            ("priority", "\(row.priority)"), ("source", row.source), ("destination", row.destination),
+            ("progress", "\(TablePrinter.bytes(row.bytesDone)) of \(TablePrinter.bytes(row.bytesTotal)) (\(row.percent ?? "-")%)"),
+            ("worker", row.worker ?? "-"), ("last error", row.lastError ?? "-"), ("run at", row.runAt.iso8601),
+            ("enqueued", row.enqueuedAt.iso8601), ("started", row.startedAt?.iso8601 ?? "-"),
+            ("finished", row.finishedAt?.iso8601 ?? "-"), ("events", "\(row.eventCount)"),
+        ]
+        for (name, value) in fields {
+            print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
+        }
+    }
+
+    func printJobs(_ rows: [JobStatusRow]) {
+        print(
+            TablePrinter.render(
+                headers: ["JOB", "KIND", "STATUS", "ATTEMPT", "PROGRESS", "DESTINATION", "LAST ERROR"],
+                rows: rows.map {
+                    [
+                        $0.jobID.uuidString.lowercased(), $0.kind, $0.status, "\($0.attempt)/\($0.maxAttempts)",
+                        ($0.percent ?? "-") + "%", $0.destination, $0.lastError.map { String($0.prefix(60)) } ?? "",
+                    ]
+                }))
+        if rows.count == limit { print("(first \(limit) jobs; use --limit for more)") }
+    }
+
+    func printBatches(_ rows: [BatchStatusRow]) {
+        print(
+            TablePrinter.render(
+                headers: ["BATCH", "JOBS", "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "BYTES", "PERCENT", "DONE"],
+                rows: rows.map {
+                    [
+                        $0.batch, "\($0.jobs)", "\($0.queued)", "\($0.running)", "\($0.succeeded)", "\($0.failed)",
+                        "\($0.cancelled)", "\(TablePrinter.bytes($0.bytesDone)) / \(TablePrinter.bytes($0.bytesTotal))",
+                        $0.percent + "%", $0.done ? "yes" : "no",
+                    ]
+                }))
+    }
+
+    func printQueues(_ rows: [QueueStatsRow]) {
+        if rows.isEmpty { return print("no jobs") }
+        print(
+            TablePrinter.render(
+                headers: ["QUEUE", "STATE", "JOBS", "DUE", "OLDEST WAIT"],
+                rows: rows.map {
+                    [$0.queue, $0.state, "\($0.jobs)", "\($0.due)", String(format: "%.1fs", $0.oldestWaitingSeconds)]
+                }))
+    }
+}
+
+/// Parses job ids given on the command line.
+enum JobID {
+    static func parse(_ text: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else {
+            throw ValidationIssue(field: "job", problem: "not a job id", fix: "give the UUID printed by ferry enqueue")
+        }
+        return id
+    }
+}
