@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
         .systemLibrary(
@@ -45,6 +47,14 @@ let package = Package(
                 "FerryCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "FerryDevServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -74,6 +84,13 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
+        .testTarget(
+            name: "FerryDevServerTests",
+            dependencies: [
+                "FerryDevServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
     ]
 )
