@@ -5,6 +5,14 @@
 
 CREATE SCHEMA IF NOT EXISTS ferry;
 
+-- Created by the migration runner before this file runs; repeated so the file also applies by hand (psql -f).
+CREATE TABLE IF NOT EXISTS ferry.schema_migrations (
+    version     integer     PRIMARY KEY,
+    name        text        NOT NULL,
+    checksum    text        NOT NULL,
+    applied_at  timestamptz NOT NULL DEFAULT now()
+);
+
 CREATE TABLE ferry.events (
     -- Global position. Positions commit out of order; readers that follow the log use (tx_id, position) below
     -- the current snapshot's xmin, never position alone.

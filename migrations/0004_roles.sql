@@ -40,3 +40,26 @@ REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ferry.jobs FROM PUBLIC, ferry_reader,
 
 -- Functions are executable by PUBLIC by default; keep rebuild for the owner.
 REVOKE EXECUTE ON FUNCTION ferry.rebuild_projection() FROM PUBLIC;
+
+-- Row locks (SELECT … FOR UPDATE [SKIP LOCKED]) need UPDATE privilege, so producers and workers hold it; the
+-- guard below makes sure they can use it only to lock, never to write the projection themselves.
+GRANT UPDATE ON ferry.jobs TO ferry_producer, ferry_worker;
+
+CREATE FUNCTION ferry.guard_projection() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    -- Depth 1 means a statement aimed at ferry.jobs directly; the projection trigger's writes run at depth 2.
+    IF pg_trigger_depth() <= 1 AND NOT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = TG_RELID), 'MEMBER') THEN
+        RAISE EXCEPTION 'ferry.jobs is a projection of ferry.events: % is not allowed', TG_OP
+            USING ERRCODE = 'FY011', HINT = 'Append an event to ferry.events instead.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER jobs_written_by_projection_only
+    BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON ferry.jobs
+    FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_projection();
+
+-- Workers check at startup that the schema is current.
+GRANT SELECT ON ferry.schema_migrations TO ferry_reader, ferry_producer, ferry_worker;

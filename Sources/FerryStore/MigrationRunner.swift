@@ -35,7 +35,6 @@ public struct MigrationRunner: Sendable {
             defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
             try connection.execute(
                 """
-                SET client_min_messages = warning;
                 CREATE SCHEMA IF NOT EXISTS ferry;
                 CREATE TABLE IF NOT EXISTS ferry.schema_migrations (
                     version     integer     PRIMARY KEY,
@@ -43,7 +42,6 @@ public struct MigrationRunner: Sendable {
                     checksum    text        NOT NULL,
                     applied_at  timestamptz NOT NULL DEFAULT now()
                 );
-                RESET client_min_messages;
                 """)
             let applied = try Self.appliedChecksums(connection)
             try Self.check(applied: applied, against: migrations)

@@ -31,6 +31,9 @@ public final class PostgresClient: Sendable {
         for slot in slots { slot.thread.stop() }
     }
 
+    /// True when the caller runs on one of the dedicated connection threads (never the cooperative pool).
+    public static var isOnConnectionThread: Bool { PostgresThread.isCurrent }
+
     /// Runs `body` with a pooled connection on that connection's own thread.
     ///
     /// Opens (or reopens) the connection first if needed. If `body` leaves a transaction open, it is rolled back.
@@ -126,7 +129,7 @@ public final class PostgresClient: Sendable {
         var connection: PostgresConnection?
 
         init(index: Int) {
-            self.thread = PostgresThread(name: "ferry.postgres.\(index)")
+            self.thread = PostgresThread(name: "ferry.pg.\(index)")
         }
 
         func run<T>(

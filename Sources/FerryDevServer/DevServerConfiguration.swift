@@ -1,0 +1,43 @@
+/// Settings of a ``DevServer``.
+public struct DevServerConfiguration: Sendable {
+    /// Interface to bind.
+    public var host: String = "127.0.0.1"
+    /// Port to bind; 0 picks a free port (see ``DevServer/waitUntilRunning()``).
+    public var port: Int = 0
+    /// Files are stored on disk under here, one folder per account; server state
+    /// (tokens, upload sessions) lives in its `.devserver` sub-folder.
+    public var storageDirectory: String
+    /// `client_id` accepted by `/oauth2/token` and `/oauth2/authorize`.
+    public var appKey: String
+    /// When set, confidential token requests must carry it (form `client_secret` or HTTP Basic).
+    public var appSecret: String?
+    /// Lifetime of issued access tokens, in seconds (Dropbox uses 14400).
+    public var accessTokenLifetime: Double = 14400
+    /// Seeded fault injection.
+    public var faults: FaultConfiguration = .none
+    /// Account used by `/oauth2/authorize` when the request has no `account` query parameter.
+    public var defaultAccount: String = "dev"
+    /// Largest body accepted by one content request (Dropbox: 150 MiB).
+    public var maxRequestBodyBytes: Int64 = 150 * 1024 * 1024
+    /// Page size of `list_folder` when the request gives no `limit`.
+    public var defaultListFolderLimit: Int = 2000
+
+    /// Creates a configuration; only the storage directory and app key have no default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        storageDirectory: String,
+        appKey: String,
+        appSecret: String? = nil,
+        accessTokenLifetime: Double = 14400,
+        faults: FaultConfiguration = .none
+    ) {
+        self.host = host
+        self.port = port
+        self.storageDirectory = storageDirectory
+        self.appKey = appKey
+        self.appSecret = appSecret
+        self.accessTokenLifetime = accessTokenLifetime
+        self.faults = faults
+    }
+}

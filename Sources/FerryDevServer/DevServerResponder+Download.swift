@@ -1,0 +1,56 @@
+import HTTPTypes
+import Hummingbird
+
+/// `files/download`: streams the file from disk, honours `Range`, and puts the metadata in
+/// the `Dropbox-API-Result` header (ASCII-only JSON).
+extension DevServerResponder {
+    func download(_ account: Account, request: Request) throws -> Response {
+        let route = Endpoint.download.rawValue
+        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let path = try requiredString(arg, "path", route: route)
+        let entry = try resolveReadPath(account, path, route: route)
+        guard entry.isFile else { throw lookupError("not_file") }
+        if let rev = arg["rev"]?.stringValue, rev != entry.rev { throw lookupError("not_found") }
+        guard let diskPath = backend.files.diskPath(account.name, entry: entry) else { throw lookupError("not_found") }
+        // Opened before answering, so a concurrent overwrite (a rename) cannot change the bytes mid-stream.
+        let file = try DiskFile.openForReading(diskPath)
+        let size = try file.size()
+
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[.dropboxAPIResult] = entry.metadata(tagged: false).serialized(asciiOnly: true)
+        headers[.acceptRanges] = "bytes"
+        headers[.eTag] = "W/\"\(entry.rev)\""
+        var status = HTTPResponse.Status.ok
+        var range = ByteRange(start: 0, end: size - 1)
+        switch ByteRange.resolve(request.headers[.range], size: size) {
+        case .whole:
+            break
+        case .partial(let partial):
+            status = .partialContent
+            range = partial
+            headers[.contentRange] = "bytes \(partial.start)-\(partial.end)/\(size)"
+        case .unsatisfiable:
+            var failure = HTTPFields()
+            failure[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: failure)
+        }
+        let length = max(0, range.length)
+        let start = range.start
+        let stats = backend.stats
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            var offset = start
+            let end = start + length
+            while offset < end {
+                let chunk = try file.read(at: offset, count: Int(min(1 << 20, end - offset)))
+                if chunk.readableBytes == 0 { break }
+                offset += Int64(chunk.readableBytes)
+                try await writer.write(chunk)
+                let sent = Int64(chunk.readableBytes)
+                stats.record { $0.bytesSent += sent }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+}

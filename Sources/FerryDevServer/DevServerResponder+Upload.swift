@@ -1,0 +1,287 @@
+import Foundation
+import Hummingbird
+
+/// Content-host upload routes. Bodies stream straight to disk; the content hash is computed
+/// on the way, so no upload is ever held in memory.
+extension DevServerResponder {
+    /// Streams the request body into the file at `path`, starting at `offset`. Feeds `hasher`
+    /// (whole-file hash) and, when asked, returns the hash of just this body.
+    func receiveBody(
+        _ request: Request, path: String, offset: Int64, hasher: inout ContentHasher, chunkHash: Bool, sessionID: String?
+    ) async throws -> (bytes: Int64, chunkHash: String?) {
+        let file = try DiskFile.openForWriting(path)
+        let limit = backend.configuration.maxRequestBodyBytes
+        var chunkHasher = chunkHash ? ContentHasher() : nil
+        var written: Int64 = 0
+        for try await buffer in request.body {
+            let count = Int64(buffer.readableBytes)
+            backend.stats.record { stats in
+                stats.bytesReceived += count
+                if let sessionID { stats.bytesReceivedPerSession[sessionID, default: 0] += count }
+            }
+            guard written + count <= limit else { throw BodyTooLarge() }
+            try file.write(buffer, at: offset + written)
+            hasher.update(buffer)
+            chunkHasher?.update(buffer)
+            written += count
+        }
+        return (written, chunkHasher?.finalize())
+    }
+
+    /// Cuts a session file back after a refused or interrupted chunk, so a chunk is applied
+    /// entirely or not at all.
+    private func rollBack(_ path: String, to offset: Int64) {
+        try? DiskFile.openForWriting(path).truncate(to: offset)
+    }
+
+    private func recordCommit(_ entry: FileEntry, written: Bool) {
+        guard written else { return }
+        backend.stats.record { stats in
+            stats.filesCommitted += 1
+            stats.commitsPerPath[entry.pathLower, default: 0] += 1
+        }
+    }
+
+    private func lookupFailure(_ failure: SessionLookupFailure) -> DropboxError {
+        .routeError(summary: failure.summary, failure.json)
+    }
+
+    private func finishFailure(_ failure: FinishFailure) -> DropboxError {
+        .routeError(summary: failure.summary, failure.json)
+    }
+
+    // MARK: files/upload
+
+    func upload(_ account: Account, request: Request, contention: Bool) async throws -> Response {
+        let route = Endpoint.upload.rawValue
+        try checkUploadContentType(request, route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let expectedHash = try optionalContentHash(arg, route: route)
+        // Dropbox reports the implicit session behind a simple upload in UploadWriteFailed.
+        let sessionID = "pid_upload_session:" + RandomToken.make(bytes: 24)
+        func uploadError(_ failure: WriteFailure) -> DropboxError {
+            .routeError(summary: "path/" + failure.summary, .object([
+                (".tag", .string("path")), ("reason", failure.json), ("upload_session_id", .string(sessionID)),
+            ]))
+        }
+        let (parsed, problem) = try CommitInfo.parse(arg, route: route)
+        guard let info = parsed else { throw uploadError(WriteFailure(problem ?? .malformed)) }
+        if contention {
+            recordContention()
+            throw uploadError(.tooManyWriteOperations)
+        }
+        let temporary = backend.files.temporaryDirectory + "/" + RandomToken.make(bytes: 16)
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        var hasher = ContentHasher()
+        let received: Int64
+        do {
+            received = try await receiveBody(request, path: temporary, offset: 0, hasher: &hasher, chunkHash: false, sessionID: nil).bytes
+        } catch is BodyTooLarge {
+            throw DropboxError.routeError(summary: "payload_too_large", .tag("payload_too_large"))
+        }
+        let hash = hasher.finalize()
+        if let expectedHash, expectedHash != hash {
+            throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
+        }
+        do throws(WriteFailure) {
+            let (entry, written) = try backend.files.commit(account: account.name, info: info, source: temporary, size: received, contentHash: hash)
+            recordCommit(entry, written: written)
+            return .json(entry.metadata(tagged: false))
+        } catch {
+            throw uploadError(error)
+        }
+    }
+
+    // MARK: files/upload_session/start
+
+    func uploadSessionStart(_ account: Account, request: Request) async throws -> Response {
+        let route = Endpoint.uploadSessionStart.rawValue
+        try checkUploadContentType(request, route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let close = try optionalBool(arg, "close", route: route)
+        if let type = arg["session_type"], !type.isNull {
+            switch type.unionTag {
+            case "sequential": break
+            case "concurrent":
+                throw DropboxError.badRequest(route: route, "session_type: concurrent upload sessions are not supported by the Ferry dev server")
+            default:
+                throw DropboxError.badRequest(route: route, "session_type: unknown tag")
+            }
+        }
+        let expectedHash = try optionalContentHash(arg, route: route)
+        let session = try backend.files.startSession(account: account.name)
+        backend.stats.record { $0.sessionsStarted += 1 }
+        var hasher = ContentHasher()
+        do throws(SessionLookupFailure) {
+            _ = try backend.files.beginWrite(account: account.name, sessionID: session.id, offset: 0, forFinish: false)
+        } catch {
+            throw lookupFailure(error)
+        }
+        let received: (bytes: Int64, chunkHash: String?)
+        do {
+            received = try await receiveBody(request, path: session.filePath, offset: 0, hasher: &hasher, chunkHash: false, sessionID: session.id)
+        } catch {
+            rollBack(session.filePath, to: 0)
+            backend.files.abortWrite(sessionID: session.id)
+            if error is BodyTooLarge { throw DropboxError.routeError(summary: "payload_too_large", .tag("payload_too_large")) }
+            throw error
+        }
+        if let expectedHash, expectedHash != hasher.finalize() {
+            rollBack(session.filePath, to: 0)
+            backend.files.abortWrite(sessionID: session.id)
+            throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
+        }
+        backend.files.endWrite(sessionID: session.id, newOffset: received.bytes, hasher: hasher, close: close)
+        return .json(.object([("session_id", .string(session.id))]))
+    }
+
+    // MARK: files/upload_session/append_v2 (and the deprecated append)
+
+    func uploadSessionAppend(_ account: Account, request: Request, endpoint: Endpoint) async throws -> Response {
+        let route = endpoint.rawValue
+        try checkUploadContentType(request, route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let cursor: (id: String, offset: Int64)
+        let close: Bool
+        if endpoint == .uploadSessionAppend {
+            cursor = try sessionCursor(arg, route: route, field: "")
+            close = false
+        } else {
+            cursor = try sessionCursor(arg["cursor"], route: route, field: "cursor")
+            close = try optionalBool(arg, "close", route: route)
+        }
+        let expectedHash = try optionalContentHash(arg, route: route)
+        backend.stats.record { $0.appendOffsetsPerSession[cursor.id, default: []].append(cursor.offset) }
+        let session: UploadSession
+        do throws(SessionLookupFailure) {
+            session = try backend.files.beginWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset, forFinish: false)
+        } catch {
+            throw lookupFailure(error)
+        }
+        var hasher = session.hasher
+        let received: (bytes: Int64, chunkHash: String?)
+        do {
+            received = try await receiveBody(request, path: session.filePath, offset: cursor.offset, hasher: &hasher,
+                                             chunkHash: expectedHash != nil, sessionID: session.id)
+        } catch {
+            rollBack(session.filePath, to: cursor.offset)
+            backend.files.abortWrite(sessionID: session.id)
+            if error is BodyTooLarge { throw lookupFailure(.payloadTooLarge) }
+            throw error
+        }
+        if let expectedHash, expectedHash != received.chunkHash {
+            rollBack(session.filePath, to: cursor.offset)
+            backend.files.abortWrite(sessionID: session.id)
+            throw lookupFailure(.contentHashMismatch)
+        }
+        backend.files.endWrite(sessionID: session.id, newOffset: cursor.offset + received.bytes, hasher: hasher, close: close)
+        return .json(.null)
+    }
+
+    // MARK: files/upload_session/finish
+
+    func uploadSessionFinish(_ account: Account, request: Request, contention: Bool) async throws -> Response {
+        let route = Endpoint.uploadSessionFinish.rawValue
+        try checkUploadContentType(request, route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let cursor = try sessionCursor(arg["cursor"], route: route, field: "cursor")
+        guard let commit = arg["commit"] else { throw DropboxError.badRequest(route: route, "missing required field 'commit'") }
+        let (parsed, problem) = try CommitInfo.parse(commit, route: route, field: "commit")
+        let expectedHash = try optionalContentHash(arg, route: route)
+        guard let info = parsed else { throw finishFailure(.write(WriteFailure(problem ?? .malformed))) }
+        if contention {
+            recordContention()
+            throw finishFailure(.tooManyWriteOperations)
+        }
+        let session: UploadSession
+        do throws(SessionLookupFailure) {
+            session = try backend.files.beginWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset, forFinish: true)
+        } catch {
+            throw finishFailure(.lookup(error))
+        }
+        var hasher = session.hasher
+        let received: (bytes: Int64, chunkHash: String?)
+        do {
+            received = try await receiveBody(request, path: session.filePath, offset: cursor.offset, hasher: &hasher,
+                                             chunkHash: expectedHash != nil, sessionID: session.id)
+        } catch {
+            rollBack(session.filePath, to: cursor.offset)
+            backend.files.abortWrite(sessionID: session.id)
+            if error is BodyTooLarge { throw finishFailure(.lookup(.payloadTooLarge)) }
+            throw error
+        }
+        if received.bytes > 0 && session.closed {
+            rollBack(session.filePath, to: cursor.offset)
+            backend.files.abortWrite(sessionID: session.id)
+            throw finishFailure(.lookup(.closed))
+        }
+        if let expectedHash, expectedHash != received.chunkHash {
+            rollBack(session.filePath, to: cursor.offset)
+            backend.files.abortWrite(sessionID: session.id)
+            throw finishFailure(.lookup(.contentHashMismatch))
+        }
+        do throws(WriteFailure) {
+            let (entry, written) = try backend.files.finishSession(account: account.name, session: session,
+                                                                   newOffset: cursor.offset + received.bytes, hasher: hasher, info: info)
+            recordCommit(entry, written: written)
+            return .json(entry.metadata(tagged: false))
+        } catch {
+            throw finishFailure(.write(error))
+        }
+    }
+
+    // MARK: files/upload_session/finish_batch_v2 (and finish_batch + check)
+
+    /// Commits up to 1,000 closed sessions; each entry succeeds or fails on its own.
+    func finishBatch(_ account: Account, _ argument: JSONValue, route: String, contention: Bool) throws(DropboxError) -> JSONValue {
+        let arg = try requireObject(argument, route: route)
+        guard let entries = arg["entries"]?.arrayValue else { throw .badRequest(route: route, "missing required field 'entries'") }
+        guard entries.count <= 1000 else { throw .badRequest(route: route, "entries: list has more than 1000 items") }
+        var parsed: [(cursor: (id: String, offset: Int64), info: CommitInfo?, problem: DropboxPath.Problem?)] = []
+        for (index, entry) in entries.enumerated() {
+            let entry = try requireObject(entry, route: route, field: "entries[\(index)]")
+            let cursor = try sessionCursor(entry["cursor"], route: route, field: "entries[\(index)].cursor")
+            guard let commit = entry["commit"] else { throw .badRequest(route: route, "missing required field 'entries[\(index)].commit'") }
+            let (info, problem) = try CommitInfo.parse(commit, route: route, field: "entries[\(index)].commit")
+            parsed.append((cursor, info, problem))
+        }
+        var results: [JSONValue] = []
+        for item in parsed {
+            let outcome: Result<FileEntry, FinishFailure>
+            if let info = item.info {
+                if contention || backend.faults.decideBatchEntryContention(route: route) {
+                    recordContention()
+                    outcome = .failure(.tooManyWriteOperations)
+                } else {
+                    do throws(FinishFailure) {
+                        let (entry, written) = try backend.files.finishClosedSession(account: account.name, sessionID: item.cursor.id,
+                                                                                     offset: item.cursor.offset, info: info)
+                        recordCommit(entry, written: written)
+                        outcome = .success(entry)
+                    } catch {
+                        outcome = .failure(error)
+                    }
+                }
+            } else {
+                outcome = .failure(.write(WriteFailure(item.problem ?? .malformed)))
+            }
+            switch outcome {
+            case .success(let entry):
+                guard case .object(let fields) = entry.metadata(tagged: false) else { continue }
+                results.append(.object([(".tag", .string("success"))] + fields))
+            case .failure(let failure):
+                results.append(.object([(".tag", .string("failure")), ("failure", failure.json)]))
+            }
+        }
+        return .object([("entries", .array(results))])
+    }
+
+    func finishBatchCheck(_ argument: JSONValue, route: String) throws(DropboxError) -> JSONValue {
+        let arg = try requireObject(argument, route: route)
+        let jobID = try requiredString(arg, "async_job_id", route: route)
+        guard let result = backend.files.batchJob(jobID), case .object(let fields) = result else {
+            throw .routeError(summary: "invalid_async_job_id", .tag("invalid_async_job_id"))
+        }
+        return .object([(".tag", .string("complete"))] + fields)
+    }
+}

@@ -1,0 +1,133 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Dispatches every request: `/__dev/` control routes, then Dropbox routes with fault
+/// injection, authentication and Dropbox-shaped errors.
+struct DevServerResponder: HTTPResponder {
+    typealias Context = DevServerRequestContext
+
+    let backend: DevServerBackend
+
+    /// Thrown after the channel was closed on purpose; Hummingbird's fallback response then
+    /// has nowhere to go, so the client sees a connection closed without a response.
+    struct ConnectionDropped: Error {}
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let path = request.uri.path
+        if path.hasPrefix("/__dev/") {
+            do {
+                return try await control(request, path: path)
+            } catch let error as DropboxError {
+                return error.response
+            }
+        }
+        guard let endpoint = Endpoint(path: path) else {
+            return DropboxError.text(.notFound, "Unknown API function: \"\(path)\"").response
+        }
+        backend.stats.record { $0.requestsPerRoute[endpoint.rawValue, default: 0] += 1 }
+
+        let isOAuth = endpoint.style == .oauth
+        let latency = backend.faults.latencyMilliseconds
+        if latency > 0, !isOAuth || backend.faults.configuration.includeOAuth {
+            try await Task.sleep(for: .milliseconds(latency))
+        }
+        let decision = backend.faults.decide(route: endpoint.rawValue, isCommit: endpoint.isCommit, isOAuth: isOAuth)
+        if let key = decision.statsKey, decision != .writeContention {
+            backend.stats.record { $0.faultsInjected[key, default: 0] += 1 }
+        }
+
+        var response: Response
+        switch decision {
+        case .failure(let status):
+            response = DropboxError.text(
+                status == 503 ? .serviceUnavailable : .internalServerError,
+                status == 503 ? "Service Unavailable" : "Internal Server Error"
+            ).response
+        case .drop:
+            try await drop(context)
+        case .rateLimit(let retryAfter):
+            backend.stats.record { $0.rateLimitedResponses += 1 }
+            response = DropboxError.rateLimited(retryAfter: retryAfter).response
+        case .none, .dropAfterApply, .writeContention:
+            do {
+                response = try await handle(endpoint, request: request, context: context, decision: decision)
+            } catch let error as DropboxError {
+                response = error.response
+            }
+            if decision == .dropAfterApply {
+                try await drop(context)
+            }
+        }
+        let status = response.status.code
+        backend.stats.record { $0.responsesPerStatus[String(status), default: 0] += 1 }
+        return response
+    }
+
+    /// Closes the TCP connection without writing a response.
+    private func drop(_ context: Context) async throws -> Never {
+        try? await context.channel.close()
+        throw ConnectionDropped()
+    }
+
+    /// Counts a write-contention fault that a handler actually turned into an error.
+    func recordContention() {
+        backend.stats.record { $0.faultsInjected["write_contention", default: 0] += 1 }
+    }
+
+    private func handle(_ endpoint: Endpoint, request: Request, context: Context, decision: FaultDecision) async throws -> Response {
+        if endpoint.style == .oauth {
+            return try await oauth(endpoint, request: request)
+        }
+        if request.method != .post && !(endpoint.style == .download && request.method == .get) {
+            throw DropboxError.badRequest(route: endpoint.rawValue, "Unsupported HTTP method \(request.method.rawValue); use POST.")
+        }
+        let auth = try authenticate(request, route: endpoint.rawValue)
+        let contention = decision == .writeContention
+        switch endpoint {
+        case .revokeToken:
+            _ = try await rpcArgument(request, route: endpoint.rawValue)
+            backend.tokens.revoke(accessToken: auth.token)
+            return .json(.null)
+        case .getCurrentAccount:
+            _ = try await rpcArgument(request, route: endpoint.rawValue)
+            return .json(currentAccount(auth.account))
+        case .getSpaceUsage:
+            _ = try await rpcArgument(request, route: endpoint.rawValue)
+            return .json(try spaceUsage(auth.account))
+        case .getMetadata:
+            return .json(try getMetadata(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
+        case .listFolder:
+            return .json(try listFolder(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
+        case .listFolderContinue:
+            return .json(try listFolderContinue(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
+        case .listFolderGetLatestCursor:
+            return .json(try listFolderLatestCursor(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
+        case .createFolder:
+            return .json(try createFolder(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
+        case .uploadSessionFinishBatchV2:
+            let result = try finishBatch(auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention)
+            return .json(result)
+        case .uploadSessionFinishBatch:
+            let result = try finishBatch(auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention)
+            let jobID = backend.files.storeBatchJob(result)
+            return .json(.object([(".tag", .string("async_job_id")), ("async_job_id", .string(jobID))]))
+        case .uploadSessionFinishBatchCheck:
+            return .json(try finishBatchCheck(try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue))
+        case .upload:
+            return try await upload(auth.account, request: request, contention: contention)
+        case .uploadSessionStart:
+            return try await uploadSessionStart(auth.account, request: request)
+        case .uploadSessionAppendV2, .uploadSessionAppend:
+            return try await uploadSessionAppend(auth.account, request: request, endpoint: endpoint)
+        case .uploadSessionFinish:
+            return try await uploadSessionFinish(auth.account, request: request, contention: contention)
+        case .download:
+            return try download(auth.account, request: request)
+        case .getThumbnailV2, .getThumbnail:
+            return try thumbnail(auth.account, request: request, endpoint: endpoint)
+        case .oauthToken, .oauthAuthorize:
+            throw DropboxError.text(.notFound, "Unknown API function")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// Seeded fault injection for the dev server.
+///
+/// Every request to a `/2/` route draws one number from a seeded PRNG; the rates below are
+/// stacked bands on `[0, 1)`, so with the same seed and the same sequence of requests the
+/// same faults are injected. `/__dev/` routes never see faults and `/oauth2/` routes only
+/// when ``includeOAuth`` is set.
+public struct FaultConfiguration: Sendable, Codable, Equatable {
+    /// Seed of the PRNG deciding which request gets a fault.
+    public var seed: UInt64
+    /// Probability of a 500/503 plain-text response (nothing is applied).
+    public var failureRate: Double
+    /// Probability of closing the connection without any response (nothing is applied).
+    public var dropRate: Double
+    /// Probability of applying the request (e.g. appending the chunk, committing the file)
+    /// and then closing the connection without a response.
+    public var dropAfterApplyRate: Double
+    /// Probability of a 429 `too_many_requests` response with `Retry-After`.
+    public var rateLimitRate: Double
+    /// Value of `Retry-After` and `retry_after` in injected 429 responses.
+    public var retryAfterSeconds: Int
+    /// Probability of a 409 `too_many_write_operations` on commit routes
+    /// (`upload`, `upload_session/finish`, entries of `upload_session/finish_batch_v2`).
+    public var writeContentionRate: Double
+    /// Latency added to every `/2/` request, in milliseconds.
+    public var latencyMilliseconds: Int
+    /// When set, faults are only injected on these routes (e.g. `"files/upload_session/append_v2"`).
+    public var routes: [String]?
+    /// Also inject faults on `/oauth2/token`.
+    public var includeOAuth: Bool
+
+    /// Creates a fault configuration; the default injects nothing.
+    public init(
+        seed: UInt64 = 0,
+        failureRate: Double = 0,
+        dropRate: Double = 0,
+        dropAfterApplyRate: Double = 0,
+        rateLimitRate: Double = 0,
+        retryAfterSeconds: Int = 1,
+        writeContentionRate: Double = 0,
+        latencyMilliseconds: Int = 0,
+        routes: [String]? = nil,
+        includeOAuth: Bool = false
+    ) {
+        self.seed = seed
+        self.failureRate = failureRate
+        self.dropRate = dropRate
+        self.dropAfterApplyRate = dropAfterApplyRate
+        self.rateLimitRate = rateLimitRate
+        self.retryAfterSeconds = retryAfterSeconds
+        self.writeContentionRate = writeContentionRate
+        self.latencyMilliseconds = latencyMilliseconds
+        self.routes = routes
+        self.includeOAuth = includeOAuth
+    }
+
+    /// No faults at all.
+    public static let none = FaultConfiguration()
+
+    enum CodingKeys: String, CodingKey {
+        case seed
+        case failureRate = "failure_rate"
+        case dropRate = "drop_rate"
+        case dropAfterApplyRate = "drop_after_apply_rate"
+        case rateLimitRate = "rate_limit_rate"
+        case retryAfterSeconds = "retry_after_seconds"
+        case writeContentionRate = "write_contention_rate"
+        case latencyMilliseconds = "latency_milliseconds"
+        case routes
+        case includeOAuth = "include_oauth"
+    }
+
+    /// Missing keys keep their defaults so `POST /__dev/faults` can send only what it changes.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? seed
+        failureRate = try c.decodeIfPresent(Double.self, forKey: .failureRate) ?? failureRate
+        dropRate = try c.decodeIfPresent(Double.self, forKey: .dropRate) ?? dropRate
+        dropAfterApplyRate = try c.decodeIfPresent(Double.self, forKey: .dropAfterApplyRate) ?? dropAfterApplyRate
+        rateLimitRate = try c.decodeIfPresent(Double.self, forKey: .rateLimitRate) ?? rateLimitRate
+        retryAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .retryAfterSeconds) ?? retryAfterSeconds
+        writeContentionRate = try c.decodeIfPresent(Double.self, forKey: .writeContentionRate) ?? writeContentionRate
+        latencyMilliseconds = try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? latencyMilliseconds
+        routes = try c.decodeIfPresent([String].self, forKey: .routes)
+        includeOAuth = try c.decodeIfPresent(Bool.self, forKey: .includeOAuth) ?? includeOAuth
+    }
+}

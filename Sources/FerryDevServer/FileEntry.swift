@@ -1,0 +1,41 @@
+/// One file or folder in an account's in-memory index.
+struct FileEntry: Sendable {
+    enum Kind: Sendable { case file, folder }
+
+    var kind: Kind
+    /// Cased path as stored (`path_display`), also the on-disk location under the account folder.
+    var pathDisplay: String
+    var id: String
+    var size: Int64 = 0
+    var rev: String = ""
+    /// Already formatted, so listing 20,000 entries does no date math.
+    var clientModified: String = ""
+    var serverModified: String = ""
+    var contentHash: String = ""
+    /// Change sequence number within the account; drives `list_folder/continue` after a full listing.
+    var sequence: UInt64
+
+    var pathLower: String { DropboxPath.lowerKey(pathDisplay) }
+    var name: String { pathDisplay.split(separator: "/").last.map(String.init) ?? "" }
+    var isFile: Bool { kind == .file }
+
+    /// Metadata JSON; `tagged` adds `.tag` as used inside `list_folder` entries and
+    /// `get_metadata` (which returns the `Metadata` union), omitted for plain `FileMetadata` results.
+    func metadata(tagged: Bool) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if tagged { members.append((".tag", .string(kind == .file ? "file" : "folder"))) }
+        members.append(("name", .string(name)))
+        members.append(("path_lower", .string(pathLower)))
+        members.append(("path_display", .string(pathDisplay)))
+        members.append(("id", .string(id)))
+        if kind == .file {
+            members.append(("client_modified", .string(clientModified)))
+            members.append(("server_modified", .string(serverModified)))
+            members.append(("rev", .string(rev)))
+            members.append(("size", .int(size)))
+            members.append(("is_downloadable", .bool(true)))
+            members.append(("content_hash", .string(contentHash)))
+        }
+        return .object(members)
+    }
+}

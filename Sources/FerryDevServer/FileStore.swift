@@ -1,0 +1,421 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// All accounts' files and upload sessions.
+///
+/// File contents live on disk under `storageRoot/<account folder>/<path_display>`; metadata is
+/// indexed in memory (rebuilt by scanning the folders at start-up). Every state change happens
+/// under one lock, including the final `rename` of a finished upload into place, so commits
+/// are atomic with respect to each other. Request bodies stream to disk outside the lock.
+final class FileStore: Sendable {
+    struct State: Sendable {
+        var namespaces: [String: AccountNamespace] = [:]
+        var sessions: [String: UploadSession] = [:]
+        var lastRev: UInt64
+        var batchJobs: [String: JSONValue] = [:]
+    }
+
+    let storageRoot: String
+    let sessionsDirectory: String
+    let temporaryDirectory: String
+    /// Identifies this server instance inside list_folder cursors.
+    let epoch = RandomToken.make(bytes: 8)
+    private let state: Mutex<State>
+
+    init(storageRoot: String) throws {
+        self.storageRoot = storageRoot
+        self.sessionsDirectory = storageRoot + "/.devserver/sessions"
+        self.temporaryDirectory = storageRoot + "/.devserver/tmp"
+        let fm = FileManager.default
+        // Sessions do not survive a restart (as if they expired), so their data goes too.
+        try? fm.removeItem(atPath: sessionsDirectory)
+        try? fm.removeItem(atPath: temporaryDirectory)
+        try fm.createDirectory(atPath: sessionsDirectory, withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        // Revs only need to be unique and increasing; starting from the clock keeps them so across restarts.
+        let start = UInt64(max(0, Date().timeIntervalSince1970) * 1000) << 8
+        self.state = Mutex(State(lastRev: start))
+    }
+
+    // MARK: Accounts
+
+    /// Creates the account's folder and index, scanning files already on disk.
+    func ensureAccount(_ account: String, folder: String) throws {
+        if state.withLock({ $0.namespaces[account] != nil }) { return }
+        let root = storageRoot + "/" + folder
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        var namespace = AccountNamespace(root: root)
+        let revs = scan(root: root, account: account, into: &namespace)
+        state.withLock { state in
+            guard state.namespaces[account] == nil else { return }
+            state.lastRev = max(state.lastRev, revs)
+            state.namespaces[account] = namespace
+        }
+    }
+
+    /// Rebuilds metadata for files left by a previous run; returns the last rev used.
+    private func scan(root: String, account: String, into namespace: inout AccountNamespace) -> UInt64 {
+        let fm = FileManager.default
+        guard let enumerator = fm.enumerator(atPath: root) else { return 0 }
+        var rev = state.withLock { $0.lastRev }
+        while let relative = enumerator.nextObject() as? String {
+            let full = root + "/" + relative
+            let display = "/" + relative
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: full, isDirectory: &isDirectory) else { continue }
+            var entry = FileEntry(kind: isDirectory.boolValue ? .folder : .file, pathDisplay: display,
+                                  id: Self.makeID(account: account, lower: DropboxPath.lowerKey(display)),
+                                  sequence: namespace.nextSequence())
+            if !isDirectory.boolValue {
+                guard let (hash, size) = try? DiskFile.contentHash(ofFileAt: full) else { continue }
+                let modified = (try? fm.attributesOfItem(atPath: full)[.modificationDate] as? Date) ?? Date()
+                rev += 1
+                entry.size = size
+                entry.contentHash = hash
+                entry.rev = String(rev, radix: 16)
+                entry.clientModified = DropboxTimestamp.format(modified)
+                entry.serverModified = entry.clientModified
+            }
+            namespace.upsert(entry)
+        }
+        return rev
+    }
+
+    /// Stable id derived from the account and path, so ids survive restarts.
+    static func makeID(account: String, lower: String) -> String {
+        let digest = SHA256.hash(data: Data((account + "\u{0}" + lower).utf8))
+        let base64 = Data(digest.prefix(16)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return "id:" + base64
+    }
+
+    // MARK: Reads
+
+    /// Reads the namespace under the lock.
+    func withNamespace<R: Sendable>(_ account: String, _ body: (inout AccountNamespace) throws(DropboxError) -> R) throws(DropboxError) -> R {
+        try state.withLock { state throws(DropboxError) -> R in
+            guard var namespace = state.namespaces[account] else {
+                throw DropboxError.auth("invalid_access_token")
+            }
+            let result = try body(&namespace)
+            state.namespaces[account] = namespace
+            return result
+        }
+    }
+
+    /// Looks up a `ReadPath`: `/path`, `id:...` or `rev:...`.
+    func lookup(_ account: String, readPath: String) -> FileEntry? {
+        state.withLock { state -> FileEntry? in
+            guard let namespace = state.namespaces[account] else { return nil }
+            if readPath.hasPrefix("id:") { return namespace.entry(id: readPath) }
+            if readPath.hasPrefix("rev:") {
+                let rev = String(readPath.dropFirst(4))
+                return namespace.entries.values.first { $0.isFile && $0.rev == rev }
+            }
+            return namespace.entry(lower: DropboxPath.lowerKey(readPath))
+        }
+    }
+
+    func diskPath(_ account: String, entry: FileEntry) -> String? {
+        state.withLock { $0.namespaces[account]?.diskPath(for: entry.pathDisplay) }
+    }
+
+    // MARK: Commits
+
+    /// Moves `source` (a finished upload on the same file system) to the commit path,
+    /// applying Dropbox's write-mode, autorename and identical-content rules.
+    /// `written` is false when identical content was already there and nothing changed.
+    func commit(account: String, info: CommitInfo, source: String, size: Int64, contentHash: String) throws(WriteFailure) -> (entry: FileEntry, written: Bool) {
+        try state.withLock { state throws(WriteFailure) -> (entry: FileEntry, written: Bool) in
+            try Self.commitLocked(&state, account: account, info: info, source: source, size: size, contentHash: contentHash)
+        }
+    }
+
+    private enum Decision {
+        case write(replacing: FileEntry?)
+        case identical(FileEntry)
+        case conflict(String)
+    }
+
+    private static func commitLocked(
+        _ state: inout State, account: String, info: CommitInfo, source: String, size: Int64, contentHash: String
+    ) throws(WriteFailure) -> (entry: FileEntry, written: Bool) {
+        guard var namespace = state.namespaces[account] else { throw .io("unknown account") }
+        guard !info.path.isRoot else { throw .malformedPath }
+        let parentDisplay = try resolveParent(namespace, info.path.parent)
+
+        var attempt = 0
+        var targetDisplay: String
+        var decision: Decision
+        while true {
+            let name = attempt == 0 ? info.path.name : renamed(info.path.name, attempt: attempt, mode: info.mode)
+            targetDisplay = parentDisplay + "/" + name
+            decision = decide(existing: namespace.entry(lower: DropboxPath.lowerKey(targetDisplay)), info: info, contentHash: contentHash)
+            guard case .conflict(let kind) = decision else { break }
+            guard info.autorename, attempt < 10_000 else { throw .conflict(kind) }
+            attempt += 1
+        }
+
+        switch decision {
+        case .identical(let existing):
+            // Same bytes already there: nothing is written, no new rev (Dropbox's rule).
+            try? FileManager.default.removeItem(atPath: source)
+            return (existing, false)
+        case .conflict(let kind):
+            throw .conflict(kind)
+        case .write(let replacing):
+            try createFolders(&namespace, account: account, parentDisplay: parentDisplay)
+            if let replacing { targetDisplay = replacing.pathDisplay }
+            let destination = namespace.diskPath(for: targetDisplay)
+            guard rename(source, destination) == 0 else { throw .io("rename failed: errno \(errno)") }
+            let now = Date()
+            let clientModified = info.clientModified ?? now
+            // The file's mtime carries client_modified across restarts.
+            try? FileManager.default.setAttributes([.modificationDate: clientModified], ofItemAtPath: destination)
+            state.lastRev += 1
+            let lower = DropboxPath.lowerKey(targetDisplay)
+            let entry = FileEntry(
+                kind: .file, pathDisplay: targetDisplay,
+                id: replacing?.id ?? makeID(account: account, lower: lower),
+                size: size, rev: String(state.lastRev, radix: 16),
+                clientModified: DropboxTimestamp.format(clientModified),
+                serverModified: DropboxTimestamp.format(now),
+                contentHash: contentHash, sequence: namespace.nextSequence()
+            )
+            namespace.upsert(entry)
+            state.namespaces[account] = namespace
+            return (entry, true)
+        }
+    }
+
+    private static func decide(existing: FileEntry?, info: CommitInfo, contentHash: String) -> Decision {
+        guard let existing else { return .write(replacing: nil) }
+        guard existing.isFile else { return .conflict("folder") }
+        if existing.contentHash == contentHash && !info.strictConflict { return .identical(existing) }
+        switch info.mode {
+        case .add: return .conflict("file")
+        case .overwrite: return .write(replacing: existing)
+        case .update(let rev): return rev == existing.rev ? .write(replacing: existing) : .conflict("file")
+        }
+    }
+
+    /// `a.txt` → `a (1).txt`; update conflicts become `a (conflicted copy).txt` like Dropbox.
+    private static func renamed(_ name: String, attempt: Int, mode: WriteMode) -> String {
+        var base = name
+        var ext = ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            base = String(name[..<dot])
+            ext = String(name[dot...])
+        }
+        if case .update = mode {
+            return attempt == 1 ? "\(base) (conflicted copy)\(ext)" : "\(base) (conflicted copy \(attempt))\(ext)"
+        }
+        return "\(base) (\(attempt))\(ext)"
+    }
+
+    /// Display path of the parent folder, reusing the casing of folders that already exist.
+    private static func resolveParent(_ namespace: AccountNamespace, _ parent: DropboxPath) throws(WriteFailure) -> String {
+        var display = ""
+        for component in parent.components {
+            let candidate = display + "/" + component
+            if let existing = namespace.entry(lower: DropboxPath.lowerKey(candidate)) {
+                guard !existing.isFile else { throw .conflict("file_ancestor") }
+                display = existing.pathDisplay
+            } else {
+                display = candidate
+            }
+        }
+        return display
+    }
+
+    /// Adds index entries and directories for every missing folder along `parentDisplay`.
+    private static func createFolders(_ namespace: inout AccountNamespace, account: String, parentDisplay: String) throws(WriteFailure) {
+        guard !parentDisplay.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: namespace.diskPath(for: parentDisplay), withIntermediateDirectories: true)
+        } catch {
+            throw .io("mkdir failed")
+        }
+        var display = ""
+        for component in parentDisplay.split(separator: "/") {
+            display += "/" + component
+            let lower = DropboxPath.lowerKey(display)
+            if namespace.entry(lower: lower) == nil {
+                namespace.upsert(FileEntry(kind: .folder, pathDisplay: display, id: makeID(account: account, lower: lower),
+                                           sequence: namespace.nextSequence()))
+            }
+        }
+    }
+
+    /// `create_folder_v2`.
+    func createFolder(account: String, path: DropboxPath, autorename: Bool) throws(WriteFailure) -> FileEntry {
+        try state.withLock { state throws(WriteFailure) -> FileEntry in
+            guard var namespace = state.namespaces[account] else { throw .io("unknown account") }
+            guard !path.isRoot else { throw .malformedPath }
+            let parentDisplay = try Self.resolveParent(namespace, path.parent)
+            var attempt = 0
+            var display = parentDisplay + "/" + path.name
+            while let existing = namespace.entry(lower: DropboxPath.lowerKey(display)) {
+                guard autorename, attempt < 10_000 else { throw .conflict(existing.isFile ? "file" : "folder") }
+                attempt += 1
+                display = parentDisplay + "/" + Self.renamed(path.name, attempt: attempt, mode: .add)
+            }
+            try Self.createFolders(&namespace, account: account, parentDisplay: display)
+            state.namespaces[account] = namespace
+            guard let created = namespace.entry(lower: DropboxPath.lowerKey(display)) else { throw .io("folder not created") }
+            return created
+        }
+    }
+
+    // MARK: Upload sessions
+
+    /// Creates an empty session owned by `account`.
+    func startSession(account: String) throws -> UploadSession {
+        let id = "pid_upload_session:" + RandomToken.make(bytes: 24)
+        let path = sessionsDirectory + "/" + RandomToken.make(bytes: 16)
+        _ = try DiskFile.openForWriting(path, truncate: true)
+        let session = UploadSession(id: id, account: account, filePath: path, createdAt: Date())
+        state.withLock { $0.sessions[id] = session }
+        return session
+    }
+
+    /// Claims a session for one request that writes at `offset`; checks in Dropbox's order
+    /// (unknown, wrong offset, closed) so a retried final append reports `incorrect_offset`.
+    func beginWrite(account: String, sessionID: String, offset: Int64, forFinish: Bool) throws(SessionLookupFailure) -> UploadSession {
+        try state.withLock { state throws(SessionLookupFailure) -> UploadSession in
+            guard var session = state.sessions[sessionID], session.account == account else { throw .notFound }
+            if session.finished { throw forFinish ? .notFound : .closed }
+            if session.busy || session.offset != offset { throw .incorrectOffset(correct: session.offset) }
+            if session.closed && !forFinish { throw .closed }
+            session.busy = true
+            state.sessions[sessionID] = session
+            return session
+        }
+    }
+
+    /// Records a fully received chunk.
+    func endWrite(sessionID: String, newOffset: Int64, hasher: ContentHasher, close: Bool) {
+        state.withLock { state in
+            guard var session = state.sessions[sessionID] else { return }
+            session.offset = newOffset
+            session.hasher = hasher
+            session.closed = session.closed || close
+            session.busy = false
+            state.sessions[sessionID] = session
+        }
+    }
+
+    /// Releases a session after a failed or refused chunk (its bytes were already cut off).
+    func abortWrite(sessionID: String) {
+        state.withLock { state in state.sessions[sessionID]?.busy = false }
+    }
+
+    /// Closes the session and commits its data; on a write error the session stays usable
+    /// for another finish, as Dropbox documents.
+    func finishSession(account: String, session: UploadSession, newOffset: Int64, hasher: ContentHasher, info: CommitInfo) throws(WriteFailure) -> (entry: FileEntry, written: Bool) {
+        try state.withLock { state throws(WriteFailure) -> (entry: FileEntry, written: Bool) in
+            guard var current = state.sessions[session.id] else { throw .io("session vanished") }
+            current.offset = newOffset
+            current.hasher = hasher
+            current.closed = true
+            current.busy = false
+            defer { state.sessions[session.id] = current }
+            let entry = try Self.commitLocked(&state, account: account, info: info, source: current.filePath,
+                                              size: newOffset, contentHash: hasher.finalize())
+            current.finished = true
+            return entry
+        }
+    }
+
+    /// Commits a closed session as one entry of `finish_batch_v2`.
+    func finishClosedSession(account: String, sessionID: String, offset: Int64, info: CommitInfo) throws(FinishFailure) -> (entry: FileEntry, written: Bool) {
+        try state.withLock { state throws(FinishFailure) -> (entry: FileEntry, written: Bool) in
+            guard var session = state.sessions[sessionID], session.account == account, !session.finished else {
+                throw .lookup(.notFound)
+            }
+            if session.busy || session.offset != offset { throw .lookup(.incorrectOffset(correct: session.offset)) }
+            guard session.closed else { throw .lookup(.notClosed) }
+            do throws(WriteFailure) {
+                let entry = try Self.commitLocked(&state, account: account, info: info, source: session.filePath,
+                                                  size: session.offset, contentHash: session.hasher.finalize())
+                session.finished = true
+                state.sessions[sessionID] = session
+                return entry
+            } catch {
+                throw .write(error)
+            }
+        }
+    }
+
+    /// Remembers a `finish_batch` (v1) result for `finish_batch/check`.
+    func storeBatchJob(_ result: JSONValue) -> String {
+        let id = "dbjid:" + RandomToken.make(bytes: 24)
+        state.withLock { $0.batchJobs[id] = result }
+        return id
+    }
+
+    func batchJob(_ id: String) -> JSONValue? {
+        state.withLock { $0.batchJobs[id] }
+    }
+
+    // MARK: Seeding
+
+    /// Writes `count` files of `size` bytes into `folder` quickly (test and demo fixtures).
+    /// Contents differ per file so content hashes differ too.
+    func seed(account: String, folder: DropboxPath, count: Int, size: Int, prefix: String) throws -> [FileEntry] {
+        let (root, folderDisplay) = try state.withLock { state throws -> (String, String) in
+            guard var namespace = state.namespaces[account] else { throw WriteFailure.io("unknown account") }
+            var display = ""
+            if !folder.isRoot {
+                display = try Self.resolveParent(namespace, folder)
+                try Self.createFolders(&namespace, account: account, parentDisplay: display)
+            }
+            state.namespaces[account] = namespace
+            return (namespace.root, display)
+        }
+        let width = max(String(max(count - 1, 0)).count, 5)
+        var prepared: [(display: String, hash: String)] = []
+        prepared.reserveCapacity(count)
+        for index in 0..<count {
+            let number = String(index)
+            let name = prefix + String(repeating: "0", count: max(0, width - number.count)) + number + ".bin"
+            let display = folderDisplay + "/" + name
+            var content = Array("\(display)\n".utf8)
+            if content.count < size {
+                let pattern = content
+                while content.count < size { content.append(contentsOf: pattern.prefix(size - content.count)) }
+            } else {
+                content = Array(content.prefix(size))
+            }
+            let data = Data(content)
+            try data.write(to: URL(fileURLWithPath: root + display))
+            var hasher = ContentHasher()
+            content.withUnsafeBytes { hasher.update($0) }
+            prepared.append((display, hasher.finalize()))
+        }
+        let stamp = DropboxTimestamp.format(Date())
+        return state.withLock { state -> [FileEntry] in
+            guard var namespace = state.namespaces[account] else { return [] }
+            var created: [FileEntry] = []
+            for (display, hash) in prepared {
+                state.lastRev += 1
+                let lower = DropboxPath.lowerKey(display)
+                let entry = FileEntry(kind: .file, pathDisplay: display,
+                                      id: namespace.entry(lower: lower)?.id ?? Self.makeID(account: account, lower: lower),
+                                      size: Int64(size), rev: String(state.lastRev, radix: 16), clientModified: stamp,
+                                      serverModified: stamp, contentHash: hash, sequence: namespace.nextSequence())
+                namespace.upsert(entry)
+                created.append(entry)
+            }
+            state.namespaces[account] = namespace
+            return created
+        }
+    }
+
+    /// Invalidates every outstanding `list_folder` cursor of the account.
+    func resetCursors(account: String) {
+        state.withLock { $0.namespaces[account]?.cursorGeneration += 1 }
+    }
+}

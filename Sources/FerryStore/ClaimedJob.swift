@@ -1,0 +1,58 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// A job a worker now holds, with everything its handler needs.
+public struct ClaimedJob: Sendable, Hashable {
+    public var jobID: UUID
+    /// Fencing token of this claim: every event the worker appends carries it.
+    public var lease: Int64
+    /// The attempt this claim runs (1-based).
+    public var attempt: Int
+    public var maxAttempts: Int
+    public var kind: JobKind
+    public var queue: String
+    public var batch: String?
+    public var source: String
+    public var destination: String
+    public var account: String?
+    /// Handler details recorded at enqueue (JSON object text).
+    public var spec: String
+    public var metadata: String?
+    public var bytesDone: Int64
+    public var bytesTotal: Int64?
+    /// The resumable-transfer cursor of an earlier attempt (JSON), if any.
+    public var session: String?
+    public var enqueuedAt: PostgresTimestamp
+    /// When the claim was recorded (the claiming transaction's time).
+    public var claimedAt: PostgresTimestamp
+
+    static let pickColumns = """
+        job_id, lease, attempt, max_attempts, kind, queue, batch, source, destination, account, spec::text,
+        metadata::text, bytes_done, bytes_total, session::text, enqueued_at
+        """
+
+    init(row: PostgresRow) throws {
+        jobID = try row.decode(UUID.self, at: 0)
+        // The row was read before the claim: the claim takes the next lease and attempt.
+        lease = try row.decode(Int64.self, at: 1) + 1
+        attempt = try row.decode(Int.self, at: 2) + 1
+        maxAttempts = try row.decode(Int.self, at: 3)
+        guard let kind = JobKind(rawValue: try row.decode(String.self, at: 4)) else {
+            throw PostgresError(code: .decoding, reason: "unknown job kind")
+        }
+        self.kind = kind
+        queue = try row.decode(String.self, at: 5)
+        batch = try row.decode(String?.self, at: 6)
+        source = try row.decode(String.self, at: 7)
+        destination = try row.decode(String.self, at: 8)
+        account = try row.decode(String?.self, at: 9)
+        spec = try row.decode(String.self, at: 10)
+        metadata = try row.decode(String?.self, at: 11)
+        bytesDone = try row.decode(Int64.self, at: 12)
+        bytesTotal = try row.decode(Int64?.self, at: 13)
+        session = try row.decode(String?.self, at: 14)
+        enqueuedAt = try row.decode(PostgresTimestamp.self, at: 15)
+        claimedAt = try row.decode(PostgresTimestamp.self, at: 16)
+    }
+}

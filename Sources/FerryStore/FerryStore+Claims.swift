@@ -1,0 +1,70 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// Claims up to `limit` due jobs from `queues` in one statement: highest priority first, then oldest
+    /// `run_at`. `FOR UPDATE SKIP LOCKED` lets many workers claim concurrently without waiting on each other;
+    /// a `claimed` event (new lease, worker name) is appended per job in the same statement.
+    public func claim(worker: String, queues: [String], limit: Int) async throws -> [ClaimedJob] {
+        guard limit > 0, !queues.isEmpty else { return [] }
+        let sql = """
+            WITH picked AS (
+                SELECT \(ClaimedJob.pickColumns), version
+                  FROM ferry.jobs
+                 WHERE state = 'queued' AND queue = ANY($1::text[]) AND run_at <= now()
+                 ORDER BY priority DESC, run_at, job_id
+                 LIMIT $2
+                   FOR UPDATE SKIP LOCKED
+            ), appended AS (
+                INSERT INTO ferry.events (job_id, version, type, data)
+                SELECT job_id, version + 1, 'claimed', jsonb_build_object('lease', lease + 1, 'worker', $3::text)
+                  FROM picked
+                RETURNING job_id
+            )
+            SELECT \(ClaimedJob.pickColumns), now() FROM picked
+            """
+        let binds: [any PostgresBindable] = [PostgresArray(queues), limit, worker]
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, binds).rows.map(ClaimedJob.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Appends outcome events (progress, retries, finishes) for many jobs in one statement.
+    ///
+    /// Each event is written only if its lease is still the job's current claim; the others are returned as
+    /// rejected: their claim was lost (rescued after a missed heartbeat, or cancelled), and whatever the worker
+    /// did must not overwrite the newer attempt.
+    public func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
+        guard !outcomes.isEmpty else { return ([], []) }
+        // One event per job per statement: keep the latest outcome of each job.
+        var latest = [UUID: Int]()
+        for (index, outcome) in outcomes.enumerated() { latest[outcome.jobID] = index }
+        let outcomes = latest.values.sorted().map { outcomes[$0] }
+        let sql = """
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT j.job_id, j.version + 1, u.type, u.data || jsonb_build_object('lease', u.lease)
+              FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[]) AS u(job_id, lease, type, data)
+              JOIN ferry.jobs j ON j.job_id = u.job_id AND j.lease = u.lease AND j.state = 'running'
+             ORDER BY j.job_id
+               FOR UPDATE OF j
+            RETURNING job_id
+            """
+        let binds: [any PostgresBindable] = [
+            PostgresArray(outcomes.map(\.jobID)), PostgresArray(outcomes.map(\.lease)),
+            PostgresArray(outcomes.map(\.type.rawValue)), PostgresArray(outcomes.map { JSONValue.object($0.data).jsonText }),
+        ]
+        do {
+            let accepted = try await client.withConnection { connection in
+                Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, at: 0) })
+            }
+            return (accepted, Set(outcomes.map(\.jobID)).subtracting(accepted))
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

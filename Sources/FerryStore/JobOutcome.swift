@@ -1,0 +1,59 @@
+import FerryCore
+import Foundation
+
+/// An event a claim holder appends: progress or the end of its attempt.
+public struct JobOutcome: Sendable, Hashable {
+    public var jobID: UUID
+    /// The claim's fencing token; the database rejects the event if the claim is no longer current.
+    public var lease: Int64
+    public var type: JobEventType
+    /// The event's payload (the lease is added to it).
+    public var data: [String: JSONValue]
+
+    public init(jobID: UUID, lease: Int64, type: JobEventType, data: [String: JSONValue] = [:]) {
+        self.jobID = jobID
+        self.lease = lease
+        self.type = type
+        self.data = data
+    }
+
+    public static func succeeded(_ job: ClaimedJob, bytes: Int64? = nil, result: JSONValue? = nil) -> JobOutcome {
+        var data = [String: JSONValue]()
+        if let bytes { data["bytes_done"] = .int(bytes) }
+        if let result { data["result"] = result }
+        return JobOutcome(jobID: job.jobID, lease: job.lease, type: .succeeded, data: data)
+    }
+
+    public static func failed(_ job: ClaimedJob, error: String) -> JobOutcome {
+        JobOutcome(jobID: job.jobID, lease: job.lease, type: .failed, data: ["error": .string(error)])
+    }
+
+    public static func retry(_ job: ClaimedJob, error: String, at runAt: Date) -> JobOutcome {
+        JobOutcome(
+            jobID: job.jobID, lease: job.lease, type: .retryScheduled,
+            data: ["error": .string(error), "run_at": .string(ScheduleTime.iso8601(runAt))])
+    }
+
+    public static func deferred(_ job: ClaimedJob, reason: String, until runAt: Date) -> JobOutcome {
+        JobOutcome(
+            jobID: job.jobID, lease: job.lease, type: .deferred,
+            data: ["reason": .string(reason), "run_at": .string(ScheduleTime.iso8601(runAt))])
+    }
+
+    public static func released(_ job: ClaimedJob, reason: String) -> JobOutcome {
+        JobOutcome(jobID: job.jobID, lease: job.lease, type: .released, data: ["reason": .string(reason)])
+    }
+
+    public static func cancelled(_ job: ClaimedJob) -> JobOutcome {
+        JobOutcome(jobID: job.jobID, lease: job.lease, type: .cancelled, data: ["reason": .string("cancel requested")])
+    }
+
+    public static func progress(
+        _ job: ClaimedJob, bytesDone: Int64, bytesTotal: Int64? = nil, session: JSONValue? = nil
+    ) -> JobOutcome {
+        var data: [String: JSONValue] = ["bytes_done": .int(bytesDone)]
+        if let bytesTotal { data["bytes_total"] = .int(bytesTotal) }
+        if let session { data["session"] = session }
+        return JobOutcome(jobID: job.jobID, lease: job.lease, type: .progress, data: data)
+    }
+}

@@ -1,0 +1,125 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+@testable import FerryDevServer
+
+/// Starts a dev server on a free port in a fresh storage directory, hands it to a test body
+/// together with an HTTP client, and tears everything down afterwards.
+final class DevServerHarness: Sendable {
+    static let appKey = "test-app-key"
+
+    let server: DevServer
+    let client: HTTPClient
+    let baseURL: String
+    let storage: String
+
+    private init(server: DevServer, client: HTTPClient, baseURL: String, storage: String) {
+        self.server = server
+        self.client = client
+        self.baseURL = baseURL
+        self.storage = storage
+    }
+
+    static func run(
+        appSecret: String? = nil,
+        accessTokenLifetime: Double = 14400,
+        faults: FaultConfiguration = .none,
+        _ body: (DevServerHarness) async throws -> Void
+    ) async throws {
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-devserver-\(UUID().uuidString)").path
+        var logger = Logger(label: "ferry.dev-server.test")
+        logger.logLevel = .warning
+        let configuration = DevServerConfiguration(
+            storageDirectory: storage, appKey: appKey, appSecret: appSecret,
+            accessTokenLifetime: accessTokenLifetime, faults: faults
+        )
+        let server = try DevServer(configuration: configuration, logger: logger)
+        let task = Task { try await server.run() }
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: .init(redirectConfiguration: .disallow)
+        )
+        var failure: (any Error)?
+        do {
+            let port = try await server.waitUntilRunning()
+            let harness = DevServerHarness(server: server, client: client, baseURL: "http://127.0.0.1:\(port)", storage: storage)
+            try await body(harness)
+        } catch {
+            failure = error
+        }
+        try? await client.shutdown()
+        task.cancel()
+        _ = try? await task.value
+        try? FileManager.default.removeItem(atPath: storage)
+        if let failure { throw failure }
+    }
+
+    // MARK: Requests
+
+    func request(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> HTTPResult {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let collected = try await response.body.collect(upTo: 256 * 1024 * 1024)
+        return HTTPResult(status: Int(response.status.code), headers: response.headers, body: Array(collected.readableBytesView))
+    }
+
+    /// RPC call with a JSON body (`nil` sends no body, like argument-less routes).
+    func rpc(_ route: String, token: String, _ json: String? = nil) async throws -> HTTPResult {
+        var headers = [("Authorization", "Bearer \(token)")]
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        return try await request(.POST, "/2/" + route, headers: headers, body: json.map { Array($0.utf8) })
+    }
+
+    /// Content-upload call: arguments in `Dropbox-API-Arg`, raw bytes in the body.
+    func content(_ route: String, token: String, arg: String, body: [UInt8] = [], extraHeaders: [(String, String)] = []) async throws -> HTTPResult {
+        try await request(.POST, "/2/" + route, headers: [
+            ("Authorization", "Bearer \(token)"),
+            ("Dropbox-API-Arg", arg),
+            ("Content-Type", "application/octet-stream"),
+        ] + extraHeaders, body: body)
+    }
+
+    func upload(_ path: String, _ data: [UInt8], token: String, mode: String = "add", extra: String = "") async throws -> HTTPResult {
+        try await content("files/upload", token: token, arg: "{\"path\":\"\(path)\",\"mode\":\"\(mode)\"\(extra)}", body: data)
+    }
+
+    func download(_ arg: String, token: String, range: String? = nil) async throws -> HTTPResult {
+        var headers = [("Authorization", "Bearer \(token)"), ("Dropbox-API-Arg", arg)]
+        if let range { headers.append(("Range", range)) }
+        return try await request(.POST, "/2/files/download", headers: headers)
+    }
+
+    /// `POST /oauth2/token` with a form body.
+    func tokenRequest(_ form: [(String, String)], basicAuth: (String, String)? = nil) async throws -> HTTPResult {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let body = form.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $1)" }.joined(separator: "&")
+        var headers = [("Content-Type", "application/x-www-form-urlencoded")]
+        if let (user, password) = basicAuth {
+            headers.append(("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
+        }
+        return try await request(.POST, "/oauth2/token", headers: headers, body: Array(body.utf8))
+    }
+
+    /// Links an account and returns a fresh access token obtained through the refresh flow.
+    func accessToken(account: String = "alice") async throws -> String {
+        let refresh = server.issueRefreshToken(account: account)
+        let result = try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.appKey)])
+        return result.json["access_token"] as? String ?? ""
+    }
+
+    /// Whether the request ended without any HTTP response (connection closed).
+    func isDropped(_ operation: () async throws -> HTTPResult) async -> Bool {
+        do {
+            _ = try await operation()
+            return false
+        } catch {
+            return true
+        }
+    }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL (as an unprivileged user), builds, runs every test, stops the cluster.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pgdir=$(mktemp -d /tmp/ferry-test-pg.XXXXXX)
+cleanup() {
+    scripts/pg.sh stop "$pgdir" || true
+    rm -rf "$pgdir"
+}
+trap cleanup EXIT
+
+echo "==> starting throwaway PostgreSQL in $pgdir"
+url=$(scripts/pg.sh start "$pgdir" --fast)
+export FERRY_TEST_DATABASE_URL="$url"
+export FERRY_TEST_PG_DIR="$pgdir"
+
+echo "==> building"
+swift build --build-tests
+export FERRY_BIN_DIR="$(swift build --show-bin-path)"
+
+echo "==> running tests"
+swift test --skip-build "$@"
