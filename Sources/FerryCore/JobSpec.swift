@@ -22,6 +22,27 @@ public struct JobSpec: Sendable, Hashable {
     /// Handler details: for uploads the source's size, mtime and inode as seen at enqueue.
     public var details: [String: JSONValue]
 
+    public init(
+        jobID: UUID, kind: JobKind, source: String, destination: String, account: String?, queue: String,
+        batch: String?, priority: Int64, maxAttempts: Int64, runAt: Date?, idempotencyKey: String?,
+        metadata: JSONValue?, bytesTotal: Int64?, details: [String: JSONValue]
+    ) {
+        self.jobID = jobID
+        self.kind = kind
+        self.source = source
+        self.destination = destination
+        self.account = account
+        self.queue = queue
+        self.batch = batch
+        self.priority = priority
+        self.maxAttempts = maxAttempts
+        self.runAt = runAt
+        self.idempotencyKey = idempotencyKey
+        self.metadata = metadata
+        self.bytesTotal = bytesTotal
+        self.details = details
+    }
+
     /// The payload of this job's `enqueued` event.
     public var enqueuedEventData: JSONValue {
         var data: [String: JSONValue] = [

@@ -72,7 +72,7 @@ public struct TestDatabase: Sendable {
         return try await client.withConnection { try $0.query(sql, binds) }
     }
 
-    static func replacingDatabase(in url: String, with name: String) -> String {
+    public static func replacingDatabase(in url: String, with name: String) -> String {
         guard let slash = url.range(of: "/", options: .backwards), url[..<slash.lowerBound].contains("@") || url.contains("://")
         else { return url }
         var base = String(url[..<slash.upperBound])

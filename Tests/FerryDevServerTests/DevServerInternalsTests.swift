@@ -2,7 +2,7 @@ import Testing
 @testable import FerryDevServer
 
 @Suite("Internal building blocks")
-struct JSONValueTests {
+struct DevServerInternalsTests {
     @Test("JSON parsing handles \\u escapes, surrogate pairs and exact integers")
     func parsing() throws {
         let value = try JSONValue.parse(#"{"path":"/\u00c9t\u00e9 \ud83d\ude00","offset":1099511627776,"close":true,"x":null}"#)

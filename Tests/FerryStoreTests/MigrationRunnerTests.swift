@@ -1,0 +1,79 @@
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Logging
+import Postgres
+import Testing
+
+@Suite("migrations")
+struct MigrationRunnerTests {
+    func freshDatabase() async throws -> (PostgresClient, String) {
+        let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: try TestDatabase.adminURL, poolSize: 1))
+        defer { admin.close() }
+        let name = "ferry_mig_\(UInt32.random(in: 0...UInt32.max))"
+        try await admin.withConnection { try $0.execute("CREATE DATABASE \(PostgresIdentifier(name).quoted)") }
+        let url = TestDatabase.replacingDatabase(in: try TestDatabase.adminURL, with: name)
+        return (PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 2)), url)
+    }
+
+    @Test("many migrators at once apply each file exactly once")
+    func concurrentMigrators() async throws {
+        let (client, _) = try await freshDatabase()
+        defer { client.close() }
+        let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        let outcomes = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    let own = PostgresClient(configuration: client.configuration)
+                    defer { own.close() }
+                    return try await MigrationRunner(client: own, migrations: migrations, logger: Logger(label: "m")).migrate().applied.count
+                }
+            }
+            var counts = [Int]()
+            for try await count in group { counts.append(count) }
+            return counts
+        }
+        #expect(outcomes.reduce(0, +) == migrations.count)
+        #expect(outcomes.filter { $0 > 0 }.count == 1)
+        let rows = try await client.withConnection { try $0.query("SELECT version FROM ferry.schema_migrations ORDER BY version").rows }
+        #expect(try rows.map { try $0.decode(Int.self, at: 0) } == migrations.map(\.version))
+        try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).verifyUpToDate()
+    }
+
+    @Test("a changed applied migration and an unknown applied migration are refused")
+    func checksumsGuardHistory() async throws {
+        let (client, _) = try await freshDatabase()
+        defer { client.close() }
+        var migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+        let original = migrations[1]
+        migrations[1] = Migration(version: original.version, name: original.name, sql: original.sql + "\n-- edited")
+        await #expect {
+            try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+        } throws: { error in
+            (error as? FerryStoreError)?.code == .migrationChanged
+        }
+        let older = Array(try Migration.load(from: TestDatabase.migrationsDirectory).dropLast())
+        await #expect {
+            try await MigrationRunner(client: client, migrations: older, logger: Logger(label: "m")).migrate()
+        } throws: { error in
+            (error as? FerryStoreError)?.code == .migrationUnknown
+        }
+    }
+
+    @Test("a failing migration leaves no trace")
+    func failingMigrationRollsBack() async throws {
+        let (client, _) = try await freshDatabase()
+        defer { client.close() }
+        var migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        migrations.append(Migration(version: 9999, name: "broken", sql: "CREATE TABLE ferry.half (x int); SELECT 1/0;"))
+        await #expect(throws: PostgresError.self) {
+            try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+        }
+        let check = try await client.withConnection {
+            try $0.query("SELECT to_regclass('ferry.half') IS NULL, (SELECT count(*) FROM ferry.schema_migrations WHERE version = 9999)").rows[0]
+        }
+        #expect(try check.decode(Bool.self, at: 0))
+        #expect(try check.decode(Int.self, at: 1) == 0)
+    }
+}
