@@ -5,11 +5,16 @@ import Testing
 @Suite("Uploads and downloads")
 struct UploadTests {
     /// 5 MiB + 123 bytes: two content-hash blocks, the second partial.
-    static let bigData: [UInt8] = (0..<(5 * 1024 * 1024 + 123)).map { UInt8(($0 * 31 + 7) % 251) }
+    static let bigData: [UInt8] = {
+        let count = 5 * 1024 * 1024 + 123
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in 0..<count { bytes[index] = UInt8((index * 31 + 7) % 251) }
+        return bytes
+    }()
     /// Computed independently with Python's hashlib (per-4-MiB-block SHA-256, then SHA-256).
     static let bigDataHash = "22937b44a13a1ad50f8803a949c7203227ae0b85fe0836daba905bfac7418b0b"
     static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    static let data3000: [UInt8] = (0..<3000).map { UInt8($0 % 256) }
+    static let data3000: [UInt8] = (0..<3000).map { (index: Int) -> UInt8 in UInt8(index % 256) }
     static let data3000Hash = "e7593ad691e13795bd384310c121a5ea2bc6374b086ab7bc1c784fe73523f946"
 
     @Test("upload then download round trip, with escaped non-ASCII args and content_hash")
