@@ -1,9 +1,5 @@
 // swift-tools-version:6.0
-import Foundation
 import PackageDescription
-
-// Temporary switch while the dev server module is developed in parallel.
-let includeDevServer = ProcessInfo.processInfo.environment["FERRY_SKIP_DEVSERVER"] == nil
 
 // Dependency direction (each layer only knows the ones above it):
 //   CLibPQ → Postgres          connection layer (libpq, knows nothing of jobs)
@@ -53,6 +49,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "FerryDevServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "ferry",
             dependencies: [
@@ -80,20 +84,6 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
-        .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
-    ]
-)
-
-if includeDevServer {
-    package.targets += [
-        .target(
-            name: "FerryDevServer",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         .testTarget(
             name: "FerryDevServerTests",
             dependencies: [
@@ -101,5 +91,6 @@ if includeDevServer {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
     ]
-}
+)

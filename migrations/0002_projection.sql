@@ -51,9 +51,10 @@ CREATE INDEX jobs_running_account_idx ON ferry.jobs (account) WHERE state = 'run
 CREATE INDEX jobs_batch_idx ON ferry.jobs (batch) WHERE batch IS NOT NULL;
 CREATE UNIQUE INDEX jobs_idempotency_key ON ferry.jobs (idempotency_key) WHERE idempotency_key IS NOT NULL;
 
--- A job as its 'enqueued' event creates it.
+-- A job as its 'enqueued' event creates it. SETOF so the planner inlines it into the trigger's INSERT … SELECT
+-- (a scalar composite function would be called once per row: measured 2 s of 4 for 100,000 jobs).
 CREATE FUNCTION ferry.job_from_enqueued(p_job_id uuid, p_version integer, p_data jsonb, p_at timestamptz)
-RETURNS ferry.jobs
+RETURNS SETOF ferry.jobs
 LANGUAGE sql STABLE AS $$
     SELECT p_job_id, p_version, p_data->>'kind', p_data->>'queue', p_data->>'batch',
            (p_data->>'priority')::smallint, 'queued', 0, (p_data->>'max_attempts')::integer, 0::bigint,
@@ -83,7 +84,8 @@ BEGIN
         IF p_version <> 1 THEN
             RAISE EXCEPTION 'job %: enqueued must be version 1, not %', p_job_id, p_version USING ERRCODE = 'FY003';
         END IF;
-        RETURN ferry.job_from_enqueued(p_job_id, p_version, p_data, p_at);
+        SELECT * INTO j FROM ferry.job_from_enqueued(p_job_id, p_version, p_data, p_at);
+        RETURN j;
     END IF;
     IF j.job_id IS NULL THEN
         RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'FY004';

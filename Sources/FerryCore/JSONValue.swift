@@ -10,54 +10,56 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text with sorted keys and `\uXXXX` escapes for control characters.
     public var jsonText: String {
-        var out = ""
+        var out = [UInt8]()
+        out.reserveCapacity(128)
         write(into: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    public func write(into out: inout String) {
+    /// Appends the compact JSON text to `out` as UTF-8 (the fast path for bulk writers).
+    public func write(into out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
+        case .null: out.append(contentsOf: [110, 117, 108, 108])
+        case .bool(let value): out.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        case .int(let value): out.append(contentsOf: String(value).utf8)
         case .double(let value):
-            out += value.isFinite ? String(value) : "null"
+            out.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
         case .string(let value): Self.writeString(value, into: &out)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.write(into: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.writeString(key, into: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 members[key]!.write(into: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func writeString(_ value: String, into out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    static func writeString(_ value: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
+            case UInt8(ascii: "\n"): out.append(contentsOf: [92, 110])
+            case UInt8(ascii: "\r"): out.append(contentsOf: [92, 114])
+            case UInt8(ascii: "\t"): out.append(contentsOf: [92, 116])
+            case 0..<0x20, 0x7F:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [92, 117, 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Parses JSON text (RFC 8259, strict).

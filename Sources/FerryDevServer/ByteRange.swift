@@ -15,10 +15,10 @@ struct ByteRange: Sendable, Equatable {
 
     static func resolve(_ header: String?, size: Int64) -> Resolution {
         guard let header, header.hasPrefix("bytes=") else { return .whole }
-        let spec = header.dropFirst(6).trimmingSpaces
+        let spec = trimmed(header.dropFirst(6))
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
-        let first = spec[..<dash].trimmingSpaces
-        let last = spec[spec.index(after: dash)...].trimmingSpaces
+        let first = trimmed(spec[..<dash])
+        let last = trimmed(spec[spec.index(after: dash)...])
         if first.isEmpty {
             guard let suffix = Int64(last), suffix > 0 else { return .whole }
             guard size > 0 else { return .unsatisfiable }
@@ -33,11 +33,9 @@ struct ByteRange: Sendable, Equatable {
         guard start < size else { return .unsatisfiable }
         return .partial(ByteRange(start: start, end: end))
     }
-}
 
-private extension Substring {
-    var trimmingSpaces: Substring {
-        var s = self
+    private static func trimmed(_ text: Substring) -> Substring {
+        var s = text
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }
         return s

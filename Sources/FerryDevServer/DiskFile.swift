@@ -44,9 +44,10 @@ final class DiskFile: Sendable {
     /// Writes the whole buffer at `offset`.
     func write(_ buffer: ByteBuffer, at offset: Int64) throws {
         try buffer.withUnsafeReadableBytes { raw in
+            guard let base = raw.baseAddress else { return }
             var done = 0
             while done < raw.count {
-                let n = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
+                let n = pwrite(descriptor, base + done, raw.count - done, off_t(offset) + off_t(done))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw IOError(operation: "write", path: path, code: errno)
@@ -59,9 +60,11 @@ final class DiskFile: Sendable {
     /// Reads up to `count` bytes at `offset`; an empty buffer means end of file.
     func read(at offset: Int64, count: Int) throws -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: count)
+        guard count > 0 else { return buffer }
         let n = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
             while true {
-                let n = pread(descriptor, raw.baseAddress!, count, off_t(offset))
+                let n = pread(descriptor, base, count, off_t(offset))
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw IOError(operation: "read", path: path, code: errno)

@@ -69,19 +69,31 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case includeOAuth = "include_oauth"
     }
 
-    /// Missing keys keep their defaults so `POST /__dev/faults` can send only what it changes.
+    /// Accepts snake_case (`failure_rate`) or the Swift names (`failureRate`); missing keys keep
+    /// their defaults so `POST /__dev/faults` can send only what it sets.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let c = try decoder.container(keyedBy: FlexibleKey.self)
+        func value<T: Decodable>(_ key: CodingKeys, _ swiftName: String, _ type: T.Type) throws -> T? {
+            try c.decodeIfPresent(type, forKey: FlexibleKey(key.rawValue)) ?? c.decodeIfPresent(type, forKey: FlexibleKey(swiftName))
+        }
         self.init()
-        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? seed
-        failureRate = try c.decodeIfPresent(Double.self, forKey: .failureRate) ?? failureRate
-        dropRate = try c.decodeIfPresent(Double.self, forKey: .dropRate) ?? dropRate
-        dropAfterApplyRate = try c.decodeIfPresent(Double.self, forKey: .dropAfterApplyRate) ?? dropAfterApplyRate
-        rateLimitRate = try c.decodeIfPresent(Double.self, forKey: .rateLimitRate) ?? rateLimitRate
-        retryAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .retryAfterSeconds) ?? retryAfterSeconds
-        writeContentionRate = try c.decodeIfPresent(Double.self, forKey: .writeContentionRate) ?? writeContentionRate
-        latencyMilliseconds = try c.decodeIfPresent(Int.self, forKey: .latencyMilliseconds) ?? latencyMilliseconds
-        routes = try c.decodeIfPresent([String].self, forKey: .routes)
-        includeOAuth = try c.decodeIfPresent(Bool.self, forKey: .includeOAuth) ?? includeOAuth
+        seed = try value(.seed, "seed", UInt64.self) ?? seed
+        failureRate = try value(.failureRate, "failureRate", Double.self) ?? failureRate
+        dropRate = try value(.dropRate, "dropRate", Double.self) ?? dropRate
+        dropAfterApplyRate = try value(.dropAfterApplyRate, "dropAfterApplyRate", Double.self) ?? dropAfterApplyRate
+        rateLimitRate = try value(.rateLimitRate, "rateLimitRate", Double.self) ?? rateLimitRate
+        retryAfterSeconds = try value(.retryAfterSeconds, "retryAfterSeconds", Int.self) ?? retryAfterSeconds
+        writeContentionRate = try value(.writeContentionRate, "writeContentionRate", Double.self) ?? writeContentionRate
+        latencyMilliseconds = try value(.latencyMilliseconds, "latencyMilliseconds", Int.self) ?? latencyMilliseconds
+        routes = try value(.routes, "routes", [String].self)
+        includeOAuth = try value(.includeOAuth, "includeOAuth", Bool.self) ?? includeOAuth
+    }
+
+    private struct FlexibleKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

@@ -70,12 +70,19 @@ extension FerryStore {
         }
         guard !toWrite.isEmpty else { return outcomes }
         try connection.copyIn("COPY ferry.events (job_id, version, type, data) FROM STDIN") { writer in
-            var json = ""
+            var json = [UInt8]()
+            json.reserveCapacity(1024)
+            let version: [UInt8] = Array("1".utf8)
+            let type: [UInt8] = Array("enqueued".utf8)
             for index in toWrite {
                 let spec = specs[index]
                 json.removeAll(keepingCapacity: true)
                 spec.enqueuedEventData.write(into: &json)
-                try writer.writeRow([spec.jobID.postgresText, "1", "enqueued", json])
+                writer.writeField(utf8: Array(spec.jobID.uuidString.lowercased().utf8), first: true)
+                writer.writeField(utf8: version, first: false)
+                writer.writeField(utf8: type, first: false)
+                writer.writeField(utf8: json, first: false)
+                try writer.endRow()
             }
         }
         return outcomes

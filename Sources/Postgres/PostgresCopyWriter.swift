@@ -34,6 +34,26 @@ public struct PostgresCopyWriter: ~Copyable {
         if buffer.count >= flushThreshold { try flush() }
     }
 
+    /// Appends one field given as UTF-8 bytes (no intermediate `String`); call `endRow()` after the last field.
+    public mutating func writeField(utf8 bytes: [UInt8], first: Bool) {
+        if !first { buffer.append(UInt8(ascii: "\t")) }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
+            case UInt8(ascii: "\t"): buffer.append(contentsOf: [92, 116])
+            case UInt8(ascii: "\n"): buffer.append(contentsOf: [92, 110])
+            case UInt8(ascii: "\r"): buffer.append(contentsOf: [92, 114])
+            default: buffer.append(byte)
+            }
+        }
+    }
+
+    /// Ends a row written with `writeField`.
+    public mutating func endRow() throws {
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
     mutating func flush() throws {
         guard !buffer.isEmpty else { return }
         let status = buffer.withUnsafeBufferPointer { pointer in

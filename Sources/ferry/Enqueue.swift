@@ -115,11 +115,12 @@ struct Enqueue: AsyncParsableCommand {
         var requests = [JobRequest]()
         var issues = [ValidationIssue]()
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // Split on bytes: splitting a String by Characters costs grapheme breaking on every byte.
+        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
-            if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
             do throws(ValidationIssue) {
-                requests.append(try JobRequest(jsonLine: String(line), line: lineNumber, defaults: defaults))
+                requests.append(try JobRequest(jsonLine: String(decoding: line, as: UTF8.self), line: lineNumber, defaults: defaults))
             } catch {
                 issues.append(error)
             }

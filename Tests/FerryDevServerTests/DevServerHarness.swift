@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 @testable import FerryDevServer
 
 /// Starts a dev server on a free port in a fresh storage directory, hands it to a test body
@@ -26,9 +27,10 @@ final class DevServerHarness: Sendable {
         appSecret: String? = nil,
         accessTokenLifetime: Double = 14400,
         faults: FaultConfiguration = .none,
+        storage existingStorage: String? = nil,
         _ body: (DevServerHarness) async throws -> Void
     ) async throws {
-        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-devserver-\(UUID().uuidString)").path
+        let storage = existingStorage ?? Self.temporaryStorage()
         var logger = Logger(label: "ferry.dev-server.test")
         logger.logLevel = .warning
         let configuration = DevServerConfiguration(
@@ -36,7 +38,9 @@ final class DevServerHarness: Sendable {
             accessTokenLifetime: accessTokenLifetime, faults: faults
         )
         let server = try DevServer(configuration: configuration, logger: logger)
-        let task = Task { try await server.run() }
+        // Run it the way `ferry dev-server` does: as a Service, stopped by graceful shutdown.
+        let group = ServiceGroup(services: [server], logger: logger)
+        let task = Task { try await group.run() }
         let client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
             configuration: .init(redirectConfiguration: .disallow)
@@ -50,10 +54,15 @@ final class DevServerHarness: Sendable {
             failure = error
         }
         try? await client.shutdown()
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = try? await task.value
-        try? FileManager.default.removeItem(atPath: storage)
+        // A storage directory handed in belongs to the caller (restart tests reuse it).
+        if existingStorage == nil { try? FileManager.default.removeItem(atPath: storage) }
         if let failure { throw failure }
+    }
+
+    static func temporaryStorage() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("ferry-devserver-\(UUID().uuidString)").path
     }
 
     // MARK: Requests

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FerryDevServer
 
@@ -53,5 +54,16 @@ struct DevServerInternalsTests {
         #expect(ByteRange.resolve("bytes=100-", size: 100) == .unsatisfiable)
         #expect(ByteRange.resolve("bytes=0-1,5-6", size: 100) == .whole)
         #expect(ByteRange.resolve(nil, size: 100) == .whole)
+    }
+
+    @Test("fault settings decode from snake_case or Swift names, keeping defaults")
+    func faultDecoding() throws {
+        let json = #"{"failureRate":0.5,"drop_rate":0.25,"routes":["files/upload"]}"#
+        let decoded = try JSONDecoder().decode(FaultConfiguration.self, from: Data(json.utf8))
+        #expect(decoded.failureRate == 0.5)
+        #expect(decoded.dropRate == 0.25)
+        #expect(decoded.routes == ["files/upload"])
+        #expect(decoded.retryAfterSeconds == 1)
+        #expect(decoded.includeOAuth == false)
     }
 }

@@ -133,7 +133,8 @@ struct UploadTests {
             let renamed = try await h.content("files/upload_session/finish", token: token,
                                               arg: #"{"cursor":{"session_id":"\#(session)","offset":3},"commit":{"path":"/docs/A.txt","mode":"add","autorename":true}}"#)
             #expect(renamed.status == 200)
-            #expect(renamed.json["path_display"] as? String == "/Docs/a (1).txt")
+            // Existing folders keep their casing; the new name follows the commit path.
+            #expect(renamed.json["path_display"] as? String == "/Docs/A (1).txt")
 
             // Identical content is not a conflict (no new rev) ...
             let same = try await h.upload("/Docs/a.txt", Array("one".utf8), token: token)

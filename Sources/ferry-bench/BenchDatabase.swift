@@ -1,0 +1,47 @@
+import Foundation
+import Postgres
+
+/// Fresh databases on the benchmark cluster.
+struct BenchDatabase {
+    let adminURL: String
+
+    func create(_ name: String) async throws -> String {
+        let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: adminURL, poolSize: 1))
+        defer { admin.close() }
+        try await admin.withConnection { connection in
+            try connection.execute("DROP DATABASE IF EXISTS \(PostgresIdentifier(name).quoted)")
+            try connection.execute("CREATE DATABASE \(PostgresIdentifier(name).quoted)")
+        }
+        guard let slash = adminURL.range(of: "/", options: .backwards) else { return adminURL }
+        return String(adminURL[..<slash.upperBound]) + name
+    }
+}
+
+/// Runs a child process and returns its wall time in seconds.
+func timedRun(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    let start = ContinuousClock.now
+    try process.run()
+    process.waitUntilExit()
+    let elapsed = ContinuousClock.now - start
+    guard process.terminationStatus == 0 else {
+        throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    }
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}

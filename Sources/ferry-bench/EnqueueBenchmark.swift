@@ -1,0 +1,73 @@
+import ArgumentParser
+import FerryCore
+import Foundation
+import Postgres
+
+/// CLI bulk enqueue of N jobs from JSON Lines vs a raw COPY of the same event rows into a plain table.
+struct EnqueueBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enqueue",
+        abstract: "ferry enqueue --from FILE (N jobs) against raw COPY of the same rows into a plain table.")
+
+    @Option(help: "Admin URL of the benchmark cluster (a database is created per round).")
+    var databaseURL: String
+
+    @Option(help: "Path to the ferry executable (a release build).")
+    var ferry: String
+
+    @Option(help: "Jobs per round.")
+    var jobs = 100_000
+
+    @Option(help: "Rounds (the median is reported).")
+    var rounds = 3
+
+    func run() async throws {
+        let bench = BenchDatabase(adminURL: databaseURL)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bench-\(jobs).jsonl").path
+        var lines = ""
+        lines.reserveCapacity(jobs * 140)
+        for index in 0..<jobs {
+            lines += #"{"kind":"fetch","source":"https://photos.example.com/p/\#(index).jpg","to":"/srv/photos/","batch":"bench","metadata":{"title":"Photo \#(index)"}}"#
+            lines += "\n"
+        }
+        try lines.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+
+        var ferryTimes = [Double]()
+        var copyTimes = [Double]()
+        for round in 1...rounds {
+            // Ferry: the whole CLI process (parse, validate, COPY, projection) as a script would run it.
+            let url = try await bench.create("bench_enqueue_\(round)")
+            _ = try timedRun(ferry, ["migrate", "--database-url", url])
+            let ferryTime = try timedRun(ferry, ["enqueue", "--from", file, "--database-url", url])
+            ferryTimes.append(ferryTime)
+
+            // Baseline: the same event rows, already rendered, COPYed into a plain table with no indexes.
+            let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
+            let rows = try await client.withConnection { connection in
+                try connection.query("SELECT job_id::text, version::text, type, data::text FROM ferry.events").rows
+            }
+            let rendered = rows.map { $0.values }
+            let copyTime = try await client.withConnection { connection -> Double in
+                try connection.execute("CREATE TABLE raw_events (job_id uuid, version int, type text, data jsonb)")
+                let start = ContinuousClock.now
+                try connection.transaction { tx in
+                    try tx.copyIn("COPY raw_events (job_id, version, type, data) FROM STDIN") { writer in
+                        for row in rendered { try writer.writeRow(row) }
+                    }
+                }
+                let elapsed = ContinuousClock.now - start
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
+            client.close()
+            copyTimes.append(copyTime)
+            print(String(format: "round %d: ferry enqueue %.3f s, raw COPY %.3f s", round, ferryTime, copyTime))
+        }
+        let ferryRate = Double(jobs) / median(ferryTimes)
+        let copyRate = Double(jobs) / median(copyTimes)
+        print(String(format: "bulk enqueue of %d jobs (median of %d rounds)", jobs, rounds))
+        print(String(format: "  ferry enqueue --from FILE: %9.0f jobs/s", ferryRate))
+        print(String(format: "  raw COPY (baseline):       %9.0f rows/s", copyRate))
+        print(String(format: "  ratio:                     %9.2fx", ferryRate / copyRate))
+    }
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Benchmarks against a private PostgreSQL with default settings (fsync on), started for the run.
+# Figures are printed as ratios against baselines measured in the same run: this machine is shared and noisy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pgdir=$(mktemp -d /tmp/ferry-bench-pg.XXXXXX)
+cleanup() {
+    scripts/pg.sh stop "$pgdir" || true
+    rm -rf "$pgdir"
+}
+trap cleanup EXIT
+url=$(scripts/pg.sh start "$pgdir")
+
+echo "==> building (release)"
+swift build -c release --product ferry >/dev/null
+swift build -c release --product ferry-bench >/dev/null
+bin=$(swift build -c release --show-bin-path)
+
+echo "==> enqueue benchmark"
+"$bin/ferry-bench" enqueue --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_JOBS:-100000}"
