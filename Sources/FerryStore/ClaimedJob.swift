@@ -27,16 +27,15 @@ public struct ClaimedJob: Sendable, Hashable {
     /// When the claim was recorded (the claiming transaction's time).
     public var claimedAt: PostgresTimestamp
 
-    static let pickColumns = """
+    static let columns = """
         job_id, lease, attempt, max_attempts, kind, queue, batch, source, destination, account, spec::text,
-        metadata::text, bytes_done, bytes_total, session::text, enqueued_at
+        metadata::text, bytes_done, bytes_total, session::text, enqueued_at, updated_at
         """
 
     init(row: PostgresRow) throws {
         jobID = try row.decode(UUID.self, at: 0)
-        // The row was read before the claim: the claim takes the next lease and attempt.
-        lease = try row.decode(Int64.self, at: 1) + 1
-        attempt = try row.decode(Int.self, at: 2) + 1
+        lease = try row.decode(Int64.self, at: 1)
+        attempt = try row.decode(Int.self, at: 2)
         maxAttempts = try row.decode(Int.self, at: 3)
         guard let kind = JobKind(rawValue: try row.decode(String.self, at: 4)) else {
             throw PostgresError(code: .decoding, reason: "unknown job kind")

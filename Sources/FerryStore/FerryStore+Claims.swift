@@ -3,28 +3,13 @@ import Foundation
 import Postgres
 
 extension FerryStore {
-    /// Claims up to `limit` due jobs from `queues` in one statement: highest priority first, then oldest
-    /// `run_at`. `FOR UPDATE SKIP LOCKED` lets many workers claim concurrently without waiting on each other;
-    /// a `claimed` event (new lease, worker name) is appended per job in the same statement.
+    /// Claims up to `limit` due jobs from `queues` in one statement (`ferry.claim_jobs`): highest priority
+    /// first, then oldest `run_at`, `FOR UPDATE SKIP LOCKED` so claimers never wait on each other, at most
+    /// `accounts.max_concurrent` running jobs per account across all workers, and a `claimed` event per job.
     public func claim(worker: String, queues: [String], limit: Int) async throws -> [ClaimedJob] {
         guard limit > 0, !queues.isEmpty else { return [] }
-        let sql = """
-            WITH picked AS (
-                SELECT \(ClaimedJob.pickColumns), version
-                  FROM ferry.jobs
-                 WHERE state = 'queued' AND queue = ANY($1::text[]) AND run_at <= now()
-                 ORDER BY priority DESC, run_at, job_id
-                 LIMIT $2
-                   FOR UPDATE SKIP LOCKED
-            ), appended AS (
-                INSERT INTO ferry.events (job_id, version, type, data)
-                SELECT job_id, version + 1, 'claimed', jsonb_build_object('lease', lease + 1, 'worker', $3::text)
-                  FROM picked
-                RETURNING job_id
-            )
-            SELECT \(ClaimedJob.pickColumns), now() FROM picked
-            """
-        let binds: [any PostgresBindable] = [PostgresArray(queues), limit, worker]
+        let sql = "SELECT \(ClaimedJob.columns) FROM ferry.claim_jobs($1, $2::text[], $3)"
+        let binds: [any PostgresBindable] = [worker, PostgresArray(queues), limit]
         do {
             return try await client.withConnection { connection in
                 try connection.query(sql, binds).rows.map(ClaimedJob.init(row:))

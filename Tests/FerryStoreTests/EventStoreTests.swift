@@ -48,7 +48,8 @@ struct EventStoreTests {
         #expect(claimed.count == 1)
         let result = try await worker.record([.succeeded(claimed[0], bytes: 1000)])
         #expect(result.accepted == [claimed[0].jobID])
-        let cancelled = try await producer.cancel(.job(ids[1].jobID), requestedBy: "test")
+        let unclaimed = ids.map(\.jobID).first { $0 != claimed[0].jobID }!
+        let cancelled = try await producer.cancel(.job(unclaimed), requestedBy: "test")
         #expect(cancelled.first?.action == .cancelled)
 
         for role in [producer.client, worker.client] {
