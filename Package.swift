@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
     ],
     targets: [
@@ -57,9 +60,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "FerryWorker",
+            dependencies: [
+                "FerryStore",
+                "FerryCore",
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "ferry",
             dependencies: [
+                "FerryWorker",
+                "FerryDevServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "FerryStore",
                 "FerryCore",
                 "Postgres",
@@ -70,6 +90,8 @@ let package = Package(
         .executableTarget(
             name: "ferry-bench",
             dependencies: [
+                "FerryWorker",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "FerryStore",
                 "FerryCore",
                 "Postgres",
@@ -92,5 +114,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
+        .testTarget(
+            name: "FerryWorkerTests",
+            dependencies: ["FerryWorker", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
+        ),
     ]
 )

@@ -23,7 +23,8 @@ struct Ferry: AsyncParsableCommand {
             69 database unavailable, 70 internal error, 78 schema not migrated.
             """,
         subcommands: [
-            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Projection.self,
+            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, WorkerCommand.self,
+            Projection.self,
         ]
     )
 }

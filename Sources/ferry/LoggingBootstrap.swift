@@ -6,7 +6,7 @@ import Synchronization
 enum LoggingBootstrap {
     private static let done = Mutex(false)
 
-    static func bootstrap(level: String?, defaultLevel: Logger.Level = .warning) {
+    static func bootstrap(level: String?, defaultLevel: Logger.Level = .warning, json: Bool = false) {
         let first = done.withLock { done in
             defer { done = true }
             return !done
@@ -15,6 +15,11 @@ enum LoggingBootstrap {
         let text = level ?? ProcessInfo.processInfo.environment["FERRY_LOG_LEVEL"]
         let resolved = text.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? defaultLevel
         LoggingSystem.bootstrap { label in
+            if json {
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = resolved
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = resolved
             return handler

@@ -1,0 +1,102 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// Registers (or re-registers) a worker; its heartbeat starts now.
+    public func register(_ worker: WorkerRegistration) async throws {
+        try await run("""
+            INSERT INTO ferry.workers (name, queues, concurrency, host, pid)
+            VALUES ($1, $2::text[], $3, $4, $5)
+            ON CONFLICT (name) DO UPDATE
+               SET queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency, host = EXCLUDED.host,
+                   pid = EXCLUDED.pid, heartbeat_at = now(), stopping = false
+            """, [worker.name, PostgresArray(worker.queues), worker.concurrency, worker.host, worker.pid])
+    }
+
+    /// One heartbeat: a single-row update per worker per interval (never per job). Returns false when the
+    /// worker's row is gone (it was declared dead), so the caller re-registers.
+    public func heartbeat(worker: String, stopping: Bool = false) async throws -> Bool {
+        let updated = try await run(
+            "UPDATE ferry.workers SET heartbeat_at = now(), stopping = $2 WHERE name = $1", [worker, stopping])
+        return updated > 0
+    }
+
+    /// Removes a worker's row at a clean exit.
+    public func deregister(worker: String) async throws {
+        try await run("DELETE FROM ferry.workers WHERE name = $1", [worker])
+    }
+
+    /// Puts back jobs of workers whose heartbeat is older than `staleAfter` (exactly once across all workers).
+    public func rescueStaleJobs(staleAfter: Duration) async throws -> [RescuedJob] {
+        let seconds = Double(staleAfter.components.seconds) + Double(staleAfter.components.attoseconds) / 1e18
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT job_id, outcome, worker FROM ferry.rescue_stale_jobs(make_interval(secs => $1))", [seconds]
+                ).rows.map { row in
+                    RescuedJob(
+                        jobID: try row.decode(UUID.self, at: 0), outcome: try row.decode(String.self, at: 1),
+                        worker: try row.decode(String?.self, at: 2))
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Running jobs of `worker` that someone asked to cancel.
+    public func cancelRequests(worker: String) async throws -> Set<UUID> {
+        do {
+            return try await client.withConnection { connection in
+                Set(
+                    try connection.query(
+                        "SELECT job_id FROM ferry.jobs WHERE state = 'running' AND worker = $1 AND cancel_requested",
+                        [worker]
+                    ).rows.map { try $0.decode(UUID.self, at: 0) })
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Records one progress event if the claim is still current, and reports whether a cancel is pending.
+    public func recordProgress(_ outcome: JobOutcome) async throws -> ProgressAck {
+        var payload = outcome.data
+        payload["lease"] = .int(outcome.lease)
+        let data = JSONValue.object(payload).jsonText
+        let sql = """
+            WITH target AS (
+                SELECT job_id, version, cancel_requested FROM ferry.jobs
+                 WHERE job_id = $1::uuid AND lease = $2 AND state = 'running'
+                   FOR UPDATE
+            ), appended AS (
+                INSERT INTO ferry.events (job_id, version, type, data)
+                SELECT job_id, version + 1, $3, $4::jsonb FROM target
+                RETURNING job_id
+            )
+            SELECT cancel_requested, (SELECT count(*) FROM appended) FROM target
+            """
+        do {
+            return try await client.withConnection { connection in
+                let rows = try connection.query(
+                    sql, [outcome.jobID, outcome.lease, outcome.type.rawValue, data]
+                ).rows
+                guard let row = rows.first else { return ProgressAck(accepted: false, cancelRequested: false) }
+                return ProgressAck(
+                    accepted: try row.decode(Int.self, at: 1) == 1, cancelRequested: try row.decode(Bool.self, at: 0))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ binds: [any PostgresBindable]) async throws -> Int {
+        do {
+            return try await client.withConnection { try $0.query(sql, binds).affectedRows }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

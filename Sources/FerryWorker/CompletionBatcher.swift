@@ -1,0 +1,86 @@
+import FerryStore
+import Foundation
+import Logging
+import Postgres
+import Synchronization
+
+/// Writes job outcomes in batches: finishing many short jobs costs one statement per batch, not one
+/// transaction per job. Outcomes wait here while PostgreSQL is down and are written when it is back.
+final class CompletionBatcher: Sendable {
+    private let store: FerryStore
+    private let batchSize: Int
+    private let flushInterval: Duration
+    private let logger: Logger
+    private let signal = WakeupSignal()
+    private let state = Mutex(State())
+
+    private struct State {
+        var buffer: [JobOutcome] = []
+        var finishing = false
+    }
+
+    init(store: FerryStore, batchSize: Int, flushInterval: Duration, logger: Logger) {
+        self.store = store
+        self.batchSize = batchSize
+        self.flushInterval = flushInterval
+        self.logger = logger
+    }
+
+    /// Queues an outcome for the next batch.
+    func submit(_ outcome: JobOutcome) {
+        let wake = state.withLock { state -> Bool in
+            state.buffer.append(outcome)
+            return state.buffer.count == 1 || state.buffer.count >= batchSize
+        }
+        if wake { signal.notify() }
+    }
+
+    var pending: Int { state.withLock { $0.buffer.count } }
+
+    /// Flushes until `finish()` is called and everything is written.
+    func run() async {
+        while true {
+            let (isEmpty, finishing) = state.withLock { ($0.buffer.isEmpty, $0.finishing) }
+            if isEmpty {
+                if finishing { return }
+                await signal.wait(timeout: .seconds(1))
+                continue
+            }
+            // A short window lets concurrent finishers join the same statement.
+            if state.withLock({ $0.buffer.count < batchSize && !$0.finishing }) {
+                try? await Task.sleep(for: flushInterval)
+            }
+            let batch = state.withLock { state -> [JobOutcome] in
+                let taken = Array(state.buffer.prefix(batchSize))
+                state.buffer.removeFirst(taken.count)
+                return taken
+            }
+            await write(batch)
+        }
+    }
+
+    /// Stops accepting the wait: `run()` returns once the buffer is empty.
+    func finish() {
+        state.withLock { $0.finishing = true }
+        signal.notify()
+    }
+
+    private func write(_ batch: [JobOutcome]) async {
+        do {
+            let result = try await withDatabaseRetry(logger: logger) { try await self.store.record(batch) }
+            if !result.rejected.isEmpty {
+                logger.notice("outcomes rejected: the claims were lost (rescued or cancelled elsewhere)", metadata: ["jobs": "\(result.rejected.count)"])
+            }
+        } catch {
+            // Not a connection problem: isolate the bad outcome so the others still land.
+            logger.error("writing a batch of outcomes failed; writing one by one", metadata: ["error": "\(error)"])
+            for outcome in batch {
+                do {
+                    _ = try await store.record([outcome])
+                } catch {
+                    logger.error("an outcome could not be written; the job will be rescued", metadata: ["job": "\(outcome.jobID)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Crypto
+import FerryCore
+import FerryStore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Uploads into a local directory (a mounted NAS or volume): `--to file:///dir/`.
+///
+/// Writes chunks to a temporary name beside the target, records a progress event per chunk (with the offset,
+/// after `fsync`, so a crash never records bytes that are not on disk), resumes from the recorded offset on
+/// the next attempt, checks that the source did not change since enqueue (size, mtime, inode) nor during the
+/// copy, verifies the written file's SHA-256 against the bytes read, then fsyncs and renames into place.
+public struct LocalDirectoryUploadHandler: JobHandler {
+    public let chunkSize: Int
+
+    public init(chunkSize: Int = 8 * 1024 * 1024) {
+        self.chunkSize = max(64 * 1024, chunkSize)
+    }
+
+    public var name: String { "local-directory" }
+
+    public func canHandle(_ job: ClaimedJob) -> Bool {
+        job.kind == .upload && job.destination.hasPrefix("file://")
+    }
+
+    public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        guard case (.directory(let target), _)? = try? TransferEndpoint.parseDestination(job.destination) else {
+            throw JobFailure.permanent("bad_destination", "destination is not a file:/// URL")
+        }
+        let expected = try SourceExpectation(spec: job.spec)
+        let source: OwnedFile
+        do {
+            source = try OwnedFile(path: job.source, flags: O_RDONLY)
+        } catch let error as POSIXFailure where error.code == ENOENT {
+            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
+        } catch let error as POSIXFailure where error.code == EACCES {
+            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
+        }
+        try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
+
+        let directory = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        let temporary = directory + "/." + name + ".ferry-" + job.jobID.uuidString.lowercased() + ".part"
+        try await BlockingIO.run { try Self.makeDirectories(directory) }
+        let part: OwnedFile
+        do {
+            part = try OwnedFile(path: temporary, flags: O_RDWR | O_CREAT)
+        } catch let error as POSIXFailure {
+            throw Self.classify(error)
+        }
+
+        // Resume where the last attempt's recorded progress says the bytes are durable.
+        var offset: Int64 = 0
+        var hasher = SHA256()
+        if let session = job.session.flatMap({ try? JSONValue.parse($0) }), session["temp"]?.stringValue == temporary,
+            let recorded = session["offset"]?.intValue, recorded > 0, recorded <= expected.size,
+            (try? part.status().st_size).map({ Int64($0) >= recorded }) == true
+        {
+            offset = recorded
+            var position: Int64 = 0
+            while position < offset {
+                let (at, count) = (position, Int(min(Int64(chunkSize), offset - position)))
+                let bytes = try await BlockingIO.run { try part.read(at: at, count: count) }
+                hasher.update(data: bytes)
+                position += Int64(bytes.count)
+            }
+            context.logger.info("resuming upload", metadata: ["offset": "\(offset)"])
+        }
+        try part.truncate(to: offset)
+
+        while offset < expected.size {
+            try context.checkCancellation()
+            let start = offset
+            let chunk = try await BlockingIO.run { try source.read(at: start, count: self.chunkSize) }
+            guard !chunk.isEmpty else {
+                throw JobFailure.permanent("source_changed", "\(job.source) became shorter during the upload")
+            }
+            do {
+                try await BlockingIO.run {
+                    try part.write(chunk, at: start)
+                    try part.sync()
+                }
+            } catch let error as POSIXFailure {
+                throw Self.classify(error)
+            }
+            hasher.update(data: chunk)
+            offset += Int64(chunk.count)
+            if offset < expected.size {
+                try await context.reportProgress(
+                    bytesDone: offset, bytesTotal: expected.size,
+                    session: .object(["temp": .string(temporary), "offset": .int(offset)]))
+            }
+        }
+        try expected.check(try source.status(), path: job.source, when: "during the upload")
+
+        // Read back what landed on disk: a resume bug or a bad disk must not pass as success.
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let written = try await BlockingIO.run { try Self.sha256(of: part, size: expected.size, chunk: self.chunkSize) }
+        guard written == digest else {
+            unlink(temporary)
+            throw JobFailure.retryable("verify_failed", "the written file does not match the source (SHA-256); starting over")
+        }
+        try await BlockingIO.run { try Self.publish(temporary, as: target, digest: digest, size: expected.size, chunk: self.chunkSize) }
+        return JobResult(bytes: expected.size, details: .object(["sha256": .string(digest), "path": .string(target)]))
+    }
+
+    /// Renames into place; an existing target with the same content means an earlier attempt already did it.
+    static func publish(_ temporary: String, as target: String, digest: String, size: Int64, chunk: Int) throws {
+        if access(target, F_OK) == 0 {
+            let existing = try OwnedFile(path: target, flags: O_RDONLY)
+            if Int64(try existing.status().st_size) == size, try sha256(of: existing, size: size, chunk: chunk) == digest {
+                unlink(temporary)
+                return
+            }
+            throw JobFailure.permanent("destination_exists", "\(target) already exists with different content")
+        }
+        guard rename(temporary, target) == 0 else { throw classify(POSIXFailure(operation: "rename", path: target, code: errno)) }
+        // Make the rename itself durable.
+        if let directory = try? OwnedFile(path: (target as NSString).deletingLastPathComponent, flags: O_RDONLY | O_DIRECTORY) {
+            try? directory.sync()
+        }
+    }
+
+    static func sha256(of file: OwnedFile, size: Int64, chunk: Int) throws -> String {
+        var hasher = SHA256()
+        var position: Int64 = 0
+        while position < size {
+            let bytes = try file.read(at: position, count: chunk)
+            if bytes.isEmpty { break }
+            hasher.update(data: bytes)
+            position += Int64(bytes.count)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func makeDirectories(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw JobFailure.permanent("destination_unwritable", "cannot create \(path)")
+        }
+    }
+
+    /// Disk full and I/O errors may pass; permissions and missing mounts will not.
+    static func classify(_ error: POSIXFailure) -> JobFailure {
+        switch error.code {
+        case EACCES, EPERM, EROFS, ENOTDIR, EISDIR: .permanent("destination_unwritable", error.description)
+        default: .retryable("io_error", error.description)
+        }
+    }
+}
+
+/// The source as the producer saw it at enqueue.
+struct SourceExpectation {
+    let size: Int64
+    let modifiedNanoseconds: Int64
+    let inode: Int64?
+
+    init(spec: String) throws {
+        guard let value = try? JSONValue.parse(spec), let size = value["size"]?.intValue,
+            let mtime = value["mtime_ns"]?.intValue
+        else {
+            throw JobFailure.permanent("bad_spec", "the job has no recorded source size and modification time")
+        }
+        self.size = size
+        self.modifiedNanoseconds = mtime
+        self.inode = value["inode"]?.intValue
+    }
+
+    func check(_ info: stat, path: String, when: String) throws {
+        let mtime = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        var changes = [String]()
+        if Int64(info.st_size) != size { changes.append("size \(size) → \(info.st_size)") }
+        if mtime != modifiedNanoseconds { changes.append("modification time") }
+        if let inode, inode != Int64(bitPattern: UInt64(info.st_ino)) { changes.append("replaced by another file") }
+        if !changes.isEmpty {
+            throw JobFailure.permanent(
+                "source_changed",
+                "\(path) changed \(when) (\(changes.joined(separator: ", "))); enqueue it again to upload the new version")
+        }
+    }
+}

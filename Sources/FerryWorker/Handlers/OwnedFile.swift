@@ -1,0 +1,79 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A file descriptor with one owner: closed exactly once, in `deinit`.
+final class OwnedFile: @unchecked Sendable {
+    let descriptor: Int32
+    let path: String
+
+    /// Opens `path`; throws `errno` wrapped in `POSIXFailure`.
+    init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
+        let fd = open(path, flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw POSIXFailure(operation: "open", path: path, code: errno) }
+        self.descriptor = fd
+        self.path = path
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    func status() throws -> stat {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw POSIXFailure(operation: "stat", path: path, code: errno) }
+        return info
+    }
+
+    /// Reads up to `count` bytes at `offset` (fewer only at end of file).
+    func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = buffer.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw POSIXFailure(operation: "read", path: path, code: errno)
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        buffer.removeLast(count - filled)
+        return buffer
+    }
+
+    func write(_ bytes: [UInt8], at offset: Int64) throws {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                pwrite(descriptor, raw.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw POSIXFailure(operation: "write", path: path, code: errno)
+            }
+            written += n
+        }
+    }
+
+    func truncate(to size: Int64) throws {
+        guard ftruncate(descriptor, off_t(size)) == 0 else { throw POSIXFailure(operation: "truncate", path: path, code: errno) }
+    }
+
+    func sync() throws {
+        guard fsync(descriptor) == 0 else { throw POSIXFailure(operation: "fsync", path: path, code: errno) }
+    }
+}
+
+/// A failed system call, with the operation, path and errno.
+struct POSIXFailure: Error, CustomStringConvertible {
+    let operation: String
+    let path: String
+    let code: Int32
+
+    var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
+}

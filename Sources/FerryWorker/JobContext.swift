@@ -1,0 +1,85 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import Postgres
+import Synchronization
+
+/// What a handler gets besides the job: a logger carrying the job's metadata, progress reporting, and
+/// cancellation checks.
+public final class JobContext: Sendable {
+    public let job: ClaimedJob
+    /// Carries job id, kind, attempt and worker as metadata (attached once per job).
+    public let logger: Logger
+    let store: FerryStore
+    let metrics: WorkerMetrics
+    private let state = Mutex(State())
+
+    struct State {
+        var lastRecorded = ContinuousClock.now - .seconds(60)
+        var bytesReported: Int64 = 0
+        var cancelRequested = false
+    }
+
+    /// Minimum spacing of progress events that are not forced (keeps the log from filling with progress).
+    let progressInterval: Duration
+
+    init(job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration) {
+        self.job = job
+        self.logger = logger
+        self.store = store
+        self.metrics = metrics
+        self.progressInterval = progressInterval
+    }
+
+    /// Records progress. With `session` (a resumable cursor) or `force`, always writes an event, so a new
+    /// attempt can resume exactly there; otherwise at most one event per `progressInterval`.
+    ///
+    /// Throws `CancellationError` when a cancel was requested and `LeaseLost` when the claim is gone.
+    public func reportProgress(bytesDone: Int64, bytesTotal: Int64? = nil, session: JSONValue? = nil, force: Bool = false) async throws {
+        try Task.checkCancellation()
+        let due = state.withLock { state in
+            force || session != nil || ContinuousClock.now - state.lastRecorded >= progressInterval
+        }
+        guard due else { return }
+        let ack = try await withDatabaseRetry(logger: logger) {
+            try await self.store.recordProgress(.progress(self.job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session))
+        }
+        let delta = state.withLock { state -> Int64 in
+            state.lastRecorded = ContinuousClock.now
+            defer { state.bytesReported = max(state.bytesReported, bytesDone) }
+            return max(0, bytesDone - state.bytesReported)
+        }
+        metrics.bytesMoved(delta, job: job)
+        guard ack.accepted else { throw LeaseLost() }
+        if ack.cancelRequested {
+            state.withLock { $0.cancelRequested = true }
+            throw CancellationError()
+        }
+    }
+
+    /// Throws `CancellationError` if the job should stop (cancel requested or the worker is shutting down).
+    public func checkCancellation() throws {
+        try Task.checkCancellation()
+    }
+
+    var cancelRequestedByProgress: Bool { state.withLock { $0.cancelRequested } }
+}
+
+/// Retries a database call while PostgreSQL is unreachable, with capped exponential backoff, so in-flight
+/// work records its progress once the database is back. Other errors propagate at once.
+func withDatabaseRetry<T: Sendable>(
+    logger: Logger, deadline: ContinuousClock.Instant? = nil, _ body: @Sendable () async throws -> T
+) async throws -> T {
+    var delay = Duration.milliseconds(100)
+    while true {
+        do {
+            return try await body()
+        } catch let error as PostgresError where error.isConnectionLoss {
+            if let deadline, ContinuousClock.now + delay > deadline { throw error }
+            logger.warning("database unavailable, retrying", metadata: ["retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)"])
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// How a failed attempt should be treated. `description` is what lands in `last_error`: never put secrets in it.
+public struct JobFailure: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Temporary (5xx, timeout, dropped connection): retry with backoff until attempts run out.
+        case retryable
+        /// Will not get better by retrying (missing source, rejected path): fail now.
+        case permanent
+        /// Rate limited: come back at this time without consuming an attempt.
+        case rateLimited(until: Date)
+    }
+
+    public var kind: Kind
+    /// A stable, low-cardinality code for metrics and branching (for example `source_changed`).
+    public var code: String
+    public var message: String
+
+    public init(_ kind: Kind, code: String, _ message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    public static func retryable(_ code: String, _ message: String) -> JobFailure { .init(.retryable, code: code, message) }
+    public static func permanent(_ code: String, _ message: String) -> JobFailure { .init(.permanent, code: code, message) }
+    public static func rateLimited(until: Date, _ message: String) -> JobFailure {
+        .init(.rateLimited(until: until), code: "rate_limited", message)
+    }
+
+    public var description: String { "\(code): \(message)" }
+}
+
+/// Thrown inside a handler when its claim was lost (the job was rescued or cancelled elsewhere): the attempt
+/// must end without writing anything.
+public struct LeaseLost: Error, Sendable {}

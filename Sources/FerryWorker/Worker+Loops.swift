@@ -1,0 +1,113 @@
+import FerryStore
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+extension Worker {
+    /// LISTEN for new work and cancel requests; polling stays as the fallback.
+    func startListener() -> PostgresListener {
+        let listener = PostgresListener(
+            configuration: listenerConfiguration, channels: ["ferry_jobs", "ferry_cancel"], logger: logger)
+        let wakeup = self.wakeup
+        let cancelWake = self.cancelWakeup
+        listener.start { note in
+            switch note.channel {
+            case "ferry_jobs": wakeup.notify()
+            case "ferry_cancel": cancelWake.notify()
+            default:
+                // Reconnected: anything announced meanwhile was lost, so look at both again.
+                wakeup.notify()
+                cancelWake.notify()
+            }
+        }
+        return listener
+    }
+
+    /// One write per worker per interval. A missing row means we were declared dead: register again (our old
+    /// claims were rescued and their late events will be refused by lease).
+    func heartbeatLoop(_ registration: WorkerRegistration) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.heartbeatInterval)
+            if Task.isCancelled { return }
+            do {
+                let alive = try await store.heartbeat(worker: configuration.name, stopping: Task.isShuttingDownGracefully)
+                if !alive {
+                    logger.warning("this worker was declared dead; registering again")
+                    try await store.register(registration)
+                }
+            } catch {
+                logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Any live worker rescues jobs of dead ones; the database makes it exactly once.
+    func rescueLoop() async {
+        while !Task.isCancelled {
+            // Jitter spreads the fleet's rescue queries.
+            let jitter = Double.random(in: 0.8...1.2)
+            try? await Task.sleep(for: configuration.heartbeatInterval * jitter)
+            if Task.isCancelled { return }
+            do {
+                let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
+                if !rescued.isEmpty {
+                    metrics.rescued(rescued.count)
+                    let workers = Set(rescued.compactMap(\.worker)).sorted().joined(separator: ",")
+                    logger.notice("rescued jobs of dead workers", metadata: ["jobs": "\(rescued.count)", "dead_workers": "\(workers)"])
+                    wakeup.notify()
+                }
+            } catch {
+                logger.warning("rescue check failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Stops running jobs someone asked to cancel: at once on notification, else within the poll interval.
+    func cancelWatchLoop() async {
+        while !Task.isCancelled {
+            await cancelWakeup.wait(timeout: configuration.pollInterval)
+            if Task.isCancelled { return }
+            guard running.count > 0 else { continue }
+            do {
+                let requested = try await store.cancelRequests(worker: configuration.name)
+                if !requested.isEmpty {
+                    let stopped = running.stop(requested, reason: .cancelRequested)
+                    if stopped > 0 { logger.info("cancelling running jobs on request", metadata: ["jobs": "\(stopped)"]) }
+                }
+            } catch {
+                logger.warning("checking cancel requests failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Queue depth and oldest waiting age for metrics, read at a modest interval.
+    func queueStatsLoop() async {
+        while !Task.isCancelled {
+            do {
+                for row in try await store.queueStats() where configuration.queues.contains(row.queue) {
+                    metrics.queue(row.queue, state: row.state, jobs: row.jobs, oldestWaitingSeconds: row.oldestWaitingSeconds)
+                }
+            } catch {
+                logger.debug("queue stats failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: configuration.queueStatsInterval)
+        }
+    }
+
+    /// Graceful shutdown: running jobs get `shutdownTimeout` to finish; the rest are stopped and released.
+    func drain() async {
+        let deadline = ContinuousClock.now + configuration.shutdownTimeout
+        if running.count > 0 {
+            logger.info("draining running jobs", metadata: ["jobs": "\(running.count)", "timeout": "\(configuration.shutdownTimeout)"])
+        }
+        while running.count > 0 && ContinuousClock.now < deadline {
+            await wakeup.wait(timeout: .milliseconds(100))
+        }
+        if running.count > 0 {
+            let stopped = running.stop(nil, reason: .shutdown)
+            logger.notice("shutdown timeout reached; releasing jobs back to the queue", metadata: ["jobs": "\(stopped)"])
+            while running.count > 0 { await wakeup.wait(timeout: .milliseconds(50)) }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// A worker process's engine: claims jobs with `FOR UPDATE SKIP LOCKED`, runs them through handlers,
+/// heartbeats, rescues jobs of dead workers, and drains on graceful shutdown.
+///
+/// Many workers on many machines share one PostgreSQL and coordinate only through it.
+public final class Worker: Service, Sendable {
+    public let configuration: WorkerConfiguration
+    let store: FerryStore
+    let handlers: [any JobHandler]
+    let logger: Logger
+    let listenerConfiguration: PostgresConfiguration
+    let metrics = WorkerMetrics()
+    let running = RunningJobs()
+    let wakeup = WakeupSignal()
+    let cancelWakeup = WakeupSignal()
+    let batcher: CompletionBatcher
+
+    /// - Parameters:
+    ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
+    public init(
+        configuration: WorkerConfiguration, store: FerryStore, handlers: [any JobHandler],
+        listenerConfiguration: PostgresConfiguration, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.handlers = handlers
+        self.listenerConfiguration = listenerConfiguration
+        var logger = logger
+        logger[metadataKey: "worker"] = "\(configuration.name)"
+        self.logger = logger
+        self.batcher = CompletionBatcher(
+            store: store, batchSize: configuration.completionBatchSize,
+            flushInterval: configuration.completionFlushInterval, logger: logger)
+    }
+
+    public func run() async throws {
+        let registration = WorkerRegistration(
+            name: configuration.name, queues: configuration.queues, concurrency: configuration.concurrency,
+            host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier)
+        try await withDatabaseRetry(logger: logger) { try await self.store.register(registration) }
+        logger.info(
+            "worker started",
+            metadata: ["queues": "\(configuration.queues.joined(separator: ","))", "concurrency": "\(configuration.concurrency)"])
+
+        let listener = configuration.pollOnly ? nil : startListener()
+        defer { listener?.stop() }
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.batcher.run() }
+            group.addTask { await self.heartbeatLoop(registration) }
+            group.addTask { await self.rescueLoop() }
+            group.addTask { await self.cancelWatchLoop() }
+            group.addTask { await self.queueStatsLoop() }
+
+            await withGracefulShutdownHandler {
+                await self.claimLoop()
+            } onGracefulShutdown: {
+                self.wakeup.notify()
+            }
+            await self.drain()
+            self.batcher.finish()
+            // Wait for the batcher to write every outcome; the other loops end by cancellation.
+            while self.batcher.pending > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+            group.cancelAll()
+        }
+        do {
+            try await store.deregister(worker: configuration.name)
+        } catch {
+            logger.warning("could not deregister; the row expires by itself", metadata: ["error": "\(error)"])
+        }
+        logger.info("worker stopped")
+    }
+
+    /// Claims while there are free slots; sleeps until work is announced, a slot frees, or the poll interval.
+    func claimLoop() async {
+        var backoff = Duration.milliseconds(100)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let free = configuration.concurrency - running.count
+            metrics.slotsBusy(running.count, of: configuration.concurrency)
+            if free <= 0 {
+                await wakeup.wait(timeout: configuration.pollInterval)
+                continue
+            }
+            let claimed: [ClaimedJob]
+            do {
+                claimed = try await store.claim(worker: configuration.name, queues: configuration.queues, limit: free)
+                backoff = .milliseconds(100)
+            } catch {
+                logger.warning("claiming failed; retrying", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
+                await wakeup.wait(timeout: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+                continue
+            }
+            for job in claimed { start(job) }
+            if claimed.count < free {
+                await wakeup.wait(timeout: configuration.pollInterval)
+            }
+        }
+    }
+
+    /// Runs one claimed job in its own task.
+    func start(_ job: ClaimedJob) {
+        running.add(job)
+        metrics.claimed(job)
+        metrics.startLatency(job)
+        let task = Task {
+            await self.execute(job)
+            self.running.remove(job.jobID)
+            self.wakeup.notify()
+        }
+        running.attach(task, to: job.jobID)
+    }
+
+    func execute(_ job: ClaimedJob) async {
+        var logger = self.logger
+        logger[metadataKey: "job"] = "\(job.jobID.uuidString.lowercased())"
+        logger[metadataKey: "kind"] = "\(job.kind.rawValue)"
+        logger[metadataKey: "attempt"] = "\(job.attempt)"
+        logger[metadataKey: "queue"] = "\(job.queue)"
+        let started = ContinuousClock.now
+        let context = JobContext(
+            job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval)
+        guard let handler = handlers.first(where: { $0.canHandle(job) }) else {
+            logger.error("no handler for this job")
+            submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")
+            return
+        }
+        logger.debug("job started", metadata: ["handler": "\(handler.name)"])
+        do {
+            let result = try await handler.run(job, context: context)
+            submit(.succeeded(job, bytes: result.bytes, result: result.details), job, started, "succeeded")
+            logger.info("job succeeded", metadata: ["bytes": "\(result.bytes ?? 0)"])
+        } catch is LeaseLost {
+            // Someone else owns the job now; writing anything would overwrite a newer attempt.
+            logger.notice("claim lost; stopping without recording")
+        } catch let failure as JobFailure where !(Task.isCancelled && running.stopReason(of: job.jobID) != nil) {
+            finishFailed(job, failure, started: started, logger: logger)
+        } catch {
+            if let reason = running.stopReason(of: job.jobID) ?? (context.cancelRequestedByProgress ? .cancelRequested : nil) {
+                switch reason {
+                case .cancelRequested:
+                    submit(.cancelled(job), job, started, "cancelled")
+                    logger.info("job cancelled on request")
+                case .shutdown:
+                    submit(.released(job, reason: "worker \(configuration.name) shut down"), job, started, "released")
+                    logger.info("job released back to the queue (shutdown)")
+                }
+            } else {
+                finishFailed(job, .retryable("error", "\(error)"), started: started, logger: logger)
+            }
+        }
+    }
+
+    func finishFailed(_ job: ClaimedJob, _ failure: JobFailure, started: ContinuousClock.Instant, logger: Logger) {
+        switch failure.kind {
+        case .permanent:
+            submit(.failed(job, error: failure.description), job, started, "failed")
+            logger.warning("job failed (not retryable)", metadata: ["error": "\(failure)"])
+        case .retryable where job.attempt >= job.maxAttempts:
+            submit(
+                .failed(job, error: "\(failure.description) (attempts exhausted: \(job.attempt) of \(job.maxAttempts))"),
+                job, started, "failed")
+            logger.warning("job failed: attempts exhausted", metadata: ["error": "\(failure)"])
+        case .retryable:
+            let delay = configuration.retryPolicy.delay(afterAttempt: job.attempt)
+            submit(.retry(job, error: failure.description, at: Date().addingTimeInterval(delay)), job, started, "retried")
+            logger.notice("job will be retried", metadata: ["error": "\(failure)", "delay_s": "\(String(format: "%.2f", delay))"])
+        case .rateLimited(let until):
+            submit(.deferred(job, reason: failure.description, until: until), job, started, "deferred")
+            logger.notice("job deferred (rate limited)", metadata: ["until": "\(until)"])
+        }
+    }
+
+    func submit(_ outcome: JobOutcome, _ job: ClaimedJob, _ started: ContinuousClock.Instant, _ label: String) {
+        batcher.submit(outcome)
+        metrics.finished(label, job)
+        metrics.duration(job, ContinuousClock.now - started, outcome: label)
+    }
+
+    static func scheme(_ endpoint: String) -> String {
+        if let colon = endpoint.firstIndex(of: ":"), !endpoint.hasPrefix("/") { return String(endpoint[..<colon]) }
+        return "local path"
+    }
+}

@@ -1,0 +1,59 @@
+import FerryCore
+import Foundation
+
+/// How a worker process behaves.
+public struct WorkerConfiguration: Sendable {
+    /// Unique across the fleet; defaults to host-pid-random.
+    public var name: String
+    public var queues: [String]
+    /// Jobs run at once by this process.
+    public var concurrency: Int
+    /// How long SIGTERM waits for running jobs before releasing them back to the queue.
+    public var shutdownTimeout: Duration
+    /// Fallback polling when no notification arrives (and the only wake-up with `pollOnly`).
+    public var pollInterval: Duration
+    /// Never LISTEN (for poolers in transaction mode, where LISTEN does not work).
+    public var pollOnly: Bool
+    /// One heartbeat write per interval for the whole worker.
+    public var heartbeatInterval: Duration
+    /// A worker whose heartbeat is older than this is dead: its jobs are rescued.
+    public var rescueAfter: Duration
+    /// Outcomes are written in batches of up to this many …
+    public var completionBatchSize: Int
+    /// … or after this long, whichever comes first.
+    public var completionFlushInterval: Duration
+    /// Minimum spacing of non-forced progress events per job.
+    public var progressInterval: Duration
+    /// How often queue depth and oldest waiting age are read for metrics.
+    public var queueStatsInterval: Duration
+    public var retryPolicy: RetryPolicy
+
+    public init(
+        name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
+        shutdownTimeout: Duration = .seconds(30), pollInterval: Duration = .seconds(2), pollOnly: Bool = false,
+        heartbeatInterval: Duration = .seconds(2), rescueAfter: Duration = .seconds(15),
+        completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
+        progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) {
+        self.name = name
+        self.queues = queues
+        self.concurrency = max(1, concurrency)
+        self.shutdownTimeout = shutdownTimeout
+        self.pollInterval = pollInterval
+        self.pollOnly = pollOnly
+        self.heartbeatInterval = heartbeatInterval
+        self.rescueAfter = rescueAfter
+        self.completionBatchSize = max(1, completionBatchSize)
+        self.completionFlushInterval = completionFlushInterval
+        self.progressInterval = progressInterval
+        self.queueStatsInterval = queueStatsInterval
+        self.retryPolicy = retryPolicy
+    }
+
+    /// `host-pid-xxxx`: unique even for several workers on one machine.
+    public static func defaultName() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "worker"
+        return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(String(UInt16.random(in: 0...UInt16.max), radix: 16))"
+    }
+}

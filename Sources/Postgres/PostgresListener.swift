@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A dedicated connection that LISTENs on channels and delivers notifications, reconnecting with backoff.
+///
+/// Runs on its own thread (the wait is a blocking `poll`). After a reconnect it delivers a synthetic
+/// notification with an empty channel name, because anything sent while the connection was down was lost:
+/// consumers should treat it as "look again".
+public final class PostgresListener: Sendable {
+    private let configuration: PostgresConfiguration
+    private let channels: [String]
+    private let logger: Logger
+    private let thread: PostgresThread
+    private let stopped = Mutex(false)
+
+    public init(configuration: PostgresConfiguration, channels: [String], logger: Logger) {
+        self.configuration = configuration
+        self.channels = channels
+        self.logger = logger
+        self.thread = PostgresThread(name: "ferry.listen")
+    }
+
+    deinit {
+        thread.stop()
+    }
+
+    /// Starts listening; `deliver` is called on the listener's thread for each notification.
+    public func start(_ deliver: @escaping @Sendable (PostgresNotification) -> Void) {
+        let configuration = self.configuration
+        let channels = self.channels
+        let logger = self.logger
+        thread.submit { [self] in
+            var connection: PostgresConnection?
+            var backoff = Duration.milliseconds(100)
+            var hadConnection = false
+            while !stopped.withLock({ $0 }) {
+                do {
+                    if connection == nil || !(connection!.isHealthy) {
+                        connection = nil
+                        let fresh = try PostgresConnection(configuration: configuration)
+                        for channel in channels { try fresh.listen(channel) }
+                        connection = fresh
+                        backoff = .milliseconds(100)
+                        if hadConnection {
+                            logger.notice("notification listener reconnected")
+                            deliver(PostgresNotification(channel: "", payload: "", senderPID: 0))
+                        }
+                        hadConnection = true
+                    }
+                    for note in try connection!.waitForNotifications(timeout: .milliseconds(500)) {
+                        deliver(note)
+                    }
+                } catch {
+                    connection = nil
+                    logger.warning("notification listener lost its connection", metadata: ["error": "\(error)"])
+                    let pause = backoff
+                    backoff = min(backoff * 2, .seconds(5))
+                    let deadline = ContinuousClock.now + pause
+                    while ContinuousClock.now < deadline && !stopped.withLock({ $0 }) {
+                        usleep(50_000)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stops listening (within about half a second) and closes the connection.
+    public func stop() {
+        stopped.withLock { $0 = true }
+        thread.stop()
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+import FerryWorker
+import Foundation
+import Logging
+import Metrics
+import Postgres
+import Prometheus
+import ServiceLifecycle
+import Synchronization
+
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run a worker: claim jobs from the queues and move the data, until SIGTERM.",
+        discussion: """
+            Run as many workers as you like, on as many machines: they coordinate only through PostgreSQL (claims \
+            with FOR UPDATE SKIP LOCKED, heartbeats, rescue of jobs held by dead workers).
+
+            SIGTERM or SIGINT: stop claiming, let running jobs finish within --shutdown-timeout, release the rest \
+            back to the queue (not counted as a failed attempt), deregister, exit 0. A second signal exits at once.
+
+            Examples:
+              ferry worker
+              ferry worker --queues photos,default --concurrency 16 --metrics-port 9464
+              ferry worker --name nas-1 --shutdown-timeout 60 --log-format json
+              ferry worker --poll-only          # behind PgBouncer in transaction mode
+            """)
+
+    @Option(help: ArgumentHelp("Comma-separated queues to work. Default: default.", valueName: "a,b"))
+    var queues = "default"
+
+    @Option(help: "Jobs run at once by this process.")
+    var concurrency = 8
+
+    @Option(help: ArgumentHelp("Worker name, unique in the fleet. Default: host-pid-random.", valueName: "name"))
+    var name: String?
+
+    @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds running jobs get to finish on SIGTERM.", valueName: "s"))
+    var shutdownTimeout: Double = 30
+
+    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "s"))
+    var pollInterval: Double = 2
+
+    @Flag(name: .customLong("poll-only"), help: "Never LISTEN; poll only (for PgBouncer in transaction mode).")
+    var pollOnly = false
+
+    @Option(name: .customLong("metrics-port"), help: ArgumentHelp("Serve Prometheus metrics on this port (/metrics).", valueName: "port"))
+    var metricsPort: Int?
+
+    @Option(name: .customLong("log-format"), help: "text or json.")
+    var logFormat = "text"
+
+    @Option(name: .customLong("heartbeat-interval"), help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
+    var heartbeatInterval: Double = 2
+
+    @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
+    var rescueAfter: Double = 15
+
+    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Upload chunk size in MiB.", valueName: "mib"))
+    var chunkSize = 8
+
+    @Option(help: .hidden)
+    var handler: String?
+
+    @Option(name: .customLong("retry-base"), help: .hidden)
+    var retryBase: Double = 2
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runReporting {
+            guard ["text", "json"].contains(logFormat) else {
+                throw CLIUsageError(message: "--log-format must be text or json")
+            }
+            let queueList = queues.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            for queue in queueList where !JobLimits.isValidQueueName(queue) {
+                throw ValidationIssue(field: "--queues", problem: "'\(queue)' is not a valid queue name", fix: "use lowercase letters, digits, _ . -")
+            }
+            guard (1...1000).contains(concurrency) else {
+                throw ValidationIssue(field: "--concurrency", problem: "must be from 1 to 1000", fix: "pick a smaller number")
+            }
+            LoggingBootstrap.bootstrap(level: connection.logLevel, defaultLevel: .info, json: logFormat == "json")
+            let logger = Logger(label: "ferry.worker")
+            let registry = PrometheusCollectorRegistry()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
+            // Connections: one per running job's progress plus claims, heartbeats and the batcher.
+            let pgConfiguration = PostgresConfiguration(
+                connectionString: connection.resolvedDatabaseURL, applicationName: "ferry worker",
+                poolSize: min(8, concurrency + 3))
+            let client = PostgresClient(configuration: pgConfiguration, logger: logger)
+            defer { client.close() }
+            let store = FerryStore(client: client, logger: logger)
+            try await MigrationRunner(
+                client: client, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), logger: logger
+            ).verifyUpToDate()
+
+            var handlers: [any JobHandler] = [LocalDirectoryUploadHandler(chunkSize: chunkSize * 1024 * 1024)]
+            if let handler {
+                if handler == "noop" {
+                    handlers = [NoopHandler()]
+                } else if handler.hasPrefix("sleep:"), let ms = Int(handler.dropFirst(6)) {
+                    handlers = [NoopHandler(delay: .milliseconds(ms))]
+                } else {
+                    throw CLIUsageError(message: "unknown --handler")
+                }
+            }
+            let worker = Worker(
+                configuration: WorkerConfiguration(
+                    name: name ?? WorkerConfiguration.defaultName(), queues: queueList, concurrency: concurrency,
+                    shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
+                    pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
+                    heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
+                    rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
+                    retryPolicy: RetryPolicy(baseSeconds: retryBase)),
+                store: store, handlers: handlers, listenerConfiguration: pgConfiguration, logger: logger)
+            var services: [any Service] = [worker]
+            if let metricsPort {
+                services.append(MetricsEndpoint(registry: registry, port: metricsPort, logger: logger))
+            }
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger))
+            let escape = SecondSignalEscape()
+            escape.arm()
+            try await group.run()
+            withExtendedLifetime(escape) {}
+        }
+    }
+}
+
+/// The first SIGTERM/SIGINT starts a graceful shutdown (ServiceGroup); a second one exits at once.
+/// Jobs still held then are rescued by other workers once the heartbeat goes stale.
+final class SecondSignalEscape {
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
+        let queue = DispatchQueue(label: "ferry.signals")
+        let seen = Mutex(0)
+        sources = [SIGTERM, SIGINT].map { signal in
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
+            source.setEventHandler {
+                let count = seen.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                if count >= 2 {
+                    FileHandle.standardError.write(Data("second signal: exiting now\n".utf8))
+                    exit(130)
+                }
+            }
+            return source
+        }
+    }
+
+    func arm() {
+        for source in sources { source.resume() }
+    }
+}
