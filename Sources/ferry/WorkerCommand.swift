@@ -61,7 +61,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Upload chunk size in MiB.", valueName: "mib"))
     var chunkSize = 8
 
-    @Option(help: .hidden)
+    @Option(help: ArgumentHelp(
+        "Move no data; behave as scripted (noop, sleep:MS, fail-until:N, fail, ratelimit-until:N) to rehearse a deployment.",
+        valueName: "script"))
     var handler: String?
 
     @Option(name: .customLong("retry-base"), help: .hidden)
@@ -99,13 +101,10 @@ struct WorkerCommand: AsyncParsableCommand {
 
             var handlers: [any JobHandler] = [LocalDirectoryUploadHandler(chunkSize: chunkSize * 1024 * 1024)]
             if let handler {
-                if handler == "noop" {
-                    handlers = [NoopHandler()]
-                } else if handler.hasPrefix("sleep:"), let ms = Int(handler.dropFirst(6)) {
-                    handlers = [NoopHandler(delay: .milliseconds(ms))]
-                } else {
-                    throw CLIUsageError(message: "unknown --handler")
+                guard let scripted = ScriptedHandler(script: handler) else {
+                    throw CLIUsageError(message: "--handler takes noop, sleep:MS, fail-until:N, fail or ratelimit-until:N")
                 }
+                handlers = [scripted]
             }
             let worker = Worker(
                 configuration: WorkerConfiguration(

@@ -1,0 +1,49 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A long-running child process (a worker) that tests signal, kill and wait for.
+public final class BackgroundProcess: @unchecked Sendable {
+    let process: Process
+    public let logPath: String
+
+    /// Starts `ferry` with `arguments`; output goes to a log file kept for diagnostics.
+    public init(ferry arguments: [String], databaseURL: String, environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: FerryProcess.executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["FERRY_DATABASE_URL"] = databaseURL
+        env["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        logPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-proc-\(UUID().uuidString).log").path
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+
+    public func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit and returns its status; throws after `timeout`.
+    public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+        try await eventually(timeout: timeout, interval: .milliseconds(20), "process \(pid) to exit") { !process.isRunning }
+        return process.terminationStatus
+    }
+
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+}

@@ -1,0 +1,127 @@
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real processes: PostgreSQL, the CLI, and several `ferry worker` processes moving real files.
+@Suite("workers end to end")
+struct WorkerEndToEndTests {
+    @Test("2,000 uploads across three workers: each succeeds exactly once, no overlapping claims, replay clean")
+    func twoThousandJobs() async throws {
+        let db = try await TestDatabase.make("e2e2000")
+        let (source, files) = try WorkerFixtures.sourceFiles(count: 2000, maxSize: 4096)
+        let target = source + "-out/"
+        let enqueue = try await FerryProcess.run(
+            ["enqueue", "--from", "-"], databaseURL: db.url,
+            stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "big"))
+        #expect(enqueue.status == 0, "\(enqueue.stderr)")
+        let workers = try (0..<3).map { try WorkerFixtures.startWorker(db, name: "w\($0)", ["--concurrency", "8"]) }
+        try await eventually(timeout: .seconds(120), "batch to finish") { try await WorkerFixtures.batchDone(db, "big") }
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
+
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2000)
+        // Exactly one success per job, and every job's claims alternate with endings (never two live claims).
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM (SELECT job_id FROM ferry.events WHERE type = 'succeeded' GROUP BY job_id HAVING count(*) <> 1) x") == 0)
+        let overlapping = try await WorkerFixtures.count(db, """
+            SELECT count(*) FROM (
+                SELECT type, lag(type) OVER (PARTITION BY job_id ORDER BY version) AS previous FROM ferry.events
+            ) x WHERE type = 'claimed' AND previous = 'claimed'
+            """)
+        #expect(overlapping == 0)
+        // All three workers took part.
+        #expect(try await WorkerFixtures.count(db, "SELECT count(DISTINCT data->>'worker') FROM ferry.events WHERE type = 'claimed'") == 3)
+        for file in files {
+            let name = (file as NSString).lastPathComponent
+            #expect(FileManager.default.contentsEqual(atPath: file, andPath: target + name), "\(name)")
+        }
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
+        #expect(verify.status == 0, "\(verify.stdout)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0, "workers deregister on exit")
+    }
+
+    @Test("kill -9 mid-run: the dead worker's jobs are rescued and finish, once each, files intact")
+    func killNine() async throws {
+        let db = try await TestDatabase.make("kill9")
+        let (source, files) = try WorkerFixtures.sourceFiles(count: 12, maxSize: 6_000_000, minSize: 3_000_000)
+        let target = source + "-out/"
+        _ = try await FerryProcess.run(
+            ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "k"))
+        // Small chunks: many progress events, so the victim dies with partial files and recorded offsets.
+        let victim = try WorkerFixtures.startWorker(db, name: "victim", ["--concurrency", "6", "--chunk-size", "1"])
+        try await eventually(timeout: .seconds(60), "the victim to record progress") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL") >= 6
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+        let heldByVictim = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'")
+        #expect(heldByVictim > 0)
+        let survivor = try WorkerFixtures.startWorker(db, name: "survivor", ["--concurrency", "4", "--chunk-size", "1"])
+        try await eventually(timeout: .seconds(120), "batch to finish") { try await WorkerFixtures.batchDone(db, "k") }
+        survivor.signal(SIGTERM)
+        #expect(try await survivor.waitForExit() == 0)
+
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued'") == heldByVictim)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM (SELECT job_id FROM ferry.events WHERE type = 'succeeded' GROUP BY job_id HAVING count(*) > 1) x") == 0)
+        // Rescued jobs resumed from their recorded offset instead of starting over.
+        let resumed = try await WorkerFixtures.count(db, """
+            SELECT count(*) FROM ferry.events e
+             WHERE e.type = 'progress' AND e.data->>'lease' = '2'
+               AND (e.data->>'bytes_done')::bigint = (
+                   SELECT min((p.data->>'bytes_done')::bigint) FROM ferry.events p
+                    WHERE p.job_id = e.job_id AND p.type = 'progress' AND p.data->>'lease' = '2')
+               AND (e.data->>'bytes_done')::bigint > 1048576
+            """)
+        #expect(resumed > 0, "a second attempt's first progress came after the first chunk")
+        for file in files {
+            #expect(FileManager.default.contentsEqual(atPath: file, andPath: target + (file as NSString).lastPathComponent))
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: target).filter { $0.hasSuffix(".part") }
+        #expect(leftovers.isEmpty)
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+    }
+
+    @Test("SIGTERM drains within the timeout, exits 0, and released jobs finish on another worker without losing an attempt")
+    func gracefulShutdown() async throws {
+        let db = try await TestDatabase.make("sigterm")
+        let lines = (0..<4).map { #"{"kind":"fetch","source":"https://example.com/\#($0).jpg","to":"/srv/","batch":"g","max_attempts":1}"# }
+        _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
+        let first = try WorkerFixtures.startWorker(db, name: "leaving", ["--handler", "sleep:20000", "--concurrency", "4", "--shutdown-timeout", "1"])
+        try await eventually(timeout: .seconds(30), "all four running") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 4
+        }
+        let started = ContinuousClock.now
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit(timeout: .seconds(20)) == 0, "\(first.log)")
+        #expect(ContinuousClock.now - started < .seconds(10), "drained within the timeout, not after the 20 s jobs")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'released'") == 4)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0") == 4)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0)
+
+        let second = try WorkerFixtures.startWorker(db, name: "staying", ["--handler", "noop"])
+        try await eventually(timeout: .seconds(30), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
+        // max_attempts is 1: had the release consumed the attempt, these would have failed.
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1") == 4)
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit() == 0)
+    }
+
+    @Test("a second signal exits at once")
+    func secondSignal() async throws {
+        let db = try await TestDatabase.make("twosignals")
+        _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: db.url)
+        let worker = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "sleep:30000", "--shutdown-timeout", "60"])
+        try await eventually(timeout: .seconds(30), "job running") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+        }
+        worker.signal(SIGTERM)
+        try await eventually(timeout: .seconds(10), "shutdown started") { worker.log.contains("draining") }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(timeout: .seconds(10)) == 130)
+    }
+}
