@@ -45,6 +45,22 @@ extension FerryStore {
         }
     }
 
+    /// Releases claims the database attributes to `worker` that it is not running (their reply was lost when
+    /// the connection dropped after commit). Returns the released jobs.
+    public func releaseOrphanedClaims(worker: String, running: [UUID], grace: Duration) async throws -> [UUID] {
+        let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT job_id FROM ferry.release_orphaned_claims($1, $2::uuid[], make_interval(secs => $3))",
+                    [worker, PostgresArray(running), seconds]
+                ).rows.map { try $0.decode(UUID.self, at: 0) }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// Running jobs of `worker` that someone asked to cancel.
     public func cancelRequests(worker: String) async throws -> Set<UUID> {
         do {

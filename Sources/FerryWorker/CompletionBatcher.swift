@@ -69,7 +69,7 @@ final class CompletionBatcher: Sendable {
         do {
             let result = try await withDatabaseRetry(logger: logger) { try await self.store.record(batch) }
             if !result.rejected.isEmpty {
-                logger.notice("outcomes rejected: the claims were lost (rescued or cancelled elsewhere)", metadata: ["jobs": "\(result.rejected.count)"])
+                logger.notice("outcomes not written: their claims had ended (already recorded before a lost reply, rescued, or cancelled)", metadata: ["jobs": "\(result.rejected.count)"])
             }
         } catch {
             // Not a connection problem: isolate the bad outcome so the others still land.

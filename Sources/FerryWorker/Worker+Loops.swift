@@ -36,6 +36,13 @@ extension Worker {
                     logger.warning("this worker was declared dead; registering again")
                     try await store.register(registration)
                 }
+                let orphans = try await store.releaseOrphanedClaims(
+                    worker: configuration.name, running: running.jobs.map(\.jobID),
+                    grace: max(configuration.heartbeatInterval * 3, .seconds(5)))
+                if !orphans.isEmpty {
+                    logger.notice("released claims whose reply was lost with the connection", metadata: ["jobs": "\(orphans.count)"])
+                    wakeup.notify()
+                }
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }

@@ -12,6 +12,12 @@ public struct TestDatabase: Sendable {
     public let url: String
     public let name: String
 
+    /// Wraps an existing database (for example on a test's private cluster).
+    public init(url: String, name: String) {
+        self.url = url
+        self.name = name
+    }
+
     /// The throwaway cluster's admin URL.
     public static var adminURL: String {
         get throws {

@@ -1,0 +1,178 @@
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("worker behaviour")
+struct WorkerBehaviorTests {
+    func enqueueFetches(_ db: TestDatabase, count: Int, batch: String, extra: String = "") async throws {
+        let lines = (0..<count).map { #"{"kind":"fetch","source":"https://example.com/\#(batch)/\#($0).jpg","to":"/srv/","batch":"\#(batch)"\#(extra)}"# }
+        let result = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test("retryable failures back off and retry; after max attempts the job fails for good with its last error")
+    func retriesThenFails() async throws {
+        let db = try await TestDatabase.make("retry")
+        try await enqueueFetches(db, count: 3, batch: "ok", extra: #","max_attempts":5"#)
+        try await enqueueFetches(db, count: 2, batch: "doomed", extra: #","max_attempts":2"#)
+        let worker = try WorkerFixtures.startWorker(db, name: "r", ["--handler", "fail-until:3", "--retry-base", "0.2", "--queues", "default"])
+        try await eventually(timeout: .seconds(60), "both batches done") {
+            let ok = try await WorkerFixtures.batchDone(db, "ok")
+            let doomed = try await WorkerFixtures.batchDone(db, "doomed")
+            return ok && doomed
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+        // fail-until:3 succeeds on its third attempt.
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded' AND attempt = 3") == 3)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") == 3 * 2 + 2 * 1)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'failed' AND attempt = 2") == 2)
+        // Every retry waits: its run_at is after the event and within the backoff ceiling (0.2 s · 2^(n-1)).
+        let badDelays = try await WorkerFixtures.count(db, """
+            SELECT count(*) FROM ferry.events e
+             WHERE e.type = 'retry_scheduled'
+               AND NOT ((e.data->>'run_at')::timestamptz >= e.recorded_at
+                        AND (e.data->>'run_at')::timestamptz <= clock_timestamp()
+                        AND (e.data->>'run_at')::timestamptz - e.recorded_at <= interval '2 seconds')
+            """)
+        #expect(badDelays == 0)
+        _ = try await FerryProcess.run(["retry", "--batch", "doomed"], databaseURL: db.url)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'queued'") == 2)
+    }
+
+    @Test("max attempts exhausted: failed, with the reason in job_status")
+    func exhausted() async throws {
+        let db = try await TestDatabase.make("exhaust")
+        try await enqueueFetches(db, count: 2, batch: "x", extra: #","max_attempts":2"#)
+        let worker = try WorkerFixtures.startWorker(db, name: "x", ["--handler", "fail-until:99", "--retry-base", "0.1"])
+        try await eventually(timeout: .seconds(60), "batch done") { try await WorkerFixtures.batchDone(db, "x") }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let rows = try await db.query("SELECT status, attempt, last_error FROM ferry.job_status WHERE batch = 'x'").rows
+        #expect(rows.count == 2)
+        for row in rows {
+            #expect(try row.decode(String.self, at: 0) == "failed")
+            #expect(try row.decode(Int.self, at: 1) == 2)
+            #expect(try row.decode(String.self, at: 2).contains("attempts exhausted: 2 of 2"))
+        }
+        // A non-retryable failure fails at once.
+        try await enqueueFetches(db, count: 1, batch: "perm", extra: #","max_attempts":9"#)
+        let permanent = try WorkerFixtures.startWorker(db, name: "p", ["--handler", "fail"])
+        try await eventually(timeout: .seconds(30), "permanent failure") { try await WorkerFixtures.batchDone(db, "perm") }
+        permanent.signal(SIGTERM)
+        _ = try await permanent.waitForExit()
+        let perm = try await db.query("SELECT state, attempt FROM ferry.jobs WHERE batch = 'perm'").rows[0]
+        #expect(try perm.decode(String.self, at: 0) == "failed")
+        #expect(try perm.decode(Int.self, at: 1) == 1)
+    }
+
+    @Test("rate limiting defers without consuming an attempt")
+    func deferral() async throws {
+        let db = try await TestDatabase.make("defer")
+        try await enqueueFetches(db, count: 3, batch: "d", extra: #","max_attempts":1"#)
+        let worker = try WorkerFixtures.startWorker(db, name: "d", ["--handler", "ratelimit-until:2"])
+        try await eventually(timeout: .seconds(60), "batch done") { try await WorkerFixtures.batchDone(db, "d") }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        // Three claims each, two deferrals each, and success on the first (and only) attempt.
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 6)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1 AND lease = 3") == 3)
+    }
+
+    @Test("cancelling a running job stops it promptly and records cancelled; the worker carries on")
+    func cancelRunning() async throws {
+        let db = try await TestDatabase.make("cancelrun")
+        let job = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/slow.jpg", "--to", "/srv/"], databaseURL: db.url).lines[0]
+        let worker = try WorkerFixtures.startWorker(db, name: "c", ["--handler", "sleep:60000", "--shutdown-timeout", "1"])
+        try await eventually(timeout: .seconds(30), "job running") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+        }
+        let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
+        #expect(cancel.stdout.contains("cancel_requested"))
+        let asked = ContinuousClock.now
+        try await eventually(timeout: .seconds(10), "job cancelled") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
+        }
+        #expect(ContinuousClock.now - asked < .seconds(5))
+        let last = try await db.query("SELECT type, data->>'lease' FROM ferry.events WHERE job_id = $1::uuid ORDER BY version DESC LIMIT 1", [job]).rows[0]
+        #expect(try last.decode(String.self, at: 0) == "cancelled")
+        #expect(try last.decode(String.self, at: 1) == "1")
+        // Still alive and working.
+        _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/next.jpg", "--to", "/srv/"], databaseURL: db.url)
+        try await eventually(timeout: .seconds(30), "next job running") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+    }
+
+    @Test("at most K jobs of one account run at once across all workers (checked from the event log)")
+    func perAccountLimit() async throws {
+        let db = try await TestDatabase.make("acctlimit")
+        try await db.query("INSERT INTO ferry.accounts (name, provider, max_concurrent) VALUES ('busy', 'dropbox', 2), ('calm', 'dropbox', 3)")
+        let lines = (0..<24).map { index in
+            #"{"kind":"fetch","source":"dropbox:\#(index % 2 == 0 ? "busy" : "calm"):/p/\#(index).jpg","to":"/srv/","batch":"acct"}"#
+        }
+        _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
+        let workers = try (0..<3).map { try WorkerFixtures.startWorker(db, name: "a\($0)", ["--handler", "sleep:300", "--concurrency", "4"]) }
+        try await eventually(timeout: .seconds(90), "batch done") { try await WorkerFixtures.batchDone(db, "acct") }
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { _ = try await worker.waitForExit() }
+        // Sweep the log in position order: +1 at a claim, -1 when the claim ends.
+        let rows = try await db.query("""
+            SELECT j.account, e.type FROM ferry.events e JOIN ferry.jobs j USING (job_id)
+             WHERE e.type IN ('claimed', 'succeeded', 'failed', 'retry_scheduled', 'deferred', 'released', 'rescued', 'cancelled')
+             ORDER BY e.position
+            """).rows
+        var running = [String: Int]()
+        var peak = [String: Int]()
+        for row in rows {
+            let account = try row.decode(String.self, at: 0)
+            running[account, default: 0] += try row.decode(String.self, at: 1) == "claimed" ? 1 : -1
+            peak[account] = max(peak[account, default: 0], running[account]!)
+        }
+        #expect(peak["busy"] == 2, "\(peak)")
+        #expect(peak["calm"] == 3, "\(peak)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 24)
+    }
+
+    @Test("PostgreSQL restarted mid-run: workers reconnect and every job finishes")
+    func postgresRestart() async throws {
+        let cluster = try await PrivateCluster()
+        do {
+            try await restartScenario(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    func restartScenario(_ cluster: PrivateCluster) async throws {
+        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "postgres")
+        _ = try await FerryProcess.run(["migrate"], databaseURL: url)
+        let db = TestDatabase(url: url, name: "postgres")
+        try await enqueueFetches(db, count: 300, batch: "pg")
+        let workers = try (0..<2).map { try WorkerFixtures.startWorker(db, name: "pg\($0)", ["--handler", "sleep:50", "--concurrency", "4"]) }
+        try await eventually(timeout: .seconds(60), "some jobs done") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") >= 30
+        }
+        try await cluster.restart()
+        try await eventually(timeout: .seconds(120), "all jobs done after the restart") {
+            (try? await WorkerFixtures.batchDone(db, "pg")) ?? false
+        }
+        let survived = workers.allSatisfy { $0.isRunning }
+        #expect(survived, "workers survived the restart")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 300)
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: url).status == 0)
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
+        // Claims whose reply died with the connection were released, not left running.
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0)
+    }
+}
