@@ -79,7 +79,7 @@ struct ProjectionTests {
         _ = try await store.record(claimed.map { .succeeded($0, bytes: 1000) })
         #expect(try await store.verifyProjection().isClean)
 
-        let victim = ids[3].jobID
+        let victim = try #require(ids.map(\.jobID).first { id in !claimed.contains { $0.jobID == id } })
         // The owner can bypass the guard; that is exactly what verify exists to catch.
         try await db.query("UPDATE ferry.jobs SET bytes_done = 777, state = 'succeeded' WHERE job_id = $1::uuid", [victim])
         let report = try await store.verifyProjection()
