@@ -19,3 +19,6 @@ bin=$(swift build -c release --show-bin-path)
 
 echo "==> enqueue benchmark"
 "$bin/ferry-bench" enqueue --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_JOBS:-100000}"
+
+echo "==> worker benchmark"
+"$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"
