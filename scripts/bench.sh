@@ -13,8 +13,8 @@ trap cleanup EXIT
 url=$(scripts/pg.sh start "$pgdir")
 
 echo "==> building (release)"
-swift build -c release --product ferry >/dev/null
-swift build -c release --product ferry-bench >/dev/null
+swift build -c release --product ferry 2>&1 | grep -E "error|Compiling|Build" | tail -3
+swift build -c release --product ferry-bench 2>&1 | grep -E "error|Build" | tail -3
 bin=$(swift build -c release --show-bin-path)
 
 echo "==> enqueue benchmark"

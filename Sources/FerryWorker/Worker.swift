@@ -80,16 +80,23 @@ public final class Worker: Service, Sendable {
     /// Claims while there are free slots; sleeps until work is announced, a slot frees, or the poll interval.
     func claimLoop() async {
         var backoff = Duration.milliseconds(100)
+        var lastClaimWasFull = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let free = configuration.concurrency - running.count
+            var free = configuration.concurrency - running.count
             metrics.slotsBusy(running.count, of: configuration.concurrency)
             if free <= 0 {
                 await wakeup.wait(timeout: configuration.pollInterval)
                 continue
             }
+            if free < configuration.concurrency / 2 && lastClaimWasFull {
+                // Busy: let a few more slots free up so one claim statement takes a batch, not one job.
+                await wakeup.wait(timeout: .milliseconds(2))
+            }
             let claimed: [ClaimedJob]
+            free = configuration.concurrency - running.count
             do {
                 claimed = try await store.claim(worker: configuration.name, queues: configuration.queues, limit: free)
+                lastClaimWasFull = claimed.count == free
                 backoff = .milliseconds(100)
             } catch {
                 logger.warning("claiming failed; retrying", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])

@@ -7,7 +7,7 @@ struct Cancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Cancel a job or a whole batch.",
         discussion: """
-            A queued job is cancelled at once. A running job is asked to stop: its worker is notified and records
+            A queued job is cancelled at once. A running job is asked to stop: its worker is notified and records \
             `cancelled` at its next step. Finished jobs are left alone.
 
             Examples:
@@ -41,7 +41,7 @@ struct Retry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put a failed or cancelled job (or every such job of a batch) back into the queue.",
         discussion: """
-            Appends a `requeued` event: attempts start again from zero and the history is kept.
+            Appends a `requeued` event: attempts start again from zero and the history is kept. \
             Exit code 1 when the named job is not failed or cancelled.
 
             Examples:

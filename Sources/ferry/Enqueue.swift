@@ -12,19 +12,19 @@ struct Enqueue: AsyncParsableCommand {
             ferry enqueue --from <file|-> [--to <dest>] [options]
             """,
         discussion: """
-            upload: DEST is dropbox:ACCOUNT:/path or file:///dir/. A trailing slash means "into this folder, keep
-            the file name"; several files need one. Each file must exist and be a readable regular file now: its
+            upload: DEST is dropbox:ACCOUNT:/path or file:///dir/. A trailing slash means "into this folder, keep \
+            the file name"; several files need one. Each file must exist and be a readable regular file now: its \
             size and modification time are recorded so a worker refuses a file that changed before it was sent.
 
-            fetch: SOURCE is an http(s) URL or dropbox:ACCOUNT:/path; a LOCAL_PATH ending in / means "into this
+            fetch: SOURCE is an http(s) URL or dropbox:ACCOUNT:/path; a LOCAL_PATH ending in / means "into this \
             folder, keep the remote name". URLs must not carry credentials: those belong in an account.
 
-            --from: one JSON object per line from FILE (or - for stdin), all enqueued in one transaction with
-            COPY: every line is enqueued or none is, and an error names the line and the field. Fields: kind
-            ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an
+            --from: one JSON object per line from FILE (or - for stdin), all enqueued in one transaction with \
+            COPY: every line is enqueued or none is, and an error names the line and the field. Fields: kind \
+            ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
             object). Options given on the command line are defaults for lines without them.
 
-            A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is
+            A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
 
             Examples:

@@ -6,15 +6,15 @@ struct Ferry: AsyncParsableCommand {
         commandName: "ferry",
         abstract: "An event-sourced transfer queue on PostgreSQL: uploads and fetches, worked by many workers.",
         discussion: """
-            Every change to a job is an event appended to ferry.events; the current state of each job is
-            projected into ferry.jobs in the same transaction and read through the views ferry.job_status,
+            Every change to a job is an event appended to ferry.events; the current state of each job is \
+            projected into ferry.jobs in the same transaction and read through the views ferry.job_status, \
             ferry.batch_status and ferry.queue_stats.
 
             Database: --database-url, else $FERRY_DATABASE_URL, else $DATABASE_URL, else libpq's PG* variables.
 
             Examples:
               ferry migrate
-              ferry enqueue upload ~/Pictures/*.jpg --to dropbox:photos:/Camera/2026/ --batch trip
+              ferry enqueue upload ~/Pictures/*.jpg --to file:///mnt/nas/ --batch trip
               ferry enqueue --from jobs.jsonl
               ferry status --batch trip
               ferry cancel --batch trip
@@ -23,7 +23,7 @@ struct Ferry: AsyncParsableCommand {
             69 database unavailable, 70 internal error, 78 schema not migrated.
             """,
         subcommands: [
-            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, WorkerCommand.self,
+            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, WorkerCommand.self, DevServerCommand.self,
             Projection.self,
         ]
     )

@@ -6,7 +6,7 @@ struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Apply pending SQL migrations (safe to run from many processes at once).",
         discussion: """
-            Applies the numbered files of migrations/ in order, each once, in its own transaction, under an
+            Applies the numbered files of migrations/ in order, each once, in its own transaction, under an \
             advisory lock. Refuses to run if a file that was already applied has changed since.
 
             Examples:

@@ -7,7 +7,7 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show jobs, a batch or a queue from the status views.",
         discussion: """
-            Without arguments: per-queue counts and recent batches. The same data is plain SQL: see
+            Without arguments: per-queue counts and recent batches. The same data is plain SQL: see \
             ferry.job_status, ferry.batch_status and ferry.queue_stats in the README.
 
             Examples:

@@ -1,0 +1,96 @@
+import ArgumentParser
+import FerryDevServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct DevServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dev-server",
+        abstract: "Run a local Dropbox-API-v2-compatible server for demos and integration tests.",
+        discussion: """
+            One port serves the API, content and OAuth hosts (point an account's base URLs, or the official \
+            SDK's DROPBOX_API_HOST / DROPBOX_API_CONTENT_HOST, at it). Files are stored on disk under --storage. \
+            Fault injection is deterministic for a given seed. Control endpoints (not part of Dropbox): \
+            GET /__dev/stats, POST /__dev/accounts {"account": NAME} → a refresh token, POST /__dev/faults, \
+            POST /__dev/reset-stats, POST /__dev/seed.
+
+            Examples:
+              ferry dev-server --port 8910 --storage /tmp/dropbox
+              ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 --failure-rate 0.1 --seed 42
+            """)
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port (0 picks a free one and prints it).")
+    var port = 8910
+
+    @Option(help: ArgumentHelp("Directory for stored files and tokens.", valueName: "dir"))
+    var storage: String
+
+    @Option(name: .customLong("app-key"), help: "OAuth client_id the server accepts.")
+    var appKey = "ferry-dev"
+
+    @Option(name: .customLong("app-secret-file"), help: ArgumentHelp("File holding the app secret (never pass it as an argument).", valueName: "file"))
+    var appSecretFile: String?
+
+    @Option(name: .customLong("token-lifetime"), help: ArgumentHelp("Access token lifetime in seconds.", valueName: "s"))
+    var tokenLifetime: Double = 14400
+
+    @Option(help: "Fault injection seed.")
+    var seed: UInt64 = 0
+
+    @Option(name: .customLong("failure-rate"), help: "Share of requests answered with 5xx.")
+    var failureRate: Double = 0
+
+    @Option(name: .customLong("drop-rate"), help: "Share of requests whose connection is closed without a response.")
+    var dropRate: Double = 0
+
+    @Option(name: .customLong("drop-after-apply-rate"), help: "Share of writes applied, then dropped without a response.")
+    var dropAfterApplyRate: Double = 0
+
+    @Option(name: .customLong("rate-limit-rate"), help: "Share of requests answered 429 with Retry-After.")
+    var rateLimitRate: Double = 0
+
+    @Option(name: .customLong("write-contention-rate"), help: "Share of commits answered too_many_write_operations.")
+    var writeContentionRate: Double = 0
+
+    @Option(name: .customLong("latency-ms"), help: "Added latency per request.")
+    var latencyMilliseconds = 0
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    func run() async throws {
+        try await runReporting {
+            LoggingBootstrap.bootstrap(level: logLevel, defaultLevel: .info)
+            let logger = Logger(label: "ferry.dev-server")
+            var secret: String?
+            if let appSecretFile {
+                guard let text = try? String(contentsOfFile: appSecretFile, encoding: .utf8) else {
+                    throw CLIUsageError(message: "cannot read --app-secret-file \(appSecretFile)")
+                }
+                secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let faults = FaultConfiguration(
+                seed: seed, failureRate: failureRate, dropRate: dropRate, dropAfterApplyRate: dropAfterApplyRate,
+                rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate,
+                latencyMilliseconds: latencyMilliseconds)
+            let server = try DevServer(
+                configuration: DevServerConfiguration(
+                    host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,
+                    accessTokenLifetime: tokenLifetime, faults: faults),
+                logger: logger)
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                let bound = try await server.waitUntilRunning()
+                FileHandle.standardOutput.write(Data("dev server listening on http://\(host):\(bound)\n".utf8))
+                try await tasks.waitForAll()
+            }
+        }
+    }
+}
