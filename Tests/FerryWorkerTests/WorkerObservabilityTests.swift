@@ -1,0 +1,47 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("worker observability")
+struct WorkerObservabilityTests {
+    @Test("Prometheus metrics on --metrics-port and JSON logs carrying job metadata")
+    func metricsAndJSONLogs() async throws {
+        let db = try await TestDatabase.make("metrics")
+        _ = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
+        let port = Int.random(in: 20_000...40_000)
+        let worker = try WorkerFixtures.startWorker(
+            db, name: "observed", ["--handler", "noop", "--queues", "photos", "--metrics-port", "\(port)", "--log-format", "json"])
+        try await eventually(timeout: .seconds(30), "job done") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        var body = ""
+        try await eventually(timeout: .seconds(20), "metrics to show the success") {
+            let data = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+            body = data.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return body.contains("ferry_jobs_succeeded")
+        }
+        #expect(body.contains(#"ferry_jobs_succeeded{kind="fetch",queue="photos"} 1"#), "\(body)")
+        #expect(body.contains("ferry_jobs_claimed"))
+        #expect(body.contains("ferry_job_start_latency"))
+        #expect(!body.contains("job_id"), "no high-cardinality labels")
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+        let lines = worker.log.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(!lines.isEmpty)
+        let succeeded = try #require(lines.first { $0.contains("job succeeded") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(succeeded.utf8)) as? [String: Any])
+        #expect(object["worker"] as? String == "observed")
+        #expect(object["kind"] as? String == "fetch")
+        #expect(object["attempt"] as? String == "1")
+        #expect((object["job"] as? String)?.count == 36)
+    }
+}
