@@ -64,6 +64,16 @@ public final class JobContext: Sendable {
     }
 
     var cancelRequestedByProgress: Bool { state.withLock { $0.cancelRequested } }
+
+    /// Counts bytes the handler moved after its last progress event (the final chunk is never reported).
+    func recordFinalBytes(_ total: Int64?) {
+        guard let total else { return }
+        let delta = state.withLock { state -> Int64 in
+            defer { state.bytesReported = max(state.bytesReported, total) }
+            return max(0, total - state.bytesReported)
+        }
+        metrics.bytesMoved(delta, job: job)
+    }
 }
 
 /// Retries a database call while PostgreSQL is unreachable, with capped exponential backoff, so in-flight

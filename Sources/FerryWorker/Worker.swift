@@ -141,6 +141,7 @@ public final class Worker: Service, Sendable {
         logger.debug("job started", metadata: ["handler": "\(handler.name)"])
         do {
             let result = try await handler.run(job, context: context)
+            context.recordFinalBytes(result.bytes)
             submit(.succeeded(job, bytes: result.bytes, result: result.details), job, started, "succeeded")
             logger.info("job succeeded", metadata: ["bytes": "\(result.bytes ?? 0)"])
         } catch is LeaseLost {
