@@ -2,17 +2,21 @@
 --   CREATE ROLE uploader LOGIN PASSWORD '…' IN ROLE ferry_producer;
 -- Nobody but the migrating role owns a table; application roles can only append events and read.
 
+-- Roles are cluster-wide while the migration lock is per database: two databases of one cluster migrating at
+-- once can both try to create a role, so a concurrent creation counts as success.
 DO $$
+DECLARE
+    role text;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ferry_reader') THEN
-        CREATE ROLE ferry_reader NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ferry_producer') THEN
-        CREATE ROLE ferry_producer NOLOGIN;
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ferry_worker') THEN
-        CREATE ROLE ferry_worker NOLOGIN;
-    END IF;
+    FOREACH role IN ARRAY ARRAY['ferry_reader', 'ferry_producer', 'ferry_worker'] LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role) THEN
+            BEGIN
+                EXECUTE format('CREATE ROLE %I NOLOGIN', role);
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                NULL;
+            END;
+        END IF;
+    END LOOP;
 END
 $$;
 

@@ -40,6 +40,32 @@ struct MigrationRunnerTests {
         try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).verifyUpToDate()
     }
 
+    @Test("several databases of a fresh cluster migrate at once (roles are cluster-wide)")
+    func concurrentDatabasesOnFreshCluster() async throws {
+        let cluster = try await PrivateCluster()
+        do {
+            let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: cluster.adminURL, poolSize: 1))
+            for index in 0..<4 { try await admin.withConnection { try $0.execute("CREATE DATABASE race_\(index)") } }
+            admin.close()
+            let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "race_\(index)")
+                        let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
+                        defer { client.close() }
+                        try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+                    }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
     @Test("a changed applied migration and an unknown applied migration are refused")
     func checksumsGuardHistory() async throws {
         let (client, _) = try await freshDatabase()
