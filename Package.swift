@@ -4,7 +4,10 @@ import PackageDescription
 // Dependency direction (each layer only knows the ones above it):
 //   CLibPQ → Postgres          connection layer (libpq, knows nothing of jobs)
 //   FerryCore                  domain: jobs, events, state machine, retry policy (no I/O)
-//   FerryStore                 everything Ferry does in PostgreSQL
+//   FerryStore                 everything Ferry does in PostgreSQL (events, projection, accounts, sealed secrets)
+//   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
+//   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
+//   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   ferry                      the CLI executable
 let package = Package(
     name: "ferry",
@@ -15,6 +18,7 @@ let package = Package(
         .library(name: "Postgres", targets: ["Postgres"]),
         .library(name: "FerryCore", targets: ["FerryCore"]),
         .library(name: "FerryStore", targets: ["FerryStore"]),
+        .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -25,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
     ],
     targets: [
         .systemLibrary(
@@ -53,6 +58,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryDropbox",
+            dependencies: [
+                "FerryCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FerryDevServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -64,6 +80,9 @@ let package = Package(
             name: "FerryWorker",
             dependencies: [
                 "FerryStore",
+                "FerryDropbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 "FerryCore",
                 "Postgres",
                 .product(name: "Logging", package: "swift-log"),
@@ -78,6 +97,8 @@ let package = Package(
             name: "ferry",
             dependencies: [
                 "FerryWorker",
+                "FerryDropbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "FerryDevServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "FerryStore",
@@ -112,6 +133,10 @@ let package = Package(
                 "FerryDevServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        .testTarget(
+            name: "FerryDropboxTests",
+            dependencies: ["FerryDropbox", "FerryDevServer", "FerryCore"]
         ),
         .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(

@@ -23,32 +23,53 @@ echo "FERRY_DATABASE_URL=$FERRY_DATABASE_URL"
 say "ferry migrate"
 "$ferry" migrate
 
-say "generating 20 sample photos (the original app's batch)"
-/usr/bin/python3 scripts/sample-photos.py "$state/demo/photos" 20
-nas="$state/demo/nas"
-rm -rf "$nas"
+say "starting Ferry's Dropbox-compatible dev server (seeded faults: 5% failures, short-lived tokens)"
+storage="$state/demo/dropbox"
+rm -rf "$storage"
+devlog="$state/demo/dev-server.log"
+"$ferry" dev-server --port 0 --storage "$storage" --app-key ferry-demo --token-lifetime 20 \
+    --failure-rate 0.05 --rate-limit-rate 0.02 --seed 2026 >"$devlog" 2>&1 &
+devserver=$!
+for _ in $(seq 100); do grep -q "listening on" "$devlog" 2>/dev/null && break; sleep 0.1; done
+dropbox=$(grep -o 'http://[0-9.:]*' "$devlog" | head -1)
+echo "dev server at $dropbox (files stored under $storage)"
 
-say "ferry enqueue upload … --to file://$nas/Photos/2026/ --batch holiday-2026"
-"$ferry" enqueue upload "$state"/demo/photos/*.jpg --to "file://$nas/Photos/2026/" --batch holiday-2026 | head -3
+say "linking a demo account (secrets come from stdin, stored encrypted with FERRY_SECRET_KEY_FILE)"
+keyfile="$state/secret.key"
+[[ -s "$keyfile" ]] || (umask 077 && head -c 32 /dev/urandom | base64 >"$keyfile")
+export FERRY_SECRET_KEY_FILE="$keyfile"
+curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])' |
+    "$ferry" account add demo --provider dropbox --app-key ferry-demo --refresh-token-file - \
+        --api-url "$dropbox" --content-url "$dropbox" --authorize-url "$dropbox"
+"$ferry" account list
+
+say "generating 20 sample photos (the original app's batch) and one 40 MiB video (chunked upload session)"
+/usr/bin/python3 scripts/sample-photos.py "$state/demo/photos" 20
+head -c $((40 * 1024 * 1024)) /dev/urandom >"$state/demo/photos/video.mov"
+
+say "ferry enqueue upload … --to dropbox:demo:/Photos/2026/ --batch holiday-2026"
+"$ferry" enqueue upload "$state"/demo/photos/*.jpg "$state/demo/photos/video.mov" --to "dropbox:demo:/Photos/2026/" --batch holiday-2026 | head -3
 echo "…"
 
 workers=()
 cleanup() {
     for pid in "${workers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    kill -TERM "$devserver" 2>/dev/null || true
     wait 2>/dev/null || true
 }
 trap cleanup EXIT
 
-say "starting two workers (1 MiB chunks, so progress is visible)"
+say "starting two workers (4 MiB chunks, so progress is visible)"
 for name in demo-worker-1 demo-worker-2; do
-    "$ferry" worker --name "$name" --concurrency 3 --chunk-size 1 --log-level warning &
+    "$ferry" worker --name "$name" --concurrency 3 --chunk-size 4 --log-level warning &
     workers+=($!)
 done
 
 say "progress (ferry.batch_status)"
 while true; do
     line=$(psql "$FERRY_DATABASE_URL" -Atc \
-        "SELECT format('%s/%s done, %s running, %s%%', succeeded + failed + cancelled, jobs, running, percent), done
+        "SELECT format('%s/%s done, %s running, %s of %s, %s%%', succeeded + failed + cancelled, jobs, running,
+                       pg_size_pretty(bytes_done), pg_size_pretty(bytes_total), percent), done
            FROM ferry.batch_status WHERE batch = 'holiday-2026'")
     echo "  ${line%|*}"
     [[ "${line##*|}" == "t" ]] && break
@@ -72,14 +93,25 @@ say "one job's history (ferry events)"
 first=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT job_id FROM ferry.jobs ORDER BY bytes_total DESC LIMIT 1")
 "$ferry" events "$first" | cut -c1-150
 
-say "every photo arrived intact"
-failed=0
-for photo in "$state"/demo/photos/*.jpg; do
-    if ! cmp -s "$photo" "$nas/Photos/2026/$(basename "$photo")"; then echo "  MISMATCH: $photo"; failed=1; fi
-done
-[[ $failed -eq 0 ]] && echo "  20 of 20 identical (cmp)"
-"$ferry" projection verify
+say "the files on the dev server (list_folder, the real Dropbox API)"
+token=$(curl -fsS "$dropbox/oauth2/token" -d grant_type=refresh_token -d client_id=ferry-demo \
+    -d "refresh_token=$(curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])')" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+curl -fsS "$dropbox/2/files/list_folder" -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
+    -d '{"path": "/Photos/2026"}' |
+    python3 -c 'import json,sys
+for e in json.load(sys.stdin)["entries"][:6]: print("  %-18s %9d  %s" % (e["name"], e["size"], e["content_hash"][:16] + "…"))
+print("  …")'
+curl -fsS "$dropbox/__dev/stats" | python3 -c 'import json,sys; s=json.load(sys.stdin)
+print("  dev server: %d files committed, %d token refreshes, faults injected %s" % (s["files_committed"], sum(s["token_refreshes_per_account"].values()), s["faults_injected"]))'
 
+say "every file arrived intact"
+failed=0
+for photo in "$state"/demo/photos/*; do
+    if ! cmp -s "$photo" "$storage/demo/Photos/2026/$(basename "$photo")"; then echo "  MISMATCH: $photo"; failed=1; fi
+done
+[[ $failed -eq 0 ]] && echo "  21 of 21 identical (cmp)"
+"$ferry" projection verify
 say "done. Explore with:  FERRY_DATABASE_URL=$FERRY_DATABASE_URL $ferry status --batch holiday-2026"
 echo "PostgreSQL keeps running in .ferry/pg; stop it with: scripts/pg.sh stop .ferry/pg"
 exit $failed

@@ -1,8 +1,9 @@
 /// The in-memory index of one account's files and folders.
 ///
-/// Keys are `path_lower` strings kept in a lazily rebuilt array sorted by UTF-8 bytes, so a
-/// folder's descendants are one contiguous range (parents sort before their children) and
-/// paging through 20,000 entries is a binary search plus a scan.
+/// Keys are `path_lower` strings kept in an array sorted by UTF-8 bytes, so a folder's
+/// descendants are one contiguous range (parents sort before their children) and paging
+/// through 20,000 entries is a binary search plus a scan. Single new keys are inserted in
+/// place; bulk inserts (seeding) drop the order, which the next listing rebuilds once.
 struct AccountNamespace: Sendable {
     /// Absolute directory holding this account's files.
     let root: String
@@ -33,8 +34,17 @@ struct AccountNamespace: Sendable {
     /// Inserts or replaces an entry (same `path_lower`).
     mutating func upsert(_ entry: FileEntry) {
         let key = entry.pathLower
-        if entries.updateValue(entry, forKey: key) == nil { sortedKeysCache = nil }
+        if entries.updateValue(entry, forKey: key) == nil, sortedKeysCache != nil {
+            let index = Self.bound(sortedKeysCache ?? [], key, strictly: false)
+            sortedKeysCache?.insert(key, at: index)
+        }
         idIndex[entry.id] = key
+    }
+
+    /// Inserts or replaces many entries; re-sorting once beats thousands of in-place inserts.
+    mutating func upsert(contentsOf batch: [FileEntry]) {
+        if batch.count > 64 { sortedKeysCache = nil }
+        for entry in batch { upsert(entry) }
     }
 
     private static func utf8Less(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
@@ -79,8 +89,14 @@ struct AccountNamespace: Sendable {
         if let lastKey { index = max(index, Self.bound(keys, lastKey, strictly: true)) }
         while index < keys.count, keys[index].utf8.starts(with: prefix.utf8) {
             let key = keys[index]
+            if !recursive, let slash = key.utf8.dropFirst(prefix.utf8.count).firstIndex(of: UInt8(ascii: "/")) {
+                // A grandchild: skip the child's whole subtree, the keys in [child + "/", child + "0").
+                let child = String(decoding: key.utf8[..<slash], as: UTF8.self)
+                index = Self.bound(keys, child + "0", strictly: false)
+                continue
+            }
             index += 1
-            guard Self.isListed(key, prefix: prefix, recursive: recursive), let entry = entries[key] else { continue }
+            guard let entry = entries[key] else { continue }
             if page.count == limit {
                 return (page, last, true)
             }

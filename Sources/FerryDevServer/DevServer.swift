@@ -6,7 +6,10 @@ import Synchronization
 
 /// A local, Dropbox API v2 compatible server: OAuth endpoints, RPC routes and content routes
 /// on one port (clients point their API, content and OAuth base URLs at it), plus a `/__dev/`
-/// control surface for statistics, seeding and fault injection.
+/// control surface for statistics, seeding and fault injection. The same port stands in for
+/// the other services Ferry fetches from: Flickr's REST API (`/services/rest/`) and photo host
+/// (`/flickr/photos/`), and a plain web server (`/web/`); see `DevServer+Flickr.swift` and
+/// `DevServer+Web.swift`.
 ///
 /// ```swift
 /// let server = try DevServer(configuration: .init(storageDirectory: dir, appKey: "key"))
@@ -17,7 +20,7 @@ import Synchronization
 public final class DevServer: Service, Sendable {
     /// Settings the server was created with (faults can change at runtime, see ``updateFaults(_:)``).
     public let configuration: DevServerConfiguration
-    private let backend: DevServerBackend
+    let backend: DevServerBackend
     private let logger: Logger
 
     private enum Phase {

@@ -1,11 +1,13 @@
 import Logging
 
-/// Everything the request handlers share: settings, accounts and tokens, files, statistics
-/// and the fault injector.
+/// Everything the request handlers share: settings, accounts and tokens, files, the stand-in
+/// services (web files, Flickr), statistics and the fault injector.
 final class DevServerBackend: Sendable {
     let configuration: DevServerConfiguration
     let tokens: TokenStore
     let files: FileStore
+    let web: WebStore
+    let flickr: FlickrStore
     let stats = StatsRecorder()
     let faults: FaultInjector
     let logger: Logger
@@ -15,6 +17,8 @@ final class DevServerBackend: Sendable {
         self.logger = logger
         tokens = try TokenStore(storageRoot: configuration.storageDirectory)
         files = try FileStore(storageRoot: configuration.storageDirectory)
+        web = try WebStore(storageRoot: configuration.storageDirectory)
+        flickr = try FlickrStore(storageRoot: configuration.storageDirectory)
         faults = FaultInjector(configuration.faults)
         for account in tokens.accounts {
             try files.ensureAccount(account.name, folder: account.folder)

@@ -21,6 +21,13 @@ public struct DevServerConfiguration: Sendable {
     public var maxRequestBodyBytes: Int64 = 150 * 1024 * 1024
     /// Page size of `list_folder` when the request gives no `limit`.
     public var defaultListFolderLimit: Int = 2000
+    /// `api_key` accepted by the Flickr stand-in at `/services/rest/`.
+    public var flickrAPIKey: String = "ferry-dev-flickr"
+    /// Further accepted Flickr API keys (e.g. the other lines of `--flickr-api-key-file`).
+    public var additionalFlickrAPIKeys: [String] = []
+
+    /// Every accepted Flickr API key.
+    var acceptedFlickrAPIKeys: Set<String> { Set([flickrAPIKey] + additionalFlickrAPIKeys) }
 
     /// Creates a configuration; only the storage directory and app key have no default.
     public init(

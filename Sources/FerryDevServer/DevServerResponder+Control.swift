@@ -5,6 +5,8 @@ import Hummingbird
 /// link accounts, seed files, read statistics and change fault settings at runtime.
 extension DevServerResponder {
     func control(_ request: Request, path: String) async throws -> Response {
+        // Raw-body and body-less web routes come before the JSON parsing below.
+        if let response = try await webFileControl(request, path: path) { return response }
         var request = request
         let body = try await request.collectBody(upTo: 1024 * 1024)
         let json: JSONValue
@@ -66,6 +68,7 @@ extension DevServerResponder {
             backend.files.resetCursors(account: name)
             return .json(.object([]))
         default:
+            if let response = try standInControl(request.method, path: path, json: json) { return response }
             throw DropboxError.text(.notFound, "Unknown dev-server route \(request.method.rawValue) \(path)")
         }
     }

@@ -1,8 +1,9 @@
 import HTTPTypes
 import Hummingbird
 
-/// `files/download`: streams the file from disk, honours `Range`, and puts the metadata in
-/// the `Dropbox-API-Result` header (ASCII-only JSON).
+/// `files/download`: streams the file from disk (paced by the bandwidth limit), honours
+/// `Range`, and puts the metadata in the `Dropbox-API-Result` header (ASCII-only JSON).
+/// Like Dropbox it sends a weak `ETag` built from the rev.
 extension DevServerResponder {
     func download(_ account: Account, request: Request) throws -> Response {
         let route = Endpoint.download.rawValue
@@ -35,22 +36,13 @@ extension DevServerResponder {
             failure[.contentRange] = "bytes */\(size)"
             return Response(status: .rangeNotSatisfiable, headers: failure)
         }
-        let length = max(0, range.length)
-        let start = range.start
         let stats = backend.stats
-        let body = ResponseBody(contentLength: Int(length)) { writer in
-            var offset = start
-            let end = start + length
-            while offset < end {
-                let chunk = try file.read(at: offset, count: Int(min(1 << 20, end - offset)))
-                if chunk.readableBytes == 0 { break }
-                offset += Int64(chunk.readableBytes)
-                try await writer.write(chunk)
-                let sent = Int64(chunk.readableBytes)
-                stats.record { $0.bytesSent += sent }
-            }
-            try await writer.finish(nil)
-        }
+        let faults = backend.faults
+        let body = ThrottledFileBody.make(
+            file: file, start: range.start, length: max(0, range.length),
+            rate: { faults.configuration.downloadBytesPerSecond },
+            sent: { bytes in stats.record { $0.bytesSent += bytes } }
+        )
         return Response(status: status, headers: headers, body: body)
     }
 }

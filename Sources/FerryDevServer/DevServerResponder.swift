@@ -2,8 +2,8 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Dispatches every request: `/__dev/` control routes, then Dropbox routes with fault
-/// injection, authentication and Dropbox-shaped errors.
+/// Dispatches every request: `/__dev/` control routes, the stand-in routes (Flickr, plain web
+/// files), then Dropbox routes with fault injection, authentication and Dropbox-shaped errors.
 struct DevServerResponder: HTTPResponder {
     typealias Context = DevServerRequestContext
 
@@ -22,17 +22,33 @@ struct DevServerResponder: HTTPResponder {
                 return error.response
             }
         }
+        if let route = StandInRoute(path: path) {
+            return try await withFaults(route: route.name, isCommit: false, isOAuth: false, dropboxShaped: false, context: context) { _ in
+                try await standIn(route, request: request)
+            }
+        }
         guard let endpoint = Endpoint(path: path) else {
             return DropboxError.text(.notFound, "Unknown API function: \"\(path)\"").response
         }
-        backend.stats.record { $0.requestsPerRoute[endpoint.rawValue, default: 0] += 1 }
+        return try await withFaults(
+            route: endpoint.rawValue, isCommit: endpoint.isCommit, isOAuth: endpoint.style == .oauth, dropboxShaped: true, context: context
+        ) { decision in
+            try await handle(endpoint, request: request, context: context, decision: decision)
+        }
+    }
 
-        let isOAuth = endpoint.style == .oauth
+    /// Counts the request, adds latency, draws a fault and either injects it or runs `handler`.
+    /// `dropboxShaped` picks Dropbox's JSON 429 body; stand-in routes answer 429 in plain text.
+    private func withFaults(
+        route: String, isCommit: Bool, isOAuth: Bool, dropboxShaped: Bool, context: Context,
+        _ handler: (FaultDecision) async throws -> Response
+    ) async throws -> Response {
+        backend.stats.record { $0.requestsPerRoute[route, default: 0] += 1 }
         let latency = backend.faults.latencyMilliseconds
         if latency > 0, !isOAuth || backend.faults.configuration.includeOAuth {
             try await Task.sleep(for: .milliseconds(latency))
         }
-        let decision = backend.faults.decide(route: endpoint.rawValue, isCommit: endpoint.isCommit, isOAuth: isOAuth)
+        let decision = backend.faults.decide(route: route, isCommit: isCommit, isOAuth: isOAuth)
         if let key = decision.statsKey, decision != .writeContention {
             backend.stats.record { $0.faultsInjected[key, default: 0] += 1 }
         }
@@ -48,10 +64,16 @@ struct DevServerResponder: HTTPResponder {
             try await drop(context)
         case .rateLimit(let retryAfter):
             backend.stats.record { $0.rateLimitedResponses += 1 }
-            response = DropboxError.rateLimited(retryAfter: retryAfter).response
+            if dropboxShaped {
+                response = DropboxError.rateLimited(retryAfter: retryAfter).response
+            } else {
+                var error = DropboxError.text(.tooManyRequests, "Too Many Requests")
+                error.headers[.retryAfter] = String(retryAfter)
+                response = error.response
+            }
         case .none, .dropAfterApply, .writeContention:
             do {
-                response = try await handle(endpoint, request: request, context: context, decision: decision)
+                response = try await handler(decision)
             } catch let error as DropboxError {
                 response = error.response
             }

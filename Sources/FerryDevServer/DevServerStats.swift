@@ -1,7 +1,8 @@
 /// Counters of a running ``DevServer``, also served as JSON at `GET /__dev/stats`
 /// (snake_case keys). Tests assert on these to see what really reached the server.
 public struct DevServerStats: Sendable, Codable, Equatable {
-    /// Requests per route (e.g. `files/upload`, `oauth2/token`), counted before faults apply.
+    /// Requests per route (e.g. `files/upload`, `oauth2/token`; the stand-in routes count as
+    /// `web`, `flickr/photos` and `flickr/rest`), counted before faults apply.
     public var requestsPerRoute: [String: Int] = [:]
     /// Responses per HTTP status code (as a string), for answered requests.
     public var responsesPerStatus: [String: Int] = [:]
@@ -26,8 +27,22 @@ public struct DevServerStats: Sendable, Codable, Equatable {
     public var commitsPerPath: [String: Int] = [:]
     /// Body bytes received by content routes.
     public var bytesReceived: Int64 = 0
-    /// File bytes sent by downloads.
+    /// File bytes sent by `files/download`.
     public var bytesSent: Int64 = 0
+    /// Flickr REST calls per `method` parameter (unknown methods too; `""` when missing).
+    public var flickrCallsPerMethod: [String: Int] = [:]
+    /// Flickr photo downloads answered with a body (200 or 206), per URL path
+    /// (`/flickr/photos/65535/1234_abcd_z.jpg`).
+    public var flickrPhotoDownloadsPerPath: [String: Int] = [:]
+    /// Photo bytes sent by `/flickr/photos/`.
+    public var flickrBytesSent: Int64 = 0
+    /// `GET` and `HEAD` requests per `/web/` URL path (`/web/a/b.jpg`), whatever the answer.
+    public var webRequestsPerPath: [String: Int] = [:]
+    /// Start offset of every `/web/` `GET` answered with a body, in arrival order: 0 for a
+    /// full response, the range start for a 206. Shows exactly where clients resumed.
+    public var webRangeStartsPerPath: [String: [Int64]] = [:]
+    /// File bytes sent by `/web/`.
+    public var webBytesSent: Int64 = 0
 
     public init() {}
 
@@ -45,5 +60,35 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         case commitsPerPath = "commits_per_path"
         case bytesReceived = "bytes_received"
         case bytesSent = "bytes_sent"
+        case flickrCallsPerMethod = "flickr_calls_per_method"
+        case flickrPhotoDownloadsPerPath = "flickr_photo_downloads_per_path"
+        case flickrBytesSent = "flickr_bytes_sent"
+        case webRequestsPerPath = "web_requests_per_path"
+        case webRangeStartsPerPath = "web_range_starts_per_path"
+        case webBytesSent = "web_bytes_sent"
+    }
+
+    /// Missing keys keep their defaults, so statistics written by an older server still decode.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        requestsPerRoute = try c.decodeIfPresent([String: Int].self, forKey: .requestsPerRoute) ?? [:]
+        responsesPerStatus = try c.decodeIfPresent([String: Int].self, forKey: .responsesPerStatus) ?? [:]
+        tokenRefreshesPerAccount = try c.decodeIfPresent([String: Int].self, forKey: .tokenRefreshesPerAccount) ?? [:]
+        accessTokensIssued = try c.decodeIfPresent(Int.self, forKey: .accessTokensIssued) ?? 0
+        bytesReceivedPerSession = try c.decodeIfPresent([String: Int64].self, forKey: .bytesReceivedPerSession) ?? [:]
+        appendOffsetsPerSession = try c.decodeIfPresent([String: [Int64]].self, forKey: .appendOffsetsPerSession) ?? [:]
+        faultsInjected = try c.decodeIfPresent([String: Int].self, forKey: .faultsInjected) ?? [:]
+        rateLimitedResponses = try c.decodeIfPresent(Int.self, forKey: .rateLimitedResponses) ?? 0
+        sessionsStarted = try c.decodeIfPresent(Int.self, forKey: .sessionsStarted) ?? 0
+        filesCommitted = try c.decodeIfPresent(Int.self, forKey: .filesCommitted) ?? 0
+        commitsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .commitsPerPath) ?? [:]
+        bytesReceived = try c.decodeIfPresent(Int64.self, forKey: .bytesReceived) ?? 0
+        bytesSent = try c.decodeIfPresent(Int64.self, forKey: .bytesSent) ?? 0
+        flickrCallsPerMethod = try c.decodeIfPresent([String: Int].self, forKey: .flickrCallsPerMethod) ?? [:]
+        flickrPhotoDownloadsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .flickrPhotoDownloadsPerPath) ?? [:]
+        flickrBytesSent = try c.decodeIfPresent(Int64.self, forKey: .flickrBytesSent) ?? 0
+        webRequestsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .webRequestsPerPath) ?? [:]
+        webRangeStartsPerPath = try c.decodeIfPresent([String: [Int64]].self, forKey: .webRangeStartsPerPath) ?? [:]
+        webBytesSent = try c.decodeIfPresent(Int64.self, forKey: .webBytesSent) ?? 0
     }
 }

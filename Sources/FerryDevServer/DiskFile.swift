@@ -90,6 +90,34 @@ final class DiskFile: Sendable {
         return Int64(st.st_size)
     }
 
+    /// What `fstat` says about the open file: enough for validators (`ETag`, `Last-Modified`).
+    struct Status: Sendable, Equatable {
+        var size: Int64
+        var inode: UInt64
+        var modifiedSeconds: Int64
+        var modifiedNanoseconds: Int64
+        var isRegularFile: Bool
+    }
+
+    /// Size, inode and modification time of the open file (so validators match the bytes sent).
+    func status() throws -> Status {
+        var st = stat()
+        guard fstat(descriptor, &st) == 0 else { throw IOError(operation: "stat", path: path, code: errno) }
+        #if canImport(Darwin)
+        let modified = st.st_mtimespec
+        #else
+        let modified = st.st_mtim
+        #endif
+        return Status(size: Int64(st.st_size), inode: UInt64(st.st_ino), modifiedSeconds: Int64(modified.tv_sec),
+                      modifiedNanoseconds: Int64(modified.tv_nsec), isRegularFile: (st.st_mode & S_IFMT) == S_IFREG)
+    }
+
+    /// Sets the modification (and access) time to whole `seconds` since 1970.
+    func setModificationTime(seconds: Int64) throws {
+        var times = [timespec(tv_sec: time_t(seconds), tv_nsec: 0), timespec(tv_sec: time_t(seconds), tv_nsec: 0)]
+        guard futimens(descriptor, &times) == 0 else { throw IOError(operation: "futimens", path: path, code: errno) }
+    }
+
     /// Streams the file through a content hasher in 1 MiB reads.
     static func contentHash(ofFileAt path: String) throws -> (hash: String, size: Int64) {
         let file = try DiskFile.openForReading(path)

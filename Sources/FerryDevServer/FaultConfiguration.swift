@@ -2,8 +2,9 @@
 ///
 /// Every request to a `/2/` route draws one number from a seeded PRNG; the rates below are
 /// stacked bands on `[0, 1)`, so with the same seed and the same sequence of requests the
-/// same faults are injected. `/__dev/` routes never see faults and `/oauth2/` routes only
-/// when ``includeOAuth`` is set.
+/// same faults are injected. The stand-in routes (`/web/`, `/flickr/photos/`,
+/// `/services/rest/`) draw too, under the route names `web`, `flickr/photos` and `flickr/rest`.
+/// `/__dev/` routes never see faults and `/oauth2/` routes only when ``includeOAuth`` is set.
 public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// Seed of the PRNG deciding which request gets a fault.
     public var seed: UInt64
@@ -27,6 +28,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     public var routes: [String]?
     /// Also inject faults on `/oauth2/token`.
     public var includeOAuth: Bool
+    /// Pace of bodies sent from files (`files/download`, `/web/`, Flickr photos), in bytes per
+    /// second; 0 means unlimited. Read before every piece, so it also applies to downloads in flight.
+    public var downloadBytesPerSecond: Int64
 
     /// Creates a fault configuration; the default injects nothing.
     public init(
@@ -39,7 +43,8 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         writeContentionRate: Double = 0,
         latencyMilliseconds: Int = 0,
         routes: [String]? = nil,
-        includeOAuth: Bool = false
+        includeOAuth: Bool = false,
+        downloadBytesPerSecond: Int64 = 0
     ) {
         self.seed = seed
         self.failureRate = failureRate
@@ -51,6 +56,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.latencyMilliseconds = latencyMilliseconds
         self.routes = routes
         self.includeOAuth = includeOAuth
+        self.downloadBytesPerSecond = downloadBytesPerSecond
     }
 
     /// No faults at all.
@@ -67,6 +73,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case latencyMilliseconds = "latency_milliseconds"
         case routes
         case includeOAuth = "include_oauth"
+        case downloadBytesPerSecond = "download_bytes_per_second"
     }
 
     /// Accepts snake_case (`failure_rate`) or the Swift names (`failureRate`); missing keys keep
@@ -87,6 +94,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         latencyMilliseconds = try value(.latencyMilliseconds, "latencyMilliseconds", Int.self) ?? latencyMilliseconds
         routes = try value(.routes, "routes", [String].self)
         includeOAuth = try value(.includeOAuth, "includeOAuth", Bool.self) ?? includeOAuth
+        downloadBytesPerSecond = try value(.downloadBytesPerSecond, "downloadBytesPerSecond", Int64.self) ?? downloadBytesPerSecond
     }
 
     private struct FlexibleKey: CodingKey {

@@ -11,6 +11,14 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case notFound = "not_found"
         /// A job names an account that does not exist.
         case unknownAccount = "unknown_account"
+        /// An account with that name exists already.
+        case accountExists = "account_exists"
+        /// The account still has unfinished jobs.
+        case accountInUse = "account_in_use"
+        /// The account cannot be used until it is authorized again (token rejected or revoked).
+        case accountNeedsReauthorization = "account_needs_reauthorization"
+        /// The account's stored credentials are missing or do not decrypt.
+        case credentials = "credentials"
         /// An applied migration file changed since it was applied.
         case migrationChanged = "migration_changed"
         /// The database has migrations this build does not know (it is newer than this binary).

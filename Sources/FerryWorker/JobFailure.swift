@@ -9,6 +9,9 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
         case permanent
         /// Rate limited: come back at this time without consuming an attempt.
         case rateLimited(until: Date)
+        /// Cannot run until a person acts (the account needs `ferry account login`): back to the queue without
+        /// consuming an attempt; claims skip the job until the account is usable again.
+        case held
     }
 
     public var kind: Kind
@@ -27,6 +30,8 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
     public static func rateLimited(until: Date, _ message: String) -> JobFailure {
         .init(.rateLimited(until: until), code: "rate_limited", message)
     }
+
+    public static func held(_ code: String, _ message: String) -> JobFailure { .init(.held, code: code, message) }
 
     public var description: String { "\(code): \(message)" }
 }

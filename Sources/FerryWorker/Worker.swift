@@ -179,6 +179,9 @@ public final class Worker: Service, Sendable {
             let delay = configuration.retryPolicy.delay(afterAttempt: job.attempt)
             submit(.retry(job, error: failure.description, at: Date().addingTimeInterval(delay)), job, started, "retried")
             logger.notice("job will be retried", metadata: ["error": "\(failure)", "delay_s": "\(String(format: "%.2f", delay))"])
+        case .held:
+            submit(.released(job, reason: failure.description), job, started, "held")
+            logger.warning("job held until its account is usable again", metadata: ["error": "\(failure)"])
         case .rateLimited(let until):
             submit(.deferred(job, reason: failure.description, until: until), job, started, "deferred")
             logger.notice("job deferred (rate limited)", metadata: ["until": "\(until)"])

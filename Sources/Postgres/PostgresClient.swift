@@ -82,6 +82,28 @@ public final class PostgresClient: Sendable {
         }
     }
 
+    /// Runs `body` inside a transaction that stays open across suspension points: `body` may await other work
+    /// (an HTTP call, say) between statements while holding the transaction's row locks. The connection is
+    /// reserved for the whole call. Commits when `body` returns, rolls back when it throws.
+    ///
+    /// Use sparingly: a reserved connection is unavailable to everyone else until `body` ends.
+    public func withHeldTransaction<T: Sendable>(
+        _ body: (PostgresHeldTransaction) async throws -> T
+    ) async throws -> T {
+        let index = try await acquire()
+        defer { release(index) }
+        let held = PostgresHeldTransaction(slot: slots[index], configuration: configuration, logger: logger)
+        try await held.run(keepTransaction: true) { try $0.execute("BEGIN") }
+        do {
+            let value = try await body(held)
+            try await held.run { try $0.execute("COMMIT") }
+            return value
+        } catch {
+            try? await held.run(keepTransaction: false) { _ in }
+            throw error
+        }
+    }
+
     private func acquire() async throws -> Int {
         enum Decision { case slot(Int), wait(UInt64), closed }
         // Fast path without suspending.
@@ -133,7 +155,8 @@ public final class PostgresClient: Sendable {
         }
 
         func run<T>(
-            configuration: PostgresConfiguration, logger: Logger, _ body: (PostgresConnection) throws -> T
+            configuration: PostgresConfiguration, logger: Logger, keepTransaction: Bool = false,
+            _ body: (PostgresConnection) throws -> T
         ) throws -> T {
             if let existing = connection, !existing.isHealthy {
                 logger.notice("dropping broken PostgreSQL connection")
@@ -148,7 +171,7 @@ public final class PostgresClient: Sendable {
             }
             do {
                 let value = try body(active)
-                if active.isInTransaction { try? active.execute("ROLLBACK") }
+                if active.isInTransaction && !keepTransaction { try? active.execute("ROLLBACK") }
                 return value
             } catch let error as PostgresError where error.isConnectionLoss {
                 logger.warning("PostgreSQL connection lost", metadata: ["error": "\(error)"])

@@ -25,8 +25,16 @@ enum CLIFailure {
             case .unknownAccount: return ExitCode(ExitStatus.invalidInput)
             case .notMigrated, .migrationChanged, .migrationUnknown, .migrationFiles:
                 return ExitCode(ExitStatus.notMigrated)
-            case .versionConflict, .staleLease, .invalidTransition: return ExitCode(ExitStatus.negative)
+            case .versionConflict, .staleLease, .invalidTransition, .accountInUse: return ExitCode(ExitStatus.negative)
+            case .accountExists: return ExitCode(ExitStatus.invalidInput)
+            case .accountNeedsReauthorization, .credentials: return ExitCode(ExitStatus.configuration)
             }
+        case let error as SecretKeyError:
+            printError("error: \(error)")
+            return ExitCode(ExitStatus.configuration)
+        case let error as AccountCommandError:
+            printError("error: \(error)")
+            return ExitCode(error.isRejection ? ExitStatus.invalidInput : ExitStatus.databaseUnavailable)
         case let error as PostgresError where error.isConnectionLoss:
             printError("error: PostgreSQL is unavailable (\(error.reason))")
             if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }

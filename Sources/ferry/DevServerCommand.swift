@@ -11,13 +11,27 @@ struct DevServerCommand: AsyncParsableCommand {
         discussion: """
             One port serves the API, content and OAuth hosts (point an account's base URLs, or the official \
             SDK's DROPBOX_API_HOST / DROPBOX_API_CONTENT_HOST, at it). Files are stored on disk under --storage. \
-            Fault injection is deterministic for a given seed. Control endpoints (not part of Dropbox): \
-            GET /__dev/stats, POST /__dev/accounts {"account": NAME} → a refresh token, POST /__dev/faults, \
-            POST /__dev/reset-stats, POST /__dev/seed.
+            Fault injection is deterministic for a given seed and also applies to the stand-in routes below.
+
+            Stand-ins for other services, on the same port:
+              GET /services/rest/?method=flickr.people.getPublicPhotos&api_key=K&user_id=U&format=json&nojsoncallback=1
+                  Flickr REST API (base URL = server root); key from --flickr-api-key-file (default ferry-dev-flickr).
+              GET /flickr/photos/{server}/{id}_{secret}_{suffix}.jpg
+                  Flickr photo host (live.staticflickr.com): real JPEGs, suffixes s q t m n w z c b or none.
+              GET|HEAD /web/{path}
+                  Files under <storage>/.web/ with ETag, Last-Modified, Range and If-Range.
+
+            Control endpoints (not part of any service): GET /__dev/stats, POST /__dev/reset-stats, \
+            POST /__dev/accounts {"account": NAME} → a refresh token, GET|POST /__dev/faults, \
+            POST /__dev/seed {"account", "folder", "count", "size"}, POST /__dev/reset-cursors {"account"}, \
+            POST /__dev/flickr/users {"user_id", "count", "total_as": "string"|"number"}, \
+            POST /__dev/web {"path", "size", "seed"}, PUT|DELETE /__dev/web/{path}, \
+            POST /__dev/web/status {"path", "status": 410|null}.
 
             Examples:
               ferry dev-server --port 8910 --storage /tmp/dropbox
               ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 --failure-rate 0.1 --seed 42
+              ferry dev-server --port 8910 --storage /tmp/dropbox --download-bytes-per-second 262144
             """)
 
     @Option(help: "Address to listen on.")
@@ -59,6 +73,16 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("latency-ms"), help: "Added latency per request.")
     var latencyMilliseconds = 0
 
+    @Option(
+        name: .customLong("download-bytes-per-second"),
+        help: ArgumentHelp("Pace of downloads, web files and Flickr photos (0 = unlimited).", valueName: "n"))
+    var downloadBytesPerSecond: Int64 = 0
+
+    @Option(
+        name: .customLong("flickr-api-key-file"),
+        help: ArgumentHelp("File holding the Flickr API key(s) the server accepts, one per line.", valueName: "file"))
+    var flickrAPIKeyFile: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
@@ -73,15 +97,29 @@ struct DevServerCommand: AsyncParsableCommand {
                 }
                 secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
             }
+            guard downloadBytesPerSecond >= 0 else {
+                throw CLIUsageError(message: "--download-bytes-per-second must not be negative")
+            }
             let faults = FaultConfiguration(
                 seed: seed, failureRate: failureRate, dropRate: dropRate, dropAfterApplyRate: dropAfterApplyRate,
                 rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate,
-                latencyMilliseconds: latencyMilliseconds)
-            let server = try DevServer(
-                configuration: DevServerConfiguration(
-                    host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,
-                    accessTokenLifetime: tokenLifetime, faults: faults),
-                logger: logger)
+                latencyMilliseconds: latencyMilliseconds, downloadBytesPerSecond: downloadBytesPerSecond)
+            var configuration = DevServerConfiguration(
+                host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,
+                accessTokenLifetime: tokenLifetime, faults: faults)
+            if let flickrAPIKeyFile {
+                guard let text = try? String(contentsOfFile: flickrAPIKeyFile, encoding: .utf8) else {
+                    throw CLIUsageError(message: "cannot read --flickr-api-key-file \(flickrAPIKeyFile)")
+                }
+                let keys = text.split(whereSeparator: \.isNewline)
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                guard let first = keys.first else {
+                    throw CLIUsageError(message: "--flickr-api-key-file \(flickrAPIKeyFile) holds no key")
+                }
+                configuration.flickrAPIKey = first
+                configuration.additionalFlickrAPIKeys = Array(keys.dropFirst())
+            }
+            let server = try DevServer(configuration: configuration, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
                     services: [.init(service: server)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -16,6 +16,12 @@ enum ExitStatus {
     static let databaseUnavailable: Int32 = 69
     /// An unexpected internal error.
     static let internalError: Int32 = 70
+    /// `ferry wait --timeout` passed before the batch or job finished (EX_TEMPFAIL: waiting again may succeed).
+    static let timedOut: Int32 = 75
     /// The database schema is missing or out of date: run ferry migrate.
     static let notMigrated: Int32 = 78
+    /// `ferry wait` interrupted by SIGINT (128 + 2, as shells report it).
+    static let interrupted: Int32 = 130
+    /// Configuration is missing or wrong: no FERRY_SECRET_KEY, or an account needs ferry account login.
+    static let configuration: Int32 = 78
 }

@@ -23,8 +23,8 @@ struct Ferry: AsyncParsableCommand {
             69 database unavailable, 70 internal error, 78 schema not migrated.
             """,
         subcommands: [
-            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, WorkerCommand.self, DevServerCommand.self,
-            Projection.self,
+            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Wait.self, WorkerCommand.self, DevServerCommand.self,
+            Projection.self, AccountCommand.self,
         ]
     )
 }

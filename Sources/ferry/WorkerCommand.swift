@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import FerryCore
 import FerryStore
 import FerryWorker
@@ -58,7 +59,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
     var rescueAfter: Double = 15
 
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp("Upload chunk size in MiB.", valueName: "mib"))
+    @Option(name: .customLong("chunk-size"), help: ArgumentHelp(
+        "Upload chunk size in MiB (1–150). Dropbox uses it rounded up to a multiple of 4; files up to one chunk go in one request.",
+        valueName: "mib"))
     var chunkSize = 8
 
     @Option(help: ArgumentHelp(
@@ -99,16 +102,35 @@ struct WorkerCommand: AsyncParsableCommand {
                 client: client, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), logger: logger
             ).verifyUpToDate()
 
-            var handlers: [any JobHandler] = [LocalDirectoryUploadHandler(chunkSize: chunkSize * 1024 * 1024)]
+            guard (1...150).contains(chunkSize) else {
+                throw ValidationIssue(
+                    field: "--chunk-size", problem: "must be from 1 to 150 MiB (Dropbox accepts at most 150 MiB per request)",
+                    fix: "for example --chunk-size 8 or --chunk-size 48")
+            }
+            var scripted: ScriptedHandler?
             if let handler {
-                guard let scripted = ScriptedHandler(script: handler) else {
+                guard let script = ScriptedHandler(script: handler) else {
                     throw CLIUsageError(message: "--handler takes noop, sleep:MS, fail-until:N, fail or ratelimit-until:N")
                 }
-                handlers = [scripted]
+                scripted = script
             }
+            // Provider secrets need the key; a worker that only moves local files can run without it.
+            let box = try await Self.secretBox(store: store)
+            let workerName = name ?? WorkerConfiguration.defaultName()
+            // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
+            let http = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: HTTPClient.Configuration(
+                    redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
+            var handlers: [any JobHandler] = [LocalDirectoryUploadHandler(chunkSize: chunkSize * 1024 * 1024)]
+            if let box {
+                let tokens = AccountTokenProvider(store: store, box: box, httpClient: http, actor: "worker \(workerName)", logger: logger)
+                handlers.append(DropboxUploadHandler(tokens: tokens, chunkSize: (chunkSize + 3) / 4 * 4 * 1024 * 1024))
+            }
+            if let scripted { handlers = [scripted] }
             let worker = Worker(
                 configuration: WorkerConfiguration(
-                    name: name ?? WorkerConfiguration.defaultName(), queues: queueList, concurrency: concurrency,
+                    name: workerName, queues: queueList, concurrency: concurrency,
                     shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
                     pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
                     heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
@@ -126,8 +148,28 @@ struct WorkerCommand: AsyncParsableCommand {
                     logger: logger))
             let escape = SecondSignalEscape()
             escape.arm()
-            try await group.run()
+            do {
+                try await group.run()
+            } catch {
+                try? await http.shutdown()
+                throw error
+            }
+            try? await http.shutdown()
             withExtendedLifetime(escape) {}
+        }
+    }
+}
+
+extension WorkerCommand {
+    /// The secret box from FERRY_SECRET_KEY(_FILE). Without a key the worker runs only if no account has
+    /// credentials to open (it then takes local jobs only); otherwise that is a configuration error.
+    static func secretBox(store: FerryStore) async throws -> SecretBox? {
+        do {
+            return SecretBox(key: try SecretKey.fromEnvironment())
+        } catch let error as SecretKeyError where error.code == .missing {
+            let linked = try await store.accounts().filter { $0.hasRefreshToken || $0.hasAppSecret }
+            guard linked.isEmpty else { throw error }
+            return nil
         }
     }
 }

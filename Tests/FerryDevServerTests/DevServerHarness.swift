@@ -28,15 +28,17 @@ final class DevServerHarness: Sendable {
         accessTokenLifetime: Double = 14400,
         faults: FaultConfiguration = .none,
         storage existingStorage: String? = nil,
+        configure: (inout DevServerConfiguration) -> Void = { _ in },
         _ body: (DevServerHarness) async throws -> Void
     ) async throws {
         let storage = existingStorage ?? Self.temporaryStorage()
         var logger = Logger(label: "ferry.dev-server.test")
         logger.logLevel = .warning
-        let configuration = DevServerConfiguration(
+        var configuration = DevServerConfiguration(
             storageDirectory: storage, appKey: appKey, appSecret: appSecret,
             accessTokenLifetime: accessTokenLifetime, faults: faults
         )
+        configure(&configuration)
         let server = try DevServer(configuration: configuration, logger: logger)
         // Run it the way `ferry dev-server` does: as a Service, stopped by graceful shutdown.
         let group = ServiceGroup(services: [server], logger: logger)
@@ -120,6 +122,28 @@ final class DevServerHarness: Sendable {
         let refresh = server.issueRefreshToken(account: account)
         let result = try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.appKey)])
         return result.json["access_token"] as? String ?? ""
+    }
+
+    /// A GET whose body is read as it arrives: how many pieces it came in and how long it took.
+    func timedGet(_ path: String, headers: [(String, String)] = []) async throws -> (result: HTTPResult, pieces: Int, seconds: Double) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let started = ContinuousClock.now
+        let response = try await client.execute(request, timeout: .seconds(60))
+        var body: [UInt8] = []
+        var pieces = 0
+        for try await buffer in response.body {
+            pieces += 1
+            body += buffer.readableBytesView
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (HTTPResult(status: Int(response.status.code), headers: response.headers, body: body), pieces, seconds)
+    }
+
+    /// Flickr REST call: `GET /services/rest/?<query>`.
+    func flickr(_ query: String) async throws -> HTTPResult {
+        try await request(.GET, "/services/rest/?" + query)
     }
 
     /// Whether the request ended without any HTTP response (connection closed).

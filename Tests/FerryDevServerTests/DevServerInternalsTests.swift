@@ -66,4 +66,76 @@ struct DevServerInternalsTests {
         #expect(decoded.retryAfterSeconds == 1)
         #expect(decoded.includeOAuth == false)
     }
+
+    @Test("HTTP dates format and parse as IMF-fixdate")
+    func httpDates() {
+        #expect(HTTPDate.format(epochSeconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(epochSeconds: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(epochSeconds: 1_709_164_800) == "Thu, 29 Feb 2024 00:00:00 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        for seconds: Int64 in [0, 951_782_400, 1_700_000_000, 4_102_444_799] {
+            #expect(HTTPDate.parse(HTTPDate.format(epochSeconds: seconds)) == seconds)
+        }
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("\"etag\"") == nil)
+    }
+
+    @Test("JPEG bit writer packs MSB first and stuffs 0xFF bytes")
+    func jpegBits() {
+        var bits = JPEGBitWriter()
+        bits.write(0xFF, count: 8)
+        bits.write(0b101, count: 3)
+        bits.flush()
+        #expect(bits.bytes == [0xFF, 0x00, 0b1011_1111])
+    }
+
+    @Test("photos are deterministic and differ per index; sizes follow the suffix")
+    func flickrPhotos() {
+        let a = FlickrPhoto.generate(userID: "1@N01", index: 0)
+        #expect(a == FlickrPhoto.generate(userID: "1@N01", index: 0))
+        let b = FlickrPhoto.generate(userID: "1@N01", index: 1)
+        #expect(a.id != b.id && a.secret != b.secret)
+        #expect(Int(a.id)! > Int(b.id)!, "newer photos have larger ids")
+        #expect(a.secret.count == 10)
+        let jpeg = ThumbnailRenderer.photo(width: 640, height: 480, seed: a.pixelSeed)
+        #expect(ImageProbe.probe(jpeg) == ImageProbe(format: .jpeg, width: 640, height: 480))
+        #expect(jpeg != ThumbnailRenderer.photo(width: 640, height: 480, seed: b.pixelSeed))
+        #expect(a.dimensions(suffix: "s").map { [$0.width, $0.height] } == [75, 75])
+        #expect(a.dimensions(suffix: "x") == nil)
+    }
+
+    @Test("statistics decode without the newer keys; new keys are snake_case")
+    func statsCoding() throws {
+        let old = try JSONDecoder().decode(DevServerStats.self, from: Data(#"{"bytes_sent":5,"files_committed":2}"#.utf8))
+        #expect(old.bytesSent == 5 && old.filesCommitted == 2 && old.webRangeStartsPerPath.isEmpty)
+        var stats = DevServerStats()
+        stats.webRangeStartsPerPath["/web/a"] = [0, 10]
+        stats.flickrCallsPerMethod["flickr.people.getPublicPhotos"] = 1
+        let json = String(decoding: try JSONEncoder().encode(stats), as: UTF8.self)
+        #expect(json.contains(#""web_range_starts_per_path":{"#))
+        #expect(json.contains("flickr_calls_per_method") && json.contains("flickr_photo_downloads_per_path"))
+        #expect(try JSONDecoder().decode(DevServerStats.self, from: Data(json.utf8)) == stats)
+
+        let faults = try JSONDecoder().decode(FaultConfiguration.self, from: Data(#"{"download_bytes_per_second":4096}"#.utf8))
+        #expect(faults.downloadBytesPerSecond == 4096)
+    }
+
+    @Test("the sorted key index stays ordered through single inserts and bulk seeding")
+    func namespaceOrder() {
+        var namespace = AccountNamespace(root: "/tmp/unused")
+        var sequence: UInt64 = 0
+        func file(_ path: String) -> FileEntry {
+            sequence += 1
+            return FileEntry(kind: .file, pathDisplay: path, id: "id:" + path, sequence: sequence)
+        }
+        namespace.upsert(FileEntry(kind: .folder, pathDisplay: "/d", id: "id:d", sequence: 0))
+        namespace.upsert(file("/d/b"))
+        #expect(namespace.listPage(folderLower: "/d", recursive: false, after: nil, limit: 10).entries.map(\.name) == ["b"])
+        namespace.upsert(file("/d/a"))
+        namespace.upsert(file("/d/c"))
+        namespace.upsert(contentsOf: (0..<100).map { file("/d/z\($0)") })
+        let page = namespace.listPage(folderLower: "/d", recursive: false, after: nil, limit: 1000)
+        #expect(page.entries.map(\.name).prefix(3) == ["a", "b", "c"])
+        #expect(page.entries.count == 103)
+    }
 }

@@ -85,24 +85,59 @@ struct ListFolderTests {
         }
     }
 
-    @Test("a 20,000-entry folder is seeded and listed quickly")
+    @Test("a 20,000-file folder is seeded and listed completely through list_folder/continue")
     func largeFolder() async throws {
         try await DevServerHarness.run { h in
             let token = try await h.accessToken()
-            let started = Date()
-            try h.server.seedFiles(account: "alice", folder: "/huge", count: 20_000, size: 0)
-            var total = 0
+            _ = try await h.upload("/Parent/small.txt", [1], token: token)
+            var started = ContinuousClock.now
+            try h.server.seedFiles(account: "alice", folder: "/Parent/huge", count: 20_000, size: 1024)
+            print("seeded 20,000 files of 1 KiB in \(ContinuousClock.now - started)")
+
+            started = ContinuousClock.now
+            var names: [String] = []
+            var hashes = Set<String>()
             var pages = 0
-            var page = try await h.rpc("files/list_folder", token: token, #"{"path":"/huge","limit":2000}"#)
+            var page = try await h.rpc("files/list_folder", token: token, #"{"path":"/parent/huge","limit":1000}"#)
             while true {
-                total += (page.json["entries"] as? [Any])?.count ?? 0
+                #expect(page.status == 200)
+                let entries = try #require(page.json["entries"] as? [[String: Any]])
+                names += entries.compactMap { $0["name"] as? String }
+                entries.compactMap { $0["content_hash"] as? String }.forEach { hashes.insert($0) }
                 pages += 1
-                guard page.json["has_more"] as? Bool == true, let cursor = page.json["cursor"] as? String, pages < 50 else { break }
+                guard page.json["has_more"] as? Bool == true, pages < 100 else { break }
+                let cursor = try #require(page.json["cursor"] as? String)
                 page = try await h.rpc("files/list_folder/continue", token: token, #"{"cursor":"\#(cursor)"}"#)
             }
-            #expect(total == 20_000)
-            #expect(pages == 10)
-            #expect(Date().timeIntervalSince(started) < 60)
+            print("listed 20,000 entries in \(pages) pages of 1000 in \(ContinuousClock.now - started)")
+            #expect(pages == 20)
+            #expect(names.count == 20_000)
+            #expect(Set(names) == Set((0..<20_000).map { "file-" + String(repeating: "0", count: 5 - String($0).count) + String($0) + ".bin" }))
+            #expect(hashes.count == 20_000, "every file has distinct content")
+            let sample = try await h.download(#"{"path":"/parent/huge/file-01234.bin"}"#, token: token)
+            #expect(sample.body.count == 1024)
+            #expect(sample.text.hasPrefix("01234 /Parent/huge/file-01234.bin\n"))
+
+            // A non-recursive listing of the parent skips the huge subtree; a recursive one has it all.
+            let parent = try await h.rpc("files/list_folder", token: token, #"{"path":"/parent"}"#)
+            #expect(Set((parent.json["entries"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []) == ["huge", "small.txt"])
+            var recursiveCount = 0
+            var recursive = try await h.rpc("files/list_folder", token: token, #"{"path":"/parent","recursive":true,"limit":2000}"#)
+            while true {
+                recursiveCount += (recursive.json["entries"] as? [Any])?.count ?? 0
+                guard recursive.json["has_more"] as? Bool == true, let cursor = recursive.json["cursor"] as? String else { break }
+                recursive = try await h.rpc("files/list_folder/continue", token: token, #"{"cursor":"\#(cursor)"}"#)
+            }
+            #expect(recursiveCount == 20_003, "the folder itself, huge/, small.txt and 20,000 files")
+
+            // A cursor taken mid-listing goes stale after a cursor reset.
+            let first = try await h.rpc("files/list_folder", token: token, #"{"path":"/parent/huge","limit":1000}"#)
+            let cursor = try #require(first.json["cursor"] as? String)
+            #expect(!cursor.contains("huge") && !cursor.contains("alice"), "cursors are opaque")
+            h.server.resetCursors(account: "alice")
+            let stale = try await h.rpc("files/list_folder/continue", token: token, #"{"cursor":"\#(cursor)"}"#)
+            #expect(stale.status == 409)
+            #expect(stale.errorTag == "reset")
         }
     }
 }

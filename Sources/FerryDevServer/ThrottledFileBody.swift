@@ -1,0 +1,30 @@
+import Hummingbird
+import NIOCore
+
+/// A response body read from an open file in pieces, paced by a ``BandwidthThrottle``.
+/// Memory stays bounded by one piece whatever the file size; a client that goes away
+/// makes the next write throw, which ends the stream.
+enum ThrottledFileBody {
+    /// Streams `length` bytes from `start`; `sent` is told about every piece as it is handed to the connection.
+    static func make(
+        file: DiskFile, start: Int64, length: Int64,
+        rate: @escaping @Sendable () -> Int64, sent: @escaping @Sendable (Int64) -> Void
+    ) -> ResponseBody {
+        ResponseBody(contentLength: Int(length)) { writer in
+            var throttle = BandwidthThrottle(rate: rate)
+            var offset = start
+            let end = start + length
+            while offset < end {
+                let piece = throttle.nextPieceSize()
+                let chunk = try file.read(at: offset, count: Int(min(Int64(piece), end - offset)))
+                if chunk.readableBytes == 0 { break }
+                offset += Int64(chunk.readableBytes)
+                // Counted before the write, so statistics are complete once the client has the bytes.
+                sent(Int64(chunk.readableBytes))
+                try await writer.write(chunk)
+                try await throttle.didSend(chunk.readableBytes)
+            }
+            try await writer.finish(nil)
+        }
+    }
+}

@@ -1,0 +1,392 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Accounts: credentials sealed at rest, history in `ferry.account_events`, and one token refresher per account
+/// across the whole fleet.
+extension FerryStore {
+    /// What `ferry account add` stores.
+    public struct NewAccount: Sendable {
+        public var name: String
+        public var provider: String
+        public var appKey: String?
+        public var appSecret: String?
+        public var refreshToken: String?
+        public var accessToken: String?
+        public var accessTokenExpiresAt: Date?
+        public var apiURL: String?
+        public var contentURL: String?
+        public var authorizeURL: String?
+        public var providerAccountID: String?
+        public var maxConcurrent: Int?
+
+        public init(
+            name: String, provider: String, appKey: String?, appSecret: String?, refreshToken: String?,
+            accessToken: String? = nil, accessTokenExpiresAt: Date? = nil, apiURL: String? = nil,
+            contentURL: String? = nil, authorizeURL: String? = nil, providerAccountID: String? = nil,
+            maxConcurrent: Int? = nil
+        ) {
+            self.name = name
+            self.provider = provider
+            self.appKey = appKey
+            self.appSecret = appSecret
+            self.refreshToken = refreshToken
+            self.accessToken = accessToken
+            self.accessTokenExpiresAt = accessTokenExpiresAt
+            self.apiURL = apiURL
+            self.contentURL = contentURL
+            self.authorizeURL = authorizeURL
+            self.providerAccountID = providerAccountID
+            self.maxConcurrent = maxConcurrent
+        }
+    }
+
+    /// One row of `ferry.account_events`.
+    public struct AccountEvent: Sendable {
+        public var type: String
+        public var data: String
+        public var recordedAt: Date
+    }
+
+    static func sealContext(_ account: String, _ field: String) -> String { "ferry.accounts/\(account)/\(field)" }
+
+    /// Adds an account. Without a refresh token it waits for `ferry account login` (status `needs_reauth`).
+    public func addAccount(_ account: NewAccount, box: SecretBox, by actor: String) async throws {
+        let seal = { (value: String?, field: String) throws -> PostgresBytes? in
+            try value.map { PostgresBytes(try box.seal($0, context: Self.sealContext(account.name, field))) }
+        }
+        let linked = account.refreshToken != nil
+        let binds: [any PostgresBindable] = [
+            account.name, account.provider, account.appKey, try seal(account.appSecret, "app_secret"),
+            try seal(account.refreshToken, "refresh_token"), try seal(account.accessToken, "access_token"),
+            account.accessTokenExpiresAt, box.key.id, account.apiURL, account.contentURL, account.authorizeURL,
+            account.providerAccountID, linked ? "active" : "needs_reauth",
+            linked ? nil : "not linked yet", account.maxConcurrent ?? 4,
+            PostgresJSON(text: JSONValue.object([
+                "provider": .string(account.provider), "by": .string(actor), "linked": .bool(linked),
+                "app_key": account.appKey.map(JSONValue.string) ?? .null,
+            ]).jsonText),
+        ]
+        do {
+            try await client.withTransaction { connection in
+                _ = try connection.query(
+                    """
+                    INSERT INTO ferry.accounts (name, provider, app_key, app_secret_sealed, refresh_token_sealed,
+                        access_token_sealed, access_token_issued_at, access_token_expires_at, key_id, api_url,
+                        content_url, authorize_url, provider_account_id, status, status_reason, max_concurrent)
+                    VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 IS NULL THEN NULL ELSE now() END, $7, $8, $9, $10,
+                        $11, $12, $13, $14, $15)
+                    """, Array(binds.prefix(15)))
+                _ = try connection.query(
+                    "INSERT INTO ferry.account_events (account, type, data) VALUES ($1, 'added', $2)",
+                    [account.name, binds[15]])
+            }
+        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+            throw FerryStoreError(
+                .accountExists, "account '\(account.name)' exists already",
+                fix: "pick another name, or link it again with ferry account login \(account.name)")
+        } catch let error as PostgresError where error.sqlState == .checkViolation {
+            throw FerryStoreError(
+                .credentials, "account '\(account.name)' was refused (constraint \(error.constraint ?? "?"))",
+                fix: "names are letters, digits, _ . - (up to 63); providers are dropbox or flickr")
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Stores fresh credentials from a login and makes the account usable again: its held jobs become claimable.
+    public func linkAccount(
+        _ name: String, refreshToken: String, accessToken: String?, accessTokenExpiresAt: Date?,
+        providerAccountID: String?, box: SecretBox, by actor: String
+    ) async throws {
+        let binds: [any PostgresBindable] = [
+            name, PostgresBytes(try box.seal(refreshToken, context: Self.sealContext(name, "refresh_token"))),
+            try accessToken.map { PostgresBytes(try box.seal($0, context: Self.sealContext(name, "access_token"))) },
+            accessTokenExpiresAt, box.key.id, providerAccountID,
+            PostgresJSON(text: JSONValue.object([
+                "by": .string(actor), "provider_account_id": providerAccountID.map(JSONValue.string) ?? .null,
+                "access_token_expires_at": accessTokenExpiresAt.map { .string(ScheduleTime.iso8601($0)) } ?? .null,
+            ]).jsonText),
+        ]
+        // An account sealed with another key cannot keep its app secret: re-sealing needs the old key.
+        let updated = try await client.withTransaction { connection in
+            let result = try connection.query(
+                """
+                UPDATE ferry.accounts
+                   SET refresh_token_sealed = $2, access_token_sealed = $3,
+                       access_token_issued_at = CASE WHEN $3 IS NULL THEN NULL ELSE now() END,
+                       access_token_expires_at = $4, key_id = $5,
+                       provider_account_id = coalesce($6, provider_account_id),
+                       status = 'active', status_reason = NULL, updated_at = now()
+                 WHERE name = $1
+                """, Array(binds.prefix(6)))
+            guard result.affectedRows == 1 else { return false }
+            _ = try connection.query(
+                "INSERT INTO ferry.account_events (account, type, data) VALUES ($1, 'linked', $2)", [name, binds[6]])
+            // Held jobs of this account are claimable now: wake the workers.
+            _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
+            return true
+        }
+        guard updated else { throw Self.unknownAccount(name) }
+    }
+
+    /// Every account, without secrets.
+    public func accounts() async throws -> [AccountRecord] {
+        try await accountRecords(where: "TRUE", [])
+    }
+
+    /// One account, without secrets.
+    public func account(named name: String) async throws -> AccountRecord? {
+        try await accountRecords(where: "a.name = $1", [name]).first
+    }
+
+    private func accountRecords(where condition: String, _ binds: [any PostgresBindable]) async throws -> [AccountRecord] {
+        try await client.withConnection { connection in
+            try connection.query(
+                """
+                SELECT a.name, a.provider, a.app_key, a.status, a.status_reason, a.api_url, a.content_url,
+                       a.authorize_url, a.provider_account_id, a.max_concurrent, a.app_secret_sealed IS NOT NULL,
+                       a.refresh_token_sealed IS NOT NULL, a.access_token_expires_at, a.created_at, a.updated_at,
+                       (SELECT count(*) FROM ferry.jobs j
+                         WHERE j.account = a.name AND j.state IN ('queued', 'running'))
+                  FROM ferry.accounts a
+                 WHERE \(condition)
+                 ORDER BY a.name
+                """, binds
+            ).rows.map { row in
+                AccountRecord(
+                    name: try row.decode(at: 0), provider: try row.decode(at: 1), appKey: try row.decode(String?.self, at: 2),
+                    status: AccountRecord.Status(rawValue: try row.decode(at: 3)) ?? .needsReauth,
+                    statusReason: try row.decode(String?.self, at: 4), apiURL: try row.decode(String?.self, at: 5),
+                    contentURL: try row.decode(String?.self, at: 6), authorizeURL: try row.decode(String?.self, at: 7),
+                    providerAccountID: try row.decode(String?.self, at: 8), maxConcurrent: try row.decode(at: 9),
+                    hasAppSecret: try row.decode(at: 10), hasRefreshToken: try row.decode(at: 11),
+                    accessTokenExpiresAt: try row.decode(Date?.self, at: 12), createdAt: try row.decode(at: 13),
+                    updatedAt: try row.decode(at: 14), unfinishedJobs: try row.decode(at: 15))
+            }
+        }
+    }
+
+    /// The account's recent history, newest last.
+    public func accountEvents(_ name: String, limit: Int = 20) async throws -> [AccountEvent] {
+        try await client.withConnection { connection in
+            try connection.query(
+                """
+                SELECT type, data::text, recorded_at FROM (
+                    SELECT position, type, data, recorded_at FROM ferry.account_events
+                     WHERE account = $1 ORDER BY position DESC LIMIT $2) e
+                 ORDER BY position
+                """, [name, limit]
+            ).rows.map { AccountEvent(type: try $0.decode(at: 0), data: try $0.decode(at: 1), recordedAt: try $0.decode(at: 2)) }
+        }
+    }
+
+    /// Removes an account that no unfinished job uses.
+    public func removeAccount(_ name: String, by actor: String) async throws {
+        let outcome = try await client.withTransaction { connection -> Int? in
+            guard try connection.query("SELECT 1 FROM ferry.accounts WHERE name = $1 FOR UPDATE", [name]).first != nil else {
+                return nil
+            }
+            let unfinished = try connection.query(
+                "SELECT count(*) FROM ferry.jobs WHERE account = $1 AND state IN ('queued', 'running')", [name]
+            ).first!.decode(Int.self, at: 0)
+            guard unfinished == 0 else { return unfinished }
+            _ = try connection.query("DELETE FROM ferry.accounts WHERE name = $1", [name])
+            _ = try connection.query(
+                "INSERT INTO ferry.account_events (account, type, data) VALUES ($1, 'removed', jsonb_build_object('by', $2::text))",
+                [name, actor])
+            return 0
+        }
+        switch outcome {
+        case nil: throw Self.unknownAccount(name)
+        case let count? where count > 0:
+            throw FerryStoreError(
+                .accountInUse, "account '\(name)' still has \(count) unfinished job(s)",
+                fix: "wait for them, or cancel them (ferry cancel …) before removing the account")
+        default: return
+        }
+    }
+
+    /// Forgets the tokens after a sign-out; jobs are held until the next login.
+    public func markAccountRevoked(_ name: String, revokedAtProvider: Bool, by actor: String) async throws {
+        let changed = try await client.withTransaction { connection in
+            let result = try connection.query(
+                """
+                UPDATE ferry.accounts
+                   SET refresh_token_sealed = NULL, access_token_sealed = NULL, access_token_issued_at = NULL,
+                       access_token_expires_at = NULL, status = 'revoked', status_reason = 'signed out',
+                       updated_at = now()
+                 WHERE name = $1
+                """, [name])
+            guard result.affectedRows == 1 else { return false }
+            _ = try connection.query(
+                """
+                INSERT INTO ferry.account_events (account, type, data)
+                VALUES ($1, 'revoked', jsonb_build_object('by', $2::text, 'at_provider', $3::boolean))
+                """, [name, actor, revokedAtProvider])
+            return true
+        }
+        guard changed else { throw Self.unknownAccount(name) }
+    }
+
+    /// The account's opened credentials (no lock; see `refreshAccessToken` for changing them).
+    public func credentials(for name: String, box: SecretBox) async throws -> AccountCredentials {
+        let sealed = try await client.withConnection { connection in
+            try connection.query("SELECT \(SealedAccountRow.columns) FROM ferry.accounts WHERE name = $1", [name])
+                .first.map(SealedAccountRow.init(row:))
+        }
+        guard let sealed else { throw Self.unknownAccount(name) }
+        return try sealed.open(box)
+    }
+
+    /// Gets a fresh access token, refreshing it if needed: under a row lock on the account, so across every worker
+    /// on every machine only one refresh per account runs at a time and the others reuse its result.
+    ///
+    /// - Parameters:
+    ///   - stale: a token the provider just rejected as expired; it is refreshed even if it looks fresh.
+    ///   - refresh: asks the provider (called with the lock held, at most once).
+    /// - Returns: credentials with a fresh access token.
+    /// - Throws: `FerryStoreError(.accountNeedsReauthorization)` when the account is (or just became) unusable.
+    public func refreshAccessToken(
+        account name: String, box: SecretBox, replacing stale: String?, by actor: String,
+        refresh: (AccountCredentials) async throws -> AccountTokenRefresh
+    ) async throws -> AccountCredentials {
+        enum Outcome: Sendable { case fresh(AccountCredentials), rejected(String) }
+        let outcome: Outcome = try await client.withHeldTransaction { transaction in
+            let sealed = try await transaction.run { connection in
+                // A refresher that hangs must not freeze every other worker of the account forever.
+                try connection.execute("SET LOCAL lock_timeout = '90s'")
+                return try connection.query(
+                    "SELECT \(SealedAccountRow.columns) FROM ferry.accounts WHERE name = $1 FOR NO KEY UPDATE", [name]
+                ).first.map(SealedAccountRow.init(row:))
+            }
+            guard let sealed else { throw Self.unknownAccount(name) }
+            var credentials = try sealed.open(box)
+            guard credentials.status == .active else { return .rejected(credentials.statusReason ?? credentials.status.rawValue) }
+            // Someone refreshed while we waited for the lock: use theirs.
+            if credentials.accessTokenIsFresh(), credentials.accessToken != stale { return .fresh(credentials) }
+            guard credentials.refreshToken != nil else {
+                throw FerryStoreError(.credentials, "account '\(name)' has no refresh token", fix: "run ferry account login \(name)")
+            }
+            switch try await refresh(credentials) {
+            case .granted(let token, let expiresAt):
+                let sealedToken = PostgresBytes(try box.seal(token, context: Self.sealContext(name, "access_token")))
+                let keyID = box.key.id
+                let issuedAt = try await transaction.run { connection in
+                    let issued = try connection.query(
+                        """
+                        UPDATE ferry.accounts
+                           SET access_token_sealed = $2, access_token_issued_at = now(), access_token_expires_at = $3,
+                               key_id = $4, updated_at = now()
+                         WHERE name = $1
+                        RETURNING access_token_issued_at
+                        """, [name, sealedToken, expiresAt, keyID]
+                    ).first!.decode(Date.self, at: 0)
+                    _ = try connection.query(
+                        """
+                        INSERT INTO ferry.account_events (account, type, data)
+                        VALUES ($1, 'token_refreshed', jsonb_build_object('expires_at', $2::timestamptz, 'by', $3::text))
+                        """, [name, expiresAt, actor])
+                    return issued
+                }
+                credentials.accessToken = token
+                credentials.accessTokenExpiresAt = expiresAt
+                credentials.accessTokenIssuedAt = issuedAt
+                return .fresh(credentials)
+            case .rejected(let reason):
+                try await transaction.run { connection in
+                    _ = try connection.query(
+                        """
+                        UPDATE ferry.accounts
+                           SET access_token_sealed = NULL, access_token_issued_at = NULL,
+                               access_token_expires_at = NULL, status = 'needs_reauth', status_reason = $2,
+                               updated_at = now()
+                         WHERE name = $1
+                        """, [name, reason])
+                    _ = try connection.query(
+                        """
+                        INSERT INTO ferry.account_events (account, type, data)
+                        VALUES ($1, 'needs_reauth', jsonb_build_object('reason', $2::text, 'by', $3::text))
+                        """, [name, reason, actor])
+                }
+                return .rejected(reason)
+            }
+        }
+        switch outcome {
+        case .fresh(let credentials): return credentials
+        case .rejected(let reason): throw Self.needsReauthorization(name, reason)
+        }
+    }
+
+    static func unknownAccount(_ name: String) -> FerryStoreError {
+        FerryStoreError(.unknownAccount, "no account named '\(name)'", fix: "check the name with ferry account list")
+    }
+
+    static func needsReauthorization(_ name: String, _ reason: String) -> FerryStoreError {
+        FerryStoreError(
+            .accountNeedsReauthorization, "account '\(name)' needs re-authorization (\(reason))",
+            fix: "run ferry account login \(name); its jobs are held until then")
+    }
+}
+
+/// An `accounts` row as stored: secrets still sealed.
+struct SealedAccountRow: Sendable {
+    static let columns = """
+        name, provider, app_key, encode(app_secret_sealed, 'base64'), encode(refresh_token_sealed, 'base64'),
+        encode(access_token_sealed, 'base64'), access_token_issued_at, access_token_expires_at, api_url, content_url,
+        authorize_url, status, status_reason, key_id
+        """
+
+    var name: String
+    var provider: String
+    var appKey: String?
+    var appSecret: String?
+    var refreshToken: String?
+    var accessToken: String?
+    var issuedAt: Date?
+    var expiresAt: Date?
+    var apiURL: String?
+    var contentURL: String?
+    var authorizeURL: String?
+    var status: String
+    var statusReason: String?
+    var keyID: String?
+
+    init(row: PostgresRow) throws {
+        name = try row.decode(at: 0)
+        provider = try row.decode(at: 1)
+        appKey = try row.decode(String?.self, at: 2)
+        appSecret = try row.decode(String?.self, at: 3)
+        refreshToken = try row.decode(String?.self, at: 4)
+        accessToken = try row.decode(String?.self, at: 5)
+        issuedAt = try row.decode(Date?.self, at: 6)
+        expiresAt = try row.decode(Date?.self, at: 7)
+        apiURL = try row.decode(String?.self, at: 8)
+        contentURL = try row.decode(String?.self, at: 9)
+        authorizeURL = try row.decode(String?.self, at: 10)
+        status = try row.decode(at: 11)
+        statusReason = try row.decode(String?.self, at: 12)
+        keyID = try row.decode(String?.self, at: 13)
+    }
+
+    func open(_ box: SecretBox) throws -> AccountCredentials {
+        func open(_ base64: String?, _ field: String) throws -> String? {
+            guard let base64 else { return nil }
+            // encode(…, 'base64') wraps lines every 76 characters.
+            guard let data = Data(base64Encoded: base64.filter { !$0.isWhitespace }) else {
+                throw FerryStoreError(.credentials, "account '\(name)': stored \(field) is not readable")
+            }
+            do {
+                return try box.open(Array(data), context: FerryStore.sealContext(name, field), keyID: keyID)
+            } catch {
+                throw FerryStoreError(.credentials, "account '\(name)': \(error.description)")
+            }
+        }
+        return AccountCredentials(
+            name: name, provider: provider, appKey: appKey, appSecret: try open(appSecret, "app_secret"),
+            refreshToken: try open(refreshToken, "refresh_token"), accessToken: try open(accessToken, "access_token"),
+            accessTokenIssuedAt: issuedAt, accessTokenExpiresAt: expiresAt, apiURL: apiURL, contentURL: contentURL,
+            authorizeURL: authorizeURL, status: AccountRecord.Status(rawValue: status) ?? .needsReauth,
+            statusReason: statusReason)
+    }
+}

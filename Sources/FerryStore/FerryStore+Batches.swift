@@ -1,0 +1,67 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// The channel a batch event is announced on, in the transaction that records it. Payload: the batch name.
+    public static let batchChannel = "ferry_batch"
+
+    /// A batch's history (`ferry.batch_events`), oldest first: when it completed and when it was reopened.
+    public func batchEvents(of batch: String) async throws -> [BatchEventRecord] {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT \(BatchEventRecord.columns) FROM ferry.batch_events WHERE batch = $1 ORDER BY position",
+                    [batch]
+                ).rows.map(BatchEventRecord.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Jobs of a batch that finished without succeeding (failed or cancelled), first finished first.
+    public func unsuccessfulJobs(inBatch batch: String, limit: Int = 5) async throws -> [JobStatusRow] {
+        let sql = """
+            SELECT \(JobStatusRow.columns) FROM ferry.job_status
+             WHERE batch = $1 AND state IN ('failed', 'cancelled')
+             ORDER BY finished_at, job_id LIMIT \(max(1, limit))
+            """
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, [batch]).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Waits up to `timeout` for a `ferry_batch` notification naming `batch` (any batch when `nil`).
+    ///
+    /// The pooled session LISTENs from its first call on. A session that was not listening yet (the first call,
+    /// or a fresh connection after a lost one) subscribes and returns `.subscribed` at once without waiting:
+    /// a notification sent before could not be heard, so the caller must read the state again first. Use it as
+    /// read, wait, read, wait …, on a store with one pooled connection, and no completion is ever missed.
+    public func waitForBatchNotification(_ batch: String?, timeout: Duration) async throws -> BatchWakeup {
+        let channel = Self.batchChannel
+        do {
+            return try await client.withConnection { connection in
+                let listening = try connection.query("SELECT $1 = ANY (pg_listening_channels())", [channel])
+                guard try listening.rows[0].decode(Bool.self, at: 0) else {
+                    try connection.listen(channel)
+                    return .subscribed
+                }
+                let deadline = ContinuousClock.now + timeout
+                while true {
+                    let remaining = deadline - ContinuousClock.now
+                    guard remaining > .zero else { return .timedOut }
+                    for note in try connection.waitForNotifications(timeout: remaining) where note.channel == channel {
+                        if batch == nil || note.payload == batch { return .notified }
+                    }
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import FerryDropbox
+import FerryStore
+import Foundation
+import Logging
+
+/// Makes Dropbox calls for one job's account: a fresh access token for every call, one refresh-and-retry when
+/// Dropbox says the token expired, and a few quick retries of transient failures (5xx, dropped connections)
+/// before the attempt is given up. Rate limits are not retried here: the job is deferred instead.
+struct DropboxCaller: Sendable {
+    let account: String
+    let tokens: AccountTokenProvider
+    let logger: Logger
+    /// Extra tries for transient failures within one attempt.
+    var transientRetries = 2
+
+    func call<T: Sendable>(_ action: String, _ body: @Sendable (DropboxClient, String) async throws -> T) async throws -> T {
+        var credentials = try await held { try await tokens.credentials(for: account) }
+        var refreshed = false
+        var transient = 0
+        while true {
+            let token = credentials.accessToken ?? ""
+            do {
+                return try await body(tokens.dropbox(credentials), token)
+            } catch let error as DropboxError where (error.code == .expiredAccessToken || error.code == .invalidAccessToken) && !refreshed {
+                // Expired early or revoked: refresh once (the refresher tells revoked apart via invalid_grant).
+                refreshed = true
+                logger.info("access token refused; refreshing", metadata: ["reason": "\(error.code.rawValue)"])
+                credentials = try await held { try await tokens.credentials(for: account, afterRejecting: token) }
+            } catch let error as DropboxError where error.isRetryable && error.code != .rateLimited && error.code != .tooManyWriteOperations
+                && transient < transientRetries
+            {
+                transient += 1
+                let delay = Double.random(in: 0...min(2.0, 0.25 * pow(2, Double(transient))))
+                logger.notice("transient Dropbox failure; retrying", metadata: ["action": "\(action)", "error": "\(error)", "retry_in_s": "\(String(format: "%.2f", delay))"])
+                try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            }
+        }
+    }
+
+    /// Maps "the account needs a login" to a held job.
+    private func held<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as FerryStoreError where error.code == .accountNeedsReauthorization {
+            throw JobFailure.held("account_needs_login", error.description)
+        } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
+            throw JobFailure.permanent("account_unusable", error.description)
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryDropbox
+import FerryStore
+import Foundation
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Uploads a local file to Dropbox: `--to dropbox:ACCOUNT:/path`.
+///
+/// Files up to one chunk go in a single `/2/files/upload`. Larger files use an upload session: `start`, then
+/// `append_v2` per chunk, each accepted chunk recorded as a progress event with the session id and offset (so a
+/// new attempt, after a crash or on another machine, resumes the same session there), then `finish` with the
+/// commit, serialized per account. Bodies stream from disk in small pieces (memory stays bounded whatever the
+/// file size) while Dropbox's `content_hash` is computed; it must match the hash in the server's metadata.
+public struct DropboxUploadHandler: JobHandler {
+    let tokens: AccountTokenProvider
+    /// Bytes per `append_v2` (a multiple of 4 MiB, at most 150 MiB). Files up to this size use `/2/files/upload`.
+    public let chunkSize: Int
+    let pieceSize = 256 * 1024
+    let commitGate = AccountCommitGate()
+    /// How often one attempt retries a commit that hit write contention before deferring the job.
+    let contentionRetries = 6
+
+    /// Largest chunk Dropbox accepts in one request.
+    public static let maximumChunkSize = 150 * 1024 * 1024
+    public static let chunkGranularity = 4 * 1024 * 1024
+
+    public init(tokens: AccountTokenProvider, chunkSize: Int = 8 * 1024 * 1024) {
+        self.tokens = tokens
+        let rounded = (chunkSize / Self.chunkGranularity) * Self.chunkGranularity
+        self.chunkSize = min(Self.maximumChunkSize, max(Self.chunkGranularity, rounded))
+    }
+
+    public var name: String { "dropbox-upload" }
+
+    public func canHandle(_ job: ClaimedJob) -> Bool {
+        job.kind == .upload && job.destination.hasPrefix("dropbox:")
+    }
+
+    public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        guard case (.dropbox(let account, let path), _)? = try? TransferEndpoint.parseDestination(job.destination) else {
+            throw JobFailure.permanent("bad_destination", "destination is not dropbox:ACCOUNT:/path")
+        }
+        let expected = try SourceExpectation(spec: job.spec)
+        let source: OwnedFile
+        do {
+            source = try OwnedFile(path: job.source, flags: O_RDONLY)
+        } catch let error as POSIXFailure where error.code == ENOENT {
+            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
+        } catch let error as POSIXFailure where error.code == EACCES {
+            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
+        }
+        try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
+
+        let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
+        let commit = DropboxCommitInfo(
+            path: path, mode: spec["mode"]?.stringValue == "overwrite" ? .overwrite : .add,
+            autorename: spec["autorename"] == .bool(true),
+            clientModified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),
+            mute: spec["mute"] == .bool(true), strictConflict: false)
+        let upload = Upload(
+            handler: self, job: job, context: context, source: source, size: expected.size, commit: commit,
+            caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account)
+
+        let metadata = expected.size <= Int64(chunkSize) ? try await upload.single() : try await upload.session()
+        try expected.check(try source.status(), path: job.source, when: "during the upload")
+
+        // The server's hash is of what it stored; ours of the file. They must agree.
+        try await upload.hash.catchUp(to: expected.size, file: source, pieceSize: pieceSize)
+        let ours = upload.hash.finalize()
+        guard metadata.contentHash == ours, metadata.size == expected.size else {
+            throw JobFailure.retryable(
+                "content_hash_mismatch",
+                "Dropbox stored \(metadata.size) bytes with content_hash \(metadata.contentHash ?? "none"), the file has \(expected.size) bytes with \(ours)")
+        }
+        return JobResult(
+            bytes: expected.size,
+            details: .object([
+                "path": .string(metadata.pathDisplay), "id": .string(metadata.id), "rev": .string(metadata.rev),
+                "content_hash": .string(ours), "size": .int(metadata.size),
+            ]))
+    }
+}
+
+extension DropboxUploadHandler {
+    /// One attempt of one upload.
+    struct Upload: Sendable {
+        let handler: DropboxUploadHandler
+        let job: ClaimedJob
+        let context: JobContext
+        let source: OwnedFile
+        let size: Int64
+        let commit: DropboxCommitInfo
+        let caller: DropboxCaller
+        let account: String
+        let hash = ContentHashCursor()
+
+        func body(from start: Int64, to end: Int64) -> HTTPClientRequest.Body {
+            let hash = self.hash
+            let stream = FileByteStream(file: source, start: start, end: end, pieceSize: handler.pieceSize) { offset, buffer in
+                hash.observe(offset, buffer)
+            }
+            return .stream(stream, length: .known(end - start))
+        }
+
+        /// `/2/files/upload` in one request. A retry after a lost response finds the identical file in place,
+        /// which Dropbox accepts as success (not a conflict).
+        func single() async throws -> DropboxFileMetadata {
+            do {
+                return try await withContentionRetries("uploading") {
+                    try await caller.call("uploading") { client, token in
+                        try await client.uploadFile(commit: commit, contentHash: nil, body: body(from: 0, to: size), accessToken: token)
+                    }
+                }
+            } catch let error as DropboxError {
+                throw error.jobFailure(doing: "uploading")
+            }
+        }
+
+        /// An upload session, resumed from the recorded cursor when an earlier attempt left one.
+        func session() async throws -> DropboxFileMetadata {
+            var cursor = recordedCursor()
+            if let cursor {
+                context.logger.info("resuming upload session", metadata: ["offset": "\(cursor.offset)"])
+            }
+            while true {
+                let sessionID: String
+                var offset: Int64
+                if let cursor {
+                    (sessionID, offset) = (cursor.sessionID, cursor.offset)
+                } else {
+                    sessionID = try await call("starting an upload session") { client, token in
+                        try await client.uploadSessionStart(close: false, body: .bytes(ByteBuffer()), accessToken: token)
+                    }
+                    offset = 0
+                    try await record(sessionID, offset)
+                }
+                cursor = nil
+
+                // Chunks. The server's correct_offset says what it really holds: skip ahead or resend the tail.
+                var restart = false
+                while offset < size {
+                    try context.checkCancellation()
+                    let (start, end) = (offset, min(size, offset + Int64(handler.chunkSize)))
+                    try await hash.catchUp(to: start, file: source, pieceSize: handler.pieceSize)
+                    do {
+                        try await caller.call("sending bytes \(start)–\(end)") { client, token in
+                            try await client.uploadSessionAppend(
+                                sessionID: sessionID, offset: start, close: false, body: body(from: start, to: end), accessToken: token)
+                        }
+                        offset = end
+                    } catch let error as DropboxError {
+                        if let correct = error.correctOffset, correct <= size {
+                            context.logger.notice("server holds a different offset; continuing there", metadata: ["sent_at": "\(start)", "server_offset": "\(correct)"])
+                            offset = correct
+                        } else if Self.sessionGone(error) {
+                            restart = true
+                            break
+                        } else {
+                            throw error.jobFailure(doing: "sending bytes \(start)–\(end)")
+                        }
+                    }
+                    if offset < size { try await record(sessionID, offset) }
+                }
+                if restart {
+                    context.logger.notice("upload session expired or unknown; starting over from zero")
+                    continue
+                }
+
+                // The commit. A lost answer to an applied finish leaves the session finished: then the file at
+                // the destination tells whether it is ours.
+                do {
+                    return try await handler.commitGate.withLock(account) {
+                        try await withContentionRetries("committing") {
+                            try await caller.call("committing") { client, token in
+                                try await client.uploadSessionFinish(
+                                    sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
+                                    accessToken: token)
+                            }
+                        }
+                    }
+                } catch let error as DropboxError {
+                    if let correct = error.correctOffset, correct < size {
+                        cursor = (sessionID, correct)
+                        continue
+                    }
+                    guard Self.sessionGone(error) else { throw error.jobFailure(doing: "committing") }
+                    if let existing = try await committedEarlier() { return existing }
+                    context.logger.notice("upload session gone before commit; starting over from zero")
+                }
+            }
+        }
+
+        /// The file already at the destination, if its content is exactly ours.
+        func committedEarlier() async throws -> DropboxFileMetadata? {
+            let entry: DropboxEntry
+            do {
+                entry = try await call("checking the destination") { client, token in
+                    try await client.getMetadata(path: commit.path, accessToken: token)
+                }
+            } catch let failure as JobFailure where failure.code == "not_found" {
+                return nil
+            }
+            guard case .file(let metadata) = entry, metadata.size == size else { return nil }
+            try await hash.catchUp(to: size, file: source, pieceSize: handler.pieceSize)
+            return metadata.contentHash == hash.finalize() ? metadata : nil
+        }
+
+        func call<T: Sendable>(_ action: String, _ body: @Sendable (DropboxClient, String) async throws -> T) async throws -> T {
+            do {
+                return try await caller.call(action, body)
+            } catch let error as DropboxError {
+                throw error.jobFailure(doing: action)
+            }
+        }
+
+        /// Commits retry write contention a few times within the attempt (with jittered waits, at least what
+        /// Dropbox asks for), then the job is deferred without consuming an attempt.
+        func withContentionRetries<T: Sendable>(_ action: String, _ body: () async throws -> T) async throws -> T {
+            var tries = 0
+            while true {
+                do {
+                    return try await body()
+                } catch let error as DropboxError where error.code == .tooManyWriteOperations && tries < handler.contentionRetries {
+                    tries += 1
+                    let wait = max(error.retryAfter ?? 0, Double.random(in: 0.05...min(2.0, 0.1 * pow(2, Double(tries)))))
+                    context.logger.notice("write contention; retrying the commit", metadata: ["retry_in_s": "\(String(format: "%.2f", wait))"])
+                    try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                } catch let error as DropboxError where error.code != .tooManyWriteOperations && !Self.sessionGone(error) && error.correctOffset == nil {
+                    throw error.jobFailure(doing: action)
+                }
+            }
+        }
+
+        func record(_ sessionID: String, _ offset: Int64) async throws {
+            try await context.reportProgress(
+                bytesDone: offset, bytesTotal: size,
+                session: .object(["upload_session_id": .string(sessionID), "offset": .int(offset), "chunk": .int(Int64(handler.chunkSize))]))
+        }
+
+        func recordedCursor() -> (sessionID: String, offset: Int64)? {
+            guard let text = job.session, let session = try? JSONValue.parse(text),
+                let id = session["upload_session_id"]?.stringValue, let offset = session["offset"]?.intValue,
+                offset >= 0, offset <= size
+            else { return nil }
+            return (id, offset)
+        }
+
+        static func sessionGone(_ error: DropboxError) -> Bool {
+            error.code == .pathError && (error.tags.contains("not_found") || error.tags.contains("closed"))
+                && (error.tags.first == "lookup_failed" || error.tags.first == "not_found" || error.tags.first == "closed")
+        }
+    }
+}

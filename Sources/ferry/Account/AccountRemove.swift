@@ -1,0 +1,23 @@
+import ArgumentParser
+import FerryStore
+
+struct AccountRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Forget an account that no unfinished job uses (its history stays).",
+        discussion: "Does not sign out at the provider: use ferry account revoke first for that.")
+
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    var name: String
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runReporting {
+            let store = connection.makeStore(poolSize: 1)
+            defer { store.client.close() }
+            try await store.removeAccount(name, by: CommandTarget.requester)
+            print("removed \(name)")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Shows how a wait is going. On a terminal: one line redrawn in place (`\r`), at most ten times a second, with
+/// a bar, jobs and bytes done of total, rate and ETA. Otherwise (a file or pipe): a plain line at the start,
+/// every `lineInterval`, and at the end, so logs stay readable.
+struct ProgressBar {
+    enum Style {
+        /// Redraw one line in place (stdout is a terminal).
+        case live
+        /// Print plain lines (stdout is a file or pipe).
+        case lines
+    }
+
+    let style: Style
+    let output: TerminalOutput
+    /// Time between plain lines.
+    let lineInterval: Duration
+    private var rates = RateEstimator()
+    private var lastShown: ContinuousClock.Instant?
+
+    init(style: Style, output: TerminalOutput, lineInterval: Duration = .seconds(2)) {
+        self.style = style
+        self.output = output
+        self.lineInterval = lineInterval
+    }
+
+    /// How often the caller should re-read the state so the display stays current.
+    var refreshInterval: Duration {
+        style == .live ? .milliseconds(500) : lineInterval
+    }
+
+    /// Records a reading and shows it if it is time to (always for the first one).
+    mutating func show(_ snapshot: WaitSnapshot, at now: ContinuousClock.Instant) {
+        rates.add(at: now, bytes: snapshot.bytesDone, jobs: snapshot.jobsFinished)
+        let minimumGap = style == .live ? Duration.milliseconds(100) : lineInterval
+        if let lastShown, now - lastShown < minimumGap { return }
+        draw(snapshot, at: now)
+    }
+
+    /// Shows the final state and ends the line.
+    mutating func finish(_ snapshot: WaitSnapshot, at now: ContinuousClock.Instant) {
+        rates.add(at: now, bytes: snapshot.bytesDone, jobs: snapshot.jobsFinished)
+        draw(snapshot, at: now)
+        output.endLine()
+    }
+
+    private mutating func draw(_ snapshot: WaitSnapshot, at now: ContinuousClock.Instant) {
+        lastShown = now
+        switch style {
+        case .live: output.redraw(Self.liveLine(snapshot, rates: rates, width: output.columns - 1))
+        case .lines: output.line(Self.plainLine(snapshot, rates: rates))
+        }
+    }
+
+    /// `batch trip [#######-------]  3/5 jobs  12.3 MiB/20.0 MiB  1.2 MiB/s  ETA 7s`, fitted to `width`.
+    static func liveLine(_ snapshot: WaitSnapshot, rates: RateEstimator, width: Int) -> String {
+        var parts = ["\(snapshot.jobsFinished)/\(snapshot.jobs) jobs"]
+        if snapshot.unsuccessful > 0 { parts.append("\(snapshot.unsuccessful) failed") }
+        parts.append(bytes(snapshot))
+        if let rate = rate(rates) { parts.append(rate) }
+        if let eta = eta(snapshot, rates: rates) { parts.append("ETA \(eta)") }
+        let text = parts.joined(separator: "  ")
+        let label = snapshot.label.count > 40 ? String(snapshot.label.prefix(39)) + "…" : snapshot.label
+        // The bar takes what is left, between 10 and 40 cells; on a narrow terminal it goes first.
+        let room = width - label.count - text.count - 5
+        guard room >= 10 else { return String((label + "  " + text).prefix(max(1, width))) }
+        let cells = min(40, room)
+        let filled = Int((min(1, max(0, snapshot.fraction)) * Double(cells)).rounded(.down))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled)
+        return "\(label) [\(bar)]  \(text)"
+    }
+
+    /// `batch trip: 3/5 jobs finished (1 failed), 2 running, 12.3 MiB of 20.0 MiB, 1.2 MiB/s, ETA 7s`.
+    static func plainLine(_ snapshot: WaitSnapshot, rates: RateEstimator) -> String {
+        var text = "\(snapshot.label): \(snapshot.jobsFinished)/\(snapshot.jobs) jobs finished"
+        if snapshot.unsuccessful > 0 {
+            text += " (\(snapshot.failed) failed, \(snapshot.cancelled) cancelled)"
+        }
+        text += ", \(snapshot.running) running, " + bytes(snapshot, separator: " of ")
+        if let rate = rate(rates) { text += ", \(rate)" }
+        if let eta = eta(snapshot, rates: rates) { text += ", ETA \(eta)" }
+        return text
+    }
+
+    static func bytes(_ snapshot: WaitSnapshot, separator: String = "/") -> String {
+        guard let total = snapshot.bytesTotal else { return TablePrinter.bytes(snapshot.bytesDone) }
+        return TablePrinter.bytes(snapshot.bytesDone) + separator + TablePrinter.bytes(total)
+    }
+
+    /// Bytes per second when bytes move, else jobs per second.
+    static func rate(_ rates: RateEstimator) -> String? {
+        if let bytes = rates.bytesPerSecond, bytes > 0 { return TablePrinter.bytes(Int64(bytes)) + "/s" }
+        if let jobs = rates.jobsPerSecond { return String(format: "%.1f jobs/s", jobs) }
+        return nil
+    }
+
+    /// Time left at the current rate: by bytes when every size is known and bytes move, else by jobs.
+    static func eta(_ snapshot: WaitSnapshot, rates: RateEstimator) -> String? {
+        if snapshot.finished { return nil }
+        if let total = snapshot.bytesTotal, let rate = rates.bytesPerSecond, rate > 0 {
+            return duration(Double(max(0, total - snapshot.bytesDone)) / rate)
+        }
+        if let rate = rates.jobsPerSecond, rate > 0 {
+            return duration(Double(snapshot.jobs - snapshot.jobsFinished) / rate)
+        }
+        return nil
+    }
+
+    /// `42s`, `3m07s`, `2h05m`.
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "?" }
+        let whole = Int(seconds.rounded(.up))
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return String(format: "%dm%02ds", whole / 60, whole % 60) }
+        if whole < 100 * 3600 { return String(format: "%dh%02dm", whole / 3600, (whole % 3600) / 60) }
+        return ">99h"
+    }
+}

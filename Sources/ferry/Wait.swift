@@ -1,0 +1,200 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+import Foundation
+import Postgres
+
+struct Wait: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Block until a batch (or one job) is finished; the exit code says how it went.",
+        discussion: """
+            A batch is finished when none of its jobs is queued or running. ferry wait listens on the \
+            ferry_batch channel, so it returns as soon as the batch completes, and also reads the state again \
+            every --interval seconds, so a missed notification or a lost connection (it reconnects) never leaves \
+            it hanging. A single job is read every --interval seconds (and on its batch's completion).
+
+            --progress: on a terminal, one line redrawn in place (jobs and bytes done of total, rate, ETA); \
+            otherwise a plain line at the start, every 2 seconds and at the end.
+
+            Exit codes: 0 every job succeeded; 1 some failed or were cancelled (the first few are listed on \
+            stderr with their last error); 66 no such batch or job; 75 --timeout passed first; 130 interrupted \
+            (SIGINT); 69 PostgreSQL unavailable at the start.
+
+            Examples:
+              ferry wait --batch trip
+              ferry wait --batch trip --progress --timeout 3600
+              ferry wait 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 && echo uploaded
+            """)
+
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    var job: String?
+
+    @Option(help: ArgumentHelp("Wait for every job of this batch.", valueName: "name"))
+    var batch: String?
+
+    @Flag(help: "Show progress: a live line on a terminal, plain lines every 2 s otherwise.")
+    var progress = false
+
+    @Option(help: ArgumentHelp("Give up after this many seconds (exit 75).", valueName: "s"))
+    var timeout: Double?
+
+    @Option(help: ArgumentHelp("Seconds between reads of the state when no notification arrives.", valueName: "s"))
+    var interval: Double = 1
+
+    @OptionGroup var connection: ConnectionOptions
+
+    /// Jobs listed when some did not succeed.
+    static let listedFailures = 5
+
+    func run() async throws {
+        let output = TerminalOutput.standard
+        let interrupt = InterruptHandler(output: output)
+        defer { withExtendedLifetime(interrupt) {} }
+        try await runReporting {
+            let target = try resolveTarget()
+            if let timeout, !(timeout > 0) {
+                throw ValidationIssue(field: "--timeout", problem: "must be more than 0 seconds", fix: "give a positive number")
+            }
+            guard interval >= 0.1, interval <= 3600 else {
+                throw ValidationIssue(field: "--interval", problem: "must be from 0.1 to 3600 seconds", fix: "pick a value in range")
+            }
+            let store = connection.makeStore(poolSize: 1)
+            defer { store.client.close() }
+            try await waitUntilFinished(target, store: store, output: output)
+        }
+    }
+
+    enum Target {
+        case batch(String)
+        case job(UUID)
+    }
+
+    func resolveTarget() throws -> Target {
+        switch (job, batch) {
+        case (let job?, nil): return .job(try JobID.parse(job))
+        case (nil, let batch?): return .batch(batch)
+        default: throw CLIUsageError(message: "give either a job id or --batch NAME")
+        }
+    }
+
+    func waitUntilFinished(_ target: Target, store: FerryStore, output: TerminalOutput) async throws {
+        var bar = progress ? ProgressBar(style: output.isTerminal ? .live : .lines, output: output) : nil
+        let deadline = timeout.map { ContinuousClock.now + Self.duration($0) }
+        let period = min(Self.duration(interval), bar?.refreshInterval ?? .seconds(3600))
+        // The batch whose ferry_batch notifications wake us: the target, or the job's batch once known.
+        var wakingBatch: String? = if case .batch(let name) = target { name } else { nil }
+        var hasRead = false
+        var backoff = Duration.milliseconds(100)
+        var disconnected = false
+        while true {
+            let snapshot: WaitSnapshot
+            do {
+                switch target {
+                case .batch(let name):
+                    guard let row = try await store.batchStatus(name).first else {
+                        throw FerryStoreError(.notFound, "no batch named \(name)", fix: "check the name (ferry status lists batches)")
+                    }
+                    snapshot = WaitSnapshot(batch: row)
+                case .job(let id):
+                    guard let row = try await store.jobStatus(.job(id)).first else {
+                        throw FerryStoreError(.notFound, "no job \(id.uuidString.lowercased())", fix: "check the id (ferry status --batch NAME lists jobs)")
+                    }
+                    wakingBatch = row.batch
+                    snapshot = WaitSnapshot(job: row)
+                }
+                hasRead = true
+                backoff = .milliseconds(100)
+                if disconnected {
+                    output.endLine()
+                    printError("reconnected to PostgreSQL")
+                    disconnected = false
+                }
+            } catch let error as PostgresError where error.isConnectionLoss && hasRead {
+                // A restart or a network blip: keep waiting (until --timeout) rather than fail a long wait.
+                if !disconnected {
+                    output.endLine()
+                    printError("warning: lost the connection to PostgreSQL (\(error.reason)); retrying")
+                    disconnected = true
+                }
+                try Self.checkDeadline(deadline, output: output, label: nil)
+                try await Task.sleep(for: Self.clamp(backoff, to: deadline))
+                backoff = min(backoff * 2, .seconds(5))
+                continue
+            }
+
+            let now = ContinuousClock.now
+            bar?.show(snapshot, at: now)
+            if snapshot.finished {
+                bar?.finish(snapshot, at: now)
+                return try await report(snapshot, target: target, store: store)
+            }
+            try Self.checkDeadline(deadline, output: output, label: snapshot)
+            let pause = Self.clamp(period, to: deadline)
+            do {
+                if let wakingBatch {
+                    _ = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
+                } else {
+                    try await Task.sleep(for: pause)
+                }
+            } catch let error as PostgresError where error.isConnectionLoss {
+                // The next read reconnects (or reports the loss and backs off).
+            }
+        }
+    }
+
+    /// Prints the outcome; throws the documented exit code unless every job succeeded.
+    func report(_ snapshot: WaitSnapshot, target: Target, store: FerryStore) async throws {
+        let moved = TablePrinter.bytes(snapshot.bytesDone)
+        switch target {
+        case .batch(let name):
+            if snapshot.unsuccessful == 0 {
+                print("\(snapshot.label): all \(snapshot.jobs) job(s) succeeded (\(moved))")
+                return
+            }
+            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.failed) failed, \(snapshot.cancelled) cancelled")
+            printError("error: \(snapshot.unsuccessful) job(s) of \(snapshot.label) did not succeed:")
+            let listed = try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
+            for row in listed {
+                printError("  \(row.jobID.uuidString.lowercased()) \(row.state): \(Self.oneLine(row.lastError))")
+            }
+            if snapshot.unsuccessful > Int64(listed.count) {
+                printError("  … and \(snapshot.unsuccessful - Int64(listed.count)) more (ferry status --batch \(name))")
+            }
+        case .job(let id):
+            let state = snapshot.succeeded == 1 ? "succeeded" : snapshot.failed == 1 ? "failed" : "cancelled"
+            print("\(snapshot.label) \(state)" + (snapshot.succeeded == 1 ? " (\(moved))" : ""))
+            if snapshot.succeeded == 1 { return }
+            let lastError = try await store.jobStatus(.job(id)).first?.lastError
+            printError("error: \(snapshot.label) \(state): \(Self.oneLine(lastError))")
+        }
+        throw ExitCode(ExitStatus.negative)
+    }
+
+    static func checkDeadline(_ deadline: ContinuousClock.Instant?, output: TerminalOutput, label snapshot: WaitSnapshot?) throws {
+        guard let deadline, ContinuousClock.now >= deadline else { return }
+        output.endLine()
+        if let snapshot {
+            printError("error: timed out: \(snapshot.label) still has \(snapshot.jobs - snapshot.jobsFinished) of \(snapshot.jobs) job(s) unfinished")
+        } else {
+            printError("error: timed out while PostgreSQL was unreachable")
+        }
+        throw ExitCode(ExitStatus.timedOut)
+    }
+
+    /// `pause`, shortened so it ends at the deadline (but never zero: the deadline check comes after it).
+    static func clamp(_ pause: Duration, to deadline: ContinuousClock.Instant?) -> Duration {
+        guard let deadline else { return pause }
+        return max(.milliseconds(1), min(pause, deadline - ContinuousClock.now))
+    }
+
+    static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// A last error as one short line: handler messages are meant to be shown, but may be long or multi-line.
+    static func oneLine(_ text: String?) -> String {
+        guard let text, !text.isEmpty else { return "(no error recorded)" }
+        let flat = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        return flat.count > 200 ? String(flat.prefix(199)) + "…" : flat
+    }
+}

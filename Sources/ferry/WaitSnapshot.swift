@@ -1,0 +1,47 @@
+import FerryStore
+
+/// What `ferry wait` knows about its batch or job at one moment.
+struct WaitSnapshot {
+    /// "batch NAME" or "job ID", as shown in output.
+    var label: String
+    var jobs: Int64
+    var succeeded: Int64
+    var failed: Int64
+    var cancelled: Int64
+    var running: Int64
+    var bytesDone: Int64
+    var bytesTotal: Int64?
+    /// Share done, 0…1: by bytes when every size is known, otherwise by finished jobs (as the status views).
+    var fraction: Double
+    /// No job is queued or running.
+    var finished: Bool
+
+    var jobsFinished: Int64 { succeeded + failed + cancelled }
+    var unsuccessful: Int64 { failed + cancelled }
+
+    init(batch row: BatchStatusRow) {
+        label = "batch \(row.batch)"
+        jobs = row.jobs
+        succeeded = row.succeeded
+        failed = row.failed
+        cancelled = row.cancelled
+        running = row.running
+        bytesDone = row.bytesDone
+        bytesTotal = row.bytesTotal
+        fraction = (Double(row.percent) ?? 0) / 100
+        finished = row.done
+    }
+
+    init(job row: JobStatusRow) {
+        label = "job \(row.jobID.uuidString.lowercased())"
+        jobs = 1
+        succeeded = row.state == "succeeded" ? 1 : 0
+        failed = row.state == "failed" ? 1 : 0
+        cancelled = row.state == "cancelled" ? 1 : 0
+        running = row.state == "running" ? 1 : 0
+        bytesDone = row.bytesDone
+        bytesTotal = row.bytesTotal
+        finished = ["succeeded", "failed", "cancelled"].contains(row.state)
+        fraction = row.percent.flatMap(Double.init).map { $0 / 100 } ?? (finished ? 1 : 0)
+    }
+}

@@ -1,0 +1,121 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `ferry account …` against a real database and a real dev server.
+@Suite("ferry account")
+struct AccountCommandTests {
+    static func run(_ arguments: [String], _ db: TestDatabase, stdin: String? = nil, key: String? = DropboxAccounts.secretKey) async throws -> FerryProcess.Result {
+        try await FerryProcess.run(
+            ["account"] + arguments, databaseURL: db.url, stdin: stdin,
+            environment: key.map { ["FERRY_SECRET_KEY": $0] } ?? ["FERRY_SECRET_KEY": ""])
+    }
+
+    static func accountRows(_ db: TestDatabase) async throws -> Int {
+        try await db.query("SELECT count(*) FROM ferry.accounts").rows[0].decode(Int.self, at: 0)
+    }
+
+    @Test("secrets need a key: missing or malformed FERRY_SECRET_KEY is a clear error and stores nothing")
+    func keyRequired() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("acct_key")
+        let token = try await server.refreshToken(for: "k")
+        let args = ["add", "k", "--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"] + server.urlOptions
+        let missing = try await Self.run(args, db, stdin: token, key: nil)
+        #expect(missing.status == 78)
+        #expect(missing.stderr.contains("FERRY_SECRET_KEY") && missing.stderr.contains("head -c 32 /dev/urandom | base64"))
+        let malformed = try await Self.run(args, db, stdin: token, key: "short")
+        #expect(malformed.status == 78)
+        #expect(malformed.stderr.contains("32 random bytes"))
+        #expect(!missing.stderr.contains(token) && !malformed.stderr.contains(token))
+        #expect(try await Self.accountRows(db) == 0)
+    }
+
+    @Test("add checks the refresh token with the provider, stores it sealed, and records the event")
+    func addVerifiesAndSeals() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("acct_add")
+        let base = ["--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"] + server.urlOptions
+
+        let rejected = try await Self.run(["add", "bad"] + base, db, stdin: "not-a-real-token")
+        #expect(rejected.status == 65)
+        #expect(rejected.stderr.contains("invalid_grant"))
+        #expect(!rejected.stderr.contains("not-a-real-token"))
+        #expect(try await Self.accountRows(db) == 0, "nothing half done")
+
+        let token = try await server.refreshToken(for: "photos")
+        let added = try await Self.run(["add", "photos"] + base, db, stdin: token + "\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(!added.stdout.contains(token) && !added.stderr.contains(token))
+
+        let again = try await Self.run(["add", "photos"] + base, db, stdin: token)
+        #expect(again.status == 65)
+        #expect(again.stderr.contains("exists already"))
+
+        let list = try await Self.run(["list", "--json"], db)
+        let accounts = try JSONValue.parse(list.stdout)
+        #expect(accounts.jsonText.contains(#""status":"active""#))
+        #expect(accounts.jsonText.contains(#""has_refresh_token":true"#))
+        #expect(!list.stdout.contains(token))
+        let show = try await Self.run(["show", "photos"], db)
+        #expect(show.stdout.contains("stored (encrypted)") && show.stdout.contains("added"))
+
+        // At rest: ciphertext only, in every column.
+        let row = try await db.query("SELECT a::text FROM ferry.accounts a").rows[0].decode(String.self, at: 0)
+        #expect(!row.contains(token))
+        let events = try await db.query("SELECT string_agg(data::text, ' ') FROM ferry.account_events").rows[0].decode(String.self, at: 0)
+        #expect(!events.contains(token))
+
+        // A different key cannot open it, and says so.
+        let otherKey = SecretKeyText.random()
+        let wrongKey = try await FerryProcess.run(
+            ["account", "revoke", "photos"], databaseURL: db.url, environment: ["FERRY_SECRET_KEY": otherKey])
+        #expect(wrongKey.status == 78)
+        #expect(wrongKey.stderr.contains("different FERRY_SECRET_KEY"))
+    }
+
+    @Test("revoke signs out at the provider and forgets the tokens; remove refuses while jobs are unfinished")
+    func revokeAndRemove() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("acct_revoke")
+        let token = try await DropboxAccounts.add("old", server: server, databaseURL: db.url)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-acct-\(UUID().uuidString).jpg").path
+        try DropboxAccounts.randomFile(file, size: 1000)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let enqueued = try await FerryProcess.run(["enqueue", "upload", file, "--to", "dropbox:old:/x.jpg"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+
+        let revoked = try await Self.run(["revoke", "old"], db)
+        #expect(revoked.status == 0, "\(revoked.stderr)")
+        #expect(revoked.stdout.contains("revoked at the provider"))
+        // The provider no longer accepts the refresh token.
+        let form = "grant_type=refresh_token&refresh_token=\(token)&client_id=\(DevServerProcess.appKey)"
+        let (_, status) = try await server.raw(
+            "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
+        #expect(status == 400)
+        let state = try await db.query("SELECT status, refresh_token_sealed IS NULL, access_token_sealed IS NULL FROM ferry.accounts").rows[0]
+        #expect(try state.decode(String.self, at: 0) == "revoked")
+        #expect(try state.decode(Bool.self, at: 1) && state.decode(Bool.self, at: 2))
+        let held = try await db.query("SELECT status FROM ferry.job_status").rows[0].decode(String.self, at: 0)
+        #expect(held == "held")
+
+        let refused = try await Self.run(["remove", "old"], db)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("unfinished"))
+        let jobID = try await db.query("SELECT job_id::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
+        #expect(try await FerryProcess.run(["cancel", jobID], databaseURL: db.url).status == 0)
+        let removed = try await Self.run(["remove", "old"], db)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        let types = try await db.query("SELECT string_agg(type, ',' ORDER BY position) FROM ferry.account_events").rows[0].decode(String.self, at: 0)
+        #expect(types == "added,revoked,removed")
+    }
+}
+
+/// A random key in the documented format.
+enum SecretKeyText {
+    static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+    }
+}

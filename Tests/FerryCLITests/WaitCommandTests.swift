@@ -1,0 +1,209 @@
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `ferry wait`: the real binary, real workers, a real database.
+@Suite("ferry wait")
+struct WaitCommandTests {
+    /// Enqueues fetch jobs (one per queue given) into `batch`; returns their ids in order.
+    static func enqueue(_ db: TestDatabase, batch: String, queues: [String]) async throws -> [String] {
+        let lines = queues.enumerated().map { index, queue in
+            #"{"kind":"fetch","source":"https://example.com/\#(batch)/\#(index).jpg","to":"/srv/","batch":"\#(batch)","queue":"\#(queue)"}"#
+        }
+        let result = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.lines
+    }
+
+    static func worker(_ db: TestDatabase, _ arguments: [String]) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--heartbeat-interval", "0.3", "--poll-interval", "0.5"] + arguments, databaseURL: db.url)
+    }
+
+    static func stop(_ workers: [BackgroundProcess]) async throws {
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
+    }
+
+    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
+        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
+    }
+
+    static func noTrace(_ text: String) -> Bool {
+        !text.contains("Fatal error") && !text.contains("Stack dump")
+    }
+
+    @Test("exit 0 once every job of the batch succeeded, and not before")
+    func batchSucceeds() async throws {
+        let db = try await TestDatabase.make("waitok")
+        _ = try await Self.enqueue(db, batch: "ok", queues: Array(repeating: "default", count: 5))
+        let worker = try Self.worker(db, ["--handler", "sleep:200", "--concurrency", "2"])
+        let result = try await FerryProcess.run(["wait", "--batch", "ok", "--timeout", "120"], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("batch ok: all 5 job(s) succeeded"))
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded'") == 5)
+        try await Self.stop([worker])
+    }
+
+    @Test("exit 1 when a job failed, listing it with its last error; ferry wait JOB for each outcome")
+    func batchWithFailure() async throws {
+        let db = try await TestDatabase.make("waitfail")
+        let ids = try await Self.enqueue(db, batch: "mixed", queues: ["good", "good", "bad"])
+        let workers = [
+            try Self.worker(db, ["--queues", "good", "--handler", "noop"]),
+            try Self.worker(db, ["--queues", "bad", "--handler", "fail"]),
+        ]
+        let result = try await FerryProcess.run(["wait", "--batch", "mixed", "--timeout", "120"], databaseURL: db.url)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("batch mixed: 2 of 3 job(s) succeeded, 1 failed, 0 cancelled"))
+        #expect(result.stderr.contains("1 job(s) of batch mixed did not succeed"))
+        #expect(result.stderr.contains("\(ids[2]) failed: scripted permanent failure"))
+        #expect(!result.stderr.contains(ids[0]))
+
+        let good = try await FerryProcess.run(["wait", ids[0]], databaseURL: db.url)
+        #expect(good.status == 0 && good.stdout.contains("job \(ids[0]) succeeded"), "\(good.stderr)")
+        let bad = try await FerryProcess.run(["wait", ids[2]], databaseURL: db.url)
+        #expect(bad.status == 1 && bad.stderr.contains("failed: scripted permanent failure"), "\(bad.stderr)")
+        try await Self.stop(workers)
+    }
+
+    @Test("ferry wait JOB blocks until the job finishes")
+    func singleJob() async throws {
+        let db = try await TestDatabase.make("waitjob")
+        let enqueue = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/one.jpg", "--to", "/srv/"], databaseURL: db.url)
+        let id = enqueue.lines[0]
+        let worker = try Self.worker(db, ["--handler", "sleep:500"])
+        let result = try await FerryProcess.run(["wait", id, "--interval", "0.2", "--timeout", "120"], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [id]) == 1)
+        try await Self.stop([worker])
+    }
+
+    @Test("exit 75 when --timeout passes while a job stays queued")
+    func timesOut() async throws {
+        let db = try await TestDatabase.make("waittimeout")
+        let ids = try await Self.enqueue(db, batch: "stuck", queues: ["nobody-works-here"])
+        let batch = try await FerryProcess.run(["wait", "--batch", "stuck", "--timeout", "1"], databaseURL: db.url)
+        #expect(batch.status == 75, "\(batch.stderr)")
+        #expect(batch.stderr.contains("timed out") && batch.stderr.contains("1 of 1 job(s) unfinished"))
+        let job = try await FerryProcess.run(["wait", ids[0], "--timeout", "0.5"], databaseURL: db.url)
+        #expect(job.status == 75, "\(job.stderr)")
+    }
+
+    /// (arguments, exit code, words stderr must contain)
+    static let refused: [([String], Int32, [String])] = [
+        (["wait", "--batch", "no-such-batch"], 66, ["no batch named no-such-batch"]),
+        (["wait", "0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10"], 66, ["no job"]),
+        (["wait"], 64, ["job id or --batch"]),
+        (["wait", "not-a-uuid"], 65, ["not a job id"]),
+        (["wait", "--batch", "b", "--interval", "0"], 65, ["--interval"]),
+        (["wait", "--batch", "b", "--timeout", "0"], 65, ["--timeout"]),
+    ]
+
+    @Test("unknown batches and jobs exit 66; bad arguments are refused", arguments: refused.indices)
+    func refusals(index: Int) async throws {
+        let (arguments, code, words) = Self.refused[index]
+        let db = try await TestDatabase.make("waitbad")
+        let result = try await FerryProcess.run(arguments, databaseURL: db.url)
+        #expect(result.status == code, "\(arguments): \(result.stderr)")
+        for word in words { #expect(result.stderr.contains(word), "\(arguments): \(result.stderr)") }
+        #expect(Self.noTrace(result.stderr))
+    }
+
+    @Test("--progress into a pipe prints plain progress lines, the last one complete")
+    func plainProgress() async throws {
+        let db = try await TestDatabase.make("waitlines")
+        _ = try await Self.enqueue(db, batch: "slow", queues: Array(repeating: "default", count: 4))
+        let worker = try Self.worker(db, ["--handler", "sleep:300", "--concurrency", "1"])
+        let result = try await FerryProcess.run(["wait", "--batch", "slow", "--progress", "--timeout", "120"], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let progress = result.lines.filter { $0.hasPrefix("batch slow: ") && $0.contains("jobs finished") }
+        #expect(progress.count >= 2, "\(result.stdout)")
+        #expect(progress.last?.hasPrefix("batch slow: 4/4 jobs finished, 0 running") == true, "\(result.stdout)")
+        #expect(!result.stdout.contains("\r"), "no in-place redraws into a pipe")
+        try await Self.stop([worker])
+    }
+
+    @Test("a completion wakes ferry wait through ferry_batch, not by polling")
+    func wakesOnNotification() async throws {
+        let db = try await TestDatabase.make("waitnotify")
+        _ = try await Self.enqueue(db, batch: "ping", queues: ["default", "default"])
+        // Polling every hour: only the notification can end this wait before the timeout (exit 75).
+        let waiter = try BackgroundProcess(
+            ferry: ["wait", "--batch", "ping", "--interval", "3600", "--timeout", "90"], databaseURL: db.url)
+        // Subscribed: the session's last statement checks pg_listening_channels after LISTEN and a fresh read.
+        try await eventually(timeout: .seconds(60), "ferry wait to listen") {
+            try await Self.count(db, """
+                SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND state = 'idle' AND query LIKE '%pg_listening_channels%'
+                """) == 1
+        }
+        let worker = try Self.worker(db, ["--handler", "noop"])
+        #expect(try await waiter.waitForExit(timeout: .seconds(120)) == 0, "\(waiter.log)")
+        try await Self.stop([worker])
+    }
+
+    @Test("SIGINT ends a wait with exit 130 and no stack trace")
+    func interrupted() async throws {
+        let db = try await TestDatabase.make("waitint")
+        _ = try await Self.enqueue(db, batch: "forever", queues: ["nobody-works-here"])
+        let waiter = try BackgroundProcess(ferry: ["wait", "--batch", "forever", "--progress"], databaseURL: db.url)
+        try await eventually(timeout: .seconds(60), "the first progress line") { waiter.log.contains("jobs finished") }
+        waiter.signal(SIGINT)
+        #expect(try await waiter.waitForExit() == 130, "\(waiter.log)")
+        #expect(waiter.log.contains("interrupted"))
+        #expect(Self.noTrace(waiter.log))
+    }
+
+    @Test("--progress on a terminal redraws one line in place with a bar")
+    func liveProgress() async throws {
+        let db = try await TestDatabase.make("waittty")
+        _ = try await Self.enqueue(db, batch: "tty", queues: Array(repeating: "default", count: 3))
+        let worker = try Self.worker(db, ["--handler", "noop"])
+        try await eventually(timeout: .seconds(60), "the batch to finish") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'tty' AND state = 'succeeded'") == 3
+        }
+        try await Self.stop([worker])
+        // script(1) gives the command a pseudo-terminal and copies what it writes to our pipe.
+        let command = "'\(FerryProcess.executable)' wait --batch tty --progress --timeout 60"
+        let result = try await Self.runInTerminal(command, databaseURL: db.url)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("\rbatch tty [########"), "\(result.output)")
+        #expect(result.output.contains("3/3 jobs"))
+        #expect(result.output.contains("batch tty: all 3 job(s) succeeded"))
+    }
+
+    static func runInTerminal(_ command: String, databaseURL: String) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FERRY_DATABASE_URL"] = databaseURL
+        environment["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        environment["COLUMNS"] = "120"
+        process.environment = environment
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-tty-\(UUID().uuidString)").path
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+    }
+}

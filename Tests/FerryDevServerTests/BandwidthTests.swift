@@ -1,0 +1,81 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+@testable import FerryDevServer
+
+@Suite("Bandwidth limit")
+struct BandwidthTests {
+    @Test("a limited 1 MiB body arrives in many pieces, at roughly the set pace")
+    func pacedBody() async throws {
+        try await DevServerHarness.run(faults: FaultConfiguration(downloadBytesPerSecond: 512 * 1024)) { h in
+            let file = try h.server.createWebFile(path: "big.bin", size: 1 << 20, seed: 3)
+            let (result, pieces, seconds) = try await h.timedGet("/web/big.bin")
+            print("1 MiB at 512 KiB/s: \(pieces) pieces in \(seconds) s")
+            #expect(result.status == 200)
+            #expect(result.body.count == 1 << 20)
+            #expect(result.header("ETag") == file.etag)
+            #expect(pieces >= 5, "streamed in pieces, not in one go")
+            #expect(seconds >= 1.0, "expected about 2 s")
+
+            h.server.updateFaults(.none)
+            let (_, _, unlimited) = try await h.timedGet("/web/big.bin")
+            #expect(unlimited < seconds)
+        }
+    }
+
+    @Test("files/download and Flickr photos are paced too")
+    func otherBodies() async throws {
+        try await DevServerHarness.run { h in
+            let token = try await h.accessToken()
+            let data = [UInt8](repeating: 7, count: 256 * 1024)
+            _ = try await h.upload("/paced.bin", data, token: token)
+            h.server.updateFaults(FaultConfiguration(downloadBytesPerSecond: 256 * 1024))
+            let (download, pieces, seconds) = try await h.timedGet("/2/files/download", headers: [
+                ("Authorization", "Bearer \(token)"), ("Dropbox-API-Arg", #"{"path":"/paced.bin"}"#),
+            ])
+            #expect(download.status == 200)
+            #expect(download.body == data)
+            #expect(pieces >= 5)
+            #expect(seconds >= 0.5)
+
+            let photo = try #require(try h.server.seedFlickrUser(userID: "1@N01", count: 1).first)
+            h.server.updateFaults(FaultConfiguration(downloadBytesPerSecond: 2000))
+            let (image, imagePieces, _) = try await h.timedGet(photo.path(suffix: "m"))
+            #expect(Array(image.body.prefix(2)) == [0xFF, 0xD8])
+            #expect(imagePieces >= 2, "a \(image.body.count)-byte photo at 2,000 B/s comes in 100-byte pieces")
+        }
+    }
+
+    @Test("a client killed mid-body resumes with Range from where it stopped")
+    func killAndResume() async throws {
+        try await DevServerHarness.run(faults: FaultConfiguration(downloadBytesPerSecond: 256 * 1024)) { h in
+            let file = try h.server.createWebFile(path: "movie.mp4", size: 1 << 20, seed: 11)
+            h.server.updateFaults(.none)
+            let expected = try await h.request(.GET, "/web/movie.mp4").body
+            h.server.updateFaults(FaultConfiguration(downloadBytesPerSecond: 256 * 1024))
+
+            // A separate client that is shut down mid-body, as a killed process would be.
+            let doomed = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            var received: [UInt8] = []
+            do {
+                let response = try await doomed.execute(HTTPClientRequest(url: h.baseURL + "/web/movie.mp4"), timeout: .seconds(30))
+                #expect(response.status.code == 200)
+                for try await buffer in response.body {
+                    received += buffer.readableBytesView
+                    if received.count >= 128 * 1024 { break }
+                }
+            }
+            try? await doomed.shutdown()
+            #expect(received.count >= 128 * 1024)
+            #expect(received.count < 1 << 20, "stopped mid-body")
+
+            h.server.updateFaults(.none)
+            let rest = try await h.request(.GET, "/web/movie.mp4", headers: [("Range", "bytes=\(received.count)-"), ("If-Range", file.etag)])
+            #expect(rest.status == 206)
+            #expect(rest.header("Content-Range") == "bytes \(received.count)-\(file.size - 1)/\(file.size)")
+            #expect(received + rest.body == expected)
+            #expect(h.server.stats().webRangeStartsPerPath["/web/movie.mp4"] == [0, 0, Int64(received.count)])
+        }
+    }
+}

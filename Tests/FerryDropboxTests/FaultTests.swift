@@ -1,0 +1,123 @@
+import FerryCore
+import FerryDevServer
+import Foundation
+import NIOCore
+import Testing
+@testable import FerryDropbox
+
+@Suite("Faults and transport failures")
+struct FaultTests {
+    @Test("forced 429 is rateLimited with Retry-After 3")
+    func rateLimited() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(rateLimitRate: 1.0, retryAfterSeconds: 3))
+            let error = await #expect(throws: DropboxError.self) {
+                try await t.client.getMetadata(path: "/anything", accessToken: token)
+            }
+            #expect(error?.code == .rateLimited)
+            #expect(error?.httpStatus == 429)
+            #expect(error?.retryAfter == 3)
+            #expect(error?.tags == ["too_many_requests"])
+            #expect(error?.isRetryable == true)
+        }
+    }
+
+    @Test("forced 5xx is serverError and retryable")
+    func serverError() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(failureRate: 1.0))
+            let error = await #expect(throws: DropboxError.self) {
+                try await t.client.currentAccount(accessToken: token)
+            }
+            #expect(error?.code == .serverError)
+            #expect(error.map { [500, 503].contains($0.httpStatus ?? 0) } == true)
+            #expect(error?.isRetryable == true)
+        }
+    }
+
+    @Test("a dropped connection is transport and retryable, for RPC and for uploads")
+    func dropped() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(dropRate: 1.0))
+            let rpc = await #expect(throws: DropboxError.self) {
+                try await t.client.currentAccount(accessToken: token)
+            }
+            #expect(rpc?.code == .transport)
+            #expect(rpc?.httpStatus == nil)
+            #expect(rpc?.isRetryable == true)
+            #expect(rpc?.isCancellation == false)
+
+            let upload = await #expect(throws: DropboxError.self) {
+                try await t.client.uploadFile(commit: DropboxCommitInfo(path: "/drop.bin"), contentHash: nil,
+                                              body: TestData.stream(TestData.bytes(300_000)), accessToken: token)
+            }
+            #expect(upload?.code == .transport)
+        }
+    }
+
+    @Test("write contention on commit is tooManyWriteOperations and retryable")
+    func writeContention() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(writeContentionRate: 1.0))
+            let error = await #expect(throws: DropboxError.self) {
+                try await t.client.uploadFile(commit: DropboxCommitInfo(path: "/busy.txt"), contentHash: nil,
+                                              body: .bytes(ByteBuffer(string: "x")), accessToken: token)
+            }
+            #expect(error?.code == .tooManyWriteOperations)
+            #expect(error?.httpStatus == 409)
+            #expect(error?.tags == ["path", "too_many_write_operations"])
+            #expect(error?.isRetryable == true)
+        }
+    }
+
+    @Test("no answer within the request timeout is timeout")
+    func timeout() async throws {
+        try await DropboxTestServer.run(requestTimeout: .milliseconds(300)) { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(latencyMilliseconds: 2000))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: DropboxError.self) {
+                try await t.client.currentAccount(accessToken: token)
+            }
+            #expect(error?.code == .timeout)
+            #expect(error?.isRetryable == true)
+            #expect(ContinuousClock.now - started < .milliseconds(1800))
+        }
+    }
+
+    @Test("a refused connection is transport")
+    func refused() async throws {
+        try await DropboxTestServer.run { t in
+            // Port 1 on loopback has no listener.
+            let client = DropboxClient(httpClient: t.http, endpoints: .single("http://127.0.0.1:1"), logger: t.logs.logger(label: "refused"))
+            let error = await #expect(throws: DropboxError.self) {
+                try await client.currentAccount(accessToken: "sl.some-token-value")
+            }
+            #expect(error?.code == .transport)
+            #expect(error?.isRetryable == true)
+        }
+    }
+
+    @Test("a cancelled call reports isCancellation")
+    func cancelled() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(latencyMilliseconds: 5000))
+            let client = t.client
+            let task = Task { try await client.currentAccount(accessToken: token) }
+            try await Task.sleep(for: .milliseconds(200))
+            task.cancel()
+            let result = await task.result
+            guard case .failure(let failure) = result, let error = failure as? DropboxError else {
+                Issue.record("expected a failure")
+                return
+            }
+            #expect(error.code == .transport)
+            #expect(error.isCancellation)
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real `ferry` workers uploading to a real `ferry dev-server` over loopback, with faults.
+@Suite("Dropbox uploads", .serialized)
+struct DropboxUploadTests {
+    static func folder(_ label: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "2", "--poll-interval", "0.5",
+                    "--log-level", "info", "--retry-base", "0.2"] + extra,
+            databaseURL: db.url, environment: DropboxAccounts.environment)
+    }
+
+    static func enqueue(_ db: TestDatabase, _ lines: [String], in dir: String) async throws {
+        let path = dir + "/jobs.jsonl"
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await FerryProcess.run(["enqueue", "--from", path], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test("20 photos and two 100+ MiB files arrive exactly once through failures, drops, 429s and token expiry")
+    func batchThroughFaults() async throws {
+        let server = try await DevServerProcess([
+            "--token-lifetime", "3", "--seed", "11", "--failure-rate", "0.1", "--drop-after-apply-rate", "0.03",
+            "--rate-limit-rate", "0.03", "--write-contention-rate", "0.05",
+        ])
+        let db = try await TestDatabase.make("dbx_faults")
+        let refreshToken = try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        let dir = try Self.folder("photos")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var files = [String]()
+        for index in 0..<20 {
+            let path = "\(dir)/IMG_\(1000 + index).jpg"
+            try DropboxAccounts.randomFile(path, size: Int.random(in: 150_000...3_200_000))
+            files.append(path)
+        }
+        for (index, size) in [101 * 1024 * 1024 + 17, 105 * 1024 * 1024].enumerated() {
+            let path = "\(dir)/video-\(index).mov"
+            try DropboxAccounts.randomFile(path, size: size)
+            files.append(path)
+        }
+        try await Self.enqueue(
+            db, files.map { #"{"kind":"upload","source":"\#($0)","to":"dropbox:photos:/Camera/","batch":"trip","max_attempts":25}"# },
+            in: dir)
+
+        let workers = try (0..<2).map { try Self.startWorker(db, name: "dbx-\($0)", ["--concurrency", "4", "--chunk-size", "8"]) }
+        try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "trip")
+        }
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { _ = try await worker.waitForExit() }
+
+        let failed = try await db.query("SELECT source, last_error FROM ferry.jobs WHERE batch = 'trip' AND state <> 'succeeded'").rows
+        #expect(failed.isEmpty, "\(try failed.map { "\(try $0.decode(String.self, at: 0)): \(try $0.decode(String?.self, at: 1) ?? "")" })")
+
+        // Every file is on the server once, byte for byte.
+        let stats = try await server.stats()
+        for file in files {
+            let name = (file as NSString).lastPathComponent
+            let stored = server.storedFile(account: "photos", path: "/Camera/\(name)")
+            #expect(try DropboxAccounts.sha256(stored) == DropboxAccounts.sha256(file), "\(name)")
+            #expect(stats["commits_per_path"]?["/camera/\(name.lowercased())"]?.intValue == 1, "\(name) committed once")
+        }
+        #expect(stats["files_committed"]?.intValue == Int64(files.count))
+
+        // Faults really happened, and the log shows how they were handled.
+        let faults = stats["faults_injected"]
+        #expect((faults?["failure"]?.intValue ?? 0) > 0)
+        #expect((stats["token_refreshes_per_account"]?["photos"]?.intValue ?? 0) >= 2, "refreshed during the run")
+        let deferred = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'")
+        if (stats["rate_limited_responses"]?.intValue ?? 0) > 0 || (faults?["write_contention"]?.intValue ?? 0) > 6 {
+            #expect(deferred > 0, "429s defer jobs without consuming attempts")
+        }
+        let sessionEvents = try await WorkerFixtures.count(
+            db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'upload_session_id'")
+        #expect(sessionEvents >= 20, "each accepted chunk of the large files is a progress event")
+        let refreshEvents = try await WorkerFixtures.count(
+            db, "SELECT count(*) FROM ferry.account_events WHERE account = 'photos' AND type = 'token_refreshed'")
+        #expect(refreshEvents >= 2)
+
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+
+        // No token anywhere: database dump, events, worker logs.
+        var tokens = try server.issuedTokens()
+        tokens.append(refreshToken)
+        #expect(tokens.count >= 3)
+        let dump = try Self.pgDump(db.url)
+        #expect(dump.contains("token_refreshed"), "the dump is real")
+        let logs = workers.map(\.log).joined()
+        #expect(logs.contains("access token refreshed"))
+        for token in tokens {
+            #expect(!dump.contains(token), "a token leaked into pg_dump output")
+            #expect(!logs.contains(token), "a token leaked into worker logs")
+        }
+    }
+
+    @Test("kill -9 mid-session: the next attempt resumes the same session at the recorded offset")
+    func resumeAfterKill() async throws {
+        let server = try await DevServerProcess(["--latency-ms", "250"])
+        let db = try await TestDatabase.make("dbx_kill")
+        try await DropboxAccounts.add("vault", server: server, databaseURL: db.url)
+        let dir = try Self.folder("kill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let size = 64 * 1024 * 1024 + 123
+        let chunk = 4 * 1024 * 1024
+        try DropboxAccounts.randomFile(dir + "/big.bin", size: size)
+        try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/big.bin","to":"dropbox:vault:/big.bin"}"#], in: dir)
+
+        let victim = try Self.startWorker(db, name: "victim", ["--chunk-size", "4"])
+        try await eventually(timeout: .seconds(120), "a few chunks to be recorded") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+        let recorded = try await db.query("SELECT bytes_done, session->>'upload_session_id' FROM ferry.jobs").rows[0]
+        let offset = try recorded.decode(Int64.self, at: 0)
+        let sessionID = try recorded.decode(String.self, at: 1)
+
+        let survivor = try Self.startWorker(db, name: "survivor", ["--chunk-size", "4"])
+        try await eventually(timeout: .seconds(180), "the upload to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        survivor.signal(SIGTERM)
+        _ = try await survivor.waitForExit()
+
+        let stats = try await server.stats()
+        #expect(stats["sessions_started"]?.intValue == 1, "resumed, not restarted")
+        let received = stats["bytes_received_per_session"]?[sessionID]?.intValue ?? 0
+        #expect(received >= Int64(size))
+        #expect(received - Int64(size) <= Int64(chunk), "re-sent at most one chunk (\(received - Int64(size)) bytes)")
+        if case .array(let offsets)? = stats["append_offsets_per_session"]?[sessionID] {
+            #expect(offsets.contains(.int(offset)), "an append started at the recorded offset \(offset)")
+        } else {
+            Issue.record("no append offsets for the session")
+        }
+        #expect(try DropboxAccounts.sha256(server.storedFile(account: "vault", path: "/big.bin")) == DropboxAccounts.sha256(dir + "/big.bin"))
+        let attempt = try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs")
+        #expect(attempt == 2)
+    }
+
+    @Test("three workers, one account, no access token yet: exactly one refresh reaches the server")
+    func singleRefreshAcrossWorkers() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_refresh")
+        try await DropboxAccounts.add("shared", server: server, databaseURL: db.url, verify: false)
+        _ = try await db.query("UPDATE ferry.accounts SET max_concurrent = 12")
+        let dir = try Self.folder("refresh")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var lines = [String]()
+        for index in 0..<12 {
+            try DropboxAccounts.randomFile("\(dir)/f\(index).jpg", size: 50_000)
+            lines.append(#"{"kind":"upload","source":"\#(dir)/f\#(index).jpg","to":"dropbox:shared:/in/"}"#)
+        }
+        // Workers first, so they all find the jobs at the same moment.
+        let workers = try (0..<3).map { try Self.startWorker(db, name: "r\($0)", ["--concurrency", "4"]) }
+        try await Task.sleep(for: .seconds(1))
+        try await Self.enqueue(db, lines, in: dir)
+        try await eventually(timeout: .seconds(120), "the uploads to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12
+        }
+        for worker in workers { worker.signal(SIGTERM) }
+        let stats = try await server.stats()
+        #expect(stats["token_refreshes_per_account"]?["shared"]?.intValue == 1)
+        let refreshEvents = try await WorkerFixtures.count(
+            db, "SELECT count(*) FROM ferry.account_events WHERE account = 'shared' AND type = 'token_refreshed'")
+        #expect(refreshEvents == 1)
+    }
+
+    @Test("a revoked refresh token holds the account's jobs without burning attempts; login releases them")
+    func invalidGrantHoldsJobs() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_held")
+        let refreshToken = try await DropboxAccounts.add("family", server: server, databaseURL: db.url, verify: false)
+        // Sign out on the provider's side (another app did it): refresh token and its access tokens die.
+        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)"
+        let grant = try await server.request(
+            "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
+        let access = try #require(grant["access_token"]?.stringValue)
+        _ = try await server.raw("POST", "/2/auth/token/revoke", headers: ["Authorization": "Bearer \(access)"])
+
+        let dir = try Self.folder("held")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/a.jpg", size: 10_000)
+        try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/a.jpg","to":"dropbox:family:/a.jpg"}"#], in: dir)
+        let worker = try Self.startWorker(db, name: "held")
+        try await eventually(timeout: .seconds(60), "the job to be held") {
+            let rows = try await db.query("SELECT status FROM ferry.job_status").rows
+            return try rows.first?.decode(String.self, at: 0) == "held"
+        }
+        let row = try await db.query("SELECT held_reason, attempt, state FROM ferry.job_status").rows[0]
+        #expect(try row.decode(String?.self, at: 0)?.contains("ferry account login family") == true)
+        #expect(try row.decode(Int.self, at: 1) == 0, "no attempt consumed")
+        #expect(try row.decode(String.self, at: 2) == "queued")
+        let reauth = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'needs_reauth'")
+        #expect(reauth == 1)
+
+        // Log in again (PKCE): read the URL the CLI prints, "click Allow", paste the code.
+        try await Self.login("family", server: server, db: db)
+        try await eventually(timeout: .seconds(60), "the held job to run after login") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+    }
+
+    /// Runs `ferry account login NAME` interactively: the dev server's authorize page answers with the code.
+    static func login(_ name: String, server: DevServerProcess, db: TestDatabase, extra: [String] = []) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FerryProcess.executable)
+        process.arguments = ["account", "login", name] + extra
+        var environment = ProcessInfo.processInfo.environment
+        environment["FERRY_DATABASE_URL"] = db.url
+        environment["FERRY_SECRET_KEY"] = DropboxAccounts.secretKey
+        process.environment = environment
+        let input = Pipe()
+        let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("login-\(UUID().uuidString)").path
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardInput = input
+        process.standardError = errHandle
+        process.standardOutput = errHandle
+        try process.run()
+        var url: String?
+        try await eventually(timeout: .seconds(30), "the authorize URL") {
+            let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            url = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http") }
+            return url != nil
+        }
+        #expect(url!.contains("code_challenge_method=S256") && url!.contains("token_access_type=offline"))
+        let path = String(url!.dropFirst(server.baseURL.count))
+        let (codeData, status) = try await server.raw("GET", path)
+        #expect(status == 200)
+        var code = String(decoding: codeData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if let last = code.split(separator: "\n").last { code = String(last).trimmingCharacters(in: .whitespaces) }
+        input.fileHandleForWriting.write(Data((code + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        try await eventually(timeout: .seconds(30), "login to finish") { !process.isRunning }
+        let output = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "\(output)")
+        #expect(!output.contains(code) || code.count < 8, "the code is not echoed")
+    }
+
+    static func pgDump(_ url: String) throws -> String {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString).sql").path
+        defer { unlink(out) }
+        let status = system("pg_dump --no-owner '\(url)' > '\(out)' 2>/dev/null")
+        guard status == 0 else { throw TestSupportError("pg_dump failed (\(status))") }
+        return try String(contentsOfFile: out, encoding: .utf8)
+    }
+}
