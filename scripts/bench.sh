@@ -22,3 +22,6 @@ echo "==> enqueue benchmark"
 
 echo "==> worker benchmark"
 "$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"
+
+echo "==> upload benchmark (dev server, against curl)"
+scripts/bench-upload.sh "$bin" "$url"

@@ -59,8 +59,10 @@ extension DropboxClient {
         for item in items {
             switch item[".tag"]?.stringValue {
             case "success":
-                // FileMetadata is a struct, so its fields sit beside the tag.
-                results.append(.success(try Self.fileMetadata(item, route: "finish_batch_v2")))
+                // FileMetadata is a struct, so its fields sit beside the entry's own tag.
+                guard case .object(var fields) = item else { continue }
+                fields[".tag"] = nil
+                results.append(.success(try Self.fileMetadata(.object(fields), route: "finish_batch_v2")))
             case "failure":
                 let failure = item["failure"] ?? .null
                 let tags = DropboxError.tagPath(failure)

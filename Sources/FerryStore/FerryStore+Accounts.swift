@@ -74,8 +74,8 @@ extension FerryStore {
                     INSERT INTO ferry.accounts (name, provider, app_key, app_secret_sealed, refresh_token_sealed,
                         access_token_sealed, access_token_issued_at, access_token_expires_at, key_id, api_url,
                         content_url, authorize_url, provider_account_id, status, status_reason, max_concurrent)
-                    VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 IS NULL THEN NULL ELSE now() END, $7, $8, $9, $10,
-                        $11, $12, $13, $14, $15)
+                    VALUES ($1, $2, $3, $4::bytea, $5::bytea, $6::bytea, CASE WHEN $6::bytea IS NULL THEN NULL ELSE now() END,
+                        $7::timestamptz, $8, $9, $10, $11, $12, $13, $14, $15::integer)
                     """, Array(binds.prefix(15)))
                 _ = try connection.query(
                     "INSERT INTO ferry.account_events (account, type, data) VALUES ($1, 'added', $2)",
@@ -113,9 +113,9 @@ extension FerryStore {
             let result = try connection.query(
                 """
                 UPDATE ferry.accounts
-                   SET refresh_token_sealed = $2, access_token_sealed = $3,
-                       access_token_issued_at = CASE WHEN $3 IS NULL THEN NULL ELSE now() END,
-                       access_token_expires_at = $4, key_id = $5,
+                   SET refresh_token_sealed = $2::bytea, access_token_sealed = $3::bytea,
+                       access_token_issued_at = CASE WHEN $3::bytea IS NULL THEN NULL ELSE now() END,
+                       access_token_expires_at = $4::timestamptz, key_id = $5,
                        provider_account_id = coalesce($6, provider_account_id),
                        status = 'active', status_reason = NULL, updated_at = now()
                  WHERE name = $1

@@ -188,7 +188,7 @@ struct WaitCommandTests {
         environment["COLUMNS"] = "120"
         process.environment = environment
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-tty-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         defer { try? output.close() }

@@ -63,8 +63,8 @@ struct SecretTests {
             let pkce = PKCE.generate()
             let code = try await t.get(t.client.authorizeURL(appKey: DropboxTestServer.appKey, codeChallenge: pkce.challenge, state: "st", redirectURI: nil)).text
             var errors: [DropboxError] = []
-            func capture(_ operation: () async throws(DropboxError) -> Void) async {
-                do throws(DropboxError) { try await operation() } catch { errors.append(error) }
+            func capture(_ operation: () async throws -> Void) async {
+                do { try await operation() } catch let error as DropboxError { errors.append(error) } catch {}
             }
             await capture { _ = try await t.client.exchangeAuthorizationCode(code, codeVerifier: "x" + pkce.verifier.dropFirst(), appKey: DropboxTestServer.appKey, appSecret: appSecret, redirectURI: nil) }
             await capture { _ = try await t.client.refreshAccessToken(refreshToken: refresh + "x", appKey: DropboxTestServer.appKey, appSecret: appSecret) }

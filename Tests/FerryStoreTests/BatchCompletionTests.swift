@@ -207,7 +207,7 @@ struct BatchCompletionTests {
             let batch = "race-\(round)"
             let jobs = try await Self.claimed(store, batch: batch, count: 2)
             // The first transaction finishes its job, then stays open until the gate opens.
-            try await gate.withConnection { try $0.query("SELECT pg_advisory_lock(7007)") }
+            _ = try await gate.withConnection { try $0.query("SELECT pg_advisory_lock(7007)") }
             let firstDone = Task {
                 try await first.withConnection { connection in
                     try connection.transaction { tx in
@@ -222,9 +222,11 @@ struct BatchCompletionTests {
             // first job still running, and the first (which saw the second running) commits later: no event.
             let secondDone = Task { try await second.withConnection { try $0.query(Self.finishSQL, [jobs[1].jobID]) } }
             try await eventually("the second statement to commit or wait") {
-                try await succeeded(jobs[1].jobID) || blocked(secondPID)
+                let done = try await succeeded(jobs[1].jobID)
+                let waiting = try await blocked(secondPID)
+                return done || waiting
             }
-            try await gate.withConnection { try $0.query("SELECT pg_advisory_unlock(7007)") }
+            _ = try await gate.withConnection { try $0.query("SELECT pg_advisory_unlock(7007)") }
             _ = try await firstDone.value
             _ = try await secondDone.value
             let events = try await store.batchEvents(of: batch)
