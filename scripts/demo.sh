@@ -27,7 +27,7 @@ say "starting Ferry's Dropbox-compatible dev server (seeded faults: 5% failures,
 storage="$state/demo/dropbox"
 rm -rf "$storage"
 devlog="$state/demo/dev-server.log"
-"$ferry" dev-server --port 0 --storage "$storage" --app-key ferry-demo --token-lifetime 20 \
+"$ferry" dev-server --port 0 --storage "$storage" --app-key ferry-demo --token-lifetime 20 --latency-ms 40 \
     --failure-rate 0.05 --rate-limit-rate 0.02 --seed 2026 >"$devlog" 2>&1 &
 devserver=$!
 for _ in $(seq 100); do grep -q "listening on" "$devlog" 2>/dev/null && break; sleep 0.1; done

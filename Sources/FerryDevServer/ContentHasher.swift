@@ -38,9 +38,13 @@ struct ContentHasher: Sendable {
     func finalize() -> String {
         var copy = self
         if copy.blockFill > 0 { copy.closeBlock() }
-        return copy.overall.finalize().map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in copy.overall.finalize() {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

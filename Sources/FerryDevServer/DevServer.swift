@@ -135,8 +135,11 @@ public final class DevServer: Service, Sendable {
         return backend.issueAccessToken(account: account, refreshToken: nil)
     }
 
-    /// Writes `count` files of `size` bytes named `<namePrefix>00000.bin`... into `folder`
+    /// Adds `count` files of `size` bytes named `<namePrefix>00000.bin`... to `folder`
     /// (`""` is the root), creating the account and folders as needed. Returns the number created.
+    /// Contents differ per file (each starts with its number). It is fast (20,000 files in well
+    /// under a second) because only the index changes: a file's bytes reach the disk when it is
+    /// first downloaded, and the seeding itself is remembered across restarts.
     @discardableResult
     public func seedFiles(account: String, folder: String, count: Int, size: Int = 16, namePrefix: String = "file-") throws -> Int {
         guard count >= 0, size >= 0 else { throw DevServerError("count and size must not be negative") }

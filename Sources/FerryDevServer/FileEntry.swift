@@ -14,9 +14,18 @@ struct FileEntry: Sendable {
     var contentHash: String = ""
     /// Change sequence number within the account; drives `list_folder/continue` after a full listing.
     var sequence: UInt64
+    /// Set for a seeded file whose bytes are not on disk yet (see ``SeededContent``).
+    var seeded: SeededContent? = nil
 
     var pathLower: String { DropboxPath.lowerKey(pathDisplay) }
-    var name: String { pathDisplay.split(separator: "/").last.map(String.init) ?? "" }
+    var name: String {
+        var path = pathDisplay
+        return path.withUTF8 { bytes in
+            var start = bytes.count
+            while start > 0, bytes[start - 1] != UInt8(ascii: "/") { start -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+        }
+    }
     var isFile: Bool { kind == .file }
 
     /// Metadata JSON; `tagged` adds `.tag` as used inside `list_folder` entries and

@@ -9,17 +9,21 @@ import Synchronization
 /// indexed in memory (rebuilt by scanning the folders at start-up). Every state change happens
 /// under one lock, including the final `rename` of a finished upload into place, so commits
 /// are atomic with respect to each other. Request bodies stream to disk outside the lock.
+/// Seeded files are the exception: they are written when first read (see ``SeededContent``).
 final class FileStore: Sendable {
     struct State: Sendable {
         var namespaces: [String: AccountNamespace] = [:]
         var sessions: [String: UploadSession] = [:]
         var lastRev: UInt64
         var batchJobs: [String: JSONValue] = [:]
+        /// Every seeding call so far, in order (also in ``FileStore/seedManifestPath``).
+        var seedBatches: [SeedBatch] = []
     }
 
     let storageRoot: String
     let sessionsDirectory: String
     let temporaryDirectory: String
+    let seedManifestPath: String
     /// Identifies this server instance inside list_folder cursors.
     let epoch = RandomToken.make(bytes: 8)
     private let state: Mutex<State>
@@ -28,6 +32,7 @@ final class FileStore: Sendable {
         self.storageRoot = storageRoot
         self.sessionsDirectory = storageRoot + "/.devserver/sessions"
         self.temporaryDirectory = storageRoot + "/.devserver/tmp"
+        self.seedManifestPath = storageRoot + "/.devserver/seeds.json"
         let fm = FileManager.default
         // Sessions do not survive a restart (as if they expired), so their data goes too.
         try? fm.removeItem(atPath: sessionsDirectory)
@@ -36,7 +41,11 @@ final class FileStore: Sendable {
         try fm.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
         // Revs only need to be unique and increasing; starting from the clock keeps them so across restarts.
         let start = UInt64(max(0, Date().timeIntervalSince1970) * 1000) << 8
-        self.state = Mutex(State(lastRev: start))
+        var initial = State(lastRev: start)
+        if let data = fm.contents(atPath: seedManifestPath), let json = try? JSONValue.parse(bytes: Array(data)) {
+            initial.seedBatches = (json.arrayValue ?? []).compactMap(SeedBatch.init(json:))
+        }
+        self.state = Mutex(initial)
     }
 
     // MARK: Accounts
@@ -48,10 +57,16 @@ final class FileStore: Sendable {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         var namespace = AccountNamespace(root: root)
         let revs = scan(root: root, account: account, into: &namespace)
-        state.withLock { state in
-            guard state.namespaces[account] == nil else { return }
+        let batches = state.withLock { state in
+            guard state.namespaces[account] == nil else { return [SeedBatch]() }
             state.lastRev = max(state.lastRev, revs)
             state.namespaces[account] = namespace
+            return state.seedBatches.filter { $0.account == account }
+        }
+        // Seeded files never written to disk come back from their batches; files that are on
+        // disk (written, replaced or downloaded since) were found by the scan and win.
+        for batch in batches {
+            _ = try? apply(batch, replacingExisting: false)
         }
     }
 
@@ -85,11 +100,19 @@ final class FileStore: Sendable {
 
     /// Stable id derived from the account and path, so ids survive restarts.
     static func makeID(account: String, lower: String) -> String {
-        let digest = SHA256.hash(data: Data((account + "\u{0}" + lower).utf8))
-        let base64 = Data(digest.prefix(16)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return "id:" + base64
+        let digest = Array(SHA256.hash(data: Array((account + "\u{0}" + lower).utf8)).prefix(16))
+        // Unpadded base64url of the first 16 bytes, written by hand: seeding calls this 20,000 times.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out: [UInt8] = Array("id:".utf8)
+        var index = 0
+        while index < digest.count {
+            let chunk = digest[index..<min(index + 3, digest.count)]
+            var bits = UInt32(0)
+            for (offset, byte) in chunk.enumerated() { bits |= UInt32(byte) << UInt32(16 - 8 * offset) }
+            for position in 0...chunk.count { out.append(alphabet[Int((bits >> UInt32(18 - 6 * position)) & 0x3F)]) }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Reads
@@ -118,8 +141,43 @@ final class FileStore: Sendable {
         }
     }
 
+    /// Where the entry's bytes are, writing them first if the entry is a seeded file that
+    /// is not on disk yet. `nil` if the account is gone or the bytes cannot be written.
     func diskPath(_ account: String, entry: FileEntry) -> String? {
-        state.withLock { $0.namespaces[account]?.diskPath(for: entry.pathDisplay) }
+        state.withLock { state -> String? in
+            guard state.namespaces[account] != nil else { return nil }
+            return materialize(&state.namespaces[account]!, lower: entry.pathLower)
+        }
+    }
+
+    /// Writes a pending seeded file under the lock (one small file), so no commit can slip in
+    /// between and be overwritten by seed content. Written beside and renamed into place, so a
+    /// crash never leaves a half-written file that a restart would take for the real one.
+    private func materialize(_ namespace: inout AccountNamespace, lower: String) -> String? {
+        guard let current = namespace.entry(lower: lower) else { return nil }
+        let path = namespace.diskPath(for: current.pathDisplay)
+        guard let seeded = current.seeded else { return path }
+        var buffer = ByteBufferAllocator().buffer(capacity: Int(current.size))
+        seeded.fill(&buffer, size: Int(current.size))
+        let temporary = temporaryDirectory + "/" + RandomToken.make(bytes: 16)
+        do {
+            let file = try DiskFile.openForWriting(temporary, truncate: true)
+            try file.write(buffer, at: 0)
+            if let modified = DropboxTimestamp.parse(current.clientModified) {
+                try? file.setModificationTime(seconds: Int64(modified.timeIntervalSince1970))
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            return nil
+        }
+        guard rename(temporary, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            return nil
+        }
+        var written = current
+        written.seeded = nil
+        namespace.upsert(written)
+        return path
     }
 
     // MARK: Commits
@@ -363,55 +421,67 @@ final class FileStore: Sendable {
 
     // MARK: Seeding
 
-    /// Writes `count` files of `size` bytes into `folder` quickly (test and demo fixtures).
-    /// Each file starts with its zero-padded number, so contents (and content hashes) differ
-    /// between files for any size of at least five bytes.
+    /// Adds `count` files of `size` bytes to `folder` quickly (test and demo fixtures). Each
+    /// file's content starts with its zero-padded number, so contents (and content hashes)
+    /// differ between files for any size of at least five bytes. Only the index changes: the
+    /// bytes are written when first needed (see ``SeededContent``), and the call is recorded
+    /// so unwritten files survive a restart.
     func seed(account: String, folder: DropboxPath, count: Int, size: Int, prefix: String) throws -> [FileEntry] {
-        let (root, folderDisplay) = try state.withLock { state throws -> (String, String) in
-            guard var namespace = state.namespaces.removeValue(forKey: account) else { throw WriteFailure.io("unknown account") }
-            defer { state.namespaces[account] = namespace }
-            var display = ""
-            if !folder.isRoot {
-                display = try Self.resolveParent(namespace, folder)
-                try Self.createFolders(&namespace, account: account, parentDisplay: display)
-            }
-            return (namespace.root, display)
+        let batch = SeedBatch(account: account, folder: folder.display, count: count, size: size, prefix: prefix)
+        let created = try apply(batch, replacingExisting: true)
+        let manifest = state.withLock { state -> JSONValue in
+            state.seedBatches.append(batch)
+            return .array(state.seedBatches.map(\.json))
         }
-        let width = max(String(max(count - 1, 0)).count, 5)
-        var prepared: [(display: String, hash: String)] = []
-        prepared.reserveCapacity(count)
-        var buffer = ByteBufferAllocator().buffer(capacity: size)
-        for index in 0..<count {
-            let number = String(index)
-            let padded = String(repeating: "0", count: max(0, width - number.count)) + number
-            let display = folderDisplay + "/" + prefix + padded + ".bin"
-            let pattern = Array("\(padded) \(display)\n".utf8)
-            buffer.clear()
-            var remaining = size
-            while remaining > 0 {
-                let take = min(remaining, pattern.count)
-                buffer.writeBytes(pattern[..<take])
-                remaining -= take
-            }
-            // Plain POSIX writes: Foundation's per-file overhead dominated seeding 20,000 files.
-            try DiskFile.openForWriting(root + display, truncate: true).write(buffer, at: 0)
+        try Data(manifest.serialized().utf8).write(to: URL(fileURLWithPath: seedManifestPath), options: .atomic)
+        return created
+    }
+
+    /// Puts a batch's files into the index. `replacingExisting` is false when replaying a
+    /// batch at start-up, where anything already found on disk is newer than the seed.
+    private func apply(_ batch: SeedBatch, replacingExisting: Bool) throws -> [FileEntry] {
+        let folder = try DropboxPath.parse(batch.folder, allowRoot: true)
+        let folderDisplay = try state.withLock { state throws -> String in
+            guard var namespace = state.namespaces.removeValue(forKey: batch.account) else { throw WriteFailure.io("unknown account") }
+            defer { state.namespaces[batch.account] = namespace }
+            guard !folder.isRoot else { return "" }
+            let display = try Self.resolveParent(namespace, folder)
+            try Self.createFolders(&namespace, account: batch.account, parentDisplay: display)
+            return display
+        }
+        // Content hashes are computed outside the lock: hashing 20,000 files takes a moment.
+        var prepared: [(display: String, hash: String, seeded: SeededContent)] = []
+        prepared.reserveCapacity(batch.count)
+        var buffer = ByteBufferAllocator().buffer(capacity: batch.size)
+        for index in 0..<batch.count {
+            let (name, number) = batch.name(index)
+            let display = folderDisplay + "/" + name
+            let seeded = SeededContent(number: number, pathDisplay: display)
+            seeded.fill(&buffer, size: batch.size)
             var hasher = ContentHasher()
             hasher.update(buffer)
-            prepared.append((display, hasher.finalize()))
+            prepared.append((display, hasher.finalize(), seeded))
         }
         let stamp = DropboxTimestamp.format(Date())
         return state.withLock { state -> [FileEntry] in
-            guard var namespace = state.namespaces.removeValue(forKey: account) else { return [] }
-            defer { state.namespaces[account] = namespace }
+            guard var namespace = state.namespaces.removeValue(forKey: batch.account) else { return [] }
+            defer { state.namespaces[batch.account] = namespace }
             var created: [FileEntry] = []
             created.reserveCapacity(prepared.count)
-            for (display, hash) in prepared {
-                state.lastRev += 1
+            for (display, hash, seeded) in prepared {
                 let lower = DropboxPath.lowerKey(display)
-                created.append(FileEntry(kind: .file, pathDisplay: display,
-                                         id: namespace.entry(lower: lower)?.id ?? Self.makeID(account: account, lower: lower),
-                                         size: Int64(size), rev: String(state.lastRev, radix: 16), clientModified: stamp,
-                                         serverModified: stamp, contentHash: hash, sequence: namespace.nextSequence()))
+                let existing = namespace.entry(lower: lower)
+                if let existing {
+                    guard replacingExisting, existing.isFile else { continue }
+                    // The old bytes must not outlive the seed (a restart would find them on disk).
+                    if existing.seeded == nil { unlink(namespace.diskPath(for: existing.pathDisplay)) }
+                }
+                state.lastRev += 1
+                created.append(FileEntry(kind: .file, pathDisplay: existing?.pathDisplay ?? display,
+                                         id: existing?.id ?? Self.makeID(account: batch.account, lower: lower),
+                                         size: Int64(batch.size), rev: String(state.lastRev, radix: 16), clientModified: stamp,
+                                         serverModified: stamp, contentHash: hash, sequence: namespace.nextSequence(),
+                                         seeded: seeded))
             }
             namespace.upsert(contentsOf: created)
             return created

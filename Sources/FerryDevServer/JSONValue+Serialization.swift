@@ -43,10 +43,21 @@ extension JSONValue {
 
     private static func writeString(_ s: String, into out: inout String, _ style: Style) {
         out += "\""
-        // Most strings need no escaping: copying them whole keeps large listings cheap.
-        let needsEscaping = s.utf8.contains { byte in
-            byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                || (style.escapingSlashes && byte == UInt8(ascii: "/")) || (style.asciiOnly && byte >= 0x7F)
+        // Most strings need no escaping: copying them whole keeps large listings cheap. The scan
+        // walks raw UTF-8 because generic collection calls are slow in debug builds (tests).
+        var text = s
+        let needsEscaping = text.withUTF8 { bytes -> Bool in
+            guard var byte = bytes.baseAddress else { return false }
+            let end = byte + bytes.count
+            while byte < end {
+                let value = byte.pointee
+                if value < 0x20 || value == UInt8(ascii: "\"") || value == UInt8(ascii: "\\")
+                    || (style.escapingSlashes && value == UInt8(ascii: "/")) || (style.asciiOnly && value >= 0x7F) {
+                    return true
+                }
+                byte += 1
+            }
+            return false
         }
         guard needsEscaping else {
             out += s

@@ -7,7 +7,8 @@ import NIOCore
 extension DropboxClient {
     /// `files/download` of `path` (`/a/b`, `id:...` or `rev:...`). With `rangeStart`, asks for
     /// `Range: bytes=N-`: a 206 answer then has ``DropboxDownload/contentRangeStart``, while a
-    /// 200 means the server sent the whole file. Iterate ``DropboxDownload/body`` for the bytes.
+    /// 200 means the server sent the whole file; a start at or past the end is HTTP 416, reported
+    /// as `.badRequest` with `httpStatus == 416`. Iterate ``DropboxDownload/body`` for the bytes.
     public func download(path: String, rangeStart: Int64?, accessToken: String) async throws(DropboxError) -> DropboxDownload {
         var headers: [(String, String)] = []
         if let rangeStart { headers.append(("Range", "bytes=\(rangeStart)-")) }

@@ -7,15 +7,6 @@ import NIOPosix
 
 /// Sending requests and turning answers and failures into ``DropboxError``.
 extension DropboxClient {
-    /// A route's place in logs and errors.
-    struct Call {
-        var route: String
-        /// `/oauth2/token`: errors use the RFC 6749 shape.
-        var oauth = false
-        /// Values scrubbed from anything taken from a response.
-        var secrets: [String]
-    }
-
     /// `Authorization: Bearer` header value, refusing tokens that could not be sent safely.
     func bearer(_ accessToken: String) throws(DropboxError) -> String {
         // Only visible ASCII: anything else would be rejected by the HTTP layer, whose error

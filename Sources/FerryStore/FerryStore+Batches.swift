@@ -46,7 +46,8 @@ extension FerryStore {
         let channel = Self.batchChannel
         do {
             return try await client.withConnection { connection in
-                let listening = try connection.query("SELECT $1 = ANY (pg_listening_channels())", [channel])
+                let listening = try connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM pg_listening_channels() AS c WHERE c = $1)", [channel])
                 guard try listening.rows[0].decode(Bool.self, at: 0) else {
                     try connection.listen(channel)
                     return .subscribed

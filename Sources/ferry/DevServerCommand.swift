@@ -14,12 +14,14 @@ struct DevServerCommand: AsyncParsableCommand {
             Fault injection is deterministic for a given seed and also applies to the stand-in routes below.
 
             Stand-ins for other services, on the same port:
-              GET /services/rest/?method=flickr.people.getPublicPhotos&api_key=K&user_id=U&format=json&nojsoncallback=1
-                  Flickr REST API (base URL = server root); key from --flickr-api-key-file (default ferry-dev-flickr).
-              GET /flickr/photos/{server}/{id}_{secret}_{suffix}.jpg
-                  Flickr photo host (live.staticflickr.com): real JPEGs, suffixes s q t m n w z c b or none.
-              GET|HEAD /web/{path}
-                  Files under <storage>/.web/ with ETag, Last-Modified, Range and If-Range.
+              Flickr REST API, base URL = server root (api.flickr.com/services/rest/):
+                GET /services/rest/?method=flickr.people.getPublicPhotos&api_key=K
+                &user_id=U&format=json&nojsoncallback=1 (also JSONP and XML); key from
+                --flickr-api-key-file, one per line (default ferry-dev-flickr).
+              Flickr photos (live.staticflickr.com): GET /flickr/photos/{server}/
+                {id}_{secret}_{suffix}.jpg, real JPEGs; suffixes s q t m n w z c b.
+              Plain web files: GET|HEAD /web/{path} serves <storage>/.web/ with ETag,
+                Last-Modified, Range and If-Range.
 
             Control endpoints (not part of any service): GET /__dev/stats, POST /__dev/reset-stats, \
             POST /__dev/accounts {"account": NAME} → a refresh token, GET|POST /__dev/faults, \
@@ -31,7 +33,7 @@ struct DevServerCommand: AsyncParsableCommand {
             Examples:
               ferry dev-server --port 8910 --storage /tmp/dropbox
               ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 --failure-rate 0.1 --seed 42
-              ferry dev-server --port 8910 --storage /tmp/dropbox --download-bytes-per-second 262144
+              ferry dev-server --storage /tmp/dropbox --download-bytes-per-second 262144
             """)
 
     @Option(help: "Address to listen on.")

@@ -62,13 +62,13 @@ struct WaitCommandTests {
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("batch mixed: 2 of 3 job(s) succeeded, 1 failed, 0 cancelled"))
         #expect(result.stderr.contains("1 job(s) of batch mixed did not succeed"))
-        #expect(result.stderr.contains("\(ids[2]) failed: scripted permanent failure"))
+        #expect(result.stderr.contains("\(ids[2]) failed: scripted: scripted permanent failure"))
         #expect(!result.stderr.contains(ids[0]))
 
         let good = try await FerryProcess.run(["wait", ids[0]], databaseURL: db.url)
         #expect(good.status == 0 && good.stdout.contains("job \(ids[0]) succeeded"), "\(good.stderr)")
         let bad = try await FerryProcess.run(["wait", ids[2]], databaseURL: db.url)
-        #expect(bad.status == 1 && bad.stderr.contains("failed: scripted permanent failure"), "\(bad.stderr)")
+        #expect(bad.status == 1 && bad.stderr.contains("failed: scripted: scripted permanent failure"), "\(bad.stderr)")
         try await Self.stop(workers)
     }
 
@@ -115,6 +115,18 @@ struct WaitCommandTests {
         #expect(Self.noTrace(result.stderr))
     }
 
+    @Test("help explains the exit codes and shows examples")
+    func help() async throws {
+        let result = try await FerryProcess.run(["wait", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE:") && result.stdout.contains("Examples:"))
+        // Help text is wrapped to the terminal: compare with single spaces.
+        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for code in ["0 every job succeeded", "1 some failed", "66 no such batch or job", "75 --timeout passed first", "130 interrupted"] {
+            #expect(text.contains(code), "\(result.stdout)")
+        }
+    }
+
     @Test("--progress into a pipe prints plain progress lines, the last one complete")
     func plainProgress() async throws {
         let db = try await TestDatabase.make("waitlines")
@@ -145,6 +157,37 @@ struct WaitCommandTests {
         }
         let worker = try Self.worker(db, ["--handler", "noop"])
         #expect(try await waiter.waitForExit(timeout: .seconds(120)) == 0, "\(waiter.log)")
+        try await Self.stop([worker])
+    }
+
+    @Test("a PostgreSQL restart while waiting: ferry wait reconnects, keeps waiting, and returns on completion")
+    func survivesRestart() async throws {
+        let cluster = try await PrivateCluster()
+        do {
+            try await restartScenario(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    func restartScenario(_ cluster: PrivateCluster) async throws {
+        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "postgres")
+        #expect(try await FerryProcess.run(["migrate"], databaseURL: url).status == 0)
+        let db = TestDatabase(url: url, name: "postgres")
+        _ = try await Self.enqueue(db, batch: "restart", queues: ["default", "default"])
+        let waiter = try BackgroundProcess(
+            ferry: ["wait", "--batch", "restart", "--progress", "--interval", "0.3", "--timeout", "120"], databaseURL: url)
+        try await eventually(timeout: .seconds(60), "the first progress line") { waiter.log.contains("jobs finished") }
+        // The private cluster runs without synchronous commit, and the restart is a crash: make the jobs durable.
+        try await db.query("CHECKPOINT")
+        try await cluster.restart()
+        #expect(waiter.isRunning, "still waiting after the restart: \(waiter.log)")
+        let worker = try Self.worker(db, ["--handler", "noop"])
+        #expect(try await waiter.waitForExit(timeout: .seconds(120)) == 0, "\(waiter.log)")
+        #expect(waiter.log.contains("batch restart: all 2 job(s) succeeded"))
+        #expect(Self.noTrace(waiter.log))
         try await Self.stop([worker])
     }
 

@@ -138,4 +138,10 @@ struct DevServerInternalsTests {
         #expect(page.entries.map(\.name).prefix(3) == ["a", "b", "c"])
         #expect(page.entries.count == 103)
     }
+
+    @Test("file ids stay the unpadded base64url of SHA-256(account NUL path_lower), so they survive upgrades")
+    func stableIDs() {
+        #expect(FileStore.makeID(account: "alice", lower: "/keep/x.txt") == "id:tajlRavEYw42vVd_vE_q4g")
+        #expect(FileStore.makeID(account: "alice", lower: "/a/b") == "id:IZTcf8RBU2Lx5fb6Q0gXqA")
+    }
 }

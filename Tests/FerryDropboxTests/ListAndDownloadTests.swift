@@ -75,6 +75,12 @@ struct ListAndDownloadTests {
             #expect(tail.metadata == whole.metadata)
             #expect(try await TestData.collect(tail) == Array(bytes[60...]))
 
+            let pastEnd = await #expect(throws: DropboxError.self) {
+                try await t.client.download(path: path, rangeStart: 100, accessToken: token)
+            }
+            #expect(pastEnd?.code == .badRequest)
+            #expect(pastEnd?.httpStatus == 416)
+
             let missing = await #expect(throws: DropboxError.self) {
                 try await t.client.download(path: "/dl/nope.bin", rangeStart: nil, accessToken: token)
             }

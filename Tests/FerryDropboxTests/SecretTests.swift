@@ -92,8 +92,3 @@ struct SecretTests {
         }
     }
 }
-
-/// Stands in for errors whose own description would quote a header value.
-enum HTTPClientErrorProbe: Error {
-    case headerValue(String)
-}
