@@ -102,7 +102,8 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('ferry.batch'), k.bucket)
        FROM (SELECT DISTINCT hashtext(b) & 1023 AS bucket FROM unnest(touched) AS b ORDER BY 1) AS k;
 
-    -- A new statement, so a new snapshot: it sees everything committed by earlier holders of the locks.
+    -- A new statement, so a new snapshot (READ COMMITTED, as every Ferry writer runs): it sees everything
+    -- committed by earlier holders of the locks.
     -- Append an event wherever a batch's state (open or complete) differs from its latest event; usually none
     -- does (the batch still has unfinished jobs), and this one SELECT is all the work.
     FOR changed IN
