@@ -51,7 +51,7 @@ public final class DevServerProcess: @unchecked Sendable {
         try await request("GET", "/__dev/stats")
     }
 
-    /// `POST /__dev/faults` (only the keys given change).
+    /// `POST /__dev/faults`: replaces the whole fault configuration (keys left out go back to their defaults).
     public func setFaults(_ faults: [String: JSONValue]) async throws {
         _ = try await request("POST", "/__dev/faults", json: .object(faults))
     }
