@@ -41,7 +41,7 @@ rate() { python3 -c "print('%.1f' % ($1 / 1048576 / ($3 - $2)))"; }
 
 # Baseline 1: curl, 4 in parallel (the worker's concurrency), /2/files/upload per photo.
 t0=$(now)
-ls "$work/src"/p*.jpg | xargs -P 4 -I{} sh -c 'curl -fsS -o /dev/null "$0/2/files/upload" -H "Authorization: Bearer $1" \
+ls "$work/src"/p*.jpg | xargs -P 4 -I{} sh -c 'curl -fsS -o /dev/null -H "Expect:" "$0/2/files/upload" -H "Authorization: Bearer $1" \
     -H "Content-Type: application/octet-stream" -H "Dropbox-API-Arg: {\"path\":\"/curl/$(basename {})\",\"mode\":\"add\"}" \
     --data-binary @{}' "$server" "$token"
 t1=$(now)
@@ -56,7 +56,7 @@ chunks=$((big_mib / chunk_mib))
 for ((i = 0; i < chunks; i++)); do
     offset=$((i * chunk_mib * 1024 * 1024))
     dd if="$work/src/big.bin" bs=1M skip=$((i * chunk_mib)) count=$chunk_mib status=none |
-        curl -fsS -o /dev/null "$server/2/files/upload_session/append_v2" -H "Authorization: Bearer $token" \
+        curl -fsS -o /dev/null -H "Expect:" "$server/2/files/upload_session/append_v2" -H "Authorization: Bearer $token" \
             -H "Content-Type: application/octet-stream" \
             -H "Dropbox-API-Arg: {\"cursor\":{\"session_id\":\"$session\",\"offset\":$offset},\"close\":false}" --data-binary @-
 done
