@@ -24,6 +24,7 @@ say "ferry migrate"
 "$ferry" migrate
 
 say "starting Ferry's Dropbox-compatible dev server (seeded faults: 5% failures, short-lived tokens)"
+mkdir -p "$state/demo"
 storage="$state/demo/dropbox"
 rm -rf "$storage"
 devlog="$state/demo/dev-server.log"
