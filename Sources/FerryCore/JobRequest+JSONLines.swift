@@ -2,6 +2,7 @@ extension JobRequest {
     /// Fields a JSON Lines record may carry.
     public static let jsonFields: Set<String> = [
         "kind", "source", "to", "batch", "queue", "priority", "run_at", "max_attempts", "key", "metadata",
+        "sha256", "recursive", "thumbnail", "size", "max", "account", "page_size",
     ]
 
     /// Parses one JSON Lines record, naming the line and field of any problem.
@@ -40,6 +41,13 @@ extension JobRequest {
             default: throw ValidationIssue(line: line, field: key, problem: "must be an integer", fix: "write a whole number without quotes")
             }
         }
+        func boolean(_ key: String) throws(ValidationIssue) -> Bool? {
+            switch object[key] {
+            case nil, .null?: return nil
+            case .bool(let value)?: return value
+            default: throw ValidationIssue(line: line, field: key, problem: "must be true or false", fix: "write true or false without quotes")
+            }
+        }
         let kindText = try string("kind", required: true)!
         guard let kind = JobKind(rawValue: kindText) else {
             throw ValidationIssue(line: line, field: "kind", problem: "must be \"upload\" or \"fetch\"", fix: "set \"kind\": \"upload\" or \"fetch\"")
@@ -61,6 +69,11 @@ extension JobRequest {
             maxAttempts: try integer("max_attempts") ?? defaults.maxAttempts,
             idempotencyKey: try string("key"),
             metadata: metadata == .null ? nil : metadata,
+            fetch: FetchOptions(
+                sha256: try string("sha256"), recursive: try boolean("recursive") ?? defaults.fetch.recursive,
+                thumbnail: try string("thumbnail") ?? defaults.fetch.thumbnail, size: try string("size") ?? defaults.fetch.size,
+                max: try integer("max") ?? defaults.fetch.max, account: try string("account") ?? defaults.fetch.account,
+                pageSize: try integer("page_size") ?? defaults.fetch.pageSize),
             line: line
         )
         if self.to.isEmpty {
@@ -76,10 +89,12 @@ extension JobRequest {
         public var priority: Int64?
         public var runAt: String?
         public var maxAttempts: Int64?
+        /// Fetch options for fetch lines that leave them out (the checksum is per line and never defaulted).
+        public var fetch: FetchOptions
 
         public init(
             to: String? = nil, batch: String? = nil, queue: String? = nil, priority: Int64? = nil,
-            runAt: String? = nil, maxAttempts: Int64? = nil
+            runAt: String? = nil, maxAttempts: Int64? = nil, fetch: FetchOptions = FetchOptions()
         ) {
             self.to = to
             self.batch = batch
@@ -87,6 +102,7 @@ extension JobRequest {
             self.priority = priority
             self.runAt = runAt
             self.maxAttempts = maxAttempts
+            self.fetch = fetch
         }
     }
 }

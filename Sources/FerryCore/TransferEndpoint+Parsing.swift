@@ -5,6 +5,12 @@ extension TransferEndpoint {
         return name.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
     }
 
+    /// Flickr NSIDs (`12345678@N00`) and path aliases: letters, digits, `@ _ . -`, 1–100 characters.
+    public static func isValidFlickrUserID(_ id: String) -> Bool {
+        guard !id.isEmpty, id.utf8.count <= 100 else { return false }
+        return id.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+    }
+
     static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
     }
@@ -25,8 +31,17 @@ extension TransferEndpoint {
             fix: "write for example --to dropbox:photos:/Photos/2026/ or --to file:///mnt/nas/photos/")
     }
 
-    /// Parses a fetch source: an `http(s)://` URL or `dropbox:ACCOUNT:/path`.
+    /// Parses a fetch source: an `http(s)://` URL, `dropbox:ACCOUNT:/path` or `flickr:USER_ID`.
     public static func parseFetchSource(_ text: String, field: String = "source") throws(ValidationIssue) -> TransferEndpoint {
+        if text.hasPrefix("flickr:") {
+            let user = String(text.dropFirst("flickr:".count))
+            guard isValidFlickrUserID(user) else {
+                throw ValidationIssue(
+                    field: field, problem: "Flickr user id is empty or has characters other than letters, digits, @ _ . -",
+                    fix: "write flickr:USER_ID, for example flickr:12345678@N00")
+            }
+            return .flickr(userID: user)
+        }
         if text.hasPrefix("dropbox:") {
             let (account, path) = try parseDropbox(text, field: field)
             return .dropbox(account: account, path: path)

@@ -4,6 +4,8 @@ public enum TransferEndpoint: Sendable, Hashable {
     case dropbox(account: String, path: String)
     /// `file:///dir/file`, a local directory (a mounted NAS or volume) used as an upload destination.
     case directory(path: String)
+    /// `flickr:USER_ID`, a Flickr user's public photostream.
+    case flickr(userID: String)
     /// An `http(s)://` URL to fetch.
     case web(url: String)
     /// A local file path (upload source or fetch target).
@@ -14,6 +16,7 @@ public enum TransferEndpoint: Sendable, Hashable {
         switch self {
         case .dropbox(let account, let path): "dropbox:\(account):\(path)"
         case .directory(let path): "file://" + Self.percentEncodePath(path)
+        case .flickr(let userID): "flickr:" + userID
         case .web(let url): url
         case .local(let path): path
         }

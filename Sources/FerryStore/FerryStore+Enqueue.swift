@@ -29,17 +29,46 @@ extension FerryStore {
     }
 
     static func enqueue(_ specs: [JobSpec], lines: [Int?]?, on connection: PostgresConnection) throws -> [EnqueueOutcome] {
+        var specs = specs
+        func place(_ index: Int?) -> String { (index.flatMap { lines?[$0] }).map { "line \($0): " } ?? "" }
+        // Flickr fetches without an account use the only Flickr account there is.
+        if specs.contains(where: { $0.account == nil && $0.source.hasPrefix("flickr:") }) {
+            let found = try connection.query(
+                "SELECT name FROM ferry.accounts WHERE provider = 'flickr' AND status <> 'revoked' ORDER BY name LIMIT 2")
+            let names = try found.rows.map { try $0.decode(String.self, at: 0) }
+            let first = specs.firstIndex { $0.account == nil && $0.source.hasPrefix("flickr:") }
+            guard names.count == 1 else {
+                throw FerryStoreError(
+                    .unknownAccount,
+                    place(first) + (names.isEmpty ? "no Flickr account to call the API with" : "several Flickr accounts; say which"),
+                    fix: names.isEmpty
+                        ? "add one with ferry account add flickr --provider flickr --api-key-file FILE"
+                        : "pass --account NAME (or \"account\" in the line)")
+            }
+            for index in specs.indices where specs[index].account == nil && specs[index].source.hasPrefix("flickr:") {
+                specs[index].account = names[0]
+            }
+        }
         let accounts = Set(specs.compactMap(\.account))
         if !accounts.isEmpty {
             let found = try connection.query(
-                "SELECT name FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
-            let known = Set(try found.rows.map { try $0.decode(String.self, at: 0) })
-            if let missing = accounts.subtracting(known).sorted().first {
-                let line = specs.firstIndex { $0.account == missing }.flatMap { lines?[$0] }
+                "SELECT name, provider FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
+            var providers = [String: String]()
+            for row in found.rows { providers[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1) }
+            if let missing = accounts.subtracting(providers.keys).sorted().first {
                 throw FerryStoreError(
                     .unknownAccount,
-                    (line.map { "line \($0): " } ?? "") + "unknown account '\(missing)'",
+                    place(specs.firstIndex { $0.account == missing }) + "unknown account '\(missing)'",
                     fix: "add it with ferry account add \(missing) --provider dropbox …, or check the name with ferry account list")
+            }
+            for (index, spec) in specs.enumerated() {
+                guard let account = spec.account, let provider = providers[account] else { continue }
+                let wanted = spec.source.hasPrefix("flickr:") ? "flickr" : "dropbox"
+                if provider != wanted {
+                    throw FerryStoreError(
+                        .unknownAccount, place(index) + "account '\(account)' is a \(provider) account, not \(wanted)",
+                        fix: "name a \(wanted) account (see ferry account list)")
+                }
             }
         }
 

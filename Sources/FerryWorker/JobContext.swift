@@ -65,6 +65,8 @@ public final class JobContext: Sendable {
 
     var cancelRequestedByProgress: Bool { state.withLock { $0.cancelRequested } }
 
+    func markCancelRequested() { state.withLock { $0.cancelRequested = true } }
+
     /// Counts bytes the handler moved after its last progress event (the final chunk is never reported).
     func recordFinalBytes(_ total: Int64?) {
         guard let total else { return }

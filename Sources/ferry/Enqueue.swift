@@ -8,7 +8,7 @@ struct Enqueue: AsyncParsableCommand {
         abstract: "Add jobs to the queue: uploads, fetches, or a JSON Lines file of either (all or nothing).",
         usage: """
             ferry enqueue upload <file> ... --to <dest> [options]
-            ferry enqueue fetch <source> --to <local-path> [options]
+            ferry enqueue fetch <url|dropbox:ACCOUNT:/path|flickr:USER_ID> --to <local-path> [options]
             ferry enqueue --from <file|-> [--to <dest>] [options]
             """,
         discussion: """
@@ -16,13 +16,17 @@ struct Enqueue: AsyncParsableCommand {
             the file name"; several files need one. Each file must exist and be a readable regular file now: its \
             size and modification time are recorded so a worker refuses a file that changed before it was sent.
 
-            fetch: SOURCE is an http(s) URL or dropbox:ACCOUNT:/path; a LOCAL_PATH ending in / means "into this \
-            folder, keep the remote name". URLs must not carry credentials: those belong in an account.
+            fetch: SOURCE is an http(s) URL, dropbox:ACCOUNT:/path (a file or a folder) or flickr:USER_ID (a \
+            user's public photos); a LOCAL_PATH ending in / means "into this folder, keep the remote name". URLs \
+            must not carry credentials: those belong in an account. A Dropbox folder or Flickr photostream is \
+            listed by one job that enqueues a child fetch per file in the same batch (named after the job when \
+            --batch is not given); wait for all of them with ferry wait --batch.
 
             --from: one JSON object per line from FILE (or - for stdin), all enqueued in one transaction with \
             COPY: every line is enqueued or none is, and an error names the line and the field. Fields: kind \
             ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
-            object). Options given on the command line are defaults for lines without them.
+            object: title, poster, posted time, likes … shown in ferry.job_status), and for fetches sha256, \
+            recursive, thumbnail, size, max, account, page_size. Options given on the command line are defaults for lines without them.
 
             A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
@@ -31,7 +35,10 @@ struct Enqueue: AsyncParsableCommand {
               ferry enqueue upload IMG_0001.jpg IMG_0002.jpg --to dropbox:photos:/Camera/2026/ --batch camera
               ferry enqueue upload report.pdf --to dropbox:work:/Reports/latest.pdf --key report-2026-11
               ferry enqueue upload big.mov --to file:///mnt/nas/videos/ --priority 10 --run-at +2h
-              ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/
+              ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/ --sha256 9f86d0…
+              ferry enqueue fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
+              ferry enqueue fetch dropbox:photos:/Camera --to /srv/thumbs/ --thumbnail w256h256
+              ferry enqueue fetch flickr:12345678@N00 --to /srv/flickr/ --size b --max 500
               ferry enqueue --from jobs.jsonl
               find ~/Photos -name '*.jpg' | jq -Rc '{kind:"upload",source:.,to:"dropbox:me:/Photos/",key:.}' \\
                 | ferry enqueue --from - --batch photos
@@ -50,6 +57,7 @@ struct Enqueue: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))
     var key: String?
 
+    @OptionGroup(title: "Fetch options") var fetchOptions: FetchFlags
     @OptionGroup var options: JobOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -91,7 +99,7 @@ struct Enqueue: AsyncParsableCommand {
                 JobRequest(
                     kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
                     priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
-                    idempotencyKey: key)
+                    idempotencyKey: key, fetch: fetchOptions.options)
             }
             try await EnqueueRunner.enqueue(requests, earlierIssues: [], connection: connection, json: options.json)
         }
@@ -112,6 +120,10 @@ struct Enqueue: AsyncParsableCommand {
         }
         var defaults = options.defaults
         defaults.to = to
+        if fetchOptions.sha256 != nil {
+            throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
+        }
+        defaults.fetch = fetchOptions.options
         var requests = [JobRequest]()
         var issues = [ValidationIssue]()
         var lineNumber = 0

@@ -1,0 +1,23 @@
+import FerryCore
+import FerryStore
+
+extension JobContext {
+    /// Enqueues children the job discovered and records the job's resumable cursor with them (one transaction).
+    ///
+    /// Returns how many children were new. Throws `LeaseLost` when the claim is gone (nothing was enqueued) and
+    /// `CancellationError` when a cancel was requested.
+    @discardableResult
+    public func fanOut(_ children: [FanOutChild], bytesDone: Int64, bytesTotal: Int64? = nil, session: JSONValue) async throws -> Int {
+        try Task.checkCancellation()
+        let outcome = JobOutcome.progress(job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
+        let ack = try await withDatabaseRetry(logger: logger) {
+            try await self.store.fanOut(children, from: self.job, progress: outcome)
+        }
+        guard ack.accepted else { throw LeaseLost() }
+        if ack.cancelRequested {
+            markCancelRequested()
+            throw CancellationError()
+        }
+        return ack.created
+    }
+}
