@@ -6,6 +6,7 @@ import PackageDescription
 //   FerryCore                  domain: jobs, events, state machine, retry policy (no I/O)
 //   FerryStore                 everything Ferry does in PostgreSQL (events, projection, accounts, sealed secrets)
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
+//   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   ferry                      the CLI executable
@@ -19,6 +20,7 @@ let package = Package(
         .library(name: "FerryCore", targets: ["FerryCore"]),
         .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
+        .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -69,6 +71,15 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryFlickr",
+            dependencies: [
+                "FerryCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FerryDevServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -81,6 +92,7 @@ let package = Package(
             dependencies: [
                 "FerryStore",
                 "FerryDropbox",
+                "FerryFlickr",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 "FerryCore",
@@ -137,6 +149,10 @@ let package = Package(
         .testTarget(
             name: "FerryDropboxTests",
             dependencies: ["FerryDropbox", "FerryDevServer", "FerryCore"]
+        ),
+        .testTarget(
+            name: "FerryFlickrTests",
+            dependencies: ["FerryFlickr", "FerryDevServer", "FerryCore", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(

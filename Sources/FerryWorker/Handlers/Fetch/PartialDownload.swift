@@ -1,0 +1,208 @@
+import Crypto
+import FerryCore
+import FerryDropbox
+import Foundation
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The temporary file a fetch writes beside its target before renaming it into place.
+///
+/// One owner (the handler's attempt). Bytes are buffered and written off the cooperative pool in pieces of
+/// `flushSize`; `checkpoint()` makes them durable (`fsync`) so the offset it returns can be recorded as
+/// progress and resumed from after a crash. `finish` verifies the length and checksums, syncs, renames into
+/// place and syncs the folder, so a finished file is either complete or absent.
+///
+/// The target must lie inside `root` (the folder the job was given): the check is lexical (no `..`), and every
+/// folder created on the way is created by us below `root`, with `O_NOFOLLOW` on the file, so no remote name or
+/// planted symlink can make a fetch write elsewhere.
+final class PartialDownload: @unchecked Sendable {
+    /// The final path.
+    let target: String
+    /// `.<name>.ferry-<job>.part` in the target's folder: stable per job, so a new attempt finds it.
+    let temporary: String
+    private let file: OwnedFile
+    private var buffer: [UInt8] = []
+    private let flushSize: Int
+    /// Bytes durable or buffered.
+    private(set) var offset: Int64 = 0
+    private var sha256: SHA256?
+    private var contentHash: DropboxContentHasher?
+
+    enum Digest {
+        case sha256, dropboxContentHash
+    }
+
+    struct Finished: Sendable {
+        var bytes: Int64
+        var sha256: String?
+        var contentHash: String?
+    }
+
+    /// Opens (or creates) the temporary file for `target`.
+    ///
+    /// - Parameters:
+    ///   - resumeAt: a recorded durable offset: kept if the file has at least that many bytes (the rest is
+    ///     dropped), otherwise the download starts from zero.
+    ///   - digests: checksums to compute while writing (resumed bytes are read back and hashed).
+    static func open(
+        target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int = 1 << 20
+    ) async throws -> PartialDownload {
+        try await BlockingIO.run {
+            try PartialDownload(target: target, root: root, jobID: jobID, resumeAt: resumeAt, digests: digests, flushSize: flushSize)
+        }
+    }
+
+    private init(target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int) throws {
+        guard SafePath.isInside(target, root: root), let normalized = SafePath.normalize(target), normalized == target
+                || normalized == String(target.trimmingSuffix("/"))
+        else {
+            throw JobFailure.permanent("unsafe_path", "refusing to write \(target): it is not inside \(root)")
+        }
+        let name = String(target.split(separator: "/").last ?? "")
+        guard SafePath.component(name) != nil else {
+            throw JobFailure.permanent("unsafe_path", "refusing to write \(target): not a usable file name")
+        }
+        try Self.makeFolders(for: target, root: root)
+        self.target = target
+        let tag = jobID.uuidString.lowercased().prefix(8)
+        let prefix = "." + name.prefix(SafePath.maxComponentBytes - 30)
+        self.temporary = SafePath.directory(of: target) + prefix + ".ferry-\(tag).part"
+        self.file = try OwnedFile(path: temporary, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        self.flushSize = flushSize
+        if digests.contains(.sha256) { sha256 = SHA256() }
+        if digests.contains(.dropboxContentHash) { contentHash = DropboxContentHasher() }
+        let size = Int64(try file.status().st_size)
+        let keep = resumeAt.map { $0 <= size ? $0 : 0 } ?? 0
+        try file.truncate(to: keep)
+        // Hash what is kept so the final checksums cover the whole file.
+        var position: Int64 = 0
+        while position < keep {
+            let piece = try file.read(at: position, count: Int(min(Int64(4 << 20), keep - position)))
+            guard !piece.isEmpty else { break }
+            absorb(piece)
+            position += Int64(piece.count)
+        }
+        offset = keep
+        buffer.reserveCapacity(flushSize)
+    }
+
+    /// Creates the folders between `root` and the target's folder, refusing symlinks on the way.
+    private static func makeFolders(for target: String, root: String) throws {
+        let base = SafePath.normalize(root) ?? root
+        if mkdir(base, 0o755) != 0 && errno != EEXIST {
+            throw POSIXFailure(operation: "mkdir", path: base, code: errno)
+        }
+        let folder = SafePath.directory(of: target)
+        let relative = folder.dropFirst(base == "/" ? 1 : base.count + 1)
+        var path = base == "/" ? "" : base
+        for part in relative.split(separator: "/") {
+            path += "/" + part
+            if mkdir(path, 0o755) != 0 {
+                guard errno == EEXIST else { throw POSIXFailure(operation: "mkdir", path: path, code: errno) }
+                var info = stat()
+                guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw JobFailure.permanent("unsafe_path", "refusing to write through \(path): it is not a plain folder")
+                }
+            }
+        }
+    }
+
+    private func absorb(_ bytes: [UInt8]) {
+        sha256?.update(data: bytes)
+        contentHash?.update(bytes)
+    }
+
+    /// Appends bytes received from the server.
+    func append(_ bytes: ByteBuffer) async throws {
+        bytes.withUnsafeReadableBytes { raw in
+            buffer.append(contentsOf: raw)
+            sha256?.update(bufferPointer: raw)
+            contentHash?.update(raw)
+        }
+        offset += Int64(bytes.readableBytes)
+        if buffer.count >= flushSize { try await flush() }
+    }
+
+    private func flush() async throws {
+        guard !buffer.isEmpty else { return }
+        let pending = buffer
+        let at = offset - Int64(pending.count)
+        buffer.removeAll(keepingCapacity: true)
+        let file = self.file
+        try await BlockingIO.run { try file.write(pending, at: at) }
+    }
+
+    /// Writes what is buffered and syncs it; returns the durable offset to record as progress.
+    func checkpoint() async throws -> Int64 {
+        try await flush()
+        let file = self.file
+        try await BlockingIO.run { try file.sync() }
+        return offset
+    }
+
+    /// Drops everything (the remote file changed, or the server ignored the range).
+    func restart() async throws {
+        buffer.removeAll(keepingCapacity: true)
+        offset = 0
+        if sha256 != nil { sha256 = SHA256() }
+        if contentHash != nil { contentHash = DropboxContentHasher() }
+        let file = self.file
+        try await BlockingIO.run { try file.truncate(to: 0) }
+    }
+
+    /// Verifies, syncs and renames into place. On a length or checksum mismatch the temporary file is removed
+    /// (its bytes are wrong, so resuming from them would be too) and the error says what differed.
+    func finish(expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?) async throws -> Finished {
+        try await flush()
+        let finished = Finished(
+            bytes: offset, sha256: sha256.map { Self.hex($0.finalize()) }, contentHash: contentHash?.finalize())
+        func mismatch(_ what: String) async throws -> Never {
+            await discard()
+            throw JobFailure.retryable("checksum_mismatch", what)
+        }
+        if let expectedLength, expectedLength != offset {
+            try await mismatch("received \(offset) bytes, expected \(expectedLength)")
+        }
+        if let expectedSHA256, let actual = finished.sha256, actual != expectedSHA256.lowercased() {
+            try await mismatch("SHA-256 of the download is \(actual), expected \(expectedSHA256.lowercased())")
+        }
+        if let expectedContentHash, let actual = finished.contentHash, actual != expectedContentHash {
+            try await mismatch("content_hash of the download is \(actual), Dropbox says \(expectedContentHash)")
+        }
+        let (file, temporary, target) = (self.file, self.temporary, self.target)
+        try await BlockingIO.run {
+            try file.sync()
+            guard rename(temporary, target) == 0 else { throw POSIXFailure(operation: "rename", path: target, code: errno) }
+            // The rename is durable only once the folder is synced.
+            let folder = try OwnedFile(path: SafePath.directory(of: target), flags: O_RDONLY | O_DIRECTORY)
+            try folder.sync()
+        }
+        return finished
+    }
+
+    /// Removes the temporary file.
+    func discard() async {
+        let temporary = self.temporary
+        _ = try? await BlockingIO.run { unlink(temporary) }
+    }
+
+    static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : Substring(self)
+    }
+}
