@@ -26,15 +26,80 @@ struct JobRequestValidationTests {
         #expect(spec.queue == "default" && spec.priority == 0 && spec.maxAttempts == 10)
     }
 
-    @Test("a local-directory destination is percent-encoded and fetch keeps a folder target")
+    @Test("a local-directory destination is percent-encoded and a URL fetch into a folder keeps the URL's name")
     func directoryAndFetch() throws {
         let upload = try validate(
             JobRequest(kind: .upload, source: "/data/x y.jpg", to: "file:///mnt/nas%20box/"),
             files: ["/data/x y.jpg": .success(facts)])
         #expect(upload.destination == "file:///mnt/nas%20box/x%20y.jpg")
         let fetch = try validate(JobRequest(kind: .fetch, source: "https://example.com/p.jpg?x=1", to: "in/"))
-        #expect(fetch.destination == "/home/me/in/")
+        #expect(fetch.destination == "/home/me/in/p.jpg")
+        #expect(fetch.details["root"] == .string("/home/me/in/"))
         #expect(fetch.source == "https://example.com/p.jpg?x=1")
+    }
+
+    @Test("fetch options: checksum, Dropbox folder settings, Flickr size and limit; fan-out jobs get a batch")
+    func fetchOptions() throws {
+        let hex = String(repeating: "AB", count: 32)
+        let url = try validate(JobRequest(kind: .fetch, source: "https://e.com/a%20b.jpg", to: "/in/", fetch: FetchOptions(sha256: hex)))
+        #expect(url.destination == "/in/a b.jpg")
+        #expect(url.details["sha256"] == .string(hex.lowercased()))
+        #expect(url.batch == nil)
+
+        let folder = try validate(JobRequest(
+            kind: .fetch, source: "dropbox:acct:/Photos", to: "/srv/photos/",
+            fetch: FetchOptions(recursive: true, thumbnail: "w256h256", pageSize: 1000)))
+        #expect(folder.destination == "/srv/photos/")
+        #expect(folder.details["recursive"] == .bool(true))
+        #expect(folder.details["thumbnail"] == .string("w256h256"))
+        #expect(folder.details["page_size"] == .int(1000))
+        #expect(folder.batch == folder.jobID.uuidString.lowercased(), "children need a batch to join")
+
+        let flickr = try validate(JobRequest(
+            kind: .fetch, source: "flickr:12345678@N00", to: "/srv/flickr", batch: "fl",
+            fetch: FetchOptions(size: "b", max: 50, account: "fk")))
+        #expect(flickr.source == "flickr:12345678@N00")
+        #expect(flickr.destination == "/srv/flickr/")
+        #expect(flickr.account == "fk")
+        #expect(flickr.details["size"] == .string("b") && flickr.details["max"] == .int(50))
+        #expect(flickr.batch == "fl")
+    }
+
+    @Test("fetch options that do not fit the source are refused, naming the option", arguments: [
+        (JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "/in/", fetch: FetchOptions(recursive: true)), "recursive"),
+        (JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "/in/", fetch: FetchOptions(sha256: "abc")), "sha256"),
+        (JobRequest(kind: .fetch, source: "https://e.com/", to: "/in/"), "to"),
+        (JobRequest(kind: .fetch, source: "https://e.com/..%2F..%2Fetc%2Fpasswd", to: "/in/"), "to"),
+        (JobRequest(kind: .fetch, source: "https://e.com/%00x", to: "/in/"), "to"),
+        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", fetch: FetchOptions(thumbnail: "huge")), "thumbnail"),
+        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", fetch: FetchOptions(pageSize: 5000)), "page_size"),
+        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", fetch: FetchOptions(max: 3)), "max"),
+        (JobRequest(kind: .fetch, source: "flickr:", to: "/in/"), "source"),
+        (JobRequest(kind: .fetch, source: "flickr:bob/../x", to: "/in/"), "source"),
+        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", fetch: FetchOptions(size: "xl")), "size"),
+        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", fetch: FetchOptions(max: 0)), "max"),
+        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", fetch: FetchOptions(recursive: true)), "recursive"),
+        (JobRequest(kind: .upload, source: "/f", to: "dropbox:a:/x/", fetch: FetchOptions(recursive: true)), "to"),
+    ])
+    func refusedFetchOptions(request: JobRequest, field: String) {
+        let files: [String: Result<SourceFileFacts, SourceFileFacts.Problem>] = ["/f": .success(facts)]
+        #expect(throws: ValidationIssue.self) { try validate(request, files: files) }
+        do {
+            _ = try validate(request, files: files)
+        } catch {
+            #expect(error.field == field, "\(error)")
+        }
+    }
+
+    @Test("JSON lines carry fetch options and metadata")
+    func jsonFetchOptions() throws {
+        let request = try JobRequest(
+            jsonLine: #"{"kind":"fetch","source":"flickr:u1","to":"/in/","size":"z","max":10,"account":"fk","metadata":{"title":"Sunset","likes":12}}"#,
+            line: 1)
+        #expect(request.fetch == FetchOptions(size: "z", max: 10, account: "fk"))
+        #expect(throws: ValidationIssue.self) {
+            try JobRequest(jsonLine: #"{"kind":"fetch","source":"dropbox:a:/P","to":"/in/","recursive":"yes"}"#, line: 2)
+        }
     }
 
     @Test("the enqueued payload carries everything the projection needs")
