@@ -112,11 +112,42 @@ struct CLIInputTests {
         (["enqueue", "--from", "-"], "\n\n", 65, ["no jobs"]),
         (["enqueue", "--from", "/nonexistent/jobs.jsonl"], nil, 65, ["cannot read"]),
         (["enqueue", "--from", "-"], "{\"kind\":\"fetch\",\"source\":\"https://e.com/a\",\"to\":\"/in/\",\"key\":\"\"}\n", 65, ["key"]),
+        (["enqueue", "fetch", "https://example.com/..%2F..%2Fetc%2Fpasswd", "--to", "/srv/"], nil, 65, ["to", "file name"]),
+        (["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/", "--recursive"], nil, 65, ["recursive", "not an option"]),
+        (["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/", "--sha256", "xyz"], nil, 65, ["sha256", "64 hexadecimal"]),
+        (["enqueue", "fetch", "dropbox:photos:/P", "--to", "/srv/", "--thumbnail", "w9h9"], nil, 65, ["thumbnail", "w256h256"]),
+        (["enqueue", "fetch", "flickr:1234@N00", "--to", "/srv/"], nil, 65, ["no Flickr account", "ferry account add"]),
+        (["enqueue", "fetch", "flickr:1234@N00", "--to", "/srv/", "--account", "photos"], nil, 65, ["dropbox account, not flickr"]),
+        (["enqueue", "fetch", "flickr:1234@N00", "--to", "/srv/", "--size", "huge"], nil, 65, ["size", "z"]),
+        (["enqueue", "--from", "-", "--sha256", String(repeating: "a", count: 64)], "{}\n", 64, ["sha256"]),
         (["status", "not-a-uuid"], nil, 65, ["not a job id"]),
         (["status", "0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10"], nil, 66, ["no job"]),
         (["cancel"], nil, 64, ["job id or --batch"]),
         (["cancel", "--batch", "no-such-batch"], nil, 66, ["no jobs match"]),
     ]
+
+    @Test("a feed's fetch lines keep their metadata, visible in ferry.job_status")
+    func feedMetadata() async throws {
+        let db = try await TestDatabase.make("feed")
+        let feed = """
+            {"kind":"fetch","source":"https://photos.example.com/p/1.jpg","metadata":{"title":"Harbour at dawn","poster":"ana","posted":"2026-11-20T07:12:00Z","likes":42}}
+            {"kind":"fetch","source":"https://photos.example.com/p/2.jpg","metadata":{"title":"Fog","poster":"ben","likes":3}}
+            """
+        let result = try await FerryProcess.run(
+            ["enqueue", "--from", "-", "--to", "/srv/feed/", "--batch", "feed"], databaseURL: db.url, stdin: feed)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try await db.query("""
+            SELECT destination, metadata->>'title', metadata->>'poster', (metadata->>'likes')::int, metadata->>'posted'
+              FROM ferry.job_status WHERE batch = 'feed' ORDER BY destination
+            """).rows
+        #expect(rows.count == 2)
+        #expect(try rows[0].decode(String.self, at: 0) == "/srv/feed/1.jpg")
+        #expect(try rows[0].decode(String.self, at: 1) == "Harbour at dawn")
+        #expect(try rows[0].decode(String.self, at: 2) == "ana")
+        #expect(try rows[0].decode(Int.self, at: 3) == 42)
+        #expect(try rows[0].decode(String.self, at: 4) == "2026-11-20T07:12:00Z")
+        #expect(try rows[1].decode(String.self, at: 1) == "Fog")
+    }
 
     @Test("malformed input is refused with a clear message, a distinct exit code and nothing written", arguments: malformed.indices)
     func refusesMalformedInput(index: Int) async throws {
