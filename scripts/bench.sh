@@ -25,3 +25,6 @@ echo "==> worker benchmark"
 
 echo "==> upload benchmark (dev server, against curl)"
 scripts/bench-upload.sh "$bin" "$url"
+
+echo "==> fetch benchmark (dev server, against curl; 20,000-entry folder fan-out)"
+scripts/bench-fetch.sh "$bin" "$url"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The demo: a private PostgreSQL under .ferry/, real sample photos, a batch upload worked by two real worker
-# processes, live progress, the status views, and a check that every file arrived intact.
+# processes, live progress, the status views, a check that every file arrived intact, then the folder fetched
+# back (files and thumbnails) and a Flickr photostream downloaded, all through the dev server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -112,6 +113,56 @@ for photo in "$state"/demo/photos/*; do
     if ! cmp -s "$photo" "$storage/demo/Photos/2026/$(basename "$photo")"; then echo "  MISMATCH: $photo"; failed=1; fi
 done
 [[ $failed -eq 0 ]] && echo "  21 of 21 identical (cmp)"
+
+say "fetching the folder back, and its thumbnails (one listing job per folder fans out a child per file)"
+fetched="$state/demo/fetched"
+rm -rf "$fetched"
+"$ferry" enqueue fetch dropbox:demo:/Photos/2026 --to "$fetched/full/" --page-size 8 --batch fetch-back >/dev/null
+"$ferry" enqueue fetch dropbox:demo:/Photos/2026 --to "$fetched/thumbs/" --thumbnail w256h256 --batch fetch-back >/dev/null
+echo "  ferry enqueue fetch dropbox:demo:/Photos/2026 --to …/full/ --page-size 8 --batch fetch-back"
+echo "  ferry enqueue fetch dropbox:demo:/Photos/2026 --to …/thumbs/ --thumbnail w256h256 --batch fetch-back"
+for name in demo-worker-1 demo-worker-2; do
+    "$ferry" worker --name "$name" --concurrency 4 --log-level warning &
+    workers+=($!)
+done
+"$ferry" wait --batch fetch-back --progress --timeout 300 || failed=1
+for pid in "${workers[@]}"; do kill -TERM "$pid"; done
+for pid in "${workers[@]}"; do wait "$pid" || true; done
+workers=()
+psql "$FERRY_DATABASE_URL" -P pager=off -c "SELECT batch, jobs, succeeded, failed, pg_size_pretty(bytes_done) AS bytes, done FROM ferry.batch_status WHERE batch = 'fetch-back'"
+same=0
+for photo in "$state"/demo/photos/*; do
+    if cmp -s "$photo" "$fetched/full/$(basename "$photo")"; then same=$((same + 1)); else echo "  MISMATCH: $(basename "$photo")"; failed=1; fi
+done
+echo "  $same of 21 fetched files identical to the originals (cmp)"
+thumbs=0
+for photo in "$state"/demo/photos/*.jpg; do
+    thumb="$fetched/thumbs/$(basename "$photo")"
+    # A JPEG (FF D8), and much smaller than the photo.
+    if [[ -s "$thumb" && $(head -c 2 "$thumb" | od -An -tx1 | tr -d ' ') == ffd8 && $(stat -c %s "$thumb") -lt $(stat -c %s "$photo") ]]; then
+        thumbs=$((thumbs + 1))
+    else
+        echo "  BAD THUMBNAIL: $(basename "$photo")"; failed=1
+    fi
+done
+[[ -e "$fetched/thumbs/video.mov" ]] && { echo "  a thumbnail was made for a video"; failed=1; }
+echo "  $thumbs of 20 thumbnails are w256h256 JPEGs smaller than their photos (the video is skipped)"
+
+say "a Flickr photostream (the dev server stands in for api.flickr.com): metadata first, then every photo, then all done"
+curl -fsS -o /dev/null -X POST "$dropbox/__dev/flickr/users" -d '{"user_id":"98765432@N00","count":30}'
+printf 'ferry-dev-flickr' | "$ferry" account add flickr --provider flickr --api-key-file - \
+    --api-url "$dropbox/services/rest/" --content-url "$dropbox/flickr/photos"
+"$ferry" enqueue fetch flickr:98765432@N00 --to "$fetched/flickr/" --batch flickr >/dev/null
+"$ferry" worker --name demo-worker-1 --concurrency 4 --log-level warning &
+workers+=($!)
+"$ferry" wait --batch flickr --progress --timeout 300 || failed=1
+kill -TERM "${workers[0]}"; wait "${workers[0]}" || true
+workers=()
+psql "$FERRY_DATABASE_URL" -P pager=off -c \
+    "SELECT metadata->>'title' AS title, metadata->>'owner' AS owner, status, bytes_done
+       FROM ferry.job_status WHERE batch = 'flickr' AND metadata ? 'title' ORDER BY destination LIMIT 5"
+psql "$FERRY_DATABASE_URL" -P pager=off -c "SELECT batch, type, data, recorded_at FROM ferry.batch_events ORDER BY position"
+echo "  $(ls "$fetched/flickr" | wc -l) photos in $fetched/flickr"
 "$ferry" projection verify
 say "done. Explore with:  FERRY_DATABASE_URL=$FERRY_DATABASE_URL $ferry status --batch holiday-2026"
 echo "PostgreSQL keeps running in .ferry/pg; stop it with: scripts/pg.sh stop .ferry/pg"
