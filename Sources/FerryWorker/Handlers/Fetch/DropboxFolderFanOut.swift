@@ -36,7 +36,7 @@ struct DropboxFolderFanOut: Sendable {
             let page: DropboxListPage
             do {
                 page = try await nextPage(after: state.cursor)
-            } catch let error as DropboxError where error.code == .pathError && error.tags.first == "reset" {
+            } catch let error as DropboxError where error.isCursorReset {
                 resets += 1
                 guard resets <= Self.maximumResets else {
                     throw JobFailure.retryable("listing_reset", "Dropbox reset the listing of \(path) \(resets) times in a row")
