@@ -316,6 +316,76 @@ struct DropboxFetchTests {
         #expect(result["content_hash"]?.stringValue?.count == 64, "\(result)")
     }
 
+    @Test("a file changed between listing and download: the new version is fetched and the result says so")
+    func changedSinceListing() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_fetch_changed")
+        let refreshToken = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await Self.seed(server, account: "box", folder: "/Docs", count: 2, size: 500)
+        // Slow enough that the worker can be stopped after the listing, before any download completes.
+        try await server.setFaults(["latency_milliseconds": .int(3000)])
+        let dir = try Self.folder("changed")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let parent = try await Self.enqueueFetch(db, "dropbox:box:/Docs", to: dir + "/out/", ["--batch", "changed"])
+        let lister = try Self.startWorker(db, name: "lister", ["--concurrency", "1"])
+        try await eventually(timeout: .seconds(240), interval: .milliseconds(100), "the listing to be fanned out") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
+        }
+        lister.signal(SIGKILL)
+        _ = try await lister.waitForExit()
+        try await server.setFaults([:])
+        let changed = Data(String(repeating: "new content\n", count: 40).utf8)
+        try await Self.upload(server, refreshToken: refreshToken, path: "/Docs/" + Self.seededName(1), data: changed)
+
+        let worker = try Self.startWorker(db, name: "fetcher", ["--concurrency", "2"])
+        try await Self.waitForBatch(db, "changed")
+        try await Self.stop([worker])
+
+        #expect(FileManager.default.contents(atPath: dir + "/out/" + Self.seededName(1)) == changed)
+        let rows = try await db.query(
+            "SELECT result::text FROM ferry.jobs WHERE batch = 'changed' AND spec->>'entry' = 'true' ORDER BY destination").rows
+        let results = try rows.map { try JSONValue.parse(try $0.decode(String.self, at: 0)) }
+        #expect(results.count == 2)
+        #expect(results.first?["changed_since_listing"] == nil, "the untouched file is not flagged")
+        #expect(results.last?["changed_since_listing"] == .bool(true), "\(results)")
+        #expect(results.last?["bytes"]?.intValue == Int64(changed.count))
+        #expect(results.last?["rev"] != results.last?["listed_rev"])
+        #expect(try await Self.result(db, parent)["files"]?.intValue == 2)
+    }
+
+    @Test("--sha256 on a single-file fetch: the right checksum passes, a wrong one fails the job and leaves no file")
+    func sha256Check() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_fetch_sha")
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        let size = 3000
+        try await Self.seed(server, account: "box", folder: "/One", count: 1, size: size)
+        let dir = try Self.folder("sha")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // The seeded content is known: its line repeated up to the size.
+        let line = Array("00000 /One/\(Self.seededName(0))\n".utf8)
+        let expected = (0..<size).map { line[$0 % line.count] }
+        try Data(expected).write(to: URL(fileURLWithPath: dir + "/expected"))
+        let sha = try DropboxAccounts.sha256(dir + "/expected")
+        let wrong = String(repeating: "0", count: 64)
+        let good = try await Self.enqueueFetch(db, "dropbox:box:/One/\(Self.seededName(0))", to: dir + "/good/x.bin", ["--sha256", sha])
+        let bad = try await Self.enqueueFetch(
+            db, "dropbox:box:/One/\(Self.seededName(0))", to: dir + "/bad/", ["--sha256", wrong, "--max-attempts", "1"])
+
+        let worker = try Self.startWorker(db, name: "sha")
+        try await eventually(timeout: .seconds(240), interval: .milliseconds(200), "both fetches to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 2
+        }
+        try await Self.stop([worker])
+
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [good]) == 1)
+        #expect(FileManager.default.contents(atPath: dir + "/good/x.bin") == Data(expected))
+        let failure = try await db.query("SELECT state, last_error FROM ferry.jobs WHERE job_id = $1::uuid", [bad]).rows[0]
+        #expect(try failure.decode(String.self, at: 0) == "failed")
+        #expect(try failure.decode(String?.self, at: 1)?.contains("SHA-256") == true)
+        #expect(Self.localFiles(dir + "/bad").isEmpty, "nothing written, not even a temporary file")
+    }
+
     /// The first bytes of a PNG (signature and IHDR), which is all the dev server reads to make a thumbnail.
     static func pngHeader(width: Int, height: Int) -> Data {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
