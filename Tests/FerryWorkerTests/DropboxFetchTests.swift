@@ -127,6 +127,8 @@ struct DropboxFetchTests {
         try Self.expectMirror(server, account: "box", remote: "/Big", local: dir + "/out", count: 2500)
         let stats = try await server.stats()
         #expect(stats["requests_per_route"]?["files/download"]?.intValue == 2500)
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
     }
 
     @Test("kill -9 of the listing worker mid-listing: the next attempt resumes at the recorded cursor, no duplicates")

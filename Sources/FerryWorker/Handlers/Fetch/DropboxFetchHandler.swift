@@ -11,10 +11,12 @@ import Foundation
 public struct DropboxFetchHandler: JobHandler {
     let tokens: AccountTokenProvider
 
+    /// - Parameter tokens: access tokens for the jobs' accounts (refreshed and shared across workers).
     public init(tokens: AccountTokenProvider) {
         self.tokens = tokens
     }
 
+    /// `dropbox-fetch`, for logs and metrics.
     public var name: String { "dropbox-fetch" }
 
     public func canHandle(_ job: ClaimedJob) -> Bool {
