@@ -211,10 +211,12 @@ struct DropboxFetchTests {
         // Mixed case on purpose: local paths keep path_display, matched on path_lower.
         _ = try await Self.enqueueFetch(db, "dropbox:box:/tree", to: dir + "/all", ["--recursive", "--page-size", "3", "--batch", "deep"])
         _ = try await Self.enqueueFetch(db, "dropbox:box:/Tree/", to: dir + "/top/", ["--batch", "flat"])
+        _ = try await Self.enqueueFetch(db, "dropbox:box:/", to: dir + "/root/", ["--recursive", "--batch", "whole"])
 
         let worker = try Self.startWorker(db, name: "tree", ["--concurrency", "4"])
         try await Self.waitForBatch(db, "deep")
         try await Self.waitForBatch(db, "flat")
+        try await Self.waitForBatch(db, "whole")
         try await Self.stop([worker])
 
         var expected = [String]()
@@ -232,6 +234,7 @@ struct DropboxFetchTests {
         #expect(try await Self.childCount(db, "deep") == expected.count)
         #expect(Self.localFiles(dir + "/top") == (0..<3).map(Self.seededName))
         #expect(try await Self.childCount(db, "flat") == 3)
+        #expect(Self.localFiles(dir + "/root") == expected.sorted().map { "Tree/" + $0 }, "the Dropbox root lists everything")
     }
 
     @Test("--thumbnail w256h256 fetches JPEG thumbnails of images and skips other files")
@@ -386,6 +389,24 @@ struct DropboxFetchTests {
         #expect(try failure.decode(String.self, at: 0) == "failed")
         #expect(try failure.decode(String?.self, at: 1)?.contains("SHA-256") == true)
         #expect(Self.localFiles(dir + "/bad").isEmpty, "nothing written, not even a temporary file")
+    }
+
+    @Test("a missing Dropbox path fails the fetch for good on its first attempt")
+    func missingPath() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_fetch_missing")
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        let dir = try Self.folder("missing")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let job = try await Self.enqueueFetch(db, "dropbox:box:/Nope", to: dir + "/out/", [])
+        let worker = try Self.startWorker(db, name: "missing")
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the fetch to fail") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
+        }
+        try await Self.stop([worker])
+        let row = try await db.query("SELECT attempt, last_error FROM ferry.jobs WHERE job_id = $1::uuid", [job]).rows[0]
+        #expect(try row.decode(Int.self, at: 0) == 1, "not retried")
+        #expect(try row.decode(String?.self, at: 1)?.contains("not_found") == true)
     }
 
     /// The first bytes of a PNG (signature and IHDR), which is all the dev server reads to make a thumbnail.
