@@ -122,7 +122,9 @@ struct DropboxFileFetch: Sendable {
                     try await checkpoint()
                 }
             }
-        } catch let error where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is DropboxError) {
+        } catch let error
+            where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is DropboxError || error is POSIXFailure)
+        {
             // The connection broke mid-body: keep what arrived for the next attempt.
             if partial.offset > lastCheckpoint.offset { try? await checkpoint() }
             throw JobFailure.retryable("download_interrupted", "the download of \(path) stopped at byte \(partial.offset): \(error)")
