@@ -126,6 +126,7 @@ struct WorkerCommand: AsyncParsableCommand {
             if let box {
                 let tokens = AccountTokenProvider(store: store, box: box, httpClient: http, actor: "worker \(workerName)", logger: logger)
                 handlers.append(DropboxUploadHandler(tokens: tokens, chunkSize: (chunkSize + 3) / 4 * 4 * 1024 * 1024))
+                handlers.append(DropboxFetchHandler(tokens: tokens))
             }
             if let scripted { handlers = [scripted] }
             let worker = Worker(

@@ -48,6 +48,7 @@ struct ListAndDownloadTests {
                 try await t.client.listFolderContinue(cursor: "garbage", accessToken: token)
             }
             #expect(reset?.tags == ["reset"])
+            #expect(reset?.isCursorReset == true)
         }
     }
 

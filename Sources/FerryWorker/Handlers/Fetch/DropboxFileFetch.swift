@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryDropbox
+import FerryStore
+import Foundation
+import NIOCore
+
+/// One attempt at fetching one Dropbox file (or its thumbnail) into a local path.
+///
+/// The bytes go through `/2/files/download` into a ``PartialDownload`` beside the target. Every 8 MiB or ~2 s
+/// the written bytes are synced and recorded as progress with the file's `rev`, so a new attempt resumes with
+/// `Range` where the last one stopped, unless the file changed in between (another `rev`): then it starts over.
+/// The finished file must have the length and `content_hash` the download's metadata announced.
+struct DropboxFileFetch: Sendable {
+    let job: ClaimedJob
+    let context: JobContext
+    let caller: DropboxCaller
+    let details: DropboxFetchDetails
+    /// Remote path (`/a/b.jpg`).
+    let path: String
+    /// Local path to write.
+    let target: String
+
+    /// Bytes between durable checkpoints.
+    static let checkpointBytes: Int64 = 8 * 1024 * 1024
+    static let checkpointInterval: Duration = .seconds(2)
+
+    func run() async throws -> JobResult {
+        if let thumbnail = details.thumbnail { return try await fetchThumbnail(size: thumbnail) }
+        return try await fetchFile()
+    }
+
+    private func fetchFile() async throws -> JobResult {
+        var digests: Set<PartialDownload.Digest> = [.dropboxContentHash]
+        if details.sha256 != nil { digests.insert(.sha256) }
+        let recorded = DropboxDownloadCursor(session: job.session)
+        let partial = try await PartialDownload.open(
+            target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests)
+        do {
+            let (download, metadata) = try await start(partial, recorded: recorded)
+            try await receive(download.body, into: partial, cursor: { offset in
+                DropboxDownloadCursor(offset: offset, rev: metadata.rev, contentHash: metadata.contentHash)
+            }, total: metadata.size)
+            let finished = try await partial.finish(
+                expectedLength: metadata.size, expectedSHA256: details.sha256, expectedContentHash: metadata.contentHash)
+            var result: [String: JSONValue] = [
+                "bytes": .int(finished.bytes), "rev": .string(metadata.rev),
+                "content_hash": finished.contentHash.map(JSONValue.string) ?? .null,
+            ]
+            if changedSinceListing(metadata) {
+                // Newer bytes are what the user wants; the result says the listing was stale.
+                context.logger.notice("file changed since it was listed; fetched the current version")
+                result["changed_since_listing"] = .bool(true)
+                result["listed_rev"] = details.listedRev.map(JSONValue.string) ?? .null
+                result["listed_content_hash"] = details.listedContentHash.map(JSONValue.string) ?? .null
+            }
+            return JobResult(bytes: finished.bytes, details: .object(result))
+        } catch let error as DropboxError {
+            throw error.jobFailure(doing: "downloading \(path)")
+        }
+    }
+
+    /// Asks for the bytes from the recorded offset. A changed `rev`, an ignored range or an offset past the end
+    /// restarts from zero.
+    private func start(_ partial: PartialDownload, recorded: DropboxDownloadCursor?) async throws -> (DropboxDownload, DropboxFileMetadata) {
+        var rangeStart: Int64? = partial.offset > 0 ? partial.offset : nil
+        while true {
+            let download: DropboxDownload
+            do {
+                download = try await caller.call("downloading \(path)") { [path, rangeStart] client, token in
+                    try await client.download(path: path, rangeStart: rangeStart, accessToken: token)
+                }
+            } catch let error as DropboxError where error.httpStatus == 416 && rangeStart != nil {
+                context.logger.notice("recorded offset is past the end of the file; starting over")
+                try await partial.restart()
+                rangeStart = nil
+                continue
+            }
+            guard let metadata = download.metadata else {
+                throw JobFailure.retryable("dropbox_bad_response", "the download of \(path) carried no file metadata")
+            }
+            guard let start = rangeStart else { return (download, metadata) }
+            if let recorded, recorded.rev != metadata.rev {
+                context.logger.notice("file changed since the last attempt; starting over", metadata: ["offset": "\(start)"])
+            } else if download.status != 206 || download.contentRangeStart != start {
+                context.logger.notice("server did not resume at the recorded offset; starting over", metadata: ["offset": "\(start)"])
+                if download.status == 200 {
+                    // The whole file is on its way: keep it rather than asking again.
+                    try await partial.restart()
+                    return (download, metadata)
+                }
+            } else {
+                context.logger.info("resuming download", metadata: ["offset": "\(start)"])
+                return (download, metadata)
+            }
+            // Dropping the body releases the connection; the next request starts at zero.
+            try await partial.restart()
+            rangeStart = nil
+        }
+    }
+
+    /// Streams `body` into `partial`, syncing and recording progress every `checkpointBytes` or
+    /// `checkpointInterval`. An interrupted stream records what is durable, so the retry resumes there.
+    private func receive(
+        _ body: HTTPClientResponse.Body, into partial: PartialDownload, cursor: (Int64) -> DropboxDownloadCursor?, total: Int64?
+    ) async throws {
+        let clock = ContinuousClock()
+        var lastCheckpoint = (offset: partial.offset, at: clock.now)
+        func checkpoint() async throws {
+            let durable = try await partial.checkpoint()
+            lastCheckpoint = (durable, clock.now)
+            guard let cursor = cursor(durable) else { return }
+            try await context.reportProgress(bytesDone: durable, bytesTotal: total, session: cursor.json)
+        }
+        do {
+            for try await piece in body {
+                try context.checkCancellation()
+                try await partial.append(piece)
+                if partial.offset - lastCheckpoint.offset >= Self.checkpointBytes
+                    || (clock.now - lastCheckpoint.at >= Self.checkpointInterval && partial.offset > lastCheckpoint.offset)
+                {
+                    try await checkpoint()
+                }
+            }
+        } catch let error
+            where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is DropboxError || error is POSIXFailure)
+        {
+            // The connection broke mid-body: keep what arrived for the next attempt.
+            if partial.offset > lastCheckpoint.offset { try? await checkpoint() }
+            throw JobFailure.retryable("download_interrupted", "the download of \(path) stopped at byte \(partial.offset): \(error)")
+        }
+    }
+
+    private func changedSinceListing(_ metadata: DropboxFileMetadata) -> Bool {
+        guard details.isEntry else { return false }
+        if let rev = details.listedRev, rev != metadata.rev { return true }
+        if let hash = details.listedContentHash, let now = metadata.contentHash, hash != now { return true }
+        if let size = details.listedSize, size != metadata.size { return true }
+        return false
+    }
+
+    /// `get_thumbnail_v2` (JPEG, `bestfit` like Dropbox's own apps). Thumbnails are small and generated, so
+    /// they are fetched whole each attempt and have no checksum to verify beyond their length.
+    private func fetchThumbnail(size: String) async throws -> JobResult {
+        let partial = try await PartialDownload.open(target: target, root: details.root, jobID: job.jobID, resumeAt: nil, digests: [])
+        do {
+            let download = try await caller.call("fetching a thumbnail of \(path)") { [path] client, token in
+                try await client.getThumbnail(path: path, size: size, format: "jpeg", mode: "bestfit", accessToken: token)
+            }
+            try await partial.restart()
+            try await receive(download.body, into: partial, cursor: { _ in nil }, total: nil)
+            let finished = try await partial.finish(expectedLength: download.contentLength, expectedSHA256: nil, expectedContentHash: nil)
+            var result: [String: JSONValue] = ["bytes": .int(finished.bytes), "thumbnail": .string(size)]
+            if let metadata = download.metadata {
+                result["rev"] = .string(metadata.rev)
+                if let hash = metadata.contentHash { result["content_hash"] = .string(hash) }
+            }
+            return JobResult(bytes: finished.bytes, details: .object(result))
+        } catch let error as DropboxError {
+            throw error.jobFailure(doing: "fetching a thumbnail of \(path)")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Crypto
+import FerryCore
+import FerryDropbox
+import FerryStore
+import Foundation
+
+/// One attempt at listing a Dropbox folder and enqueuing a child fetch per file.
+///
+/// Each page's children and the cursor after that page are committed together (`JobContext.fanOut`), so a
+/// crashed listing resumes at the next page, and children are keyed by parent and `path_lower`, so a page
+/// listed twice (after a crash or a `reset`) enqueues nothing twice.
+struct DropboxFolderFanOut: Sendable {
+    let job: ClaimedJob
+    let context: JobContext
+    let caller: DropboxCaller
+    let details: DropboxFetchDetails
+    let account: String
+    /// Remote folder as given (`/Camera`, or `/` for the whole Dropbox).
+    let path: String
+    /// `path_lower` of that folder (`""` for the root).
+    let folderLower: String
+    /// Local folder the listed tree is mirrored into.
+    let root: String
+
+    /// How often one attempt starts over after Dropbox expired its cursor before giving the attempt up.
+    static let maximumResets = 5
+
+    func run() async throws -> JobResult {
+        var state = DropboxListingCursor(session: job.session) ?? DropboxListingCursor()
+        if state.complete { return JobResult(bytes: state.listed, details: state.result) }
+        if state.cursor != nil {
+            context.logger.info("resuming the listing after the last recorded page", metadata: ["listed": "\(state.listed)"])
+        }
+        var resets = 0
+        while true {
+            let page: DropboxListPage
+            do {
+                page = try await nextPage(after: state.cursor)
+            } catch let error as DropboxError where error.isCursorReset {
+                resets += 1
+                guard resets <= Self.maximumResets else {
+                    throw JobFailure.retryable("listing_reset", "Dropbox reset the listing of \(path) \(resets) times in a row")
+                }
+                // The cursor expired: list again from the start; keyed children make the repeat harmless.
+                context.logger.notice("listing cursor was reset by Dropbox; listing again from the start")
+                state.startOver()
+                continue
+            } catch let error as DropboxError {
+                throw error.jobFailure(doing: "listing \(path)")
+            }
+            let children = self.children(of: page, counting: &state)
+            state.cursor = page.cursor
+            state.pages += 1
+            state.complete = !page.hasMore
+            try await context.fanOut(children, bytesDone: state.listed, session: state.json)
+            if state.complete { return JobResult(bytes: state.listed, details: state.result) }
+        }
+    }
+
+    private func nextPage(after cursor: String?) async throws -> DropboxListPage {
+        if let cursor {
+            return try await caller.call("listing \(path)") { client, token in
+                try await client.listFolderContinue(cursor: cursor, accessToken: token)
+            }
+        }
+        return try await caller.call("listing \(path)") { [path, details] client, token in
+            try await client.listFolder(path: path, recursive: details.recursive, limit: details.pageSize, accessToken: token)
+        }
+    }
+
+    /// The page's file entries as child jobs; folders and deleted entries are skipped, and so are entries
+    /// without a safe local path (and, for thumbnails, non-images), each counted.
+    func children(of page: DropboxListPage, counting state: inout DropboxListingCursor) -> [FanOutChild] {
+        var children: [FanOutChild] = []
+        children.reserveCapacity(page.entries.count)
+        for entry in page.entries {
+            state.listed += 1
+            guard case .file(let file) = entry else { continue }
+            guard let target = DropboxChildPath.target(root: root, folderLower: folderLower, pathLower: file.pathLower, pathDisplay: file.pathDisplay)
+            else {
+                state.skippedUnsafe += 1
+                context.logger.warning("skipping a listed file without a safe local path", metadata: ["name": "\(file.name.debugDescription)"])
+                continue
+            }
+            if details.thumbnail != nil && !DropboxChildPath.isImage(file.name) {
+                state.skippedNotImage += 1
+                continue
+            }
+            state.files += 1
+            children.append(child(file, target: target))
+        }
+        return children
+    }
+
+    private func child(_ file: DropboxFileMetadata, target: String) -> FanOutChild {
+        var childDetails: [String: JSONValue] = [
+            "entry": .bool(true), "root": .string(root), "rev": .string(file.rev), "size": .int(file.size),
+        ]
+        if let hash = file.contentHash { childDetails["content_hash"] = .string(hash) }
+        if let thumbnail = details.thumbnail { childDetails["thumbnail"] = .string(thumbnail) }
+        return FanOutChild(
+            kind: .fetch, source: "dropbox:\(account):\(file.pathDisplay)", destination: target, account: account,
+            idempotencyKey: Self.idempotencyKey(parent: job.jobID, pathLower: file.pathLower),
+            metadata: .object([
+                "name": .string(file.name), "path": .string(file.pathDisplay), "client_modified": .string(file.clientModified),
+            ]),
+            bytesTotal: details.thumbnail == nil ? file.size : nil, details: childDetails)
+    }
+
+    /// `<parent job id>/<hex SHA-256 of path_lower>`: unique per parent and file, and short whatever the path.
+    static func idempotencyKey(parent: UUID, pathLower: String) -> String {
+        parent.uuidString.lowercased() + "/" + PartialDownload.hex(SHA256.hash(data: Array(pathLower.utf8)))
+    }
+}
