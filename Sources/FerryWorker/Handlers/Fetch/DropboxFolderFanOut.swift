@@ -27,7 +27,7 @@ struct DropboxFolderFanOut: Sendable {
 
     func run() async throws -> JobResult {
         var state = DropboxListingCursor(session: job.session) ?? DropboxListingCursor()
-        if state.complete { return JobResult(bytes: state.listed, details: state.result) }
+        if state.complete { return JobResult(bytes: 0, details: state.result) }
         if state.cursor != nil {
             context.logger.info("resuming the listing after the last recorded page", metadata: ["listed": "\(state.listed)"])
         }
@@ -52,8 +52,9 @@ struct DropboxFolderFanOut: Sendable {
             state.cursor = page.cursor
             state.pages += 1
             state.complete = !page.hasMore
-            try await context.fanOut(children, bytesDone: state.listed, session: state.json)
-            if state.complete { return JobResult(bytes: state.listed, details: state.result) }
+            // A listing moves no bytes itself: its children carry the sizes, so batch byte totals stay true.
+            try await context.fanOut(children, bytesDone: 0, session: state.json)
+            if state.complete { return JobResult(bytes: 0, details: state.result) }
         }
     }
 
