@@ -3,7 +3,6 @@ import FerryCore
 import Foundation
 import Logging
 import NIOCore
-import NIOHTTP1
 
 /// Calls Flickr's REST API for public photostreams (an API key, no OAuth).
 ///
@@ -65,12 +64,12 @@ public struct FlickrClient: Sendable {
         logger.debug("flickr call", metadata: ["method": "\(method)", "page": "\(page)"])
 
         let status: Int
-        let headers: HTTPHeaders
+        let retryAfter: String?
         let body: ByteBuffer
         do {
             let response = try await httpClient.execute(request, timeout: requestTimeout, logger: logger)
             status = Int(response.status.code)
-            headers = response.headers
+            retryAfter = response.headers.first(name: "Retry-After")
             body = try await response.body.collect(upTo: Self.maxAnswerBytes)
         } catch let error as HTTPClientError {
             throw Self.transportError(error, secrets: secrets)
@@ -81,7 +80,7 @@ public struct FlickrClient: Sendable {
         case 200..<300:
             break
         case 429:
-            let wait = HTTPRetryAfter.seconds(headers.first(name: "Retry-After"))
+            let wait = HTTPRetryAfter.seconds(retryAfter)
             throw FlickrError(code: .rateLimited, message: "\(method): rate limited", httpStatus: status, retryAfter: wait)
         case 500...599:
             throw FlickrError(code: .serverError, message: "\(method): server error", httpStatus: status)

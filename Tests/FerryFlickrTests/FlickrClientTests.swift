@@ -5,6 +5,10 @@ import Foundation
 import Logging
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// `FlickrClient` against an in-process dev server (real HTTP over loopback).
 @Suite("Flickr client")
 struct FlickrClientTests {
@@ -118,13 +122,14 @@ struct FlickrClientTests {
     @Test("a dead endpoint is a retryable transport error")
     func transport() async throws {
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        defer { try? http.syncShutdown() }
         let client = FlickrClient(
             httpClient: http, endpoints: FlickrEndpoints(rest: "http://127.0.0.1:1/services/rest/", photos: "http://127.0.0.1:1"),
             logger: Logger(label: "test"))
-        let error = try await #require(throws: FlickrError.self) {
+        let caught = await #expect(throws: FlickrError.self) {
             _ = try await client.publicPhotos(userID: "1@N01", page: 1, perPage: 10, apiKey: "secret-key-value")
         }
+        try? await http.shutdown()
+        let error = try #require(caught)
         #expect(error.code == .transport || error.code == .timeout)
         #expect(error.isRetryable)
         #expect(!error.description.contains("secret-key-value"))

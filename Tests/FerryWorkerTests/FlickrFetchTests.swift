@@ -3,6 +3,10 @@ import FerryTestSupport
 import Foundation
 import Postgres
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import FerryFlickr
 @testable import FerryWorker
 

@@ -52,12 +52,7 @@ public struct FlickrPhotostreamHandler: JobHandler {
 
         while limit.map({ listed < $0 }) ?? true {
             try context.checkCancellation()
-            let result: FlickrPhotoPage
-            do {
-                result = try await client.publicPhotos(userID: userID, page: page, perPage: pageSize, apiKey: apiKey)
-            } catch let error as FlickrError {
-                throw error.jobFailure(doing: "listing page \(page) of flickr:\(userID)")
-            }
+            let result = try await Self.listPage(client, userID: userID, page: page, perPage: pageSize, apiKey: apiKey)
             total = result.total
             let wanted = limit.map { Int(min(Int64(result.photos.count), $0 - listed)) } ?? result.photos.count
             var children = [FanOutChild]()
@@ -81,6 +76,15 @@ public struct FlickrPhotostreamHandler: JobHandler {
         return JobResult(
             bytes: 0,
             details: .object(["photos": .int(listed), "pages": .int(Int64(page - 1)), "total": .int(Int64(total)), "skipped": .int(Int64(skipped))]))
+    }
+
+    /// One listing page, with Flickr's errors turned into job failures.
+    static func listPage(_ client: FlickrClient, userID: String, page: Int, perPage: Int, apiKey: String) async throws -> FlickrPhotoPage {
+        do {
+            return try await client.publicPhotos(userID: userID, page: page, perPage: perPage, apiKey: apiKey)
+        } catch {
+            throw error.jobFailure(doing: "listing page \(page) of flickr:\(userID)")
+        }
     }
 
     /// The fetch of one photo, or `nil` when its id cannot be a file name inside `root`.

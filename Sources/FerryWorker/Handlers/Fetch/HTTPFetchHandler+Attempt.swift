@@ -3,7 +3,6 @@ import FerryCore
 import FerryStore
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 extension HTTPFetchHandler {
     /// One attempt of one URL fetch.
@@ -51,7 +50,7 @@ extension HTTPFetchHandler {
                     validators = nil
                     continue
                 default:
-                    throw Self.failure(status: status, headers: response.headers, shown: shown)
+                    throw Self.failure(status: status, retryAfter: response.headers.first(name: "Retry-After"), shown: shown)
                 }
 
                 let cursor = FetchCursor(temp: partial.temporary, offset: 0, etag: etag, lastModified: lastModified, length: total)
@@ -156,14 +155,13 @@ extension HTTPFetchHandler {
         }
 
         func transportFailure(_ error: HTTPClientError) -> JobFailure {
-            switch error {
-            case .invalidURL, .emptyHost, .emptyScheme, .unsupportedScheme(_):
+            if [HTTPClientError.invalidURL, .emptyHost, .emptyScheme].contains(error) {
                 return .permanent("bad_url", "\(shown) is not a URL the client can fetch")
-            case .readTimeout, .connectTimeout, .deadlineExceeded, .writeTimeout:
-                return .retryable("http_timeout", "fetching \(shown): \(error)")
-            default:
-                return .retryable("http_transport", "fetching \(shown): \(Self.safeDescription(error, url: url))")
             }
+            if [HTTPClientError.readTimeout, .connectTimeout, .deadlineExceeded, .writeTimeout].contains(error) {
+                return .retryable("http_timeout", "fetching \(shown): \(error)")
+            }
+            return .retryable("http_transport", "fetching \(shown): \(Self.safeDescription(error, url: url))")
         }
 
         /// An error's description with the URL (and so its query string) replaced by its display form.
@@ -172,14 +170,14 @@ extension HTTPFetchHandler {
         }
 
         /// How a final HTTP status fails the job.
-        static func failure(status: Int, headers: HTTPHeaders, shown: String) -> JobFailure {
+        static func failure(status: Int, retryAfter: String?, shown: String) -> JobFailure {
             switch status {
             case 404:
                 return .permanent("http_not_found", "HTTP 404 Not Found for \(shown)")
             case 410:
                 return .permanent("http_gone", "HTTP 410 Gone for \(shown)")
             case 429:
-                let wait = HTTPRetryAfter.seconds(headers.first(name: "Retry-After")) ?? 30
+                let wait = HTTPRetryAfter.seconds(retryAfter) ?? 30
                 return .rateLimited(until: Date().addingTimeInterval(wait), "HTTP 429 from \(shown); asked to wait \(Int(wait.rounded(.up))) s")
             case 408, 500...599:
                 return .retryable("http_server_error", "HTTP \(status) from \(shown)")
