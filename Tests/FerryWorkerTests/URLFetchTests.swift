@@ -203,8 +203,8 @@ struct URLFetchTests {
         }
         try await Self.stop([survivor])
         #expect(try DropboxAccounts.sha256(dir + "/doc.bin") == new)
-        let bytes = try await db.query("SELECT (result->>'bytes')::bigint FROM ferry.jobs").rows[0].decode(Int64?.self, at: 0)
-        #expect(bytes == 3 * 1024 * 1024 + 11)
+        let result = try await db.query("SELECT result::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
+        #expect(try JSONValue.parse(result)["bytes"] == .int(3 * 1024 * 1024 + 11), "\(result)")
         #expect(survivor.log.contains("starting over"), "the resumed request was answered with the whole new file (offset was \(offset))")
         let starts = try await server.stats()["web_range_starts_per_path"]?["/web/big/doc.bin"]
         #expect(starts == .array([.int(0), .int(0)]), "the second request was served from zero")
