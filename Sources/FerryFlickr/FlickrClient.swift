@@ -148,13 +148,10 @@ public struct FlickrClient: Sendable {
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded()
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
             }
         }
         return out
     }
-}
-
-extension String {
-    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
 }
