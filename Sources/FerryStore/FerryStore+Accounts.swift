@@ -55,7 +55,8 @@ extension FerryStore {
         let seal = { (value: String?, field: String) throws -> PostgresBytes? in
             try value.map { PostgresBytes(try box.seal($0, context: Self.sealContext(account.name, field))) }
         }
-        let linked = account.refreshToken != nil
+        // A Flickr account needs only its API key (no OAuth link), so it is usable as soon as it is added.
+        let linked = account.refreshToken != nil || account.provider == "flickr"
         let binds: [any PostgresBindable] = [
             account.name, account.provider, account.appKey, try seal(account.appSecret, "app_secret"),
             try seal(account.refreshToken, "refresh_token"), try seal(account.accessToken, "access_token"),

@@ -123,10 +123,12 @@ struct WorkerCommand: AsyncParsableCommand {
                 configuration: HTTPClient.Configuration(
                     redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
             var handlers: [any JobHandler] = [LocalDirectoryUploadHandler(chunkSize: chunkSize * 1024 * 1024)]
+            handlers.append(HTTPFetchHandler(httpClient: http))
             if let box {
                 let tokens = AccountTokenProvider(store: store, box: box, httpClient: http, actor: "worker \(workerName)", logger: logger)
                 handlers.append(DropboxUploadHandler(tokens: tokens, chunkSize: (chunkSize + 3) / 4 * 4 * 1024 * 1024))
                 handlers.append(DropboxFetchHandler(tokens: tokens))
+                handlers.append(FlickrPhotostreamHandler(tokens: tokens, httpClient: http))
             }
             if let scripted { handlers = [scripted] }
             let worker = Worker(

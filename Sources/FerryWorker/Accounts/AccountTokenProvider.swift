@@ -38,6 +38,17 @@ public final class AccountTokenProvider: Sendable {
         return try await refresh(account, replacing: stored.accessToken)
     }
 
+    /// The stored credentials as they are, without a token refresh: for API-key providers (Flickr), whose key
+    /// is the sealed `appSecret`.
+    public func plainCredentials(for account: String) async throws -> AccountCredentials {
+        try await store.credentials(for: account, box: box)
+    }
+
+    /// Names of the accounts of `provider` (to pick the only one when a job names none).
+    public func accountNames(provider: String) async throws -> [String] {
+        try await store.accounts().filter { $0.provider == provider }.map(\.name)
+    }
+
     /// Refreshes after the provider said `stale` expired (unless someone already replaced it).
     public func credentials(for account: String, afterRejecting stale: String) async throws -> AccountCredentials {
         if let cached = cache.withLock({ $0[account] }), cached.accessToken != stale, cached.accessTokenIsFresh() {

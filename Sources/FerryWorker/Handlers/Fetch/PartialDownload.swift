@@ -92,8 +92,13 @@ final class PartialDownload: @unchecked Sendable {
     /// Creates the folders between `root` and the target's folder, refusing symlinks on the way.
     private static func makeFolders(for target: String, root: String) throws {
         let base = SafePath.normalize(root) ?? root
-        if mkdir(base, 0o755) != 0 && errno != EEXIST {
-            throw POSIXFailure(operation: "mkdir", path: base, code: errno)
+        // The root is the caller's own folder (trusted): create it with its parents, like mkdir -p.
+        var prefix = ""
+        for part in base.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw POSIXFailure(operation: "mkdir", path: prefix, code: errno)
+            }
         }
         let folder = SafePath.directory(of: target)
         let relative = folder.dropFirst(base == "/" ? 1 : base.count + 1)

@@ -1,0 +1,12 @@
+import FerryFlickr
+import FerryStore
+
+extension AccountCredentials {
+    /// The account's Flickr hosts: `apiURL` replaces the REST endpoint and `contentURL` the photo base where
+    /// set, Flickr's real hosts otherwise.
+    public var flickrEndpoints: FlickrEndpoints {
+        FlickrEndpoints(
+            rest: apiURL ?? FlickrEndpoints.production.rest,
+            photos: contentURL ?? FlickrEndpoints.production.photos)
+    }
+}

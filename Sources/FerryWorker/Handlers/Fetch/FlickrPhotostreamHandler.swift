@@ -1,0 +1,132 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryFlickr
+import FerryStore
+import Foundation
+
+/// Lists a Flickr user's public photos and enqueues one URL fetch per photo: `ferry enqueue fetch
+/// flickr:USER_ID --to DIR/`.
+///
+/// Each page of `flickr.people.getPublicPhotos` becomes one `fanOut`: its children (kind fetch, the photo's
+/// URL, `DIR/<id>[_<size>].jpg`, title and owner as metadata) and the cursor of the next page are recorded in
+/// one transaction, so a crash resumes at the next page and a page listed twice enqueues nothing new. The
+/// children are then fetched by `HTTPFetchHandler`. The API key is the account's sealed secret.
+public struct FlickrPhotostreamHandler: JobHandler {
+    let tokens: AccountTokenProvider
+    let httpClient: HTTPClient
+    /// Photos per listing page (Flickr's maximum is 500).
+    let perPage: Int
+
+    public init(tokens: AccountTokenProvider, httpClient: HTTPClient, perPage: Int = 500) {
+        self.tokens = tokens
+        self.httpClient = httpClient
+        self.perPage = min(500, max(1, perPage))
+    }
+
+    public var name: String { "flickr-photostream" }
+
+    public func canHandle(_ job: ClaimedJob) -> Bool {
+        job.kind == .fetch && job.source.hasPrefix("flickr:")
+    }
+
+    public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        let userID = String(job.source.dropFirst("flickr:".count))
+        let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
+        guard let root = spec["root"]?.stringValue, root.hasPrefix("/") else {
+            throw JobFailure.permanent("bad_spec", "the Flickr job has no root folder in its details")
+        }
+        let size = spec["size"]?.stringValue
+        let limit = spec["max"]?.intValue
+        let (apiKey, endpoints) = try await credentials(job)
+        let client = FlickrClient(httpClient: httpClient, endpoints: endpoints, logger: context.logger)
+
+        // The page size is fixed for the whole walk (recorded with the cursor): pages of another size would not
+        // line up with the ones already listed.
+        let session = job.session.flatMap { try? JSONValue.parse($0) }
+        var page = Int(session?["page"]?.intValue ?? 1)
+        var listed = session?["listed"]?.intValue ?? 0
+        let pageSize = Int(session?["per_page"]?.intValue ?? Int64(limit.map { min(Int64(perPage), $0) } ?? Int64(perPage)))
+        if page > 1 { context.logger.info("resuming Flickr listing", metadata: ["page": "\(page)", "listed": "\(listed)"]) }
+        var total = Int(session?["total"]?.intValue ?? 0)
+        var skipped = 0
+
+        while limit.map({ listed < $0 }) ?? true {
+            try context.checkCancellation()
+            let result = try await Self.listPage(client, userID: userID, page: page, perPage: pageSize, apiKey: apiKey)
+            total = result.total
+            let wanted = limit.map { Int(min(Int64(result.photos.count), $0 - listed)) } ?? result.photos.count
+            var children = [FanOutChild]()
+            for photo in result.photos.prefix(wanted) {
+                guard let child = Self.child(photo, jobID: job.jobID, root: root, size: size, photoBase: endpoints.photos) else {
+                    skipped += 1
+                    context.logger.warning("skipping a photo whose id cannot be a file name", metadata: ["page": "\(page)"])
+                    continue
+                }
+                children.append(child)
+            }
+            listed += Int64(wanted)
+            let finished = result.photos.isEmpty || page >= result.pages || limit.map { listed >= $0 } == true
+            page += 1
+            try await context.fanOut(
+                children, bytesDone: 0,
+                session: .object(["page": .int(Int64(page)), "listed": .int(listed), "per_page": .int(Int64(pageSize)), "total": .int(Int64(total))]))
+            if finished { break }
+        }
+        context.logger.info("Flickr listing done", metadata: ["photos": "\(listed)", "pages": "\(page - 1)", "skipped": "\(skipped)"])
+        return JobResult(
+            bytes: 0,
+            details: .object(["photos": .int(listed), "pages": .int(Int64(page - 1)), "total": .int(Int64(total)), "skipped": .int(Int64(skipped))]))
+    }
+
+    /// One listing page, with Flickr's errors turned into job failures.
+    static func listPage(_ client: FlickrClient, userID: String, page: Int, perPage: Int, apiKey: String) async throws -> FlickrPhotoPage {
+        do {
+            return try await client.publicPhotos(userID: userID, page: page, perPage: perPage, apiKey: apiKey)
+        } catch {
+            throw error.jobFailure(doing: "listing page \(page) of flickr:\(userID)")
+        }
+    }
+
+    /// The fetch of one photo, or `nil` when its id cannot be a file name inside `root`.
+    static func child(_ photo: FlickrPhotoInfo, jobID: UUID, root: String, size: String?, photoBase: String) -> FanOutChild? {
+        let name = size.map { "\(photo.id)_\($0).jpg" } ?? "\(photo.id).jpg"
+        guard SafePath.component(photo.id) != nil, let destination = SafePath.join(root: root, relative: name),
+            SafePath.isInside(destination, root: root)
+        else { return nil }
+        var metadata: [String: JSONValue] = [
+            "title": .string(photo.title), "owner": .string(photo.owner), "flickr_id": .string(photo.id),
+        ]
+        if let ownerName = photo.ownerName { metadata["ownername"] = .string(ownerName) }
+        if let uploaded = photo.dateUpload {
+            metadata["posted"] = .string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(uploaded))))
+        }
+        return FanOutChild(
+            kind: .fetch, source: FlickrClient.photoURL(photo, size: size, base: photoBase), destination: destination, account: nil,
+            idempotencyKey: "\(jobID.uuidString.lowercased())/flickr/\(photo.id)", metadata: .object(metadata),
+            details: ["root": .string(root)])
+    }
+
+    /// The API key and hosts of the job's account (or of the only Flickr account when the job names none).
+    func credentials(_ job: ClaimedJob) async throws -> (apiKey: String, endpoints: FlickrEndpoints) {
+        do {
+            var account = job.account
+            if account == nil {
+                let names = try await tokens.accountNames(provider: "flickr")
+                guard names.count == 1 else {
+                    throw JobFailure.permanent(
+                        "account_unusable",
+                        names.isEmpty ? "no Flickr account; add one with ferry account add NAME --provider flickr --api-key-file FILE"
+                            : "several Flickr accounts; name one with --account")
+                }
+                account = names[0]
+            }
+            let credentials = try await tokens.plainCredentials(for: account!)
+            guard credentials.provider == "flickr", let apiKey = credentials.appSecret, !apiKey.isEmpty else {
+                throw JobFailure.permanent("account_unusable", "account \(account!) is not a Flickr account with an API key")
+            }
+            return (apiKey, credentials.flickrEndpoints)
+        } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
+            throw JobFailure.permanent("account_unusable", error.description)
+        }
+    }
+}

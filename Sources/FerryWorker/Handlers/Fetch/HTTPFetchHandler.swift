@@ -1,0 +1,55 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryStore
+import Foundation
+import NIOCore
+
+/// Fetches an `http(s)://` URL to a local file: `ferry enqueue fetch URL --to PATH`.
+///
+/// The body streams into a `PartialDownload` beside the target (memory stays bounded). Large downloads
+/// checkpoint — fsync, then a progress event carrying a `FetchCursor` — every `checkpointBytes` and at least
+/// every couple of seconds, so a new attempt (after a crash, on another machine) resumes with `Range` and
+/// `If-Range` where the last one stopped; a remote file that changed meanwhile is fetched again from zero.
+/// Files smaller than `checkpointBytes` record no progress at all (many small photos stay cheap).
+/// The length and optional SHA-256 are verified before the file is renamed into place.
+public struct HTTPFetchHandler: JobHandler {
+    let httpClient: HTTPClient
+    /// Bytes between checkpoints; files smaller than this are never checkpointed.
+    public let checkpointBytes: Int64
+    /// A slow download still checkpoints this often once it has at least `idleCheckpointBytes` new.
+    let checkpointInterval: Duration = .seconds(2)
+    let idleCheckpointBytes: Int64 = 256 * 1024
+    let maxRedirects = 5
+    /// Bound of one request; a stalled one ends sooner through the client's read timeout.
+    let requestTimeout: TimeAmount = .hours(12)
+
+    public init(httpClient: HTTPClient, checkpointBytes: Int64 = 8 * 1024 * 1024) {
+        self.httpClient = httpClient
+        self.checkpointBytes = max(1024 * 1024, checkpointBytes)
+    }
+
+    public var name: String { "http-fetch" }
+
+    public func canHandle(_ job: ClaimedJob) -> Bool {
+        job.kind == .fetch && (job.source.hasPrefix("http://") || job.source.hasPrefix("https://"))
+    }
+
+    public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
+        guard let root = spec["root"]?.stringValue else {
+            throw JobFailure.permanent("bad_spec", "the fetch job has no root folder in its details")
+        }
+        // Without a validator a resumed range could splice two versions of the file: start over instead.
+        let recorded = FetchCursor(session: job.session).flatMap { $0.validator == nil ? nil : $0 }
+        let partial = try await PartialDownload.open(
+            target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset, digests: [.sha256])
+        let attempt = Attempt(handler: self, context: context, partial: partial, url: job.source, shown: DisplayURL.of(job.source))
+        do {
+            return try await attempt.run(recorded: recorded, expectedSHA256: spec["sha256"]?.stringValue)
+        } catch let failure as JobFailure where failure.kind == .permanent {
+            // Nothing will resume from these bytes.
+            await partial.discard()
+            throw failure
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import FerryCore
+import Testing
+
+@Suite("Safe paths")
+struct SafePathTests {
+    @Test("unsafe components are refused", arguments: ["", ".", "..", "../etc", "a/b", "/etc", "a\u{0}b", "tab\tname", "del\u{7F}", String(repeating: "x", count: 256)])
+    func unsafeComponents(_ name: String) {
+        #expect(SafePath.component(name) == nil)
+    }
+
+    @Test("ordinary names, 255 bytes and non-ASCII are kept")
+    func safeComponents() {
+        for name in ["IMG_1000.jpg", "東京タワー.jpg", ".hidden", "..dots", String(repeating: "x", count: 255)] {
+            #expect(SafePath.component(name) == name)
+        }
+        // 255 bytes, not 255 characters.
+        #expect(SafePath.component(String(repeating: "é", count: 128)) == nil)
+    }
+
+    @Test("join keeps remote names inside the root")
+    func join() {
+        #expect(SafePath.join(root: "/srv/photos", relative: "a/b.jpg") == "/srv/photos/a/b.jpg")
+        #expect(SafePath.join(root: "/srv/photos/", relative: "b.jpg") == "/srv/photos/b.jpg")
+        for bad in ["../b.jpg", "a/../../b", "/etc/passwd", "a//b", "a/./b", "", "a\u{0}/b"] {
+            #expect(SafePath.join(root: "/srv/photos", relative: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("isInside resolves . and .. lexically")
+    func isInside() {
+        #expect(SafePath.isInside("/srv/photos/a.jpg", root: "/srv/photos"))
+        #expect(SafePath.isInside("/srv/photos/x/../a.jpg", root: "/srv/photos/"))
+        #expect(!SafePath.isInside("/srv/photos/../etc/passwd", root: "/srv/photos"))
+        #expect(!SafePath.isInside("/srv/photos", root: "/srv/photos"))
+        #expect(!SafePath.isInside("/srv/photos2/a", root: "/srv/photos"))
+        #expect(!SafePath.isInside("relative/a", root: "/srv"))
+        #expect(!SafePath.isInside("/srv/a\u{0}b", root: "/srv"))
+        #expect(SafePath.normalize("/a//b/./c/../d") == "/a/b/d")
+    }
+
+    @Test("file names from URLs are decoded and checked")
+    func fromURL() {
+        #expect(SafePath.fileName(fromURL: "https://example.com/p/IMG%201.jpg?sig=abc") == "IMG 1.jpg")
+        #expect(SafePath.fileName(fromURL: "https://example.com/p/..%2F..%2Fetc") == nil)
+        #expect(SafePath.fileName(fromURL: "https://example.com/p/%2E%2E") == nil)
+        #expect(SafePath.fileName(fromURL: "https://example.com/") == nil)
+    }
+}

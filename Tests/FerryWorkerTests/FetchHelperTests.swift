@@ -1,0 +1,70 @@
+import FerryCore
+import Foundation
+import Testing
+@testable import FerryWorker
+
+@Suite("URL fetch helpers")
+struct FetchHelperTests {
+    @Test("Content-Range parses start, end and total; malformed ones are refused")
+    func contentRange() {
+        #expect(ContentRange("bytes 100-199/1000") == ContentRange("bytes 100-199/1000"))
+        let range = ContentRange("bytes 100-199/1000")
+        #expect(range?.start == 100 && range?.end == 199 && range?.total == 1000)
+        #expect(ContentRange("bytes 5-9/*")?.total == nil)
+        for bad in [nil, "", "bytes */1000", "items 1-2/3", "bytes 9-5/10", "bytes 0-10/10", "bytes a-b/c"] {
+            #expect(ContentRange(bad) == nil, "\(bad ?? "nil")")
+        }
+    }
+
+    @Test("the cursor round-trips through its session JSON and picks a usable If-Range validator")
+    func cursor() throws {
+        let cursor = FetchCursor(temp: "/d/.f.ferry-1.part", offset: 8_388_608, etag: "\"abc\"", lastModified: "Sat, 21 Nov 2026 10:00:00 GMT", length: 25_000_000)
+        #expect(FetchCursor(session: cursor.json.jsonText) == cursor)
+        #expect(cursor.validator == "\"abc\"")
+        var weak = cursor
+        weak.etag = "W/\"abc\""
+        #expect(weak.validator == "Sat, 21 Nov 2026 10:00:00 GMT", "weak ETags are not allowed in If-Range")
+        weak.lastModified = nil
+        #expect(weak.validator == nil)
+        #expect(FetchCursor(session: #"{"upload_session_id":"x","offset":5}"#) == nil)
+        #expect(FetchCursor(session: nil) == nil)
+    }
+
+    @Test("URLs are shown without query, fragment or user info")
+    func displayURL() {
+        #expect(DisplayURL.of("https://cdn.example.com/a/b.jpg?X-Amz-Signature=s3cr3t#frag") == "https://cdn.example.com/a/b.jpg")
+        #expect(DisplayURL.of("https://user:pw@example.com/x") == "https://example.com/x")
+        #expect(DisplayURL.of("http://example.com") == "http://example.com")
+    }
+
+    @Test("statuses map to permanent, retryable and rate-limited failures")
+    func statuses() {
+        typealias Attempt = HTTPFetchHandler.Attempt
+        #expect(Attempt.failure(status: 404, retryAfter: nil, shown: "u").kind == .permanent)
+        #expect(Attempt.failure(status: 410, retryAfter: nil, shown: "u").kind == .permanent)
+        #expect(Attempt.failure(status: 403, retryAfter: nil, shown: "u").kind == .permanent)
+        #expect(Attempt.failure(status: 408, retryAfter: nil, shown: "u").kind == .retryable)
+        #expect(Attempt.failure(status: 502, retryAfter: nil, shown: "u").kind == .retryable)
+        let before = Date()
+        guard case .rateLimited(let until) = Attempt.failure(status: 429, retryAfter: "120", shown: "u").kind else {
+            Issue.record("429 is a rate limit")
+            return
+        }
+        #expect(until.timeIntervalSince(before) >= 119 && until.timeIntervalSince(before) < 200)
+        guard case .rateLimited(let fallback) = Attempt.failure(status: 429, retryAfter: nil, shown: "u").kind else {
+            Issue.record("429 is a rate limit")
+            return
+        }
+        #expect(fallback.timeIntervalSince(before) >= 29, "30 s without Retry-After")
+    }
+
+    @Test("Retry-After takes seconds or an HTTP date")
+    func retryAfter() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
+        #expect(HTTPRetryAfter.seconds("17", now: now) == 17)
+        #expect(HTTPRetryAfter.seconds("Tue, 14 Nov 2023 22:14:20 GMT", now: now) == 60)
+        #expect(HTTPRetryAfter.seconds("Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0, "a past date means now")
+        #expect(HTTPRetryAfter.seconds("soon", now: now) == nil)
+        #expect(HTTPRetryAfter.seconds(nil, now: now) == nil)
+    }
+}

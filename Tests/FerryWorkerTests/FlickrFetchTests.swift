@@ -1,0 +1,173 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import FerryFlickr
+@testable import FerryWorker
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real `ferry` workers listing a Flickr photostream on a real `ferry dev-server` and fetching every photo.
+@Suite("Flickr fetches")
+struct FlickrFetchTests {
+    static let devKey = "ferry-dev-flickr"
+
+    /// Adds a Flickr account whose API key is `key`, pointed at `server`.
+    static func addAccount(_ name: String, key: String, server: DevServerProcess, db: TestDatabase) async throws {
+        let result = try await FerryProcess.run(
+            ["account", "add", name, "--provider", "flickr", "--api-key-file", "-",
+             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"],
+            databaseURL: db.url, stdin: key + "\n", environment: DropboxAccounts.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Seeds a user; answers its photos (id → title) in stream order.
+    static func seedUser(_ server: DevServerProcess, _ userID: String, count: Int, totalAs: String = "string") async throws -> [(id: String, title: String, path: String)] {
+        let reply = try await server.request(
+            "POST", "/__dev/flickr/users", json: .object(["user_id": .string(userID), "count": .int(Int64(count)), "total_as": .string(totalAs)]))
+        guard case .array(let photos)? = reply["photos"] else { throw TestSupportError("no photos in the seed answer") }
+        return photos.map { ($0["id"]?.stringValue ?? "", $0["title"]?.stringValue ?? "", $0["path"]?.stringValue ?? "") }
+    }
+
+    static func enqueue(_ db: TestDatabase, _ arguments: [String]) async throws -> String {
+        let result = try await FerryProcess.run(["enqueue", "fetch"] + arguments, databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.lines.last ?? ""
+    }
+
+    /// Files below `dir`, relative, with folders marked by a trailing slash.
+    static func tree(_ dir: String) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: dir)
+        var out = [String]()
+        while let item = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: dir + "/" + item, isDirectory: &isDirectory)
+            out.append(isDirectory.boolValue ? item + "/" : item)
+        }
+        return out.sorted()
+    }
+
+    @Test("1,050 photos over three pages: each downloaded once, titles in job_status, batch done, ferry wait exits 0")
+    func threePages() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("flickr_pages")
+        let parent = try URLFetchTests.folder("flickr-pages")
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let target = parent + "/stream"
+        let photos = try await Self.seedUser(server, "42424242@N01", count: 1050)
+        try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
+        let listing = try await Self.enqueue(db, ["flickr:42424242@N01", "--to", target + "/", "--size", "s", "--batch", "stream"])
+
+        let workers = try (0..<2).map { try URLFetchTests.startWorker(db, name: "flickr-\($0)", ["--concurrency", "8"]) }
+        try await eventually(timeout: .seconds(900), interval: .milliseconds(500), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "stream")
+        }
+        let wait = try await FerryProcess.run(["wait", "--batch", "stream"], databaseURL: db.url)
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        try await URLFetchTests.stop(workers)
+
+        let failed = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'")
+        #expect(failed == 0)
+        let children = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND source LIKE 'http%'")
+        #expect(children == 1050)
+
+        // Exactly the photos' files, nothing else anywhere below the parent folder.
+        let expectedNames = photos.map { "\($0.id)_s.jpg" }
+        #expect(Self.tree(parent) == (["stream/"] + expectedNames.map { "stream/" + $0 }).sorted())
+        let downloads = try await server.stats()["flickr_photo_downloads_per_path"]
+        for photo in photos {
+            let path = "/flickr/photos/" + photo.path.split(separator: "/").suffix(2).joined(separator: "/")
+            let sized = path.replacingOccurrences(of: ".jpg", with: "_s.jpg")
+            #expect(downloads?[sized]?.intValue == 1, "\(sized) downloaded once")
+        }
+        // Bytes equal the server's for a sample.
+        for photo in photos.enumerated().filter({ $0.offset % 100 == 0 }).map(\.element) {
+            let url = server.baseURL + "/flickr/photos/" + photo.path.split(separator: "/").suffix(2).joined(separator: "/").replacingOccurrences(of: ".jpg", with: "_s.jpg")
+            let (data, _) = try await URLSession.shared.data(from: URL(string: url)!)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: target + "/\(photo.id)_s.jpg")) == data)
+        }
+
+        // Titles and owners are visible in SQL.
+        let rows = try await db.query(
+            "SELECT metadata->>'flickr_id', metadata->>'title', metadata->>'owner' FROM ferry.job_status WHERE batch = 'stream' AND metadata ? 'flickr_id'").rows
+        var titles = [String: String]()
+        for row in rows {
+            titles[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1)
+            #expect(try row.decode(String.self, at: 2) == "42424242@N01")
+        }
+        #expect(titles.count == 1050)
+        for photo in photos { #expect(titles[photo.id] == photo.title) }
+
+        let result = try await db.query("SELECT result::text FROM ferry.jobs WHERE job_id = $1::uuid", [listing]).rows[0].decode(String?.self, at: 0)
+        let details = try JSONValue.parse(result ?? "{}")
+        #expect(details["photos"]?.intValue == 1050 || details["details"]?["photos"]?.intValue == 1050, "\(result ?? "")")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'page'") == 3)
+    }
+
+    @Test("--max stops after that many photos")
+    func maxPhotos() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("flickr_max")
+        let target = try URLFetchTests.folder("flickr-max")
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        let photos = try await Self.seedUser(server, "7@N07", count: 300, totalAs: "number")
+        try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
+        _ = try await Self.enqueue(db, ["flickr:7@N07", "--to", target + "/", "--size", "q", "--max", "120", "--batch", "few"])
+        let worker = try URLFetchTests.startWorker(db, name: "flickr-max", ["--concurrency", "8"])
+        try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "few")
+        }
+        try await URLFetchTests.stop([worker])
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 121)
+        #expect(Self.tree(target) == photos.prefix(120).map { "\($0.id)_q.jpg" }.sorted(), "the 120 newest")
+    }
+
+    @Test("a wrong API key fails the listing job with Flickr's message")
+    func wrongKey() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("flickr_key")
+        let target = try URLFetchTests.folder("flickr-key")
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        _ = try await Self.seedUser(server, "8@N08", count: 5)
+        let wrongKey = "0123456789abcdef0123456789abcdef"
+        try await Self.addAccount("flickr", key: wrongKey, server: server, db: db)
+        _ = try await Self.enqueue(db, ["flickr:8@N08", "--to", target + "/"])
+        let worker = try URLFetchTests.startWorker(db, name: "flickr-key")
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(300), "the listing to fail") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
+        }
+        try await URLFetchTests.stop([worker])
+        let row = try await db.query("SELECT attempt, last_error FROM ferry.jobs").rows[0]
+        #expect(try row.decode(Int.self, at: 0) == 1)
+        let error = try row.decode(String?.self, at: 1) ?? ""
+        #expect(error.contains("Invalid API Key (Key not found)"), "\(error)")
+        #expect(!error.contains(wrongKey) && !worker.log.contains(wrongKey), "the key is never shown")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 1, "no children")
+        #expect(Self.tree(target).isEmpty)
+    }
+
+    @Test("a photo whose id tries ../ is skipped; titles never shape paths")
+    func hostileIDs() throws {
+        let root = "/srv/flickr/"
+        let job = UUID()
+        for id in ["../../etc/passwd", "..", "a/b", "", "x\u{0}y"] {
+            let photo = FlickrPhotoInfo(id: id, owner: "o", secret: "s", server: "1", title: "t")
+            #expect(FlickrPhotostreamHandler.child(photo, jobID: job, root: root, size: nil, photoBase: "http://h/p") == nil, "\(id)")
+        }
+        let photo = FlickrPhotoInfo(id: "123", owner: "o", secret: "abc", server: "65535", title: "../../../etc/passwd", ownerName: "Owner", dateUpload: 1_700_000_000)
+        let child = try #require(FlickrPhotostreamHandler.child(photo, jobID: job, root: root, size: "b", photoBase: "http://h/p"))
+        #expect(child.destination == "/srv/flickr/123_b.jpg")
+        #expect(child.source == "http://h/p/65535/123_abc_b.jpg")
+        #expect(child.idempotencyKey == "\(job.uuidString.lowercased())/flickr/123")
+        #expect(child.metadata?["title"]?.stringValue == "../../../etc/passwd")
+        #expect(child.metadata?["posted"]?.stringValue == "2023-11-14T22:13:20Z")
+        #expect(child.details["root"]?.stringValue == root)
+    }
+}

@@ -1,0 +1,224 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Real `ferry` workers fetching plain web files from a real `ferry dev-server`.
+@Suite("URL fetches")
+struct URLFetchTests {
+    static func folder(_ label: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "2", "--poll-interval", "0.5",
+                    "--log-level", "info", "--retry-base", "0.2"] + extra,
+            databaseURL: db.url, environment: DropboxAccounts.environment)
+    }
+
+    /// `ferry enqueue fetch URL --to PATH …`, answering the job id.
+    @discardableResult
+    static func enqueue(_ db: TestDatabase, _ url: String, to path: String, _ extra: [String] = []) async throws -> String {
+        let result = try await FerryProcess.run(["enqueue", "fetch", url, "--to", path] + extra, databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.lines.last ?? ""
+    }
+
+    /// Creates `/web/<path>` with pseudo-random content; answers its SHA-256.
+    @discardableResult
+    static func webFile(_ server: DevServerProcess, _ path: String, size: Int64, seed: Int64) async throws -> String {
+        let reply = try await server.request("POST", "/__dev/web", json: .object(["path": .string(path), "size": .int(size), "seed": .int(seed)]))
+        return try #require(reply["sha256"]?.stringValue)
+    }
+
+    static func job(_ db: TestDatabase, destination: String) async throws -> (state: String, attempt: Int, error: String?) {
+        let row = try await db.query("SELECT state, attempt, last_error FROM ferry.jobs WHERE destination = $1", [destination]).rows[0]
+        return (try row.decode(String.self, at: 0), try row.decode(Int.self, at: 1), try row.decode(String?.self, at: 2))
+    }
+
+    static func allFinished(_ db: TestDatabase) async throws -> Bool {
+        try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded', 'failed', 'cancelled')") == 0
+    }
+
+    static func stop(_ workers: [BackgroundProcess]) async throws {
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { _ = try await worker.waitForExit() }
+    }
+
+    @Test("several files arrive intact; a wrong --sha256 fails leaving nothing; 404 and 410 fail on the first attempt")
+    func severalFiles() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("url_files")
+        let dir = try Self.folder("url-files")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sizes: [Int64] = [0, 1_000, 300_000, 9 * 1024 * 1024 + 5]
+        var expected = [String: String]()
+        for (index, size) in sizes.enumerated() {
+            expected["\(dir)/file-\(index).bin"] = try await Self.webFile(server, "files/file-\(index).bin", size: size, seed: Int64(index + 1))
+            try await Self.enqueue(db, server.baseURL + "/web/files/file-\(index).bin?sig=SECRETSIG", to: dir + "/")
+        }
+        let checked = try await Self.webFile(server, "files/checked.bin", size: 50_000, seed: 40)
+        try await Self.enqueue(db, server.baseURL + "/web/files/checked.bin", to: dir + "/checked.bin", ["--sha256", checked])
+        try await Self.webFile(server, "files/wrong.bin", size: 70_000, seed: 41)
+        let wrongSHA = String(repeating: "ab", count: 32)
+        try await Self.enqueue(db, server.baseURL + "/web/files/wrong.bin", to: dir + "/wrong.bin", ["--sha256", wrongSHA])
+        try await Self.enqueue(db, server.baseURL + "/web/files/missing.bin", to: dir + "/missing.bin")
+        try await Self.webFile(server, "files/gone.bin", size: 10, seed: 42)
+        _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string("files/gone.bin"), "status": .int(410)]))
+        try await Self.enqueue(db, server.baseURL + "/web/files/gone.bin", to: dir + "/gone.bin")
+
+        let worker = try Self.startWorker(db, name: "url-files", ["--concurrency", "4"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "every fetch to finish") { try await Self.allFinished(db) }
+        try await Self.stop([worker])
+
+        for (path, sha) in expected {
+            #expect(try await Self.job(db, destination: path).state == "succeeded", "\(path)")
+            #expect(try DropboxAccounts.sha256(path) == sha, "\(path)")
+        }
+        #expect(try await Self.job(db, destination: dir + "/checked.bin").state == "succeeded")
+        #expect(try DropboxAccounts.sha256(dir + "/checked.bin") == checked)
+
+        let wrong = try await Self.job(db, destination: dir + "/wrong.bin")
+        #expect(wrong.state == "failed")
+        #expect(wrong.attempt == 1)
+        #expect(wrong.error?.contains("SHA-256") == true && wrong.error?.contains(wrongSHA) == true, "\(wrong.error ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/wrong.bin"))
+
+        for (name, status) in [("missing.bin", "404"), ("gone.bin", "410")] {
+            let failed = try await Self.job(db, destination: dir + "/" + name)
+            #expect(failed.state == "failed", "\(name)")
+            #expect(failed.attempt == 1, "\(name) failed at once")
+            #expect(failed.error?.contains(status) == true && failed.error?.contains("/web/files/\(name)") == true, "\(failed.error ?? "")")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/" + name))
+        }
+        // Only the finished files: no temporary files left behind, and the signature never reached the log.
+        let names = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
+        #expect(names == Set(expected.keys.map { ($0 as NSString).lastPathComponent } + ["checked.bin"]))
+        #expect(!worker.log.contains("SECRETSIG"))
+        let leaked = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%SECRETSIG%'")
+        #expect(leaked == 0)
+    }
+
+    @Test("429 defers the job and 503 retries it; both then succeed")
+    func rateLimitAndServerErrors() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("url_429")
+        let dir = try Self.folder("url-429")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let limitedSHA = try await Self.webFile(server, "limited.bin", size: 20_000, seed: 7)
+        let flakySHA = try await Self.webFile(server, "flaky.bin", size: 30_000, seed: 8)
+        for (path, status) in [("limited.bin", 429), ("flaky.bin", 503)] {
+            _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string(path), "status": .int(Int64(status))]))
+        }
+        try await Self.enqueue(db, server.baseURL + "/web/limited.bin", to: dir + "/limited.bin")
+        try await Self.enqueue(db, server.baseURL + "/web/flaky.bin", to: dir + "/flaky.bin", ["--max-attempts", "50"])
+        let worker = try Self.startWorker(db, name: "url-429")
+
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "a deferral and two failed attempts") {
+            let deferred = try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE e.type = 'deferred' AND j.destination = $1",
+                [dir + "/limited.bin"])
+            let retries = try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE e.type = 'retry_scheduled' AND j.destination = $1",
+                [dir + "/flaky.bin"])
+            return deferred >= 1 && retries >= 2
+        }
+        let limited = try await Self.job(db, destination: dir + "/limited.bin")
+        #expect(limited.state == "queued" || limited.state == "running")
+        #expect(limited.error?.contains("429") == true, "\(limited.error ?? "")")
+        #expect(try await Self.job(db, destination: dir + "/flaky.bin").error?.contains("503") == true)
+        for path in ["limited.bin", "flaky.bin"] {
+            _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string(path), "status": .null]))
+        }
+        // The 429 carried no Retry-After: the job comes back after the default 30 s.
+        try await eventually(timeout: .seconds(180), interval: .milliseconds(300), "both fetches to succeed") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+        }
+        try await Self.stop([worker])
+        #expect(try DropboxAccounts.sha256(dir + "/limited.bin") == limitedSHA)
+        #expect(try DropboxAccounts.sha256(dir + "/flaky.bin") == flakySHA)
+        let limitedAttempts = try await Self.job(db, destination: dir + "/limited.bin").attempt
+        #expect(limitedAttempts == 1, "a rate limit consumes no attempt")
+    }
+
+    /// Enqueues a throttled 24 MiB fetch, kills the worker once a checkpoint with offset > 0 is recorded and
+    /// answers the recorded offset.
+    static func killMidDownload(_ server: DevServerProcess, _ db: TestDatabase, dir: String, name: String) async throws -> Int64 {
+        try await Self.enqueue(db, server.baseURL + "/web/big/\(name)", to: dir + "/" + name)
+        let victim = try Self.startWorker(db, name: "victim-\(name)")
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a checkpoint to be recorded") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND (data->'session'->>'offset')::bigint > 0") > 0
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+        let offset = try await db.query("SELECT (session->>'offset')::bigint FROM ferry.jobs").rows[0].decode(Int64.self, at: 0)
+        #expect(offset > 0)
+        return offset
+    }
+
+    @Test("kill -9 mid-download: the next attempt resumes with Range at exactly the recorded offset")
+    func resumeAfterKill() async throws {
+        let server = try await DevServerProcess(["--download-bytes-per-second", "1048576"])
+        let db = try await TestDatabase.make("url_resume")
+        let dir = try Self.folder("url-resume")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let sha = try await Self.webFile(server, "big/movie.bin", size: 24 * 1024 * 1024 + 3, seed: 99)
+        let offset = try await Self.killMidDownload(server, db, dir: dir, name: "movie.bin")
+
+        let survivor = try Self.startWorker(db, name: "survivor")
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        try await Self.stop([survivor])
+        #expect(try DropboxAccounts.sha256(dir + "/movie.bin") == sha)
+        let starts = try await server.stats()["web_range_starts_per_path"]?["/web/big/movie.bin"]
+        #expect(starts == .array([.int(0), .int(offset)]), "first request from 0, the second from the recorded offset \(offset)")
+        #expect(survivor.log.contains("resuming download"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["movie.bin"])
+    }
+
+    @Test("a remote file replaced between attempts is fetched again from zero")
+    func remoteChanged() async throws {
+        let server = try await DevServerProcess(["--download-bytes-per-second", "1048576"])
+        let db = try await TestDatabase.make("url_changed")
+        let dir = try Self.folder("url-changed")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let old = try await Self.webFile(server, "big/doc.bin", size: 24 * 1024 * 1024, seed: 1)
+        let offset = try await Self.killMidDownload(server, db, dir: dir, name: "doc.bin")
+        let new = try await Self.webFile(server, "big/doc.bin", size: 3 * 1024 * 1024 + 11, seed: 2)
+        #expect(old != new)
+
+        let survivor = try Self.startWorker(db, name: "survivor")
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        try await Self.stop([survivor])
+        #expect(try DropboxAccounts.sha256(dir + "/doc.bin") == new)
+        let result = try await db.query("SELECT result::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
+        #expect(try JSONValue.parse(result)["bytes"] == .int(3 * 1024 * 1024 + 11), "\(result)")
+        #expect(survivor.log.contains("starting over"), "the resumed request was answered with the whole new file (offset was \(offset))")
+        let starts = try await server.stats()["web_range_starts_per_path"]?["/web/big/doc.bin"]
+        #expect(starts == .array([.int(0), .int(0)]), "the second request was served from zero")
+    }
+
+    @Test("a URL whose name decodes to ../ is refused at enqueue with exit 65")
+    func traversalRefused() async throws {
+        let db = try await TestDatabase.make("url_traversal")
+        let dir = try Self.folder("url-traversal")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let result = try await FerryProcess.run(
+            ["enqueue", "fetch", "http://127.0.0.1:9/web/..%2F..%2Fetc", "--to", dir + "/"], databaseURL: db.url)
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("file name"), "\(result.stderr)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+    }
+}
