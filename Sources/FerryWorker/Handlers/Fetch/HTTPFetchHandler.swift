@@ -36,9 +36,8 @@ public struct HTTPFetchHandler: JobHandler {
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
-        guard let root = spec["root"]?.stringValue else {
-            throw JobFailure.permanent("bad_spec", "the fetch job has no root folder in its details")
-        }
+        // Jobs enqueued before fetch details existed have no root: their own folder is the confinement.
+        let root = spec["root"]?.stringValue ?? SafePath.directory(of: job.destination)
         // Without a validator a resumed range could splice two versions of the file: start over instead.
         let recorded = FetchCursor(session: job.session).flatMap { $0.validator == nil ? nil : $0 }
         let partial = try await PartialDownload.open(
