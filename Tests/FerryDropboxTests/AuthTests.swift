@@ -7,16 +7,25 @@ import Testing
 struct AuthTests {
     @Test("an expired access token is expiredAccessToken; the refresh token gets a working one")
     func expiry() async throws {
-        // Long enough that a loaded machine still uses the token before it expires.
-        try await DropboxTestServer.run(accessTokenLifetime: 8) { t in
+        try await DropboxTestServer.run(accessTokenLifetime: 4) { t in
             let refresh = t.server.issueRefreshToken(account: "alice")
-            let grant = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: nil)
-            #expect(grant.expiresIn == 8)
+            // A starved test process may take longer than the lifetime between two calls: refresh until a fresh
+            // token is used in time (the server is right either way; this only absorbs the machine's load).
+            func freshWorkingToken() async throws -> (DropboxTokenGrant, JSONValue) {
+                for _ in 0..<10 {
+                    let grant = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: nil)
+                    if let account = try? await t.client.currentAccount(accessToken: grant.accessToken) {
+                        return (grant, account)
+                    }
+                }
+                throw DropboxError(code: .expiredAccessToken, httpStatus: 401, summary: "no fresh token worked in 10 tries")
+            }
+            let (grant, account) = try await freshWorkingToken()
+            #expect(grant.expiresIn == 4)
             #expect(grant.refreshToken == nil, "Dropbox does not rotate refresh tokens")
-            let account = try await t.client.currentAccount(accessToken: grant.accessToken)
             #expect(account["account_id"]?.stringValue?.hasPrefix("dbid:") == true)
 
-            try await Task.sleep(for: .milliseconds(8600))
+            try await Task.sleep(for: .milliseconds(4600))
             let expired = await #expect(throws: DropboxError.self) {
                 try await t.client.currentAccount(accessToken: grant.accessToken)
             }
@@ -26,9 +35,8 @@ struct AuthTests {
             #expect(expired?.isRetryable == false)
             #expect(expired.map { !"\($0)".contains(grant.accessToken) } == true)
 
-            let renewed = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: nil)
+            let (renewed, again) = try await freshWorkingToken()
             #expect(renewed.accessToken != grant.accessToken)
-            let again = try await t.client.currentAccount(accessToken: renewed.accessToken)
             #expect(again["account_id"] == account["account_id"])
         }
     }

@@ -98,10 +98,11 @@ struct WorkerBehaviorTests {
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
         #expect(cancel.stdout.contains("cancel_requested"))
         let asked = ContinuousClock.now
-        try await eventually(timeout: .seconds(10), "job cancelled") {
+        // The bound is generous for a loaded machine and still far below the 60 s the job would take.
+        try await eventually(timeout: .seconds(40), "job cancelled") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
         }
-        #expect(ContinuousClock.now - asked < .seconds(10), "noticed long before the 60 s job would end")
+        #expect(ContinuousClock.now - asked < .seconds(40), "noticed long before the 60 s job would end")
         let last = try await db.query("SELECT type, data->>'lease' FROM ferry.events WHERE job_id = $1::uuid ORDER BY version DESC LIMIT 1", [job]).rows[0]
         #expect(try last.decode(String.self, at: 0) == "cancelled")
         #expect(try last.decode(String.self, at: 1) == "1")
