@@ -47,14 +47,15 @@ struct WorkerEndToEndTests {
     @Test("kill -9 mid-run: the dead worker's jobs are rescued and finish, once each, files intact")
     func killNine() async throws {
         let db = try await TestDatabase.make("kill9")
-        let (source, files) = try WorkerFixtures.sourceFiles(count: 12, maxSize: 6_000_000, minSize: 3_000_000)
+        // Large enough that the victim cannot finish everything before a starved test process gets to kill it.
+        let (source, files) = try WorkerFixtures.sourceFiles(count: 12, maxSize: 40_000_000, minSize: 24_000_000)
         let target = source + "-out/"
         _ = try await FerryProcess.run(
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "k"))
         // Small chunks: many progress events, so the victim dies with partial files and recorded offsets.
-        let victim = try WorkerFixtures.startWorker(db, name: "victim", ["--concurrency", "6", "--chunk-size", "1"])
+        let victim = try WorkerFixtures.startWorker(db, name: "victim", ["--concurrency", "3", "--chunk-size", "1"])
         try await eventually(timeout: .seconds(60), "the victim to record progress") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL") >= 6
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL") >= 3
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
