@@ -116,7 +116,8 @@ struct DropboxFileFetch: Sendable {
             for try await piece in body {
                 try context.checkCancellation()
                 try await partial.append(piece)
-                if partial.offset - lastCheckpoint.offset >= Self.checkpointBytes
+                // At most one fsync per second on a fast link (each one waits for the disk).
+                if (partial.offset - lastCheckpoint.offset >= Self.checkpointBytes && clock.now - lastCheckpoint.at >= .seconds(1))
                     || (clock.now - lastCheckpoint.at >= Self.checkpointInterval && partial.offset > lastCheckpoint.offset)
                 {
                     try await checkpoint()

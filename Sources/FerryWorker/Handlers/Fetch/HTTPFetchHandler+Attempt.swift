@@ -80,8 +80,11 @@ extension HTTPFetchHandler {
                     try await partial.append(piece)
                     guard records else { continue }
                     let fresh = partial.offset - checkpointed
-                    if fresh >= handler.checkpointBytes
-                        || (fresh >= handler.idleCheckpointBytes && ContinuousClock.now - checkpointedAt >= handler.checkpointInterval)
+                    // At most one fsync per second on a fast link (each one waits for the disk), at least every
+                    // couple of seconds on a slow one.
+                    let since = ContinuousClock.now - checkpointedAt
+                    if (fresh >= handler.checkpointBytes && since >= .seconds(1))
+                        || (fresh >= handler.idleCheckpointBytes && since >= handler.checkpointInterval)
                     {
                         checkpointed = try await checkpoint(cursor, total: total)
                         checkpointedAt = ContinuousClock.now

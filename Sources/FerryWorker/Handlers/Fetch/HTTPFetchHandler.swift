@@ -40,11 +40,14 @@ public struct HTTPFetchHandler: JobHandler {
         let root = spec["root"]?.stringValue ?? SafePath.directory(of: job.destination)
         // Without a validator a resumed range could splice two versions of the file: start over instead.
         let recorded = FetchCursor(session: job.session).flatMap { $0.validator == nil ? nil : $0 }
+        // SHA-256 only when asked for: on CPUs without SHA extensions it costs more than the download itself.
+        let expectedSHA256 = spec["sha256"]?.stringValue
         let partial = try await PartialDownload.open(
-            target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset, digests: [.sha256])
+            target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset,
+            digests: expectedSHA256 == nil ? [] : [.sha256])
         let attempt = Attempt(handler: self, context: context, partial: partial, url: job.source, shown: DisplayURL.of(job.source))
         do {
-            return try await attempt.run(recorded: recorded, expectedSHA256: spec["sha256"]?.stringValue)
+            return try await attempt.run(recorded: recorded, expectedSHA256: expectedSHA256)
         } catch let failure as JobFailure where failure.kind == .permanent {
             // Nothing will resume from these bytes.
             await partial.discard()

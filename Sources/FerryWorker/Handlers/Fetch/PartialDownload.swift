@@ -122,22 +122,22 @@ final class PartialDownload: @unchecked Sendable {
 
     /// Appends bytes received from the server.
     func append(_ bytes: ByteBuffer) async throws {
-        bytes.withUnsafeReadableBytes { raw in
-            buffer.append(contentsOf: raw)
-            sha256?.update(bufferPointer: raw)
-            contentHash?.update(raw)
-        }
+        bytes.withUnsafeReadableBytes { raw in buffer.append(contentsOf: raw) }
         offset += Int64(bytes.readableBytes)
         if buffer.count >= flushSize { try await flush() }
     }
 
+    /// Hashes and writes the buffer off the cooperative pool (hashing a large download is CPU-bound). Flushes
+    /// are awaited one at a time, so the digests see the bytes in order.
     private func flush() async throws {
         guard !buffer.isEmpty else { return }
         let pending = buffer
         let at = offset - Int64(pending.count)
         buffer.removeAll(keepingCapacity: true)
-        let file = self.file
-        try await BlockingIO.run { try file.write(pending, at: at) }
+        try await BlockingIO.run { [self] in
+            absorb(pending)
+            try file.write(pending, at: at)
+        }
     }
 
     /// Writes what is buffered and syncs it; returns the durable offset to record as progress.
