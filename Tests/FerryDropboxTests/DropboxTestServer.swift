@@ -28,7 +28,7 @@ final class DropboxTestServer: Sendable {
     static func run(
         appSecret: String? = nil,
         accessTokenLifetime: Double = 14400,
-        requestTimeout: Duration = .seconds(30),
+        requestTimeout: Duration = .seconds(180),  // generous: a debug server in a loaded parallel test run
         _ body: (DropboxTestServer) async throws -> Void
     ) async throws {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-dropbox-\(UUID().uuidString)").path
