@@ -26,10 +26,14 @@ public struct ClaimedJob: Sendable, Hashable {
     public var enqueuedAt: PostgresTimestamp
     /// When the claim was recorded (the claiming transaction's time).
     public var claimedAt: PostgresTimestamp
+    /// Higher runs first.
+    public var priority: Int
+    /// Not before this time.
+    public var runAt: PostgresTimestamp
 
     static let columns = """
         job_id, lease, attempt, max_attempts, kind, queue, batch, source, destination, account, spec::text,
-        metadata::text, bytes_done, bytes_total, session::text, enqueued_at, updated_at
+        metadata::text, bytes_done, bytes_total, session::text, enqueued_at, updated_at, priority, run_at
         """
 
     init(row: PostgresRow) throws {
@@ -53,5 +57,14 @@ public struct ClaimedJob: Sendable, Hashable {
         session = try row.decode(String?.self, at: 14)
         enqueuedAt = try row.decode(PostgresTimestamp.self, at: 15)
         claimedAt = try row.decode(PostgresTimestamp.self, at: 16)
+        priority = try row.decode(Int.self, at: 17)
+        runAt = try row.decode(PostgresTimestamp.self, at: 18)
+    }
+
+    /// Claim order: highest priority first, then oldest `run_at`, then job id (as PostgreSQL orders uuids).
+    static func claimOrder(_ lhs: ClaimedJob, _ rhs: ClaimedJob) -> Bool {
+        if lhs.priority != rhs.priority { return lhs.priority > rhs.priority }
+        if lhs.runAt != rhs.runAt { return lhs.runAt < rhs.runAt }
+        return lhs.jobID.uuidString.lowercased() < rhs.jobID.uuidString.lowercased()
     }
 }

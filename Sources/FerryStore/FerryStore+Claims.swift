@@ -6,6 +6,8 @@ extension FerryStore {
     /// Claims up to `limit` due jobs from `queues` in one statement (`ferry.claim_jobs`): highest priority
     /// first, then oldest `run_at`, `FOR UPDATE SKIP LOCKED` so claimers never wait on each other, at most
     /// `accounts.max_concurrent` running jobs per account across all workers, and a `claimed` event per job.
+    /// The claim reads about as many index entries as it returns, however deep the backlog (migration 0008).
+    /// Jobs come back in claim order.
     public func claim(worker: String, queues: [String], limit: Int) async throws -> [ClaimedJob] {
         guard limit > 0, !queues.isEmpty else { return [] }
         let sql = "SELECT \(ClaimedJob.columns) FROM ferry.claim_jobs($1, $2::text[], $3)"
@@ -13,7 +15,7 @@ extension FerryStore {
         do {
             return try await client.withConnection { connection in
                 try connection.query(sql, binds).rows.map(ClaimedJob.init(row:))
-            }
+            }.sorted(by: ClaimedJob.claimOrder)
         } catch {
             throw Self.translate(error)
         }
