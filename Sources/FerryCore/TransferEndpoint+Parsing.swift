@@ -46,8 +46,7 @@ extension TransferEndpoint {
             let (account, path) = try parseDropbox(text, field: field)
             return .dropbox(account: account, path: path)
         }
-        let lower = text.lowercased()
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        if hasPrefixIgnoringASCIICase(text, "http://") || hasPrefixIgnoringASCIICase(text, "https://") {
             return .web(url: try validateWebURL(text, field: field))
         }
         throw ValidationIssue(
@@ -113,22 +112,26 @@ extension TransferEndpoint {
         guard text.utf8.count <= 8192 else {
             throw ValidationIssue(field: field, problem: "URL is longer than 8192 bytes", fix: "use a shorter URL")
         }
-        if text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+        // Byte-wise: every delimiter is ASCII, and no byte of a multi-byte UTF-8 sequence is below 0x80.
+        let bytes = text.utf8
+        if bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             throw ValidationIssue(field: field, problem: "URL contains spaces or control characters", fix: "percent-encode them (%20)")
         }
-        let afterScheme = text.drop(while: { $0 != ":" }).dropFirst(3)
-        let authority = afterScheme.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
-        if authority.contains("@") {
+        let afterScheme = bytes.drop(while: { $0 != UInt8(ascii: ":") }).dropFirst(3)
+        let authority = afterScheme.prefix(while: { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+        if authority.contains(UInt8(ascii: "@")) {
             throw ValidationIssue(
                 field: field, problem: "URL carries credentials (user:password@)",
                 fix: "remove them from the URL; credentials belong in an account, never in a job")
         }
-        let host = authority.hasPrefix("[") ? authority : authority.split(separator: ":", maxSplits: 1).first ?? ""
+        let bracketed = authority.first == UInt8(ascii: "[")
+        let parts = authority.split(separator: UInt8(ascii: ":"), maxSplits: 1)
+        let host = bracketed ? authority : parts.first ?? authority[authority.startIndex..<authority.startIndex]
         guard !host.isEmpty else {
             throw ValidationIssue(field: field, problem: "URL has no host", fix: "write for example https://example.com/photo.jpg")
         }
-        if let portText = authority.hasPrefix("[") ? nil : authority.split(separator: ":", maxSplits: 1).dropFirst().first {
-            guard let port = Int(portText), (1...65535).contains(port) else {
+        if !bracketed, let portBytes = parts.dropFirst().first {
+            guard let port = Int(String(decoding: portBytes, as: UTF8.self)), (1...65535).contains(port) else {
                 throw ValidationIssue(field: field, problem: "URL has an invalid port", fix: "use a port from 1 to 65535")
             }
         }
@@ -146,6 +149,17 @@ extension TransferEndpoint {
         guard path.utf8.count <= 4096 else {
             throw ValidationIssue(field: field, problem: "path is longer than 4096 bytes", fix: "shorten the path")
         }
+    }
+
+    /// `text.lowercased().hasPrefix(prefix)` for an ASCII lowercase `prefix`, without lowercasing all of `text`.
+    static func hasPrefixIgnoringASCIICase(_ text: String, _ prefix: String) -> Bool {
+        var bytes = text.utf8.makeIterator()
+        for expected in prefix.utf8 {
+            guard let byte = bytes.next() else { return false }
+            let lowered = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+            if lowered != expected { return false }
+        }
+        return true
     }
 
     static func percentDecode(_ text: String) -> String? {

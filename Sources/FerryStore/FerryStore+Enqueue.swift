@@ -28,6 +28,27 @@ extension FerryStore {
         }
     }
 
+    /// Runs `body` with a bulk enqueue whose chunks all commit together when `body` returns, or not at all when it
+    /// throws. Use it when the jobs do not fit in memory at once (`ferry enqueue --from` of any size).
+    ///
+    /// A concurrent producer may commit an idempotency key between a chunk's lookup and its insert; the error is
+    /// then `FerryStoreError.Code.keyConflict` and nothing was written: running the same input again is safe.
+    public func withBulkEnqueue<T: Sendable>(_ body: (BulkEnqueue) async throws -> T) async throws -> T {
+        do {
+            return try await client.withHeldTransaction { transaction in
+                try await body(BulkEnqueue(transaction: transaction))
+            }
+        } catch let error as PostgresError
+            where error.sqlState == .uniqueViolation && error.constraint == "jobs_idempotency_key"
+        {
+            throw FerryStoreError(
+                .keyConflict, "another producer enqueued one of these idempotency keys at the same moment; nothing was enqueued",
+                fix: "run the same command again: keys that exist now return their existing jobs")
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     static func enqueue(_ specs: [JobSpec], lines: [Int?]?, on connection: PostgresConnection) throws -> [EnqueueOutcome] {
         var specs = specs
         func place(_ index: Int?) -> String { (index.flatMap { lines?[$0] }).map { "line \($0): " } ?? "" }

@@ -25,6 +25,8 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case migrationUnknown = "migration_unknown"
         /// The migrations directory is missing or holds a misnamed file.
         case migrationFiles = "migration_files"
+        /// A concurrent producer committed the same idempotency key during a bulk enqueue; nothing was written.
+        case keyConflict = "key_conflict"
         /// The database schema is not migrated.
         case notMigrated = "not_migrated"
     }

@@ -28,6 +28,7 @@ enum CLIFailure {
             case .versionConflict, .staleLease, .invalidTransition, .accountInUse: return ExitCode(ExitStatus.negative)
             case .accountExists: return ExitCode(ExitStatus.invalidInput)
             case .accountNeedsReauthorization, .credentials: return ExitCode(ExitStatus.configuration)
+            case .keyConflict: return ExitCode(ExitStatus.temporaryFailure)
             }
         case let error as SecretKeyError:
             printError("error: \(error)")

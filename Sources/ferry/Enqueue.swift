@@ -3,6 +3,10 @@ import FerryCore
 import FerryStore
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Add jobs to the queue: uploads, fetches, or a JSON Lines file of either (all or nothing).",
@@ -105,42 +109,68 @@ struct Enqueue: AsyncParsableCommand {
         }
     }
 
+    /// Streams the lines through validation into one transaction, chunk by chunk: memory stays bounded
+    /// whatever the input size, and the result is still every line or none.
     func enqueueLines(from: String) async throws {
-        let data: Data
-        if from == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            guard let contents = FileManager.default.contents(atPath: from) else {
-                throw ValidationIssue(field: "--from", problem: "cannot read \(from)", fix: "check the path and permissions")
-            }
-            data = contents
-        }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw ValidationIssue(field: "--from", problem: "the input is not UTF-8 text", fix: "write JSON Lines in UTF-8")
-        }
         var defaults = options.defaults
         defaults.to = to
         if fetchOptions.sha256 != nil {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
         }
         defaults.fetch = fetchOptions.options
-        var requests = [JobRequest]()
-        var issues = [ValidationIssue]()
-        var lineNumber = 0
-        // Split on bytes: splitting a String by Characters costs grapheme breaking on every byte.
-        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            do throws(ValidationIssue) {
-                requests.append(try JobRequest(jsonLine: String(decoding: line, as: UTF8.self), line: lineNumber, defaults: defaults))
-            } catch {
-                issues.append(error)
+        let descriptor: Int32
+        if from == "-" {
+            descriptor = STDIN_FILENO
+        } else {
+            descriptor = open(from, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw ValidationIssue(field: "--from", problem: "cannot read \(from) (\(String(cString: strerror(errno))))", fix: "check the path and permissions")
             }
         }
-        if requests.isEmpty && issues.isEmpty {
-            throw ValidationIssue(field: "--from", problem: "no jobs in the input", fix: "write one JSON object per line")
+        let producer = JobChunkProducer(descriptor: descriptor, ownsDescriptor: from != "-", defaults: defaults)
+        let spool = try OutputSpool()
+        let json = options.json
+        let store = connection.makeStore(poolSize: 1)
+        defer { store.client.close() }
+        producer.start()
+        var count = 0
+        do {
+            try await store.withBulkEnqueue { bulk in
+                var pending: Task<[EnqueueOutcome], any Error>?
+                for await element in producer.stream {
+                    switch element {
+                    case .jobs(let specs, let lines):
+                        // Write the previous chunk's outcomes while this one goes to the database.
+                        let previous = try await pending?.value
+                        pending = Task { try await bulk.add(specs, lines: lines) }
+                        producer.taken()
+                        if let previous { try Self.spool(previous, into: spool, json: json, count: &count) }
+                    case .issues(let issues, let more):
+                        // Let the chunk in flight finish before the transaction is rolled back.
+                        _ = try? await pending?.value
+                        throw ValidationIssues(issues: issues, more: more)
+                    }
+                }
+                if let last = try await pending?.value { try Self.spool(last, into: spool, json: json, count: &count) }
+            }
+        } catch {
+            producer.stop()
+            throw error
         }
-        try await EnqueueRunner.enqueue(requests, earlierIssues: issues, connection: connection, json: options.json)
+        if json { try spool.write(count == 0 ? "[]\n" : "]\n") }
+        try spool.copyToStandardOutput()
+    }
+
+    /// Output as `EnqueueRunner` prints it: one id per line, or one JSON array.
+    static func spool(_ outcomes: [EnqueueOutcome], into spool: OutputSpool, json: Bool, count: inout Int) throws {
+        for outcome in outcomes {
+            if json {
+                try spool.write((count == 0 ? "[" : ",") + EnqueueRunner.jsonItem(outcome).jsonText)
+            } else {
+                try spool.write(outcome.jobID.uuidString.lowercased() + "\n")
+            }
+            count += 1
+        }
     }
 }
 
@@ -177,15 +207,7 @@ enum EnqueueRunner {
         let outcomes = try await store.enqueue(specs, lines: requests.map(\.line))
         var out = ""
         if json {
-            let items = outcomes.map { outcome -> JSONValue in
-                var object: [String: JSONValue] = [
-                    "job_id": .string(outcome.jobID.uuidString.lowercased()), "created": .bool(outcome.created),
-                ]
-                if let line = outcome.line { object["line"] = .int(Int64(line)) }
-                if let key = outcome.idempotencyKey { object["key"] = .string(key) }
-                return .object(object)
-            }
-            out = JSONValue.array(items).jsonText + "\n"
+            out = JSONValue.array(outcomes.map(jsonItem)).jsonText + "\n"
         } else {
             out.reserveCapacity(outcomes.count * 37)
             for outcome in outcomes {
@@ -194,5 +216,15 @@ enum EnqueueRunner {
             }
         }
         FileHandle.standardOutput.write(Data(out.utf8))
+    }
+
+    /// One enqueued job in `--json` output.
+    static func jsonItem(_ outcome: EnqueueOutcome) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "job_id": .string(outcome.jobID.uuidString.lowercased()), "created": .bool(outcome.created),
+        ]
+        if let line = outcome.line { object["line"] = .int(Int64(line)) }
+        if let key = outcome.idempotencyKey { object["key"] = .string(key) }
+        return .object(object)
     }
 }

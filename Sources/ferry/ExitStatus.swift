@@ -18,6 +18,8 @@ enum ExitStatus {
     static let internalError: Int32 = 70
     /// `ferry wait --timeout` passed before the batch or job finished (EX_TEMPFAIL: waiting again may succeed).
     static let timedOut: Int32 = 75
+    /// Try again: a concurrent producer committed one of the same idempotency keys during a bulk enqueue (EX_TEMPFAIL).
+    static let temporaryFailure: Int32 = 75
     /// The database schema is missing or out of date: run ferry migrate.
     static let notMigrated: Int32 = 78
     /// `ferry wait` interrupted by SIGINT (128 + 2, as shells report it).

@@ -12,6 +12,8 @@ final class LocalFileInspector {
     func inspect(_ path: String) -> Result<SourceFileFacts, SourceFileFacts.Problem> {
         if let cached = cache[path] { return cached }
         let result = Self.examine(path)
+        // Bounded: a streaming enqueue of millions of distinct files must not keep one entry per file.
+        if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
         cache[path] = result
         return result
     }

@@ -1,0 +1,28 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// One all-or-nothing enqueue fed in chunks: every chunk goes into the same open transaction, so memory is
+/// bounded by a chunk while the result is still whole or nothing. Made by `FerryStore.withBulkEnqueue`.
+///
+/// Each chunk is checked against what earlier chunks wrote (idempotency keys repeat across chunks as within
+/// one), then streamed with `COPY`.
+public final class BulkEnqueue: Sendable {
+    let transaction: PostgresHeldTransaction
+
+    init(transaction: PostgresHeldTransaction) {
+        self.transaction = transaction
+    }
+
+    /// Writes one chunk of validated jobs. `lines` (parallel to `specs`) name input lines in errors.
+    public func add(_ specs: [JobSpec], lines: [Int?]) async throws -> [EnqueueOutcome] {
+        guard !specs.isEmpty else { return [] }
+        do {
+            return try await transaction.run { connection in
+                try FerryStore.enqueue(specs, lines: lines, on: connection)
+            }
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+}
