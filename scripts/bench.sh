@@ -18,7 +18,7 @@ swift build -c release --product ferry-bench 2>&1 | grep -E "error|Build" | tail
 bin=$(swift build -c release --show-bin-path)
 
 echo "==> enqueue benchmark"
-"$bin/ferry-bench" enqueue --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_JOBS:-100000}"
+"$bin/ferry-bench" enqueue --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_JOBS:-1000000}"
 
 echo "==> worker benchmark"
 "$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"

@@ -36,6 +36,33 @@ func timedRun(_ executable: String, _ arguments: [String], environment: [String:
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 }
 
+/// Runs a child process; returns its wall time in seconds and its peak resident memory (`VmHWM`, KiB), read from
+/// /proc while it runs (VmHWM only grows, so the last reading is the peak up to a few milliseconds before exit).
+func timedRunWithPeakMemory(_ executable: String, _ arguments: [String]) throws -> (Double, Int) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    let start = ContinuousClock.now
+    try process.run()
+    var peak = 0
+    while process.isRunning {
+        if let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        {
+            peak = max(peak, kib)
+        }
+        usleep(5_000)
+    }
+    process.waitUntilExit()
+    let elapsed = ContinuousClock.now - start
+    guard process.terminationStatus == 0 else {
+        throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    }
+    return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, peak)
+}
+
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

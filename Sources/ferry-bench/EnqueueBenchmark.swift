@@ -16,7 +16,7 @@ struct EnqueueBenchmark: AsyncParsableCommand {
     var ferry: String
 
     @Option(help: "Jobs per round.")
-    var jobs = 100_000
+    var jobs = 1_000_000
 
     @Option(help: "Rounds (the median is reported).")
     var rounds = 3
@@ -24,23 +24,32 @@ struct EnqueueBenchmark: AsyncParsableCommand {
     func run() async throws {
         let bench = BenchDatabase(adminURL: databaseURL)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bench-\(jobs).jsonl").path
+        guard FileManager.default.createFile(atPath: file, contents: nil), let handle = FileHandle(forWritingAtPath: file) else {
+            throw BenchError("cannot write \(file)")
+        }
         var lines = ""
-        lines.reserveCapacity(jobs * 140)
         for index in 0..<jobs {
             lines += #"{"kind":"fetch","source":"https://photos.example.com/p/\#(index).jpg","to":"/srv/photos/","batch":"bench","metadata":{"title":"Photo \#(index)"}}"#
             lines += "\n"
+            if lines.utf8.count > 1 << 20 {
+                handle.write(Data(lines.utf8))
+                lines = ""
+            }
         }
-        try lines.write(toFile: file, atomically: true, encoding: .utf8)
+        handle.write(Data(lines.utf8))
+        try handle.close()
         defer { try? FileManager.default.removeItem(atPath: file) }
 
         var ferryTimes = [Double]()
+        var peaks = [Int]()
         var copyTimes = [Double]()
         for round in 1...rounds {
             // Ferry: the whole CLI process (parse, validate, COPY, projection) as a script would run it.
             let url = try await bench.create("bench_enqueue_\(round)")
             _ = try timedRun(ferry, ["migrate", "--database-url", url])
-            let ferryTime = try timedRun(ferry, ["enqueue", "--from", file, "--database-url", url])
+            let (ferryTime, peak) = try timedRunWithPeakMemory(ferry, ["enqueue", "--from", file, "--database-url", url])
             ferryTimes.append(ferryTime)
+            peaks.append(peak)
 
             // Baseline: the same event rows, already rendered, COPYed into a plain table with no indexes.
             let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
@@ -61,7 +70,7 @@ struct EnqueueBenchmark: AsyncParsableCommand {
             }
             client.close()
             copyTimes.append(copyTime)
-            print(String(format: "round %d: ferry enqueue %.3f s, raw COPY %.3f s", round, ferryTime, copyTime))
+            print(String(format: "round %d: ferry enqueue %.3f s (peak RSS %d KiB), raw COPY %.3f s", round, ferryTime, peak, copyTime))
         }
         let ferryRate = Double(jobs) / median(ferryTimes)
         let copyRate = Double(jobs) / median(copyTimes)
@@ -69,5 +78,8 @@ struct EnqueueBenchmark: AsyncParsableCommand {
         print(String(format: "  ferry enqueue --from FILE: %9.0f jobs/s", ferryRate))
         print(String(format: "  raw COPY (baseline):       %9.0f rows/s", copyRate))
         print(String(format: "  ratio:                     %9.2fx", ferryRate / copyRate))
+        let peakMiB = Double(peaks.max() ?? 0) / 1024
+        print(String(format: "  target >= 50,000 jobs/s: %@; peak RSS (VmHWM) %.1f MiB, target <= 64 MiB: %@",
+                     ferryRate >= 50_000 ? "met" : "not met", peakMiB, peakMiB <= 64 ? "met" : "not met"))
     }
 }

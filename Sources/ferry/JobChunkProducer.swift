@@ -97,6 +97,10 @@ final class JobChunkProducer: @unchecked Sendable {
             return true
         }
         func handle(_ bytes: ArraySlice<UInt8>, line: Int) {
+            if bytes.count > Self.maxLineBytes {
+                report(ValidationIssue(line: line, field: "json", problem: "the line is longer than 1 MiB", fix: "write one job per line; metadata may hold at most 16 KiB"))
+                return
+            }
             if bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 report(ValidationIssue(line: line, field: "json", problem: "the line is not UTF-8 text", fix: "write JSON Lines in UTF-8"))

@@ -1,0 +1,120 @@
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+/// `ferry enqueue --from` streams: inputs larger than one chunk (4,096 lines) go to the database in several
+/// COPY statements of one transaction. These tests use enough lines for several chunks.
+@Suite("ferry CLI: streaming bulk enqueue")
+struct StreamingEnqueueTests {
+    static let lineCount = 30_000
+
+    static func line(_ index: Int, key: String? = nil, queue: String = "default") -> String {
+        var text = #"{"kind":"fetch","source":"https://example.com/p/\#(index).jpg","to":"/srv/in/","batch":"stream","queue":"\#(queue)""#
+        if let key { text += #","key":"\#(key)""# }
+        return text + "}"
+    }
+
+    func counts(_ db: TestDatabase) async throws -> (jobs: Int, events: Int) {
+        let row = try await db.query("SELECT (SELECT count(*) FROM ferry.jobs), (SELECT count(*) FROM ferry.events)").rows[0]
+        return (try row.decode(Int.self, at: 0), try row.decode(Int.self, at: 1))
+    }
+
+    @Test("30,000 lines from standard input: every job, ids in input order, one transaction")
+    func manyLinesFromStandardInput() async throws {
+        let db = try await TestDatabase.make("stream")
+        let input = (0..<Self.lineCount).map { Self.line($0, queue: $0 % 2 == 0 ? "even" : "odd") }.joined(separator: "\n") + "\n"
+        let result = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: input)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count == Self.lineCount)
+        #expect(try await counts(db) == (Self.lineCount, Self.lineCount))
+        // The printed ids follow the input: line N's id has line N's source.
+        let rows = try await db.query(
+            "SELECT job_id::text, source FROM ferry.jobs WHERE job_id = ANY($1::uuid[])",
+            [PostgresArray([result.lines[0], result.lines[4_097], result.lines[Self.lineCount - 1]])]).rows
+        var sources = [String: String]()
+        for row in rows { sources[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1) }
+        #expect(sources[result.lines[0]] == "https://example.com/p/0.jpg")
+        #expect(sources[result.lines[4_097]] == "https://example.com/p/4097.jpg")
+        #expect(sources[result.lines[Self.lineCount - 1]] == "https://example.com/p/\(Self.lineCount - 1).jpg")
+        // One transaction: every enqueued event shares it.
+        let transactions = try await db.query("SELECT count(DISTINCT tx_id) FROM ferry.events").rows[0].decode(Int.self, at: 0)
+        #expect(transactions == 1)
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+    }
+
+    @Test("a generator piped into ferry enqueue --from - (a real pipe, written while ferry reads)")
+    func generatorPipe() async throws {
+        let db = try await TestDatabase.make("streampipe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // awk writes the lines as ferry reads them, through a pipe ferry cannot seek or size.
+        process.arguments = ["-c", #"awk 'BEGIN { for (i = 0; i < 20000; i++) printf "{\"kind\":\"fetch\",\"source\":\"https://example.com/g/%d.jpg\",\"to\":\"/srv/in/\"}\n", i }' | "$FERRY" enqueue --from - --batch piped > /dev/null"#]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FERRY"] = FerryProcess.executable
+        environment["FERRY_DATABASE_URL"] = db.url
+        environment["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        process.environment = environment
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        #expect(status == 0)
+        let batch = try await db.query("SELECT count(*) FROM ferry.jobs WHERE batch = 'piped'").rows[0].decode(Int.self, at: 0)
+        #expect(batch == 20_000)
+    }
+
+    @Test("a bad line after several chunks were sent: exit 65 naming that line, and nothing is enqueued")
+    func badLineLateRollsBackEverything() async throws {
+        let db = try await TestDatabase.make("streambad")
+        var lines = (0..<Self.lineCount).map { Self.line($0) }
+        lines[25_000] = #"{"kind":"fetch","source":"ftp://example.com/x","to":"/srv/in/"}"#
+        lines[27_000] = #"{"kind":"fetch","to":"/srv/in/"}"#
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-stream-\(UUID().uuidString).jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try await FerryProcess.run(["enqueue", "--from", file], databaseURL: db.url)
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("line 25001: source"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 27001: source: missing"), "\(result.stderr)")
+        #expect(result.stderr.contains("nothing was enqueued"))
+        #expect(result.stdout.isEmpty, "no ids are printed for a batch that was rolled back")
+        #expect(try await counts(db) == (0, 0))
+    }
+
+    @Test("idempotency keys repeat across chunks and across runs: one job each, the same id printed")
+    func keysAcrossChunks() async throws {
+        let db = try await TestDatabase.make("streamkeys")
+        var lines = (0..<10_000).map { Self.line($0, key: "k-\($0)") }
+        lines.append(Self.line(99_999, key: "k-3"))  // same key as line 4, two chunks later
+        let input = lines.joined(separator: "\n")
+        let first = try await FerryProcess.run(["enqueue", "--from", "-", "--json"], databaseURL: db.url, stdin: input)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("[") && first.stdout.hasSuffix("]\n"))
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]])
+        #expect(items.count == 10_001)
+        #expect(items[3]["job_id"] as? String == items[10_000]["job_id"] as? String)
+        #expect(items[10_000]["created"] as? Bool == false && items[10_000]["line"] as? Int == 10_001)
+        #expect(try await counts(db).jobs == 10_000)
+        let again = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: input)
+        #expect(again.status == 0)
+        #expect(again.lines == items.compactMap { $0["job_id"] as? String })
+        #expect(try await counts(db).jobs == 10_000)
+    }
+
+    @Test("empty input, a line over 1 MiB and an unreadable file are refused with the fix")
+    func refusedInputs() async throws {
+        let db = try await TestDatabase.make("streamrefuse")
+        let empty = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: "\n  \n")
+        #expect(empty.status == 65 && empty.stderr.contains("no jobs in the input"))
+        let long = Self.line(1) + "\n" + String(repeating: "x", count: 1_100_000) + "\n" + Self.line(2) + "\n"
+        let tooLong = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: long)
+        #expect(tooLong.status == 65 && tooLong.stderr.contains("line 2: json: the line is longer than 1 MiB"), "\(tooLong.stderr)")
+        let missing = try await FerryProcess.run(["enqueue", "--from", "/nonexistent/jobs.jsonl"], databaseURL: db.url)
+        #expect(missing.status == 65 && missing.stderr.contains("cannot read /nonexistent/jobs.jsonl"))
+        #expect(try await counts(db) == (0, 0))
+    }
+}
