@@ -14,12 +14,12 @@ public final class BulkEnqueue: Sendable {
         self.transaction = transaction
     }
 
-    /// Writes one chunk of validated jobs. `lines` (parallel to `specs`) name input lines in errors.
-    public func add(_ specs: [JobSpec], lines: [Int?]) async throws -> [EnqueueOutcome] {
-        guard !specs.isEmpty else { return [] }
+    /// Writes one chunk of validated jobs (made off the connection's thread, see `EnqueueChunk`).
+    public func add(_ chunk: EnqueueChunk) async throws -> [EnqueueOutcome] {
+        guard !chunk.specs.isEmpty else { return [] }
         do {
             return try await transaction.run { connection in
-                try FerryStore.enqueue(specs, lines: lines, on: connection)
+                try FerryStore.enqueue(chunk, on: connection)
             }
         } catch {
             throw FerryStore.translate(error)

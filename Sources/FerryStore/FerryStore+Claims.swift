@@ -31,14 +31,18 @@ extension FerryStore {
         // One event per job per statement: keep the latest outcome of each job.
         var latest = [UUID: Int]()
         for (index, outcome) in outcomes.enumerated() { latest[outcome.jobID] = index }
-        let outcomes = latest.values.sorted().map { outcomes[$0] }
+        // Job id order (PostgreSQL's uuid order) is the order rows are locked in: the same for every writer.
+        let outcomes = latest.values.map { outcomes[$0] }.sorted { $0.jobID.uuidString.lowercased() < $1.jobID.uuidString.lowercased() }
+        // One primary-key probe per outcome: joining on the lease and state instead lets the planner (whose
+        // statistics may say nothing is running) scan every running job of the fleet for each statement.
+        // OFFSET 0 keeps the lease and state checks outside the locking subquery, so they see the locked row.
         let sql = """
             INSERT INTO ferry.events (job_id, version, type, data)
             SELECT j.job_id, j.version + 1, u.type, u.data || jsonb_build_object('lease', u.lease)
               FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[]) AS u(job_id, lease, type, data)
-              JOIN ferry.jobs j ON j.job_id = u.job_id AND j.lease = u.lease AND j.state = 'running'
-             ORDER BY j.job_id
-               FOR UPDATE OF j
+             CROSS JOIN LATERAL (SELECT k.job_id, k.version, k.lease, k.state FROM ferry.jobs k
+                                  WHERE k.job_id = u.job_id OFFSET 0 FOR UPDATE) j
+             WHERE j.lease = u.lease AND j.state = 'running'
             RETURNING job_id
             """
         let binds: [any PostgresBindable] = [

@@ -50,7 +50,13 @@ extension FerryStore {
     }
 
     static func enqueue(_ specs: [JobSpec], lines: [Int?]?, on connection: PostgresConnection) throws -> [EnqueueOutcome] {
-        var specs = specs
+        try enqueue(EnqueueChunk(specs: specs, lines: lines), on: connection)
+    }
+
+    static func enqueue(_ chunk: EnqueueChunk, on connection: PostgresConnection) throws -> [EnqueueOutcome] {
+        var chunk = chunk
+        var specs = chunk.specs
+        let lines = chunk.lines
         func place(_ index: Int?) -> String { (index.flatMap { lines?[$0] }).map { "line \($0): " } ?? "" }
         // Flickr fetches without an account use the only Flickr account there is.
         if specs.contains(where: { $0.account == nil && $0.source.hasPrefix("flickr:") }) {
@@ -69,6 +75,8 @@ extension FerryStore {
             for index in specs.indices where specs[index].account == nil && specs[index].source.hasPrefix("flickr:") {
                 specs[index].account = names[0]
             }
+            // The account is part of the event: render again.
+            chunk = EnqueueChunk(specs: specs, lines: lines)
         }
         let accounts = Set(specs.compactMap(\.account))
         if !accounts.isEmpty {
@@ -120,19 +128,8 @@ extension FerryStore {
         }
         guard !toWrite.isEmpty else { return outcomes }
         try connection.copyIn("COPY ferry.events (job_id, version, type, data) FROM STDIN") { writer in
-            var json = [UInt8]()
-            json.reserveCapacity(1024)
-            let version: [UInt8] = Array("1".utf8)
-            let type: [UInt8] = Array("enqueued".utf8)
             for index in toWrite {
-                let spec = specs[index]
-                json.removeAll(keepingCapacity: true)
-                spec.enqueuedEventData.write(into: &json)
-                writer.writeField(utf8: Array(spec.jobID.uuidString.lowercased().utf8), first: true)
-                writer.writeField(utf8: version, first: false)
-                writer.writeField(utf8: type, first: false)
-                writer.writeField(utf8: json, first: false)
-                try writer.endRow()
+                try writer.writeEncodedRow(chunk.rows[index])
             }
         }
         return outcomes

@@ -48,6 +48,12 @@ public struct PostgresCopyWriter: ~Copyable {
         }
     }
 
+    /// Appends one whole row already in COPY text format (fields escaped, tab-separated, newline-terminated).
+    public mutating func writeEncodedRow(_ bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
     /// Ends a row written with `writeField`.
     public mutating func endRow() throws {
         buffer.append(UInt8(ascii: "\n"))

@@ -139,10 +139,10 @@ struct Enqueue: AsyncParsableCommand {
                 var pending: Task<[EnqueueOutcome], any Error>?
                 for await element in producer.stream {
                     switch element {
-                    case .jobs(let specs, let lines):
+                    case .jobs(let chunk):
                         // Write the previous chunk's outcomes while this one goes to the database.
                         let previous = try await pending?.value
-                        pending = Task { try await bulk.add(specs, lines: lines) }
+                        pending = Task { try await bulk.add(chunk) }
                         producer.taken()
                         if let previous { try Self.spool(previous, into: spool, json: json, count: &count) }
                     case .issues(let issues, let more):

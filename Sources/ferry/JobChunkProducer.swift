@@ -1,4 +1,5 @@
 import FerryCore
+import FerryStore
 import Foundation
 import Synchronization
 
@@ -15,7 +16,7 @@ import Synchronization
 final class JobChunkProducer: @unchecked Sendable {
     /// One unit of work for the writer.
     enum Element: Sendable {
-        case jobs([JobSpec], lines: [Int?])
+        case jobs(EnqueueChunk)
         /// Input problems (sorted by line); nothing may be committed.
         case issues([ValidationIssue], more: Int)
     }
@@ -90,7 +91,8 @@ final class JobChunkProducer: @unchecked Sendable {
             guard !specs.isEmpty, issues.isEmpty else { return true }
             slots.wait()
             if stopped.load(ordering: .relaxed) { return false }
-            continuation.yield(.jobs(specs, lines: lines))
+            // Rendered here, on the reading thread, while the connection writes the previous chunk.
+            continuation.yield(.jobs(EnqueueChunk(specs: specs, lines: lines)))
             specs = []
             specs.reserveCapacity(chunkSize)
             lines = []
