@@ -28,9 +28,11 @@ CREATE INDEX jobs_running_account_idx ON ferry.jobs (account) WHERE state = 'run
 -- Rows come back in no particular order; callers sort by (priority DESC, run_at, job_id) when they care.
 -- plan_cache_mode: the candidate statement is costly to plan (about half of a claim of 10), and its plan does
 -- not depend on the arguments (every access is an index probe or range), so it is planned once per session.
+-- enable_seqscan: a plan made while the queue was nearly empty (or before ANALYZE saw it grow) must not scan
+-- the queue once it holds a million jobs; every statement here has an index path.
 CREATE OR REPLACE FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer)
 RETURNS SETOF ferry.jobs
-LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 DECLARE
     picked   uuid[];
     owners   text[];

@@ -8,7 +8,8 @@
 -- alone, and the property tests compare both against the state machine.
 
 CREATE OR REPLACE FUNCTION ferry.project_events() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 DECLARE
     enqueued    bigint;
     others      bigint;
@@ -108,4 +109,6 @@ END
 $$;
 
 -- The batch tracker runs on every append too; its statements are index probes whatever their arguments.
+-- Generic plans are made once per session, maybe while the tables are small: no plan may fall back to scanning.
 ALTER FUNCTION ferry.track_batches() SET plan_cache_mode = force_generic_plan;
+ALTER FUNCTION ferry.track_batches() SET enable_seqscan = off;
