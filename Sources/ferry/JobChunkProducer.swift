@@ -24,6 +24,9 @@ final class JobChunkProducer: @unchecked Sendable {
     /// Lines longer than this are refused instead of buffered (the largest valid line is about 20 KiB).
     static let maxLineBytes = 1 << 20
     static let readSize = 1 << 20
+    /// A chunk is handed out at `chunkSize` jobs or this many input bytes, whichever comes first, so that lines
+    /// with large metadata cannot make a chunk large.
+    static let chunkBytes = 1 << 20
 
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -79,6 +82,7 @@ final class JobChunkProducer: @unchecked Sendable {
         var specs = [JobSpec]()
         var lines = [Int?]()
         var jobCount = 0
+        var chunkInputBytes = 0
         specs.reserveCapacity(chunkSize)
 
         func report(_ issue: ValidationIssue) {
@@ -96,6 +100,7 @@ final class JobChunkProducer: @unchecked Sendable {
             specs = []
             specs.reserveCapacity(chunkSize)
             lines = []
+            chunkInputBytes = 0
             return true
         }
         func handle(_ bytes: ArraySlice<UInt8>, line: Int) {
@@ -116,6 +121,7 @@ final class JobChunkProducer: @unchecked Sendable {
                 if issues.isEmpty {
                     specs.append(spec)
                     lines.append(line)
+                    chunkInputBytes += bytes.count
                 }
             } catch {
                 report(error)
@@ -151,7 +157,7 @@ final class JobChunkProducer: @unchecked Sendable {
                     handle(buffer[start..<newline], line: lineNumber)
                 }
                 start = newline + 1
-                if specs.count >= chunkSize && !handOut() { return }
+                if (specs.count >= chunkSize || chunkInputBytes >= Self.chunkBytes) && !handOut() { return }
             }
             buffer.removeSubrange(buffer.startIndex..<start)
             if buffer.count > Self.maxLineBytes && !skippingLongLine {
