@@ -1,5 +1,6 @@
 import FerryCore
 import Foundation
+import Postgres
 
 /// Validated jobs with their `enqueued` events already rendered as `COPY` text rows.
 ///
@@ -27,15 +28,7 @@ public struct EnqueueChunk: Sendable {
             row.reserveCapacity(json.count + 64)
             row.append(contentsOf: spec.jobID.uuidString.lowercased().utf8)
             row.append(contentsOf: prefix)
-            for byte in json {
-                switch byte {
-                case UInt8(ascii: "\\"): row.append(contentsOf: [92, 92])
-                case UInt8(ascii: "\t"): row.append(contentsOf: [92, 116])
-                case UInt8(ascii: "\n"): row.append(contentsOf: [92, 110])
-                case UInt8(ascii: "\r"): row.append(contentsOf: [92, 114])
-                default: row.append(byte)
-                }
-            }
+            PostgresCopyWriter.appendEscaped(json, to: &row)
             row.append(UInt8(ascii: "\n"))
             rows.append(row)
         }

@@ -20,15 +20,7 @@ public struct PostgresCopyWriter: ~Copyable {
                 buffer.append(UInt8(ascii: "N"))
                 continue
             }
-            for byte in value.utf8 {
-                switch byte {
-                case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
-                case UInt8(ascii: "\t"): buffer.append(contentsOf: [92, 116])
-                case UInt8(ascii: "\n"): buffer.append(contentsOf: [92, 110])
-                case UInt8(ascii: "\r"): buffer.append(contentsOf: [92, 114])
-                default: buffer.append(byte)
-                }
-            }
+            Self.appendEscaped(value.utf8, to: &buffer)
         }
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= flushThreshold { try flush() }
@@ -37,13 +29,18 @@ public struct PostgresCopyWriter: ~Copyable {
     /// Appends one field given as UTF-8 bytes (no intermediate `String`); call `endRow()` after the last field.
     public mutating func writeField(utf8 bytes: [UInt8], first: Bool) {
         if !first { buffer.append(UInt8(ascii: "\t")) }
+        Self.appendEscaped(bytes, to: &buffer)
+    }
+
+    /// Appends `bytes` as one field of COPY's text format: backslash, tab, newline and carriage return escaped.
+    public static func appendEscaped(_ bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
-            case UInt8(ascii: "\t"): buffer.append(contentsOf: [92, 116])
-            case UInt8(ascii: "\n"): buffer.append(contentsOf: [92, 110])
-            case UInt8(ascii: "\r"): buffer.append(contentsOf: [92, 114])
-            default: buffer.append(byte)
+            case UInt8(ascii: "\\"): output.append(contentsOf: [92, 92])
+            case UInt8(ascii: "\t"): output.append(contentsOf: [92, 116])
+            case UInt8(ascii: "\n"): output.append(contentsOf: [92, 110])
+            case UInt8(ascii: "\r"): output.append(contentsOf: [92, 114])
+            default: output.append(byte)
             }
         }
     }

@@ -63,6 +63,24 @@ func timedRunWithPeakMemory(_ executable: String, _ arguments: [String]) throws 
     return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, peak)
 }
 
+/// Writes `count` JSON Lines made by `line` to `path`, a megabyte at a time (a million lines never sit in memory).
+func writeJSONLines(_ path: String, count: Int, line: (Int) -> String) throws {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        throw BenchError("cannot write \(path)")
+    }
+    var text = ""
+    for index in 0..<count {
+        text += line(index)
+        text += "\n"
+        if text.utf8.count > 1 << 20 {
+            handle.write(Data(text.utf8))
+            text = ""
+        }
+    }
+    handle.write(Data(text.utf8))
+    try handle.close()
+}
+
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

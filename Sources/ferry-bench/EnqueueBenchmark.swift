@@ -24,20 +24,9 @@ struct EnqueueBenchmark: AsyncParsableCommand {
     func run() async throws {
         let bench = BenchDatabase(adminURL: databaseURL)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bench-\(jobs).jsonl").path
-        guard FileManager.default.createFile(atPath: file, contents: nil), let handle = FileHandle(forWritingAtPath: file) else {
-            throw BenchError("cannot write \(file)")
+        try writeJSONLines(file, count: jobs) { index in
+            #"{"kind":"fetch","source":"https://photos.example.com/p/\#(index).jpg","to":"/srv/photos/","batch":"bench","metadata":{"title":"Photo \#(index)"}}"#
         }
-        var lines = ""
-        for index in 0..<jobs {
-            lines += #"{"kind":"fetch","source":"https://photos.example.com/p/\#(index).jpg","to":"/srv/photos/","batch":"bench","metadata":{"title":"Photo \#(index)"}}"#
-            lines += "\n"
-            if lines.utf8.count > 1 << 20 {
-                handle.write(Data(lines.utf8))
-                lines = ""
-            }
-        }
-        handle.write(Data(lines.utf8))
-        try handle.close()
         defer { try? FileManager.default.removeItem(atPath: file) }
 
         var ferryTimes = [Double]()

@@ -99,21 +99,8 @@ struct WorkerBenchmark: AsyncParsableCommand {
         url: String, jobs: Int, queues: [String], processes: Int, concurrency: Int, stopAfter: Int? = nil
     ) async throws -> Run {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bench-noop-\(jobs).jsonl").path
-        if !FileManager.default.fileExists(atPath: file) || queues.count > 1 {
-            guard let handle = FileManager.default.createFile(atPath: file, contents: nil) ? FileHandle(forWritingAtPath: file) : nil else {
-                throw BenchError("cannot write \(file)")
-            }
-            var text = ""
-            for index in 0..<jobs {
-                text += #"{"kind":"fetch","source":"https://bench.example.com/\#(index)","to":"/tmp/","batch":"noop","queue":"\#(queues[index % queues.count])"}"#
-                text += "\n"
-                if text.utf8.count > 1 << 20 {
-                    handle.write(Data(text.utf8))
-                    text = ""
-                }
-            }
-            handle.write(Data(text.utf8))
-            try handle.close()
+        try writeJSONLines(file, count: jobs) { index in
+            #"{"kind":"fetch","source":"https://bench.example.com/\#(index)","to":"/tmp/","batch":"noop","queue":"\#(queues[index % queues.count])"}"#
         }
         defer { try? FileManager.default.removeItem(atPath: file) }
         _ = try timedRun(ferry, ["enqueue", "--from", file, "--database-url", url])
