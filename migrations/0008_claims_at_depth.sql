@@ -43,20 +43,24 @@ BEGIN
     queues AS (
         SELECT DISTINCT name FROM unnest(p_queues) AS name WHERE name IS NOT NULL
     ),
-    groups(queue, acct) AS (
-        SELECT q.name, (SELECT coalesce(j.account, '') FROM ferry.jobs j
-                         WHERE j.state = 'queued' AND j.queue = q.name
-                         ORDER BY coalesce(j.account, '') LIMIT 1)
+    -- Each probe returns the first queued row it can see, whose key (run_at, job_id) is where its level's scan
+    -- starts: entries before it (claimed jobs whose dead index entries wait for vacuum) are stepped over once
+    -- per level, not once per probe and once more per scan. The same snapshot, so nothing visible is skipped.
+    groups(queue, acct, p, r, id) AS (
+        SELECT q.name, f.acct, f.priority, f.run_at, f.job_id
           FROM queues q
+         CROSS JOIN LATERAL (SELECT coalesce(j.account, '') AS acct, j.priority, j.run_at, j.job_id FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = q.name
+                              ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1) f
         UNION ALL
-        SELECT g.queue, (SELECT coalesce(j.account, '') FROM ferry.jobs j
-                          WHERE j.state = 'queued' AND j.queue = g.queue AND coalesce(j.account, '') > g.acct
-                          ORDER BY coalesce(j.account, '') LIMIT 1)
+        SELECT g.queue, f.acct, f.priority, f.run_at, f.job_id
           FROM groups g
-         WHERE g.acct IS NOT NULL
+         CROSS JOIN LATERAL (SELECT coalesce(j.account, '') AS acct, j.priority, j.run_at, j.job_id FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = g.queue AND coalesce(j.account, '') > g.acct
+                              ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1) f
     ),
     room AS MATERIALIZED (
-        SELECT g.queue, g.acct,
+        SELECT g.queue, g.acct, g.p, g.r, g.id,
                CASE WHEN g.acct = '' THEN p_limit
                     ELSE least(p_limit, coalesce(a.max_concurrent, 4)
                                         - (SELECT count(*) FROM ferry.jobs r
@@ -64,33 +68,30 @@ BEGIN
                END AS n
           FROM groups g
           LEFT JOIN ferry.accounts a ON a.name = g.acct
-         WHERE g.acct IS NOT NULL AND (g.acct = '' OR a.status IS NULL OR a.status = 'active')
+         WHERE g.acct = '' OR a.status IS NULL OR a.status = 'active'
     ),
     candidates AS (
         SELECT c.job_id, c.priority, c.run_at, c.account, r.n
           FROM room r
          CROSS JOIN LATERAL (
-               WITH RECURSIVE levels(p) AS (
-                   SELECT (SELECT j.priority FROM ferry.jobs j
-                            WHERE j.state = 'queued' AND j.queue = r.queue AND coalesce(j.account, '') = r.acct
-                            ORDER BY j.priority DESC LIMIT 1)
+               WITH RECURSIVE levels(p, r, id) AS (
+                   SELECT r.p, r.r, r.id
                    UNION ALL
-                   SELECT (SELECT j.priority FROM ferry.jobs j
-                            WHERE j.state = 'queued' AND j.queue = r.queue AND coalesce(j.account, '') = r.acct
-                              AND j.priority < l.p
-                            ORDER BY j.priority DESC LIMIT 1)
+                   SELECT f.priority, f.run_at, f.job_id
                      FROM levels l
-                    WHERE l.p IS NOT NULL
+                    CROSS JOIN LATERAL (SELECT j.priority, j.run_at, j.job_id FROM ferry.jobs j
+                                         WHERE j.state = 'queued' AND j.queue = r.queue AND coalesce(j.account, '') = r.acct
+                                           AND j.priority < l.p
+                                         ORDER BY j.priority DESC, j.run_at, j.job_id LIMIT 1) f
                )
                SELECT s.* FROM levels l
                 CROSS JOIN LATERAL (
                       SELECT j.job_id, j.priority, j.run_at, j.account FROM ferry.jobs j
                        WHERE j.state = 'queued' AND j.queue = r.queue AND coalesce(j.account, '') = r.acct
-                         AND j.priority = l.p AND j.run_at <= now()
+                         AND j.priority = l.p AND (j.run_at, j.job_id) >= (l.r, l.id) AND j.run_at <= now()
                        ORDER BY j.run_at, j.job_id
                        LIMIT r.n
                          FOR UPDATE OF j SKIP LOCKED) s
-                WHERE l.p IS NOT NULL
                 LIMIT r.n) c
          WHERE r.n > 0
     ),
