@@ -118,6 +118,7 @@ struct Enqueue: AsyncParsableCommand {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
         }
         defaults.fetch = fetchOptions.options
+        let spool = try OutputSpool()
         let descriptor: Int32
         if from == "-" {
             descriptor = STDIN_FILENO
@@ -128,7 +129,6 @@ struct Enqueue: AsyncParsableCommand {
             }
         }
         let producer = JobChunkProducer(descriptor: descriptor, ownsDescriptor: from != "-", defaults: defaults)
-        let spool = try OutputSpool()
         let json = options.json
         let store = connection.makeStore(poolSize: 1)
         defer { store.client.close() }
