@@ -26,8 +26,9 @@ struct Enqueue: AsyncParsableCommand {
             listed by one job that enqueues a child fetch per file in the same batch (named after the job when \
             --batch is not given); wait for all of them with ferry wait --batch.
 
-            --from: one JSON object per line from FILE (or - for stdin), all enqueued in one transaction with \
-            COPY: every line is enqueued or none is, and an error names the line and the field. Fields: kind \
+            --from: one JSON object per line from FILE (or - for stdin), streamed in chunks with COPY into one \
+            transaction, so any size fits in bounded memory: every line is enqueued or none is, and an error \
+            names the line and the field. Ids are printed after the commit. Fields: kind \
             ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
             object: title, poster, posted time, likes … shown in ferry.job_status), and for fetches sha256, \
             recursive, thumbnail, size, max, account, page_size. Options given on the command line are defaults for lines without them.
