@@ -105,6 +105,50 @@ struct StreamingEnqueueTests {
         #expect(try await counts(db).jobs == 10_000)
     }
 
+    @Test("a key committed by a concurrent producer during a bulk enqueue: exit 75, nothing written, a rerun returns the job")
+    func concurrentKeyConflict() async throws {
+        let db = try await TestDatabase.make("streamrace")
+        // Producer A sends one full chunk (line 1 has key "shared") and keeps its transaction open on stdin.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: FerryProcess.executable)
+        first.arguments = ["enqueue", "--from", "-"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["FERRY_DATABASE_URL"] = db.url
+        environment["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        first.environment = environment
+        let input = Pipe()
+        first.standardInput = input
+        first.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try first.run()
+        let chunk = (0..<4_096).map { Self.line($0, key: $0 == 0 ? "shared" : nil) }.joined(separator: "\n") + "\n"
+        input.fileHandleForWriting.write(Data(chunk.utf8))
+        // Wait until A's first COPY is done and its connection sits idle in the open transaction.
+        try await eventually(timeout: .seconds(60), "producer A idle in its open transaction after a COPY") {
+            try await db.query("""
+                SELECT count(*) FROM pg_stat_activity
+                 WHERE datname = current_database() AND state = 'idle in transaction' AND query LIKE 'COPY ferry.events%'
+                """).rows[0].decode(Int.self, at: 0) > 0
+        }
+        // Producer B enqueues the same key: its insert waits for A's transaction, and fails once A commits.
+        async let second = FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(1, key: "shared") + "\n")
+        try await eventually(timeout: .seconds(60), "producer B waiting on A's key") {
+            let rows = try await db.query(
+                "SELECT coalesce(state, '') || '/' || coalesce(wait_event_type, '') FROM pg_stat_activity WHERE datname = current_database()"
+            ).rows.map { try $0.decode(String.self, at: 0) }
+            return rows.contains { $0.hasSuffix("/Lock") }
+        }
+        try input.fileHandleForWriting.close()
+        let b = try await second
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        #expect(b.status == 75, "\(b.stderr)")
+        #expect(b.stderr.contains("another producer enqueued one of these idempotency keys") && b.stderr.contains("run the same command again"))
+        #expect(try await counts(db).jobs == 4_096)
+        let again = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(1, key: "shared") + "\n")
+        #expect(again.status == 0 && again.lines.count == 1)
+        #expect(try await counts(db).jobs == 4_096)
+    }
+
     @Test("empty input, a line over 1 MiB and an unreadable file are refused with the fix")
     func refusedInputs() async throws {
         let db = try await TestDatabase.make("streamrefuse")
