@@ -89,8 +89,14 @@ public final class Worker: Service, Sendable {
                 continue
             }
             if free < configuration.concurrency / 2 && lastClaimWasFull {
-                // Busy: let a few more slots free up so one claim statement takes a batch, not one job.
-                await wakeup.wait(timeout: .milliseconds(2))
+                // Busy: let half the slots free up (for at most 2 ms) so one claim statement takes a batch, not
+                // the one job whose finish woke us: a claim has a fixed cost whatever its size.
+                let deadline = ContinuousClock.now + .milliseconds(2)
+                while configuration.concurrency - running.count < configuration.concurrency / 2
+                    && ContinuousClock.now < deadline && !Task.isShuttingDownGracefully
+                {
+                    await wakeup.wait(timeout: deadline - ContinuousClock.now)
+                }
             }
             let claimed: [ClaimedJob]
             free = configuration.concurrency - running.count
