@@ -101,12 +101,16 @@ BEGIN
           FROM candidates c
     ),
     winners AS (
-        SELECT w.job_id, w.account FROM ranked w
+        SELECT w.job_id, w.account, w.priority, w.run_at FROM ranked w
          WHERE w.account IS NULL OR w.k <= w.n
          ORDER BY w.priority DESC, w.run_at, w.job_id
          LIMIT p_limit
     )
-    SELECT array_agg(w.job_id), array_agg(w.account) INTO picked, owners FROM winners w;
+    -- In claim order: the per-account cut below keeps each account's best winners.
+    SELECT array_agg(w.job_id ORDER BY w.priority DESC, w.run_at, w.job_id),
+           array_agg(w.account ORDER BY w.priority DESC, w.run_at, w.job_id)
+      INTO picked, owners
+      FROM winners w;
     IF picked IS NULL THEN
         RETURN;
     END IF;
