@@ -5,6 +5,7 @@ import PackageDescription
 //   CLibPQ → Postgres          connection layer (libpq, knows nothing of jobs)
 //   FerryCore                  domain: jobs, events, state machine, retry policy (no I/O)
 //   FerryStore                 everything Ferry does in PostgreSQL (events, projection, accounts, sealed secrets)
+//   FerryArchive               archive files of finished jobs (gzip JSON Lines, SHA-256, manifests), restore
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -57,6 +59,17 @@ let package = Package(
                 "FerryCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "FerryArchive",
+            dependencies: [
+                "FerryStore",
+                "FerryCore",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -109,6 +122,7 @@ let package = Package(
             name: "ferry",
             dependencies: [
                 "FerryWorker",
+                "FerryArchive",
                 "FerryDropbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "FerryDevServer",
@@ -153,6 +167,10 @@ let package = Package(
         .testTarget(
             name: "FerryFlickrTests",
             dependencies: ["FerryFlickr", "FerryDevServer", "FerryCore", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .testTarget(
+            name: "FerryArchiveTests",
+            dependencies: ["FerryArchive", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
         ),
         .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(

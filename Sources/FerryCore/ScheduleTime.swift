@@ -28,6 +28,20 @@ public enum ScheduleTime {
         return plain.date(from: trimmed)
     }
 
+    /// Parses a point in the past: an age (`30d`, `12h`, `15m`, `90s`, `0s` meaning that long before `now`) or an
+    /// ISO 8601 time with a zone. Used by `--finished-before`, `--keep` and `--since`.
+    public static func parseAgo(_ text: String, now: Date) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let unit = trimmed.last, "smhd".contains(unit), let amount = Double(trimmed.dropLast()), amount >= 0,
+            amount.isFinite
+        {
+            let scale: Double = unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 86_400
+            return now.addingTimeInterval(-amount * scale)
+        }
+        guard !trimmed.hasPrefix("+"), trimmed != "now" else { return nil }
+        return parse(trimmed, now: now)
+    }
+
     /// ISO 8601 in UTC with microseconds, the form stored in events.
     public static func iso8601(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())

@@ -29,6 +29,10 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case keyConflict = "key_conflict"
         /// The database schema is not migrated.
         case notMigrated = "not_migrated"
+        /// An archive file is missing, unreadable, or does not match its recorded checksum.
+        case archiveFile = "archive_file"
+        /// Restoring an archive would collide with what the database holds now (a job or key exists again).
+        case restoreConflict = "restore_conflict"
     }
 
     public var code: Code

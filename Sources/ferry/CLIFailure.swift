@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryArchive
 import FerryCore
 import FerryStore
 import Foundation
@@ -29,6 +30,16 @@ enum CLIFailure {
             case .accountExists: return ExitCode(ExitStatus.invalidInput)
             case .accountNeedsReauthorization, .credentials: return ExitCode(ExitStatus.configuration)
             case .keyConflict: return ExitCode(ExitStatus.temporaryFailure)
+            case .archiveFile: return ExitCode(ExitStatus.invalidInput)
+            case .restoreConflict: return ExitCode(ExitStatus.negative)
+            }
+        case let error as ArchiveError:
+            printError("error: \(error)")
+            switch error.code {
+            case .io: return ExitCode(ExitStatus.ioError)
+            case .corrupt: return ExitCode(ExitStatus.invalidInput)
+            case .missing: return ExitCode(ExitStatus.notFound)
+            case .usage: return ExitCode(ExitStatus.usage)
             }
         case let error as SecretKeyError:
             printError("error: \(error)")

@@ -26,6 +26,11 @@ struct Events: AsyncParsableCommand {
             defer { store.client.close() }
             let events = try await store.events(of: id)
             guard !events.isEmpty else {
+                if let archived = try await store.archivedJob(id) {
+                    throw FerryStoreError(
+                        .notFound, "job \(job) was archived on \(ScheduleTime.iso8601(archived.archivedAt)) to \(archived.file)",
+                        fix: "bring it back with ferry archive restore \(archived.file)")
+                }
                 throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id")
             }
             if json { return print(JSONValue.array(events.map(\.json)).jsonText) }

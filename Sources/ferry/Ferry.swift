@@ -20,11 +20,11 @@ struct Ferry: AsyncParsableCommand {
               ferry cancel --batch trip
 
             Exit codes: 0 ok, 1 negative answer, 64 usage, 65 invalid input, 66 not found,
-            69 database unavailable, 70 internal error, 78 schema not migrated.
+            69 database unavailable, 70 internal error, 74 file I/O error, 78 schema not migrated.
             """,
         subcommands: [
             Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Wait.self, WorkerCommand.self, DevServerCommand.self,
-            Projection.self, AccountCommand.self,
+            Projection.self, ArchiveCommand.self, AccountCommand.self,
         ]
     )
 }

@@ -1,0 +1,266 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// Moves one chunk of finished jobs out of PostgreSQL, or returns `nil` when none is left.
+    ///
+    /// In one transaction: locks up to `limit` jobs that finished before `cutoff` (skipping jobs someone else
+    /// holds, and jobs of batches that still have unfinished jobs), streams each job with its events to `sink`
+    /// as one JSON line, lets `sink` make the file durable, then records the archive and a marker per job and
+    /// deletes the events and projection rows. A crash before the commit leaves every row in place (the file is
+    /// a `.partial` leftover); after it, the archive record names the file. Needs the schema owner.
+    ///
+    /// While the transaction runs it holds an advisory lock on `archiveID`, so a recovery can tell a live
+    /// writer's `.partial` file from a dead one's (see ``archiveWriterIsGone(_:)``).
+    public func archiveChunk(
+        archiveID: UUID, finishedBefore cutoff: Date, limit: Int,
+        sink makeSink: @escaping @Sendable () throws -> any ArchiveSink
+    ) async throws -> ArchivedChunk? {
+        do {
+            return try await client.withTransaction { connection -> ArchivedChunk? in
+                try connection.query(
+                    "SELECT pg_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1))", [archiveID.uuidString])
+                try connection.execute(
+                    "CREATE TEMP TABLE ferry_archive_chunk (job_id uuid PRIMARY KEY) ON COMMIT DROP")
+                // Terminal jobs only: nothing appends to them but a retry, which the row lock makes wait (and then
+                // find the job archived). A batch with unfinished jobs keeps all of its jobs until it completes.
+                try connection.query(
+                    """
+                    INSERT INTO ferry_archive_chunk
+                    SELECT j.job_id
+                      FROM ferry.jobs j
+                     WHERE j.state IN ('succeeded', 'failed', 'cancelled') AND j.finished_at < $1
+                       AND (j.batch IS NULL OR NOT EXISTS (
+                             SELECT 1 FROM ferry.jobs u WHERE u.batch = j.batch AND u.state IN ('queued', 'running')))
+                     LIMIT $2
+                       FOR UPDATE OF j SKIP LOCKED
+                    """, [cutoff, limit])
+                try connection.execute("ANALYZE ferry_archive_chunk")
+                let totals = try connection.query(
+                    """
+                    SELECT (SELECT count(*) FROM ferry_archive_chunk), count(*), min(e.position), max(e.position)
+                      FROM ferry.events e JOIN ferry_archive_chunk c ON c.job_id = e.job_id
+                    """
+                ).rows[0]
+                let jobs = try totals.decode(Int.self, at: 0)
+                guard jobs > 0 else { return nil }
+                let events = try totals.decode(Int.self, at: 1)
+
+                // One line per job: its projection row and its whole stream, in version order. to_jsonb keeps every
+                // value's text exactly (timestamps with microseconds, xid8 as a string), so restore is lossless.
+                var sink = try makeSink()
+                try connection.copyOut(
+                    """
+                    COPY (SELECT jsonb_build_object(
+                                     'job', to_jsonb(j),
+                                     'events', (SELECT jsonb_agg(to_jsonb(e) ORDER BY e.version)
+                                                  FROM ferry.events e WHERE e.job_id = j.job_id))
+                            FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+                           ORDER BY j.job_id) TO STDOUT
+                    """
+                ) { row in
+                    guard let line = PostgresCopyRow.fields(row).first ?? nil else { return }
+                    try sink.write(line: Array(line.utf8))
+                }
+                let file = try sink.finish()
+
+                let chunk = ArchivedChunk(
+                    archiveID: archiveID, file: file, jobs: jobs, events: events,
+                    firstPosition: try totals.decode(Int?.self, at: 2) ?? 0,
+                    lastPosition: try totals.decode(Int?.self, at: 3) ?? 0)
+                try connection.query(
+                    """
+                    INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, first_position,
+                                                last_position, finished_before)
+                    VALUES ($1, 'sealed', $2, $3, $4, $5, $6, $7, $8, $9)
+                    """,
+                    [archiveID, file.path, file.sha256, file.bytes, jobs, events, chunk.firstPosition,
+                     chunk.lastPosition, cutoff])
+                try connection.query(
+                    """
+                    INSERT INTO ferry.archived_jobs (job_id, archive_id, queue, batch, state, finished_at)
+                    SELECT j.job_id, $1, j.queue, j.batch, j.state, j.finished_at
+                      FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+                    """, [archiveID])
+                // The markers above are what lets these deletes through ferry.events' guard.
+                let removed = try connection.query(
+                    "DELETE FROM ferry.events e USING ferry_archive_chunk c WHERE e.job_id = c.job_id"
+                ).affectedRows
+                guard removed == events else {
+                    throw FerryStoreError(
+                        .versionConflict, "the archived jobs changed while their file was written",
+                        fix: "run ferry archive again")
+                }
+                try connection.query("DELETE FROM ferry.jobs j USING ferry_archive_chunk c WHERE j.job_id = c.job_id")
+                return chunk
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Marks an archive complete once its file has its final name and its manifest.
+    public func completeArchive(_ archiveID: UUID) async throws {
+        do {
+            _ = try await client.withConnection { connection in
+                try connection.query(
+                    "UPDATE ferry.archives SET state = 'complete', completed_at = now() WHERE archive_id = $1 AND state = 'sealed'",
+                    [archiveID])
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Archives, newest first; `states` narrows the list.
+    public func archives(states: [ArchiveRecord.State]? = nil, limit: Int = 1000) async throws -> [ArchiveRecord] {
+        let filter = (states ?? [.sealed, .complete, .restored]).map(\.rawValue)
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    """
+                    SELECT \(ArchiveRecord.columns) FROM ferry.archives
+                     WHERE state = ANY ($1::text[])
+                     ORDER BY created_at DESC, archive_id DESC LIMIT $2
+                    """, [PostgresArray(filter), limit]
+                ).rows.map(ArchiveRecord.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// One archive's record, if the database knows it.
+    public func archive(_ archiveID: UUID) async throws -> ArchiveRecord? {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT \(ArchiveRecord.columns) FROM ferry.archives WHERE archive_id = $1", [archiveID]
+                ).rows.first.map(ArchiveRecord.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// True when no transaction is writing `archiveID` any more and none committed it: its `.partial` file is
+    /// a leftover of a run that died, and its jobs are still in the log.
+    public func archiveWriterIsGone(_ archiveID: UUID) async throws -> Bool {
+        do {
+            return try await client.withTransaction { connection in
+                let free = try connection.query(
+                    "SELECT pg_try_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1))", [archiveID.uuidString]
+                ).rows[0].decode(Bool.self, at: 0)
+                guard free else { return false }
+                let known = try connection.query(
+                    "SELECT 1 FROM ferry.archives WHERE archive_id = $1", [archiveID]).rows
+                return known.isEmpty
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Where an archived job went, or `nil` when it was never archived (or was restored).
+    public func archivedJob(_ jobID: UUID) async throws -> ArchivedJob? {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    """
+                    SELECT a.job_id, a.archive_id, r.file, r.created_at
+                      FROM ferry.archived_jobs a JOIN ferry.archives r ON r.archive_id = a.archive_id
+                     WHERE a.job_id = $1
+                    """, [jobID]
+                ).rows.first.map { row in
+                    ArchivedJob(
+                        jobID: try row.decode(UUID.self, at: 0), archiveID: try row.decode(UUID.self, at: 1),
+                        file: try row.decode(String.self, at: 2), archivedAt: try row.decode(Date.self, at: 3))
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Brings an archive's jobs back: their events with their original positions, transactions and times, and
+    /// their projection rows as they were. All or nothing; a second restore of the same archive does nothing.
+    ///
+    /// `lines` are the archive's JSON lines (one job each). The projection and batch triggers do not fire for
+    /// these events (the rows come back as the projection held them; `projection verify` checks them).
+    public func restoreArchive(
+        _ archiveID: UUID, facts: ArchiveFileFacts, finishedBefore: Date,
+        lines: @escaping @Sendable (_ emit: (String) throws -> Void) throws -> Void
+    ) async throws -> RestoreOutcome {
+        do {
+            return try await client.withTransaction { connection -> RestoreOutcome in
+                let existing = try connection.query(
+                    "SELECT state FROM ferry.archives WHERE archive_id = $1 FOR UPDATE", [archiveID]
+                ).rows.first.map { try $0.decode(String.self, at: 0) }
+                if existing == ArchiveRecord.State.restored.rawValue { return .alreadyRestored }
+
+                let token = UUID()
+                if existing == nil {
+                    // An archive from another database (or whose record was lost): record it as we restore it.
+                    try connection.query(
+                        """
+                        INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, finished_before,
+                                                    restore_token)
+                        VALUES ($1, 'sealed', $2, $3, $4, 0, 0, $5, $6)
+                        """, [archiveID, facts.path, facts.sha256, facts.bytes, finishedBefore, token])
+                } else {
+                    try connection.query(
+                        "UPDATE ferry.archives SET restore_token = $2 WHERE archive_id = $1", [archiveID, token])
+                }
+                try connection.query("SELECT set_config('ferry.restore_token', $1, true)", [token.uuidString])
+
+                try connection.execute("CREATE TEMP TABLE ferry_restore (line jsonb NOT NULL) ON COMMIT DROP")
+                try connection.copyIn("COPY ferry_restore (line) FROM STDIN") { writer in
+                    try lines { line in try writer.writeRow([line]) }
+                }
+                let clash = try connection.query(
+                    """
+                    SELECT count(*) FROM ferry_restore r
+                     WHERE EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.job_id = (r.line->'job'->>'job_id')::uuid)
+                        OR EXISTS (SELECT 1 FROM ferry.events e WHERE e.job_id = (r.line->'job'->>'job_id')::uuid)
+                    """
+                ).rows[0].decode(Int.self, at: 0)
+                guard clash == 0 else {
+                    throw FerryStoreError(
+                        .restoreConflict, "\(clash) job(s) of archive \(archiveID.uuidString.lowercased()) are in the database already",
+                        fix: "this archive was restored by other means; nothing was written")
+                }
+                let events = try connection.query(
+                    """
+                    INSERT INTO ferry.events OVERRIDING SYSTEM VALUE
+                    SELECT (jsonb_populate_record(NULL::ferry.events, e.value)).*
+                      FROM ferry_restore r CROSS JOIN LATERAL jsonb_array_elements(r.line->'events') e
+                     ORDER BY (e.value->>'position')::bigint
+                    """
+                ).affectedRows
+                let jobs = try connection.query(
+                    "INSERT INTO ferry.jobs SELECT (jsonb_populate_record(NULL::ferry.jobs, r.line->'job')).* FROM ferry_restore r"
+                ).affectedRows
+                try connection.query(
+                    "DELETE FROM ferry.archived_jobs a USING ferry_restore r WHERE a.job_id = (r.line->'job'->>'job_id')::uuid")
+                try connection.query(
+                    """
+                    UPDATE ferry.archives
+                       SET state = 'restored', restored_at = now(), restore_token = NULL,
+                           jobs = CASE WHEN jobs = 0 THEN $2 ELSE jobs END,
+                           events = CASE WHEN events = 0 THEN $3 ELSE events END
+                     WHERE archive_id = $1
+                    """, [archiveID, jobs, events])
+                try connection.query("SELECT set_config('ferry.restore_token', '', true)")
+                return .restored(jobs: jobs, events: events)
+            }
+        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+            throw FerryStoreError(
+                .restoreConflict,
+                "restoring would duplicate \(error.constraint.map { "a value of \($0)" } ?? "a unique value") (an event position or an idempotency key reused since the archive was made)",
+                fix: "nothing was written; the archive stays as it is")
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}
