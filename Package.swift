@@ -172,7 +172,7 @@ let package = Package(
             name: "FerryArchiveTests",
             dependencies: ["FerryArchive", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
         ),
-        .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
+        .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryArchive", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(
             name: "FerryWorkerTests",
             dependencies: ["FerryWorker", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
