@@ -57,6 +57,8 @@ extension Worker {
             try? await Task.sleep(for: configuration.heartbeatInterval * jitter)
             if Task.isCancelled { return }
             do {
+                // Keeps ferry.queue_stats cheap: pending counter deltas stay few (one worker at a time folds them).
+                try await store.compactQueueCounts()
                 let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
                 if !rescued.isEmpty {
                     metrics.rescued(rescued.count)

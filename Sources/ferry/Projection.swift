@@ -27,7 +27,12 @@ struct Projection: AsyncParsableCommand {
                 defer { store.client.close() }
                 let report = try await store.verifyProjection(limit: max(1, limit))
                 print(report.text)
-                if !report.isClean { throw ExitCode(ExitStatus.negative) }
+                let counters = try await store.queueCountDifferences()
+                for difference in counters {
+                    print("queue counter \(difference.queue)/\(difference.state): counted \(difference.counted), projection holds \(difference.actual)")
+                }
+                if !counters.isEmpty { print("fix: run ferry projection rebuild (it recounts the queues)") }
+                if !report.isClean || !counters.isEmpty { throw ExitCode(ExitStatus.negative) }
             }
         }
     }

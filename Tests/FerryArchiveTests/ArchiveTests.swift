@@ -46,6 +46,7 @@ struct ArchiveTests {
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done' AND type = 'completed'") == 1,
             "the batch keeps its completion record")
         #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.queueCountDifferences().isEmpty, "archived jobs left the queue counters")
         // An idempotency key of an archived job can be used again.
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key = 'k1'") == 0)
 
@@ -88,6 +89,7 @@ struct ArchiveTests {
         #expect(try await ArchiveFixtures.jobDump(db) == jobsBefore)
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == 0)
         #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.queueCountDifferences().isEmpty, "restored jobs are counted again")
         #expect(try await ArchiveFixtures.count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done'") == 1, "restore adds no batch events")
         // A second restore does nothing.

@@ -83,6 +83,13 @@ extension FerryStore {
                     SELECT j.job_id, $1, j.queue, j.batch, j.state, j.finished_at
                       FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
                     """, [archiveID])
+                try connection.query(
+                    """
+                    INSERT INTO ferry.queue_count_deltas (queue, state, delta)
+                    SELECT j.queue, j.state, -count(*)
+                      FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+                     GROUP BY j.queue, j.state
+                    """)
                 // The markers above are what lets these deletes through ferry.events' guard.
                 let removed = try connection.query(
                     "DELETE FROM ferry.events e USING ferry_archive_chunk c WHERE e.job_id = c.job_id"
@@ -241,6 +248,11 @@ extension FerryStore {
                 let jobs = try connection.query(
                     "INSERT INTO ferry.jobs SELECT (jsonb_populate_record(NULL::ferry.jobs, r.line->'job')).* FROM ferry_restore r"
                 ).affectedRows
+                try connection.query(
+                    """
+                    INSERT INTO ferry.queue_count_deltas (queue, state, delta)
+                    SELECT r.line->'job'->>'queue', r.line->'job'->>'state', count(*) FROM ferry_restore r GROUP BY 1, 2
+                    """)
                 try connection.query(
                     "DELETE FROM ferry.archived_jobs a USING ferry_restore r WHERE a.job_id = (r.line->'job'->>'job_id')::uuid")
                 try connection.query(
