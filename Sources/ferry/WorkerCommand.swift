@@ -65,7 +65,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var chunkSize = 8
 
     @Option(help: ArgumentHelp(
-        "Move no data; behave as scripted (noop, sleep:MS, fail-until:N, fail, ratelimit-until:N) to rehearse a deployment.",
+        "Move no data; behave as scripted (noop, sleep:MS, progress:N, fail-until:N, fail, ratelimit-until:N) to rehearse a deployment.",
         valueName: "script"))
     var handler: String?
 
@@ -110,7 +110,7 @@ struct WorkerCommand: AsyncParsableCommand {
             var scripted: ScriptedHandler?
             if let handler {
                 guard let script = ScriptedHandler(script: handler) else {
-                    throw CLIUsageError(message: "--handler takes noop, sleep:MS, fail-until:N, fail or ratelimit-until:N")
+                    throw CLIUsageError(message: "--handler takes noop, sleep:MS, progress:N, fail-until:N, fail or ratelimit-until:N")
                 }
                 scripted = script
             }

@@ -5,13 +5,15 @@ import Foundation
 /// cancellation and shutdown in the status views) and for end-to-end tests of the queue itself.
 ///
 /// Scripts: `noop`, `sleep:MS`, `fail-until:N` (retryable failure until attempt N, then success),
-/// `fail` (permanent failure), `ratelimit-until:N` (rate limited on the first N claims, then success).
+/// `fail` (permanent failure), `ratelimit-until:N` (rate limited on the first N claims, then success),
+/// `progress:N` (N progress reports, then success: the event mix of a real transfer without the data).
 public struct ScriptedHandler: JobHandler {
     enum Behavior: Sendable {
         case sleep(Duration)
         case failUntil(Int)
         case fail
         case rateLimitUntil(Int)
+        case progress(Int)
     }
 
     let behavior: Behavior
@@ -25,6 +27,7 @@ public struct ScriptedHandler: JobHandler {
         case ("fail-until", let n?): behavior = .failUntil(n)
         case ("fail", nil): behavior = .fail
         case ("ratelimit-until", let n?): behavior = .rateLimitUntil(n)
+        case ("progress", let n?) where n >= 0: behavior = .progress(n)
         default: return nil
         }
     }
@@ -48,6 +51,8 @@ public struct ScriptedHandler: JobHandler {
             throw JobFailure.retryable("scripted", "scripted failure on attempt \(job.attempt)")
         case .fail:
             throw JobFailure.permanent("scripted", "scripted permanent failure")
+        case .progress(let reports):
+            for step in 0..<reports { try await context.reportProgress(bytesDone: Int64(step + 1) * 1024, force: true) }
         case .rateLimitUntil(let claims) where job.lease <= Int64(claims):
             throw JobFailure.rateLimited(until: Date().addingTimeInterval(0.2), "scripted rate limit (retry after 0.2 s)")
         default:
