@@ -92,6 +92,15 @@ struct Wait: AsyncParsableCommand {
                 switch target {
                 case .batch(let name):
                     guard let row = try await store.batchStatus(name).first else {
+                        // Every job archived: the batch's completion record still answers.
+                        if let last = try await store.batchEvents(of: name).last, last.kind == .completed {
+                            let unsuccessful = (last.count("failed") ?? 0) + (last.count("cancelled") ?? 0)
+                            print("batch \(name): completed at \(last.recordedAt.iso8601) (its jobs are archived): "
+                                + "\(last.count("jobs") ?? 0) job(s), \(last.count("succeeded") ?? 0) succeeded, "
+                                + "\(last.count("failed") ?? 0) failed, \(last.count("cancelled") ?? 0) cancelled")
+                            if unsuccessful > 0 { throw ExitCode(ExitStatus.negative) }
+                            return
+                        }
                         throw FerryStoreError(.notFound, "no batch named \(name)", fix: "check the name (ferry status lists batches)")
                     }
                     snapshot = WaitSnapshot(batch: row)

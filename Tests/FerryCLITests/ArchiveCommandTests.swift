@@ -101,6 +101,11 @@ struct ArchiveCommandTests {
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
 
+        // The batch's jobs are all archived: wait still answers from its completion record (two failed jobs).
+        let wait = try await FerryProcess.run(["wait", "--batch", "nightly", "--timeout", "5"], databaseURL: db.url)
+        #expect(wait.status == 1, "\(wait.stderr)")
+        #expect(wait.stdout.contains("its jobs are archived") && wait.stdout.contains("100 job(s)") && wait.stdout.contains("2 failed"), "\(wait.stdout)")
+
         for file in archives {
             let restored = try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url)
             #expect(restored.status == 0, "\(restored.stderr)")
