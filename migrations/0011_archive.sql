@@ -80,7 +80,8 @@ CREATE TRIGGER events_leave_only_archived
     FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_event_removal();
 
 -- True inside a restore's transaction: its events come back with their projection rows as archived, so the
--- projection and batch triggers must not apply them a second time. SECURITY DEFINER: callers need not (and
+-- projection and batch triggers must not apply them a second time. (The triggers test the setting first, so an
+-- ordinary append pays for one current_setting() call, not for this function.) SECURITY DEFINER: callers need not (and
 -- must not) read ferry.archives. The setting alone proves nothing; the uncommitted token row does.
 CREATE FUNCTION ferry.restoring() RETURNS boolean
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -98,13 +99,15 @@ DROP TRIGGER events_project ON ferry.events;
 CREATE TRIGGER events_project
     AFTER INSERT ON ferry.events
     REFERENCING NEW TABLE AS new_events
-    FOR EACH STATEMENT WHEN (NOT ferry.restoring()) EXECUTE FUNCTION ferry.project_events();
+    FOR EACH STATEMENT WHEN (coalesce(current_setting('ferry.restore_token', true), '') = '' OR NOT ferry.restoring())
+    EXECUTE FUNCTION ferry.project_events();
 
 DROP TRIGGER events_track_batches ON ferry.events;
 CREATE TRIGGER events_track_batches
     AFTER INSERT ON ferry.events
     REFERENCING NEW TABLE AS new_events
-    FOR EACH STATEMENT WHEN (NOT ferry.restoring()) EXECUTE FUNCTION ferry.track_batches();
+    FOR EACH STATEMENT WHEN (coalesce(current_setting('ferry.restore_token', true), '') = '' OR NOT ferry.restoring())
+    EXECUTE FUNCTION ferry.track_batches();
 
 -- Archive bookkeeping is the owner's (ferry archive runs as the schema owner, like projection rebuild).
 REVOKE ALL ON ferry.archives, ferry.archived_jobs FROM PUBLIC;
