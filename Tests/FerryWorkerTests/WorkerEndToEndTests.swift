@@ -130,8 +130,8 @@ struct WorkerEndToEndTests {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         worker.signal(SIGTERM)
-        try await eventually(timeout: .seconds(10), "shutdown started") { worker.log.contains("draining") }
+        try await eventually(timeout: .seconds(60), "shutdown started") { worker.log.contains("draining") }
         worker.signal(SIGTERM)
-        #expect(try await worker.waitForExit(timeout: .seconds(10)) == 130)
+        #expect(try await worker.waitForExit(timeout: .seconds(60)) == 130)
     }
 }

@@ -24,7 +24,7 @@ struct WorkerObservabilityTests {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         var body = ""
-        try await eventually(timeout: .seconds(20), "metrics to show the success") {
+        try await eventually(timeout: .seconds(60), "metrics to show the success") {
             let data = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
             body = data.map { String(decoding: $0, as: UTF8.self) } ?? ""
             return body.contains("ferry_jobs_succeeded")
