@@ -116,6 +116,37 @@ struct PostgresConnectionTests {
         #expect(ok == 1)
     }
 
+    @Test("COPY TO STDOUT streams rows that decode back to the stored values; a failing reader leaves the connection usable")
+    func copyOut() async throws {
+        let db = try await TestDatabase.make("copyout")
+        let client = db.client(poolSize: 1)
+        defer { client.close() }
+        let values: [String?] = ["plain", "tab\there", "new\nline", "back\\slash", "cr\rx", nil, "\\N", "ünï☃", ""]
+        let decoded = try await client.withConnection { connection -> [[String?]] in
+            try connection.execute("CREATE TABLE t (i int, v text)")
+            try connection.copyIn("COPY t (i, v) FROM STDIN") { writer in
+                for (index, value) in values.enumerated() { try writer.writeRow([String(index), value]) }
+            }
+            var rows = [[String?]]()
+            let count = try connection.copyOut("COPY (SELECT i, v FROM t ORDER BY i) TO STDOUT") { row in
+                rows.append(PostgresCopyRow.fields(row))
+            }
+            #expect(count == values.count)
+            return rows
+        }
+        #expect(decoded.map { $0[0] } == values.indices.map { String($0) })
+        #expect(decoded.map { $0[1] } == values)
+
+        struct Stop: Error {}
+        await #expect(throws: Stop.self) {
+            try await client.withConnection { connection in
+                try connection.copyOut("COPY (SELECT generate_series(1, 10000)) TO STDOUT") { _ in throw Stop() }
+            }
+        }
+        let ok = try await client.withConnection { try $0.query("SELECT 1").rows.count }
+        #expect(ok == 1)
+    }
+
     @Test("LISTEN/NOTIFY delivers notifications and times out when there are none")
     func notifications() async throws {
         let db = try await TestDatabase.make("notify")
