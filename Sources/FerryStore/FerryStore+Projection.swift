@@ -3,38 +3,25 @@ import Foundation
 import Postgres
 
 extension FerryStore {
-    /// Replays every job's events with `ferry.replay` (the same fold the trigger uses) and compares each
-    /// replayed row with the stored projection, column by column. Runs on one consistent snapshot.
-    public func verifyProjection(limit: Int = 50) async throws -> ProjectionReport {
+    /// Replays the jobs of `scope` from the event log with ``JobFold`` (the Swift spelling of `ferry.apply_event`)
+    /// and compares each replayed row with the stored projection, column by column as PostgreSQL prints them.
+    /// Runs on one consistent snapshot (REPEATABLE READ), chunk by chunk, so memory stays bounded.
+    ///
+    /// `chunkEvents` sets how many events a chunk holds (tests use small chunks to cross chunk boundaries).
+    public func verifyProjection(limit: Int = 50, scope: ProjectionScope = .all, chunkEvents: Int = 200_000) async throws -> ProjectionReport {
         do {
             return try await client.withTransaction(isolation: .repeatableRead) { connection in
-                let counts = try connection.query("SELECT (SELECT count(*) FROM ferry.jobs), (SELECT count(*) FROM ferry.events)")
-                let jobs = try counts.rows[0].decode(Int.self, at: 0)
-                let events = try counts.rows[0].decode(Int.self, at: 1)
-                let rows = try connection.query(
-                    "SELECT job_id, stored::text, replayed::text FROM ferry.projection_differences($1)", [limit + 1]
-                ).rows
-                var differences = [ProjectionReport.Difference]()
-                for row in rows.prefix(limit) {
-                    let id = try row.decode(UUID.self, at: 0)
-                    let stored = try row.decode(String?.self, at: 1).map { try JSONValue.parse($0) }
-                    let replayed = try row.decode(String?.self, at: 2).map { try JSONValue.parse($0) }
-                    switch (stored, replayed) {
-                    case (nil, _): differences.append(.init(jobID: id, kind: .missingFromProjection))
-                    case (_, nil): differences.append(.init(jobID: id, kind: .missingEvents))
-                    case (.object(let a)?, .object(let b)?):
-                        let names = Set(a.keys).union(b.keys).sorted()
-                        let columns = names.compactMap { name -> (String, String, String)? in
-                            let left = a[name] ?? .null
-                            let right = b[name] ?? .null
-                            return left == right ? nil : (name, left.jsonText, right.jsonText)
-                        }
-                        differences.append(.init(jobID: id, kind: .columns(columns)))
-                    default: break
-                    }
+                let lastPosition = try connection.query("SELECT coalesce(max(position), 0) FROM ferry.events").rows[0]
+                    .decode(Int64.self, at: 0)
+                var comparison = ProjectionComparison(limit: limit)
+                var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
+                try replay.forEachChunk(scope) { replay, range in
+                    try replay.fold(range)
+                    try replay.compare(range, into: &comparison)
                 }
                 return ProjectionReport(
-                    jobsChecked: jobs, eventsReplayed: events, differences: differences, truncated: rows.count > limit)
+                    jobsChecked: comparison.jobsChecked, eventsReplayed: replay.eventsReplayed, scope: scope,
+                    lastPosition: lastPosition, differences: comparison.differences, truncated: comparison.truncated)
             }
         } catch {
             throw Self.translate(error)
@@ -84,11 +71,22 @@ extension FerryStore {
         }
     }
 
-    /// Rebuilds `ferry.jobs` from the event log (blocks appends while it runs). Needs the owner's privileges.
-    public func rebuildProjection() async throws -> Int {
+    /// Rebuilds `ferry.jobs` from the event log, folding in Swift and copying the rows in, in one transaction that
+    /// blocks appends while it runs. Needs the schema owner's privileges. Returns the number of jobs.
+    public func rebuildProjection(chunkEvents: Int = 200_000) async throws -> Int {
         do {
             return try await client.withTransaction { connection in
-                let rebuilt = try connection.query("SELECT ferry.rebuild_projection()").rows[0].decode(Int.self, at: 0)
+                try connection.execute("LOCK TABLE ferry.events IN SHARE MODE")
+                try connection.execute("LOCK TABLE ferry.jobs IN ACCESS EXCLUSIVE MODE")
+                try connection.execute("TRUNCATE ferry.jobs")
+                var rebuilt = 0
+                var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
+                try replay.forEachChunk(.all) { replay, range in
+                    try replay.fold(range)
+                    try replay.write()
+                    rebuilt += replay.jobs.count
+                }
+                // The queue counters follow the projection.
                 try connection.query("SELECT ferry.recount_queues()")
                 return rebuilt
             }

@@ -12,6 +12,9 @@ public struct ProjectionReport: Sendable {
             case missingEvents
             /// Both exist; these columns differ (name, stored, replayed).
             case columns([(name: String, stored: String, replayed: String)])
+            /// The fold refused one of the job's events, as `ferry.apply_event` would (an append would have
+            /// been refused with this SQLSTATE): the log itself is inconsistent.
+            case refused(version: Int64, type: String, sqlState: String, message: String)
         }
         public var jobID: UUID
         public var kind: Kind
@@ -19,6 +22,10 @@ public struct ProjectionReport: Sendable {
 
     public var jobsChecked: Int
     public var eventsReplayed: Int
+    /// Which jobs were replayed.
+    public var scope: ProjectionScope = .all
+    /// The snapshot's last log position (the replay saw everything up to it).
+    public var lastPosition: Int64?
     public var differences: [Difference]
     /// True when more differences exist than were listed.
     public var truncated: Bool
@@ -27,17 +34,20 @@ public struct ProjectionReport: Sendable {
 
     /// A readable report, one block per job.
     public var text: String {
+        let checked = scope == .all ? "" : "checked \(scope.summary), up to position \(lastPosition ?? 0)\n"
         if isClean {
-            return "projection verified: \(jobsChecked) jobs, \(eventsReplayed) events replayed, 0 differences"
+            return checked + "projection verified: \(jobsChecked) jobs, \(eventsReplayed) events replayed, 0 differences"
         }
         var lines = [
-            "projection differs from the event log: \(differences.count)\(truncated ? "+" : "") job(s) of \(jobsChecked)"
+            checked + "projection differs from the event log: \(differences.count)\(truncated ? "+" : "") job(s) of \(jobsChecked)"
         ]
         for difference in differences {
             let id = difference.jobID.uuidString.lowercased()
             switch difference.kind {
             case .missingFromProjection: lines.append("  job \(id): has events but no projection row")
             case .missingEvents: lines.append("  job \(id): projection row without any events")
+            case .refused(let version, let type, let sqlState, let message):
+                lines.append("  job \(id): event version \(version) (\(type)) is refused by the fold: \(sqlState) \(message)")
             case .columns(let columns):
                 lines.append("  job \(id):")
                 for column in columns {

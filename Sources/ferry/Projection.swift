@@ -11,13 +11,29 @@ struct Projection: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replay every event and compare with ferry.jobs; exit 1 with a report on any difference.",
             discussion: """
+                --since checks only jobs with a recent event: after a log position, or recorded at or after a
+                time (RFC 3339, or a duration ago: 90s, 10m, 2h, 1d). Without it every job is replayed, and
+                projection rows without events are found too.
+
                 Examples:
                   ferry projection verify
                   ferry projection verify --limit 200
+                  ferry projection verify --since 1h
+                  ferry projection verify --since 2025-06-01T00:00:00Z
+                  ferry projection verify --since 123456789
                 """)
 
         @Option(help: "List at most this many differing jobs.")
         var limit = 50
+
+        @Option(help: ArgumentHelp("Check only jobs with an event after this log position or since this time.", valueName: "position|time"))
+        var since: String?
+
+        func validate() throws {
+            if let since, ProjectionScope(since: since) == nil {
+                throw ValidationError("--since takes a log position (digits), an RFC 3339 time, or a duration ago such as 10m, 2h or 1d")
+            }
+        }
 
         @OptionGroup var connection: ConnectionOptions
 
@@ -25,7 +41,8 @@ struct Projection: AsyncParsableCommand {
             try await runReporting {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                let report = try await store.verifyProjection(limit: max(1, limit))
+                let scope = since.flatMap { ProjectionScope(since: $0) } ?? .all
+                let report = try await store.verifyProjection(limit: max(1, limit), scope: scope)
                 print(report.text)
                 let counters = try await store.queueCountDifferences()
                 for difference in counters {

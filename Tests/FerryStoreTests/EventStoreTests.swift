@@ -143,8 +143,8 @@ struct EventStoreTests {
         #expect(alive.accepted == [job])
     }
 
-    @Test("the database accepts exactly the transitions the Swift state machine allows")
-    func sqlAgreesWithStateMachine() async throws {
+    @Test("the database accepts exactly the transitions the Swift fold (JobFold) allows, from every state")
+    func sqlAgreesWithSwiftFold() async throws {
         let db = try await TestDatabase.make("grammar")
         let store = db.store()
         defer { store.client.close() }
@@ -186,8 +186,18 @@ struct EventStoreTests {
                 } catch {
                     accepted = false
                 }
-                let expected = JobStateMachine.next(from: state, on: event) != nil
-                #expect(accepted == expected, "\(state) + \(event)")
+                // The Swift fold (JobFold) on the job's stored history plus this event decides alike.
+                let history = try await db.query(
+                    "SELECT version, type, data::text, recorded_at::text FROM ferry.events WHERE job_id = $1::uuid ORDER BY version", [job]
+                ).rows.map { row in
+                    CandidateEvent(jobID: job, version: try row.decode(Int.self, at: 0), type: try row.decode(String.self, at: 1),
+                                   data: try row.decode(String.self, at: 2), recordedAt: try row.decode(String.self, at: 3))
+                }
+                let probe = CandidateEvent(jobID: job, version: event == .enqueued ? 1 : path.count + 2, type: event.rawValue,
+                                           data: data, recordedAt: "2030-01-01T00:00:00Z")
+                let folded = try await FoldHarness.run(history + [probe], db: db, append: false)
+                #expect(folded.swiftCodes.dropLast().allSatisfy { $0 == nil })
+                #expect(accepted == (folded.swiftCodes.last! == nil), "\(state) + \(event)")
             }
         }
     }

@@ -1,0 +1,170 @@
+import FerryCore
+
+/// How one event changes a job: the Swift spelling of `ferry.apply_event` and `ferry.job_from_enqueued`
+/// (migrations/0002_projection.sql), rule for rule and in the same order, so a refusal carries the SQLSTATE the
+/// database raises for the same event. `ferry projection verify` and `rebuild` fold with it; the property test
+/// in FerryStoreTests (JobFoldPropertyTests) appends random histories through the database and checks both agree.
+///
+/// The columns of a new job come from `ferry.job_from_enqueued` itself (the replay statement calls it), so only
+/// the NOT NULL constraints of `ferry.jobs` are checked here.
+enum JobFold {
+    /// The job after `event`, or the refusal `apply_event` raises (then the job is unchanged).
+    static func apply(_ current: FoldedJob?, _ event: ReplayEvent, in arena: borrowing ReplayArena) throws(JobFoldError) -> FoldedJob {
+        guard let type = event.type else {
+            throw JobFoldError(.unknownType, "unknown event type \(arena.string(event.typeName) ?? "null")")
+        }
+        let at = event.recordedAt
+        if type == .enqueued {
+            if current != nil { throw JobFoldError(.transitionNotAllowed, "job already exists") }
+            if event.version != 1 {
+                throw JobFoldError(.version, "enqueued must be version 1, not \(event.version)")
+            }
+            return try created(event, at: at, in: arena)
+        }
+        guard var job = current else { throw JobFoldError(.unknownJob, "job does not exist") }
+        if event.version != job.version + 1 {
+            throw JobFoldError(.version, "event version \(event.version) does not follow version \(job.version)")
+        }
+
+        // `state = 'running' AND lease IS NOT DISTINCT FROM j.lease`: the lease is cast only for a running job.
+        var claimIsCurrent = false
+        if job.state == .running { claimIsCurrent = try lease(event, in: arena) == job.lease }
+        if type.requiresLease && !claimIsCurrent {
+            if job.state != .running {
+                throw JobFoldError(.staleLease, "\(type.rawValue) is not allowed while the job is \(job.state.rawValue)")
+            }
+            throw JobFoldError(.staleLease, "\(type.rawValue) carries lease \(arena.string(event.lease) ?? "none"), but the current lease is \(job.lease)")
+        }
+
+        job.version = event.version
+        job.updatedAt = at
+        switch type {
+        case .enqueued:
+            break  // handled above
+        case .claimed:
+            guard job.state == .queued else {
+                throw JobFoldError(.transitionNotAllowed, "cannot be claimed while \(job.state.rawValue)")
+            }
+            guard try lease(event, in: arena) == job.lease + 1 else {
+                throw JobFoldError(.staleLease, "claim must carry lease \(job.lease + 1)")
+            }
+            job.state = .running
+            job.attempt += 1
+            job.lease += 1
+            job.worker = event.text
+            if job.startedAt.isNull { job.startedAt = at }
+        case .progress:
+            job.bytesDone = try bigint(event.bytesDone, in: arena) ?? job.bytesDone
+            job.bytesTotal = try bigint(event.bytesTotal, in: arena) ?? job.bytesTotal
+            if event.hasSession { job.session = event.json }
+        case .retryScheduled:
+            job.state = .queued
+            job.worker = .null
+            job.runAt = event.runAt
+            job.lastError = event.text
+        case .deferred:
+            job.state = .queued
+            job.worker = .null
+            job.attempt -= 1
+            job.runAt = event.runAt
+            job.lastError = event.text
+        case .released:
+            job.state = .queued
+            job.worker = .null
+            job.attempt -= 1
+            job.runAt = at
+        case .rescued:
+            job.state = .queued
+            job.worker = .null
+            job.runAt = at
+            job.lastError = event.text
+        case .cancelRequested:
+            guard job.state == .running else {
+                throw JobFoldError(.transitionNotAllowed, "cancel can only be requested while running, not \(job.state.rawValue)")
+            }
+            job.cancelRequested = true
+        case .cancelled:
+            if job.state == .running && !claimIsCurrent {
+                throw JobFoldError(.staleLease, "cancelled carries a stale lease")
+            } else if job.state != .queued && job.state != .running {
+                throw JobFoldError(.transitionNotAllowed, "cannot be cancelled while \(job.state.rawValue)")
+            }
+            job.state = .cancelled
+            job.worker = .null
+            job.finishedAt = at
+            if !event.text.isNull { job.lastError = event.text }
+        case .succeeded:
+            job.state = .succeeded
+            job.worker = .null
+            job.finishedAt = at
+            job.bytesDone = try bigint(event.bytesDone, in: arena) ?? job.bytesDone
+            job.bytesTotal = try bigint(event.bytesTotal, in: arena) ?? job.bytesTotal
+            job.result = event.json
+        case .failed:
+            job.state = .failed
+            job.worker = .null
+            job.finishedAt = at
+            job.lastError = event.text
+        case .requeued:
+            guard job.state == .failed || job.state == .cancelled else {
+                throw JobFoldError(.transitionNotAllowed, "only failed or cancelled jobs can be retried, this one is \(job.state.rawValue)")
+            }
+            job.state = .queued
+            job.attempt = 0
+            job.runAt = at
+            job.finishedAt = .null
+            job.cancelRequested = false
+        }
+
+        // A cancel requested while running wins at the next point the job would wait again.
+        if job.state == .queued && job.cancelRequested {
+            job.state = .cancelled
+            job.finishedAt = at
+        }
+        // retry_scheduled and deferred without run_at: the UPDATE of ferry.jobs fails on the NOT NULL column.
+        if job.runAt.isNull { throw JobFoldError(.notNull, "null value in column \"run_at\" of relation \"jobs\"") }
+        return job
+    }
+
+    /// `ferry.job_from_enqueued` (already evaluated by the server) checked against ferry.jobs' NOT NULL columns.
+    private static func created(_ event: ReplayEvent, at: ReplayText, in arena: borrowing ReplayArena) throws(JobFoldError) -> FoldedJob {
+        let columns = event.enqueued
+        if columns.kind.isNull || columns.queue.isNull || columns.priority.isNull || columns.maxAttempts.isNull
+            || columns.source.isNull || columns.destination.isNull {
+            try notNull(columns)
+        }
+        let bytesTotal = columns.bytesTotal.isNull
+            ? nil : try arena.withBytes(columns.bytesTotal) { bytes throws(JobFoldError) in
+                guard let value = CopyText.canonicalInteger(bytes) else {
+                    throw JobFoldError(.invalidInteger, "bytes_total is not an integer")
+                }
+                return value
+            }
+        return FoldedJob(
+            jobID: event.jobID, version: event.version, kind: columns.kind, queue: columns.queue, batch: columns.batch,
+            priority: columns.priority, state: .queued, attempt: 0, maxAttempts: columns.maxAttempts, lease: 0,
+            worker: .null, account: columns.account, source: columns.source, destination: columns.destination,
+            idempotencyKey: columns.idempotencyKey, spec: columns.spec, metadata: columns.metadata,
+            runAt: columns.runAt, cancelRequested: false, bytesDone: 0, bytesTotal: bytesTotal, session: .null,
+            lastError: .null, result: .null, enqueuedAt: at, startedAt: .null, finishedAt: .null, updatedAt: at)
+    }
+
+    /// The first NOT NULL column of ferry.jobs (in column order) a new job leaves empty.
+    private static func notNull(_ columns: ReplayEvent.EnqueuedColumns) throws(JobFoldError) {
+        for (name, value) in [("kind", columns.kind), ("queue", columns.queue), ("priority", columns.priority),
+                              ("max_attempts", columns.maxAttempts), ("source", columns.source),
+                              ("destination", columns.destination)] where value.isNull {
+            throw JobFoldError(.notNull, "null value in column \"\(name)\" of relation \"jobs\"")
+        }
+    }
+
+    /// `(data->>'lease')::bigint`; `nil` for NULL (which is distinct from every lease).
+    private static func lease(_ event: ReplayEvent, in arena: borrowing ReplayArena) throws(JobFoldError) -> Int64? {
+        try bigint(event.lease, in: arena)
+    }
+
+    private static func bigint(_ text: ReplayText, in arena: borrowing ReplayArena) throws(JobFoldError) -> Int64? {
+        if text.isNull { return nil }
+        return try arena.withBytes(text) { bytes throws(JobFoldError) in try CopyText.castBigint(bytes) }
+    }
+}

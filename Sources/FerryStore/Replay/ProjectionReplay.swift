@@ -1,0 +1,134 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// Replays the event log chunk by chunk on one connection, inside the caller's transaction: each chunk's
+/// events are streamed out with COPY and folded with ``JobFold``; then the chunk is compared with the stored
+/// projection (verify) or copied into it (rebuild). Memory holds one chunk.
+struct ProjectionReplay {
+    let connection: PostgresConnection
+    /// Events per chunk (a chunk always holds whole jobs, so one job with more events makes a larger chunk).
+    let chunkEvents: Int
+    private(set) var arena = ReplayArena()
+    private(set) var jobs: [ReplayedJob] = []
+    private(set) var eventsReplayed = 0
+    private var fields: [ReplayText] = []
+
+    init(connection: PostgresConnection, chunkEvents: Int = 200_000) {
+        self.connection = connection
+        self.chunkEvents = max(1, chunkEvents)
+        jobs.reserveCapacity(self.chunkEvents)
+        fields.reserveCapacity(ProjectionColumn.allCases.count)
+    }
+
+    /// Calls `body` once per chunk of `scope` with the range its statements read; the chunk bounds are set.
+    mutating func forEachChunk(_ scope: ProjectionScope, _ body: (inout ProjectionReplay, ReplayQueries.Range) throws -> Void) throws {
+        switch scope {
+        case .all:
+            var from = "00000000-0000-0000-0000-000000000000"
+            while true {
+                var until = try connection.query(ReplayQueries.boundary, [from, chunkEvents]).rows.first?.decode(String.self, at: 0)
+                if until == from {
+                    // One job with more events than a chunk: it is a chunk of its own.
+                    until = try connection.query(ReplayQueries.nextJob, [from]).rows.first?.decode(String.self, at: 0)
+                }
+                try connection.query(ReplayQueries.setBounds, [from, until ?? from])
+                guard let until else {
+                    try body(&self, .from)
+                    return
+                }
+                try body(&self, .between)
+                from = until
+            }
+        case .afterPosition(let position):
+            try connection.query(ReplayQueries.declareSincePosition, [position])
+            try forEachIDChunk(body)
+        case .recordedSince(let date):
+            try connection.query(ReplayQueries.declareSinceTime, [date])
+            try forEachIDChunk(body)
+        }
+    }
+
+    private mutating func forEachIDChunk(_ body: (inout ProjectionReplay, ReplayQueries.Range) throws -> Void) throws {
+        // About chunkEvents events per chunk at the ten events a job typically has.
+        let fetch = ReplayQueries.fetchJobs(max(1, chunkEvents / 10))
+        while true {
+            let ids = try connection.query(fetch).rows.map { try $0.decode(UUID.self, at: 0) }
+            if ids.isEmpty { break }
+            try connection.query(ReplayQueries.setIDs, ["{" + ids.map(\.uuidString).joined(separator: ",") + "}"])
+            try body(&self, .ids)
+        }
+        try connection.execute(ReplayQueries.closeJobs)
+    }
+
+    /// Streams the chunk's events out and folds them into ``jobs`` (replacing the previous chunk).
+    mutating func fold(_ range: ReplayQueries.Range) throws {
+        arena.removeAll()
+        jobs.removeAll(keepingCapacity: true)
+        var current: ReplayedJob?
+        let connection = self.connection
+        try connection.copyOut(ReplayQueries.events(range)) { row in
+            try arena.appendRow(row)
+            let event = try ReplayEvent(arena)
+            if current == nil || !arena.equal(current!.jobID, event.jobID) {
+                if let finished = current { jobs.append(finished) }
+                current = ReplayedJob(jobID: event.jobID, row: nil, refusal: nil)
+            }
+            eventsReplayed += 1
+            if current!.refusal != nil { return }
+            do throws(JobFoldError) {
+                current!.row = try JobFold.apply(current!.row, event, in: arena)
+            } catch {
+                current!.refusal = .init(version: event.version, type: arena.string(event.typeName) ?? "null", error: error)
+            }
+        }
+        if let finished = current { jobs.append(finished) }
+    }
+
+    /// Compares the folded chunk with its stored rows; `report` collects what differs.
+    mutating func compare(_ range: ReplayQueries.Range, into report: inout ProjectionComparison) throws {
+        var index = 0
+        let connection = self.connection
+        try connection.copyOut(ReplayQueries.jobs(range)) { row in
+            let count = row.last == UInt8(ascii: "\n") ? row.count - 1 : row.count
+            fields.removeAll(keepingCapacity: true)
+            ReplayArena.split(row, count: count, base: 0, into: &fields)
+            guard fields.count == ProjectionColumn.allCases.count else {
+                throw ReplayDecodingError("a projection row has \(fields.count) fields")
+            }
+            while index < jobs.count && arena.compare(jobs[index].jobID, row, fields[0]) < 0 {
+                report.add(jobs[index], stored: nil, fields: fields, in: arena)
+                index += 1
+            }
+            if index < jobs.count && arena.compare(jobs[index].jobID, row, fields[0]) == 0 {
+                report.add(jobs[index], stored: row, fields: fields, in: arena)
+                index += 1
+            } else {
+                report.addWithoutEvents(row, fields: fields)
+            }
+        }
+        while index < jobs.count {
+            report.add(jobs[index], stored: nil, fields: fields, in: arena)
+            index += 1
+        }
+    }
+
+    /// Copies the folded chunk into ferry.jobs. Throws on the first refused event, as `ferry.rebuild_projection`
+    /// raised: the projection cannot be rebuilt from an inconsistent log.
+    func write() throws {
+        if let refused = jobs.first(where: { $0.refusal != nil }), let refusal = refused.refusal {
+            throw ProjectionReplayError(
+                jobID: arena.string(refused.jobID) ?? "", version: refusal.version, type: refusal.type, error: refusal.error)
+        }
+        var buffer = [UInt8]()
+        buffer.reserveCapacity(4096)
+        try connection.copyIn(ReplayQueries.copyJobsIn) { writer in
+            for job in jobs {
+                guard let row = job.row else { continue }
+                buffer.removeAll(keepingCapacity: true)
+                row.appendCopyRow(to: &buffer, from: arena)
+                try writer.writeEncodedRow(buffer)
+            }
+        }
+    }
+}
