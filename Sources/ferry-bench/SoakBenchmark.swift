@@ -31,6 +31,9 @@ struct SoakBenchmark: AsyncParsableCommand {
     @Option(help: "Concurrency of each of the two worker processes.")
     var concurrency = 64
 
+    @Option(help: "Worker handler: progress:1 writes the four events of a transfer; noop (three events) runs faster.")
+    var handler = "progress:1"
+
     func run() async throws {
         let url = try await BenchDatabase(adminURL: databaseURL).create("bench_soak")
         _ = try timedRun(ferry, ["migrate", "--database-url", url])
@@ -40,7 +43,8 @@ struct SoakBenchmark: AsyncParsableCommand {
             try connection.query(
                 """
                 SELECT string_agg(name || '=' || setting, ', ' ORDER BY name) FROM pg_settings
-                 WHERE name IN ('autovacuum_naptime', 'autovacuum_vacuum_cost_limit', 'autovacuum_max_workers')
+                 WHERE name IN ('autovacuum_naptime', 'autovacuum_vacuum_cost_limit', 'autovacuum_max_workers',
+                                'autovacuum_vacuum_cost_delay')
                 """
             ).rows[0].decode(String.self, at: 0)
         }
@@ -48,14 +52,14 @@ struct SoakBenchmark: AsyncParsableCommand {
             try connection.query("SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE oid = 'ferry.jobs'::regclass")
                 .rows[0].decode(String?.self, at: 0) ?? ""
         }
-        print("soak: \(jobs) jobs (enqueued in waves of \(wave)), 2 workers × concurrency \(concurrency), handler progress:1")
+        print("soak: \(jobs) jobs (enqueued in waves of \(wave)), 2 workers × concurrency \(concurrency), handler \(handler)")
         print("    server: \(settings); ferry.jobs: \(options)")
 
         var workers = [Process]()
         for index in 0..<2 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ferry)
-            process.arguments = ["worker", "--handler", "progress:1", "--concurrency", "\(concurrency)", "--name", "soak-\(index)",
+            process.arguments = ["worker", "--handler", handler, "--concurrency", "\(concurrency)", "--name", "soak-\(index)",
                                  "--log-level", "error", "--database-url", url]
             try process.run()
             workers.append(process)
