@@ -24,7 +24,8 @@ echo "==> worker benchmark"
 "$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"
 
 echo "==> soak: table and index sizes while 1,000,000 jobs are worked (bloat under churn)"
-"$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}"
+"$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}" --handler noop --concurrency 128
+"$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}" --handler noop --concurrency 128 --autovacuum-naptime ""
 
 echo "==> upload benchmark (dev server, against curl)"
 scripts/bench-upload.sh "$bin" "$url"

@@ -34,7 +34,22 @@ struct SoakBenchmark: AsyncParsableCommand {
     @Option(help: "Worker handler: progress:1 writes the four events of a transfer; noop (three events) runs faster.")
     var handler = "progress:1"
 
+    @Option(help: "Server autovacuum_naptime for the run (ALTER SYSTEM, reset afterwards); empty keeps the server's.")
+    var autovacuumNaptime = "5s"
+
     func run() async throws {
+        guard !autovacuumNaptime.isEmpty else { return try await soak() }
+        try await setNaptime(autovacuumNaptime)
+        do {
+            try await soak()
+        } catch {
+            try? await setNaptime(nil)
+            throw error
+        }
+        try await setNaptime(nil)
+    }
+
+    private func soak() async throws {
         let url = try await BenchDatabase(adminURL: databaseURL).create("bench_soak")
         _ = try timedRun(ferry, ["migrate", "--database-url", url])
         let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
@@ -52,7 +67,8 @@ struct SoakBenchmark: AsyncParsableCommand {
             try connection.query("SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE oid = 'ferry.jobs'::regclass")
                 .rows[0].decode(String?.self, at: 0) ?? ""
         }
-        print("soak: \(jobs) jobs (enqueued in waves of \(wave)), 2 workers × concurrency \(concurrency), handler \(handler)")
+        print("soak: \(jobs) jobs (enqueued in waves of \(wave)), 2 workers × concurrency \(concurrency), handler \(handler)"
+              + (autovacuumNaptime.isEmpty ? "" : "; the run sets autovacuum_naptime = \(autovacuumNaptime)"))
         print("    server: \(settings); ferry.jobs: \(options)")
 
         var workers = [Process]()
@@ -131,6 +147,22 @@ struct SoakBenchmark: AsyncParsableCommand {
         print(String(format: "    growth of jobs heap + indexes per %d jobs: %.1f MiB early, %.1f MiB late (%.2fx; levels off: %@); worst dead/live %.1f%% (target < 20%%: %@)",
                      every, early / 1_048_576, late / 1_048_576, late / max(1, early), late <= early * 1.25 ? "yes" : "no",
                      worstDeadRatio * 100, worstDeadRatio < 0.2 ? "met" : "not met"))
+    }
+
+    /// Sets (or with `nil` resets) the server's autovacuum_naptime. The bench cluster's own superuser runs this.
+    private func setNaptime(_ value: String?) async throws {
+        let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: databaseURL, poolSize: 1))
+        defer { admin.close() }
+        try await admin.withConnection { connection in
+            if let value {
+                try connection.query("SELECT set_config('ferry.naptime', $1, false)", [value])
+                try connection.execute(
+                    "DO $$ BEGIN EXECUTE format('ALTER SYSTEM SET autovacuum_naptime = %L', current_setting('ferry.naptime')); END $$")
+            } else {
+                try connection.execute("ALTER SYSTEM RESET autovacuum_naptime")
+            }
+            try connection.execute("SELECT pg_reload_conf()")
+        }
     }
 
     private func succeeded(_ client: PostgresClient) async throws -> Int {
