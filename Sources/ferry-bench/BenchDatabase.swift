@@ -12,6 +12,11 @@ struct BenchDatabase {
             try connection.execute("DROP DATABASE IF EXISTS \(PostgresIdentifier(name).quoted)")
             try connection.execute("CREATE DATABASE \(PostgresIdentifier(name).quoted)")
         }
+        return try url(name)
+    }
+
+    /// The URL of database `name` on the benchmark cluster.
+    func url(_ name: String) throws -> String {
         guard let slash = adminURL.range(of: "/", options: .backwards) else { return adminURL }
         return String(adminURL[..<slash.upperBound]) + name
     }

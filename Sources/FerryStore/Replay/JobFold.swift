@@ -5,8 +5,9 @@ import FerryCore
 /// database raises for the same event. `ferry projection verify` and `rebuild` fold with it; the property test
 /// in FerryStoreTests (JobFoldPropertyTests) appends random histories through the database and checks both agree.
 ///
-/// The columns of a new job come from `ferry.job_from_enqueued` itself (the replay statement calls it), so only
-/// the NOT NULL constraints of `ferry.jobs` are checked here.
+/// The columns of a new job are `ferry.job_from_enqueued`'s expressions, evaluated by the server in the replay
+/// statement (``ReplayQueries/events(_:relation:order:)``), so only the NOT NULL constraints of `ferry.jobs`
+/// are checked here.
 enum JobFold {
     /// The job after `event`, or the refusal `apply_event` raises (then the job is unchanged).
     static func apply(_ current: FoldedJob?, _ event: ReplayEvent, in arena: borrowing ReplayArena) throws(JobFoldError) -> FoldedJob {
@@ -126,7 +127,7 @@ enum JobFold {
         return job
     }
 
-    /// `ferry.job_from_enqueued` (already evaluated by the server) checked against ferry.jobs' NOT NULL columns.
+    /// The columns of `ferry.job_from_enqueued` (evaluated by the server) checked against ferry.jobs' NOT NULL columns.
     private static func created(_ event: ReplayEvent, at: ReplayText, in arena: borrowing ReplayArena) throws(JobFoldError) -> FoldedJob {
         let columns = event.enqueued
         if columns.kind.isNull || columns.queue.isNull || columns.priority.isNull || columns.maxAttempts.isNull

@@ -22,10 +22,10 @@ struct ReplayEvent {
     var json: ReplayText
     /// retry_scheduled and deferred: `(data->>'run_at')::timestamptz`.
     var runAt: ReplayText
-    /// enqueued: the row `ferry.job_from_enqueued` makes (NULL columns otherwise).
+    /// enqueued: the columns `ferry.job_from_enqueued` makes (NULL otherwise).
     var enqueued: EnqueuedColumns
 
-    /// The columns of a new job, straight from `ferry.job_from_enqueued`.
+    /// The columns of a new job, as `ferry.job_from_enqueued` makes them.
     struct EnqueuedColumns {
         var kind, queue, batch, priority, maxAttempts, account, source, destination, idempotencyKey: ReplayText
         var spec, metadata, runAt, bytesTotal: ReplayText
