@@ -47,8 +47,10 @@ CREATE INDEX archived_jobs_archive_idx ON ferry.archived_jobs (archive_id);
 
 COMMENT ON TABLE ferry.archived_jobs IS 'Jobs whose events were moved to an archive file, and which file.';
 
--- The archive's candidates and the newest failures are both index range scans, not scans of every job.
-CREATE INDEX jobs_finished_idx ON ferry.jobs (state, finished_at) WHERE finished_at IS NOT NULL;
+-- The archive's candidates and the newest failures are both index range scans, not scans of every job. The
+-- predicate names the states (not finished_at IS NOT NULL) so that `state = 'failed' ORDER BY finished_at DESC`
+-- can use it: DESC puts NULLs first, and the planner cannot know a failed job always has a finish time.
+CREATE INDEX jobs_finished_idx ON ferry.jobs (state, finished_at) WHERE state IN ('succeeded', 'failed', 'cancelled');
 
 -- `projection verify --since TIME` finds recent events without an index on every row: the log is written in
 -- time order, so block ranges summarize it well.
