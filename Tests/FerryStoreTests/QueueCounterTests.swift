@@ -73,4 +73,39 @@ struct QueueCounterTests {
         _ = try await store.rebuildProjection()
         #expect(try await store.queueCountDifferences().isEmpty)
     }
+
+    @Test("at 60,000 finished jobs the status queries read indexes: newest failures backwards by finish time, queue_stats no jobs at all")
+    func statusPlans() async throws {
+        let db = try await TestDatabase.make("statusplans")
+        // Enqueue, claim and finish 60,000 jobs in three statements (the projection's set-based path).
+        try await db.query("""
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT gen_random_uuid(), 1, 'enqueued',
+                   jsonb_build_object('kind', 'fetch', 'queue', 'default', 'priority', 0, 'max_attempts', 3,
+                                      'source', 'https://example.com/' || i, 'destination', '/srv/')
+              FROM generate_series(1, 60000) i
+            """)
+        try await db.query("""
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT job_id, 2, 'claimed', jsonb_build_object('lease', 1, 'worker', 'w') FROM ferry.jobs
+            """)
+        try await db.query("""
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT job_id, 3, CASE WHEN row_number() OVER (ORDER BY job_id) % 50 = 0 THEN 'failed' ELSE 'succeeded' END,
+                   jsonb_build_object('lease', 1, 'error', 'bad')
+              FROM ferry.jobs
+            """)
+        try await db.query("ANALYZE ferry.jobs")
+        func plan(_ sql: String) async throws -> String {
+            try await db.query("EXPLAIN (FORMAT JSON) " + sql).rows[0].decode(String.self, at: 0)
+        }
+        let failed = try await plan("SELECT * FROM ferry.job_status WHERE state = 'failed' ORDER BY finished_at DESC LIMIT 100")
+        #expect(failed.contains("\"Index Name\": \"jobs_finished_idx\""), "\(failed)")
+        #expect(failed.contains("Backward"), "\(failed)")
+        #expect(!failed.contains("\"Node Type\": \"Sort\""), "\(failed)")
+        let stats = try await plan("SELECT * FROM ferry.queue_stats")
+        #expect(!stats.contains("\"Relation Name\": \"jobs\""), "queue_stats reads counters, not jobs: \(stats)")
+        let rows = try await Self.rows(db, Self.fromView)
+        #expect(rows == [["default", "failed", "1200", "0"], ["default", "succeeded", "58800", "0"]])
+    }
 }
