@@ -58,13 +58,10 @@ public struct Archiver: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names.sorted() where name.hasPrefix("ferry-archive-") && name.hasSuffix(".jsonl.gz" + ArchiveFileWriter.partialSuffix) {
             let partial = (directory as NSString).appendingPathComponent(name)
-            guard let header = try? ArchiveFileReader.header(of: partial) else {
-                // Died before the header reached the disk: no transaction can have committed it.
-                try? FileManager.default.removeItem(atPath: partial)
-                report.discarded.append(partial)
-                continue
-            }
-            if try await store.archiveWriterIsGone(header.archiveID) {
+            // The id is in the name: the header may still sit in the writer's buffer, not on disk.
+            let stem = name.dropLast((".jsonl.gz" + ArchiveFileWriter.partialSuffix).count)
+            guard let archiveID = UUID(uuidString: String(stem.suffix(36))) else { continue }
+            if try await store.archiveWriterIsGone(archiveID) {
                 try FileManager.default.removeItem(atPath: partial)
                 report.discarded.append(partial)
                 logger.info("removed the file of an archive that never committed", metadata: ["file": "\(partial)"])
@@ -74,27 +71,30 @@ public struct Archiver: Sendable {
     }
 
     /// Steps 3 and 4 for a committed archive: final name (after checking the checksum), manifest, complete.
+    /// Under the archive's lock, so a concurrent run finishing the same archive waits and then finds it done.
     private func seal(_ archiveID: UUID, path: String, sha256: String) async throws {
-        let partial = path + ArchiveFileWriter.partialSuffix
-        let fileManager = FileManager.default
-        if !fileManager.fileExists(atPath: path) {
-            guard fileManager.fileExists(atPath: partial) else {
-                throw ArchiveError(
-                    .missing, "archive \(archiveID.uuidString.lowercased()) was committed but its file \(path) is gone",
-                    fix: "restore the file from a backup; its jobs are no longer in PostgreSQL")
+        try await store.withArchiveLock(archiveID) { record in
+            guard let record, record.state == .sealed else { return }
+            let partial = path + ArchiveFileWriter.partialSuffix
+            let fileManager = FileManager.default
+            if !fileManager.fileExists(atPath: path) {
+                guard fileManager.fileExists(atPath: partial) else {
+                    throw ArchiveError(
+                        .missing, "archive \(archiveID.uuidString.lowercased()) was committed but its file \(path) is gone",
+                        fix: "restore the file from a backup; its jobs are no longer in PostgreSQL")
+                }
+                let actual = try ArchiveFileReader.checksum(of: partial)
+                guard actual.sha256 == sha256 else {
+                    throw ArchiveError(
+                        .corrupt, "\(partial) does not match the SHA-256 recorded for archive \(archiveID.uuidString.lowercased())",
+                        fix: "restore the file from a backup")
+                }
+                try DurableFile.rename(partial, to: path)
             }
-            let actual = try ArchiveFileReader.checksum(of: partial)
-            guard actual.sha256 == sha256 else {
-                throw ArchiveError(
-                    .corrupt, "\(partial) does not match the SHA-256 recorded for archive \(archiveID.uuidString.lowercased())",
-                    fix: "restore the file from a backup")
-            }
-            try DurableFile.rename(partial, to: path)
+            ArchiveCrashPoint.reach(.renamed)
+            try ArchiveManifest(record: record).write(for: path)
+            try await store.completeArchive(archiveID)
         }
-        ArchiveCrashPoint.reach(.renamed)
-        guard let record = try await store.archive(archiveID) else { return }
-        try ArchiveManifest(record: record).write(for: path)
-        try await store.completeArchive(archiveID)
     }
 
     /// `ferry-archive-20261124T101500Z-<id>.jsonl.gz`: sorts by time, unique by id.

@@ -217,4 +217,31 @@ struct ArchiveTests {
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.events") == 0)
         #expect(try await store.verifyProjection().isClean)
     }
+
+    @Test("two archive runs at once take disjoint jobs and both finish cleanly")
+    func concurrentRuns() async throws {
+        let db = try await TestDatabase.make("archivetwo")
+        let store = db.store(poolSize: 8)
+        defer { store.client.close() }
+        try await ArchiveFixtures.populate(store, finished: 300)
+        let finished = try await ArchiveFixtures.count(
+            db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
+        let directory = try ArchiveFixtures.temporaryDirectory()
+        let reports = try await withThrowingTaskGroup(of: ArchiveRunReport.self) { group in
+            for name in ["a", "b"] {
+                group.addTask {
+                    try await Archiver(store: store, directory: directory, logger: Logger(label: name))
+                        .run(finishedBefore: Date().addingTimeInterval(5), jobsPerFile: 20)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(reports.reduce(0) { $0 + $1.jobs } == finished)
+        #expect(reports.allSatisfy { $0.discarded.isEmpty }, "no live writer's file is taken for a leftover")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(!files.contains { $0.hasSuffix(".partial") || $0.hasSuffix(".tmp") })
+        #expect(files.filter { $0.hasSuffix(".manifest.json") }.count == files.filter { $0.hasSuffix(".jsonl.gz") }.count)
+        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'complete'") == 0)
+        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == finished)
+    }
 }

@@ -107,6 +107,28 @@ extension FerryStore {
         }
     }
 
+    /// Runs `body` while holding the archive's lock (the one its writing transaction held), with the archive's
+    /// record as it is once the lock is held (`nil` if none was committed). Two runs finishing the same archive
+    /// (one recovering, one that just committed it) take turns, and the second finds it complete.
+    public func withArchiveLock<T: Sendable>(
+        _ archiveID: UUID, _ body: (ArchiveRecord?) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await client.withHeldTransaction { held in
+                let record = try await held.run { connection in
+                    try connection.query(
+                        "SELECT pg_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1))", [archiveID.uuidString])
+                    return try connection.query(
+                        "SELECT \(ArchiveRecord.columns) FROM ferry.archives WHERE archive_id = $1", [archiveID]
+                    ).rows.first.map(ArchiveRecord.init(row:))
+                }
+                return try await body(record)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// Marks an archive complete once its file has its final name and its manifest.
     public func completeArchive(_ archiveID: UUID) async throws {
         do {
