@@ -13,6 +13,7 @@ struct ProjectionReplay {
     private(set) var jobs: [ReplayedJob] = []
     private(set) var eventsReplayed = 0
     private var fields: [ReplayText] = []
+    private var eventData = EventData()
 
     init(connection: PostgresConnection, chunkEvents: Int = 200_000) {
         self.connection = connection
@@ -69,7 +70,7 @@ struct ProjectionReplay {
         let connection = self.connection
         try connection.copyOut(ReplayQueries.events(range)) { row in
             try arena.appendRow(row)
-            let event = try ReplayEvent(arena)
+            let event = try ReplayEvent(&arena, data: &eventData)
             if current == nil || !arena.equal(current!.jobID, event.jobID) {
                 if let finished = current { jobs.append(finished) }
                 current = ReplayedJob(jobID: event.jobID, row: nil, refusal: nil)
