@@ -16,7 +16,6 @@ extension FerryStore {
                 var comparison = ProjectionComparison(limit: limit)
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
                 try replay.forEachChunk(scope) { replay, range in
-                    try replay.fold(range)
                     try replay.compare(range, into: &comparison)
                 }
                 return ProjectionReport(
@@ -39,7 +38,6 @@ extension FerryStore {
                 var rebuilt = 0
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
                 try replay.forEachChunk(.all) { replay, range in
-                    try replay.fold(range)
                     try replay.write()
                     rebuilt += replay.jobs.count
                 }

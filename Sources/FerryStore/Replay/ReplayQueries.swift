@@ -7,6 +7,8 @@ enum ReplayQueries {
         case all
         /// `job_id >= ferry.replay_from` (the last chunk).
         case from
+        /// `job_id >= ferry.replay_from`, the first `ferry.replay_limit` events (only for events).
+        case limited
         /// `ferry.replay_from <= job_id < ferry.replay_until`.
         case between
         /// `job_id = ANY (ferry.replay_ids)` (a uuid[] literal).
@@ -15,7 +17,7 @@ enum ReplayQueries {
         func filter(_ column: String) -> String {
             switch self {
             case .all: "true"
-            case .from: "\(column) >= current_setting('ferry.replay_from')::uuid"
+            case .from, .limited: "\(column) >= current_setting('ferry.replay_from')::uuid"
             case .between:
                 "\(column) >= current_setting('ferry.replay_from')::uuid AND \(column) < current_setting('ferry.replay_until')::uuid"
             case .ids: "\(column) = ANY (current_setting('ferry.replay_ids')::uuid[])"
@@ -23,16 +25,18 @@ enum ReplayQueries {
         }
     }
 
-    /// Sets the bounds `Range.from` and `.between` read.
+    /// Sets where the next chunk starts and how many events it reads at most.
+    static let setChunk = "SELECT set_config('ferry.replay_from', $1, true), set_config('ferry.replay_limit', $2, true)"
+    /// Sets where the chunk's jobs end (`Range.between`).
+    static let setUntil = "SELECT set_config('ferry.replay_until', $1, true)"
+    /// Sets both bounds (plans).
     static let setBounds = "SELECT set_config('ferry.replay_from', $1, true), set_config('ferry.replay_until', $2, true)"
     /// Sets the ids `Range.ids` reads.
     static let setIDs = "SELECT set_config('ferry.replay_ids', $1, true)"
 
-    /// The job whose events start `$2` events after `$1` (an ordered walk of events_job_version_key): where the
-    /// next chunk starts. No row: the rest fits in one chunk. (The alias keeps ORDER BY on the uuid, not its text.)
+    /// The job whose events start `$2` events after `$1` (an ordered walk of events_job_version_key); for
+    /// ``FerryStore/replayPlans(skipEvents:chunkEvents:)``. (The alias keeps ORDER BY on the uuid, not its text.)
     static let boundary = "SELECT job_id::text AS boundary FROM ferry.events WHERE job_id >= $1::uuid ORDER BY job_id, version OFFSET $2 LIMIT 1"
-    /// The first job after `$1` (when one job alone has more events than a chunk).
-    static let nextJob = "SELECT job_id::text AS boundary FROM ferry.events WHERE job_id > $1::uuid ORDER BY job_id, version LIMIT 1"
 
     /// A chunk's events in stream order: the data whole (its jsonb text; ``EventData`` finds the keys the fold
     /// reads, and integers are cast like `apply_event` casts them, only where it does, see ``JobFold``), and
@@ -49,7 +53,7 @@ enum ReplayQueries {
                CASE WHEN e.type IN ('enqueued', 'retry_scheduled', 'deferred') THEN (e.data->>'run_at')::timestamptz END
                 FROM \(relation) e
                WHERE \(range.filter("e.job_id"))
-               ORDER BY \(order)
+               ORDER BY \(order)\(range == .limited ? " LIMIT current_setting('ferry.replay_limit')::bigint" : "")
         """
     }
 
