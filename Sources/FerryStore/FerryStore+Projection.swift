@@ -16,7 +16,6 @@ extension FerryStore {
                 var comparison = ProjectionComparison(limit: limit)
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
                 try replay.forEachChunk(scope) { replay, range in
-                    try replay.fold(range)
                     try replay.compare(range, into: &comparison)
                 }
                 return ProjectionReport(
@@ -73,6 +72,10 @@ extension FerryStore {
 
     /// Rebuilds `ferry.jobs` from the event log, folding in Swift and copying the rows in, in one transaction that
     /// blocks appends while it runs. Needs the schema owner's privileges. Returns the number of jobs.
+    ///
+    /// The old rows go with TRUNCATE (no dead tuples to vacuum): a REPEATABLE READ reader whose snapshot predates
+    /// the rebuild sees an empty projection afterwards, as TRUNCATE is not MVCC-safe. Throws
+    /// ``ProjectionReplayError`` (nothing changed) when an event does not fold.
     public func rebuildProjection(chunkEvents: Int = 200_000) async throws -> Int {
         do {
             return try await client.withTransaction { connection in
@@ -82,7 +85,6 @@ extension FerryStore {
                 var rebuilt = 0
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
                 try replay.forEachChunk(.all) { replay, range in
-                    try replay.fold(range)
                     try replay.write()
                     rebuilt += replay.jobs.count
                 }

@@ -53,6 +53,7 @@ enum FoldHarness {
                 }
             }
             var arena = ReplayArena()
+            var eventData = EventData()
             var swiftCodes = [String?]()
             var finals = [String: FoldedJob]()
             var currentID: String?
@@ -60,7 +61,7 @@ enum FoldHarness {
             var stored = Set<Int64>()
             try connection.copyOut(ReplayQueries.events(.all, relation: "public.candidates", order: "e.seq")) { row in
                 try arena.appendRow(row)
-                let event = try ReplayEvent(arena)
+                let event = try ReplayEvent(&arena, data: &eventData)
                 let id = arena.string(event.jobID)!
                 if id != currentID {
                     if let currentID, let current { finals[currentID] = current }

@@ -98,14 +98,17 @@ struct HistoryGenerator {
         }
         let times = ["\"2030-01-02T03:04:05Z\"", "\"2030-01-02T03:04:05.123456+02:00\"", "\"2031-06-01 10:00:00+00\"", "\"2030-01-02T03:04:05.5Z\""]
         let jsons = ["{\"id\": \"s1\", \"offset\": 8}", "null", "{}", "[1, 2]", "\"text\"", "{\"b\": 1, \"a\": [true, null]}"]
-        let ints = [nil, "0", "500", "1000", "null", "\"42\"", "123456789012"]
-        let texts = [nil, "\"boom\"", "\"tab\\there\"", "\"line\\nbreak \\\\ \\\"q\\\"\"", "null", "\"ünï☃\""]
+        var ints = [nil, "0", "500", "1000", "null", "\"42\"", "123456789012", "\" 7 \""]
+        // Now and then a value no integer cast takes (22P02, 22003).
+        if chance(4) { ints = ["\"x\"", "1.5", "99999999999999999999"] }
+        let texts = [nil, "\"boom\"", "\"tab\\there\"", "\"line\\nbreak \\\\ \\\"q\\\"\"", "null", "\"ünï☃\"",
+                     "\"ctl\\u0001 \\ud83d\\ude00 \\/\"", "42", "{\"nested\": [1, \"x\"]}", "true"]
         switch type {
         case "enqueued":
-            var required = ["kind": "\"fetch\"", "queue": pick(["\"default\"", "\"slow\""]), "priority": "\(int(-3...5))",
+            var required = ["kind": "\"fetch\"", "queue": pick(["\"default\"", "\"slow\""]), "priority": chance(2) ? pick(["40000", "\"x\""]) : pick(["\(int(-3...5))", "\"7\"", "\" -2 \""]),
                             "max_attempts": "\(int(1...5))", "source": "\"https://example.com/\(int(0...999)).jpg\"",
                             "destination": "\"/srv/in/\""]
-            if chance(4) {
+            if chance(2) {
                 required.removeValue(forKey: pick(Array(required.keys).sorted()))
                 broken = true
             }
@@ -113,7 +116,7 @@ struct HistoryGenerator {
             maybe("batch", [nil, nil, "\"b1\"", "\"b2\""])
             maybe("account", [nil, nil, "\"acct\""])
             maybe("run_at", [nil, nil] + times)
-            maybe("bytes_total", [nil, "1000", "\"77\"", "null"])
+            maybe("bytes_total", [nil, "1000", "\"77\"", "null", "\"x\""])
             maybe("spec", [nil, "{\"size\": 10, \"mtime\": \"x\"}", "{}"])
             maybe("metadata", [nil, "null", "{\"title\": \"T\\tab\"}"])
         case "claimed":

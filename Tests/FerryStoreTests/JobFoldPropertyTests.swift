@@ -32,10 +32,10 @@ struct JobFoldPropertyTests {
         #expect(mismatches.isEmpty, "seed \(mixed) (FERRY_FOLD_SEED=\(seed)):\n\(mismatches.prefix(5).joined(separator: "\n"))")
         #expect(result.rowDifferences.isEmpty, "seed \(mixed) (FERRY_FOLD_SEED=\(seed)):\n\(result.rowDifferences.prefix(5).joined(separator: "\n"))")
 
-        // The generator reaches what it is meant to: most appends accepted, every kind of refusal seen.
+        // The generator reaches what it is meant to: many appends accepted (lives go on), every kind of refusal seen.
         let accepted = result.sqlCodes.filter { $0 == nil }.count
         let refusals = Set(result.sqlCodes.compactMap { $0 })
-        #expect(accepted > candidates.count / 2, "seed \(mixed)")
-        #expect(refusals.isSuperset(of: ["FY001", "FY002", "FY003", "23505"]), "seed \(mixed): \(refusals.sorted())")
+        #expect(accepted * 100 > candidates.count * 35, "seed \(mixed): \(accepted) of \(candidates.count) accepted")
+        #expect(refusals.isSuperset(of: ["FY001", "FY002", "FY003", "FY004", "23505", "23502", "22P02", "22003"]), "seed \(mixed): \(refusals.sorted())")
     }
 }

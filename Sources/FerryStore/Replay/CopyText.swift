@@ -53,6 +53,21 @@ enum CopyText {
         return value
     }
 
+    /// `text::smallint`, `::integer` (`bits` 16, 32) or `::bigint` as PostgreSQL 15 casts them.
+    static func castInteger(_ field: UnsafeRawBufferPointer, bits: Int) throws(JobFoldError) -> Int64 {
+        let name = bits == 16 ? "smallint" : bits == 32 ? "integer" : "bigint"
+        let value: Int64
+        do throws(JobFoldError) {
+            value = try castBigint(field)
+        } catch {
+            throw JobFoldError(error.code, error.message.replacingOccurrences(of: "bigint", with: name))
+        }
+        if bits < 64 && (value < -(Int64(1) << (bits - 1)) || value >= Int64(1) << (bits - 1)) {
+            throw JobFoldError(.outOfRange, "value \"\(unescape(field))\" is out of range for type \(name)")
+        }
+        return value
+    }
+
     /// `text::bigint` as PostgreSQL 15 casts it (`pg_strtoint64`): blanks around, optional sign, decimal digits.
     /// The field is COPY-escaped; throws 22P02 or 22003 like the cast.
     static func castBigint(_ field: UnsafeRawBufferPointer) throws(JobFoldError) -> Int64 {

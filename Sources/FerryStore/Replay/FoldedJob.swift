@@ -8,10 +8,10 @@ struct FoldedJob {
     var kind: ReplayText
     var queue: ReplayText
     var batch: ReplayText
-    var priority: ReplayText
+    var priority: Int64
     var state: JobState
     var attempt: Int64
-    var maxAttempts: ReplayText
+    var maxAttempts: Int64
     var lease: Int64
     var worker: ReplayText
     var account: ReplayText

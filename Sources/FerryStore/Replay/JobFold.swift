@@ -130,20 +130,18 @@ enum JobFold {
     /// The columns of `ferry.job_from_enqueued` (evaluated by the server) checked against ferry.jobs' NOT NULL columns.
     private static func created(_ event: ReplayEvent, at: ReplayText, in arena: borrowing ReplayArena) throws(JobFoldError) -> FoldedJob {
         let columns = event.enqueued
+        // job_from_enqueued's casts, in column order; then the INSERT's NOT NULL checks.
+        let priority = try integer(columns.priority, in: arena, bits: 16)
+        let maxAttempts = try integer(columns.maxAttempts, in: arena, bits: 32)
+        let bytesTotal = try integer(columns.bytesTotal, in: arena, bits: 64)
         if columns.kind.isNull || columns.queue.isNull || columns.priority.isNull || columns.maxAttempts.isNull
             || columns.source.isNull || columns.destination.isNull {
             try notNull(columns)
         }
-        let bytesTotal = columns.bytesTotal.isNull
-            ? nil : try arena.withBytes(columns.bytesTotal) { bytes throws(JobFoldError) in
-                guard let value = CopyText.canonicalInteger(bytes) else {
-                    throw JobFoldError(.invalidInteger, "bytes_total is not an integer")
-                }
-                return value
-            }
+        guard let priority, let maxAttempts else { throw JobFoldError(.notNull, "null value in a NOT NULL column of relation \"jobs\"") }
         return FoldedJob(
             jobID: event.jobID, version: event.version, kind: columns.kind, queue: columns.queue, batch: columns.batch,
-            priority: columns.priority, state: .queued, attempt: 0, maxAttempts: columns.maxAttempts, lease: 0,
+            priority: priority, state: .queued, attempt: 0, maxAttempts: maxAttempts, lease: 0,
             worker: .null, account: columns.account, source: columns.source, destination: columns.destination,
             idempotencyKey: columns.idempotencyKey, spec: columns.spec, metadata: columns.metadata,
             runAt: columns.runAt, cancelRequested: false, bytesDone: 0, bytesTotal: bytesTotal, session: .null,
@@ -165,7 +163,12 @@ enum JobFold {
     }
 
     private static func bigint(_ text: ReplayText, in arena: borrowing ReplayArena) throws(JobFoldError) -> Int64? {
+        try integer(text, in: arena, bits: 64)
+    }
+
+    /// `text::smallint`, `::integer` or `::bigint`; `nil` for NULL.
+    private static func integer(_ text: ReplayText, in arena: borrowing ReplayArena, bits: Int) throws(JobFoldError) -> Int64? {
         if text.isNull { return nil }
-        return try arena.withBytes(text) { bytes throws(JobFoldError) in try CopyText.castBigint(bytes) }
+        return try arena.withBytes(text) { bytes throws(JobFoldError) in try CopyText.castInteger(bytes, bits: bits) }
     }
 }

@@ -45,6 +45,89 @@ struct ReplayArena {
         }
     }
 
+    /// `data->>'key'` of a JSON string (`value` spans it, quotes included, in jsonb text COPY-escaped): its
+    /// content as COPY text. Without escapes that is the content itself; otherwise it is decoded into the arena.
+    mutating func jsonString(_ value: ReplayText) -> ReplayText {
+        let content = ReplayText(offset: value.offset + 1, count: max(0, value.count - 2))
+        let start = Int(content.offset)
+        let end = start + Int(content.count)
+        let hasEscape = bytes.withUnsafeBufferPointer { buffer in
+            memchr(buffer.baseAddress! + start, Int32(UInt8(ascii: "\\")), end - start) != nil
+        }
+        guard hasEscape else { return content }
+        var decoded = [UInt8]()
+        var index = start
+        func hex(_ at: Int) -> UInt32 {
+            var value: UInt32 = 0
+            for offset in 0..<4 where at + offset < end {
+                let byte = bytes[at + offset]
+                let digit: UInt8 = switch byte {
+                case 48...57: byte - 48
+                case 65...70: byte - 55
+                case 97...102: byte - 87
+                default: 0
+                }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+        while index < end {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\\"), index + 2 < end else {
+                decoded.append(byte)
+                index += 1
+                continue
+            }
+            // COPY's "\\" is one JSON backslash; the JSON escape follows it.
+            let escaped = bytes[index + 2]
+            index += escaped == UInt8(ascii: "\\") ? 4 : 3  // an escaped backslash is doubled by COPY too
+            switch escaped {
+            case UInt8(ascii: "b"): decoded.append(8)
+            case UInt8(ascii: "f"): decoded.append(12)
+            case UInt8(ascii: "n"): decoded.append(10)
+            case UInt8(ascii: "r"): decoded.append(13)
+            case UInt8(ascii: "t"): decoded.append(9)
+            case UInt8(ascii: "u"):
+                var scalar = hex(index)
+                index += 4
+                // A surrogate pair is "\\uD8xx\\uDCxx" in COPY text.
+                if scalar >= 0xD800 && scalar < 0xDC00 && index + 7 < end + 1 && bytes[index] == UInt8(ascii: "\\")
+                    && bytes[index + 2] == UInt8(ascii: "u") {
+                    let low = hex(index + 3)
+                    if low >= 0xDC00 && low < 0xE000 {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        index += 7
+                    }
+                }
+                decoded.append(contentsOf: String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
+            default: decoded.append(escaped)  // \" \\ \/
+            }
+        }
+        let offset = bytes.count
+        for byte in decoded {
+            // Escaped as COPY escapes text output.
+            switch byte {
+            case 92: bytes.append(contentsOf: [92, 92])
+            case 8: bytes.append(contentsOf: [92, UInt8(ascii: "b")])
+            case 9: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 10: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 11: bytes.append(contentsOf: [92, UInt8(ascii: "v")])
+            case 12: bytes.append(contentsOf: [92, UInt8(ascii: "f")])
+            case 13: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
+            default: bytes.append(byte)
+            }
+        }
+        return ReplayText(offset: Int32(offset), count: Int32(bytes.count - offset))
+    }
+
+    /// `'{}'::jsonb` (a job's spec when the event has none).
+    mutating func emptyObject() -> ReplayText {
+        let offset = bytes.count
+        bytes.append(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "}"))
+        return ReplayText(offset: Int32(offset), count: 2)
+    }
+
     /// Whether two slices hold the same bytes (both NULL counts as equal).
     func equal(_ a: ReplayText, _ b: ReplayText) -> Bool {
         if a.count != b.count { return false }

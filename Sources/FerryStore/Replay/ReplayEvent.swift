@@ -1,7 +1,7 @@
 import FerryCore
 
-/// One event as the replay statement sends it: the fields its type uses, extracted and cast by the server
-/// (see ``ReplayQueries/events``), as slices of the chunk's ``ReplayArena``.
+/// One event as the fold reads it: the fields its type uses, as slices of the chunk's ``ReplayArena`` in COPY
+/// text form (taken from the data's jsonb text, see ``EventData``; times cast by the server).
 struct ReplayEvent {
     var jobID: ReplayText
     var version: Int64
@@ -20,17 +20,20 @@ struct ReplayEvent {
     var hasSession: Bool
     /// progress: the session, succeeded: the result (JSON null as NULL).
     var json: ReplayText
-    /// retry_scheduled and deferred: `(data->>'run_at')::timestamptz`.
+    /// retry_scheduled and deferred: `(data->>'run_at')::timestamptz`, cast by the server.
     var runAt: ReplayText
     /// enqueued: the columns `ferry.job_from_enqueued` makes (NULL otherwise).
     var enqueued: EnqueuedColumns
 
-    /// The columns of a new job, as `ferry.job_from_enqueued` makes them.
+    /// The inputs of `ferry.job_from_enqueued`: `data->>'…'` texts (`priority`, `max_attempts` and `bytes_total`
+    /// still uncast), `spec` and `metadata` as jsonb text, `run_at` already coalesced with `recorded_at`.
     struct EnqueuedColumns {
-        var kind, queue, batch, priority, maxAttempts, account, source, destination, idempotencyKey: ReplayText
-        var spec, metadata, runAt, bytesTotal: ReplayText
+        var kind = ReplayText.null, queue = ReplayText.null, batch = ReplayText.null, priority = ReplayText.null
+        var maxAttempts = ReplayText.null, account = ReplayText.null, source = ReplayText.null
+        var destination = ReplayText.null, idempotencyKey = ReplayText.null, spec = ReplayText.null
+        var metadata = ReplayText.null, runAt = ReplayText.null, bytesTotal = ReplayText.null
     }
 
-    /// Number of fields in a row of ``ReplayQueries/events``.
-    static let fieldCount = 24
+    /// Number of fields in a row of ``ReplayQueries/events(_:relation:order:)``.
+    static let fieldCount = 6
 }

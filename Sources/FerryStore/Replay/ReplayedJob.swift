@@ -13,4 +13,6 @@ struct ReplayedJob {
     /// `nil` until an `enqueued` event is folded (or when it was refused).
     var row: FoldedJob?
     var refusal: Refusal?
+    /// Events read for the job in this chunk.
+    var events = 0
 }
