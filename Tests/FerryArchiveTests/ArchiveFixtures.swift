@@ -1,5 +1,6 @@
 import FerryCore
 import FerryStore
+import Logging
 import FerryTestSupport
 import Foundation
 import Postgres
@@ -63,5 +64,12 @@ enum ArchiveFixtures {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-archive-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
+    }
+
+    /// A quiet logger: the archiver logs each file at info level.
+    static var logger: Logger {
+        var logger = Logger(label: "test.archive")
+        logger.logLevel = .warning
+        return logger
     }
 }

@@ -27,7 +27,8 @@ struct ArchiveTests {
         #expect(completedBefore == 1)
 
         let directory = try ArchiveFixtures.temporaryDirectory()
-        let archiver = Archiver(store: store, directory: directory, logger: Logger(label: "test"))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let archiver = Archiver(store: store, directory: directory, logger: ArchiveFixtures.logger)
         let report = try await archiver.run(finishedBefore: Date().addingTimeInterval(5), jobsPerFile: 50)
         #expect(report.jobs == finished, "only the finished jobs of the complete batch leave")
         #expect(report.events == finishedEvents)
@@ -108,7 +109,8 @@ struct ArchiveTests {
         defer { store.client.close() }
         try await ArchiveFixtures.populate(store, finished: 30)
         let directory = try ArchiveFixtures.temporaryDirectory()
-        let report = try await Archiver(store: store, directory: directory, logger: Logger(label: "test"))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let report = try await Archiver(store: store, directory: directory, logger: ArchiveFixtures.logger)
             .run(finishedBefore: Date().addingTimeInterval(5), jobsPerFile: 1000)
         let file = try #require(report.written.first?.file)
         let original = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -179,7 +181,8 @@ struct ArchiveTests {
         let total = 600
         _ = try await store.enqueue((0..<total).map { _ in ArchiveFixtures.spec(batch: nil) })
         let directory = try ArchiveFixtures.temporaryDirectory()
-        let archiver = Archiver(store: store, directory: directory, logger: Logger(label: "test"))
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let archiver = Archiver(store: store, directory: directory, logger: ArchiveFixtures.logger)
         var files = [String]()
         try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<2 {
@@ -227,10 +230,11 @@ struct ArchiveTests {
         let finished = try await ArchiveFixtures.count(
             db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
         let directory = try ArchiveFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let reports = try await withThrowingTaskGroup(of: ArchiveRunReport.self) { group in
             for name in ["a", "b"] {
                 group.addTask {
-                    try await Archiver(store: store, directory: directory, logger: Logger(label: name))
+                    try await Archiver(store: store, directory: directory, logger: ArchiveFixtures.logger)
                         .run(finishedBefore: Date().addingTimeInterval(5), jobsPerFile: 20)
                 }
             }

@@ -56,6 +56,7 @@ struct ArchiveCommandTests {
         let db = try await TestDatabase.make("archcrash")
         let jobs = try await Self.finishedJobs(db, count: 100)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-arch-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let arguments = ["archive", "--finished-before", "0s", "--to", directory, "--jobs-per-file", "40"]
 
         let crashed = try await FerryProcess.run(arguments, databaseURL: db.url, environment: ["FERRY_ARCHIVE_CRASH_AT": point])
@@ -131,6 +132,10 @@ struct ArchiveCommandTests {
         #expect(bad.stderr.contains("'yesterday'"))
         let notArchive = directory + "-not.jsonl.gz"
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: notArchive))
+        defer {
+            try? FileManager.default.removeItem(atPath: notArchive)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         let restore = try await FerryProcess.run(["archive", "restore", notArchive], databaseURL: db.url)
         #expect(restore.status == 65, "\(restore.stderr)")
         #expect(!restore.stderr.contains("Fatal error"))
