@@ -164,6 +164,15 @@ psql "$FERRY_DATABASE_URL" -P pager=off -c \
 psql "$FERRY_DATABASE_URL" -P pager=off -c "SELECT batch, type, data, recorded_at FROM ferry.batch_events ORDER BY position"
 echo "  $(ls "$fetched/flickr" | wc -l) photos in $fetched/flickr"
 "$ferry" projection verify
+
+say "retention: every finished job leaves PostgreSQL for a checksummed archive file, and comes back"
+rm -rf "$state/demo/archive"
+"$ferry" archive --finished-before 0s --to "$state/demo/archive"
+"$ferry" archive list
+"$ferry" wait --batch holiday-2026 --timeout 5 || true
+first=$(ls "$state/demo/archive"/*.jsonl.gz | head -1)
+"$ferry" archive restore "$first"
+"$ferry" projection verify
 say "done. Explore with:  FERRY_DATABASE_URL=$FERRY_DATABASE_URL $ferry status --batch holiday-2026"
 echo "PostgreSQL keeps running in .ferry/pg; stop it with: scripts/pg.sh stop .ferry/pg"
 exit $failed
