@@ -16,6 +16,9 @@ public struct Migration: Sendable, Hashable {
         self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// The schema snapshot beside the migrations: what `pg_dump --schema-only` prints after all of them ran.
+    public static let snapshotFile = "schema.sql"
+
     /// Loads every `NNNN_name.sql` file of a directory, sorted by number. Misnamed or duplicate numbers are errors.
     public static func load(from directory: String) throws -> [Migration] {
         let files: [String]
@@ -27,7 +30,8 @@ public struct Migration: Sendable, Hashable {
                 fix: "pass --migrations DIR or set FERRY_MIGRATIONS_DIR to the project's migrations/ folder")
         }
         var migrations = [Migration]()
-        for file in files.sorted() where file.hasSuffix(".sql") {
+        // schema.sql is the snapshot of the schema the migrations produce (checked by a test), not a migration.
+        for file in files.sorted() where file.hasSuffix(".sql") && file != Self.snapshotFile {
             let stem = file.dropLast(4)
             guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > 0 else {
                 throw FerryStoreError(

@@ -1,0 +1,37 @@
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// migrations/schema.sql is the schema the migrations produce, as pg_dump prints it: reviewers read the
+/// whole schema in one place, and a migration that changes more (or less) than its author thought shows here.
+@Suite("schema snapshot")
+struct SchemaSnapshotTests {
+    @Test("a database migrated from scratch dumps exactly migrations/schema.sql")
+    func snapshotMatches() async throws {
+        let db = try await TestDatabase.make("snapshot")
+        let script = URL(fileURLWithPath: TestDatabase.migrationsDirectory).deletingLastPathComponent()
+            .appendingPathComponent("scripts/schema-dump.sh").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script, db.url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let dumped = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let snapshot = try String(
+            contentsOfFile: TestDatabase.migrationsDirectory + "/" + Migration.snapshotFile, encoding: .utf8)
+        let (dumpedLines, snapshotLines) = (dumped.split(separator: "\n", omittingEmptySubsequences: false),
+                                            snapshot.split(separator: "\n", omittingEmptySubsequences: false))
+        let first = zip(dumpedLines, snapshotLines).enumerated().first { $0.element.0 != $0.element.1 }
+        let matches = dumped == snapshot  // a Bool, so a failure prints the first difference, not both dumps
+        #expect(
+            matches,
+            """
+            migrations and migrations/schema.sql differ\(first.map { " at line \($0.offset + 1): migrated \"\($0.element.0)\", snapshot \"\($0.element.1)\"" } ?? " in length");
+            run scripts/schema-snapshot.sh, review the diff and commit it
+            """)
+    }
+}

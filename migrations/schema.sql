@@ -1,0 +1,1822 @@
+--
+-- PostgreSQL database dump
+--
+
+
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+--
+-- Name: ferry; Type: SCHEMA; Schema: -; Owner: -
+--
+
+CREATE SCHEMA ferry;
+
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+--
+-- Name: jobs; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.jobs (
+    job_id uuid NOT NULL,
+    version integer NOT NULL,
+    kind text NOT NULL,
+    queue text NOT NULL,
+    batch text,
+    priority smallint NOT NULL,
+    state text NOT NULL,
+    attempt integer NOT NULL,
+    max_attempts integer NOT NULL,
+    lease bigint NOT NULL,
+    worker text,
+    account text,
+    source text NOT NULL,
+    destination text NOT NULL,
+    idempotency_key text,
+    spec jsonb NOT NULL,
+    metadata jsonb,
+    run_at timestamp with time zone NOT NULL,
+    cancel_requested boolean NOT NULL,
+    bytes_done bigint NOT NULL,
+    bytes_total bigint,
+    session jsonb,
+    last_error text,
+    result jsonb,
+    enqueued_at timestamp with time zone NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    updated_at timestamp with time zone NOT NULL
+)
+WITH (fillfactor='70', autovacuum_analyze_scale_factor='0.02', autovacuum_vacuum_cost_delay='0', autovacuum_vacuum_scale_factor='0.01');
+
+
+--
+-- Name: apply_event(ferry.jobs, uuid, text, integer, jsonb, timestamp with time zone); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.apply_event(j ferry.jobs, p_job_id uuid, p_type text, p_version integer, p_data jsonb, p_at timestamp with time zone) RETURNS ferry.jobs
+    LANGUAGE plpgsql STABLE
+    AS $$
+DECLARE
+    claim_is_current boolean;
+BEGIN
+    IF p_type = 'enqueued' THEN
+        IF j.job_id IS NOT NULL THEN
+            RAISE EXCEPTION 'job % already exists', p_job_id USING ERRCODE = 'FY002';
+        END IF;
+        IF p_version <> 1 THEN
+            RAISE EXCEPTION 'job %: enqueued must be version 1, not %', p_job_id, p_version USING ERRCODE = 'FY003';
+        END IF;
+        SELECT * INTO j FROM ferry.job_from_enqueued(p_job_id, p_version, p_data, p_at);
+        RETURN j;
+    END IF;
+    IF j.job_id IS NULL THEN
+        RAISE EXCEPTION 'job % does not exist', p_job_id USING ERRCODE = 'FY004';
+    END IF;
+    IF p_version <> j.version + 1 THEN
+        RAISE EXCEPTION 'job %: event version % does not follow version %', p_job_id, p_version, j.version
+            USING ERRCODE = 'FY003';
+    END IF;
+
+    claim_is_current := j.state = 'running' AND (p_data->>'lease')::bigint IS NOT DISTINCT FROM j.lease;
+    IF p_type IN ('progress', 'retry_scheduled', 'deferred', 'released', 'rescued', 'succeeded', 'failed')
+       AND NOT claim_is_current THEN
+        IF j.state <> 'running' THEN
+            RAISE EXCEPTION 'job %: % is not allowed while the job is %', p_job_id, p_type, j.state
+                USING ERRCODE = 'FY001', HINT = 'The claim ended (rescued, cancelled or finished elsewhere).';
+        END IF;
+        RAISE EXCEPTION 'job %: % carries lease %, but the current lease is %', p_job_id, p_type,
+            coalesce(p_data->>'lease', 'none'), j.lease
+            USING ERRCODE = 'FY001', HINT = 'The job was claimed again after this claim was lost.';
+    END IF;
+
+    j.version := p_version;
+    j.updated_at := p_at;
+
+    CASE p_type
+    WHEN 'claimed' THEN
+        IF j.state <> 'queued' THEN
+            RAISE EXCEPTION 'job %: cannot be claimed while %', p_job_id, j.state USING ERRCODE = 'FY002';
+        END IF;
+        IF (p_data->>'lease')::bigint IS DISTINCT FROM j.lease + 1 THEN
+            RAISE EXCEPTION 'job %: claim must carry lease %', p_job_id, j.lease + 1 USING ERRCODE = 'FY001';
+        END IF;
+        j.state := 'running';
+        j.attempt := j.attempt + 1;
+        j.lease := j.lease + 1;
+        j.worker := p_data->>'worker';
+        j.started_at := coalesce(j.started_at, p_at);
+    WHEN 'progress' THEN
+        j.bytes_done := coalesce((p_data->>'bytes_done')::bigint, j.bytes_done);
+        j.bytes_total := coalesce((p_data->>'bytes_total')::bigint, j.bytes_total);
+        IF p_data ? 'session' THEN
+            j.session := nullif(p_data->'session', 'null'::jsonb);
+        END IF;
+    WHEN 'retry_scheduled' THEN
+        j.state := 'queued';
+        j.worker := NULL;
+        j.run_at := (p_data->>'run_at')::timestamptz;
+        j.last_error := p_data->>'error';
+    WHEN 'deferred' THEN
+        -- Rate limited: back to the queue without consuming the attempt.
+        j.state := 'queued';
+        j.worker := NULL;
+        j.attempt := j.attempt - 1;
+        j.run_at := (p_data->>'run_at')::timestamptz;
+        j.last_error := p_data->>'reason';
+    WHEN 'released' THEN
+        -- Graceful shutdown handed the job back: not a failed attempt.
+        j.state := 'queued';
+        j.worker := NULL;
+        j.attempt := j.attempt - 1;
+        j.run_at := p_at;
+    WHEN 'rescued' THEN
+        -- The holder stopped heartbeating. The attempt counts, so a job that kills workers cannot loop forever.
+        j.state := 'queued';
+        j.worker := NULL;
+        j.run_at := p_at;
+        j.last_error := p_data->>'reason';
+    WHEN 'cancel_requested' THEN
+        IF j.state <> 'running' THEN
+            RAISE EXCEPTION 'job %: cancel can only be requested while running, not %', p_job_id, j.state
+                USING ERRCODE = 'FY002';
+        END IF;
+        j.cancel_requested := true;
+    WHEN 'cancelled' THEN
+        IF j.state = 'running' AND NOT claim_is_current THEN
+            RAISE EXCEPTION 'job %: cancelled carries a stale lease', p_job_id USING ERRCODE = 'FY001';
+        ELSIF j.state NOT IN ('queued', 'running') THEN
+            RAISE EXCEPTION 'job %: cannot be cancelled while %', p_job_id, j.state USING ERRCODE = 'FY002';
+        END IF;
+        j.state := 'cancelled';
+        j.worker := NULL;
+        j.finished_at := p_at;
+        j.last_error := coalesce(p_data->>'reason', j.last_error);
+    WHEN 'succeeded' THEN
+        j.state := 'succeeded';
+        j.worker := NULL;
+        j.finished_at := p_at;
+        j.bytes_done := coalesce((p_data->>'bytes_done')::bigint, j.bytes_done);
+        j.bytes_total := coalesce((p_data->>'bytes_total')::bigint, j.bytes_total);
+        j.result := nullif(p_data->'result', 'null'::jsonb);
+    WHEN 'failed' THEN
+        j.state := 'failed';
+        j.worker := NULL;
+        j.finished_at := p_at;
+        j.last_error := p_data->>'error';
+    WHEN 'requeued' THEN
+        IF j.state NOT IN ('failed', 'cancelled') THEN
+            RAISE EXCEPTION 'job %: only failed or cancelled jobs can be retried, this one is %', p_job_id, j.state
+                USING ERRCODE = 'FY002';
+        END IF;
+        j.state := 'queued';
+        j.attempt := 0;
+        j.run_at := p_at;
+        j.finished_at := NULL;
+        j.cancel_requested := false;
+    ELSE
+        RAISE EXCEPTION 'unknown event type %', p_type USING ERRCODE = 'FY005';
+    END CASE;
+
+    -- A cancel requested while running wins at the next point the job would wait again.
+    IF j.state = 'queued' AND j.cancel_requested THEN
+        j.state := 'cancelled';
+        j.finished_at := p_at;
+    END IF;
+    RETURN j;
+END
+$$;
+
+
+--
+-- Name: batch_summary(text); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT jsonb_build_object(
+               'jobs', count(*),
+               'succeeded', count(*) FILTER (WHERE j.state = 'succeeded'),
+               'failed', count(*) FILTER (WHERE j.state = 'failed'),
+               'cancelled', count(*) FILTER (WHERE j.state = 'cancelled'),
+               'bytes', coalesce(sum(j.bytes_done), 0))
+      FROM ferry.jobs j
+     WHERE j.batch = p_batch
+$$;
+
+
+--
+-- Name: claim_jobs(text, text[], integer); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) RETURNS SETOF ferry.jobs
+    LANGUAGE plpgsql
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    AS $$
+DECLARE
+    picked   uuid[];
+    owners   text[];
+    acct     record;
+    running  bigint;
+BEGIN
+    WITH RECURSIVE
+    queues AS (
+        SELECT DISTINCT name FROM unnest(p_queues) AS name WHERE name IS NOT NULL
+    ),
+    -- Each probe returns the first queued row it can see, whose key (run_at, job_id) is where its level's scan
+    -- starts: entries before it (claimed jobs whose dead index entries wait for vacuum) are stepped over once
+    -- per level, not once per probe and once more per scan. The same snapshot, so nothing visible is skipped.
+    groups(queue, acct, p, r, id) AS (
+        SELECT q.name, f.acct, f.priority, f.run_at, f.job_id
+          FROM queues q
+         CROSS JOIN LATERAL (SELECT coalesce(j.account, '') AS acct, j.priority, j.run_at, j.job_id FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = q.name
+                              ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+        UNION ALL
+        SELECT g.queue, f.acct, f.priority, f.run_at, f.job_id
+          FROM groups g
+         CROSS JOIN LATERAL (SELECT coalesce(j.account, '') AS acct, j.priority, j.run_at, j.job_id FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = g.queue AND coalesce(j.account, '') > g.acct
+                              ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+    ),
+    room AS MATERIALIZED (
+        SELECT g.queue, g.acct, g.p, g.r, g.id,
+               CASE WHEN g.acct = '' THEN p_limit
+                    ELSE least(p_limit, coalesce(a.max_concurrent, 4)
+                                        - (SELECT count(*) FROM ferry.jobs r
+                                            WHERE r.state = 'running' AND r.account = g.acct))
+               END AS n
+          FROM groups g
+          LEFT JOIN ferry.accounts a ON a.name = g.acct
+         WHERE g.acct = '' OR a.status IS NULL OR a.status = 'active'
+    ),
+    candidates AS (
+        SELECT c.job_id, c.priority, c.run_at, c.account, r.n
+          FROM room r
+         CROSS JOIN LATERAL (
+               WITH RECURSIVE levels(p, r, id) AS (
+                   SELECT r.p, r.r, r.id
+                   UNION ALL
+                   SELECT f.priority, f.run_at, f.job_id
+                     FROM levels l
+                    CROSS JOIN LATERAL (SELECT j.priority, j.run_at, j.job_id FROM ferry.jobs j
+                                         WHERE j.state = 'queued' AND j.queue = r.queue AND coalesce(j.account, '') = r.acct
+                                           AND j.priority < l.p
+                                         ORDER BY j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+               )
+               SELECT s.* FROM levels l
+                CROSS JOIN LATERAL (
+                      SELECT j.job_id, j.priority, j.run_at, j.account FROM ferry.jobs j
+                       WHERE j.state = 'queued' AND j.queue = r.queue AND coalesce(j.account, '') = r.acct
+                         AND j.priority = l.p AND (j.run_at, j.job_id) >= (l.r, l.id) AND j.run_at <= now()
+                       ORDER BY j.run_at, j.job_id
+                       LIMIT r.n
+                         FOR UPDATE OF j SKIP LOCKED) s
+                LIMIT r.n) c
+         WHERE r.n > 0
+    ),
+    ranked AS (
+        -- An account's jobs in several queues share its room.
+        SELECT c.*, row_number() OVER (PARTITION BY c.account ORDER BY c.priority DESC, c.run_at, c.job_id) AS k
+          FROM candidates c
+    ),
+    winners AS (
+        SELECT w.job_id, w.account, w.priority, w.run_at FROM ranked w
+         WHERE w.account IS NULL OR w.k <= w.n
+         ORDER BY w.priority DESC, w.run_at, w.job_id
+         LIMIT p_limit
+    )
+    -- In claim order: the per-account cut below keeps each account's best winners.
+    SELECT array_agg(w.job_id ORDER BY w.priority DESC, w.run_at, w.job_id),
+           array_agg(w.account ORDER BY w.priority DESC, w.run_at, w.job_id)
+      INTO picked, owners
+      FROM winners w;
+    IF picked IS NULL THEN
+        RETURN;
+    END IF;
+
+    -- The room above was read without locks; claims committed since by other workers are seen only now.
+    FOR acct IN
+        SELECT a.name, coalesce(x.max_concurrent, 4) AS cap
+          FROM (SELECT DISTINCT o AS name FROM unnest(owners) AS o WHERE o IS NOT NULL) a
+          LEFT JOIN ferry.accounts x ON x.name = a.name
+         ORDER BY a.name           -- one lock order for everyone: no deadlocks
+    LOOP
+        PERFORM pg_advisory_xact_lock(hashtext('ferry.account'), hashtext(acct.name));
+        -- A fresh snapshot after the lock sees every claim committed by whoever held it before us.
+        SELECT count(*) INTO running FROM ferry.jobs r WHERE r.state = 'running' AND r.account = acct.name;
+        -- Keep the account's first (cap - running) winners in claim order, and everything else.
+        SELECT coalesce(array_agg(x.id ORDER BY x.pos), '{}'), coalesce(array_agg(x.owner ORDER BY x.pos), '{}')
+          INTO picked, owners
+          FROM (SELECT p.id, p.owner, p.pos,
+                       count(*) FILTER (WHERE p.owner = acct.name) OVER (ORDER BY p.pos) AS nth
+                  FROM unnest(picked, owners) WITH ORDINALITY AS p(id, owner, pos)) x
+         WHERE x.owner IS DISTINCT FROM acct.name OR x.nth <= acct.cap - running;
+    END LOOP;
+    IF cardinality(picked) = 0 THEN
+        RETURN;
+    END IF;
+
+    INSERT INTO ferry.events (job_id, version, type, data)
+    SELECT j.job_id, j.version + 1, 'claimed', jsonb_build_object('lease', j.lease + 1, 'worker', p_worker)
+      FROM ferry.jobs j
+     WHERE j.job_id = ANY (picked);
+
+    RETURN QUERY
+    SELECT j.* FROM ferry.jobs j WHERE j.job_id = ANY (picked);
+END
+$$;
+
+
+--
+-- Name: compact_queue_counts(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.compact_queue_counts() RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    folded bigint;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('ferry.queue_counts'), 0) THEN
+        RETURN 0;
+    END IF;
+    WITH moved AS (
+        DELETE FROM ferry.queue_count_deltas RETURNING queue, state, delta
+    ), summed AS (
+        SELECT queue, state, sum(delta) AS delta, count(*) AS n FROM moved GROUP BY queue, state
+    ), applied AS (
+        INSERT INTO ferry.queue_counts AS c (queue, state, jobs)
+        SELECT queue, state, delta FROM summed ORDER BY queue, state
+        ON CONFLICT (queue, state) DO UPDATE SET jobs = c.jobs + excluded.jobs
+    )
+    SELECT coalesce(sum(n), 0) INTO folded FROM summed;
+    DELETE FROM ferry.queue_counts WHERE jobs = 0;
+    RETURN folded;
+END
+$$;
+
+
+--
+-- Name: forbid_account_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.forbid_account_event_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'ferry.account_events is append-only: % is not allowed', TG_OP
+        USING ERRCODE = 'FY010', HINT = 'Record a change by appending a new account event.';
+END
+$$;
+
+
+--
+-- Name: forbid_batch_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.forbid_batch_event_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'ferry.batch_events is append-only: % is not allowed', TG_OP
+        USING ERRCODE = 'FY010',
+              HINT = 'Batch events follow from job events; append to ferry.events instead.';
+END
+$$;
+
+
+--
+-- Name: forbid_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.forbid_event_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'ferry.events is append-only: % is not allowed', TG_OP
+        USING ERRCODE = 'FY010',
+              HINT = 'Record a change by appending a new event (for example with ferry cancel or ferry retry).';
+END
+$$;
+
+
+--
+-- Name: guard_event_removal(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.guard_event_removal() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM gone g
+                WHERE NOT EXISTS (SELECT 1 FROM ferry.archived_jobs a WHERE a.job_id = g.job_id)) THEN
+        RAISE EXCEPTION 'ferry.events is append-only: DELETE is allowed only for archived jobs'
+            USING ERRCODE = 'FY010',
+                  HINT = 'Finished jobs leave the log with ferry archive --finished-before AGE --to DIR.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: guard_projection(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.guard_projection() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    -- Depth 1 means a statement aimed at ferry.jobs directly; the projection trigger's writes run at depth 2.
+    IF pg_trigger_depth() <= 1 AND NOT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = TG_RELID), 'MEMBER') THEN
+        RAISE EXCEPTION 'ferry.jobs is a projection of ferry.events: % is not allowed', TG_OP
+            USING ERRCODE = 'FY011', HINT = 'Append an event to ferry.events instead.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: job_from_enqueued(uuid, integer, jsonb, timestamp with time zone); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.job_from_enqueued(p_job_id uuid, p_version integer, p_data jsonb, p_at timestamp with time zone) RETURNS SETOF ferry.jobs
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT p_job_id, p_version, p_data->>'kind', p_data->>'queue', p_data->>'batch',
+           (p_data->>'priority')::smallint, 'queued', 0, (p_data->>'max_attempts')::integer, 0::bigint,
+           NULL::text, p_data->>'account', p_data->>'source', p_data->>'destination', p_data->>'key',
+           coalesce(p_data->'spec', '{}'::jsonb), nullif(p_data->'metadata', 'null'::jsonb),
+           coalesce((p_data->>'run_at')::timestamptz, p_at), false, 0::bigint, (p_data->>'bytes_total')::bigint,
+           NULL::jsonb, NULL::text, NULL::jsonb, p_at, NULL::timestamptz, NULL::timestamptz, p_at
+$$;
+
+
+--
+-- Name: project_events(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.project_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    AS $$
+DECLARE
+    enqueued    bigint;
+    others      bigint;
+    jobs        bigint;
+    bad_version boolean;
+    wake_jobs   boolean;
+    wake_cancel boolean;
+    fast        uuid[];
+    applied     bigint;
+BEGIN
+    -- One pass over the statement's events for everything the rest needs to know.
+    SELECT count(*) FILTER (WHERE type = 'enqueued'),
+           count(*) FILTER (WHERE type <> 'enqueued'),
+           count(DISTINCT job_id) FILTER (WHERE type <> 'enqueued'),
+           coalesce(bool_or(type = 'enqueued' AND version <> 1), false),
+           coalesce(bool_or(type IN ('enqueued', 'requeued', 'released', 'rescued', 'retry_scheduled', 'deferred')), false),
+           coalesce(bool_or(type = 'cancel_requested'), false)
+      INTO enqueued, others, jobs, bad_version, wake_jobs, wake_cancel
+      FROM new_events;
+
+    IF enqueued > 0 THEN
+        IF bad_version THEN
+            RAISE EXCEPTION 'an enqueued event must be version 1' USING ERRCODE = 'FY003';
+        END IF;
+        INSERT INTO ferry.jobs
+        SELECT p.*
+          FROM new_events e
+         CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
+         WHERE e.type = 'enqueued';
+        INSERT INTO ferry.queue_count_deltas (queue, state, delta)
+        SELECT e.data->>'queue', 'queued', count(*) FROM new_events e WHERE e.type = 'enqueued' GROUP BY 1;
+    END IF;
+
+    IF others > 0 THEN
+        IF others <> jobs THEN
+            RAISE EXCEPTION 'append at most one event per job in one statement' USING ERRCODE = 'FY003';
+        END IF;
+
+        -- The fast path: exactly what apply_event does for these types when the event fits the job.
+        WITH folded AS (
+            UPDATE ferry.jobs AS j
+               SET version     = e.version,
+                   updated_at  = e.recorded_at,
+                   state       = CASE e.type WHEN 'claimed' THEN 'running' WHEN 'succeeded' THEN 'succeeded' ELSE j.state END,
+                   attempt     = CASE e.type WHEN 'claimed' THEN j.attempt + 1 ELSE j.attempt END,
+                   lease       = CASE e.type WHEN 'claimed' THEN j.lease + 1 ELSE j.lease END,
+                   worker      = CASE e.type WHEN 'claimed' THEN e.data->>'worker' WHEN 'succeeded' THEN NULL ELSE j.worker END,
+                   started_at  = CASE e.type WHEN 'claimed' THEN coalesce(j.started_at, e.recorded_at) ELSE j.started_at END,
+                   finished_at = CASE e.type WHEN 'succeeded' THEN e.recorded_at ELSE j.finished_at END,
+                   bytes_done  = CASE WHEN e.type IN ('progress', 'succeeded')
+                                      THEN coalesce((e.data->>'bytes_done')::bigint, j.bytes_done) ELSE j.bytes_done END,
+                   bytes_total = CASE WHEN e.type IN ('progress', 'succeeded')
+                                      THEN coalesce((e.data->>'bytes_total')::bigint, j.bytes_total) ELSE j.bytes_total END,
+                   session     = CASE WHEN e.type = 'progress' AND e.data ? 'session'
+                                      THEN nullif(e.data->'session', 'null'::jsonb) ELSE j.session END,
+                   result      = CASE e.type WHEN 'succeeded' THEN nullif(e.data->'result', 'null'::jsonb) ELSE j.result END
+              FROM new_events e
+             WHERE j.job_id = e.job_id
+               AND e.type IN ('claimed', 'progress', 'succeeded')
+               AND e.version = j.version + 1
+               AND CASE e.type
+                       WHEN 'claimed' THEN j.state = 'queued' AND (e.data->>'lease')::bigint = j.lease + 1
+                       ELSE j.state = 'running' AND (e.data->>'lease')::bigint = j.lease
+                   END
+            RETURNING j.job_id, j.queue, e.type, j.state
+        ),
+        -- The fast path's old state follows from the type: claimed leaves queued, the others leave running.
+        counted AS (
+            INSERT INTO ferry.queue_count_deltas (queue, state, delta)
+            SELECT c.queue, c.state, sum(c.delta)
+              FROM (SELECT f.queue, CASE f.type WHEN 'claimed' THEN 'queued' ELSE 'running' END AS state, -1 AS delta
+                      FROM folded f WHERE f.type <> 'progress'
+                    UNION ALL
+                    SELECT f.queue, f.state, 1 FROM folded f WHERE f.type <> 'progress') c
+             GROUP BY c.queue, c.state
+            HAVING sum(c.delta) <> 0
+        )
+        SELECT coalesce(array_agg(job_id), '{}') INTO fast FROM folded;
+
+        IF cardinality(fast) < others THEN
+            -- Everything else, and every event that does not fit, through the one definition.
+            WITH folded AS (
+                UPDATE ferry.jobs AS j
+                   SET version = (x.n).version, state = (x.n).state, attempt = (x.n).attempt, lease = (x.n).lease,
+                       worker = (x.n).worker, run_at = (x.n).run_at, cancel_requested = (x.n).cancel_requested,
+                       bytes_done = (x.n).bytes_done, bytes_total = (x.n).bytes_total, session = (x.n).session,
+                       last_error = (x.n).last_error, result = (x.n).result, started_at = (x.n).started_at,
+                       finished_at = (x.n).finished_at, updated_at = (x.n).updated_at
+                  FROM (SELECT e.job_id, cur.state AS was,
+                               ferry.apply_event(cur, e.job_id, e.type, e.version, e.data, e.recorded_at) AS n
+                          FROM new_events e
+                          JOIN ferry.jobs cur ON cur.job_id = e.job_id
+                         WHERE e.type <> 'enqueued' AND e.job_id <> ALL (fast)
+                        OFFSET 0) AS x   -- OFFSET 0: evaluate apply_event once per row, not once per column
+                 WHERE j.job_id = x.job_id
+                RETURNING j.queue, x.was, j.state
+            ),
+            counted AS (
+                INSERT INTO ferry.queue_count_deltas (queue, state, delta)
+                SELECT c.queue, c.state, sum(c.delta)
+                  FROM (SELECT f.queue, f.was AS state, -1 AS delta FROM folded f WHERE f.was <> f.state
+                        UNION ALL
+                        SELECT f.queue, f.state, 1 FROM folded f WHERE f.was <> f.state) c
+                 GROUP BY c.queue, c.state
+                HAVING sum(c.delta) <> 0
+            )
+            SELECT count(*) INTO applied FROM folded;
+            IF applied + cardinality(fast) <> others THEN
+                RAISE EXCEPTION 'an event names a job that does not exist' USING ERRCODE = 'FY004';
+            END IF;
+        END IF;
+    END IF;
+
+    -- Payload-free wake-ups, at most one per channel per transaction (PostgreSQL folds duplicates).
+    IF wake_jobs THEN
+        PERFORM pg_notify('ferry_jobs', '');
+    END IF;
+    IF wake_cancel THEN
+        PERFORM pg_notify('ferry_cancel', '');
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: projection_differences(integer); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.projection_differences(p_limit integer) RETURNS TABLE(job_id uuid, stored jsonb, replayed jsonb)
+    LANGUAGE sql STABLE
+    AS $$
+    WITH replayed AS (
+        SELECT (r.j).* FROM (SELECT ferry.replay(e ORDER BY e.version) AS j FROM ferry.events e GROUP BY e.job_id) r
+    )
+    SELECT coalesce(p.job_id, r.job_id), to_jsonb(p), to_jsonb(r)
+      FROM ferry.jobs p
+      FULL JOIN replayed r ON r.job_id = p.job_id
+     WHERE to_jsonb(p) IS DISTINCT FROM to_jsonb(r)
+     ORDER BY 1
+     LIMIT p_limit
+$$;
+
+
+--
+-- Name: queue_waiting(text); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) RETURNS record
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    SET jit TO 'off'
+    AS $$
+    WITH RECURSIVE
+    accts(acct) AS (
+        (SELECT coalesce(j.account, '') FROM ferry.jobs j
+          WHERE j.state = 'queued' AND j.queue = p_queue
+          ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1)
+        UNION ALL
+        SELECT f.acct FROM accts a
+         CROSS JOIN LATERAL (SELECT coalesce(j.account, '') AS acct FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') > a.acct
+                              ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+    ),
+    levels(acct, p) AS (
+        SELECT a.acct, f.priority FROM accts a
+         CROSS JOIN LATERAL (SELECT j.priority FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') = a.acct
+                              ORDER BY j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+        UNION ALL
+        SELECT l.acct, f.priority FROM levels l
+         CROSS JOIN LATERAL (SELECT j.priority FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') = l.acct
+                                AND j.priority < l.p
+                              ORDER BY j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+    )
+    SELECT coalesce(sum((SELECT count(*) FROM ferry.jobs j
+                          WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') = l.acct
+                            AND j.priority = l.p AND j.run_at > now())), 0)::bigint,
+           min((SELECT j.run_at FROM ferry.jobs j
+                 WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') = l.acct
+                   AND j.priority = l.p
+                 ORDER BY j.run_at, j.job_id LIMIT 1))
+      FROM levels l
+$$;
+
+
+--
+-- Name: rebuild_projection(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.rebuild_projection() RETURNS bigint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    rebuilt bigint;
+BEGIN
+    LOCK TABLE ferry.events IN SHARE MODE;
+    LOCK TABLE ferry.jobs IN ACCESS EXCLUSIVE MODE;
+    DELETE FROM ferry.jobs;
+    INSERT INTO ferry.jobs
+    SELECT (r.j).* FROM (SELECT ferry.replay(e ORDER BY e.version) AS j FROM ferry.events e GROUP BY e.job_id) r;
+    GET DIAGNOSTICS rebuilt = ROW_COUNT;
+    RETURN rebuilt;
+END
+$$;
+
+
+--
+-- Name: recount_queues(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.recount_queues() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    LOCK TABLE ferry.queue_counts, ferry.queue_count_deltas IN EXCLUSIVE MODE;
+    DELETE FROM ferry.queue_count_deltas;
+    DELETE FROM ferry.queue_counts;
+    INSERT INTO ferry.queue_counts (queue, state, jobs)
+    SELECT queue, state, count(*) FROM ferry.jobs GROUP BY queue, state;
+END
+$$;
+
+
+--
+-- Name: release_orphaned_claims(text, uuid[], interval); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval) RETURNS TABLE(job_id uuid)
+    LANGUAGE sql
+    AS $$
+    WITH orphaned AS (
+        SELECT j.job_id, j.version, j.lease
+          FROM ferry.jobs j
+         WHERE j.state = 'running' AND j.worker = p_worker AND j.updated_at < now() - p_grace
+           AND NOT (j.job_id = ANY (p_running))
+           FOR UPDATE OF j SKIP LOCKED
+    )
+    INSERT INTO ferry.events (job_id, version, type, data)
+    SELECT o.job_id, o.version + 1, 'released',
+           jsonb_build_object('lease', o.lease, 'reason', 'claim reply lost with the connection; released unstarted')
+      FROM orphaned o
+    RETURNING ferry.events.job_id
+$$;
+
+
+--
+-- Name: events; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.events (
+    "position" bigint NOT NULL,
+    job_id uuid NOT NULL,
+    version integer NOT NULL,
+    type text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    tx_id xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['enqueued'::text, 'claimed'::text, 'progress'::text, 'retry_scheduled'::text, 'deferred'::text, 'released'::text, 'rescued'::text, 'cancel_requested'::text, 'cancelled'::text, 'succeeded'::text, 'failed'::text, 'requeued'::text]))),
+    CONSTRAINT events_version_check CHECK ((version > 0))
+)
+WITH (fillfactor='100', autovacuum_vacuum_insert_scale_factor='0.1');
+
+
+--
+-- Name: TABLE events; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.events IS 'Append-only job event log. UPDATE, DELETE and TRUNCATE raise for every role.';
+
+
+--
+-- Name: replay_step(ferry.jobs, ferry.events); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.replay_step(j ferry.jobs, e ferry.events) RETURNS ferry.jobs
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT ferry.apply_event(j, e.job_id, e.type, e.version, e.data, e.recorded_at)
+$$;
+
+
+--
+-- Name: rescue_stale_jobs(interval); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) RETURNS TABLE(job_id uuid, outcome text, worker text)
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RETURN QUERY
+    WITH stale AS (
+        SELECT j.job_id, j.version, j.lease, j.attempt, j.max_attempts, j.worker
+          FROM ferry.jobs j
+          LEFT JOIN ferry.workers w ON w.name = j.worker
+         WHERE j.state = 'running'
+           AND (w.name IS NULL OR w.heartbeat_at < now() - p_stale_after)
+           FOR UPDATE OF j SKIP LOCKED
+    ), appended AS (
+        INSERT INTO ferry.events (job_id, version, type, data)
+        SELECT s.job_id, s.version + 1,
+               CASE WHEN s.attempt >= s.max_attempts THEN 'failed' ELSE 'rescued' END,
+               jsonb_build_object(
+                   'lease', s.lease,
+                   CASE WHEN s.attempt >= s.max_attempts THEN 'error' ELSE 'reason' END,
+                   'worker ' || coalesce(s.worker, '?') || ' stopped heartbeating (lease expired)'
+                       || CASE WHEN s.attempt >= s.max_attempts
+                               THEN format('; attempts exhausted (%s of %s)', s.attempt, s.max_attempts) ELSE '' END)
+          FROM stale s
+        RETURNING ferry.events.job_id, ferry.events.type
+    )
+    SELECT a.job_id, a.type, s.worker FROM appended a JOIN stale s ON s.job_id = a.job_id;
+
+    -- Forget workers that are long gone and hold nothing.
+    DELETE FROM ferry.workers w
+     WHERE w.heartbeat_at < now() - p_stale_after * 10
+       AND NOT EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.state = 'running' AND j.worker = w.name);
+END
+$$;
+
+
+--
+-- Name: restoring(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.restoring() RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    token text := current_setting('ferry.restore_token', true);
+BEGIN
+    IF coalesce(token, '') = '' THEN
+        RETURN false;
+    END IF;
+    RETURN EXISTS (SELECT 1 FROM ferry.archives WHERE restore_token = token::uuid);
+END
+$$;
+
+
+--
+-- Name: track_batches(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.track_batches() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    AS $$
+DECLARE
+    touched text[];
+    changed record;
+BEGIN
+    -- Claims and progress, most statements, never change whether a batch is complete: leave at once.
+    IF NOT EXISTS (SELECT 1 FROM new_events
+                    WHERE type IN ('enqueued', 'requeued', 'succeeded', 'failed', 'cancelled',
+                                   'retry_scheduled', 'deferred', 'released', 'rescued')) THEN
+        RETURN NULL;
+    END IF;
+
+    -- Batches this statement may have reopened (new or requeued jobs) or completed (a job reached a terminal
+    -- state; a pending cancel turns retry_scheduled, deferred, released and rescued into cancelled too).
+    SELECT array_agg(t.batch) INTO touched
+      FROM (SELECT e.data->>'batch' AS batch
+              FROM new_events e
+             WHERE e.type = 'enqueued'
+            UNION   -- distinct (hashed): a bulk enqueue names few batches for many jobs
+            SELECT j.batch
+              FROM new_events e
+              JOIN ferry.jobs j ON j.job_id = e.job_id
+             WHERE e.type IN ('requeued', 'succeeded', 'failed', 'cancelled',
+                              'retry_scheduled', 'deferred', 'released', 'rescued')
+               AND (e.type = 'requeued' OR j.state IN ('succeeded', 'failed', 'cancelled'))) t
+     WHERE t.batch IS NOT NULL;
+    IF touched IS NULL THEN
+        RETURN NULL;
+    END IF;
+
+    -- Serialize per batch. Two transactions finishing a batch's last two jobs at once each see the other's job
+    -- still unfinished (READ COMMITTED), and neither would notice the completion; with the lock, the second
+    -- waits here until the first commits and then reads afresh. Enqueues and requeues take it too, so a reopen
+    -- cannot slip past a completion. Keys are bucketed (1,024) so one statement touching many batches holds a
+    -- bounded number of locks; buckets are taken in ascending order, so lockers never deadlock each other.
+    -- (One statement; the sub-select's order is the order the locks are taken in.)
+    PERFORM pg_advisory_xact_lock(hashtext('ferry.batch'), k.bucket)
+       FROM (SELECT DISTINCT hashtext(b) & 1023 AS bucket FROM unnest(touched) AS b ORDER BY 1) AS k;
+
+    -- A new statement, so a new snapshot (READ COMMITTED, as every Ferry writer runs): it sees everything
+    -- committed by earlier holders of the locks.
+    -- Append an event wherever a batch's state (open or complete) differs from its latest event; usually none
+    -- does (the batch still has unfinished jobs), and this one SELECT is all the work.
+    FOR changed IN
+        SELECT s.batch, s.open
+          FROM (SELECT b AS batch,
+                       EXISTS (SELECT 1 FROM ferry.jobs j
+                                WHERE j.batch = b AND j.state IN ('queued', 'running')) AS open,
+                       (SELECT e.type FROM ferry.batch_events e
+                         WHERE e.batch = b ORDER BY e.position DESC LIMIT 1) AS last_type
+                  FROM unnest(touched) AS b
+                OFFSET 0) AS s   -- OFFSET 0: each sub-select runs once per batch, not once per reference
+         WHERE (s.open AND s.last_type = 'completed') OR (NOT s.open AND s.last_type IS DISTINCT FROM 'completed')
+         ORDER BY s.batch
+    LOOP
+        INSERT INTO ferry.batch_events (batch, type, data)
+        VALUES (changed.batch,
+                CASE WHEN changed.open THEN 'reopened' ELSE 'completed' END,
+                CASE WHEN changed.open
+                     THEN jsonb_build_object('unfinished', (SELECT count(*) FROM ferry.jobs j
+                                                             WHERE j.batch = changed.batch AND j.state IN ('queued', 'running')))
+                     ELSE ferry.batch_summary(changed.batch)
+                END);
+        PERFORM pg_notify('ferry_batch', changed.batch);
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: replay(ferry.events); Type: AGGREGATE; Schema: ferry; Owner: -
+--
+
+CREATE AGGREGATE ferry.replay(ferry.events) (
+    SFUNC = ferry.replay_step,
+    STYPE = ferry.jobs
+);
+
+
+--
+-- Name: account_events; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.account_events (
+    "position" bigint NOT NULL,
+    account text NOT NULL,
+    type text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT account_events_type_check CHECK ((type = ANY (ARRAY['added'::text, 'linked'::text, 'token_refreshed'::text, 'needs_reauth'::text, 'revoked'::text, 'removed'::text, 'updated'::text])))
+);
+
+
+--
+-- Name: TABLE account_events; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.account_events IS 'Append-only account history (linked, token refreshed, needs re-auth, revoked). No secrets.';
+
+
+--
+-- Name: account_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ferry.account_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.account_events_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: accounts; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.accounts (
+    name text NOT NULL,
+    provider text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    max_concurrent integer DEFAULT 4 NOT NULL,
+    app_key text,
+    app_secret_sealed bytea,
+    refresh_token_sealed bytea,
+    access_token_sealed bytea,
+    access_token_issued_at timestamp with time zone,
+    access_token_expires_at timestamp with time zone,
+    key_id text,
+    api_url text,
+    content_url text,
+    authorize_url text,
+    provider_account_id text,
+    status text DEFAULT 'active'::text NOT NULL,
+    status_reason text,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT accounts_max_concurrent_check CHECK (((max_concurrent >= 1) AND (max_concurrent <= 1000))),
+    CONSTRAINT accounts_name_check CHECK ((name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$'::text)),
+    CONSTRAINT accounts_provider_check CHECK ((provider = ANY (ARRAY['dropbox'::text, 'flickr'::text]))),
+    CONSTRAINT accounts_status_check CHECK ((status = ANY (ARRAY['active'::text, 'needs_reauth'::text, 'revoked'::text])))
+)
+WITH (fillfactor='70');
+
+
+--
+-- Name: archived_jobs; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.archived_jobs (
+    job_id uuid NOT NULL,
+    archive_id uuid NOT NULL,
+    queue text NOT NULL,
+    batch text,
+    state text NOT NULL,
+    finished_at timestamp with time zone NOT NULL
+);
+
+
+--
+-- Name: TABLE archived_jobs; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.archived_jobs IS 'Jobs whose events were moved to an archive file, and which file.';
+
+
+--
+-- Name: archives; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.archives (
+    archive_id uuid NOT NULL,
+    state text NOT NULL,
+    file text NOT NULL,
+    sha256 text NOT NULL,
+    bytes bigint NOT NULL,
+    jobs integer NOT NULL,
+    events integer NOT NULL,
+    first_position bigint,
+    last_position bigint,
+    finished_before timestamp with time zone NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    completed_at timestamp with time zone,
+    restored_at timestamp with time zone,
+    restore_token uuid,
+    CONSTRAINT archives_state_check CHECK ((state = ANY (ARRAY['sealed'::text, 'complete'::text, 'restored'::text])))
+);
+
+
+--
+-- Name: TABLE archives; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.archives IS 'Archive files written by ferry archive: where, checksum, counts, and whether restored.';
+
+
+--
+-- Name: batch_events; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.batch_events (
+    "position" bigint NOT NULL,
+    batch text NOT NULL,
+    type text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    tx_id xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT batch_events_type_check CHECK ((type = ANY (ARRAY['completed'::text, 'reopened'::text])))
+)
+WITH (fillfactor='100');
+
+
+--
+-- Name: TABLE batch_events; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.batch_events IS 'Append-only batch history (completed, reopened), written by a trigger on ferry.events. UPDATE, DELETE and TRUNCATE raise.';
+
+
+--
+-- Name: batch_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ferry.batch_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.batch_events_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: batch_status; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.batch_status AS
+ SELECT s.batch,
+    s.jobs,
+    s.queued,
+    s.running,
+    s.succeeded,
+    s.failed,
+    s.cancelled,
+    s.bytes_done,
+    s.bytes_total,
+    s.percent,
+    s.done,
+    s.enqueued_at,
+    s.started_at,
+    s.finished_at,
+    ( SELECT
+                CASE
+                    WHEN (e.type = 'completed'::text) THEN e.recorded_at
+                    ELSE NULL::timestamp with time zone
+                END AS "case"
+           FROM ferry.batch_events e
+          WHERE (e.batch = s.batch)
+          ORDER BY e."position" DESC
+         LIMIT 1) AS completed_at
+   FROM ( SELECT j.batch,
+            count(*) AS jobs,
+            count(*) FILTER (WHERE (j.state = 'queued'::text)) AS queued,
+            count(*) FILTER (WHERE (j.state = 'running'::text)) AS running,
+            count(*) FILTER (WHERE (j.state = 'succeeded'::text)) AS succeeded,
+            count(*) FILTER (WHERE (j.state = 'failed'::text)) AS failed,
+            count(*) FILTER (WHERE (j.state = 'cancelled'::text)) AS cancelled,
+            (sum(j.bytes_done))::bigint AS bytes_done,
+            (sum(j.bytes_total))::bigint AS bytes_total,
+            (
+                CASE
+                    WHEN ((count(j.bytes_total) = count(*)) AND (sum(j.bytes_total) > (0)::numeric)) THEN round(((100.0 * sum(
+                    CASE
+                        WHEN (j.state = 'succeeded'::text) THEN j.bytes_total
+                        ELSE LEAST(j.bytes_done, j.bytes_total)
+                    END)) / sum(j.bytes_total)), 1)
+                    ELSE round(((100.0 * (count(*) FILTER (WHERE (j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))))::numeric) / (count(*))::numeric), 1)
+                END)::numeric(4,1) AS percent,
+            bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) AS done,
+            min(j.enqueued_at) AS enqueued_at,
+            min(j.started_at) AS started_at,
+                CASE
+                    WHEN bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) THEN max(j.finished_at)
+                    ELSE NULL::timestamp with time zone
+                END AS finished_at
+           FROM ferry.jobs j
+          WHERE (j.batch IS NOT NULL)
+          GROUP BY j.batch) s;
+
+
+--
+-- Name: VIEW batch_status; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done, start, finish and completion.';
+
+
+--
+-- Name: events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ferry.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.events_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: job_status; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.job_status AS
+ SELECT j.job_id,
+    j.kind,
+    j.queue,
+    j.batch,
+        CASE
+            WHEN ((j.state = 'queued'::text) AND (a.status IS NOT NULL) AND (a.status <> 'active'::text)) THEN 'held'::text
+            WHEN ((j.state = 'queued'::text) AND (j.run_at > now()) AND (j.attempt > 0)) THEN 'retrying'::text
+            WHEN ((j.state = 'queued'::text) AND (j.run_at > now())) THEN 'scheduled'::text
+            WHEN ((j.state = 'running'::text) AND j.cancel_requested) THEN 'cancelling'::text
+            ELSE j.state
+        END AS status,
+    j.state,
+    j.attempt,
+    j.max_attempts,
+    j.priority,
+    j.source,
+    j.destination,
+    j.account,
+    j.bytes_done,
+    j.bytes_total,
+    (
+        CASE
+            WHEN (j.state = 'succeeded'::text) THEN 100.0
+            WHEN (j.bytes_total > 0) THEN round(((100.0 * (LEAST(j.bytes_done, j.bytes_total))::numeric) / (j.bytes_total)::numeric), 1)
+            WHEN (j.bytes_total = 0) THEN 0.0
+            ELSE NULL::numeric
+        END)::numeric(4,1) AS percent,
+    j.last_error,
+    j.worker,
+    j.metadata,
+    j.run_at,
+    j.enqueued_at,
+    j.started_at,
+    j.finished_at,
+    j.updated_at,
+    j.version AS event_count,
+        CASE
+            WHEN ((j.state = 'queued'::text) AND (a.status = 'needs_reauth'::text)) THEN ((((('account '::text || a.name) || ' needs re-authorization ('::text) || COALESCE(a.status_reason, 'token rejected'::text)) || '): run ferry account login '::text) || a.name)
+            WHEN ((j.state = 'queued'::text) AND (a.status = 'revoked'::text)) THEN ((('account '::text || a.name) || ' was signed out (token revoked): run ferry account login '::text) || a.name)
+            ELSE NULL::text
+        END AS held_reason
+   FROM (ferry.jobs j
+     LEFT JOIN ferry.accounts a ON ((a.name = j.account)));
+
+
+--
+-- Name: VIEW job_status; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON VIEW ferry.job_status IS 'One row per job: state, attempts, progress and last error.';
+
+
+--
+-- Name: queue_count_deltas; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.queue_count_deltas (
+    queue text NOT NULL,
+    state text NOT NULL,
+    delta bigint NOT NULL
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
+
+
+--
+-- Name: queue_counts; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.queue_counts (
+    queue text NOT NULL,
+    state text NOT NULL,
+    jobs bigint NOT NULL
+)
+WITH (fillfactor='50');
+
+
+--
+-- Name: TABLE queue_counts; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.queue_counts IS 'Jobs per queue and state, compacted; add ferry.queue_count_deltas for the exact count.';
+
+
+--
+-- Name: queue_stats; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.queue_stats AS
+ WITH counted AS (
+         SELECT t.queue,
+            t.state,
+            (sum(t.jobs))::bigint AS jobs
+           FROM ( SELECT queue_counts.queue,
+                    queue_counts.state,
+                    queue_counts.jobs
+                   FROM ferry.queue_counts
+                UNION ALL
+                 SELECT queue_count_deltas.queue,
+                    queue_count_deltas.state,
+                    queue_count_deltas.delta
+                   FROM ferry.queue_count_deltas) t
+          GROUP BY t.queue, t.state
+         HAVING (sum(t.jobs) <> (0)::numeric)
+        ), waiting AS (
+         SELECT c_1.queue,
+            q.scheduled,
+            q.oldest
+           FROM (counted c_1
+             CROSS JOIN LATERAL ferry.queue_waiting(c_1.queue) q(scheduled, oldest))
+          WHERE (c_1.state = 'queued'::text)
+        )
+ SELECT c.queue,
+    c.state,
+    c.jobs,
+        CASE
+            WHEN (c.state = 'queued'::text) THEN (c.jobs - w.scheduled)
+            ELSE (0)::bigint
+        END AS due,
+        CASE
+            WHEN (w.oldest <= now()) THEN (now() - w.oldest)
+            ELSE NULL::interval
+        END AS oldest_waiting_age,
+    (COALESCE(EXTRACT(epoch FROM
+        CASE
+            WHEN (w.oldest <= now()) THEN (now() - w.oldest)
+            ELSE NULL::interval
+        END), (0)::numeric))::double precision AS oldest_waiting_seconds
+   FROM (counted c
+     LEFT JOIN waiting w ON (((w.queue = c.queue) AND (c.state = 'queued'::text))));
+
+
+--
+-- Name: VIEW queue_stats; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from counters), due jobs and the oldest due job''s wait (from index probes).';
+
+
+--
+-- Name: schema_migrations; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: workers; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.workers (
+    name text NOT NULL,
+    queues text[] NOT NULL,
+    concurrency integer NOT NULL,
+    host text NOT NULL,
+    pid integer NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
+    stopping boolean DEFAULT false NOT NULL
+)
+WITH (fillfactor='50');
+
+
+--
+-- Name: account_events account_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.account_events
+    ADD CONSTRAINT account_events_pkey PRIMARY KEY ("position");
+
+
+--
+-- Name: accounts accounts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.accounts
+    ADD CONSTRAINT accounts_pkey PRIMARY KEY (name);
+
+
+--
+-- Name: archived_jobs archived_jobs_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.archived_jobs
+    ADD CONSTRAINT archived_jobs_pkey PRIMARY KEY (job_id);
+
+
+--
+-- Name: archives archives_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.archives
+    ADD CONSTRAINT archives_pkey PRIMARY KEY (archive_id);
+
+
+--
+-- Name: batch_events batch_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.batch_events
+    ADD CONSTRAINT batch_events_pkey PRIMARY KEY ("position");
+
+
+--
+-- Name: events events_job_version_key; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.events
+    ADD CONSTRAINT events_job_version_key UNIQUE (job_id, version);
+
+
+--
+-- Name: events events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY ("position");
+
+
+--
+-- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (job_id);
+
+
+--
+-- Name: queue_counts queue_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.queue_counts
+    ADD CONSTRAINT queue_counts_pkey PRIMARY KEY (queue, state);
+
+
+--
+-- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+
+--
+-- Name: workers workers_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.workers
+    ADD CONSTRAINT workers_pkey PRIMARY KEY (name);
+
+
+--
+-- Name: account_events_account_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX account_events_account_idx ON ferry.account_events USING btree (account, "position");
+
+
+--
+-- Name: archived_jobs_archive_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX archived_jobs_archive_idx ON ferry.archived_jobs USING btree (archive_id);
+
+
+--
+-- Name: batch_events_batch_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX batch_events_batch_idx ON ferry.batch_events USING btree (batch, "position");
+
+
+--
+-- Name: events_recorded_at_brin; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX events_recorded_at_brin ON ferry.events USING brin (recorded_at);
+
+
+--
+-- Name: jobs_batch_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state) WHERE (batch IS NOT NULL);
+
+
+--
+-- Name: jobs_claim_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX jobs_claim_idx ON ferry.jobs USING btree (queue, COALESCE(account, ''::text), priority DESC, run_at, job_id) WHERE (state = 'queued'::text);
+
+
+--
+-- Name: jobs_finished_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX jobs_finished_idx ON ferry.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]));
+
+
+--
+-- Name: jobs_idempotency_key; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE UNIQUE INDEX jobs_idempotency_key ON ferry.jobs USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+
+
+--
+-- Name: jobs_running_account_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE ((state = 'running'::text) AND (account IS NOT NULL));
+
+
+--
+-- Name: jobs_running_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX jobs_running_idx ON ferry.jobs USING btree (worker) WHERE (state = 'running'::text);
+
+
+--
+-- Name: account_events account_events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER account_events_append_only_rows BEFORE DELETE OR UPDATE ON ferry.account_events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_account_event_change();
+
+
+--
+-- Name: account_events account_events_append_only_truncate; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER account_events_append_only_truncate BEFORE TRUNCATE ON ferry.account_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_account_event_change();
+
+
+--
+-- Name: batch_events batch_events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER batch_events_append_only_rows BEFORE DELETE OR UPDATE ON ferry.batch_events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_batch_event_change();
+
+
+--
+-- Name: batch_events batch_events_append_only_truncate; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER batch_events_append_only_truncate BEFORE TRUNCATE ON ferry.batch_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_batch_event_change();
+
+
+--
+-- Name: events events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER events_append_only_rows BEFORE UPDATE ON ferry.events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_event_change();
+
+
+--
+-- Name: events events_append_only_truncate; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER events_append_only_truncate BEFORE TRUNCATE ON ferry.events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_event_change();
+
+
+--
+-- Name: events events_leave_only_archived; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER events_leave_only_archived AFTER DELETE ON ferry.events REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_event_removal();
+
+
+--
+-- Name: events events_project; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER events_project AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT WHEN (((COALESCE(current_setting('ferry.restore_token'::text, true), ''::text) = ''::text) OR (NOT ferry.restoring()))) EXECUTE FUNCTION ferry.project_events();
+
+
+--
+-- Name: events events_track_batches; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER events_track_batches AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT WHEN (((COALESCE(current_setting('ferry.restore_token'::text, true), ''::text) = ''::text) OR (NOT ferry.restoring()))) EXECUTE FUNCTION ferry.track_batches();
+
+
+--
+-- Name: jobs jobs_written_by_projection_only; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER jobs_written_by_projection_only BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON ferry.jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_projection();
+
+
+--
+-- Name: archived_jobs archived_jobs_archive_id_fkey; Type: FK CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.archived_jobs
+    ADD CONSTRAINT archived_jobs_archive_id_fkey FOREIGN KEY (archive_id) REFERENCES ferry.archives(archive_id);
+
+
+--
+-- Name: SCHEMA ferry; Type: ACL; Schema: -; Owner: -
+--
+
+GRANT USAGE ON SCHEMA ferry TO ferry_reader;
+GRANT USAGE ON SCHEMA ferry TO ferry_producer;
+GRANT USAGE ON SCHEMA ferry TO ferry_worker;
+
+
+--
+-- Name: TABLE jobs; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_producer;
+GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_worker;
+
+
+--
+-- Name: FUNCTION rebuild_projection(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.rebuild_projection() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION recount_queues(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.recount_queues() FROM PUBLIC;
+
+
+--
+-- Name: TABLE events; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE ferry.events TO ferry_producer;
+GRANT SELECT,INSERT ON TABLE ferry.events TO ferry_worker;
+
+
+--
+-- Name: TABLE account_events; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE ferry.account_events TO ferry_worker;
+GRANT SELECT ON TABLE ferry.account_events TO ferry_producer;
+
+
+--
+-- Name: TABLE accounts; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.accounts TO ferry_producer;
+GRANT SELECT ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.access_token_sealed; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(access_token_sealed) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.access_token_issued_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(access_token_issued_at) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.access_token_expires_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(access_token_expires_at) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.key_id; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(key_id) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.status; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(status) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.status_reason; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(status_reason) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.updated_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT UPDATE(updated_at) ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: TABLE archived_jobs; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.archived_jobs TO ferry_producer;
+GRANT SELECT ON TABLE ferry.archived_jobs TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.archive_id; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(archive_id) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(archive_id) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.state; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(state) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(state) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.file; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(file) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(file) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.sha256; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(sha256) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(sha256) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.jobs; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(jobs) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(jobs) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.events; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(events) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(events) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.first_position; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(first_position) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(first_position) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.last_position; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(last_position) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(last_position) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.finished_before; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(finished_before) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(finished_before) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.created_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(created_at) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.completed_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(completed_at) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(completed_at) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: COLUMN archives.restored_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_producer;
+GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_worker;
+
+
+--
+-- Name: TABLE batch_events; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.batch_events TO ferry_producer;
+GRANT SELECT ON TABLE ferry.batch_events TO ferry_worker;
+
+
+--
+-- Name: TABLE batch_status; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.batch_status TO ferry_reader;
+GRANT SELECT ON TABLE ferry.batch_status TO ferry_producer;
+GRANT SELECT ON TABLE ferry.batch_status TO ferry_worker;
+
+
+--
+-- Name: TABLE job_status; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.job_status TO ferry_reader;
+GRANT SELECT ON TABLE ferry.job_status TO ferry_producer;
+GRANT SELECT ON TABLE ferry.job_status TO ferry_worker;
+
+
+--
+-- Name: TABLE queue_stats; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.queue_stats TO ferry_reader;
+GRANT SELECT ON TABLE ferry.queue_stats TO ferry_producer;
+GRANT SELECT ON TABLE ferry.queue_stats TO ferry_worker;
+
+
+--
+-- Name: TABLE schema_migrations; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_reader;
+GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
+
+
+--
+-- Name: TABLE workers; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.workers TO ferry_reader;
+GRANT SELECT ON TABLE ferry.workers TO ferry_producer;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.workers TO ferry_worker;
+
+
+--
+-- PostgreSQL database dump complete
+--
+
+
