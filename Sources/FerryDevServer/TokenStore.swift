@@ -44,9 +44,10 @@ final class TokenStore: Sendable {
                 suffix += 1
             }
             let digest = SHA256.hash(data: Data(name.utf8))
+            // Dropbox account ids are exactly 40 characters ("dbid:" + 35), and the official SDKs check it.
             let id = "dbid:AA" + Data(digest).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                .replacingOccurrences(of: "=", with: "").prefix(36)
+                .replacingOccurrences(of: "=", with: "").prefix(33)
             let account = Account(name: name, accountID: id, folder: folder)
             state.accounts[name] = account
             save(state)

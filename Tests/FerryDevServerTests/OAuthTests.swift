@@ -21,6 +21,7 @@ struct OAuthTests {
             let account = try await h.rpc("users/get_current_account", token: token)
             #expect(account.status == 200)
             #expect((account.json["account_id"] as? String)?.hasPrefix("dbid:") == true)
+            #expect((account.json["account_id"] as? String)?.count == 40, "Dropbox's account ids are 40 characters")
             #expect((account.json["name"] as? [String: Any])?["given_name"] as? String == "alice")
 
             let bad = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", "nope"), ("client_id", DevServerHarness.appKey)])
@@ -137,6 +138,7 @@ struct OAuthTests {
             let refresh = try #require(exchange.json["refresh_token"] as? String)
             #expect((exchange.json["access_token"] as? String)?.hasPrefix("sl.") == true)
             #expect((exchange.json["account_id"] as? String)?.hasPrefix("dbid:") == true)
+            #expect((exchange.json["account_id"] as? String)?.count == 40)
             #expect(exchange.json["token_type"] as? String == "bearer")
 
             let reuse = try await h.tokenRequest([("grant_type", "authorization_code"), ("code", code2), ("client_id", DevServerHarness.appKey),
