@@ -27,6 +27,12 @@ echo "==> soak: table and index sizes while 1,000,000 jobs are worked (bloat und
 "$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}" --handler noop --concurrency 128
 "$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}" --handler noop --concurrency 128 --autovacuum-naptime ""
 
+echo "==> replay: projection verify and rebuild on 1,000,000 jobs / 10,000,000 events, against the SQL replay"
+"$bin/ferry-bench" replay --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}"
+
+echo "==> status views at 1,000,000 jobs / 10,000,000 events; archive and restore"
+"$bin/ferry-bench" status --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}"
+
 echo "==> upload benchmark (dev server, against curl)"
 scripts/bench-upload.sh "$bin" "$url"
 
