@@ -59,6 +59,10 @@ extension Worker {
             do {
                 // Keeps ferry.queue_stats cheap: pending counter deltas stay few (one worker at a time folds them).
                 try await store.compactQueueCounts()
+            } catch {
+                logger.warning("folding queue counters failed", metadata: ["error": "\(error)"])
+            }
+            do {
                 let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
                 if !rescued.isEmpty {
                     metrics.rescued(rescued.count)

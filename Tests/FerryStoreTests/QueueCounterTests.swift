@@ -108,4 +108,33 @@ struct QueueCounterTests {
         let rows = try await Self.rows(db, Self.fromView)
         #expect(rows == [["default", "failed", "1200", "0"], ["default", "succeeded", "58800", "0"]])
     }
+
+    @Test("workers fold the counters and readers read queue_stats, without any right on the counter tables")
+    func rolesUseCounters() async throws {
+        let db = try await TestDatabase.make("countroles")
+        let store = db.store()
+        defer { store.client.close() }
+        _ = try await store.enqueue((0..<3).map { _ in StoreFixtures.fetchSpec() })
+        let suffix = UInt32.random(in: 0...UInt32.max)
+        try await db.query("CREATE ROLE cw_\(suffix) LOGIN IN ROLE ferry_worker")
+        try await db.query("CREATE ROLE cr_\(suffix) LOGIN IN ROLE ferry_reader")
+        func client(_ role: String) -> PostgresClient {
+            PostgresClient(configuration: PostgresConfiguration(
+                connectionString: db.url.replacingOccurrences(of: "postgres@", with: "\(role)@"), poolSize: 1))
+        }
+        let worker = FerryStore(client: client("cw_\(suffix)"), logger: .init(label: "w"))
+        let reader = client("cr_\(suffix)")
+        defer {
+            worker.client.close()
+            reader.close()
+        }
+        #expect(try await worker.compactQueueCounts() == 1)
+        let queued = try await reader.withConnection { connection in
+            try connection.query("SELECT jobs, due FROM ferry.queue_stats WHERE state = 'queued'").rows[0]
+        }
+        #expect(try queued.decode(Int.self, at: 0) == 3 && queued.decode(Int.self, at: 1) == 3)
+        await #expect(throws: PostgresError.self) {
+            try await reader.withConnection { try $0.execute("SELECT * FROM ferry.queue_counts") }
+        }
+    }
 }
