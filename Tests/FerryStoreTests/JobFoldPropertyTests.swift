@@ -10,8 +10,10 @@ import Testing
 struct JobFoldPropertyTests {
     @Test("random histories: the Swift fold and the database accept, refuse (same SQLSTATE) and fold alike", arguments: [0, 1])
     func swiftFoldEqualsDatabase(round: Int) async throws {
-        let seed = ProcessInfo.processInfo.environment["FERRY_FOLD_SEED"].flatMap(UInt64.init)
-            ?? UInt64.random(in: 0...UInt64.max)
+        // Round 0 has a fixed seed whose histories reach every refusal (checked below); round 1 explores anew
+        // each run. FERRY_FOLD_SEED replays a failure.
+        let given = ProcessInfo.processInfo.environment["FERRY_FOLD_SEED"].flatMap(UInt64.init)
+        let seed = given ?? (round == 0 ? Self.coveringSeed : UInt64.random(in: 0...UInt64.max))
         let mixed = seed &+ UInt64(round)
         var generator = HistoryGenerator(seed: mixed)
         let histories = (0..<250).map { _ in generator.history() }
@@ -36,6 +38,12 @@ struct JobFoldPropertyTests {
         let accepted = result.sqlCodes.filter { $0 == nil }.count
         let refusals = Set(result.sqlCodes.compactMap { $0 })
         #expect(accepted * 100 > candidates.count * 35, "seed \(mixed): \(accepted) of \(candidates.count) accepted")
-        #expect(refusals.isSuperset(of: ["FY001", "FY002", "FY003", "FY004", "23505", "23502", "22P02", "22003"]), "seed \(mixed): \(refusals.sorted())")
+        // The rare refusals (unique key, NOT NULL, bad integers) need the right draws; a random round may miss one.
+        let required: Set<String> = round == 0 && given == nil
+            ? ["FY001", "FY002", "FY003", "FY004", "23505", "23502", "22P02", "22003"]
+            : ["FY001", "FY002", "FY003", "FY004"]
+        #expect(refusals.isSuperset(of: required), "seed \(mixed): \(refusals.sorted())")
     }
+
+    static let coveringSeed: UInt64 = 1
 }
