@@ -130,9 +130,12 @@ extension DevServerResponder {
         let arg = try requireObject(argument, route: route)
         let text = try requiredString(arg, "cursor", route: route)
         let reset = DropboxError.routeError(summary: "reset", .tag("reset"))
-        guard let cursor = ListFolderCursor.decode(text), cursor.account == account.name, cursor.epoch == backend.files.epoch else {
-            throw reset
+        // Text that is no cursor of this account is a bad request (400), as on Dropbox; only a real cursor that
+        // expired (the server restarted, or the account's cursors were reset) is `reset`, which clients restart on.
+        guard let cursor = ListFolderCursor.decode(text), cursor.account == account.name else {
+            throw .badRequest(route: route, "Invalid \"cursor\" parameter: not a cursor returned by files/list_folder for this account")
         }
+        guard cursor.epoch == backend.files.epoch else { throw reset }
         return try backend.files.withNamespace(account.name) { namespace throws(DropboxError) -> JSONValue in
             guard cursor.generation == namespace.cursorGeneration else { throw reset }
             if !cursor.folderLower.isEmpty, namespace.entry(lower: cursor.folderLower)?.isFile != false {

@@ -44,11 +44,17 @@ struct ListAndDownloadTests {
             let recursive = try await t.client.listFolder(path: "", recursive: true, limit: 2000, accessToken: token)
             #expect(recursive.entries.count == 27)
 
+            // An expired cursor is `reset`; garbage is a bad request, which a client must not take for a restart.
+            t.server.resetCursors(account: "alice")
             let reset = await #expect(throws: DropboxError.self) {
-                try await t.client.listFolderContinue(cursor: "garbage", accessToken: token)
+                try await t.client.listFolderContinue(cursor: page.cursor, accessToken: token)
             }
             #expect(reset?.tags == ["reset"])
             #expect(reset?.isCursorReset == true)
+            let garbage = await #expect(throws: DropboxError.self) {
+                try await t.client.listFolderContinue(cursor: "garbage", accessToken: token)
+            }
+            #expect(garbage?.isCursorReset == false)
         }
     }
 
