@@ -971,9 +971,11 @@ CREATE TABLE ferry.accounts (
     status text DEFAULT 'active'::text NOT NULL,
     status_reason text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    settings jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT accounts_max_concurrent_check CHECK (((max_concurrent >= 1) AND (max_concurrent <= 1000))),
     CONSTRAINT accounts_name_check CHECK ((name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$'::text)),
-    CONSTRAINT accounts_provider_check CHECK ((provider = ANY (ARRAY['dropbox'::text, 'flickr'::text]))),
+    CONSTRAINT accounts_provider_name CHECK ((provider ~ '^[a-z][a-z0-9-]{0,31}$'::text)),
+    CONSTRAINT accounts_settings_check CHECK ((jsonb_typeof(settings) = 'object'::text)),
     CONSTRAINT accounts_status_check CHECK ((status = ANY (ARRAY['active'::text, 'needs_reauth'::text, 'revoked'::text])))
 )
 WITH (fillfactor='70');

@@ -1,14 +1,17 @@
 extension JobRequest {
-    /// Fields a JSON Lines record may carry.
+    /// The fields every JSON Lines record may carry, whatever its provider.
     public static let jsonFields: Set<String> = [
-        "kind", "source", "to", "batch", "queue", "priority", "run_at", "max_attempts", "key", "metadata",
-        "sha256", "recursive", "thumbnail", "size", "max", "account", "page_size",
+        "kind", "source", "to", "batch", "queue", "priority", "run_at", "max_attempts", "key", "metadata", "options",
     ]
 
     /// Parses one JSON Lines record, naming the line and field of any problem.
     ///
-    /// `defaults` supplies values for fields the record leaves out (for example `--batch` given on the command line).
-    public init(jsonLine text: String, line: Int, defaults: JobRequest.Defaults = .init()) throws(ValidationIssue) {
+    /// Provider options go in `"options": {…}`; a provider option's name (`optionNames`) may also be a top-level
+    /// field, as a shorthand. `defaults` supplies values for fields the record leaves out (for example `--batch`
+    /// or `--option` given on the command line).
+    public init(
+        jsonLine text: String, line: Int, optionNames: Set<String>, defaults: JobRequest.Defaults = .init()
+    ) throws(ValidationIssue) {
         let value: JSONValue
         do {
             value = try JSONValue.parse(text)
@@ -18,10 +21,11 @@ extension JobRequest {
         guard case .object(let object) = value else {
             throw ValidationIssue(line: line, field: "json", problem: "the line is not a JSON object", fix: "write one {…} object per line")
         }
-        if let unknown = object.keys.sorted().first(where: { !Self.jsonFields.contains($0) }) {
+        if let unknown = object.keys.sorted().first(where: { !Self.jsonFields.contains($0) && !optionNames.contains($0) }) {
             throw ValidationIssue(
                 line: line, field: unknown, problem: "unknown field",
-                fix: "use only: " + Self.jsonFields.sorted().joined(separator: ", "))
+                fix: "use only: " + Self.jsonFields.sorted().joined(separator: ", ")
+                    + (optionNames.isEmpty ? "" : "; provider options (also inside \"options\"): " + optionNames.sorted().joined(separator: ", ")))
         }
         func string(_ key: String, required: Bool = false) throws(ValidationIssue) -> String? {
             switch object[key] {
@@ -41,13 +45,6 @@ extension JobRequest {
             default: throw ValidationIssue(line: line, field: key, problem: "must be an integer", fix: "write a whole number without quotes")
             }
         }
-        func boolean(_ key: String) throws(ValidationIssue) -> Bool? {
-            switch object[key] {
-            case nil, .null?: return nil
-            case .bool(let value)?: return value
-            default: throw ValidationIssue(line: line, field: key, problem: "must be true or false", fix: "write true or false without quotes")
-            }
-        }
         let kindText = try string("kind", required: true)!
         guard let kind = JobKind(rawValue: kindText) else {
             throw ValidationIssue(line: line, field: "kind", problem: "must be \"upload\" or \"fetch\"", fix: "set \"kind\": \"upload\" or \"fetch\"")
@@ -58,6 +55,23 @@ extension JobRequest {
                 throw ValidationIssue(line: line, field: "metadata", problem: "must be a JSON object", fix: "write \"metadata\": {\"title\": \"…\"}")
             }
         }
+        var options = [String: OptionValue]()
+        switch object["options"] {
+        case nil, .null?: break
+        case .object(let members)?:
+            for (name, value) in members where value != .null { options[name] = .json(value) }
+        default:
+            throw ValidationIssue(line: line, field: "options", problem: "must be a JSON object", fix: "write \"options\": {\"mode\": \"overwrite\"}")
+        }
+        for name in optionNames.sorted() {
+            guard let value = object[name], value != .null else { continue }
+            if options[name] != nil {
+                throw ValidationIssue(
+                    line: line, field: name, problem: "given twice, at the top level and in \"options\"", fix: "give it once")
+            }
+            options[name] = .json(value)
+        }
+        for (name, value) in defaults.options where options[name] == nil { options[name] = value }
         self.init(
             kind: kind,
             source: try string("source", required: true)!,
@@ -69,11 +83,7 @@ extension JobRequest {
             maxAttempts: try integer("max_attempts") ?? defaults.maxAttempts,
             idempotencyKey: try string("key"),
             metadata: metadata == .null ? nil : metadata,
-            fetch: FetchOptions(
-                sha256: try string("sha256"), recursive: try boolean("recursive") ?? defaults.fetch.recursive,
-                thumbnail: try string("thumbnail") ?? defaults.fetch.thumbnail, size: try string("size") ?? defaults.fetch.size,
-                max: try integer("max") ?? defaults.fetch.max, account: try string("account") ?? defaults.fetch.account,
-                pageSize: try integer("page_size") ?? defaults.fetch.pageSize),
+            options: options,
             line: line
         )
         if self.to.isEmpty {
@@ -89,12 +99,12 @@ extension JobRequest {
         public var priority: Int64?
         public var runAt: String?
         public var maxAttempts: Int64?
-        /// Fetch options for fetch lines that leave them out (the checksum is per line and never defaulted).
-        public var fetch: FetchOptions
+        /// Provider options for lines that leave them out (a checksum is per line and never defaulted).
+        public var options: [String: OptionValue]
 
         public init(
             to: String? = nil, batch: String? = nil, queue: String? = nil, priority: Int64? = nil,
-            runAt: String? = nil, maxAttempts: Int64? = nil, fetch: FetchOptions = FetchOptions()
+            runAt: String? = nil, maxAttempts: Int64? = nil, options: [String: OptionValue] = [:]
         ) {
             self.to = to
             self.batch = batch
@@ -102,7 +112,7 @@ extension JobRequest {
             self.priority = priority
             self.runAt = runAt
             self.maxAttempts = maxAttempts
-            self.fetch = fetch
+            self.options = options
         }
     }
 }

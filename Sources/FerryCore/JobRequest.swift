@@ -1,9 +1,9 @@
 /// A job as a caller asked for it, before validation (from CLI flags or one JSON Lines record).
 public struct JobRequest: Sendable, Hashable {
     public var kind: JobKind
-    /// Upload: a local file path. Fetch: an http(s) URL, `dropbox:ACCOUNT:/path` or `flickr:USER_ID`.
+    /// Upload: a local file path. Fetch: a provider's source (an http(s) URL, `dropbox:ACCOUNT:/path` …).
     public var source: String
-    /// Upload: `dropbox:ACCOUNT:/path` or `file:///dir/`. Fetch: a local path. A trailing `/` means "into this
+    /// Upload: a provider's destination (`dropbox:ACCOUNT:/path`, `file:///dir/` …). Fetch: a local path. A trailing `/` means "into this
     /// folder, keep the source's name".
     public var to: String
     public var batch: String?
@@ -14,15 +14,15 @@ public struct JobRequest: Sendable, Hashable {
     public var maxAttempts: Int64?
     public var idempotencyKey: String?
     public var metadata: JSONValue?
-    /// Fetch-only options (checksum, Dropbox folder and thumbnail settings, Flickr size and limit).
-    public var fetch: FetchOptions
+    /// Provider options (`--option NAME=VALUE`, `"options": {…}`), checked by the job's provider.
+    public var options: [String: OptionValue]
     /// 1-based line number when the request came from JSON Lines (used in error messages).
     public var line: Int?
 
     public init(
         kind: JobKind, source: String, to: String, batch: String? = nil, queue: String? = nil,
         priority: Int64? = nil, runAt: String? = nil, maxAttempts: Int64? = nil, idempotencyKey: String? = nil,
-        metadata: JSONValue? = nil, fetch: FetchOptions = FetchOptions(), line: Int? = nil
+        metadata: JSONValue? = nil, options: [String: OptionValue] = [:], line: Int? = nil
     ) {
         self.kind = kind
         self.source = source
@@ -34,7 +34,7 @@ public struct JobRequest: Sendable, Hashable {
         self.maxAttempts = maxAttempts
         self.idempotencyKey = idempotencyKey
         self.metadata = metadata
-        self.fetch = fetch
+        self.options = options
         self.line = line
     }
 }

@@ -10,6 +10,10 @@ public struct JobSpec: Sendable, Hashable {
     public var destination: String
     /// The account the job's provider uses, if any.
     public var account: String?
+    /// The provider the account must belong to (checked at enqueue; not part of the event).
+    public var accountProvider: String?
+    /// A job without an account uses the only account of `accountProvider` (resolved at enqueue).
+    public var usesOnlyAccount = false
     public var queue: String
     public var batch: String?
     public var priority: Int64
@@ -41,6 +45,18 @@ public struct JobSpec: Sendable, Hashable {
         self.metadata = metadata
         self.bytesTotal = bytesTotal
         self.details = details
+    }
+
+    /// Takes a provider's answer: endpoints, account, details, and a batch for a job that fans out.
+    public mutating func apply(_ resolved: ResolvedEndpoint) {
+        source = resolved.source
+        destination = resolved.destination
+        account = resolved.account
+        accountProvider = resolved.accountProvider
+        usesOnlyAccount = resolved.usesOnlyAccount
+        details = resolved.details
+        // Children of a listing join their parent's batch, so the parent needs one.
+        if resolved.fansOut && batch == nil { batch = jobID.uuidString.lowercased() }
     }
 
     /// The payload of this job's `enqueued` event.

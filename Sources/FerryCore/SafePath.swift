@@ -65,7 +65,7 @@ public enum SafePath {
         let path = pathAndQuery.prefix(while: { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
         let last = path.reversed().prefix(while: { $0 != UInt8(ascii: "/") })
         guard !last.isEmpty else { return nil }
-        guard let decoded = TransferEndpoint.percentDecode(String(decoding: last.reversed(), as: UTF8.self)) else { return nil }
+        guard let decoded = EndpointSyntax.percentDecode(String(decoding: last.reversed(), as: UTF8.self)) else { return nil }
         return component(decoded)
     }
 }

@@ -14,6 +14,16 @@ public struct SourceFileFacts: Sendable, Hashable {
         self.inode = inode
     }
 
+    /// The facts as they are kept in an upload's details (the worker checks the file against them).
+    public var details: [String: JSONValue] {
+        [
+            "size": .int(size),
+            "mtime_ns": .int(modifiedNanoseconds),
+            "device": .int(Int64(bitPattern: device)),
+            "inode": .int(Int64(bitPattern: inode)),
+        ]
+    }
+
     /// Why a path cannot be uploaded.
     public enum Problem: Error, Sendable, Hashable {
         case missing

@@ -19,6 +19,9 @@ extension FerryStore {
         public var authorizeURL: String?
         public var providerAccountID: String?
         public var maxConcurrent: Int?
+        /// Usable without `ferry account login`: set by providers whose accounts need no OAuth link (an API key,
+        /// access keys). Otherwise an account is linked when it has a refresh token.
+        public var linkedWithoutLogin = false
 
         public init(
             name: String, provider: String, appKey: String?, appSecret: String?, refreshToken: String?,
@@ -55,8 +58,7 @@ extension FerryStore {
         let seal = { (value: String?, field: String) throws -> PostgresBytes? in
             try value.map { PostgresBytes(try box.seal($0, context: Self.sealContext(account.name, field))) }
         }
-        // A Flickr account needs only its API key (no OAuth link), so it is usable as soon as it is added.
-        let linked = account.refreshToken != nil || account.provider == "flickr"
+        let linked = account.refreshToken != nil || account.linkedWithoutLogin
         let binds: [any PostgresBindable] = [
             account.name, account.provider, account.appKey, try seal(account.appSecret, "app_secret"),
             try seal(account.refreshToken, "refresh_token"), try seal(account.accessToken, "access_token"),
@@ -89,7 +91,7 @@ extension FerryStore {
         } catch let error as PostgresError where error.sqlState == .checkViolation {
             throw FerryStoreError(
                 .credentials, "account '\(account.name)' was refused (constraint \(error.constraint ?? "?"))",
-                fix: "names are letters, digits, _ . - (up to 63); providers are dropbox or flickr")
+                fix: "names are letters, digits, _ . - (up to 63); see ferry account add --help for the providers")
         } catch {
             throw Self.translate(error)
         }

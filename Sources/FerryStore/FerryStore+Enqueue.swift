@@ -58,23 +58,26 @@ extension FerryStore {
         var specs = chunk.specs
         let lines = chunk.lines
         func place(_ index: Int?) -> String { (index.flatMap { lines?[$0] }).map { "line \($0): " } ?? "" }
-        // Flickr fetches without an account use the only Flickr account there is.
-        if specs.contains(where: { $0.account == nil && $0.source.hasPrefix("flickr:") }) {
-            let found = try connection.query(
-                "SELECT name FROM ferry.accounts WHERE provider = 'flickr' AND status <> 'revoked' ORDER BY name LIMIT 2")
-            let names = try found.rows.map { try $0.decode(String.self, at: 0) }
-            let first = specs.firstIndex { $0.account == nil && $0.source.hasPrefix("flickr:") }
-            guard names.count == 1 else {
-                throw FerryStoreError(
-                    .unknownAccount,
-                    place(first) + (names.isEmpty ? "no Flickr account to call the API with" : "several Flickr accounts; say which"),
-                    fix: names.isEmpty
-                        ? "add one with ferry account add flickr --provider flickr --api-key-file FILE"
-                        : "pass --account NAME (or \"account\" in the line)")
+        // Jobs whose provider takes the only account of its kind when none is named (Flickr's API key).
+        let unnamed = specs.indices.filter { specs[$0].account == nil && specs[$0].usesOnlyAccount && specs[$0].accountProvider != nil }
+        if !unnamed.isEmpty {
+            var only = [String: String]()
+            for provider in Set(unnamed.compactMap { specs[$0].accountProvider }).sorted() {
+                let found = try connection.query(
+                    "SELECT name FROM ferry.accounts WHERE provider = $1 AND status <> 'revoked' ORDER BY name LIMIT 2", [provider])
+                let names = try found.rows.map { try $0.decode(String.self, at: 0) }
+                guard names.count == 1 else {
+                    let first = unnamed.first { specs[$0].accountProvider == provider }
+                    throw FerryStoreError(
+                        .unknownAccount,
+                        place(first) + (names.isEmpty ? "no \(provider) account to use" : "several \(provider) accounts; say which"),
+                        fix: names.isEmpty
+                            ? "add one with ferry account add NAME --provider \(provider) (see ferry account add --help)"
+                            : "pass --account NAME (or \"account\" in the line)")
+                }
+                only[provider] = names[0]
             }
-            for index in specs.indices where specs[index].account == nil && specs[index].source.hasPrefix("flickr:") {
-                specs[index].account = names[0]
-            }
+            for index in unnamed { specs[index].account = only[specs[index].accountProvider!] }
             // The account is part of the event: render again.
             chunk = EnqueueChunk(specs: specs, lines: lines)
         }
@@ -85,14 +88,15 @@ extension FerryStore {
             var providers = [String: String]()
             for row in found.rows { providers[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1) }
             if let missing = accounts.subtracting(providers.keys).sorted().first {
+                let index = specs.firstIndex { $0.account == missing }
+                let kind = index.flatMap { specs[$0].accountProvider } ?? "PROVIDER"
                 throw FerryStoreError(
                     .unknownAccount,
-                    place(specs.firstIndex { $0.account == missing }) + "unknown account '\(missing)'",
-                    fix: "add it with ferry account add \(missing) --provider dropbox …, or check the name with ferry account list")
+                    place(index) + "unknown account '\(missing)'",
+                    fix: "add it with ferry account add \(missing) --provider \(kind) …, or check the name with ferry account list")
             }
             for (index, spec) in specs.enumerated() {
-                guard let account = spec.account, let provider = providers[account] else { continue }
-                let wanted = spec.source.hasPrefix("flickr:") ? "flickr" : "dropbox"
+                guard let account = spec.account, let provider = providers[account], let wanted = spec.accountProvider else { continue }
                 if provider != wanted {
                     throw FerryStoreError(
                         .unknownAccount, place(index) + "account '\(account)' is a \(provider) account, not \(wanted)",

@@ -12,7 +12,7 @@ import ServiceLifecycle
 public final class Worker: Service, Sendable {
     public let configuration: WorkerConfiguration
     let store: FerryStore
-    let handlers: [any JobHandler]
+    let handlers: JobHandlers
     let logger: Logger
     let listenerConfiguration: PostgresConfiguration
     let metrics = WorkerMetrics()
@@ -24,7 +24,7 @@ public final class Worker: Service, Sendable {
     /// - Parameters:
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
     public init(
-        configuration: WorkerConfiguration, store: FerryStore, handlers: [any JobHandler],
+        configuration: WorkerConfiguration, store: FerryStore, handlers: JobHandlers,
         listenerConfiguration: PostgresConfiguration, logger: Logger
     ) {
         self.configuration = configuration
@@ -139,7 +139,7 @@ public final class Worker: Service, Sendable {
         let started = ContinuousClock.now
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval)
-        guard let handler = handlers.first(where: { $0.canHandle(job) }) else {
+        guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")
             return

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryCore
 import FerryStore
+import FerryWorker
 import Foundation
 
 #if canImport(Glibc)
@@ -30,8 +31,13 @@ struct Enqueue: AsyncParsableCommand {
             transaction, so any size fits in bounded memory: every line is enqueued or none is, and an error \
             names the line and the field. Ids are printed after the commit. Fields: kind \
             ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
-            object: title, poster, posted time, likes … shown in ferry.job_status), and for fetches sha256, \
-            recursive, thumbnail, size, max, account, page_size. Options given on the command line are defaults for lines without them.
+            object: title, poster, posted time, likes … shown in ferry.job_status), and options (an object of \
+            provider options; each may also be a top-level field). Options given on the command line are defaults \
+            for lines without them.
+
+            Provider options (--option NAME=VALUE, or "options": {"NAME": VALUE} in a line); an option the job's \
+            provider does not take is refused:
+            \(ProviderOptionFlags.help(.standard))
 
             A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
@@ -39,6 +45,7 @@ struct Enqueue: AsyncParsableCommand {
             Examples:
               ferry enqueue upload IMG_0001.jpg IMG_0002.jpg --to dropbox:photos:/Camera/2026/ --batch camera
               ferry enqueue upload report.pdf --to dropbox:work:/Reports/latest.pdf --key report-2026-11
+              ferry enqueue upload backup.tar --to dropbox:work:/Backups/ --option mode=overwrite
               ferry enqueue upload big.mov --to file:///mnt/nas/videos/ --priority 10 --run-at +2h
               ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/ --sha256 9f86d0…
               ferry enqueue fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
@@ -62,7 +69,7 @@ struct Enqueue: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))
     var key: String?
 
-    @OptionGroup(title: "Fetch options") var fetchOptions: FetchFlags
+    @OptionGroup(title: "Provider options") var providerOptions: ProviderOptionFlags
     @OptionGroup var options: JobOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -100,11 +107,12 @@ struct Enqueue: AsyncParsableCommand {
             if operands.count > 1 && key != nil {
                 throw CLIUsageError(message: "--key names one job; with several files use --from with a key per line")
             }
+            let given = try providerOptions.options()
             let requests = operands.map { operand in
                 JobRequest(
                     kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
                     priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
-                    idempotencyKey: key, fetch: fetchOptions.options)
+                    idempotencyKey: key, options: given)
             }
             try await EnqueueRunner.enqueue(requests, earlierIssues: [], connection: connection, json: options.json)
         }
@@ -115,10 +123,10 @@ struct Enqueue: AsyncParsableCommand {
     func enqueueLines(from: String) async throws {
         var defaults = options.defaults
         defaults.to = to
-        if fetchOptions.sha256 != nil {
+        if providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") }) {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
         }
-        defaults.fetch = fetchOptions.options
+        defaults.options = try providerOptions.options()
         let spool = try OutputSpool()
         let descriptor: Int32
         if from == "-" {
@@ -193,7 +201,7 @@ enum EnqueueRunner {
                 specs.append(
                     try request.validated(
                         jobID: UUIDv7.make(now: now), now: now, currentDirectory: directory,
-                        inspectFile: inspector.inspect))
+                        inspectFile: inspector.inspect, providers: ProviderRegistry.standard))
             } catch {
                 issues.append(error)
             }

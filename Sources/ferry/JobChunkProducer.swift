@@ -1,5 +1,6 @@
 import FerryCore
 import FerryStore
+import FerryWorker
 import Foundation
 import Synchronization
 
@@ -74,6 +75,7 @@ final class JobChunkProducer: @unchecked Sendable {
     private func produce() {
         let now = Date()
         let directory = FileManager.default.currentDirectoryPath
+        let registry = ProviderRegistry.standard
         let inspector = LocalFileInspector()
         let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
         var random = BufferedRandomNumberGenerator()
@@ -114,9 +116,10 @@ final class JobChunkProducer: @unchecked Sendable {
                 return
             }
             do throws(ValidationIssue) {
-                let request = try JobRequest(jsonLine: text, line: line, defaults: defaults)
+                let request = try JobRequest(jsonLine: text, line: line, optionNames: registry.optionNames, defaults: defaults)
                 let spec = try request.validated(
-                    jobID: UUIDv7.make(milliseconds: milliseconds, using: &random), now: now, currentDirectory: directory, inspectFile: inspector.inspect)
+                    jobID: UUIDv7.make(milliseconds: milliseconds, using: &random), now: now, currentDirectory: directory, inspectFile: inspector.inspect,
+                    providers: registry)
                 jobCount += 1
                 if issues.isEmpty {
                     specs.append(spec)

@@ -122,15 +122,13 @@ struct WorkerCommand: AsyncParsableCommand {
                 eventLoopGroupProvider: .singleton,
                 configuration: HTTPClient.Configuration(
                     redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
-            var handlers: [any JobHandler] = [LocalDirectoryUploadHandler(chunkSize: chunkSize * 1024 * 1024)]
-            handlers.append(HTTPFetchHandler(httpClient: http))
-            if let box {
-                let tokens = AccountTokenProvider(store: store, box: box, httpClient: http, actor: "worker \(workerName)", logger: logger)
-                handlers.append(DropboxUploadHandler(tokens: tokens, chunkSize: (chunkSize + 3) / 4 * 4 * 1024 * 1024))
-                handlers.append(DropboxFetchHandler(tokens: tokens))
-                handlers.append(FlickrPhotostreamHandler(tokens: tokens, httpClient: http))
+            let tokens = box.map {
+                AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger)
             }
-            if let scripted { handlers = [scripted] }
+            let handlers = scripted.map { JobHandlers(catchAll: $0) }
+                ?? JobHandlers(
+                    registry: .standard,
+                    environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkSize * 1024 * 1024))
             let worker = Worker(
                 configuration: WorkerConfiguration(
                     name: workerName, queues: queueList, concurrency: concurrency,

@@ -109,6 +109,58 @@ struct DropboxUploadTests {
         }
     }
 
+    @Test("upload options: a changed nightly backup replaces the file with mode=overwrite, fails in add mode, is kept beside it with autorename")
+    func writeModes() async throws {
+        let server = try await DevServerProcess([])
+        let db = try await TestDatabase.make("dbx_modes")
+        try await DropboxAccounts.add("nightly", server: server, databaseURL: db.url)
+        let dir = try Self.folder("modes")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/backup.tar"
+        let worker = try Self.startWorker(db, name: "modes")
+        func upload(_ options: [String], key: String) async throws -> String {
+            let result = try await FerryProcess.run(
+                ["enqueue", "upload", file, "--to", "dropbox:nightly:/Backups/", "--key", key] + options, databaseURL: db.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            let id = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "job \(key) to finish") {
+                try await WorkerFixtures.count(
+                    db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state IN ('succeeded', 'failed')", [id]) == 1
+            }
+            return id
+        }
+        func state(_ id: String) async throws -> (String, String?) {
+            let row = try await db.query("SELECT state, last_error FROM ferry.jobs WHERE job_id = $1::uuid", [id]).rows[0]
+            return (try row.decode(String.self, at: 0), try row.decode(String?.self, at: 1))
+        }
+
+        try DropboxAccounts.randomFile(file, size: 300_000)
+        let first = try await upload([], key: "night-1")
+        #expect(try await state(first).0 == "succeeded")
+
+        try DropboxAccounts.randomFile(file, size: 310_000)
+        let added = try await upload([], key: "night-2-add")
+        let (addState, addError) = try await state(added)
+        #expect(addState == "failed" && (addError ?? "").contains("destination_exists"), "\(addError ?? "")")
+
+        let overwritten = try await upload(["--option", "mode=overwrite", "--option", "mute"], key: "night-2-overwrite")
+        #expect(try await state(overwritten).0 == "succeeded")
+        let stored = server.storedFile(account: "nightly", path: "/Backups/backup.tar")
+        #expect(try DropboxAccounts.sha256(stored) == DropboxAccounts.sha256(file), "the new version replaced the old one")
+
+        try DropboxAccounts.randomFile(file, size: 320_000)
+        let renamed = try await upload(["--option", "autorename=true"], key: "night-3-autorename")
+        #expect(try await state(renamed).0 == "succeeded")
+        let copy = server.storedFile(account: "nightly", path: "/Backups/backup (1).tar")
+        #expect(try DropboxAccounts.sha256(copy) == DropboxAccounts.sha256(file), "autorename kept both versions")
+        let details = try await db.query("SELECT spec::text FROM ferry.jobs WHERE job_id = $1::uuid", [overwritten]).rows[0]
+        let spec = try JSONValue.parse(try details.decode(String.self, at: 0))
+        #expect(spec["mode"] == .string("overwrite") && spec["mute"] == .bool(true))
+
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+    }
+
     @Test("kill -9 mid-session: the next attempt resumes the same session at the recorded offset")
     func resumeAfterKill() async throws {
         let server = try await DevServerProcess(["--latency-ms", "250"])

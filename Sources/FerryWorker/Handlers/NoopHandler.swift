@@ -11,7 +11,6 @@ public struct NoopHandler: JobHandler {
 
     public var name: String { "noop" }
 
-    public func canHandle(_ job: ClaimedJob) -> Bool { true }
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         if delay > .zero {

@@ -34,7 +34,6 @@ public struct ScriptedHandler: JobHandler {
 
     public var name: String { "scripted" }
 
-    public func canHandle(_ job: ClaimedJob) -> Bool { true }
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         switch behavior {

@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryCore
 import FerryDropbox
 import FerryStore
+import FerryWorker
 import Foundation
 
 struct AccountAdd: AsyncParsableCommand {
@@ -40,7 +41,7 @@ struct AccountAdd: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let providerName = try provider.validated(requireProvider: true)!
-            guard TransferEndpoint.isValidAccountName(name) else {
+            guard EndpointSyntax.isValidAccountName(name) else {
                 throw CLIUsageError(message: "account name '\(name)' must be letters, digits, _ . - (up to 63, starting with a letter or digit)")
             }
             if refreshTokenFile == "-" && (provider.appSecretFile == "-" || apiKeyFile == "-") {
@@ -51,6 +52,7 @@ struct AccountAdd: AsyncParsableCommand {
                     name: name, provider: providerName, appKey: provider.appKey, appSecret: nil, refreshToken: nil,
                     apiURL: provider.apiURL, contentURL: provider.contentURL, authorizeURL: provider.authorizeURL,
                     maxConcurrent: provider.maxConcurrent)
+                account.linkedWithoutLogin = ProviderRegistry.standard.provider(named: providerName)?.accountKind?.linkedWithoutLogin ?? false
                 switch providerName {
                 case "dropbox":
                     guard provider.appKey != nil else {

@@ -28,7 +28,7 @@ struct AccountLogin: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             _ = try provider.validated(requireProvider: false)
-            guard TransferEndpoint.isValidAccountName(name) else {
+            guard EndpointSyntax.isValidAccountName(name) else {
                 throw CLIUsageError(message: "account name '\(name)' must be letters, digits, _ . - (up to 63)")
             }
             try await AccountContext.with(connection) { context in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryWorker
 
 /// Options describing a provider account (shared by `add` and `login`).
 struct AccountProviderOptions: ParsableArguments {
@@ -27,11 +28,12 @@ struct AccountProviderOptions: ParsableArguments {
 
     /// Checks what was given, naming the fix for anything wrong.
     func validated(requireProvider: Bool) throws -> String? {
-        if let provider, !["dropbox", "flickr"].contains(provider) {
-            throw CLIUsageError(message: "--provider must be dropbox or flickr")
+        let names = ProviderRegistry.standard.accountProviderNames
+        if let provider, !names.contains(provider) {
+            throw CLIUsageError(message: "--provider must be one of: " + names.joined(separator: ", "))
         }
         if requireProvider && provider == nil {
-            throw CLIUsageError(message: "--provider is required (dropbox or flickr)")
+            throw CLIUsageError(message: "--provider is required (" + names.joined(separator: ", ") + ")")
         }
         for (name, url) in [("--api-url", apiURL), ("--content-url", contentURL), ("--authorize-url", authorizeURL)] {
             if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import FerryDropbox
 import FerryStore
 import Foundation
 import Logging
@@ -9,17 +8,23 @@ import Synchronization
 ///
 /// Tokens are cached in memory; a token near expiry (or rejected as expired) is refreshed through
 /// `FerryStore.refreshAccessToken`, which holds the account's row lock so only one refresh per account runs across
-/// the fleet and everyone else picks up its result. A refresh token the provider rejects (`invalid_grant`) marks
-/// the account as needing re-authorization: its jobs are held, not failed.
+/// the fleet and everyone else picks up its result. How a token is renewed is the account's provider's business
+/// (``AccountKind/refreshAccess(_:httpClient:logger:)``). A refresh token the provider rejects marks the account
+/// as needing re-authorization: its jobs are held, not failed.
 public final class AccountTokenProvider: Sendable {
     let store: FerryStore
     let box: SecretBox
     let httpClient: HTTPClient
     let logger: Logger
     let actor: String
+    let registry: ProviderRegistry
     private let cache = Mutex<[String: AccountCredentials]>([:])
 
-    public init(store: FerryStore, box: SecretBox, httpClient: HTTPClient, actor: String, logger: Logger) {
+    public init(
+        store: FerryStore, box: SecretBox, httpClient: HTTPClient, actor: String, logger: Logger,
+        registry: ProviderRegistry = .standard
+    ) {
+        self.registry = registry
         self.store = store
         self.box = box
         self.httpClient = httpClient
@@ -57,26 +62,14 @@ public final class AccountTokenProvider: Sendable {
         return try await refresh(account, replacing: stale)
     }
 
-    /// A Dropbox client for the account's hosts.
-    public func dropbox(_ credentials: AccountCredentials) -> DropboxClient {
-        DropboxClient(httpClient: httpClient, endpoints: credentials.dropboxEndpoints, logger: logger)
-    }
-
     private func refresh(_ account: String, replacing stale: String?) async throws -> AccountCredentials {
         let logger = self.logger
+        let (registry, httpClient) = (self.registry, self.httpClient)
         let fresh = try await store.refreshAccessToken(account: account, box: box, replacing: stale, by: actor) { credentials in
-            guard credentials.provider == "dropbox", let appKey = credentials.appKey, let refreshToken = credentials.refreshToken else {
-                return .rejected(reason: "no refresh token or app key stored")
+            guard let kind = registry.provider(named: credentials.provider)?.accountKind else {
+                return .rejected(reason: "no provider named \(credentials.provider) in this version of Ferry")
             }
-            do {
-                let grant = try await self.dropbox(credentials).refreshAccessToken(
-                    refreshToken: refreshToken, appKey: appKey, appSecret: credentials.appSecret)
-                logger.info("access token refreshed", metadata: ["account": "\(account)", "expires_in_s": "\(Int(grant.expiresIn ?? 14400))"])
-                return .granted(accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 14400))
-            } catch let error as DropboxError where error.code == .invalidGrant || error.code == .invalidClient {
-                logger.warning("refresh token rejected; account needs re-authorization", metadata: ["account": "\(account)"])
-                return .rejected(reason: error.code == .invalidGrant ? "refresh token rejected (invalid_grant)" : "app key or secret rejected (invalid_client)")
-            }
+            return try await kind.refreshAccess(credentials, httpClient: httpClient, logger: logger)
         }
         cache.withLock { $0[account] = fresh }
         return fresh

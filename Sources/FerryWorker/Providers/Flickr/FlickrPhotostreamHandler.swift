@@ -25,18 +25,16 @@ public struct FlickrPhotostreamHandler: JobHandler {
 
     public var name: String { "flickr-photostream" }
 
-    public func canHandle(_ job: ClaimedJob) -> Bool {
-        job.kind == .fetch && job.source.hasPrefix("flickr:")
-    }
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let userID = String(job.source.dropFirst("flickr:".count))
-        let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
-        guard let root = spec["root"]?.stringValue, root.hasPrefix("/") else {
+        let details = try job.details(as: FlickrFetchDetails.self)
+        let root = details.root
+        guard root.hasPrefix("/") else {
             throw JobFailure.permanent("bad_spec", "the Flickr job has no root folder in its details")
         }
-        let size = spec["size"]?.stringValue
-        let limit = spec["max"]?.intValue
+        let size = details.sizeSuffix
+        let limit = details.max
         let (apiKey, endpoints) = try await credentials(job)
         let client = FlickrClient(httpClient: httpClient, endpoints: endpoints, logger: context.logger)
 

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryWorker
 import Foundation
 import Testing
 
@@ -8,9 +9,9 @@ struct JobRequestValidationTests {
     let facts = SourceFileFacts(size: 1234, modifiedNanoseconds: 1_700_000_000_123_456_789, device: 1, inode: 99)
 
     func validate(_ request: JobRequest, files: [String: Result<SourceFileFacts, SourceFileFacts.Problem>] = [:]) throws(ValidationIssue) -> JobSpec {
-        try request.validated(jobID: UUID(), now: now, currentDirectory: "/home/me") { path in
-            files[path] ?? .failure(.missing)
-        }
+        try request.validated(
+            jobID: UUID(), now: now, currentDirectory: "/home/me", inspectFile: { path in files[path] ?? .failure(.missing) },
+            providers: ProviderRegistry.standard)
     }
 
     @Test("an upload into a folder keeps the file name and records size and mtime")
@@ -39,16 +40,16 @@ struct JobRequestValidationTests {
     }
 
     @Test("fetch options: checksum, Dropbox folder settings, Flickr size and limit; fan-out jobs get a batch")
-    func fetchOptions() throws {
+    func fetchOptionsByProvider() throws {
         let hex = String(repeating: "AB", count: 32)
-        let url = try validate(JobRequest(kind: .fetch, source: "https://e.com/a%20b.jpg", to: "/in/", fetch: FetchOptions(sha256: hex)))
+        let url = try validate(JobRequest(kind: .fetch, source: "https://e.com/a%20b.jpg", to: "/in/", options: givenOptions(sha256: hex)))
         #expect(url.destination == "/in/a b.jpg")
         #expect(url.details["sha256"] == .string(hex.lowercased()))
         #expect(url.batch == nil)
 
         let folder = try validate(JobRequest(
             kind: .fetch, source: "dropbox:acct:/Photos", to: "/srv/photos/",
-            fetch: FetchOptions(recursive: true, thumbnail: "w256h256", pageSize: 1000)))
+            options: givenOptions(recursive: true, thumbnail: "w256h256", pageSize: 1000)))
         #expect(folder.destination == "/srv/photos/")
         #expect(folder.details["recursive"] == .bool(true))
         #expect(folder.details["thumbnail"] == .string("w256h256"))
@@ -57,7 +58,7 @@ struct JobRequestValidationTests {
 
         let flickr = try validate(JobRequest(
             kind: .fetch, source: "flickr:12345678@N00", to: "/srv/flickr", batch: "fl",
-            fetch: FetchOptions(size: "b", max: 50, account: "fk")))
+            options: givenOptions(size: "b", max: 50, account: "fk")))
         #expect(flickr.source == "flickr:12345678@N00")
         #expect(flickr.destination == "/srv/flickr/")
         #expect(flickr.account == "fk")
@@ -66,20 +67,20 @@ struct JobRequestValidationTests {
     }
 
     @Test("fetch options that do not fit the source are refused, naming the option", arguments: [
-        (JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "/in/", fetch: FetchOptions(recursive: true)), "recursive"),
-        (JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "/in/", fetch: FetchOptions(sha256: "abc")), "sha256"),
+        (JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "/in/", options: givenOptions(recursive: true)), "recursive"),
+        (JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "/in/", options: givenOptions(sha256: "abc")), "sha256"),
         (JobRequest(kind: .fetch, source: "https://e.com/", to: "/in/"), "to"),
         (JobRequest(kind: .fetch, source: "https://e.com/..%2F..%2Fetc%2Fpasswd", to: "/in/"), "to"),
         (JobRequest(kind: .fetch, source: "https://e.com/%00x", to: "/in/"), "to"),
-        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", fetch: FetchOptions(thumbnail: "huge")), "thumbnail"),
-        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", fetch: FetchOptions(pageSize: 5000)), "page_size"),
-        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", fetch: FetchOptions(max: 3)), "max"),
+        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", options: givenOptions(thumbnail: "huge")), "thumbnail"),
+        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", options: givenOptions(pageSize: 5000)), "page_size"),
+        (JobRequest(kind: .fetch, source: "dropbox:a:/P", to: "/in/", options: givenOptions(max: 3)), "max"),
         (JobRequest(kind: .fetch, source: "flickr:", to: "/in/"), "source"),
         (JobRequest(kind: .fetch, source: "flickr:bob/../x", to: "/in/"), "source"),
-        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", fetch: FetchOptions(size: "xl")), "size"),
-        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", fetch: FetchOptions(max: 0)), "max"),
-        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", fetch: FetchOptions(recursive: true)), "recursive"),
-        (JobRequest(kind: .upload, source: "/f", to: "dropbox:a:/x/", fetch: FetchOptions(recursive: true)), "to"),
+        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", options: givenOptions(size: "xl")), "size"),
+        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", options: givenOptions(max: 0)), "max"),
+        (JobRequest(kind: .fetch, source: "flickr:bob", to: "/in/", options: givenOptions(recursive: true)), "recursive"),
+        (JobRequest(kind: .upload, source: "/f", to: "dropbox:a:/x/", options: givenOptions(recursive: true)), "recursive"),
     ])
     func refusedFetchOptions(request: JobRequest, field: String) {
         let files: [String: Result<SourceFileFacts, SourceFileFacts.Problem>] = ["/f": .success(facts)]
@@ -95,10 +96,15 @@ struct JobRequestValidationTests {
     func jsonFetchOptions() throws {
         let request = try JobRequest(
             jsonLine: #"{"kind":"fetch","source":"flickr:u1","to":"/in/","size":"z","max":10,"account":"fk","metadata":{"title":"Sunset","likes":12}}"#,
-            line: 1)
-        #expect(request.fetch == FetchOptions(size: "z", max: 10, account: "fk"))
-        #expect(throws: ValidationIssue.self) {
-            try JobRequest(jsonLine: #"{"kind":"fetch","source":"dropbox:a:/P","to":"/in/","recursive":"yes"}"#, line: 2)
+            line: 1, optionNames: ProviderRegistry.standard.optionNames)
+        #expect(request.options == givenOptions(size: "z", max: 10, account: "fk"))
+        let wrongType = try JobRequest(
+            jsonLine: #"{"kind":"fetch","source":"dropbox:a:/P","to":"/in/","recursive":"yes"}"#, line: 2,
+            optionNames: ProviderRegistry.standard.optionNames)
+        #expect {
+            try validate(wrongType)
+        } throws: { error in
+            (error as? ValidationIssue)?.field == "recursive" && (error as? ValidationIssue)?.line == 2
         }
     }
 
@@ -157,7 +163,7 @@ struct JobRequestValidationTests {
 
     @Test("JSON Lines records: unknown fields, wrong types and missing fields name the line and field")
     func jsonLines() throws {
-        let ok = try JobRequest(jsonLine: #"{"kind":"fetch","source":"https://e.com/a","to":"/in/","priority":3,"metadata":{"t":1}}"#, line: 4)
+        let ok = try JobRequest(jsonLine: #"{"kind":"fetch","source":"https://e.com/a","to":"/in/","priority":3,"metadata":{"t":1}}"#, line: 4, optionNames: ProviderRegistry.standard.optionNames)
         #expect(ok.priority == 3 && ok.line == 4)
         let cases: [(String, String)] = [
             (#"{"kind":"upload","source":"/a","to":"/b","colour":"red"}"#, "colour"),
@@ -172,13 +178,29 @@ struct JobRequestValidationTests {
             (#"{"kind":"upload",}"#, "json"),
         ]
         for (text, field) in cases {
-            #expect(throws: ValidationIssue.self) { try JobRequest(jsonLine: text, line: 7) }
+            #expect(throws: ValidationIssue.self) { try JobRequest(jsonLine: text, line: 7, optionNames: ProviderRegistry.standard.optionNames) }
             do throws(ValidationIssue) {
-                _ = try JobRequest(jsonLine: text, line: 7)
+                _ = try JobRequest(jsonLine: text, line: 7, optionNames: ProviderRegistry.standard.optionNames)
             } catch {
                 #expect(error.field == field, "\(text)")
                 #expect(error.line == 7)
             }
         }
     }
+}
+
+/// Provider options as a JSON Lines record carries them.
+func givenOptions(
+    sha256: String? = nil, recursive: Bool? = nil, thumbnail: String? = nil, size: String? = nil, max: Int64? = nil,
+    account: String? = nil, pageSize: Int64? = nil
+) -> [String: OptionValue] {
+    var options = [String: OptionValue]()
+    if let sha256 { options["sha256"] = .json(.string(sha256)) }
+    if let recursive { options["recursive"] = .json(.bool(recursive)) }
+    if let thumbnail { options["thumbnail"] = .json(.string(thumbnail)) }
+    if let size { options["size"] = .json(.string(size)) }
+    if let max { options["max"] = .json(.int(max)) }
+    if let account { options["account"] = .json(.string(account)) }
+    if let pageSize { options["page_size"] = .json(.int(pageSize)) }
+    return options
 }

@@ -19,15 +19,11 @@ public struct DropboxFetchHandler: JobHandler {
     /// `dropbox-fetch`, for logs and metrics.
     public var name: String { "dropbox-fetch" }
 
-    public func canHandle(_ job: ClaimedJob) -> Bool {
-        job.kind == .fetch && job.source.hasPrefix("dropbox:")
-    }
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
-        guard case .dropbox(let account, let path)? = try? TransferEndpoint.parseFetchSource(job.source) else {
-            throw JobFailure.permanent("bad_source", "source is not dropbox:ACCOUNT:/path")
-        }
-        let details = try DropboxFetchDetails(spec: job.spec)
+        let location = try DropboxLocation(job: job.source)
+        let (account, path) = (location.account, location.path)
+        let details = try DropboxFetchDetails(job: job)
         let caller = DropboxCaller(account: account, tokens: tokens, logger: context.logger)
         func file(_ target: String) -> DropboxFileFetch {
             DropboxFileFetch(job: job, context: context, caller: caller, details: details, path: path, target: target)

@@ -65,7 +65,7 @@ struct DropboxFolderFanOut: Sendable {
             }
         }
         return try await caller.call("listing \(path)") { [path, details] client, token in
-            try await client.listFolder(path: path, recursive: details.recursive, limit: details.pageSize, accessToken: token)
+            try await client.listFolder(path: path, recursive: details.isRecursive, limit: details.pageSize, accessToken: token)
         }
     }
 
@@ -94,18 +94,16 @@ struct DropboxFolderFanOut: Sendable {
     }
 
     private func child(_ file: DropboxFileMetadata, target: String) -> FanOutChild {
-        var childDetails: [String: JSONValue] = [
-            "entry": .bool(true), "root": .string(root), "rev": .string(file.rev), "size": .int(file.size),
-        ]
-        if let hash = file.contentHash { childDetails["content_hash"] = .string(hash) }
-        if let thumbnail = details.thumbnail { childDetails["thumbnail"] = .string(thumbnail) }
+        let childDetails = DropboxFetchDetails(
+            root: root, thumbnail: details.thumbnail, entry: true, listedRev: file.rev, listedContentHash: file.contentHash,
+            listedSize: file.size)
         return FanOutChild(
             kind: .fetch, source: "dropbox:\(account):\(file.pathDisplay)", destination: target, account: account,
             idempotencyKey: Self.idempotencyKey(parent: job.jobID, pathLower: file.pathLower),
             metadata: .object([
                 "name": .string(file.name), "path": .string(file.pathDisplay), "client_modified": .string(file.clientModified),
             ]),
-            bytesTotal: details.thumbnail == nil ? file.size : nil, details: childDetails)
+            bytesTotal: details.thumbnail == nil ? file.size : nil, details: (try? JSONValue(encoding: childDetails))?.objectValue ?? [:])
     }
 
     /// `<parent job id>/<hex SHA-256 of path_lower>`: unique per parent and file, and short whatever the path.

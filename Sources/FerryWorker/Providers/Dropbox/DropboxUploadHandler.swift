@@ -37,14 +37,11 @@ public struct DropboxUploadHandler: JobHandler {
 
     public var name: String { "dropbox-upload" }
 
-    public func canHandle(_ job: ClaimedJob) -> Bool {
-        job.kind == .upload && job.destination.hasPrefix("dropbox:")
-    }
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
-        guard case (.dropbox(let account, let path), _)? = try? TransferEndpoint.parseDestination(job.destination) else {
-            throw JobFailure.permanent("bad_destination", "destination is not dropbox:ACCOUNT:/path")
-        }
+        let location = try DropboxLocation(job: job.destination)
+        let (account, path) = (location.account, location.path)
+        let options = try job.details(as: DropboxUploadDetails.self)
         let expected = try SourceExpectation(spec: job.spec)
         let source: OwnedFile
         do {
@@ -56,12 +53,11 @@ public struct DropboxUploadHandler: JobHandler {
         }
         try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
 
-        let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
         let commit = DropboxCommitInfo(
-            path: path, mode: spec["mode"]?.stringValue == "overwrite" ? .overwrite : .add,
-            autorename: spec["autorename"] == .bool(true),
+            path: path, mode: options.mode == "overwrite" ? .overwrite : .add,
+            autorename: options.autorename == true,
             clientModified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),
-            mute: spec["mute"] == .bool(true), strictConflict: false)
+            mute: options.mute == true, strictConflict: false)
         let upload = Upload(
             handler: self, job: job, context: context, source: source, size: expected.size, commit: commit,
             caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account)

@@ -30,18 +30,15 @@ public struct HTTPFetchHandler: JobHandler {
 
     public var name: String { "http-fetch" }
 
-    public func canHandle(_ job: ClaimedJob) -> Bool {
-        job.kind == .fetch && (job.source.hasPrefix("http://") || job.source.hasPrefix("https://"))
-    }
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
-        let spec = (try? JSONValue.parse(job.spec)) ?? .object([:])
+        let details = try job.details(as: WebFetchDetails.self)
         // Jobs enqueued before fetch details existed have no root: their own folder is the confinement.
-        let root = spec["root"]?.stringValue ?? SafePath.directory(of: job.destination)
+        let root = details.root ?? SafePath.directory(of: job.destination)
         // Without a validator a resumed range could splice two versions of the file: start over instead.
         let recorded = FetchCursor(session: job.session).flatMap { $0.validator == nil ? nil : $0 }
         // SHA-256 only when asked for: on CPUs without SHA extensions it costs more than the download itself.
-        let expectedSHA256 = spec["sha256"]?.stringValue
+        let expectedSHA256 = details.sha256
         let partial = try await PartialDownload.open(
             target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset,
             digests: expectedSHA256 == nil ? [] : [.sha256])

@@ -1,0 +1,53 @@
+import FerryCore
+
+/// `dropbox:ACCOUNT:/path`: an account name and an absolute path in that account's Dropbox.
+struct DropboxLocation: Sendable, Hashable {
+    var account: String
+    var path: String
+
+    /// The canonical text form, as stored in the job.
+    var text: String { "dropbox:\(account):\(path)" }
+
+    /// Parses and checks the location, naming `field` in any refusal.
+    init(_ text: String, field: String, line: Int?) throws(ValidationIssue) {
+        func issue(_ problem: String, _ fix: String) -> ValidationIssue {
+            ValidationIssue(line: line, field: field, problem: problem, fix: fix)
+        }
+        let rest = text.dropFirst("dropbox:".count)
+        guard let colon = rest.firstIndex(of: ":") else {
+            throw issue("Dropbox location has no account", "write dropbox:ACCOUNT:/path")
+        }
+        account = String(rest[..<colon])
+        path = String(rest[rest.index(after: colon)...])
+        guard EndpointSyntax.isValidAccountName(account) else {
+            throw EndpointSyntax.accountNameIssue(field: field, line: line)
+        }
+        guard path.hasPrefix("/") else {
+            throw issue("remote path must start with /", "write an absolute path such as /Photos/")
+        }
+        guard path.utf8.count <= 4096 else {
+            throw issue("remote path is longer than 4096 bytes", "shorten the path")
+        }
+        if let bad = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" }) {
+            throw issue("remote path contains \(bad == "\\" ? "a backslash" : "a control character")", "use / as the separator and printable names")
+        }
+        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        for (index, component) in components.enumerated() {
+            if component.isEmpty && index < components.count - 1 {
+                throw issue("remote path has an empty component (//)", "remove the doubled slash")
+            }
+            if component == "." || component == ".." {
+                throw issue("remote path contains \(component)", "write the path without . or .. components")
+            }
+        }
+    }
+
+    /// Parses a location stored in a claimed job (checked at enqueue already).
+    init(job text: String) throws {
+        do {
+            try self.init(text, field: "location", line: nil)
+        } catch {
+            throw JobFailure.permanent("bad_location", "\(text.hasPrefix("dropbox:") ? "the Dropbox location" : "the location") is not dropbox:ACCOUNT:/path")
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import FerryCore
+import FerryStore
+
+/// Which handler runs a claimed job: the one its provider registered for the job's kind, found by the URI
+/// scheme of the job's remote side (an upload's destination, a fetch's source).
+public struct JobHandlers: Sendable {
+    struct Key: Hashable {
+        var kind: JobKind
+        var scheme: String
+    }
+
+    let table: [Key: any JobHandler]
+    let catchAll: (any JobHandler)?
+
+    /// The handlers of every provider in `registry` this process can run.
+    public init(registry: ProviderRegistry, environment: ProviderEnvironment) {
+        var table = [Key: any JobHandler]()
+        for provider in registry.providers {
+            for kind in JobKind.allCases {
+                guard let handler = provider.handler(for: kind, environment: environment) else { continue }
+                for scheme in provider.schemes { table[Key(kind: kind, scheme: scheme)] = handler }
+            }
+        }
+        self.table = table
+        catchAll = nil
+    }
+
+    /// One handler for every job (benchmarks and tests script the work).
+    public init(catchAll: any JobHandler) {
+        table = [:]
+        self.catchAll = catchAll
+    }
+
+    /// The handler for `job`, or `nil` when no provider of this process takes it.
+    public func handler(for job: ClaimedJob) -> (any JobHandler)? {
+        if let catchAll { return catchAll }
+        let remote = job.kind == .upload ? job.destination : job.source
+        guard let scheme = EndpointSyntax.scheme(of: remote) else { return nil }
+        return table[Key(kind: job.kind, scheme: scheme)]
+    }
+}

@@ -1,0 +1,18 @@
+import AsyncHTTPClient
+
+/// What a worker process gives providers to build their handlers.
+public struct ProviderEnvironment: Sendable {
+    public var httpClient: HTTPClient
+    /// Credentials for account-based providers; `nil` in a worker without the secret key (it runs only the
+    /// providers that need no account).
+    public var tokens: AccountTokenProvider?
+    /// Bytes per upload chunk or part, from `ferry worker --chunk-size` (each provider rounds it to what its
+    /// protocol allows).
+    public var chunkSize: Int
+
+    public init(httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int) {
+        self.httpClient = httpClient
+        self.tokens = tokens
+        self.chunkSize = chunkSize
+    }
+}

@@ -1,0 +1,28 @@
+import FerryCore
+import Foundation
+
+extension ProviderRegistry: JobEndpointResolver {
+    public func resolve(
+        kind: JobKind, remote: String, local: String, options: [String: OptionValue], jobID: UUID, line: Int?
+    ) throws(ValidationIssue) -> ResolvedEndpoint {
+        let field = kind == .upload ? "to" : "source"
+        let plural = kind == .upload ? "uploads" : "fetches"
+        let examples = examples(for: kind)
+        guard let provider = provider(for: remote) else {
+            let what = kind == .upload ? "an upload destination" : "a fetch source"
+            throw ValidationIssue(
+                line: line, field: field,
+                problem: EndpointSyntax.scheme(of: remote).map { "no provider takes '\($0):' as \(what)" } ?? "not \(what)",
+                fix: "write one of: " + examples.joined(separator: ", "))
+        }
+        guard provider.example(for: kind) != nil else {
+            throw ValidationIssue(
+                line: line, field: field, problem: "\(provider.displayName) takes no \(plural)",
+                fix: "write one of: " + examples.joined(separator: ", "))
+        }
+        let checked = try ProviderOptions.checked(
+            options, declared: provider.options(for: kind), for: "\(provider.displayName) \(plural)", line: line)
+        return try provider.resolve(
+            EndpointRequest(kind: kind, remote: remote, local: local, options: checked, jobID: jobID, line: line))
+    }
+}
