@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// An account's opened secrets and base URLs, for a provider client. Its `description` redacts the secrets, so
@@ -16,6 +17,8 @@ public struct AccountCredentials: Sendable, CustomStringConvertible, CustomDebug
     public var authorizeURL: String?
     public var status: AccountRecord.Status
     public var statusReason: String?
+    /// Non-secret provider settings (an S3 region, endpoint and addressing style).
+    public var settings: [String: JSONValue] = [:]
 
     /// True when the access token is still good for longer than the refresh margin: 5 minutes, or a tenth of
     /// the token's lifetime when that is shorter (so short-lived tokens are not refreshed on every call).

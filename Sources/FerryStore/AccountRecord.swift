@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// An account as `ferry account list|show` presents it: everything but the secrets.
@@ -28,4 +29,6 @@ public struct AccountRecord: Sendable, Hashable {
     public var updatedAt: Date
     /// Jobs of this account that have not finished.
     public var unfinishedJobs: Int
+    /// Non-secret provider settings.
+    public var settings: [String: JSONValue] = [:]
 }

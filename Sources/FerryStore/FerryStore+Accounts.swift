@@ -22,6 +22,8 @@ extension FerryStore {
         /// Usable without `ferry account login`: set by providers whose accounts need no OAuth link (an API key,
         /// access keys). Otherwise an account is linked when it has a refresh token.
         public var linkedWithoutLogin = false
+        /// Non-secret provider settings (an S3 region, endpoint and addressing style), shown by `account show`.
+        public var settings: [String: JSONValue] = [:]
 
         public init(
             name: String, provider: String, appKey: String?, appSecret: String?, refreshToken: String?,
@@ -65,9 +67,10 @@ extension FerryStore {
             account.accessTokenExpiresAt, box.key.id, account.apiURL, account.contentURL, account.authorizeURL,
             account.providerAccountID, linked ? "active" : "needs_reauth",
             linked ? nil : "not linked yet", account.maxConcurrent ?? 4,
+            PostgresJSON(text: JSONValue.object(account.settings).jsonText),
             PostgresJSON(text: JSONValue.object([
                 "provider": .string(account.provider), "by": .string(actor), "linked": .bool(linked),
-                "app_key": account.appKey.map(JSONValue.string) ?? .null,
+                "app_key": account.appKey.map(JSONValue.string) ?? .null, "settings": .object(account.settings),
             ]).jsonText),
         ]
         do {
@@ -76,13 +79,13 @@ extension FerryStore {
                     """
                     INSERT INTO ferry.accounts (name, provider, app_key, app_secret_sealed, refresh_token_sealed,
                         access_token_sealed, access_token_issued_at, access_token_expires_at, key_id, api_url,
-                        content_url, authorize_url, provider_account_id, status, status_reason, max_concurrent)
+                        content_url, authorize_url, provider_account_id, status, status_reason, max_concurrent, settings)
                     VALUES ($1, $2, $3, $4::bytea, $5::bytea, $6::bytea, CASE WHEN $6::bytea IS NULL THEN NULL ELSE now() END,
-                        $7::timestamptz, $8, $9, $10, $11, $12, $13, $14, $15::integer)
-                    """, Array(binds.prefix(15)))
+                        $7::timestamptz, $8, $9, $10, $11, $12, $13, $14, $15::integer, $16::jsonb)
+                    """, Array(binds.prefix(16)))
                 _ = try connection.query(
                     "INSERT INTO ferry.account_events (account, type, data) VALUES ($1, 'added', $2)",
-                    [account.name, binds[15]])
+                    [account.name, binds[16]])
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation {
             throw FerryStoreError(
@@ -151,7 +154,8 @@ extension FerryStore {
                        a.authorize_url, a.provider_account_id, a.max_concurrent, a.app_secret_sealed IS NOT NULL,
                        a.refresh_token_sealed IS NOT NULL, a.access_token_expires_at, a.created_at, a.updated_at,
                        (SELECT count(*) FROM ferry.jobs j
-                         WHERE j.account = a.name AND j.state IN ('queued', 'running'))
+                         WHERE j.account = a.name AND j.state IN ('queued', 'running')),
+                       a.settings::text
                   FROM ferry.accounts a
                  WHERE \(condition)
                  ORDER BY a.name
@@ -165,7 +169,8 @@ extension FerryStore {
                     providerAccountID: try row.decode(String?.self, at: 8), maxConcurrent: try row.decode(at: 9),
                     hasAppSecret: try row.decode(at: 10), hasRefreshToken: try row.decode(at: 11),
                     accessTokenExpiresAt: try row.decode(Date?.self, at: 12), createdAt: try row.decode(at: 13),
-                    updatedAt: try row.decode(at: 14), unfinishedJobs: try row.decode(at: 15))
+                    updatedAt: try row.decode(at: 14), unfinishedJobs: try row.decode(at: 15),
+                    settings: (try? JSONValue.parse(try row.decode(String.self, at: 16)))?.objectValue ?? [:])
             }
         }
     }
@@ -337,7 +342,7 @@ struct SealedAccountRow: Sendable {
     static let columns = """
         name, provider, app_key, encode(app_secret_sealed, 'base64'), encode(refresh_token_sealed, 'base64'),
         encode(access_token_sealed, 'base64'), access_token_issued_at, access_token_expires_at, api_url, content_url,
-        authorize_url, status, status_reason, key_id
+        authorize_url, status, status_reason, key_id, settings::text
         """
 
     var name: String
@@ -354,6 +359,7 @@ struct SealedAccountRow: Sendable {
     var status: String
     var statusReason: String?
     var keyID: String?
+    var settings: [String: JSONValue]
 
     init(row: PostgresRow) throws {
         name = try row.decode(at: 0)
@@ -370,6 +376,7 @@ struct SealedAccountRow: Sendable {
         status = try row.decode(at: 11)
         statusReason = try row.decode(String?.self, at: 12)
         keyID = try row.decode(String?.self, at: 13)
+        settings = (try? JSONValue.parse(try row.decode(String.self, at: 14)))?.objectValue ?? [:]
     }
 
     func open(_ box: SecretBox) throws -> AccountCredentials {
@@ -390,6 +397,6 @@ struct SealedAccountRow: Sendable {
             refreshToken: try open(refreshToken, "refresh_token"), accessToken: try open(accessToken, "access_token"),
             accessTokenIssuedAt: issuedAt, accessTokenExpiresAt: expiresAt, apiURL: apiURL, contentURL: contentURL,
             authorizeURL: authorizeURL, status: AccountRecord.Status(rawValue: status) ?? .needsReauth,
-            statusReason: statusReason)
+            statusReason: statusReason, settings: settings)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FerryArchive
 import FerryCore
 import FerryStore
+import FerryWorker
 import Foundation
 import Postgres
 
@@ -44,6 +45,9 @@ enum CLIFailure {
         case let error as SecretKeyError:
             printError("error: \(error)")
             return ExitCode(ExitStatus.configuration)
+        case let error as AccountSetupError:
+            printError("error: \(error)")
+            return ExitCode(error.code == .unreachable ? ExitStatus.databaseUnavailable : ExitStatus.invalidInput)
         case let error as AccountCommandError:
             printError("error: \(error)")
             return ExitCode(error.isRejection ? ExitStatus.invalidInput : ExitStatus.databaseUnavailable)

@@ -32,6 +32,33 @@ struct AccountCommandTests {
         #expect(try await Self.accountRows(db) == 0)
     }
 
+    @Test("each provider takes only its own account options; the others are refused by name and nothing is stored")
+    func providerAccountOptions() async throws {
+        let db = try await TestDatabase.make("acct_options")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-acct-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "flickr-api-key-123".write(toFile: dir + "/key", atomically: true, encoding: .utf8)
+
+        let region = try await Self.run(["add", "d", "--provider", "dropbox", "--app-key", "k", "--region", "us-east-1"], db)
+        #expect(region.status == 64)
+        #expect(region.stderr.contains("--region is not an option for dropbox accounts"), "\(region.stderr)")
+        let token = try await Self.run(
+            ["add", "f", "--provider", "flickr", "--api-key-file", dir + "/key", "--refresh-token-file", dir + "/key"], db)
+        #expect(token.status == 64)
+        #expect(token.stderr.contains("--refresh-token-file is not an option for flickr accounts") && token.stderr.contains("--api-key-file"))
+        let unknown = try await Self.run(["add", "x", "--provider", "ftp"], db)
+        #expect(unknown.status == 64 && unknown.stderr.contains("--provider must be one of: dropbox, flickr"), "\(unknown.stderr)")
+        #expect(try await Self.accountRows(db) == 0)
+
+        let flickr = try await Self.run(["add", "f", "--provider", "flickr", "--api-key-file", dir + "/key"], db)
+        #expect(flickr.status == 0, "\(flickr.stderr)")
+        let row = try await db.query("SELECT status, settings::text FROM ferry.accounts WHERE name = 'f'").rows[0]
+        #expect(try row.decode(String.self, at: 0) == "active" && row.decode(String.self, at: 1) == "{}")
+        let dump = try await db.query("SELECT app_secret_sealed::text FROM ferry.accounts").rows[0].decode(String.self, at: 0)
+        #expect(!dump.contains("flickr-api-key"), "the API key is sealed")
+    }
+
     @Test("add checks the refresh token with the provider, stores it sealed, and records the event")
     func addVerifiesAndSeals() async throws {
         let server = try await DevServerProcess()

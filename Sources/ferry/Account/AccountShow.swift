@@ -37,7 +37,7 @@ struct AccountShow: AsyncParsableCommand {
                 print(object.jsonText)
                 return
             }
-            let rows: [(String, String)] = [
+            var rows: [(String, String)] = [
                 ("name", account.name), ("provider", account.provider), ("status", account.status.rawValue),
                 ("status reason", account.statusReason ?? "-"), ("app key", account.appKey ?? "-"),
                 ("app secret", account.hasAppSecret ? "stored (encrypted)" : "none"),
@@ -47,6 +47,10 @@ struct AccountShow: AsyncParsableCommand {
                 ("authorize url", account.authorizeURL ?? "(provider default)"),
                 ("max concurrent", String(account.maxConcurrent)), ("unfinished jobs", String(account.unfinishedJobs)),
             ]
+            for key in account.settings.keys.sorted() {
+                let value = account.settings[key]!
+                rows.append((key.replacingOccurrences(of: "_", with: " "), value.stringValue ?? value.jsonText))
+            }
             for (label, value) in rows { print(label.padding(toLength: 22, withPad: " ", startingAt: 0) + value) }
             print("\nhistory:")
             for event in events { print("  \(ScheduleTime.iso8601(event.recordedAt))  \(event.type)  \(event.data)") }
