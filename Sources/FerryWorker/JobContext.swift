@@ -24,7 +24,14 @@ public final class JobContext: Sendable {
     /// Minimum spacing of progress events that are not forced (keeps the log from filling with progress).
     let progressInterval: Duration
 
-    init(job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration) {
+    /// Whether the worker stopped this job because someone asked to cancel it (not for a shutdown).
+    let cancelledByRequest: @Sendable () -> Bool
+
+    init(
+        job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
+        cancelledByRequest: @escaping @Sendable () -> Bool = { false }
+    ) {
+        self.cancelledByRequest = cancelledByRequest
         self.job = job
         self.logger = logger
         self.store = store
@@ -64,6 +71,10 @@ public final class JobContext: Sendable {
     }
 
     var cancelRequestedByProgress: Bool { state.withLock { $0.cancelRequested } }
+
+    /// True when the job is stopping because a cancel was requested (its work will never be resumed), false for a
+    /// shutdown or a lost claim (a later attempt resumes). Handlers use it to clean up remote state on cancel.
+    public var cancelRequested: Bool { cancelRequestedByProgress || cancelledByRequest() }
 
     func markCancelRequested() { state.withLock { $0.cancelRequested = true } }
 

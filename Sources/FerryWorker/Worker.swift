@@ -138,7 +138,8 @@ public final class Worker: Service, Sendable {
         logger[metadataKey: "queue"] = "\(job.queue)"
         let started = ContinuousClock.now
         let context = JobContext(
-            job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval)
+            job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
+            cancelledByRequest: { [running] in running.stopReason(of: job.jobID) == .cancelRequested })
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

@@ -30,15 +30,18 @@ final class PartialDownload: @unchecked Sendable {
     private(set) var offset: Int64 = 0
     private var sha256: SHA256?
     private var contentHash: DropboxContentHasher?
+    private var md5: Insecure.MD5?
 
     enum Digest {
-        case sha256, dropboxContentHash
+        /// SHA-256 (a checksum the user gave); Dropbox's `content_hash`; MD5 (an S3 object's plain ETag).
+        case sha256, dropboxContentHash, md5
     }
 
     struct Finished: Sendable {
         var bytes: Int64
         var sha256: String?
         var contentHash: String?
+        var md5: String?
     }
 
     /// Opens (or creates) the temporary file for `target`.
@@ -74,6 +77,7 @@ final class PartialDownload: @unchecked Sendable {
         self.flushSize = flushSize
         if digests.contains(.sha256) { sha256 = SHA256() }
         if digests.contains(.dropboxContentHash) { contentHash = DropboxContentHasher() }
+        if digests.contains(.md5) { md5 = Insecure.MD5() }
         let size = Int64(try file.status().st_size)
         let keep = resumeAt.map { $0 <= size ? $0 : 0 } ?? 0
         try file.truncate(to: keep)
@@ -118,6 +122,7 @@ final class PartialDownload: @unchecked Sendable {
     private func absorb(_ bytes: [UInt8]) {
         sha256?.update(data: bytes)
         contentHash?.update(bytes)
+        md5?.update(data: bytes)
     }
 
     /// Appends bytes received from the server.
@@ -154,16 +159,20 @@ final class PartialDownload: @unchecked Sendable {
         offset = 0
         if sha256 != nil { sha256 = SHA256() }
         if contentHash != nil { contentHash = DropboxContentHasher() }
+        if md5 != nil { md5 = Insecure.MD5() }
         let file = self.file
         try await BlockingIO.run { try file.truncate(to: 0) }
     }
 
     /// Verifies, syncs and renames into place. On a length or checksum mismatch the temporary file is removed
     /// (its bytes are wrong, so resuming from them would be too) and the error says what differed.
-    func finish(expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?) async throws -> Finished {
+    func finish(
+        expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?, expectedMD5: String? = nil
+    ) async throws -> Finished {
         try await flush()
         let finished = Finished(
-            bytes: offset, sha256: sha256.map { Self.hex($0.finalize()) }, contentHash: contentHash?.finalize())
+            bytes: offset, sha256: sha256.map { Self.hex($0.finalize()) }, contentHash: contentHash?.finalize(),
+            md5: md5.map { $0.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() })
         func mismatch(_ what: String) async throws -> Never {
             await discard()
             throw JobFailure.retryable("checksum_mismatch", what)
@@ -176,6 +185,9 @@ final class PartialDownload: @unchecked Sendable {
         }
         if let expectedContentHash, let actual = finished.contentHash, actual != expectedContentHash {
             try await mismatch("content_hash of the download is \(actual), Dropbox says \(expectedContentHash)")
+        }
+        if let expectedMD5, let actual = finished.md5, actual != expectedMD5.lowercased() {
+            try await mismatch("MD5 of the download is \(actual), the store's ETag says \(expectedMD5.lowercased())")
         }
         let (file, temporary, target) = (self.file, self.temporary, self.target)
         try await BlockingIO.run {
