@@ -23,7 +23,12 @@ public struct EnqueueChunk: Sendable {
         let prefix = Array("\t1\tenqueued\t".utf8)
         for spec in specs {
             json.removeAll(keepingCapacity: true)
-            spec.enqueuedEventData.write(into: &json)
+            var data = spec.enqueuedEventData
+            if spec.idempotencyKey != nil, case .object(var members) = data {
+                members["fingerprint"] = .string(spec.argumentsFingerprint)
+                data = .object(members)
+            }
+            data.write(into: &json)
             var row = [UInt8]()
             row.reserveCapacity(json.count + 64)
             row.append(contentsOf: spec.jobID.uuidString.lowercased().utf8)

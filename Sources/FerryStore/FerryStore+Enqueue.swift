@@ -105,14 +105,20 @@ extension FerryStore {
             }
         }
 
-        var existing = [String: UUID]()
+        // Keys that exist: the job, and the fingerprint of the arguments it was enqueued with.
+        var existing = [String: (jobID: UUID, fingerprint: String?)]()
         let keys = Array(Set(specs.compactMap(\.idempotencyKey)))
         if !keys.isEmpty {
             let found = try connection.query(
-                "SELECT idempotency_key, job_id FROM ferry.jobs WHERE idempotency_key = ANY($1::text[])",
+                """
+                SELECT j.idempotency_key, j.job_id, e.data->>'fingerprint'
+                  FROM ferry.jobs j
+                  LEFT JOIN ferry.events e ON e.job_id = j.job_id AND e.version = 1
+                 WHERE j.idempotency_key = ANY($1::text[])
+                """,
                 [PostgresArray(keys)])
             for row in found.rows {
-                existing[try row.decode(String.self, at: 0)] = try row.decode(UUID.self, at: 1)
+                existing[try row.decode(String.self, at: 0)] = (try row.decode(UUID.self, at: 1), try row.decode(String?.self, at: 2))
             }
         }
 
@@ -122,12 +128,25 @@ extension FerryStore {
         toWrite.reserveCapacity(specs.count)
         for (index, spec) in specs.enumerated() {
             let line = lines?[index]
-            if let key = spec.idempotencyKey, let id = existing[key] {
+            guard let key = spec.idempotencyKey else {
+                outcomes.append(EnqueueOutcome(jobID: spec.jobID, created: true, line: line, idempotencyKey: nil))
+                toWrite.append(index)
+                continue
+            }
+            let fingerprint = spec.argumentsFingerprint
+            if let (id, recorded) = existing[key] {
+                // Jobs enqueued before fingerprints were kept have none: they count as the same request.
+                if let recorded, recorded != fingerprint {
+                    throw FerryStoreError(
+                        .keyReused,
+                        place(index) + "the idempotency key '\(key)' belongs to job \(id.uuidString.lowercased()), which was enqueued with different arguments; nothing was enqueued",
+                        fix: "give this job a key of its own, or repeat the original arguments to get the existing job (ferry status \(id.uuidString.lowercased()) shows them)")
+                }
                 outcomes.append(EnqueueOutcome(jobID: id, created: false, line: line, idempotencyKey: key))
                 continue
             }
-            if let key = spec.idempotencyKey { existing[key] = spec.jobID }
-            outcomes.append(EnqueueOutcome(jobID: spec.jobID, created: true, line: line, idempotencyKey: spec.idempotencyKey))
+            existing[key] = (spec.jobID, fingerprint)
+            outcomes.append(EnqueueOutcome(jobID: spec.jobID, created: true, line: line, idempotencyKey: key))
             toWrite.append(index)
         }
         guard !toWrite.isEmpty else { return outcomes }

@@ -27,6 +27,8 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case migrationFiles = "migration_files"
         /// A concurrent producer committed the same idempotency key during a bulk enqueue; nothing was written.
         case keyConflict = "key_conflict"
+        /// An idempotency key was given again with different arguments.
+        case keyReused = "key_reused"
         /// The database schema is not migrated.
         case notMigrated = "not_migrated"
         /// An archive file is missing, unreadable, or does not match its recorded checksum.

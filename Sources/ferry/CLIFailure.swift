@@ -31,6 +31,7 @@ enum CLIFailure {
             case .accountExists: return ExitCode(ExitStatus.invalidInput)
             case .accountNeedsReauthorization, .credentials: return ExitCode(ExitStatus.configuration)
             case .keyConflict: return ExitCode(ExitStatus.temporaryFailure)
+            case .keyReused: return ExitCode(ExitStatus.invalidInput)
             case .archiveFile: return ExitCode(ExitStatus.invalidInput)
             case .restoreConflict: return ExitCode(ExitStatus.negative)
             }

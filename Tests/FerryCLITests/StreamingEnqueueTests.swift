@@ -89,7 +89,9 @@ struct StreamingEnqueueTests {
     func keysAcrossChunks() async throws {
         let db = try await TestDatabase.make("streamkeys")
         var lines = (0..<10_000).map { Self.line($0, key: "k-\($0)") }
-        lines.append(Self.line(99_999, key: "k-3"))  // same key as line 4, two chunks later
+        lines.append(Self.line(3, key: "k-3"))  // line 4 again, two chunks later
+        var reused = lines
+        reused.append(Self.line(99_999, key: "k-4"))  // line 5's key for another file
         let input = lines.joined(separator: "\n")
         let first = try await FerryProcess.run(["enqueue", "--from", "-", "--json"], databaseURL: db.url, stdin: input)
         #expect(first.status == 0, "\(first.stderr)")
@@ -98,6 +100,8 @@ struct StreamingEnqueueTests {
         #expect(items.count == 10_001)
         #expect(items[3]["job_id"] as? String == items[10_000]["job_id"] as? String)
         #expect(items[10_000]["created"] as? Bool == false && items[10_000]["line"] as? Int == 10_001)
+        let refused = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: reused.joined(separator: "\n"))
+        #expect(refused.status == 65 && refused.stderr.contains("line 10002: the idempotency key 'k-4' belongs to job"), "\(refused.stderr)")
         #expect(try await counts(db).jobs == 10_000)
         let again = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: input)
         #expect(again.status == 0)
@@ -130,7 +134,7 @@ struct StreamingEnqueueTests {
                 """).rows[0].decode(Int.self, at: 0) > 0
         }
         // Producer B enqueues the same key: its insert waits for A's transaction, and fails once A commits.
-        async let second = FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(1, key: "shared") + "\n")
+        async let second = FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(0, key: "shared") + "\n")
         try await eventually(timeout: .seconds(60), "producer B waiting on A's key") {
             let rows = try await db.query(
                 "SELECT coalesce(state, '') || '/' || coalesce(wait_event_type, '') FROM pg_stat_activity WHERE datname = current_database()"
@@ -144,7 +148,7 @@ struct StreamingEnqueueTests {
         #expect(b.status == 75, "\(b.stderr)")
         #expect(b.stderr.contains("another producer enqueued one of these idempotency keys") && b.stderr.contains("run the same command again"))
         #expect(try await counts(db).jobs == 4_096)
-        let again = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(1, key: "shared") + "\n")
+        let again = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(0, key: "shared") + "\n")
         #expect(again.status == 0 && again.lines.count == 1)
         #expect(try await counts(db).jobs == 4_096)
     }

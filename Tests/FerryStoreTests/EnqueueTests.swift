@@ -55,6 +55,34 @@ struct EnqueueTests {
         #expect(try jobs.rows[0].decode(Int.self, at: 0) == 1)
     }
 
+    @Test("a key given again with different arguments is refused, naming the key and the job; nothing is written")
+    func keyReusedWithOtherArguments() async throws {
+        let db = try await TestDatabase.make("idem_args")
+        let store = db.store(poolSize: 2)
+        defer { store.client.close() }
+        let first = try await store.enqueue([StoreFixtures.fetchSpec(key: "report", priority: 1)])[0]
+        // The same request again, scheduled differently: still the same job.
+        let same = try await store.enqueue([StoreFixtures.fetchSpec(key: "report", priority: 1, runAt: Date().addingTimeInterval(60))])[0]
+        #expect(same.jobID == first.jobID && !same.created)
+
+        var moved = StoreFixtures.fetchSpec(key: "report", priority: 1)
+        moved.destination = "/srv/elsewhere/"
+        for batch in [[moved], [StoreFixtures.fetchSpec(key: "fresh"), StoreFixtures.fetchSpec(key: "report", priority: 9)]] {
+            await #expect {
+                try await store.enqueue(batch, lines: batch.indices.map { $0 + 1 })
+            } throws: { error in
+                guard let error = error as? FerryStoreError, error.code == .keyReused else { return false }
+                return error.description.contains("'report'") && error.description.contains(first.jobID.uuidString.lowercased())
+            }
+        }
+        // Two different requests under one new key in one batch are refused too.
+        var other = StoreFixtures.fetchSpec(key: "twice")
+        other.priority = 5
+        await #expect(throws: FerryStoreError.self) { try await store.enqueue([StoreFixtures.fetchSpec(key: "twice"), other]) }
+        let jobs = try await db.query("SELECT count(*) FROM ferry.jobs").rows[0].decode(Int.self, at: 0)
+        #expect(jobs == 1, "all or nothing")
+    }
+
     @Test("claims respect queues, due time and priority")
     func claimOrder() async throws {
         let db = try await TestDatabase.make("order")
