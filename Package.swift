@@ -95,6 +95,7 @@ let package = Package(
         .target(
             name: "FerryDevServer",
             dependencies: [
+                "FerryCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

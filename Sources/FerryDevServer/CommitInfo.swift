@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// Parsed Dropbox `CommitInfo` (the `commit` of finish, or the whole argument of `upload`).

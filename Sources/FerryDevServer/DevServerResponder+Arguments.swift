@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -42,7 +43,7 @@ extension DevServerResponder {
             }
         }
         do {
-            return try JSONValue.parse(bytes: Array(body.readableBytesView))
+            return try JSONValue.parse(utf8: Array(body.readableBytesView))
         } catch {
             throw DropboxError.badRequest(route: route, "request body: could not decode input as JSON")
         }
@@ -94,7 +95,7 @@ extension DevServerResponder {
     func sessionCursor(_ value: JSONValue?, route: String, field: String) throws(DropboxError) -> (id: String, offset: Int64) {
         guard let value, case .object = value else { throw .badRequest(route: route, "missing required field '\(field)'") }
         let id = try requiredString(value, "session_id", route: route, prefix: field.isEmpty ? "" : field + ".")
-        guard let offset = value["offset"]?.int64Value, offset >= 0 else {
+        guard let offset = value["offset"]?.intValue, offset >= 0 else {
             throw .badRequest(route: route, "\(field.isEmpty ? "" : field + ".")offset: expected non-negative integer")
         }
         return (id, offset)

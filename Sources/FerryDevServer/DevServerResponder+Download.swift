@@ -19,7 +19,7 @@ extension DevServerResponder {
 
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[.dropboxAPIResult] = entry.metadata(tagged: false).serialized(asciiOnly: true)
+        headers[.dropboxAPIResult] = entry.metadata(tagged: false).asciiJSONText
         headers[.acceptRanges] = "bytes"
         headers[.eTag] = "W/\"\(entry.rev)\""
         var status = HTTPResponse.Status.ok

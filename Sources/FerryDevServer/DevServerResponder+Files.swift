@@ -1,44 +1,45 @@
+import FerryCore
 import Hummingbird
 
 /// RPC routes over the file index: account info, metadata and listing.
 extension DevServerResponder {
     func currentAccount(_ account: Account) -> JSONValue {
         .object([
-            ("account_id", .string(account.accountID)),
-            ("name", .object([
-                ("given_name", .string(account.name)),
-                ("surname", .string("Dev")),
-                ("familiar_name", .string(account.name)),
-                ("display_name", .string(account.name + " Dev")),
-                ("abbreviated_name", .string(String(account.name.prefix(1)).uppercased() + "D")),
-            ])),
-            ("email", .string(account.email)),
-            ("email_verified", .bool(true)),
-            ("disabled", .bool(false)),
-            ("country", .string("US")),
-            ("locale", .string("en")),
-            ("referral_link", .string("https://db.tt/ferrydev")),
-            ("is_paired", .bool(false)),
-            ("account_type", .tag("basic")),
-            ("root_info", .object([
-                (".tag", .string("user")),
-                ("root_namespace_id", .string("1")),
-                ("home_namespace_id", .string("1")),
-            ])),
+            "account_id": .string(account.accountID),
+            "name": .object([
+                "given_name": .string(account.name),
+                "surname": .string("Dev"),
+                "familiar_name": .string(account.name),
+                "display_name": .string(account.name + " Dev"),
+                "abbreviated_name": .string(String(account.name.prefix(1)).uppercased() + "D"),
+            ]),
+            "email": .string(account.email),
+            "email_verified": .bool(true),
+            "disabled": .bool(false),
+            "country": .string("US"),
+            "locale": .string("en"),
+            "referral_link": .string("https://db.tt/ferrydev"),
+            "is_paired": .bool(false),
+            "account_type": .tag("basic"),
+            "root_info": .object([
+                ".tag": .string("user"),
+                "root_namespace_id": .string("1"),
+                "home_namespace_id": .string("1"),
+            ]),
         ])
     }
 
     func spaceUsage(_ account: Account) throws(DropboxError) -> JSONValue {
         let used = try backend.files.withNamespace(account.name) { namespace throws(DropboxError) in namespace.usedBytes }
         return .object([
-            ("used", .int(used)),
-            ("allocation", .object([(".tag", .string("individual")), ("allocated", .int(2 << 40))])),
+            "used": .int(used),
+            "allocation": .object([".tag": .string("individual"), "allocated": .int(2 << 40)]),
         ])
     }
 
     /// `LookupError` under the route's `path` member.
     func lookupError(_ tag: String) -> DropboxError {
-        .routeError(summary: "path/\(tag)", .object([(".tag", .string("path")), ("path", .tag(tag))]))
+        .routeError(summary: "path/\(tag)", .object([".tag": .string("path"), "path": .tag(tag)]))
     }
 
     /// Resolves a ReadPath (`/...`, `id:...`, `rev:...`) to an entry.
@@ -86,7 +87,7 @@ extension DevServerResponder {
         let recursive = try optionalBool(arg, "recursive", route: route)
         var limit = backend.configuration.defaultListFolderLimit
         if let member = arg["limit"], !member.isNull {
-            guard let value = member.int64Value, (1...2000).contains(value) else {
+            guard let value = member.intValue, (1...2000).contains(value) else {
                 throw .badRequest(route: route, "request body: limit: must be an integer between 1 and 2000")
             }
             limit = Int(value)
@@ -119,9 +120,9 @@ extension DevServerResponder {
             next.sequence = hasMore ? (entries.last?.sequence ?? cursor.sequence) : namespace.sequence
         }
         return .object([
-            ("entries", .array(entries.map { $0.metadata(tagged: true) })),
-            ("cursor", .string(next.encoded())),
-            ("has_more", .bool(hasMore)),
+            "entries": .array(entries.map { $0.metadata(tagged: true) }),
+            "cursor": .string(next.encoded()),
+            "has_more": .bool(hasMore),
         ])
     }
 
@@ -157,7 +158,7 @@ extension DevServerResponder {
                                           limit: backend.configuration.defaultListFolderLimit, lastKey: nil,
                                           sequence: namespace.sequence, generation: namespace.cursorGeneration, epoch: epoch)
             cursor.isChangeFeed = true
-            return .object([("cursor", .string(cursor.encoded()))])
+            return .object(["cursor": .string(cursor.encoded())])
         }
     }
 
@@ -171,7 +172,7 @@ extension DevServerResponder {
             let path = try DropboxPath.parse(text, forWriting: true)
             do throws(WriteFailure) {
                 let folder = try backend.files.createFolder(account: account.name, path: path, autorename: autorename)
-                return .object([("metadata", folder.metadata(tagged: false))])
+                return .object(["metadata": folder.metadata(tagged: false)])
             } catch {
                 failure = error
             }
@@ -179,6 +180,6 @@ extension DevServerResponder {
             if error == .patternMismatch { throw .badRequest(route: route, "path: '\(text)' did not match pattern '(/(.|[\\r\\n])*)|(ns:[0-9]+(/.*)?)'") }
             failure = WriteFailure(error)
         }
-        throw .routeError(summary: "path/" + failure.summary, .object([(".tag", .string("path")), ("path", failure.json)]))
+        throw .routeError(summary: "path/" + failure.summary, .object([".tag": .string("path"), "path": failure.json]))
     }
 }

@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 import Foundation
 import Hummingbird
@@ -98,9 +99,9 @@ extension DevServerResponder {
             let accessToken = backend.issueAccessToken(account: record.account, refreshToken: refreshToken)
             backend.stats.record { $0.tokenRefreshesPerAccount[record.account, default: 0] += 1 }
             return .json(.object([
-                ("access_token", .string(accessToken)),
-                ("token_type", .string("bearer")),
-                ("expires_in", .int(backend.expiresIn)),
+                "access_token": .string(accessToken),
+                "token_type": .string("bearer"),
+                "expires_in": .int(backend.expiresIn),
             ]))
         case "authorization_code":
             guard let codeValue = form["code"], let code = backend.tokens.consumeCode(codeValue) else {
@@ -123,15 +124,16 @@ extension DevServerResponder {
                 ? backend.tokens.issueRefreshToken(account: account.name, publicClient: code.codeChallenge != nil && clientSecret == nil)
                 : nil
             let accessToken = backend.issueAccessToken(account: account.name, refreshToken: refreshToken)
-            return .json(.fields([
+            var result: [String: JSONValue] = [
                 "access_token": .string(accessToken),
                 "token_type": .string("bearer"),
                 "expires_in": .int(backend.expiresIn),
-                "refresh_token": refreshToken.map(JSONValue.string),
                 "scope": .string("account_info.read files.content.read files.content.write files.metadata.read files.metadata.write"),
                 "uid": .string(String(account.accountID.utf8.reduce(UInt32(5381)) { ($0 &* 33) &+ UInt32($1) } % 1_000_000_000)),
                 "account_id": .string(account.accountID),
-            ]))
+            ]
+            if let refreshToken { result["refresh_token"] = .string(refreshToken) }
+            return .json(.object(result))
         default:
             throw DropboxError.oauth("unsupported_grant_type", "grant_type must be one of authorization_code, refresh_token")
         }

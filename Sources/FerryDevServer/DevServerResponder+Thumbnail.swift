@@ -1,3 +1,4 @@
+import FerryCore
 import HTTPTypes
 import Hummingbird
 
@@ -66,8 +67,8 @@ extension DevServerResponder {
             headers[.contentType] = "image/jpeg"
         }
         let metadata = entry.metadata(tagged: false)
-        let result: JSONValue = endpoint == .getThumbnailV2 ? .object([("file_metadata", metadata)]) : metadata
-        headers[.dropboxAPIResult] = result.serialized(asciiOnly: true)
+        let result: JSONValue = endpoint == .getThumbnailV2 ? .object(["file_metadata": metadata]) : metadata
+        headers[.dropboxAPIResult] = result.asciiJSONText
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image)))
     }
 

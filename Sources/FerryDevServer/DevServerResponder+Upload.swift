@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import Hummingbird
 
@@ -61,7 +62,7 @@ extension DevServerResponder {
         let sessionID = "pid_upload_session:" + RandomToken.make(bytes: 24)
         func uploadError(_ failure: WriteFailure) -> DropboxError {
             .routeError(summary: "path/" + failure.summary, .object([
-                (".tag", .string("path")), ("reason", failure.json), ("upload_session_id", .string(sessionID)),
+                ".tag": .string("path"), "reason": failure.json, "upload_session_id": .string(sessionID),
             ]))
         }
         let (parsed, problem) = try CommitInfo.parse(arg, route: route)
@@ -132,7 +133,7 @@ extension DevServerResponder {
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
         }
         backend.files.endWrite(sessionID: session.id, newOffset: received.bytes, hasher: hasher, close: close)
-        return .json(.object([("session_id", .string(session.id))]))
+        return .json(.object(["session_id": .string(session.id)]))
     }
 
     // MARK: files/upload_session/append_v2 (and the deprecated append)
@@ -268,12 +269,12 @@ extension DevServerResponder {
             switch outcome {
             case .success(let entry):
                 guard case .object(let fields) = entry.metadata(tagged: false) else { continue }
-                results.append(.object([(".tag", .string("success"))] + fields))
+                results.append(.object(fields.merging([".tag": .string("success")]) { $1 }))
             case .failure(let failure):
-                results.append(.object([(".tag", .string("failure")), ("failure", failure.json)]))
+                results.append(.object([".tag": .string("failure"), "failure": failure.json]))
             }
         }
-        return .object([("entries", .array(results))])
+        return .object(["entries": .array(results)])
     }
 
     func finishBatchCheck(_ argument: JSONValue, route: String) throws(DropboxError) -> JSONValue {
@@ -282,6 +283,6 @@ extension DevServerResponder {
         guard let result = backend.files.batchJob(jobID), case .object(let fields) = result else {
             throw .routeError(summary: "invalid_async_job_id", .tag("invalid_async_job_id"))
         }
-        return .object([(".tag", .string("complete"))] + fields)
+        return .object(fields.merging([".tag": .string("complete")]) { $1 })
     }
 }

@@ -1,3 +1,4 @@
+import FerryCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -133,7 +134,7 @@ struct DevServerResponder: HTTPResponder {
         case .uploadSessionFinishBatch:
             let result = try finishBatch(auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention)
             let jobID = backend.files.storeBatchJob(result)
-            return .json(.object([(".tag", .string("async_job_id")), ("async_job_id", .string(jobID))]))
+            return .json(.object([".tag": .string("async_job_id"), "async_job_id": .string(jobID)]))
         case .uploadSessionFinishBatchCheck:
             return .json(try finishBatchCheck(try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue))
         case .upload:
