@@ -34,7 +34,15 @@ extension DevServerResponder {
                 throw DropboxError.text(.badRequest, "Expected {\"account\": \"name\"}.")
             }
             let account = try backend.ensureAccount(name)
-            let refreshToken = backend.tokens.issueRefreshToken(account: account.name, publicClient: false)
+            // As if the user linked a confidential app (code flow with the secret), unless asked for what a PKCE
+            // flow without the secret yields.
+            let publicClient: Bool
+            switch json["public_client"] {
+            case nil, .null?: publicClient = false
+            case .bool(let value)?: publicClient = value
+            default: throw DropboxError.text(.badRequest, "public_client must be a boolean.")
+            }
+            let refreshToken = backend.tokens.issueRefreshToken(account: account.name, publicClient: publicClient)
             return .json(.object([
                 "account": .string(account.name),
                 "account_id": .string(account.accountID),

@@ -64,9 +64,16 @@ extension DevServerResponder {
 
     func getMetadata(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.getMetadata.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.getMetadata)
         let path = try requiredString(arg, "path", route: route)
         return try resolveReadPath(account, path, route: route).metadata(tagged: true)
+    }
+
+    /// Listing a shared link's folder is real Dropbox API the dev server does not have: a 400 says so plainly.
+    private func refuseSharedLink(_ arg: JSONValue, route: String) throws(DropboxError) {
+        if let link = arg["shared_link"], !link.isNull {
+            throw .badRequest(route: route, "shared_link: shared links are not supported by the Ferry dev server")
+        }
     }
 
     /// Validates a list_folder path and returns the folder's `path_lower` ("" for the root).
@@ -82,7 +89,8 @@ extension DevServerResponder {
 
     func listFolder(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.listFolder.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.listFolder)
+        try refuseSharedLink(arg, route: route)
         let path = try requiredString(arg, "path", route: route)
         let recursive = try optionalBool(arg, "recursive", route: route)
         var limit = backend.configuration.defaultListFolderLimit
@@ -128,7 +136,7 @@ extension DevServerResponder {
 
     func listFolderContinue(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.listFolderContinue.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.listFolderContinue)
         let text = try requiredString(arg, "cursor", route: route)
         let reset = DropboxError.routeError(summary: "reset", .tag("reset"))
         // Text that is no cursor of this account is a bad request (400), as on Dropbox; only a real cursor that
@@ -148,7 +156,8 @@ extension DevServerResponder {
 
     func listFolderLatestCursor(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.listFolderGetLatestCursor.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.listFolder)
+        try refuseSharedLink(arg, route: route)
         let path = try requiredString(arg, "path", route: route)
         let recursive = try optionalBool(arg, "recursive", route: route)
         let folder = try listedFolder(account, path, route: route)
@@ -164,7 +173,7 @@ extension DevServerResponder {
 
     func createFolder(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.createFolder.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.createFolder)
         let text = try requiredString(arg, "path", route: route)
         let autorename = try optionalBool(arg, "autorename", route: route)
         let failure: WriteFailure

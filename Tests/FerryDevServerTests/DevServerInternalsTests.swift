@@ -22,8 +22,8 @@ struct DevServerInternalsTests {
     func seededFaults() {
         let a = FaultInjector(FaultConfiguration(seed: 11, failureRate: 0.3, dropRate: 0.3))
         let b = FaultInjector(FaultConfiguration(seed: 11, failureRate: 0.3, dropRate: 0.3))
-        let first = (0..<100).map { _ in a.decide(route: "files/upload", isCommit: true, isOAuth: false) }
-        let second = (0..<100).map { _ in b.decide(route: "files/upload", isCommit: true, isOAuth: false) }
+        let first = (0..<100).map { _ in a.decide(route: "files/upload", kind: .commit, isOAuth: false) }
+        let second = (0..<100).map { _ in b.decide(route: "files/upload", kind: .commit, isOAuth: false) }
         #expect(first == second)
         #expect(first.contains(.drop) && first.contains(.none))
     }
