@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
@@ -95,7 +96,11 @@ let package = Package(
         .target(
             name: "FerryDevServer",
             dependencies: [
+                "FerryCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -158,6 +163,7 @@ let package = Package(
             dependencies: [
                 "FerryDevServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

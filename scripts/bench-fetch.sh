@@ -27,7 +27,8 @@ export FERRY_DATABASE_URL="${admin%/*}/ferry_bench_fetch"
 export FERRY_SECRET_KEY=$(head -c 32 /dev/urandom | base64)
 "$ferry" migrate >/dev/null
 
-"$ferry" dev-server --port 0 --storage "$work/server" --app-key bench >"$work/dev.log" 2>&1 &
+head -c 24 /dev/urandom | base64 >"$work/app-secret"
+"$ferry" dev-server --port 0 --storage "$work/server" --app-key bench --app-secret-file "$work/app-secret" >"$work/dev.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/dev.log" 2>/dev/null && break; sleep 0.1; done
 server=$(grep -o 'http://[0-9.:]*' "$work/dev.log" | head -1)
@@ -77,7 +78,7 @@ rm -rf "$work/ferry"
 # Fan-out: a 20,000-entry folder listed in pages of 2,000; the worker runs only the listing job (concurrency 1),
 # so the figure is listing + enqueuing, not downloading.
 refresh=$(curl -fsS -X POST "$server/__dev/accounts" -d '{"account":"bench"}' | json '["refresh_token"]')
-echo "$refresh" | "$ferry" account add bench --provider dropbox --app-key bench --refresh-token-file - \
+echo "$refresh" | "$ferry" account add bench --provider dropbox --app-key bench --app-secret-file "$work/app-secret" --refresh-token-file - \
     --api-url "$server" --content-url "$server" --authorize-url "$server" >/dev/null
 curl -fsS -o /dev/null -X POST "$server/__dev/seed" -d "{\"account\":\"bench\",\"folder\":\"/big\",\"count\":$entries,\"size\":1024}"
 listing=$("$ferry" enqueue fetch dropbox:bench:/big --to "$work/fan/" --batch fan)

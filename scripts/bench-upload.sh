@@ -23,15 +23,17 @@ export FERRY_DATABASE_URL="${admin%/*}/ferry_bench_upload"
 export FERRY_SECRET_KEY=$(head -c 32 /dev/urandom | base64)
 "$ferry" migrate >/dev/null
 
-"$ferry" dev-server --port 0 --storage "$work/dropbox" --app-key bench >"$work/dev.log" 2>&1 &
+head -c 24 /dev/urandom | base64 >"$work/app-secret"
+"$ferry" dev-server --port 0 --storage "$work/dropbox" --app-key bench --app-secret-file "$work/app-secret" >"$work/dev.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "listening on" "$work/dev.log" 2>/dev/null && break; sleep 0.1; done
 server=$(grep -o 'http://[0-9.:]*' "$work/dev.log" | head -1)
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 refresh=$(curl -fsS -X POST "$server/__dev/accounts" -d '{"account":"bench"}' | json '["refresh_token"]')
-echo "$refresh" | "$ferry" account add bench --provider dropbox --app-key bench --refresh-token-file - \
+echo "$refresh" | "$ferry" account add bench --provider dropbox --app-key bench --app-secret-file "$work/app-secret" --refresh-token-file - \
     --api-url "$server" --content-url "$server" --authorize-url "$server" --max-concurrent 8 >/dev/null
-token=$(curl -fsS "$server/oauth2/token" -d grant_type=refresh_token -d client_id=bench -d "refresh_token=$refresh" | json '["access_token"]')
+token=$(curl -fsS "$server/oauth2/token" -d grant_type=refresh_token -d client_id=bench -d "client_secret=$(cat "$work/app-secret")" \
+    -d "refresh_token=$refresh" | json '["access_token"]')
 
 mkdir -p "$work/src"
 for i in $(seq -w 1 "$photos"); do head -c $((3 * 1024 * 1024)) /dev/urandom >"$work/src/p$i.jpg"; done

@@ -29,8 +29,11 @@ mkdir -p "$state/demo"
 storage="$state/demo/dropbox"
 rm -rf "$storage"
 devlog="$state/demo/dev-server.log"
-"$ferry" dev-server --port 0 --storage "$storage" --app-key ferry-demo --token-lifetime 20 --latency-ms 40 \
-    --failure-rate 0.05 --rate-limit-rate 0.02 --seed 2026 >"$devlog" 2>&1 &
+# The demo app is a confidential one: its refresh tokens only refresh with this secret.
+appsecret="$state/demo/app-secret"
+(umask 077 && head -c 24 /dev/urandom | base64 >"$appsecret")
+"$ferry" dev-server --port 0 --storage "$storage" --app-key ferry-demo --app-secret-file "$appsecret" --token-lifetime 20 \
+    --latency-ms 40 --failure-rate 0.05 --rate-limit-rate 0.02 --seed 2026 >"$devlog" 2>&1 &
 devserver=$!
 for _ in $(seq 100); do grep -q "listening on" "$devlog" 2>/dev/null && break; sleep 0.1; done
 dropbox=$(grep -o 'http://[0-9.:]*' "$devlog" | head -1)
@@ -41,7 +44,7 @@ keyfile="$state/secret.key"
 [[ -s "$keyfile" ]] || (umask 077 && head -c 32 /dev/urandom | base64 >"$keyfile")
 export FERRY_SECRET_KEY_FILE="$keyfile"
 curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])' |
-    "$ferry" account add demo --provider dropbox --app-key ferry-demo --refresh-token-file - \
+    "$ferry" account add demo --provider dropbox --app-key ferry-demo --app-secret-file "$appsecret" --refresh-token-file - \
         --api-url "$dropbox" --content-url "$dropbox" --authorize-url "$dropbox"
 "$ferry" account list
 
@@ -96,7 +99,7 @@ first=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT job_id FROM ferry.jobs ORDER BY 
 "$ferry" events "$first" | cut -c1-150
 
 say "the files on the dev server (list_folder, the real Dropbox API)"
-token=$(curl -fsS "$dropbox/oauth2/token" -d grant_type=refresh_token -d client_id=ferry-demo \
+token=$(curl -fsS "$dropbox/oauth2/token" -d grant_type=refresh_token -d client_id=ferry-demo -d "client_secret=$(cat "$appsecret")" \
     -d "refresh_token=$(curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])')" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
 curl -fsS "$dropbox/2/files/list_folder" -H "Authorization: Bearer $token" -H "Content-Type: application/json" \

@@ -2,7 +2,7 @@
 # Installs the Debian packages Ferry needs, only when something is missing.
 set -euo pipefail
 
-packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil)
+packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

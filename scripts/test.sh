@@ -21,3 +21,8 @@ export FERRY_BIN_DIR="$(swift build --show-bin-path)"
 
 echo "==> running tests"
 swift test --skip-build "$@"
+
+# The official Dropbox SDK against the dev server (only for a full run: arguments select Swift tests).
+if (($# == 0)); then
+    scripts/sdk-test.sh
+fi

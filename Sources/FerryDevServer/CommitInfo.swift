@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// Parsed Dropbox `CommitInfo` (the `commit` of finish, or the whole argument of `upload`).
@@ -9,11 +10,15 @@ struct CommitInfo: Sendable {
     var mute = false
     var strictConflict = false
 
-    /// Parses and validates; pattern problems are 400s, semantic ones 409 `malformed_path`
-    /// (reported through `pathProblem` so each route can wrap it in its own error union).
-    static func parse(_ value: JSONValue, route: String, field: String = "") throws(DropboxError) -> (CommitInfo?, DropboxPath.Problem?) {
+    /// Parses and validates; unknown members and pattern problems are 400s, semantic ones 409 `malformed_path`
+    /// (reported through `pathProblem` so each route can wrap it in its own error union). `known` is
+    /// ``ArgumentFields/upload`` for `files/upload`, whose argument adds `content_hash`.
+    static func parse(
+        _ value: JSONValue, route: String, field: String = "", known: Set<String> = ArgumentFields.commitInfo
+    ) throws(DropboxError) -> (CommitInfo?, DropboxPath.Problem?) {
         let where_ = field.isEmpty ? "" : field + "."
         guard case .object = value else { throw .badRequest(route: route, "\(field.isEmpty ? "request body" : field): expected object") }
+        try ArgumentFields.refuseUnknown(value, known: known, route: route, field: field.isEmpty ? "request body" : field)
         guard let pathText = value["path"]?.stringValue else {
             throw .badRequest(route: route, "missing required field '\(where_)path'")
         }
@@ -28,7 +33,7 @@ struct CommitInfo: Sendable {
         }
         var info = CommitInfo(path: path)
         if let mode = value["mode"], !mode.isNull {
-            switch mode.unionTag {
+            switch try ArgumentFields.unionTag(mode, route: route, field: where_ + "mode", valued: ["update"]) {
             case "add": info.mode = .add
             case "overwrite": info.mode = .overwrite
             case "update":

@@ -1,6 +1,9 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
 
@@ -22,6 +25,8 @@ public final class DevServer: Service, Sendable {
     public let configuration: DevServerConfiguration
     let backend: DevServerBackend
     private let logger: Logger
+    /// Loaded when the server is created, so a bad certificate fails there rather than at run time.
+    private let tls: TLSConfiguration?
 
     private enum Phase {
         case notStarted
@@ -40,13 +45,33 @@ public final class DevServer: Service, Sendable {
     public init(configuration: DevServerConfiguration, logger: Logger = Logger(label: "ferry.dev-server")) throws {
         self.configuration = configuration
         self.logger = logger
+        self.tls = try Self.tlsConfiguration(configuration)
         self.backend = try DevServerBackend(configuration: configuration, logger: logger)
+    }
+
+    private static func tlsConfiguration(_ configuration: DevServerConfiguration) throws -> TLSConfiguration? {
+        switch (configuration.tlsCertificateFile, configuration.tlsKeyFile) {
+        case (nil, nil):
+            return nil
+        case let (certificateFile?, keyFile?):
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificateFile)
+                let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+                return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            } catch {
+                throw DevServerError("cannot load the TLS certificate \(certificateFile) or key \(keyFile): \(error)")
+            }
+        default:
+            throw DevServerError("TLS needs both a certificate and a private key")
+        }
     }
 
     /// Serves until the surrounding task is cancelled (or the service group shuts down).
     public func run() async throws {
+        let server: HTTPServerBuilder = if let tls { try .tls(.http1(), tlsConfiguration: tls) } else { .http1() }
         let app = Application(
             responder: DevServerResponder(backend: backend),
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
             onServerRunning: { [weak self] channel in
                 self?.markRunning(port: channel.localAddress?.port ?? 0)
@@ -87,10 +112,13 @@ public final class DevServer: Service, Sendable {
         }
     }
 
-    /// `http://host:port` once running: use it as API, content and OAuth base URL.
+    /// `http://host:port` (`https://` with TLS) once running: use it as API, content and OAuth base URL.
     public var baseURL: String? {
-        boundPort.map { "http://\(configuration.host):\($0)" }
+        boundPort.map { "\(scheme)://\(configuration.host):\($0)" }
     }
+
+    /// `https` when the server terminates TLS, else `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     private func markRunning(port: Int) {
         let waiters = runState.withLock { state in
@@ -114,14 +142,15 @@ public final class DevServer: Service, Sendable {
     // MARK: Seeding helpers
 
     /// Creates (or reuses) the account and returns a new refresh token for it, as if a user
-    /// had linked the app.
-    public func issueRefreshToken(account: String) -> String {
+    /// had linked the app: refreshing it needs the app secret, unless `publicClient` (a token
+    /// from a PKCE flow without the secret).
+    public func issueRefreshToken(account: String, publicClient: Bool = false) -> String {
         do {
             try backend.ensureAccount(account)
         } catch {
             logger.error("could not create account folder", metadata: ["account": "\(account)", "error": "\(error)"])
         }
-        return backend.tokens.issueRefreshToken(account: account, publicClient: false)
+        return backend.tokens.issueRefreshToken(account: account, publicClient: publicClient)
     }
 
     /// Creates (or reuses) the account and returns an access token valid for

@@ -9,8 +9,14 @@ public struct DevServerConfiguration: Sendable {
     public var storageDirectory: String
     /// `client_id` accepted by `/oauth2/token` and `/oauth2/authorize`.
     public var appKey: String
-    /// When set, confidential token requests must carry it (form `client_secret` or HTTP Basic).
-    public var appSecret: String?
+    /// The app's secret, as every Dropbox app has one. Token requests of a confidential client must carry it
+    /// (form `client_secret` or HTTP Basic) and a wrong one is always refused; only PKCE code exchanges and the
+    /// refresh tokens they produced go without. ``defaultAppSecret`` unless configured.
+    public var appSecret: String
+    /// PEM certificate chain and private key: when both are set the server speaks HTTPS only (the official
+    /// SDKs refuse plain HTTP).
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
     /// Lifetime of issued access tokens, in seconds (Dropbox uses 14400).
     public var accessTokenLifetime: Double = 14400
     /// Seeded fault injection.
@@ -26,10 +32,14 @@ public struct DevServerConfiguration: Sendable {
     /// Further accepted Flickr API keys (e.g. the other lines of `--flickr-api-key-file`).
     public var additionalFlickrAPIKeys: [String] = []
 
+    /// The app secret of a server configured without one (`ferry dev-server` without `--app-secret-file`).
+    public static let defaultAppSecret = "ferry-dev-secret"
+
     /// Every accepted Flickr API key.
     var acceptedFlickrAPIKeys: Set<String> { Set([flickrAPIKey] + additionalFlickrAPIKeys) }
 
-    /// Creates a configuration; only the storage directory and app key have no default.
+    /// Creates a configuration; only the storage directory and app key have no default (`appSecret: nil` means
+    /// ``defaultAppSecret``).
     public init(
         host: String = "127.0.0.1",
         port: Int = 0,
@@ -43,7 +53,7 @@ public struct DevServerConfiguration: Sendable {
         self.port = port
         self.storageDirectory = storageDirectory
         self.appKey = appKey
-        self.appSecret = appSecret
+        self.appSecret = appSecret ?? Self.defaultAppSecret
         self.accessTokenLifetime = accessTokenLifetime
         self.faults = faults
     }

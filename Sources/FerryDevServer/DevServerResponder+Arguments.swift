@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -10,15 +11,15 @@ extension DevServerResponder {
     }
 
     /// Validates `Authorization: Bearer <token>` (or the `authorization` URL parameter).
-    /// Missing or malformed values are 400 plain text, unknown tokens 401 `invalid_access_token`,
-    /// expired ones 401 `expired_access_token`, as on Dropbox.
+    /// Missing or malformed values (a token that cannot be one: spaces, quotes, non-ASCII) are 400 plain text,
+    /// unknown tokens 401 `invalid_access_token`, expired ones 401 `expired_access_token`, as on Dropbox.
     func authenticate(_ request: Request, route: String) throws(DropboxError) -> Authenticated {
         let header = request.headers[.authorization] ?? request.uri.queryParameters["authorization"].map(String.init)
         guard let header else {
             throw .badRequest(route: route, "Must provide HTTP header \"Authorization\" or URL parameter \"authorization\".")
         }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0] == "Bearer", !parts[1].isEmpty, !parts[1].contains(" ") else {
+        guard parts.count == 2, parts[0] == "Bearer", Self.isBearerToken(parts[1]) else {
             // The token itself is never echoed back or logged.
             throw .badRequest(route: route, "Invalid authorization value in HTTP header \"Authorization\". Expecting \"Bearer <oauth2-access-token>\".")
         }
@@ -30,11 +31,30 @@ extension DevServerResponder {
         }
     }
 
-    /// JSON body of an RPC route; an empty body means `null` (routes without arguments).
+    /// RFC 6750's `b64token`, the only shape a bearer token can have.
+    static func isBearerToken(_ text: Substring) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+        guard index > 0 else { return false }
+        while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
+        return index == bytes.count
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"): true
+        default: false
+        }
+    }
+
+    /// JSON body of an RPC route. No body at all means `null` (routes without arguments); an empty body
+    /// that claims to be JSON is not JSON, and Dropbox says so with a 400.
     func rpcArgument(_ request: Request, route: String) async throws -> JSONValue {
         var request = request
         let body = try await request.collectBody(upTo: 32 * 1024 * 1024)
-        if body.readableBytes == 0 { return .null }
+        if body.readableBytes == 0 && request.headers[.contentType] == nil { return .null }
         if let type = request.headers[.contentType] {
             let base = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             guard base == "application/json" || type == "text/plain; charset=dropbox-cors-hack" else {
@@ -42,15 +62,27 @@ extension DevServerResponder {
             }
         }
         do {
-            return try JSONValue.parse(bytes: Array(body.readableBytesView))
+            return try JSONValue.parse(utf8: Array(body.readableBytesView))
         } catch {
             throw DropboxError.badRequest(route: route, "request body: could not decode input as JSON")
         }
     }
 
-    /// Argument of a content route: the `Dropbox-API-Arg` header (or `arg` URL parameter).
+    /// The argument of a route that takes none: no body, or `null`. Even `{}` is an argument it does not have.
+    func voidArgument(_ request: Request, route: String) async throws {
+        guard try await rpcArgument(request, route: route).isNull else {
+            throw DropboxError.badRequest(route: route, "request body: expected null, got value")
+        }
+    }
+
+    /// Argument of a content route: the `Dropbox-API-Arg` header (or `arg` URL parameter). The header must be
+    /// ASCII: Dropbox requires non-ASCII characters and DEL as `\uXXXX` escapes and refuses raw bytes.
     func contentArgument(_ request: Request, route: String) throws(DropboxError) -> JSONValue {
-        let text = request.headers[HTTPField.Name.dropboxAPIArg] ?? request.uri.queryParameters["arg"].map(String.init)
+        let header = request.headers[HTTPField.Name.dropboxAPIArg]
+        if let header, !header.utf8.allSatisfy({ $0 < 0x7F }) {
+            throw .badRequest(route: route, "HTTP header \"Dropbox-API-Arg\": non-ASCII characters must be escaped as \\uXXXX")
+        }
+        let text = header ?? request.uri.queryParameters["arg"].map(String.init)
         guard let text else {
             throw .badRequest(route: route, "Must provide HTTP header \"Dropbox-API-Arg\" or URL parameter \"arg\".")
         }
@@ -70,9 +102,10 @@ extension DevServerResponder {
         }
     }
 
-    /// A required object argument.
-    func requireObject(_ value: JSONValue, route: String, field: String = "request body") throws(DropboxError) -> JSONValue {
+    /// A required object argument with only the members in `known` (see ``ArgumentFields``).
+    func requireObject(_ value: JSONValue, route: String, field: String = "request body", known: Set<String>) throws(DropboxError) -> JSONValue {
         guard case .object = value else { throw .badRequest(route: route, "\(field): expected object") }
+        try ArgumentFields.refuseUnknown(value, known: known, route: route, field: field)
         return value
     }
 
@@ -93,8 +126,9 @@ extension DevServerResponder {
     /// `UploadSessionCursor` (`session_id`, `offset`).
     func sessionCursor(_ value: JSONValue?, route: String, field: String) throws(DropboxError) -> (id: String, offset: Int64) {
         guard let value, case .object = value else { throw .badRequest(route: route, "missing required field '\(field)'") }
+        _ = try requireObject(value, route: route, field: field.isEmpty ? "request body" : field, known: ArgumentFields.uploadSessionCursor)
         let id = try requiredString(value, "session_id", route: route, prefix: field.isEmpty ? "" : field + ".")
-        guard let offset = value["offset"]?.int64Value, offset >= 0 else {
+        guard let offset = value["offset"]?.intValue, offset >= 0 else {
             throw .badRequest(route: route, "\(field.isEmpty ? "" : field + ".")offset: expected non-negative integer")
         }
         return (id, offset)

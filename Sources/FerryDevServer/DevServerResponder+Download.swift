@@ -7,7 +7,7 @@ import Hummingbird
 extension DevServerResponder {
     func download(_ account: Account, request: Request) throws -> Response {
         let route = Endpoint.download.rawValue
-        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.download)
         let path = try requiredString(arg, "path", route: route)
         let entry = try resolveReadPath(account, path, route: route)
         guard entry.isFile else { throw lookupError("not_file") }
@@ -19,7 +19,7 @@ extension DevServerResponder {
 
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
-        headers[.dropboxAPIResult] = entry.metadata(tagged: false).serialized(asciiOnly: true)
+        headers[.dropboxAPIResult] = entry.metadata(tagged: false).asciiJSONText
         headers[.acceptRanges] = "bytes"
         headers[.eTag] = "W/\"\(entry.rev)\""
         var status = HTTPResponse.Status.ok

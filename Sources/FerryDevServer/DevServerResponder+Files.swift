@@ -1,44 +1,45 @@
+import FerryCore
 import Hummingbird
 
 /// RPC routes over the file index: account info, metadata and listing.
 extension DevServerResponder {
     func currentAccount(_ account: Account) -> JSONValue {
         .object([
-            ("account_id", .string(account.accountID)),
-            ("name", .object([
-                ("given_name", .string(account.name)),
-                ("surname", .string("Dev")),
-                ("familiar_name", .string(account.name)),
-                ("display_name", .string(account.name + " Dev")),
-                ("abbreviated_name", .string(String(account.name.prefix(1)).uppercased() + "D")),
-            ])),
-            ("email", .string(account.email)),
-            ("email_verified", .bool(true)),
-            ("disabled", .bool(false)),
-            ("country", .string("US")),
-            ("locale", .string("en")),
-            ("referral_link", .string("https://db.tt/ferrydev")),
-            ("is_paired", .bool(false)),
-            ("account_type", .tag("basic")),
-            ("root_info", .object([
-                (".tag", .string("user")),
-                ("root_namespace_id", .string("1")),
-                ("home_namespace_id", .string("1")),
-            ])),
+            "account_id": .string(account.accountID),
+            "name": .object([
+                "given_name": .string(account.name),
+                "surname": .string("Dev"),
+                "familiar_name": .string(account.name),
+                "display_name": .string(account.name + " Dev"),
+                "abbreviated_name": .string(String(account.name.prefix(1)).uppercased() + "D"),
+            ]),
+            "email": .string(account.email),
+            "email_verified": .bool(true),
+            "disabled": .bool(false),
+            "country": .string("US"),
+            "locale": .string("en"),
+            "referral_link": .string("https://db.tt/ferrydev"),
+            "is_paired": .bool(false),
+            "account_type": .tag("basic"),
+            "root_info": .object([
+                ".tag": .string("user"),
+                "root_namespace_id": .string("1"),
+                "home_namespace_id": .string("1"),
+            ]),
         ])
     }
 
     func spaceUsage(_ account: Account) throws(DropboxError) -> JSONValue {
         let used = try backend.files.withNamespace(account.name) { namespace throws(DropboxError) in namespace.usedBytes }
         return .object([
-            ("used", .int(used)),
-            ("allocation", .object([(".tag", .string("individual")), ("allocated", .int(2 << 40))])),
+            "used": .int(used),
+            "allocation": .object([".tag": .string("individual"), "allocated": .int(2 << 40)]),
         ])
     }
 
     /// `LookupError` under the route's `path` member.
     func lookupError(_ tag: String) -> DropboxError {
-        .routeError(summary: "path/\(tag)", .object([(".tag", .string("path")), ("path", .tag(tag))]))
+        .routeError(summary: "path/\(tag)", .object([".tag": .string("path"), "path": .tag(tag)]))
     }
 
     /// Resolves a ReadPath (`/...`, `id:...`, `rev:...`) to an entry.
@@ -63,9 +64,16 @@ extension DevServerResponder {
 
     func getMetadata(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.getMetadata.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.getMetadata)
         let path = try requiredString(arg, "path", route: route)
         return try resolveReadPath(account, path, route: route).metadata(tagged: true)
+    }
+
+    /// Listing a shared link's folder is real Dropbox API the dev server does not have: a 400 says so plainly.
+    private func refuseSharedLink(_ arg: JSONValue, route: String) throws(DropboxError) {
+        if let link = arg["shared_link"], !link.isNull {
+            throw .badRequest(route: route, "shared_link: shared links are not supported by the Ferry dev server")
+        }
     }
 
     /// Validates a list_folder path and returns the folder's `path_lower` ("" for the root).
@@ -81,12 +89,13 @@ extension DevServerResponder {
 
     func listFolder(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.listFolder.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.listFolder)
+        try refuseSharedLink(arg, route: route)
         let path = try requiredString(arg, "path", route: route)
         let recursive = try optionalBool(arg, "recursive", route: route)
         var limit = backend.configuration.defaultListFolderLimit
         if let member = arg["limit"], !member.isNull {
-            guard let value = member.int64Value, (1...2000).contains(value) else {
+            guard let value = member.intValue, (1...2000).contains(value) else {
                 throw .badRequest(route: route, "request body: limit: must be an integer between 1 and 2000")
             }
             limit = Int(value)
@@ -119,15 +128,15 @@ extension DevServerResponder {
             next.sequence = hasMore ? (entries.last?.sequence ?? cursor.sequence) : namespace.sequence
         }
         return .object([
-            ("entries", .array(entries.map { $0.metadata(tagged: true) })),
-            ("cursor", .string(next.encoded())),
-            ("has_more", .bool(hasMore)),
+            "entries": .array(entries.map { $0.metadata(tagged: true) }),
+            "cursor": .string(next.encoded()),
+            "has_more": .bool(hasMore),
         ])
     }
 
     func listFolderContinue(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.listFolderContinue.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.listFolderContinue)
         let text = try requiredString(arg, "cursor", route: route)
         let reset = DropboxError.routeError(summary: "reset", .tag("reset"))
         // Text that is no cursor of this account is a bad request (400), as on Dropbox; only a real cursor that
@@ -147,7 +156,8 @@ extension DevServerResponder {
 
     func listFolderLatestCursor(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.listFolderGetLatestCursor.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.listFolder)
+        try refuseSharedLink(arg, route: route)
         let path = try requiredString(arg, "path", route: route)
         let recursive = try optionalBool(arg, "recursive", route: route)
         let folder = try listedFolder(account, path, route: route)
@@ -157,13 +167,13 @@ extension DevServerResponder {
                                           limit: backend.configuration.defaultListFolderLimit, lastKey: nil,
                                           sequence: namespace.sequence, generation: namespace.cursorGeneration, epoch: epoch)
             cursor.isChangeFeed = true
-            return .object([("cursor", .string(cursor.encoded()))])
+            return .object(["cursor": .string(cursor.encoded())])
         }
     }
 
     func createFolder(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
         let route = Endpoint.createFolder.rawValue
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.createFolder)
         let text = try requiredString(arg, "path", route: route)
         let autorename = try optionalBool(arg, "autorename", route: route)
         let failure: WriteFailure
@@ -171,7 +181,7 @@ extension DevServerResponder {
             let path = try DropboxPath.parse(text, forWriting: true)
             do throws(WriteFailure) {
                 let folder = try backend.files.createFolder(account: account.name, path: path, autorename: autorename)
-                return .object([("metadata", folder.metadata(tagged: false))])
+                return .object(["metadata": folder.metadata(tagged: false)])
             } catch {
                 failure = error
             }
@@ -179,6 +189,6 @@ extension DevServerResponder {
             if error == .patternMismatch { throw .badRequest(route: route, "path: '\(text)' did not match pattern '(/(.|[\\r\\n])*)|(ns:[0-9]+(/.*)?)'") }
             failure = WriteFailure(error)
         }
-        throw .routeError(summary: "path/" + failure.summary, .object([(".tag", .string("path")), ("path", failure.json)]))
+        throw .routeError(summary: "path/" + failure.summary, .object([".tag": .string("path"), "path": failure.json]))
     }
 }

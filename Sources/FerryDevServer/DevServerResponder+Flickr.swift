@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import Hummingbird
 import NIOCore
@@ -32,7 +33,7 @@ extension DevServerResponder {
         guard let userID = parameters["user_id"], let user = backend.flickr.user(userID) else {
             return format.failure(code: 1, message: "User not found")
         }
-        return format.success([("photos", publicPhotos(user, parameters: parameters, request: request))])
+        return format.success(["photos": publicPhotos(user, parameters: parameters, request: request)])
     }
 
     /// Flickr keys are 32 hex digits: anything else has an "invalid format", a well-formed
@@ -54,31 +55,31 @@ extension DevServerResponder {
         let extras = Set((parameters["extras"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         let origin = "http://\(request.head.authority ?? backend.configuration.host)"
         return .object([
-            ("page", .int(Int64(page))),
-            ("pages", .int(Int64(pages))),
-            ("perpage", .int(Int64(perPage))),
-            ("total", user.totalAsString ? .string(String(user.count)) : .int(Int64(user.count))),
-            ("photo", .array(photos.map { Self.photoJSON($0, extras: extras, origin: origin) })),
+            "page": .int(Int64(page)),
+            "pages": .int(Int64(pages)),
+            "perpage": .int(Int64(perPage)),
+            "total": user.totalAsString ? .string(String(user.count)) : .int(Int64(user.count)),
+            "photo": .array(photos.map { Self.photoJSON($0, extras: extras, origin: origin) }),
         ])
     }
 
     private static func photoJSON(_ photo: FlickrPhoto, extras: Set<String>, origin: String) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(photo.id)), ("owner", .string(photo.owner)), ("secret", .string(photo.secret)),
-            ("server", .string(photo.server)), ("farm", .int(Int64(photo.farm))), ("title", .string(photo.title)),
-            ("ispublic", .int(1)), ("isfriend", .int(0)), ("isfamily", .int(0)),
+        var members: [String: JSONValue] = [
+            "id": .string(photo.id), "owner": .string(photo.owner), "secret": .string(photo.secret),
+            "server": .string(photo.server), "farm": .int(Int64(photo.farm)), "title": .string(photo.title),
+            "ispublic": .int(1), "isfriend": .int(0), "isfamily": .int(0),
         ]
-        if extras.contains("date_upload") { members.append(("dateupload", .string(String(photo.uploaded)))) }
-        if extras.contains("owner_name") { members.append(("ownername", .string(photo.owner))) }
+        if extras.contains("date_upload") { members["dateupload"] = .string(String(photo.uploaded)) }
+        if extras.contains("owner_name") { members["ownername"] = .string(photo.owner) }
         if extras.contains("media") {
-            members.append(("media", .string("photo")))
-            members.append(("media_status", .string("ready")))
+            members["media"] = .string("photo")
+            members["media_status"] = .string("ready")
         }
         for size in FlickrPhotoSize.allCases where extras.contains("url_" + size.extrasLabel) {
             let (width, height) = photo.dimensions(size)
-            members.append(("url_" + size.extrasLabel, .string(origin + photo.path(suffix: size.rawValue))))
-            members.append(("height_" + size.extrasLabel, .int(Int64(height))))
-            members.append(("width_" + size.extrasLabel, .int(Int64(width))))
+            members["url_" + size.extrasLabel] = .string(origin + photo.path(suffix: size.rawValue))
+            members["height_" + size.extrasLabel] = .int(Int64(height))
+            members["width_" + size.extrasLabel] = .int(Int64(width))
         }
         return .object(members)
     }

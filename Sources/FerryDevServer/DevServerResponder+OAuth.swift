@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 import Foundation
 import Hummingbird
@@ -56,13 +57,16 @@ extension DevServerResponder {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: code)))
     }
 
-    /// Client credentials from the form or HTTP Basic.
-    private func clientCredentials(_ request: Request, form: [String: String]) -> (id: String?, secret: String?) {
-        if let header = request.headers[.authorization], header.hasPrefix("Basic "),
-           let data = Data(base64Encoded: String(header.dropFirst(6))),
-           let decoded = String(data: data, encoding: .utf8) {
-            let parts = decoded.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            return (parts.first.map(String.init), parts.count > 1 ? String(parts[1]) : nil)
+    /// Client credentials from HTTP Basic or the form. A Basic header that does not decode to `id:secret` is a
+    /// malformed request (400), never a silent fall-back to the form.
+    private func clientCredentials(_ request: Request, form: [String: String]) throws(DropboxError) -> (id: String?, secret: String?) {
+        if let header = request.headers[.authorization], header.lowercased().hasPrefix("basic ") {
+            guard let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                  let decoded = String(data: data, encoding: .utf8), let colon = decoded.firstIndex(of: ":")
+            else {
+                throw .oauth("invalid_request", "Malformed HTTP Basic credentials in the Authorization header")
+            }
+            return (String(decoded[..<colon]), String(decoded[decoded.index(after: colon)...]))
         }
         return (form["client_id"], form["client_secret"])
     }
@@ -76,17 +80,19 @@ extension DevServerResponder {
         // Dropbox also accepts the parameters in the query string; the body wins.
         var form = queryParameters(request)
         form.merge(FormDecoding.decode(String(buffer: body))) { _, new in new }
-        let (clientID, clientSecret) = clientCredentials(request, form: form)
+        let (clientID, clientSecret) = try clientCredentials(request, form: form)
         guard let clientID else {
             throw DropboxError.oauth("invalid_request", "No auth function available for given request")
         }
         guard clientID == backend.configuration.appKey else {
             throw DropboxError.oauth("invalid_client", "Invalid client_id or client_secret")
         }
-        if let secret = clientSecret, let expected = backend.configuration.appSecret, secret != expected {
+        // The app always has a secret (see DevServerConfiguration.appSecret): a wrong one is refused, and only
+        // PKCE flows and the refresh tokens they produced may go without it.
+        if let secret = clientSecret, secret != backend.configuration.appSecret {
             throw DropboxError.oauth("invalid_client", "Invalid client_id or client_secret")
         }
-        let secretVerified = clientSecret != nil || backend.configuration.appSecret == nil
+        let secretVerified = clientSecret != nil
         switch form["grant_type"] {
         case "refresh_token":
             guard let refreshToken = form["refresh_token"], let record = backend.tokens.refreshRecord(refreshToken) else {
@@ -98,9 +104,9 @@ extension DevServerResponder {
             let accessToken = backend.issueAccessToken(account: record.account, refreshToken: refreshToken)
             backend.stats.record { $0.tokenRefreshesPerAccount[record.account, default: 0] += 1 }
             return .json(.object([
-                ("access_token", .string(accessToken)),
-                ("token_type", .string("bearer")),
-                ("expires_in", .int(backend.expiresIn)),
+                "access_token": .string(accessToken),
+                "token_type": .string("bearer"),
+                "expires_in": .int(backend.expiresIn),
             ]))
         case "authorization_code":
             guard let codeValue = form["code"], let code = backend.tokens.consumeCode(codeValue) else {
@@ -123,15 +129,16 @@ extension DevServerResponder {
                 ? backend.tokens.issueRefreshToken(account: account.name, publicClient: code.codeChallenge != nil && clientSecret == nil)
                 : nil
             let accessToken = backend.issueAccessToken(account: account.name, refreshToken: refreshToken)
-            return .json(.fields([
+            var result: [String: JSONValue] = [
                 "access_token": .string(accessToken),
                 "token_type": .string("bearer"),
                 "expires_in": .int(backend.expiresIn),
-                "refresh_token": refreshToken.map(JSONValue.string),
                 "scope": .string("account_info.read files.content.read files.content.write files.metadata.read files.metadata.write"),
                 "uid": .string(String(account.accountID.utf8.reduce(UInt32(5381)) { ($0 &* 33) &+ UInt32($1) } % 1_000_000_000)),
                 "account_id": .string(account.accountID),
-            ]))
+            ]
+            if let refreshToken { result["refresh_token"] = .string(refreshToken) }
+            return .json(.object(result))
         default:
             throw DropboxError.oauth("unsupported_grant_type", "grant_type must be one of authorization_code, refresh_token")
         }

@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import Hummingbird
 
@@ -22,7 +23,7 @@ extension DevServerResponder {
         }
         if request.method == .delete {
             guard backend.web.remove(path: relative) else { throw DropboxError.text(.notFound, "No web file at \(relative).") }
-            return .json(.object([]))
+            return .json(.object([:]))
         }
         do {
             return .json(Self.webFileJSON(try await backend.web.store(path: relative, body: request.body, limit: Self.maxWebFileSize)))
@@ -36,7 +37,7 @@ extension DevServerResponder {
     func standInControl(_ method: HTTPRequest.Method, path: String, json: JSONValue) throws -> Response? {
         switch (method, path) {
         case (.post, "/__dev/flickr/users"):
-            guard let userID = json["user_id"]?.stringValue, let count = json["count"]?.int64Value else {
+            guard let userID = json["user_id"]?.stringValue, let count = json["count"]?.intValue else {
                 throw DropboxError.text(.badRequest, "Expected {\"user_id\", \"count\", \"total_as\"?: \"string\"|\"number\"}.")
             }
             let totalAs = json["total_as"]?.stringValue ?? "string"
@@ -51,14 +52,14 @@ extension DevServerResponder {
                 throw DropboxError.text(.badRequest, error.description)
             }
             guard case .object(let members) = user.json else { return nil }
-            return .json(.object(members + [("photos", .array(photos.map(Self.flickrPhotoJSON)))]))
+            return .json(.object(members.merging(["photos": .array(photos.map(Self.flickrPhotoJSON))]) { $1 }))
         case (.post, "/__dev/web"):
             guard let relative = json["path"]?.stringValue.flatMap(WebStore.normalize),
-                  let size = json["size"]?.int64Value, (0...Self.maxWebFileSize).contains(size)
+                  let size = json["size"]?.intValue, (0...Self.maxWebFileSize).contains(size)
             else {
                 throw DropboxError.text(.badRequest, "Expected {\"path\": \"a/b.jpg\", \"size\": N, \"seed\"?: S}.")
             }
-            let seed = json["seed"]?.int64Value.map { UInt64(bitPattern: $0) } ?? 0
+            let seed = json["seed"]?.intValue.map { UInt64(bitPattern: $0) } ?? 0
             do {
                 return .json(Self.webFileJSON(try backend.web.create(path: relative, size: size, seed: seed)))
             } catch let error as DevServerError {
@@ -68,10 +69,10 @@ extension DevServerResponder {
             guard let relative = json["path"]?.stringValue.flatMap(WebStore.normalize) else {
                 throw DropboxError.text(.badRequest, "Expected {\"path\": \"a/b.jpg\", \"status\": 410}.")
             }
-            let status = json["status"]?.int64Value
+            let status = json["status"]?.intValue
             guard status.map({ (100...599).contains($0) }) ?? true else { throw DropboxError.text(.badRequest, "status must be 100...599 or null.") }
             backend.web.forceStatus(status.map { Int($0) }, for: relative)
-            return .json(.object([("path", .string(relative)), ("status", status.map(JSONValue.int) ?? .null)]))
+            return .json(.object(["path": .string(relative), "status": status.map(JSONValue.int) ?? .null]))
         default:
             return nil
         }
@@ -79,16 +80,16 @@ extension DevServerResponder {
 
     static func webFileJSON(_ file: WebFile) -> JSONValue {
         .object([
-            ("path", .string(file.path)), ("size", .int(file.size)), ("etag", .string(file.etag)),
-            ("last_modified", .string(file.lastModified)), ("sha256", .string(file.sha256)),
+            "path": .string(file.path), "size": .int(file.size), "etag": .string(file.etag),
+            "last_modified": .string(file.lastModified), "sha256": .string(file.sha256),
         ])
     }
 
     static func flickrPhotoJSON(_ photo: FlickrPhoto) -> JSONValue {
         .object([
-            ("id", .string(photo.id)), ("owner", .string(photo.owner)), ("secret", .string(photo.secret)),
-            ("server", .string(photo.server)), ("farm", .int(Int64(photo.farm))), ("title", .string(photo.title)),
-            ("width", .int(Int64(photo.width))), ("height", .int(Int64(photo.height))), ("path", .string(photo.path())),
+            "id": .string(photo.id), "owner": .string(photo.owner), "secret": .string(photo.secret),
+            "server": .string(photo.server), "farm": .int(Int64(photo.farm)), "title": .string(photo.title),
+            "width": .int(Int64(photo.width)), "height": .int(Int64(photo.height)), "path": .string(photo.path()),
         ])
     }
 }

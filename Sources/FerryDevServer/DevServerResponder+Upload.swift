@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import Hummingbird
 
@@ -55,16 +56,16 @@ extension DevServerResponder {
     func upload(_ account: Account, request: Request, contention: Bool) async throws -> Response {
         let route = Endpoint.upload.rawValue
         try checkUploadContentType(request, route: route)
-        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.upload)
         let expectedHash = try optionalContentHash(arg, route: route)
         // Dropbox reports the implicit session behind a simple upload in UploadWriteFailed.
         let sessionID = "pid_upload_session:" + RandomToken.make(bytes: 24)
         func uploadError(_ failure: WriteFailure) -> DropboxError {
             .routeError(summary: "path/" + failure.summary, .object([
-                (".tag", .string("path")), ("reason", failure.json), ("upload_session_id", .string(sessionID)),
+                ".tag": .string("path"), "reason": failure.json, "upload_session_id": .string(sessionID),
             ]))
         }
-        let (parsed, problem) = try CommitInfo.parse(arg, route: route)
+        let (parsed, problem) = try CommitInfo.parse(arg, route: route, known: ArgumentFields.upload)
         guard let info = parsed else { throw uploadError(WriteFailure(problem ?? .malformed)) }
         if contention {
             recordContention()
@@ -97,10 +98,10 @@ extension DevServerResponder {
     func uploadSessionStart(_ account: Account, request: Request) async throws -> Response {
         let route = Endpoint.uploadSessionStart.rawValue
         try checkUploadContentType(request, route: route)
-        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.uploadSessionStart)
         let close = try optionalBool(arg, "close", route: route)
         if let type = arg["session_type"], !type.isNull {
-            switch type.unionTag {
+            switch try ArgumentFields.unionTag(type, route: route, field: "session_type") {
             case "sequential": break
             case "concurrent":
                 throw DropboxError.badRequest(route: route, "session_type: concurrent upload sessions are not supported by the Ferry dev server")
@@ -132,25 +133,29 @@ extension DevServerResponder {
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
         }
         backend.files.endWrite(sessionID: session.id, newOffset: received.bytes, hasher: hasher, close: close)
-        return .json(.object([("session_id", .string(session.id))]))
+        return .json(.object(["session_id": .string(session.id)]))
     }
 
     // MARK: files/upload_session/append_v2 (and the deprecated append)
 
-    func uploadSessionAppend(_ account: Account, request: Request, endpoint: Endpoint) async throws -> Response {
+    /// `keepPartial` is the `partial_chunk` fault: the whole chunk is read but only its first half is kept,
+    /// as when a connection breaks mid-chunk; the caller then closes the connection without an answer.
+    func uploadSessionAppend(_ account: Account, request: Request, endpoint: Endpoint, keepPartial: Bool) async throws -> Response {
         let route = endpoint.rawValue
         try checkUploadContentType(request, route: route)
-        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let isV1 = endpoint == .uploadSessionAppend
+        let arg = try requireObject(try contentArgument(request, route: route), route: route,
+                                    known: isV1 ? ArgumentFields.uploadSessionCursor : ArgumentFields.uploadSessionAppend)
         let cursor: (id: String, offset: Int64)
         let close: Bool
-        if endpoint == .uploadSessionAppend {
+        if isV1 {
             cursor = try sessionCursor(arg, route: route, field: "")
             close = false
         } else {
             cursor = try sessionCursor(arg["cursor"], route: route, field: "cursor")
             close = try optionalBool(arg, "close", route: route)
         }
-        let expectedHash = try optionalContentHash(arg, route: route)
+        let expectedHash = isV1 ? nil : try optionalContentHash(arg, route: route)
         backend.stats.record { $0.appendOffsetsPerSession[cursor.id, default: []].append(cursor.offset) }
         let session: UploadSession
         do throws(SessionLookupFailure) {
@@ -174,8 +179,35 @@ extension DevServerResponder {
             backend.files.abortWrite(sessionID: session.id)
             throw lookupFailure(.contentHashMismatch)
         }
+        if keepPartial {
+            let kept = received.bytes / 2
+            rollBack(session.filePath, to: cursor.offset + kept)
+            var keptHasher = session.hasher
+            do {
+                try hashStored(session.filePath, from: cursor.offset, count: kept, into: &keptHasher)
+            } catch {
+                rollBack(session.filePath, to: cursor.offset)
+                backend.files.abortWrite(sessionID: session.id)
+                throw error
+            }
+            // Not closed: the chunk that asked for it did not arrive whole.
+            backend.files.endWrite(sessionID: session.id, newOffset: cursor.offset + kept, hasher: keptHasher, close: false)
+            return .json(.null)
+        }
         backend.files.endWrite(sessionID: session.id, newOffset: cursor.offset + received.bytes, hasher: hasher, close: close)
         return .json(.null)
+    }
+
+    /// Feeds `count` bytes of the file at `path`, from `offset`, to `hasher` (a kept part of a chunk, read back).
+    private func hashStored(_ path: String, from offset: Int64, count: Int64, into hasher: inout ContentHasher) throws {
+        let file = try DiskFile.openForReading(path)
+        var done: Int64 = 0
+        while done < count {
+            let piece = try file.read(at: offset + done, count: Int(min(count - done, 1 << 20)))
+            guard piece.readableBytes > 0 else { throw DevServerError("session file shorter than its offset") }
+            hasher.update(piece)
+            done += Int64(piece.readableBytes)
+        }
     }
 
     // MARK: files/upload_session/finish
@@ -183,7 +215,7 @@ extension DevServerResponder {
     func uploadSessionFinish(_ account: Account, request: Request, contention: Bool) async throws -> Response {
         let route = Endpoint.uploadSessionFinish.rawValue
         try checkUploadContentType(request, route: route)
-        let arg = try requireObject(try contentArgument(request, route: route), route: route)
+        let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.uploadSessionFinish)
         let cursor = try sessionCursor(arg["cursor"], route: route, field: "cursor")
         guard let commit = arg["commit"] else { throw DropboxError.badRequest(route: route, "missing required field 'commit'") }
         let (parsed, problem) = try CommitInfo.parse(commit, route: route, field: "commit")
@@ -234,12 +266,12 @@ extension DevServerResponder {
 
     /// Commits up to 1,000 closed sessions; each entry succeeds or fails on its own.
     func finishBatch(_ account: Account, _ argument: JSONValue, route: String, contention: Bool) throws(DropboxError) -> JSONValue {
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.uploadSessionFinishBatch)
         guard let entries = arg["entries"]?.arrayValue else { throw .badRequest(route: route, "missing required field 'entries'") }
         guard entries.count <= 1000 else { throw .badRequest(route: route, "entries: list has more than 1000 items") }
         var parsed: [(cursor: (id: String, offset: Int64), info: CommitInfo?, problem: DropboxPath.Problem?)] = []
         for (index, entry) in entries.enumerated() {
-            let entry = try requireObject(entry, route: route, field: "entries[\(index)]")
+            let entry = try requireObject(entry, route: route, field: "entries[\(index)]", known: ArgumentFields.uploadSessionFinish)
             let cursor = try sessionCursor(entry["cursor"], route: route, field: "entries[\(index)].cursor")
             guard let commit = entry["commit"] else { throw .badRequest(route: route, "missing required field 'entries[\(index)].commit'") }
             let (info, problem) = try CommitInfo.parse(commit, route: route, field: "entries[\(index)].commit")
@@ -268,20 +300,20 @@ extension DevServerResponder {
             switch outcome {
             case .success(let entry):
                 guard case .object(let fields) = entry.metadata(tagged: false) else { continue }
-                results.append(.object([(".tag", .string("success"))] + fields))
+                results.append(.object(fields.merging([".tag": .string("success")]) { $1 }))
             case .failure(let failure):
-                results.append(.object([(".tag", .string("failure")), ("failure", failure.json)]))
+                results.append(.object([".tag": .string("failure"), "failure": failure.json]))
             }
         }
-        return .object([("entries", .array(results))])
+        return .object(["entries": .array(results)])
     }
 
     func finishBatchCheck(_ argument: JSONValue, route: String) throws(DropboxError) -> JSONValue {
-        let arg = try requireObject(argument, route: route)
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.asyncJob)
         let jobID = try requiredString(arg, "async_job_id", route: route)
         guard let result = backend.files.batchJob(jobID), case .object(let fields) = result else {
             throw .routeError(summary: "invalid_async_job_id", .tag("invalid_async_job_id"))
         }
-        return .object([(".tag", .string("complete"))] + fields)
+        return .object(fields.merging([".tag": .string("complete")]) { $1 })
     }
 }

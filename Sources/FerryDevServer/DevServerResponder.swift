@@ -1,3 +1,4 @@
+import FerryCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -23,7 +24,7 @@ struct DevServerResponder: HTTPResponder {
             }
         }
         if let route = StandInRoute(path: path) {
-            return try await withFaults(route: route.name, isCommit: false, isOAuth: false, dropboxShaped: false, context: context) { _ in
+            return try await withFaults(route: route.name, kind: .other, isOAuth: false, dropboxShaped: false, context: context) { _ in
                 try await standIn(route, request: request)
             }
         }
@@ -31,7 +32,7 @@ struct DevServerResponder: HTTPResponder {
             return DropboxError.text(.notFound, "Unknown API function: \"\(path)\"").response
         }
         return try await withFaults(
-            route: endpoint.rawValue, isCommit: endpoint.isCommit, isOAuth: endpoint.style == .oauth, dropboxShaped: true, context: context
+            route: endpoint.rawValue, kind: endpoint.faultKind, isOAuth: endpoint.style == .oauth, dropboxShaped: true, context: context
         ) { decision in
             try await handle(endpoint, request: request, context: context, decision: decision)
         }
@@ -40,7 +41,7 @@ struct DevServerResponder: HTTPResponder {
     /// Counts the request, adds latency, draws a fault and either injects it or runs `handler`.
     /// `dropboxShaped` picks Dropbox's JSON 429 body; stand-in routes answer 429 in plain text.
     private func withFaults(
-        route: String, isCommit: Bool, isOAuth: Bool, dropboxShaped: Bool, context: Context,
+        route: String, kind: FaultInjector.RouteKind, isOAuth: Bool, dropboxShaped: Bool, context: Context,
         _ handler: (FaultDecision) async throws -> Response
     ) async throws -> Response {
         backend.stats.record { $0.requestsPerRoute[route, default: 0] += 1 }
@@ -48,7 +49,7 @@ struct DevServerResponder: HTTPResponder {
         if latency > 0, !isOAuth || backend.faults.configuration.includeOAuth {
             try await Task.sleep(for: .milliseconds(latency))
         }
-        let decision = backend.faults.decide(route: route, isCommit: isCommit, isOAuth: isOAuth)
+        let decision = backend.faults.decide(route: route, kind: kind, isOAuth: isOAuth)
         if let key = decision.statsKey, decision != .writeContention {
             backend.stats.record { $0.faultsInjected[key, default: 0] += 1 }
         }
@@ -62,7 +63,7 @@ struct DevServerResponder: HTTPResponder {
             ).response
         case .drop:
             try await drop(context)
-        case .rateLimit(let retryAfter):
+        case .rateLimit(let retryAfter), .overBudget(let retryAfter):
             backend.stats.record { $0.rateLimitedResponses += 1 }
             if dropboxShaped {
                 response = DropboxError.rateLimited(retryAfter: retryAfter).response
@@ -71,13 +72,17 @@ struct DevServerResponder: HTTPResponder {
                 error.headers[.retryAfter] = String(retryAfter)
                 response = error.response
             }
-        case .none, .dropAfterApply, .writeContention:
+        case .writeRateLimit(let retryAfter):
+            // Namespace lock contention in its 429 form: RateLimitError with reason too_many_write_operations.
+            backend.stats.record { $0.rateLimitedResponses += 1 }
+            response = DropboxError.rateLimited(retryAfter: retryAfter, reason: "too_many_write_operations").response
+        case .none, .dropAfterApply, .writeContention, .partialChunk:
             do {
                 response = try await handler(decision)
             } catch let error as DropboxError {
                 response = error.response
             }
-            if decision == .dropAfterApply {
+            if decision == .dropAfterApply || decision == .partialChunk {
                 try await drop(context)
             }
         }
@@ -108,14 +113,14 @@ struct DevServerResponder: HTTPResponder {
         let contention = decision == .writeContention
         switch endpoint {
         case .revokeToken:
-            _ = try await rpcArgument(request, route: endpoint.rawValue)
+            try await voidArgument(request, route: endpoint.rawValue)
             backend.tokens.revoke(accessToken: auth.token)
             return .json(.null)
         case .getCurrentAccount:
-            _ = try await rpcArgument(request, route: endpoint.rawValue)
+            try await voidArgument(request, route: endpoint.rawValue)
             return .json(currentAccount(auth.account))
         case .getSpaceUsage:
-            _ = try await rpcArgument(request, route: endpoint.rawValue)
+            try await voidArgument(request, route: endpoint.rawValue)
             return .json(try spaceUsage(auth.account))
         case .getMetadata:
             return .json(try getMetadata(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
@@ -133,7 +138,7 @@ struct DevServerResponder: HTTPResponder {
         case .uploadSessionFinishBatch:
             let result = try finishBatch(auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention)
             let jobID = backend.files.storeBatchJob(result)
-            return .json(.object([(".tag", .string("async_job_id")), ("async_job_id", .string(jobID))]))
+            return .json(.object([".tag": .string("async_job_id"), "async_job_id": .string(jobID)]))
         case .uploadSessionFinishBatchCheck:
             return .json(try finishBatchCheck(try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue))
         case .upload:
@@ -141,7 +146,7 @@ struct DevServerResponder: HTTPResponder {
         case .uploadSessionStart:
             return try await uploadSessionStart(auth.account, request: request)
         case .uploadSessionAppendV2, .uploadSessionAppend:
-            return try await uploadSessionAppend(auth.account, request: request, endpoint: endpoint)
+            return try await uploadSessionAppend(auth.account, request: request, endpoint: endpoint, keepPartial: decision == .partialChunk)
         case .uploadSessionFinish:
             return try await uploadSessionFinish(auth.account, request: request, contention: contention)
         case .download:

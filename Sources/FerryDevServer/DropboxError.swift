@@ -1,3 +1,4 @@
+import FerryCore
 import Hummingbird
 
 /// A non-success answer in Dropbox's exact shape; thrown by handlers and turned into a response
@@ -21,16 +22,16 @@ struct DropboxError: Error {
     /// so clients match on a prefix instead of the whole string.
     static func routeError(summary: String, _ error: JSONValue) -> DropboxError {
         DropboxError(status: .conflict, body: .json(.object([
-            ("error_summary", .string(summary + "/...")),
-            ("error", error),
+            "error_summary": .string(summary + "/..."),
+            "error": error,
         ])))
     }
 
     /// 401 AuthError (`invalid_access_token`, `expired_access_token`).
     static func auth(_ tag: String) -> DropboxError {
         DropboxError(status: .unauthorized, body: .json(.object([
-            ("error_summary", .string(tag + "/...")),
-            ("error", .tag(tag)),
+            "error_summary": .string(tag + "/..."),
+            "error": .tag(tag),
         ])))
     }
 
@@ -41,8 +42,8 @@ struct DropboxError: Error {
         return DropboxError(
             status: .tooManyRequests,
             body: .json(.object([
-                ("error_summary", .string(reason + "/...")),
-                ("error", .object([("reason", .tag(reason)), ("retry_after", .int(Int64(retryAfter)))])),
+                "error_summary": .string(reason + "/..."),
+                "error": .object(["reason": .tag(reason), "retry_after": .int(Int64(retryAfter))]),
             ])),
             headers: headers
         )
@@ -51,8 +52,8 @@ struct DropboxError: Error {
     /// OAuth endpoint error (`invalid_grant`, `invalid_client`, ...), always 400 like Dropbox.
     static func oauth(_ error: String, _ description: String) -> DropboxError {
         DropboxError(status: .badRequest, body: .json(.object([
-            ("error", .string(error)),
-            ("error_description", .string(description)),
+            "error": .string(error),
+            "error_description": .string(description),
         ])))
     }
 

@@ -51,4 +51,11 @@ enum Endpoint: String, CaseIterable, Sendable {
     var isCommit: Bool {
         self == .upload || self == .uploadSessionFinish || self == .uploadSessionFinishBatchV2 || self == .uploadSessionFinishBatch
     }
+
+    /// The route-specific faults this route can get.
+    var faultKind: FaultInjector.RouteKind {
+        if isCommit { return .commit }
+        if self == .uploadSessionAppendV2 || self == .uploadSessionAppend { return .append }
+        return .other
+    }
 }

@@ -2,7 +2,7 @@
 ///
 /// Every request to a `/2/` route draws one number from a seeded PRNG; the rates below are
 /// stacked bands on `[0, 1)`, so with the same seed and the same sequence of requests the
-/// same faults are injected. The stand-in routes (`/web/`, `/flickr/photos/`,
+/// same faults are injected. ``requestsPerSecond`` is the exception: a budget of time, not chance. The stand-in routes (`/web/`, `/flickr/photos/`,
 /// `/services/rest/`) draw too, under the route names `web`, `flickr/photos` and `flickr/rest`.
 /// `/__dev/` routes never see faults and `/oauth2/` routes only when ``includeOAuth`` is set.
 public struct FaultConfiguration: Sendable, Codable, Equatable {
@@ -22,6 +22,15 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// Probability of a 409 `too_many_write_operations` on commit routes
     /// (`upload`, `upload_session/finish`, entries of `upload_session/finish_batch_v2`).
     public var writeContentionRate: Double
+    /// Probability of the other form of namespace contention on commit routes: HTTP 429 with
+    /// `{"error": {"reason": {".tag": "too_many_write_operations"}, "retry_after": N}}` and `Retry-After`.
+    public var writeRateLimitRate: Double
+    /// Probability that an `upload_session/append_v2` (or `append`) chunk is read whole but only its first half
+    /// is kept, then the connection closes without an answer: the retry learns a `correct_offset` inside the chunk.
+    public var partialChunkRate: Double
+    /// Requests a second the server answers before it answers 429 `too_many_requests` (with `Retry-After`),
+    /// counted over the routes faults apply to; a token bucket holding one second's worth. 0 means no budget.
+    public var requestsPerSecond: Int
     /// Latency added to every `/2/` request, in milliseconds.
     public var latencyMilliseconds: Int
     /// When set, faults are only injected on these routes (e.g. `"files/upload_session/append_v2"`).
@@ -41,6 +50,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         rateLimitRate: Double = 0,
         retryAfterSeconds: Int = 1,
         writeContentionRate: Double = 0,
+        writeRateLimitRate: Double = 0,
+        partialChunkRate: Double = 0,
+        requestsPerSecond: Int = 0,
         latencyMilliseconds: Int = 0,
         routes: [String]? = nil,
         includeOAuth: Bool = false,
@@ -53,6 +65,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.rateLimitRate = rateLimitRate
         self.retryAfterSeconds = retryAfterSeconds
         self.writeContentionRate = writeContentionRate
+        self.writeRateLimitRate = writeRateLimitRate
+        self.partialChunkRate = partialChunkRate
+        self.requestsPerSecond = requestsPerSecond
         self.latencyMilliseconds = latencyMilliseconds
         self.routes = routes
         self.includeOAuth = includeOAuth
@@ -70,6 +85,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case rateLimitRate = "rate_limit_rate"
         case retryAfterSeconds = "retry_after_seconds"
         case writeContentionRate = "write_contention_rate"
+        case writeRateLimitRate = "write_rate_limit_rate"
+        case partialChunkRate = "partial_chunk_rate"
+        case requestsPerSecond = "requests_per_second"
         case latencyMilliseconds = "latency_milliseconds"
         case routes
         case includeOAuth = "include_oauth"
@@ -91,6 +109,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         rateLimitRate = try value(.rateLimitRate, "rateLimitRate", Double.self) ?? rateLimitRate
         retryAfterSeconds = try value(.retryAfterSeconds, "retryAfterSeconds", Int.self) ?? retryAfterSeconds
         writeContentionRate = try value(.writeContentionRate, "writeContentionRate", Double.self) ?? writeContentionRate
+        writeRateLimitRate = try value(.writeRateLimitRate, "writeRateLimitRate", Double.self) ?? writeRateLimitRate
+        partialChunkRate = try value(.partialChunkRate, "partialChunkRate", Double.self) ?? partialChunkRate
+        requestsPerSecond = try value(.requestsPerSecond, "requestsPerSecond", Int.self) ?? requestsPerSecond
         latencyMilliseconds = try value(.latencyMilliseconds, "latencyMilliseconds", Int.self) ?? latencyMilliseconds
         routes = try value(.routes, "routes", [String].self)
         includeOAuth = try value(.includeOAuth, "includeOAuth", Bool.self) ?? includeOAuth

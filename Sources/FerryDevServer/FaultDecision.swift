@@ -9,6 +9,12 @@ enum FaultDecision: Sendable, Equatable {
     case dropAfterApply
     case rateLimit(retryAfter: Int)
     case writeContention
+    /// 429 `too_many_write_operations` (a commit route).
+    case writeRateLimit(retryAfter: Int)
+    /// Keep half of an append's chunk, then close the connection without answering.
+    case partialChunk
+    /// 429 `too_many_requests`: the per-second budget is spent.
+    case overBudget(retryAfter: Int)
 
     /// Key used in `faults_injected` statistics.
     var statsKey: String? {
@@ -19,6 +25,9 @@ enum FaultDecision: Sendable, Equatable {
         case .dropAfterApply: return "drop_after_apply"
         case .rateLimit: return "rate_limit"
         case .writeContention: return "write_contention"
+        case .writeRateLimit: return "write_rate_limit"
+        case .partialChunk: return "partial_chunk"
+        case .overBudget: return "rate_budget"
         }
     }
 }

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// One file or folder in an account's in-memory index.
 struct FileEntry: Sendable {
     enum Kind: Sendable { case file, folder }
@@ -31,19 +33,19 @@ struct FileEntry: Sendable {
     /// Metadata JSON; `tagged` adds `.tag` as used inside `list_folder` entries and
     /// `get_metadata` (which returns the `Metadata` union), omitted for plain `FileMetadata` results.
     func metadata(tagged: Bool) -> JSONValue {
-        var members: [(String, JSONValue)] = []
-        if tagged { members.append((".tag", .string(kind == .file ? "file" : "folder"))) }
-        members.append(("name", .string(name)))
-        members.append(("path_lower", .string(pathLower)))
-        members.append(("path_display", .string(pathDisplay)))
-        members.append(("id", .string(id)))
+        var members: [String: JSONValue] = [:]
+        if tagged { members[".tag"] = .string(kind == .file ? "file" : "folder") }
+        members["name"] = .string(name)
+        members["path_lower"] = .string(pathLower)
+        members["path_display"] = .string(pathDisplay)
+        members["id"] = .string(id)
         if kind == .file {
-            members.append(("client_modified", .string(clientModified)))
-            members.append(("server_modified", .string(serverModified)))
-            members.append(("rev", .string(rev)))
-            members.append(("size", .int(size)))
-            members.append(("is_downloadable", .bool(true)))
-            members.append(("content_hash", .string(contentHash)))
+            members["client_modified"] = .string(clientModified)
+            members["server_modified"] = .string(serverModified)
+            members["rev"] = .string(rev)
+            members["size"] = .int(size)
+            members["is_downloadable"] = .bool(true)
+            members["content_hash"] = .string(contentHash)
         }
         return .object(members)
     }

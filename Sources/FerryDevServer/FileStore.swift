@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 import Foundation
 import NIOCore
@@ -42,7 +43,7 @@ final class FileStore: Sendable {
         // Revs only need to be unique and increasing; starting from the clock keeps them so across restarts.
         let start = UInt64(max(0, Date().timeIntervalSince1970) * 1000) << 8
         var initial = State(lastRev: start)
-        if let data = fm.contents(atPath: seedManifestPath), let json = try? JSONValue.parse(bytes: Array(data)) {
+        if let data = fm.contents(atPath: seedManifestPath), let json = try? JSONValue.parse(utf8: Array(data)) {
             initial.seedBatches = (json.arrayValue ?? []).compactMap(SeedBatch.init(json:))
         }
         self.state = Mutex(initial)
@@ -433,7 +434,7 @@ final class FileStore: Sendable {
             state.seedBatches.append(batch)
             return .array(state.seedBatches.map(\.json))
         }
-        try Data(manifest.serialized().utf8).write(to: URL(fileURLWithPath: seedManifestPath), options: .atomic)
+        try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: seedManifestPath), options: .atomic)
         return created
     }
 

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// Dropbox `UploadSessionFinishError`.
 enum FinishFailure: Error, Equatable {
     case lookup(SessionLookupFailure)
@@ -6,8 +8,8 @@ enum FinishFailure: Error, Equatable {
 
     var json: JSONValue {
         switch self {
-        case .lookup(let failure): return .object([(".tag", .string("lookup_failed")), ("lookup_failed", failure.json)])
-        case .write(let failure): return .object([(".tag", .string("path")), ("path", failure.json)])
+        case .lookup(let failure): return .object([".tag": .string("lookup_failed"), "lookup_failed": failure.json])
+        case .write(let failure): return .object([".tag": .string("path"), "path": failure.json])
         case .tooManyWriteOperations: return .tag("too_many_write_operations")
         }
     }

@@ -1,3 +1,4 @@
+import FerryCore
 import Hummingbird
 
 /// How a Flickr REST answer is written, chosen by `format`, `nojsoncallback` and
@@ -29,12 +30,12 @@ enum FlickrResponseFormat: Equatable {
 
     /// `{"stat":"fail","code":N,"message":"..."}` in this format.
     func failure(code: Int, message: String) -> Response {
-        render(.object([("stat", .string("fail")), ("code", .int(Int64(code))), ("message", .string(message))]))
+        render(.object(["stat": .string("fail"), "code": .int(Int64(code)), "message": .string(message)]))
     }
 
-    /// A successful payload: `result` members followed by `"stat":"ok"`.
-    func success(_ members: [(String, JSONValue)]) -> Response {
-        render(.object(members + [("stat", .string("ok"))]))
+    /// A successful payload: `result` members and `"stat":"ok"`.
+    func success(_ members: [String: JSONValue]) -> Response {
+        render(.object(members.merging(["stat": .string("ok")]) { $1 }))
     }
 
     private func render(_ value: JSONValue) -> Response {
@@ -43,15 +44,27 @@ enum FlickrResponseFormat: Equatable {
         switch self {
         case .json:
             headers[.contentType] = "application/json; charset=utf-8"
-            text = value.serialized(asciiOnly: true, escapingSlashes: true)
+            text = value.jsonText([.asciiOnly, .escapingSlashes], leadingKeys: Self.memberOrder)
         case .jsonp(let callback):
             headers[.contentType] = "text/javascript; charset=utf-8"
-            text = callback + "(" + value.serialized(asciiOnly: true, escapingSlashes: true) + ")"
+            text = callback + "(" + value.jsonText([.asciiOnly, .escapingSlashes], leadingKeys: Self.memberOrder) + ")"
         case .xml:
             headers[.contentType] = "text/xml; charset=utf-8"
             text = Self.xml(value)
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Members in the order api.flickr.com writes them (`stat` after the payload, before `code` and `message`
+    /// of a failure); extras and anything else follow sorted.
+    static let memberOrder = [
+        "photos", "stat", "code", "message", "page", "pages", "perpage", "total", "photo",
+        "id", "owner", "secret", "server", "farm", "title", "ispublic", "isfriend", "isfamily",
+    ]
+    private static let memberRanks = Dictionary(uniqueKeysWithValues: memberOrder.enumerated().map { ($1, $0) })
+
+    private static func ordered(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        members.sorted { (memberRanks[$0.key] ?? Int.max, $0.key) < (memberRanks[$1.key] ?? Int.max, $1.key) }
     }
 
     /// Flickr's XML shape: `stat` is an attribute of `<rsp>`, an error is `<err code msg/>`,
@@ -61,9 +74,9 @@ enum FlickrResponseFormat: Equatable {
         let stat = value["stat"]?.stringValue ?? "ok"
         out += "<rsp stat=\"\(stat)\">\n"
         if stat == "fail" {
-            out += "\t<err code=\"\(value["code"]?.int64Value ?? 0)\" msg=\"\(escape(value["message"]?.stringValue ?? ""))\" />\n"
+            out += "\t<err code=\"\(value["code"]?.intValue ?? 0)\" msg=\"\(escape(value["message"]?.stringValue ?? ""))\" />\n"
         } else if case .object(let members) = value {
-            for (name, member) in members where name != "stat" {
+            for (name, member) in ordered(members) where name != "stat" {
                 element(name, member, depth: 0, into: &out)
             }
         }
@@ -76,7 +89,7 @@ enum FlickrResponseFormat: Equatable {
         let indent = String(repeating: "\t", count: depth)
         var attributes = ""
         var children: [(String, JSONValue)] = []
-        for (key, member) in members {
+        for (key, member) in ordered(members) {
             switch member {
             case .object: children.append((key, member))
             case .array(let items): children += items.map { (key, $0) }

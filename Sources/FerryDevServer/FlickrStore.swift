@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 import Foundation
 import Synchronization
@@ -34,7 +35,7 @@ final class FlickrStore: Sendable {
         let fm = FileManager.default
         try? fm.removeItem(atPath: cacheDirectory)
         try fm.createDirectory(atPath: cacheDirectory, withIntermediateDirectories: true)
-        if let data = fm.contents(atPath: registryPath), let json = try? JSONValue.parse(bytes: Array(data)) {
+        if let data = fm.contents(atPath: registryPath), let json = try? JSONValue.parse(utf8: Array(data)) {
             for user in (json.arrayValue ?? []).compactMap(FlickrUser.init(json:)) {
                 state.withLock { Self.install(user, into: &$0) }
             }
@@ -57,7 +58,7 @@ final class FlickrStore: Sendable {
             Self.install(user, into: &state)
             return .array(state.users.keys.sorted().compactMap { state.users[$0]?.json })
         }
-        try Data(registry.serialized().utf8).write(to: URL(fileURLWithPath: registryPath), options: .atomic)
+        try Data(registry.jsonText.utf8).write(to: URL(fileURLWithPath: registryPath), options: .atomic)
         return photos(of: user, from: 0, count: user.count)
     }
 

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// A seeded Flickr user: the photo stream is generated from these three values.
 struct FlickrUser: Sendable, Equatable {
     var userID: String
@@ -6,7 +8,7 @@ struct FlickrUser: Sendable, Equatable {
     var totalAsString: Bool
 
     var json: JSONValue {
-        .object([("user_id", .string(userID)), ("count", .int(Int64(count))), ("total_as", .string(totalAsString ? "string" : "number"))])
+        .object(["user_id": .string(userID), "count": .int(Int64(count)), "total_as": .string(totalAsString ? "string" : "number")])
     }
 
     init(userID: String, count: Int, totalAsString: Bool) {
@@ -16,7 +18,7 @@ struct FlickrUser: Sendable, Equatable {
     }
 
     init?(json: JSONValue) {
-        guard let userID = json["user_id"]?.stringValue, let count = json["count"]?.int64Value else { return nil }
+        guard let userID = json["user_id"]?.stringValue, let count = json["count"]?.intValue else { return nil }
         self.init(userID: userID, count: Int(count), totalAsString: json["total_as"]?.stringValue != "number")
     }
 }

@@ -7,6 +7,15 @@ struct ImageProbe: Sendable, Equatable {
     var width: Int?
     var height: Int?
 
+    /// Whether the header was whole: every format whose size the probe reads has it. (WebP, TIFF and PPM are
+    /// recognised by their signature only.)
+    var isComplete: Bool {
+        switch format {
+        case .webp, .tiff, .ppm: true
+        default: width != nil && height != nil
+        }
+    }
+
     /// Extensions Dropbox thumbnails.
     static let supportedExtensions: Set<String> = ["jpg", "jpeg", "png", "tiff", "tif", "gif", "webp", "ppm", "bmp"]
 

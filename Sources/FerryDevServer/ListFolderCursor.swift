@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// The opaque `list_folder` cursor: while paging it remembers the last key returned; after
@@ -20,11 +21,12 @@ struct ListFolderCursor: Sendable, Equatable {
     var epoch: String
 
     func encoded() -> String {
-        let json = JSONValue.fields([
+        var members: [String: JSONValue] = [
             "a": .string(account), "f": .string(folderLower), "r": .bool(recursive), "l": .int(Int64(limit)),
-            "k": lastKey.map(JSONValue.string), "c": .bool(isChangeFeed), "s": .string(String(sequence)), "g": .int(Int64(generation)), "e": .string(epoch),
-        ])
-        return "AAF" + Data(json.serialized().utf8).base64EncodedString()
+            "c": .bool(isChangeFeed), "s": .string(String(sequence)), "g": .int(Int64(generation)), "e": .string(epoch),
+        ]
+        if let lastKey { members["k"] = .string(lastKey) }
+        return "AAF" + Data(JSONValue.object(members).jsonText.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
@@ -33,11 +35,11 @@ struct ListFolderCursor: Sendable, Equatable {
         guard text.hasPrefix("AAF") else { return nil }
         var base64 = String(text.dropFirst(3)).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let json = try? JSONValue.parse(bytes: Array(data)),
+        guard let data = Data(base64Encoded: base64), let json = try? JSONValue.parse(utf8: Array(data)),
               let account = json["a"]?.stringValue, let folder = json["f"]?.stringValue,
-              let recursive = json["r"]?.boolValue, let limit = json["l"]?.int64Value,
+              let recursive = json["r"]?.boolValue, let limit = json["l"]?.intValue,
               let sequence = json["s"]?.stringValue.flatMap({ UInt64($0) }),
-              let generation = json["g"]?.int64Value, let epoch = json["e"]?.stringValue
+              let generation = json["g"]?.intValue, let epoch = json["e"]?.stringValue
         else { return nil }
         var cursor = ListFolderCursor(account: account, folderLower: folder, recursive: recursive, limit: Int(limit),
                                       lastKey: json["k"]?.stringValue, sequence: sequence, generation: Int(generation), epoch: epoch)

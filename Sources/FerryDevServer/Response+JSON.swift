@@ -1,3 +1,4 @@
+import FerryCore
 import Hummingbird
 
 extension Response {
@@ -5,6 +6,6 @@ extension Response {
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.serialized())))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.jsonText)))
     }
 }

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// One `seedFiles` call, remembered in `.devserver/seeds.json` so seeded files whose bytes
 /// were never needed (and so never written) come back after a restart.
 struct SeedBatch: Sendable, Equatable {
@@ -18,8 +20,8 @@ struct SeedBatch: Sendable, Equatable {
 
     var json: JSONValue {
         .object([
-            ("account", .string(account)), ("folder", .string(folder)), ("count", .int(Int64(count))),
-            ("size", .int(Int64(size))), ("prefix", .string(prefix)),
+            "account": .string(account), "folder": .string(folder), "count": .int(Int64(count)),
+            "size": .int(Int64(size)), "prefix": .string(prefix),
         ])
     }
 
@@ -33,7 +35,7 @@ struct SeedBatch: Sendable, Equatable {
 
     init?(json: JSONValue) {
         guard let account = json["account"]?.stringValue, let folder = json["folder"]?.stringValue,
-              let count = json["count"]?.int64Value, let size = json["size"]?.int64Value,
+              let count = json["count"]?.intValue, let size = json["size"]?.intValue,
               let prefix = json["prefix"]?.stringValue
         else { return nil }
         self.init(account: account, folder: folder, count: Int(count), size: Int(size), prefix: prefix)

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// Dropbox `UploadSessionLookupError`.
 enum SessionLookupFailure: Error, Equatable {
     case notFound
@@ -11,7 +13,7 @@ enum SessionLookupFailure: Error, Equatable {
         switch self {
         case .notFound: return .tag("not_found")
         case .incorrectOffset(let correct):
-            return .object([(".tag", .string("incorrect_offset")), ("correct_offset", .int(correct))])
+            return .object([".tag": .string("incorrect_offset"), "correct_offset": .int(correct)])
         case .closed: return .tag("closed")
         case .notClosed: return .tag("not_closed")
         case .payloadTooLarge: return .tag("payload_too_large")

@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 import Foundation
 import Synchronization
@@ -134,27 +135,28 @@ final class TokenStore: Sendable {
 
     private func save(_ state: State) {
         let accounts = state.accounts.values.sorted { $0.name < $1.name }.map { account in
-            JSONValue.object([("name", .string(account.name)), ("account_id", .string(account.accountID)), ("folder", .string(account.folder))])
+            JSONValue.object(["name": .string(account.name), "account_id": .string(account.accountID), "folder": .string(account.folder)])
         }
         let refresh = state.refreshTokens.sorted { $0.key < $1.key }.map { token, record in
-            JSONValue.object([("token", .string(token)), ("account", .string(record.account)), ("public", .bool(record.publicClient))])
+            JSONValue.object(["token": .string(token), "account": .string(record.account), "public": .bool(record.publicClient)])
         }
         let access = state.accessTokens.sorted { $0.key < $1.key }.map { token, record in
-            JSONValue.fields([
-                "token": .string(token), "account": .string(record.account),
-                "refresh_token": record.refreshToken.map(JSONValue.string), "expires_at": .double(record.expiresAt),
-            ])
+            var members: [String: JSONValue] = [
+                "token": .string(token), "account": .string(record.account), "expires_at": .double(record.expiresAt),
+            ]
+            if let refresh = record.refreshToken { members["refresh_token"] = .string(refresh) }
+            return JSONValue.object(members)
         }
-        let document = JSONValue.object([("accounts", .array(accounts)), ("refresh_tokens", .array(refresh)), ("access_tokens", .array(access))])
+        let document = JSONValue.object(["accounts": .array(accounts), "refresh_tokens": .array(refresh), "access_tokens": .array(access)])
         let temporary = statePath + ".tmp"
         // Write-then-rename so a crash never leaves a torn file.
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(document.serialized().utf8), attributes: [.posixPermissions: 0o600]) else { return }
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(document.jsonText.utf8), attributes: [.posixPermissions: 0o600]) else { return }
         _ = rename(temporary, statePath)
     }
 
     private func load() {
         guard let data = FileManager.default.contents(atPath: statePath),
-              let document = try? JSONValue.parse(bytes: Array(data))
+              let document = try? JSONValue.parse(utf8: Array(data))
         else { return }
         state.withLock { state in
             for item in document["accounts"]?.arrayValue ?? [] {
@@ -168,7 +170,7 @@ final class TokenStore: Sendable {
             }
             for item in document["access_tokens"]?.arrayValue ?? [] {
                 guard let token = item["token"]?.stringValue, let account = item["account"]?.stringValue,
-                      let expires = item["expires_at"]?.doubleValue else { continue }
+                      let expires = item["expires_at"]?.numberValue else { continue }
                 state.accessTokens[token] = AccessTokenRecord(account: account, refreshToken: item["refresh_token"]?.stringValue, expiresAt: expires)
             }
         }

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// Dropbox `WriteError` (plus server-side I/O trouble, which becomes a 500).
 enum WriteFailure: Error, Equatable {
     /// `conflict` with its `WriteConflictError` tag: `file`, `folder` or `file_ancestor`.
@@ -14,8 +16,8 @@ enum WriteFailure: Error, Equatable {
     /// The `WriteError` union value.
     var json: JSONValue {
         switch self {
-        case .conflict(let kind): return .object([(".tag", .string("conflict")), ("conflict", .tag(kind))])
-        case .malformedPath: return .object([(".tag", .string("malformed_path"))])
+        case .conflict(let kind): return .object([".tag": .string("conflict"), "conflict": .tag(kind)])
+        case .malformedPath: return .object([".tag": .string("malformed_path")])
         case .disallowedName: return .tag("disallowed_name")
         case .tooManyWriteOperations: return .tag("too_many_write_operations")
         case .io: return .tag("other")

@@ -48,8 +48,8 @@ extension DropboxClient {
     /// Parses `ListFolderResult`; an entry that cannot be read fails the page rather than
     /// silently going missing.
     static func listPage(_ result: JSONValue) throws(DropboxError) -> DropboxListPage {
-        guard let items = result["entries"]?.arrayMember, let cursor = result["cursor"]?.stringValue,
-              let hasMore = result["has_more"]?.boolMember
+        guard let items = result["entries"]?.arrayValue, let cursor = result["cursor"]?.stringValue,
+              let hasMore = result["has_more"]?.boolValue
         else {
             throw DropboxError(code: .invalidResponse, httpStatus: 200, summary: "list_folder result lacks entries, cursor or has_more")
         }

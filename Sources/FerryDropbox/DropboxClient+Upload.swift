@@ -52,7 +52,7 @@ extension DropboxClient {
             .object(["cursor": Self.cursor(entry.sessionID, entry.offset), "commit": entry.commit.json])
         })])
         let result = try await rpc("files/upload_session/finish_batch_v2", argument, accessToken: accessToken)
-        guard let items = result["entries"]?.arrayMember, items.count == entries.count else {
+        guard let items = result["entries"]?.arrayValue, items.count == entries.count else {
             throw DropboxError(code: .invalidResponse, httpStatus: 200, summary: "finish_batch_v2 returned a different number of entries")
         }
         var results: [Result<DropboxFileMetadata, DropboxError>] = []

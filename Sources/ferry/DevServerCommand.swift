@@ -11,7 +11,12 @@ struct DevServerCommand: AsyncParsableCommand {
         discussion: """
             One port serves the API, content and OAuth hosts (point an account's base URLs, or the official \
             SDK's DROPBOX_API_HOST / DROPBOX_API_CONTENT_HOST, at it). Files are stored on disk under --storage. \
-            Fault injection is deterministic for a given seed and also applies to the stand-in routes below.
+            The official SDKs only speak HTTPS: give --tls-cert and --tls-key (PEM) and the port serves HTTPS only. \
+            The app secret is read from --app-secret-file, else it is "ferry-dev-secret": refresh tokens from \
+            POST /__dev/accounts belong to a confidential app and refresh only with it (add "public_client": true \
+            for a token as a PKCE flow without the secret gets). \
+            Fault injection is deterministic for a given seed and also applies to the stand-in routes below; \
+            --requests-per-second is a budget of time instead.
 
             Stand-ins for other services, on the same port:
               Flickr REST API, base URL = server root (api.flickr.com/services/rest/):
@@ -24,7 +29,8 @@ struct DevServerCommand: AsyncParsableCommand {
                 Last-Modified, Range and If-Range.
 
             Control endpoints (not part of any service): GET /__dev/stats, POST /__dev/reset-stats, \
-            POST /__dev/accounts {"account": NAME} → a refresh token, GET|POST /__dev/faults, \
+            POST /__dev/accounts {"account": NAME, "public_client"?} → a refresh token, \
+            GET|POST /__dev/faults {"failure_rate", "partial_chunk_rate", "requests_per_second", …}, \
             POST /__dev/seed {"account", "folder", "count", "size"}, POST /__dev/reset-cursors {"account"}, \
             POST /__dev/flickr/users {"user_id", "count", "total_as": "string"|"number"}, \
             POST /__dev/web {"path", "size", "seed"}, PUT|DELETE /__dev/web/{path}, \
@@ -34,6 +40,8 @@ struct DevServerCommand: AsyncParsableCommand {
               ferry dev-server --port 8910 --storage /tmp/dropbox
               ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 --failure-rate 0.1 --seed 42
               ferry dev-server --storage /tmp/dropbox --download-bytes-per-second 262144
+              ferry dev-server --storage /tmp/dropbox --tls-cert cert.pem --tls-key key.pem --app-secret-file secret
+              ferry dev-server --storage /tmp/dropbox --partial-chunk-rate 0.2 --write-rate-limit-rate 0.05 --requests-per-second 20
             """)
 
     @Option(help: "Address to listen on.")
@@ -48,8 +56,16 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("app-key"), help: "OAuth client_id the server accepts.")
     var appKey = "ferry-dev"
 
-    @Option(name: .customLong("app-secret-file"), help: ArgumentHelp("File holding the app secret (never pass it as an argument).", valueName: "file"))
+    @Option(
+        name: .customLong("app-secret-file"),
+        help: ArgumentHelp("File holding the app secret (never pass it as an argument); default ferry-dev-secret.", valueName: "file"))
     var appSecretFile: String?
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate (chain): serve HTTPS (needs --tls-key).", valueName: "file"))
+    var tlsCertificateFile: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKeyFile: String?
 
     @Option(name: .customLong("token-lifetime"), help: ArgumentHelp("Access token lifetime in seconds.", valueName: "s"))
     var tokenLifetime: Double = 14400
@@ -69,8 +85,19 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit-rate"), help: "Share of requests answered 429 with Retry-After.")
     var rateLimitRate: Double = 0
 
-    @Option(name: .customLong("write-contention-rate"), help: "Share of commits answered too_many_write_operations.")
+    @Option(name: .customLong("write-contention-rate"), help: "Share of commits answered 409 too_many_write_operations.")
     var writeContentionRate: Double = 0
+
+    @Option(name: .customLong("write-rate-limit-rate"), help: "Share of commits answered 429 too_many_write_operations with Retry-After.")
+    var writeRateLimitRate: Double = 0
+
+    @Option(
+        name: .customLong("partial-chunk-rate"),
+        help: "Share of upload-session appends whose chunk is half kept, the connection then closed without an answer.")
+    var partialChunkRate: Double = 0
+
+    @Option(name: .customLong("requests-per-second"), help: ArgumentHelp("Requests a second answered before 429s (0 = no budget).", valueName: "n"))
+    var requestsPerSecond = 0
 
     @Option(name: .customLong("latency-ms"), help: "Added latency per request.")
     var latencyMilliseconds = 0
@@ -102,13 +129,22 @@ struct DevServerCommand: AsyncParsableCommand {
             guard downloadBytesPerSecond >= 0 else {
                 throw CLIUsageError(message: "--download-bytes-per-second must not be negative")
             }
+            guard requestsPerSecond >= 0 else {
+                throw CLIUsageError(message: "--requests-per-second must not be negative")
+            }
+            guard (tlsCertificateFile == nil) == (tlsKeyFile == nil) else {
+                throw CLIUsageError(message: "--tls-cert and --tls-key go together")
+            }
             let faults = FaultConfiguration(
                 seed: seed, failureRate: failureRate, dropRate: dropRate, dropAfterApplyRate: dropAfterApplyRate,
-                rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate,
+                rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate, writeRateLimitRate: writeRateLimitRate,
+                partialChunkRate: partialChunkRate, requestsPerSecond: requestsPerSecond,
                 latencyMilliseconds: latencyMilliseconds, downloadBytesPerSecond: downloadBytesPerSecond)
             var configuration = DevServerConfiguration(
                 host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,
                 accessTokenLifetime: tokenLifetime, faults: faults)
+            configuration.tlsCertificateFile = tlsCertificateFile
+            configuration.tlsKeyFile = tlsKeyFile
             if let flickrAPIKeyFile {
                 guard let text = try? String(contentsOfFile: flickrAPIKeyFile, encoding: .utf8) else {
                     throw CLIUsageError(message: "cannot read --flickr-api-key-file \(flickrAPIKeyFile)")
@@ -128,7 +164,7 @@ struct DevServerCommand: AsyncParsableCommand {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 let bound = try await server.waitUntilRunning()
-                FileHandle.standardOutput.write(Data("dev server listening on http://\(host):\(bound)\n".utf8))
+                FileHandle.standardOutput.write(Data("dev server listening on \(server.scheme)://\(host):\(bound)\n".utf8))
                 try await tasks.waitForAll()
             }
         }

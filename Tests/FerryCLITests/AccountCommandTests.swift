@@ -21,7 +21,7 @@ struct AccountCommandTests {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("acct_key")
         let token = try await server.refreshToken(for: "k")
-        let args = ["add", "k", "--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"] + server.urlOptions
+        let args = ["add", "k", "--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"] + server.urlOptions + server.secretOptions
         let missing = try await Self.run(args, db, stdin: token, key: nil)
         #expect(missing.status == 78)
         #expect(missing.stderr.contains("FERRY_SECRET_KEY") && missing.stderr.contains("head -c 32 /dev/urandom | base64"))
@@ -63,7 +63,7 @@ struct AccountCommandTests {
     func addVerifiesAndSeals() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("acct_add")
-        let base = ["--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"] + server.urlOptions
+        let base = ["--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"] + server.urlOptions + server.secretOptions
 
         let rejected = try await Self.run(["add", "bad"] + base, db, stdin: "not-a-real-token")
         #expect(rejected.status == 65)
@@ -117,7 +117,7 @@ struct AccountCommandTests {
         #expect(revoked.status == 0, "\(revoked.stderr)")
         #expect(revoked.stdout.contains("revoked at the provider"))
         // The provider no longer accepts the refresh token.
-        let form = "grant_type=refresh_token&refresh_token=\(token)&client_id=\(DevServerProcess.appKey)"
+        let form = "grant_type=refresh_token&refresh_token=\(token)&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)"
         let (_, status) = try await server.raw(
             "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
         #expect(status == 400)

@@ -117,10 +117,16 @@ final class DevServerHarness: Sendable {
         return try await request(.POST, "/oauth2/token", headers: headers, body: Array(body.utf8))
     }
 
-    /// Links an account and returns a fresh access token obtained through the refresh flow.
+    /// The app secret the server checks (its default unless the test set one).
+    var appSecret: String { server.configuration.appSecret }
+
+    /// Links an account and returns a fresh access token obtained through the refresh flow, as a confidential
+    /// app does it (with the app secret).
     func accessToken(account: String = "alice") async throws -> String {
         let refresh = server.issueRefreshToken(account: account)
-        let result = try await tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.appKey)])
+        let result = try await tokenRequest([
+            ("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", Self.appKey), ("client_secret", appSecret),
+        ])
         return result.json["access_token"] as? String ?? ""
     }
 

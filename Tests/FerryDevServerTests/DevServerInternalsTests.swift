@@ -4,24 +4,6 @@ import Testing
 
 @Suite("Internal building blocks")
 struct DevServerInternalsTests {
-    @Test("JSON parsing handles \\u escapes, surrogate pairs and exact integers")
-    func parsing() throws {
-        let value = try JSONValue.parse(#"{"path":"/\u00c9t\u00e9 \ud83d\ude00","offset":1099511627776,"close":true,"x":null}"#)
-        #expect(value["path"]?.stringValue == "/Été 😀")
-        #expect(value["offset"]?.int64Value == 1_099_511_627_776)
-        #expect(value["close"]?.boolValue == true)
-        #expect(value["x"]?.isNull == true)
-        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(#"{"a":1} x"#) }
-        #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(#""\ud83d""#) }
-    }
-
-    @Test("ASCII-only serialization escapes non-ASCII for HTTP headers")
-    func serialization() {
-        let value = JSONValue.object([("name", .string("Été 😀\n"))])
-        #expect(value.serialized(asciiOnly: true) == #"{"name":"\u00c9t\u00e9 \ud83d\ude00\n"}"#)
-        #expect(value.serialized() == "{\"name\":\"Été 😀\\n\"}")
-    }
-
     @Test("content hash of an empty input and across the 4 MiB block boundary")
     func contentHash() {
         #expect(ContentHasher().finalize() == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
@@ -40,8 +22,8 @@ struct DevServerInternalsTests {
     func seededFaults() {
         let a = FaultInjector(FaultConfiguration(seed: 11, failureRate: 0.3, dropRate: 0.3))
         let b = FaultInjector(FaultConfiguration(seed: 11, failureRate: 0.3, dropRate: 0.3))
-        let first = (0..<100).map { _ in a.decide(route: "files/upload", isCommit: true, isOAuth: false) }
-        let second = (0..<100).map { _ in b.decide(route: "files/upload", isCommit: true, isOAuth: false) }
+        let first = (0..<100).map { _ in a.decide(route: "files/upload", kind: .commit, isOAuth: false) }
+        let second = (0..<100).map { _ in b.decide(route: "files/upload", kind: .commit, isOAuth: false) }
         #expect(first == second)
         #expect(first.contains(.drop) && first.contains(.none))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 @testable import FerryDevServer
 
@@ -134,7 +135,7 @@ struct FaultTests {
             let linked = try await h.request(.POST, "/__dev/accounts", body: Array(#"{"account":"erin"}"#.utf8))
             #expect(linked.status == 200)
             let refresh = try #require(linked.json["refresh_token"] as? String)
-            let exchanged = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey)])
+            let exchanged = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey), ("client_secret", h.appSecret)])
             let token = try #require(exchanged.json["access_token"] as? String)
 
             let set = try await h.request(.POST, "/__dev/faults", body: Array(#"{"seed":1,"failure_rate":1}"#.utf8))
@@ -154,6 +155,95 @@ struct FaultTests {
 
             _ = try await h.request(.POST, "/__dev/reset-stats")
             #expect(h.server.stats().requestsPerRoute.isEmpty)
+        }
+    }
+
+    @Test("write_rate_limit_rate answers commits with the 429 form of too_many_write_operations; other routes never")
+    func writeRateLimit() async throws {
+        try await DevServerHarness.run(faults: FaultConfiguration(retryAfterSeconds: 2, writeRateLimitRate: 1)) { h in
+            let token = try await h.accessToken()
+            let limited = try await h.upload("/busy.txt", Array("x".utf8), token: token)
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") == "2")
+            #expect(limited.header("Content-Type") == "application/json")
+            #expect(limited.errorSummary.hasPrefix("too_many_write_operations/"))
+            let error = try #require(limited.json["error"] as? [String: Any])
+            #expect((error["reason"] as? [String: Any])?[".tag"] as? String == "too_many_write_operations")
+            #expect(error["retry_after"] as? Int == 2)
+            #expect(try await h.rpc("users/get_current_account", token: token).status == 200)
+            let stats = h.server.stats()
+            #expect(stats.faultsInjected["write_rate_limit"] == 1)
+            #expect(stats.rateLimitedResponses == 1)
+            #expect(stats.filesCommitted == 0)
+        }
+    }
+
+    @Test("partial_chunk_rate keeps the first half of an appended chunk and closes the connection; the retry learns where")
+    func partialChunk() async throws {
+        try await DevServerHarness.run { h in
+            let token = try await h.accessToken()
+            let data = (0..<1010).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let start = try await h.content("files/upload_session/start", token: token, arg: "{}", body: Array(data[0..<10]))
+            let session = try #require(start.json["session_id"] as? String)
+            let append = { (offset: Int, end: Int) async throws -> HTTPResult in
+                try await h.content("files/upload_session/append_v2", token: token,
+                                    arg: #"{"cursor":{"session_id":"\#(session)","offset":\#(offset)}}"#, body: Array(data[offset..<end]))
+            }
+            h.server.updateFaults(FaultConfiguration(partialChunkRate: 1, routes: ["files/upload_session/append_v2"]))
+            #expect(await h.isDropped { try await append(10, 1010) })
+            h.server.updateFaults(.none)
+
+            let retry = try await append(10, 1010)
+            #expect(retry.status == 409)
+            let lookup = try #require(retry.json["error"] as? [String: Any])
+            #expect(lookup[".tag"] as? String == "incorrect_offset")
+            #expect(lookup["correct_offset"] as? Int == 510, "half of the 1000-byte chunk was kept")
+            #expect(try await append(510, 1010).status == 200)
+            let finish = try await h.content("files/upload_session/finish", token: token,
+                                             arg: #"{"cursor":{"session_id":"\#(session)","offset":1010},"commit":{"path":"/partial.bin"}}"#)
+            #expect(finish.status == 200, "\(finish.text)")
+            var hasher = ContentHasher()
+            hasher.update(ByteBuffer(bytes: data))
+            #expect(finish.json["content_hash"] as? String == hasher.finalize(), "the kept half and the resent tail make the file")
+            let stats = h.server.stats()
+            #expect(stats.faultsInjected["partial_chunk"] == 1)
+            #expect(stats.appendOffsetsPerSession[session] == [10, 10, 510])
+            #expect(stats.bytesReceivedPerSession[session] == Int64(10 + 1000 + 500), "the chunk once, then only its tail")
+        }
+    }
+
+    @Test("requests_per_second answers 429 too_many_requests beyond the budget, and the budget comes back with time")
+    func rateBudget() async throws {
+        try await DevServerHarness.run { h in
+            let token = try await h.accessToken()
+            h.server.updateFaults(FaultConfiguration(requestsPerSecond: 1, routes: ["users/get_current_account"]))
+            var statuses: [Int] = []
+            var limited: HTTPResult?
+            for _ in 0..<10 where limited == nil {
+                let result = try await h.rpc("users/get_current_account", token: token)
+                statuses.append(result.status)
+                if result.status == 429 { limited = result }
+            }
+            let answer = try #require(limited, "ten quick requests at one a second: \(statuses)")
+            #expect(statuses.first == 200, "the budget starts full")
+            #expect(answer.header("Retry-After") == "1")
+            #expect(answer.errorSummary.hasPrefix("too_many_requests/"))
+            #expect(try await h.rpc("users/get_space_usage", token: token).status == 200, "routes outside the filter are not counted")
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await h.rpc("users/get_current_account", token: token).status == 200)
+            #expect((h.server.stats().faultsInjected["rate_budget"] ?? 0) >= 1)
+        }
+    }
+
+    @Test("POST /__dev/faults takes the new settings by their snake_case names")
+    func newSettingsOverControlRoute() async throws {
+        try await DevServerHarness.run { h in
+            let body = #"{"partial_chunk_rate":0.5,"write_rate_limit_rate":0.25,"requests_per_second":7}"#
+            let set = try await h.request(.POST, "/__dev/faults", body: Array(body.utf8))
+            #expect(set.status == 200)
+            #expect(set.json["partial_chunk_rate"] as? Double == 0.5)
+            #expect(set.json["requests_per_second"] as? Int == 7)
+            #expect(h.server.faults == FaultConfiguration(writeRateLimitRate: 0.25, partialChunkRate: 0.5, requestsPerSecond: 7))
         }
     }
 }

@@ -9,7 +9,9 @@ struct OAuthTests {
     func refreshTokenFlow() async throws {
         try await DevServerHarness.run { h in
             let refresh = h.server.issueRefreshToken(account: "alice")
-            let result = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey)])
+            let result = try await h.tokenRequest([
+                ("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey), ("client_secret", h.appSecret),
+            ])
             #expect(result.status == 200)
             #expect(result.header("Content-Type") == "application/json")
             let token = try #require(result.json["access_token"] as? String)
@@ -53,6 +55,45 @@ struct OAuthTests {
             let basic = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh)], basicAuth: (DevServerHarness.appKey, "s3cret"))
             #expect(basic.status == 200)
             #expect((basic.json["access_token"] as? String)?.hasPrefix("sl.") == true)
+        }
+    }
+
+    @Test("without a configured secret the app still has one: a confidential client must send it, a wrong one never passes")
+    func defaultSecret() async throws {
+        try await DevServerHarness.run { h in
+            #expect(h.appSecret == DevServerConfiguration.defaultAppSecret)
+            let refresh = h.server.issueRefreshToken(account: "erin")
+            let base = [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey)]
+            let missing = try await h.tokenRequest(base)
+            #expect(missing.status == 400)
+            #expect(missing.json["error"] as? String == "invalid_client")
+            let wrong = try await h.tokenRequest(base + [("client_secret", "anything")])
+            #expect(wrong.json["error"] as? String == "invalid_client")
+            #expect(try await h.tokenRequest(base + [("client_secret", h.appSecret)]).status == 200)
+            #expect(h.server.stats().tokenRefreshesPerAccount["erin"] == 1, "only the request with the secret refreshed")
+
+            // A malformed HTTP Basic header is refused, not skipped in favour of the form.
+            let malformed = try await h.request(.POST, "/oauth2/token", headers: [
+                ("Content-Type", "application/x-www-form-urlencoded"), ("Authorization", "Basic !!not-base64!!"),
+            ], body: Array("grant_type=refresh_token&refresh_token=\(refresh)&client_id=\(DevServerHarness.appKey)&client_secret=\(h.appSecret)".utf8))
+            #expect(malformed.status == 400)
+            #expect(malformed.json["error"] as? String == "invalid_request")
+        }
+    }
+
+    @Test("a public client's refresh token (as from PKCE without the secret) refreshes without one, a wrong secret still fails")
+    func publicClientToken() async throws {
+        try await DevServerHarness.run { h in
+            let linked = try await h.request(.POST, "/__dev/accounts", body: Array(#"{"account":"pat","public_client":true}"#.utf8))
+            let refresh = try #require(linked.json["refresh_token"] as? String)
+            let base = [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey)]
+            #expect(try await h.tokenRequest(base).status == 200)
+            #expect(try await h.tokenRequest(base + [("client_secret", "wrong")]).json["error"] as? String == "invalid_client")
+            let confidential = try await h.request(.POST, "/__dev/accounts", body: Array(#"{"account":"pat"}"#.utf8))
+            let secretNeeded = try #require(confidential.json["refresh_token"] as? String)
+            #expect(try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", secretNeeded), ("client_id", DevServerHarness.appKey)])
+                .json["error"] as? String == "invalid_client")
+            #expect(try await h.request(.POST, "/__dev/accounts", body: Array(#"{"account":"pat","public_client":"yes"}"#.utf8)).status == 400)
         }
     }
 
@@ -157,7 +198,7 @@ struct OAuthTests {
     func revoke() async throws {
         try await DevServerHarness.run { h in
             let refresh = h.server.issueRefreshToken(account: "dave")
-            let form = [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey)]
+            let form = [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey), ("client_secret", h.appSecret)]
             let first = try #require(try await h.tokenRequest(form).json["access_token"] as? String)
             let sibling = try #require(try await h.tokenRequest(form).json["access_token"] as? String)
             let unrelated = try await h.accessToken(account: "dave")

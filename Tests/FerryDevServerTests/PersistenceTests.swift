@@ -18,7 +18,7 @@ struct PersistenceTests {
             #expect(before["size"] as? Int == data.count)
         }
         try await DevServerHarness.run(storage: storage) { h in
-            let exchanged = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey)])
+            let exchanged = try await h.tokenRequest([("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", DevServerHarness.appKey), ("client_secret", h.appSecret)])
             #expect(exchanged.status == 200)
             let token = try #require(exchanged.json["access_token"] as? String)
             let meta = try await h.rpc("files/get_metadata", token: token, #"{"path":"/keep/X.TXT"}"#)

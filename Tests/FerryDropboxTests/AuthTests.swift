@@ -13,7 +13,7 @@ struct AuthTests {
             // token is used in time (the server is right either way; this only absorbs the machine's load).
             func freshWorkingToken() async throws -> (DropboxTokenGrant, JSONValue) {
                 for _ in 0..<10 {
-                    let grant = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: nil)
+                    let grant = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: t.server.configuration.appSecret)
                     if let account = try? await t.client.currentAccount(accessToken: grant.accessToken) {
                         return (grant, account)
                     }
@@ -59,6 +59,12 @@ struct AuthTests {
             }
             #expect(wrongSecret?.code == .invalidClient)
             #expect(wrongSecret.map { !"\($0)".contains("wrong-secret-value") && !"\($0)".contains(refresh) } == true)
+
+            // A confidential app's refresh token does not refresh without the secret: the server checks it was sent.
+            let noSecret = await #expect(throws: DropboxError.self) {
+                try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: nil)
+            }
+            #expect(noSecret?.code == .invalidClient)
 
             let grant = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: "s3cr3t-app-secret")
             _ = try await t.client.currentAccount(accessToken: grant.accessToken)

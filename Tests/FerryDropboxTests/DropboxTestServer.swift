@@ -57,10 +57,11 @@ final class DropboxTestServer: Sendable {
         if let failure { throw failure }
     }
 
-    /// Links `account` and returns an access token obtained with the client's refresh flow.
+    /// Links `account` and returns an access token obtained with the client's refresh flow (a confidential
+    /// app: with the server's app secret).
     func accessToken(account: String = "alice") async throws -> String {
         let refresh = server.issueRefreshToken(account: account)
-        return try await client.refreshAccessToken(refreshToken: refresh, appKey: Self.appKey, appSecret: nil).accessToken
+        return try await client.refreshAccessToken(refreshToken: refresh, appKey: Self.appKey, appSecret: server.configuration.appSecret).accessToken
     }
 
     /// A plain GET (the authorize page), returning status and body text.

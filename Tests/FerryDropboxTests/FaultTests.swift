@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import FerryCore
 import FerryDevServer
 import Foundation
@@ -117,6 +118,67 @@ struct FaultTests {
             }
             #expect(error.code == .transport)
             #expect(error.isCancellation)
+        }
+    }
+
+    @Test("a chunk the server kept only half of resumes by sending just its tail: correct_offset inside the chunk")
+    func partialChunkResume() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            let chunk = 1_048_576
+            let data = TestData.bytes(2 * chunk + 4321, seed: 5)
+            func body(_ from: Int, _ to: Int) -> HTTPClientRequest.Body { TestData.stream(Array(data[from..<to]), piece: 100_000) }
+            let session = try await t.client.uploadSessionStart(close: false, body: body(0, chunk), accessToken: token)
+
+            // The server reads the second chunk whole, keeps its first half and never answers.
+            t.server.updateFaults(FaultConfiguration(partialChunkRate: 1, routes: ["files/upload_session/append_v2"]))
+            let lost = await #expect(throws: DropboxError.self) {
+                try await t.client.uploadSessionAppend(sessionID: session, offset: Int64(chunk), close: false, body: body(chunk, 2 * chunk), accessToken: token)
+            }
+            #expect(lost?.code == .transport)
+            #expect(lost?.isRetryable == true)
+            t.server.updateFaults(.none)
+
+            // Retrying the chunk tells where the server really is: inside the chunk.
+            let moved = await #expect(throws: DropboxError.self) {
+                try await t.client.uploadSessionAppend(sessionID: session, offset: Int64(chunk), close: false, body: body(chunk, 2 * chunk), accessToken: token)
+            }
+            #expect(moved?.tags == ["incorrect_offset"])
+            let correct = try #require(moved?.correctOffset)
+            #expect(correct == Int64(chunk + chunk / 2))
+            #expect(correct > Int64(chunk) && correct < Int64(2 * chunk))
+
+            // Only the tail goes again, then the rest and the commit.
+            try await t.client.uploadSessionAppend(sessionID: session, offset: correct, close: false, body: body(Int(correct), 2 * chunk), accessToken: token)
+            try await t.client.uploadSessionAppend(sessionID: session, offset: Int64(2 * chunk), close: false, body: body(2 * chunk, data.count), accessToken: token)
+            let file = try await t.client.uploadSessionFinish(
+                sessionID: session, offset: Int64(data.count), commit: DropboxCommitInfo(path: "/resumed.bin"), contentHash: nil,
+                body: .bytes(ByteBuffer()), accessToken: token)
+            #expect(file.size == Int64(data.count))
+            #expect(file.contentHash == TestData.referenceHash(data))
+
+            let stats = t.server.stats()
+            let tail = Int64(2 * chunk) - correct
+            #expect(stats.bytesReceivedPerSession[session] == Int64(data.count) + tail, "every byte once, plus the lost chunk's tail")
+            #expect(stats.appendOffsetsPerSession[session] == [Int64(chunk), Int64(chunk), correct, Int64(2 * chunk)])
+            #expect(stats.faultsInjected["partial_chunk"] == 1)
+        }
+    }
+
+    @Test("the 429 form of too_many_write_operations is rateLimited, with its reason tag and retry_after")
+    func writeRateLimit() async throws {
+        try await DropboxTestServer.run { t in
+            let token = try await t.accessToken()
+            t.server.updateFaults(FaultConfiguration(retryAfterSeconds: 4, writeRateLimitRate: 1.0))
+            let error = await #expect(throws: DropboxError.self) {
+                try await t.client.uploadFile(commit: DropboxCommitInfo(path: "/busy.txt"), contentHash: nil,
+                                              body: .bytes(ByteBuffer(string: "x")), accessToken: token)
+            }
+            #expect(error?.httpStatus == 429)
+            #expect(error?.code == .rateLimited)
+            #expect(error?.tags == ["too_many_write_operations"])
+            #expect(error?.retryAfter == 4)
+            #expect(error?.isRetryable == true)
         }
     }
 }

@@ -11,12 +11,22 @@ public final class DevServerProcess: @unchecked Sendable {
     public let storage: String
     public let baseURL: String
     public static let appKey = "ferry-dev"
+    /// The app secret the server checks (random per server), and the file that holds it: refresh tokens from
+    /// ``refreshToken(for:)`` only refresh with it, so every linked account needs `--app-secret-file` too.
+    public let appSecret: String
+    public let appSecretFile: String
 
     /// Starts the server with extra `ferry dev-server` options (faults, token lifetime …).
     public init(_ options: [String] = []) async throws {
         storage = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-dropbox-\(UUID().uuidString)").path
+        appSecret = "dev-secret-" + UUID().uuidString
+        appSecretFile = storage + ".app-secret"
+        guard FileManager.default.createFile(atPath: appSecretFile, contents: Data(appSecret.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw TestSupportError("cannot write \(appSecretFile)")
+        }
         process = try BackgroundProcess(
-            ferry: ["dev-server", "--port", "0", "--storage", storage, "--app-key", Self.appKey, "--log-level", "warning"] + options,
+            ferry: ["dev-server", "--port", "0", "--storage", storage, "--app-key", Self.appKey, "--app-secret-file", appSecretFile,
+                    "--log-level", "warning"] + options,
             databaseURL: "")
         var found: String?
         try await eventually(timeout: .seconds(60), "the dev server to listen") { [process] in
@@ -32,6 +42,7 @@ public final class DevServerProcess: @unchecked Sendable {
     deinit {
         process.signal(SIGKILL)
         try? FileManager.default.removeItem(atPath: storage)
+        try? FileManager.default.removeItem(atPath: appSecretFile)
     }
 
     /// `ferry account add` arguments pointing every host at this server.
@@ -39,7 +50,10 @@ public final class DevServerProcess: @unchecked Sendable {
         ["--api-url", baseURL, "--content-url", baseURL, "--authorize-url", baseURL]
     }
 
-    /// A new refresh token for `account` (creating the Dropbox-side account).
+    /// `ferry account add` arguments for the app secret (the accounts of a confidential app need it).
+    public var secretOptions: [String] { ["--app-secret-file", appSecretFile] }
+
+    /// A new refresh token for `account` (creating the Dropbox-side account), as a confidential app gets it.
     public func refreshToken(for account: String) async throws -> String {
         let reply = try await request("POST", "/__dev/accounts", json: .object(["account": .string(account)]))
         guard let token = reply["refresh_token"]?.stringValue else { throw TestSupportError("no refresh token from the dev server") }

@@ -14,7 +14,7 @@ public enum DropboxAccounts {
         let token = try await server.refreshToken(for: name)
         let result = try await FerryProcess.run(
             ["account", "add", name, "--provider", "dropbox", "--app-key", DevServerProcess.appKey, "--refresh-token-file", "-"]
-                + server.urlOptions + (verify ? [] : ["--no-verify"]) + extra,
+                + server.urlOptions + server.secretOptions + (verify ? [] : ["--no-verify"]) + extra,
             databaseURL: databaseURL, stdin: token + "\n", environment: environment)
         guard result.status == 0 else {
             throw TestSupportError("ferry account add failed (\(result.status)): \(result.stderr)")

@@ -45,7 +45,7 @@ struct DropboxFetchTests {
 
     /// Uploads `data` to `path` through the Dropbox API, as another app would.
     static func upload(_ server: DevServerProcess, refreshToken: String, path: String, data: Data) async throws {
-        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)"
+        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)"
         let grant = try await server.request(
             "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
         let access = try #require(grant["access_token"]?.stringValue)

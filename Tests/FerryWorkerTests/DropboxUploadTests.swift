@@ -205,6 +205,42 @@ struct DropboxUploadTests {
         #expect(attempt == 2)
     }
 
+    @Test("chunks the server kept only half of: the worker resends just their tails, and the file is exact")
+    func partialChunksResendTails() async throws {
+        let server = try await DevServerProcess(["--partial-chunk-rate", "0.4", "--seed", "5"])
+        let db = try await TestDatabase.make("dbx_partial")
+        try await DropboxAccounts.add("tails", server: server, databaseURL: db.url)
+        let dir = try Self.folder("partial")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let size = 24 * 1024 * 1024 + 77
+        let chunk = 2 * 1024 * 1024
+        try DropboxAccounts.randomFile(dir + "/tails.bin", size: size)
+        try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/tails.bin","to":"dropbox:tails:/tails.bin","max_attempts":10}"#], in: dir)
+
+        let worker = try Self.startWorker(db, name: "tails", ["--chunk-size", "2"])
+        try await eventually(timeout: .seconds(240), "the upload to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        #expect(try DropboxAccounts.sha256(server.storedFile(account: "tails", path: "/tails.bin")) == DropboxAccounts.sha256(dir + "/tails.bin"))
+        let stats = try await server.stats()
+        let partials = stats["faults_injected"]?["partial_chunk"]?.intValue ?? 0
+        #expect(partials > 0, "the fault happened")
+        #expect(stats["sessions_started"]?.intValue == 1, "the session was resumed, never restarted")
+        guard case .object(let sessions)? = stats["bytes_received_per_session"], let (sessionID, received) = sessions.first,
+              case .array(let offsets)? = stats["append_offsets_per_session"]?[sessionID]
+        else {
+            Issue.record("no session in the statistics")
+            return
+        }
+        // Each lost chunk arrived whole once and half of it (the tail) again: a whole chunk resent would be twice that.
+        let extra = (received.intValue ?? 0) - Int64(size)
+        #expect(extra > 0 && extra <= partials * Int64(chunk / 2), "resent \(extra) bytes for \(partials) half-kept chunks")
+        #expect(offsets.contains { ($0.intValue ?? 0) % Int64(chunk) != 0 }, "an append started inside a chunk, at the server's offset")
+    }
+
     @Test("three workers, one account, no access token yet: exactly one refresh reaches the server")
     func singleRefreshAcrossWorkers() async throws {
         let server = try await DevServerProcess()
@@ -239,7 +275,7 @@ struct DropboxUploadTests {
         let db = try await TestDatabase.make("dbx_held")
         let refreshToken = try await DropboxAccounts.add("family", server: server, databaseURL: db.url, verify: false)
         // Sign out on the provider's side (another app did it): refresh token and its access tokens die.
-        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)"
+        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)"
         let grant = try await server.request(
             "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
         let access = try #require(grant["access_token"]?.stringValue)

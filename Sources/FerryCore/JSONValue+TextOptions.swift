@@ -1,11 +1,17 @@
 extension JSONValue {
     /// Compact JSON text with every non-ASCII character (and 0x7F) escaped as `\uXXXX`, using surrogate pairs
     /// above U+FFFF. HTTP header values must be ASCII: Dropbox's `Dropbox-API-Arg` requires this form.
-    public var asciiJSONText: String {
+    public var asciiJSONText: String { jsonText(.asciiOnly) }
+
+    /// Compact JSON text written with `options`. Object keys are sorted, as in ``jsonText``, except that keys
+    /// named in `leadingKeys` come first, in that order, at every level: for mimicking a service whose answers
+    /// have a fixed member order (the dev server's Flickr stand-in).
+    public func jsonText(_ options: JSONTextOptions, leadingKeys: [String] = []) -> String {
         var out = [UInt8]()
         out.reserveCapacity(128)
-        write(into: &out)
-        guard out.contains(where: { $0 >= 0x7F }) else { return String(decoding: out, as: UTF8.self) }
+        let ranks = leadingKeys.isEmpty ? nil : Dictionary(leadingKeys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        write(into: &out, escapingSlashes: options.contains(.escapingSlashes), keyRanks: ranks)
+        guard options.contains(.asciiOnly), out.contains(where: { $0 >= 0x7F }) else { return String(decoding: out, as: UTF8.self) }
         // Non-ASCII bytes only occur inside strings, so escaping scalar by scalar keeps the document valid.
         var escaped = ""
         escaped.reserveCapacity(out.count + 16)
