@@ -44,9 +44,4 @@ extension JSONValue: Codable {
     public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
-
-    public var objectValue: [String: JSONValue]? {
-        if case .object(let members) = self { return members }
-        return nil
-    }
 }
