@@ -5,8 +5,8 @@ public struct S3Configuration: Sendable, Hashable {
     /// Base URL of the service.
     public var endpoint: S3Endpoint
     /// Path-style or virtual-hosted URLs. With `.virtualHosted`, a bucket whose name is not a valid
-    /// host label (upper case, `_`, or dots over HTTPS, which the certificate would not cover) is
-    /// still addressed path-style.
+    /// host label (upper case, `_`, or dots over HTTPS, which the certificate would not cover), or
+    /// an endpoint given by IP address, is still addressed path-style.
     public var addressingStyle: S3AddressingStyle
 
     /// `endpoint` `nil` means AWS's regional endpoint; `addressingStyle` `nil` means virtual-hosted
@@ -20,6 +20,8 @@ public struct S3Configuration: Sendable, Hashable {
     /// Whether `bucket` can be put in front of the endpoint's host name.
     func usesVirtualHost(for bucket: String) -> Bool {
         guard addressingStyle == .virtualHosted else { return false }
+        // An IP address cannot take a bucket in front of it.
+        if endpoint.host.contains(":") || endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) { return false }
         let bytes = Array(bucket.utf8)
         guard (3...63).contains(bytes.count) else { return false }
         // A dotted name would not match a `*.host` TLS certificate.
