@@ -8,6 +8,7 @@ import PackageDescription
 //   FerryArchive               archive files of finished jobs (gzip JSON Lines, SHA-256, manifests), restore
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
+//   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
 //   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   ferry                      the CLI executable
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
         .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
+        .library(name: "FerryS3", targets: ["FerryS3"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -90,6 +92,17 @@ let package = Package(
                 "FerryCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "FerryS3",
+            dependencies: [
+                "FerryCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -173,6 +186,16 @@ let package = Package(
         .testTarget(
             name: "FerryFlickrTests",
             dependencies: ["FerryFlickr", "FerryDevServer", "FerryCore", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .testTarget(
+            name: "FerryS3Tests",
+            dependencies: [
+                "FerryS3",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FerryArchiveTests",

@@ -7,7 +7,15 @@ missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# FerryS3's integration tests run against moto, an in-memory S3 server from PyPI.
+install_moto() {
+    command -v moto_server >/dev/null && return 0
+    echo "==> installing moto (S3 test server)"
+    python3 -m pip install --quiet 'moto[server]'
+    if command -v pyenv >/dev/null; then pyenv rehash; fi
+}
 if ((${#missing[@]} == 0)); then
+    install_moto
     exit 0
 fi
 echo "==> installing: ${missing[*]}"
@@ -21,3 +29,4 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # Debian's package starts a system cluster; Ferry never uses it, so leave the machine as it was.
 $sudo systemctl disable --now postgresql >/dev/null 2>&1 || $sudo service postgresql stop >/dev/null 2>&1 || true
+install_moto

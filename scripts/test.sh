@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Starts a throwaway PostgreSQL (as an unprivileged user), builds, runs every test, stops the cluster.
+# Starts a throwaway PostgreSQL (as an unprivileged user) and moto (S3), builds, runs every test, stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pgdir=$(mktemp -d /tmp/ferry-test-pg.XXXXXX)
+motodir=$(mktemp -d /tmp/ferry-test-moto.XXXXXX)
 cleanup() {
     scripts/pg.sh stop "$pgdir" || true
-    rm -rf "$pgdir"
+    scripts/moto.sh stop "$motodir" || true
+    rm -rf "$pgdir" "$motodir"
 }
 trap cleanup EXIT
 
@@ -14,6 +16,10 @@ echo "==> starting throwaway PostgreSQL in $pgdir"
 url=$(scripts/pg.sh start "$pgdir" --fast)
 export FERRY_TEST_DATABASE_URL="$url"
 export FERRY_TEST_PG_DIR="$pgdir"
+
+echo "==> starting moto (S3 test server) in $motodir"
+FERRY_TEST_S3_URL=$(scripts/moto.sh start "$motodir")
+export FERRY_TEST_S3_URL
 
 echo "==> building"
 swift build --build-tests
