@@ -124,6 +124,7 @@ let package = Package(
                 "FerryStore",
                 "FerryDropbox",
                 "FerryFlickr",
+                "FerryS3",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 "FerryCore",
@@ -191,6 +192,7 @@ let package = Package(
             name: "FerryS3Tests",
             dependencies: [
                 "FerryS3",
+                "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -204,7 +206,12 @@ let package = Package(
         .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryArchive", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(
             name: "FerryWorkerTests",
-            dependencies: ["FerryWorker", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
+            dependencies: [
+                "FerryWorker", "FerryStore", "FerryCore", "FerryS3", "Postgres", "FerryTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ]
 )

@@ -18,6 +18,19 @@ extension S3Client {
         _ = try await listObjectsV2(bucket: bucket, maxKeys: 1, operation: "CheckAccess")
     }
 
+    /// `ListBuckets`: the names of the buckets the keys may see. It needs no bucket, so it checks keys when an
+    /// account is added: bad keys are `.invalidAccessKeyId` or `.signatureDoesNotMatch`, while `.accessDenied`
+    /// means the keys are valid but may not list buckets (common for keys scoped to one bucket).
+    public func listBuckets() async throws(S3Error) -> [String] {
+        var request = S3Request(operation: "ListBuckets", method: .GET, bucket: "", notFound: .noSuchBucket)
+        request.isServiceCall = true
+        let document = try await sendXML(request)
+        guard document.name == "ListAllMyBucketsResult" else {
+            throw S3Error(code: .invalidResponse, operation: request.operation, message: "unexpected XML document <\(S3Error.truncate(document.name))>")
+        }
+        return document.child("Buckets")?.children("Bucket").compactMap { $0.text(of: "Name") } ?? []
+    }
+
     /// `CreateBucket` in the configured region (used by tests and local setups).
     public func createBucket(bucket: String) async throws(S3Error) {
         var request = S3Request(operation: "CreateBucket", method: .PUT, bucket: bucket, notFound: .noSuchBucket)

@@ -7,11 +7,13 @@ extension S3Client {
     /// ETag, quotes included. `checksum` makes S3 verify the bytes (`Content-MD5`,
     /// `x-amz-checksum-sha256`, signed payload hash); a mismatch is `.badDigest`.
     public func putObject(
-        bucket: String, key: String, body: S3Body, checksum: S3Checksum = .none, contentType: String? = nil
+        bucket: String, key: String, body: S3Body, checksum: S3Checksum = .none, contentType: String? = nil,
+        storageClass: String? = nil
     ) async throws(S3Error) -> String {
         var request = S3Request(operation: "PutObject", method: .PUT, bucket: bucket, key: key, notFound: .noSuchBucket)
         guard checksum.isWellFormed else { throw Self.malformedChecksum(request.operation) }
         if let contentType { request.headers.append(("Content-Type", contentType)) }
+        if let storageClass { request.headers.append(("x-amz-storage-class", storageClass)) }
         request.setObjectBody(body, checksum: checksum)
         let response = try await send(request)
         try await drain(response, request.operation)

@@ -22,8 +22,9 @@ extension S3Client {
         func refuse(_ why: String) -> S3Error {
             S3Error(code: .invalidArgument, operation: request.operation, message: why)
         }
-        guard !request.bucket.isEmpty, !request.bucket.contains("/"), request.bucket.utf8.count <= 255,
-              request.bucket.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        guard request.isServiceCall && request.bucket.isEmpty
+            || (!request.bucket.isEmpty && !request.bucket.contains("/") && request.bucket.utf8.count <= 255
+                && request.bucket.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }))
         else { throw refuse("invalid bucket name") }
         if let key = request.key {
             guard !key.isEmpty else { throw refuse("empty object key") }

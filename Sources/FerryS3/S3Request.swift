@@ -19,4 +19,6 @@ struct S3Request {
     var notFound: S3Error.Code = .noSuchKey
     /// Whether the body is large: the upload timeout applies instead of the request timeout.
     var isUpload = false
+    /// A call to the service itself (`ListBuckets`): no bucket.
+    var isServiceCall = false
 }

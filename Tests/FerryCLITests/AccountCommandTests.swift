@@ -48,7 +48,7 @@ struct AccountCommandTests {
         #expect(token.status == 64)
         #expect(token.stderr.contains("--refresh-token-file is not an option for flickr accounts") && token.stderr.contains("--api-key-file"))
         let unknown = try await Self.run(["add", "x", "--provider", "ftp"], db)
-        #expect(unknown.status == 64 && unknown.stderr.contains("--provider must be one of: dropbox, flickr"), "\(unknown.stderr)")
+        #expect(unknown.status == 64 && unknown.stderr.contains("--provider must be one of: dropbox, flickr, s3"), "\(unknown.stderr)")
         #expect(try await Self.accountRows(db) == 0)
 
         let flickr = try await Self.run(["add", "f", "--provider", "flickr", "--api-key-file", dir + "/key"], db)

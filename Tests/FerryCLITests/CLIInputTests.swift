@@ -86,7 +86,7 @@ struct CLIInputTests {
         (["enqueue", "upload", "folder", "--to", "dropbox:photos:/x/"], nil, 65, ["directory", "regular"]),
         (["enqueue", "upload", "pipe.jpg", "--to", "dropbox:photos:/x/"], nil, 65, ["pipe", "not a regular file"]),
         (["enqueue", "upload", "a.jpg", "--to", "dropbox:nobody:/x/"], nil, 65, ["unknown account", "nobody"]),
-        (["enqueue", "upload", "a.jpg", "--to", "s3://bucket/"], nil, 65, ["to: ", "write one of: dropbox:ACCOUNT:/Photos/"]),
+        (["enqueue", "upload", "a.jpg", "--to", "s3://bucket/"], nil, 65, ["to: ", "s3:ACCOUNT:bucket/key"]),
         (["enqueue", "upload", "a.jpg", "--to", "dropbox:photos:Photos/"], nil, 65, ["must start with /"]),
         (["enqueue", "upload", "a.jpg", "--to", "dropbox:photos:/a/../b/"], nil, 65, [".."]),
         (["enqueue", "upload", "a.jpg", "--to", "dropbox:photos:/a//b/"], nil, 65, ["empty component"]),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 @testable import FerryS3
+import FerryTestSupport
 import Foundation
 import Logging
 import NIOCore

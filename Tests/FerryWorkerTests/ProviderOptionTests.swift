@@ -78,7 +78,7 @@ struct ProviderOptionTests {
         #expect(registry.provider(for: "dropbox:a:/x")?.name == "dropbox")
         #expect(registry.provider(for: "/local/path") == nil)
         #expect(registry.provider(for: "C:/windows") == nil)
-        #expect(registry.accountProviderNames == ["dropbox", "flickr"])
+        #expect(registry.accountProviderNames == ["dropbox", "flickr", "s3"])
         #expect(EndpointSyntax.scheme(of: "s3:acct:bucket/key") == "s3")
         #expect(EndpointSyntax.scheme(of: "no scheme here") == nil)
     }

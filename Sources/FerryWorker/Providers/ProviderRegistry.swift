@@ -16,6 +16,7 @@ public struct ProviderRegistry: Sendable {
         FlickrProvider(),
         WebProvider(),
         LocalDirectoryProvider(),
+        S3Provider(),
     ])
 
     /// - Precondition: schemes and names are unique, and no option is named like a generic job field.

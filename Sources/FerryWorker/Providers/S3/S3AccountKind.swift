@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryS3
 import FerryStore
 import Logging
 
@@ -33,6 +34,30 @@ struct S3AccountKind: AccountKind {
         var settings: [String: JSONValue] = ["region": .string(region), "path_style": .bool(inputs.pathStyle)]
         if let url = inputs.endpointURL { settings["endpoint_url"] = .string(url) }
         account.settings = settings
-        return (account, "added \(inputs.name) (s3, \(region))")
+        guard inputs.verify else { return (account, "added \(inputs.name) (s3, \(region))") }
+        // A signed ListBuckets proves the keys: AccessDenied still means they were accepted (keys scoped to one
+        // bucket may not list buckets); InvalidAccessKeyId or SignatureDoesNotMatch mean they were not.
+        let client: S3Client
+        do {
+            client = try S3AccountAccess.client(
+                account: inputs.name, sealedKeys: account.appSecret, settings: settings, httpClient: httpClient, logger: logger)
+        } catch {
+            throw AccountSetupError(.usage, "--endpoint-url is not a usable URL")
+        }
+        do {
+            _ = try await client.listBuckets()
+        } catch {
+            switch error.code {
+            case .accessDenied:
+                return (account, "added \(inputs.name) (s3, \(region)), keys accepted (they may not list buckets)")
+            case .invalidAccessKeyId, .signatureDoesNotMatch, .expiredToken:
+                throw AccountSetupError(.rejected, "the store refused the keys (\(error.s3Code ?? error.code.description)): check --access-key-id-file and --secret-access-key-file")
+            default:
+                throw AccountSetupError(
+                    error.isRetryable ? .unreachable : .rejected,
+                    "could not check the keys with the store (\(error)); check --endpoint-url and --region, retry, or add with --no-verify")
+            }
+        }
+        return (account, "added \(inputs.name) (s3, \(region)), keys verified")
     }
 }

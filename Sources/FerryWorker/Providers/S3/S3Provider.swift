@@ -1,4 +1,5 @@
 import FerryCore
+import FerryS3
 
 /// Any S3-compatible store (AWS S3, MinIO, Ceph, R2, Backblaze B2): uploads to and fetches from
 /// `s3:ACCOUNT:bucket/key`. The account holds the access keys, the region and the endpoint.
@@ -83,7 +84,11 @@ public struct S3Provider: TransferProvider {
     public var accountKind: (any AccountKind)? { S3AccountKind() }
 
     public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
-        // The handlers arrive with the S3 client (FerryS3).
-        nil
+        guard let tokens = environment.tokens else { return nil }
+        let access = S3AccountAccess(tokens: tokens, httpClient: environment.httpClient)
+        switch kind {
+        case .upload: return S3UploadHandler(access: access, partSize: max(S3PartPlan.minPartSize, Int64(environment.chunkSize)))
+        case .fetch: return S3FetchHandler(access: access)
+        }
     }
 }

@@ -3,9 +3,9 @@ import Synchronization
 
 /// The moto S3 server the integration tests talk to: `FERRY_TEST_S3_URL` when set (scripts/test.sh
 /// starts one), otherwise one this process starts with scripts/moto.sh and stops at exit.
-enum MotoServer {
+public enum MotoServer {
     /// The server's base URL, or why there is none. Started at most once per test process.
-    static let url: Result<String, MotoUnavailable> = locate()
+    public static let url: Result<String, MotoUnavailable> = locate()
 
     /// Directory of a server this process started, for the exit handler.
     private static let startedIn = Mutex<String?>(nil)
@@ -14,7 +14,7 @@ enum MotoServer {
         if let url = ProcessInfo.processInfo.environment["FERRY_TEST_S3_URL"], !url.isEmpty {
             return .success(url)
         }
-        // Tests/FerryS3Tests/MotoServer.swift → the repository root.
+        // Tests/FerryTestSupport/MotoServer.swift → the repository root.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let script = root.appendingPathComponent("scripts/moto.sh").path
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-s3-tests-moto-\(ProcessInfo.processInfo.processIdentifier)").path
@@ -57,9 +57,9 @@ enum MotoServer {
 }
 
 /// Neither `FERRY_TEST_S3_URL` nor a moto server of our own: the integration tests fail with this.
-struct MotoUnavailable: Error, CustomStringConvertible {
-    var reason: String
-    var description: String {
+public struct MotoUnavailable: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String {
         "no S3 test server: set FERRY_TEST_S3_URL or install moto (scripts/install-deps.sh); \(reason)"
     }
 }

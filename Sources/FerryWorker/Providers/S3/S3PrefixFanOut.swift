@@ -1,0 +1,72 @@
+import Crypto
+import FerryCore
+import FerryS3
+import FerryStore
+import Foundation
+
+/// One attempt at listing a key prefix and enqueuing a child fetch per object.
+///
+/// Each page's children and the continuation token after that page are committed together, so a crashed
+/// listing resumes at the next page, and children are keyed by parent and object key, so a page listed twice
+/// enqueues nothing twice.
+struct S3PrefixFanOut: Sendable {
+    let job: ClaimedJob
+    let context: JobContext
+    let client: S3Client
+    let details: S3FetchDetails
+    let location: S3Location
+    /// Local folder the listed keys are mirrored into.
+    let root: String
+
+    func run() async throws -> JobResult {
+        var state = S3ListingCursor(session: job.session) ?? S3ListingCursor()
+        if state.complete { return JobResult(bytes: 0, details: state.result) }
+        if state.token != nil {
+            context.logger.info("resuming the listing after the last recorded page", metadata: ["files": "\(state.files)"])
+        }
+        while true {
+            try context.checkCancellation()
+            let page: S3ObjectPage
+            do {
+                page = try await client.listObjectsV2(
+                    bucket: location.bucket, prefix: location.key.isEmpty ? nil : location.key,
+                    delimiter: details.recursive == true ? nil : "/", continuationToken: state.token, maxKeys: details.pageSize)
+            } catch {
+                throw error.jobFailure(doing: "listing \(location.text)")
+            }
+            let children = self.children(of: page, counting: &state)
+            state.prefixesSkipped += Int64(page.commonPrefixes.count)
+            state.token = page.nextContinuationToken
+            state.pages += 1
+            state.complete = !page.isTruncated || page.nextContinuationToken == nil
+            // A listing moves no bytes itself: its children carry the sizes.
+            try await context.fanOut(children, bytesDone: 0, session: state.json)
+            if state.complete { return JobResult(bytes: 0, details: state.result) }
+        }
+    }
+
+    func children(of page: S3ObjectPage, counting state: inout S3ListingCursor) -> [FanOutChild] {
+        var children = [FanOutChild]()
+        children.reserveCapacity(page.objects.count)
+        for object in page.objects {
+            let relative = String(object.key.dropFirst(location.key.count))
+            // Keys ending in / are folder markers that consoles create; they hold no file.
+            guard !relative.isEmpty, !relative.hasSuffix("/"), let target = SafePath.join(root: root, relative: relative) else {
+                state.skipped += 1
+                continue
+            }
+            state.files += 1
+            let child = S3FetchDetails(root: root, entry: true, listedETag: object.etag, listedSize: object.size)
+            children.append(FanOutChild(
+                kind: .fetch, source: S3Location(account: location.account, bucket: location.bucket, key: object.key).text,
+                destination: target, account: location.account,
+                idempotencyKey: job.jobID.uuidString.lowercased() + "/" + PartialDownload.hex(SHA256.hash(data: Array(object.key.utf8))),
+                metadata: .object([
+                    "key": .string(object.key), "etag": .string(object.etag),
+                    "last_modified": object.lastModified.map(JSONValue.string) ?? .null,
+                ]),
+                bytesTotal: object.size, details: (try? JSONValue(encoding: child))?.objectValue ?? [:]))
+        }
+        return children
+    }
+}

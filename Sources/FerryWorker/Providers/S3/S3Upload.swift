@@ -1,0 +1,175 @@
+import Crypto
+import FerryCore
+import FerryS3
+import FerryStore
+import Foundation
+import NIOCore
+
+/// One attempt at one S3 upload (see ``S3UploadHandler``).
+struct S3Upload: Sendable {
+    let handler: S3UploadHandler
+    let job: ClaimedJob
+    let context: JobContext
+    let client: S3Client
+    let source: OwnedFile
+    let size: Int64
+    let bucket: String
+    let key: String
+    let options: S3UploadDetails
+
+    /// `PutObject` with `Content-MD5`; the ETag of a plain upload is the MD5, so it is checked too.
+    func single() async throws -> String {
+        let md5 = try await digest(0..<size)
+        let etag = try await call("uploading") {
+            try await client.putObject(
+                bucket: bucket, key: key, body: body(0..<size), checksum: S3Checksum(md5: md5),
+                contentType: options.contentType, storageClass: options.storageClass)
+        }
+        try checkPlainETag(etag, md5: md5, what: "the object")
+        return etag
+    }
+
+    /// A multipart upload, resumed from the recorded one when the store still has it.
+    func multipart(plan: S3PartPlan, recorded: S3UploadCursor?, expected: SourceExpectation) async throws -> String {
+        var uploadID: String
+        var held = [Int: S3Part]()
+        if let recorded, let parts = try await existingParts(recorded.uploadID) {
+            uploadID = recorded.uploadID
+            held = parts
+            context.logger.info("resuming multipart upload", metadata: ["parts_held": "\(held.count)", "parts": "\(plan.partCount)"])
+        } else {
+            uploadID = try await call("starting a multipart upload") {
+                try await client.createMultipartUpload(
+                    bucket: bucket, key: key, contentType: options.contentType, storageClass: options.storageClass)
+            }
+        }
+        do {
+            var md5s = [[UInt8]]()
+            var parts = [S3Part]()
+            var done = held.count
+            for (number, range) in plan.parts {
+                try context.checkCancellation()
+                let md5 = try await digest(range)
+                md5s.append(md5)
+                if let part = held[number], part.size == Int64(range.count), S3MultipartETag.unquoted(part.etag).lowercased() == Self.hex(md5) {
+                    parts.append(part)
+                    continue
+                }
+                let part = try await call("sending part \(number) of \(plan.partCount)") {
+                    try await client.uploadPart(
+                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range), checksum: S3Checksum(md5: md5))
+                }
+                try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
+                parts.append(part)
+                done += 1
+                let cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
+                try await context.reportProgress(bytesDone: range.upperBound, bytesTotal: size, session: cursor.json)
+            }
+            try expected.check(try source.status(), path: job.source, when: "during the upload")
+            let etag = try await call("completing the multipart upload") {
+                try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
+            }
+            try await verify(etag: etag, md5s: md5s)
+            return etag
+        } catch {
+            // Parts nobody will complete are billed until aborted: abort unless a later attempt will resume.
+            if shouldAbort(after: error) {
+                context.logger.notice("aborting the multipart upload", metadata: ["reason": "\(error)"])
+                // In a task of its own: this one may be cancelled, which would cancel the abort's request too.
+                let (client, bucket, key) = (client, bucket, key)
+                let aborted = await Task { () -> Bool in
+                    (try? await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)) != nil
+                }.value
+                if !aborted { context.logger.warning("the multipart upload could not be aborted; its parts stay until a lifecycle rule removes them") }
+            }
+            throw error
+        }
+    }
+
+    /// The parts the store holds for `uploadID`, or `nil` when the upload is gone (completed or aborted).
+    func existingParts(_ uploadID: String) async throws -> [Int: S3Part]? {
+        do {
+            let parts = try await client.listParts(bucket: bucket, key: key, uploadID: uploadID)
+            return Dictionary(parts.map { ($0.partNumber, $0) }, uniquingKeysWith: { _, last in last })
+        } catch {
+            if error.code == .noSuchUpload {
+                context.logger.notice("the recorded multipart upload is gone; starting a new one")
+                return nil
+            }
+            throw error.jobFailure(doing: "listing the parts already uploaded")
+        }
+    }
+
+    /// The completed object must have the file's size and, where the store uses the usual form, the ETag
+    /// made of the parts' MD5s.
+    func verify(etag: String, md5s: [[UInt8]]) async throws {
+        let expected = S3MultipartETag(partMD5s: md5s)
+        let unquoted = S3MultipartETag.unquoted(etag)
+        if unquoted.contains("-") && !expected.matches(etag) {
+            throw JobFailure.retryable("etag_mismatch", "the store's ETag \(unquoted) is not \(expected.value), the ETag of the file's parts")
+        }
+        let info = try await call("checking the uploaded object") { try await client.headObject(bucket: bucket, key: key) }
+        guard info.contentLength == size else {
+            throw JobFailure.retryable("size_mismatch", "the store holds \(info.contentLength) bytes, the file has \(size)")
+        }
+    }
+
+    func shouldAbort(after error: any Error) -> Bool {
+        // A cancel request ends the job for good, whatever error the interrupted call ended with.
+        if context.cancelRequested { return true }
+        if let failure = error as? JobFailure {
+            switch failure.kind {
+            case .permanent: return true
+            case .retryable: return job.attempt >= job.maxAttempts
+            case .rateLimited, .held: return false
+            }
+        }
+        // A shutdown or a lost claim leaves the upload for the next attempt.
+        return false
+    }
+
+    func checkPlainETag(_ etag: String, md5: [UInt8], what: String) throws {
+        let unquoted = S3MultipartETag.unquoted(etag).lowercased()
+        // Encrypted objects (SSE-KMS, SSE-C) have ETags that are not the MD5; Content-MD5 was checked on arrival.
+        guard unquoted.utf8.count == 32, unquoted.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return }
+        guard unquoted == Self.hex(md5) else {
+            throw JobFailure.retryable("etag_mismatch", "the store's ETag for \(what) is not the MD5 of the bytes sent")
+        }
+    }
+
+    /// MD5 of a byte range of the file, read in pieces off the cooperative pool.
+    func digest(_ range: Range<Int64>) async throws -> [UInt8] {
+        var md5 = Insecure.MD5()
+        let (file, piece) = (source, handler.pieceSize)
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Int(min(Int64(piece), range.upperBound - offset))
+            let at = offset
+            let buffer = try await BlockingIO.run { try file.readBuffer(at: at, count: count) }
+            guard buffer.readableBytes == count else {
+                throw JobFailure.permanent("source_changed", "\(job.source) became shorter during the upload; enqueue it again")
+            }
+            buffer.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
+            offset += Int64(count)
+        }
+        return Array(md5.finalize())
+    }
+
+    func body(_ range: Range<Int64>) -> S3Body {
+        .stream(
+            FileByteStream(file: source, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize) { _, _ in },
+            length: Int64(range.count))
+    }
+
+    func call<T: Sendable>(_ action: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as S3Error {
+            throw error.jobFailure(doing: action)
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+}

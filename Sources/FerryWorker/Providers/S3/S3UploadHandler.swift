@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import Crypto
+import FerryCore
+import FerryS3
+import FerryStore
+import Foundation
+import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Uploads a local file to an S3-compatible store: `--to s3:ACCOUNT:bucket/key`.
+///
+/// Files up to one part go in a single `PutObject` with `Content-MD5`. Larger files use a multipart upload:
+/// `CreateMultipartUpload`, then `UploadPart` per part (each with `Content-MD5`, each recorded as a progress
+/// event carrying the upload id, part number and ETag), then `CompleteMultipartUpload` with the ordered list.
+/// A new attempt, after kill -9 and on any machine, lists the parts the store holds (`ListParts`), keeps those
+/// whose ETag is the MD5 of the same bytes of the file, and sends only the rest. The result is checked: size,
+/// and the `md5-of-md5s-N` ETag. Cancelling, failing for good or a changed source abort the upload, so no parts
+/// are left to bill. Bodies stream from disk in 256 KiB pieces: memory stays bounded whatever the file size.
+struct S3UploadHandler: JobHandler {
+    let access: S3AccountAccess
+    /// Bytes per part (5 MiB … 5 GiB; grown for files that would need more than 10,000 parts). Files up to this
+    /// size go in one `PutObject`.
+    let partSize: Int64
+    let pieceSize = 256 * 1024
+
+    var name: String { "s3-upload" }
+
+    func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        let location = try S3Location(job: job.destination)
+        let options = try job.details(as: S3UploadDetails.self)
+        let expected = try SourceExpectation(spec: job.spec)
+        let source: OwnedFile
+        do {
+            source = try OwnedFile(path: job.source, flags: O_RDONLY)
+        } catch let error as POSIXFailure where error.code == ENOENT {
+            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
+        } catch let error as POSIXFailure where error.code == EACCES {
+            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
+        }
+        try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
+        let client = try await access.client(for: location.account, logger: context.logger)
+        let upload = S3Upload(
+            handler: self, job: job, context: context, client: client, source: source, size: expected.size,
+            bucket: location.bucket, key: location.key, options: options)
+        let etag: String
+        let recorded = S3UploadCursor(session: job.session, key: location.key)
+        let plan = try Self.plan(size: expected.size, preferred: recorded?.partSize ?? partSize)
+        if plan.isSinglePut {
+            etag = try await upload.single()
+        } else {
+            etag = try await upload.multipart(plan: plan, recorded: recorded, expected: expected)
+        }
+        try expected.check(try source.status(), path: job.source, when: "during the upload")
+        return JobResult(
+            bytes: expected.size,
+            details: .object(["etag": .string(etag), "bucket": .string(location.bucket), "key": .string(location.key)]))
+    }
+
+    static func plan(size: Int64, preferred: Int64) throws -> S3PartPlan {
+        do {
+            return try S3PartPlan(fileSize: size, preferredPartSize: preferred)
+        } catch {
+            throw JobFailure.permanent("too_large", error.description)
+        }
+    }
+}
