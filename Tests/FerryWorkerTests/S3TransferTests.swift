@@ -193,8 +193,12 @@ struct S3TransferTests {
         try await eventually(timeout: .seconds(60), interval: .milliseconds(100), "the job to be cancelled") {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'cancelled'", [job]) == 1
         }
-        try await eventually(timeout: .seconds(30), interval: .milliseconds(100), "the upload to be aborted") {
-            try await Self.unfinishedUploads(setup) == 0
+        do {
+            try await eventually(timeout: .seconds(30), interval: .milliseconds(100), "the upload to be aborted") {
+                try await Self.unfinishedUploads(setup) == 0
+            }
+        } catch {
+            Issue.record("\(error); worker log:\n\(worker.log.suffix(3000))")
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()

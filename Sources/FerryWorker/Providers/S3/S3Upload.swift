@@ -31,7 +31,7 @@ struct S3Upload: Sendable {
 
     /// A multipart upload, resumed from the recorded one when the store still has it.
     func multipart(plan: S3PartPlan, recorded: S3UploadCursor?, expected: SourceExpectation) async throws -> String {
-        var uploadID: String
+        let uploadID: String
         var held = [Int: S3Part]()
         if let recorded, let parts = try await existingParts(recorded.uploadID) {
             uploadID = recorded.uploadID
@@ -44,32 +44,52 @@ struct S3Upload: Sendable {
             }
         }
         do {
-            var md5s = [[UInt8]]()
-            var parts = [S3Part]()
+            var md5s = [[UInt8]?](repeating: nil, count: plan.partCount)
+            var parts = [S3Part?](repeating: nil, count: plan.partCount)
             var done = held.count
-            for (number, range) in plan.parts {
-                try context.checkCancellation()
-                let md5 = try await digest(range)
-                md5s.append(md5)
-                if let part = held[number], part.size == Int64(range.count), S3MultipartETag.unquoted(part.etag).lowercased() == Self.hex(md5) {
-                    parts.append(part)
-                    continue
+            var bytesDone: Int64 = 0
+            // Up to `partsInFlight` parts travel at once (one connection each), as the AWS CLI does: a single
+            // large file then fills the link. Each part streams from disk in small pieces, so memory stays bounded.
+            try await withThrowingTaskGroup(of: (Int, S3Part, [UInt8], Bool).self) { group in
+                var pending = plan.parts.makeIterator()
+                func launch() -> Bool {
+                    guard let (number, range) = pending.next() else { return false }
+                    let heldPart = held[number]
+                    group.addTask {
+                        let md5 = try await digest(range)
+                        if let heldPart, heldPart.size == Int64(range.count), S3MultipartETag.unquoted(heldPart.etag).lowercased() == Self.hex(md5) {
+                            return (number, heldPart, md5, false)
+                        }
+                        let part = try await call("sending part \(number) of \(plan.partCount)") {
+                            try await client.uploadPart(
+                                bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range),
+                                checksum: S3Checksum(md5: md5))
+                        }
+                        try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
+                        return (number, part, md5, true)
+                    }
+                    return true
                 }
-                let part = try await call("sending part \(number) of \(plan.partCount)") {
-                    try await client.uploadPart(
-                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range), checksum: S3Checksum(md5: md5))
+                for _ in 0..<handler.partsInFlight where launch() {}
+                while let (number, part, md5, sent) = try await group.next() {
+                    try context.checkCancellation()
+                    parts[number - 1] = part
+                    md5s[number - 1] = md5
+                    bytesDone += Int64(plan.range(ofPart: number).count)
+                    if sent {
+                        done += 1
+                        let cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
+                        try await context.reportProgress(bytesDone: bytesDone, bytesTotal: size, session: cursor.json)
+                    }
+                    _ = launch()
                 }
-                try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
-                parts.append(part)
-                done += 1
-                let cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
-                try await context.reportProgress(bytesDone: range.upperBound, bytesTotal: size, session: cursor.json)
             }
             try expected.check(try source.status(), path: job.source, when: "during the upload")
+            let ordered = parts.compactMap { $0 }
             let etag = try await call("completing the multipart upload") {
-                try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
+                try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: ordered)
             }
-            try await verify(etag: etag, md5s: md5s)
+            try await verify(etag: etag, md5s: md5s.compactMap { $0 })
             return etag
         } catch {
             // Parts nobody will complete are billed until aborted: abort unless a later attempt will resume.
@@ -77,10 +97,28 @@ struct S3Upload: Sendable {
                 context.logger.notice("aborting the multipart upload", metadata: ["reason": "\(error)"])
                 // In a task of its own: this one may be cancelled, which would cancel the abort's request too.
                 let (client, bucket, key) = (client, bucket, key)
-                let aborted = await Task { () -> Bool in
-                    (try? await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)) != nil
+                let failure = await Task { () -> S3Error? in
+                    // Parts still arriving can make a store refuse or undo the abort: try a few times.
+                    var last: S3Error?
+                    for attempt in 0..<3 {
+                        if attempt > 0 { try? await Task.sleep(for: .milliseconds(500 * attempt)) }
+                        do {
+                            try await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)
+                            return nil
+                        } catch let error as S3Error {
+                            if error.code == .noSuchUpload { return nil }
+                            last = error
+                        } catch {
+                            return nil
+                        }
+                    }
+                    return last
                 }.value
-                if !aborted { context.logger.warning("the multipart upload could not be aborted; its parts stay until a lifecycle rule removes them") }
+                if let failure {
+                    context.logger.warning(
+                        "the multipart upload could not be aborted; its parts stay until a lifecycle rule removes them",
+                        metadata: ["error": "\(failure)"])
+                }
             }
             throw error
         }

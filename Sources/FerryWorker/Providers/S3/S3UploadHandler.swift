@@ -18,13 +18,16 @@ import NIOCore
 /// A new attempt, after kill -9 and on any machine, lists the parts the store holds (`ListParts`), keeps those
 /// whose ETag is the MD5 of the same bytes of the file, and sends only the rest. The result is checked: size,
 /// and the `md5-of-md5s-N` ETag. Cancelling, failing for good or a changed source abort the upload, so no parts
-/// are left to bill. Bodies stream from disk in 256 KiB pieces: memory stays bounded whatever the file size.
+/// are left to bill. Up to four parts travel at once; bodies stream from disk in 256 KiB pieces, so memory stays
+/// bounded whatever the file size.
 struct S3UploadHandler: JobHandler {
     let access: S3AccountAccess
     /// Bytes per part (5 MiB … 5 GiB; grown for files that would need more than 10,000 parts). Files up to this
     /// size go in one `PutObject`.
     let partSize: Int64
     let pieceSize = 256 * 1024
+    /// Parts of one upload sent at once.
+    let partsInFlight = 4
 
     var name: String { "s3-upload" }
 
