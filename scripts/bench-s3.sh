@@ -13,6 +13,8 @@ big_mib=${FERRY_BENCH_BIG_MIB:-1024}
 part_mib=8
 pids=()
 cleanup() {
+    local status=$?
+    ((status == 0)) || { echo "moto's log (last lines):" >&2; tail -n 40 "$work"/moto/*.log >&2 2>/dev/null || true; }
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     scripts/moto.sh stop "$work/moto" >/dev/null 2>&1 || true
@@ -97,4 +99,4 @@ echo "S3 upload,   $photos × 3 MiB photos: ferry $ferry_up_photos MiB/s vs aws 
 echo "S3 upload,   one $big_mib MiB file:   ferry $ferry_up_big MiB/s vs aws s3 cp $aws_up_big MiB/s = $(ratio "$ferry_up_big" "$aws_up_big")×"
 echo "S3 download, $photos × 3 MiB photos: ferry $ferry_down_photos MiB/s vs aws s3 cp $aws_down_photos MiB/s = $(ratio "$ferry_down_photos" "$aws_down_photos")×"
 echo "S3 download, one $big_mib MiB file:   ferry $ferry_down_big MiB/s vs aws s3 cp $aws_down_big MiB/s = $(ratio "$ferry_down_big" "$aws_down_big")×"
-echo "worker peak resident memory, 8 concurrent $big_mib MiB multipart uploads: $((peak_kib / 1024)) MiB (target ≤ 64 MiB)"
+echo "worker peak resident memory, 8 concurrent $big_mib MiB multipart uploads: $(python3 -c "print('%.1f' % ($peak_kib / 1024))") MiB (target ≤ 64 MiB)"

@@ -38,3 +38,6 @@ scripts/bench-upload.sh "$bin" "$url"
 
 echo "==> fetch benchmark (dev server, against curl; 20,000-entry folder fan-out)"
 scripts/bench-fetch.sh "$bin" "$url"
+
+echo "==> S3 benchmark (moto, against aws s3 cp)"
+scripts/bench-s3.sh "$bin" "$url"

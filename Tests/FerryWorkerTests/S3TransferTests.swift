@@ -168,7 +168,7 @@ struct S3TransferTests {
         #expect(Set(later.map(\.attempt)) == [2], "the rest was recorded by the second attempt")
         let earlier = Set(beforeKill.map(\.part))
         #expect(later.allSatisfy { !earlier.contains($0.part) }, "no part recorded before the kill was sent again")
-        #expect(all.count == 31 || all.count == 30, "31 parts of 5 MiB, the one in flight at the kill possibly kept by the store")
+        #expect((27...31).contains(all.count), "31 parts of 5 MiB; parts in flight at the kill (up to 4) may be kept by the store unrecorded")
         #expect(second.log.contains("resuming multipart upload"))
         #expect(try await Self.objectSHA256(setup.client, setup.bucket, "backups/archive.tar") == DropboxAccounts.sha256(file))
         #expect(try await Self.unfinishedUploads(setup) == 0)

@@ -15,6 +15,11 @@ struct WorkerEndToEndTests {
         let db = try await TestDatabase.make("e2e2000")
         let (source, files) = try WorkerFixtures.sourceFiles(count: 2000, maxSize: 4096)
         let target = source + "-out/"
+        defer {
+            // About 400 MiB per run: never leave it behind.
+            try? FileManager.default.removeItem(atPath: source)
+            try? FileManager.default.removeItem(atPath: String(target.dropLast()))
+        }
         let enqueue = try await FerryProcess.run(
             ["enqueue", "--from", "-"], databaseURL: db.url,
             stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "big"))
@@ -50,6 +55,11 @@ struct WorkerEndToEndTests {
         // Large enough that the victim cannot finish everything before a starved test process gets to kill it.
         let (source, files) = try WorkerFixtures.sourceFiles(count: 12, maxSize: 40_000_000, minSize: 24_000_000)
         let target = source + "-out/"
+        defer {
+            // About 400 MiB per run: never leave it behind.
+            try? FileManager.default.removeItem(atPath: source)
+            try? FileManager.default.removeItem(atPath: String(target.dropLast()))
+        }
         _ = try await FerryProcess.run(
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "k"))
         // Small chunks: many progress events, so the victim dies with partial files and recorded offsets.

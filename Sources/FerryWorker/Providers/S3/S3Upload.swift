@@ -56,17 +56,26 @@ struct S3Upload: Sendable {
                     guard let (number, range) = pending.next() else { return false }
                     let heldPart = held[number]
                     group.addTask {
-                        let md5 = try await digest(range)
-                        if let heldPart, heldPart.size == Int64(range.count), S3MultipartETag.unquoted(heldPart.etag).lowercased() == Self.hex(md5) {
-                            return (number, heldPart, md5, false)
+                        // The slot covers hashing too: every part being read holds buffers.
+                        await handler.partSlots.acquire()
+                        do {
+                            let md5 = try await digest(range)
+                            if let heldPart, heldPart.size == Int64(range.count), S3MultipartETag.unquoted(heldPart.etag).lowercased() == Self.hex(md5) {
+                                await handler.partSlots.release()
+                                return (number, heldPart, md5, false)
+                            }
+                            let part = try await call("sending part \(number) of \(plan.partCount)") {
+                                try await client.uploadPart(
+                                    bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range),
+                                    checksum: S3Checksum(md5: md5))
+                            }
+                            await handler.partSlots.release()
+                            try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
+                            return (number, part, md5, true)
+                        } catch {
+                            await handler.partSlots.release()
+                            throw error
                         }
-                        let part = try await call("sending part \(number) of \(plan.partCount)") {
-                            try await client.uploadPart(
-                                bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range),
-                                checksum: S3Checksum(md5: md5))
-                        }
-                        try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
-                        return (number, part, md5, true)
                     }
                     return true
                 }

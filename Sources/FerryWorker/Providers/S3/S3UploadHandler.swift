@@ -28,6 +28,9 @@ struct S3UploadHandler: JobHandler {
     let pieceSize = 256 * 1024
     /// Parts of one upload sent at once.
     let partsInFlight = 4
+    /// Parts sent at once by the whole process, whatever the number of uploads: bounds memory (each part in
+    /// flight holds a few pieces) and connections. One large file still gets `partsInFlight`.
+    let partSlots = AsyncSlots(limit: 8)
 
     var name: String { "s3-upload" }
 
