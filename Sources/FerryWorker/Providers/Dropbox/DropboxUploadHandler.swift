@@ -42,16 +42,7 @@ public struct DropboxUploadHandler: JobHandler {
         let location = try DropboxLocation(job: job.destination)
         let (account, path) = (location.account, location.path)
         let options = try job.details(as: DropboxUploadDetails.self)
-        let expected = try SourceExpectation(spec: job.spec)
-        let source: OwnedFile
-        do {
-            source = try OwnedFile(path: job.source, flags: O_RDONLY)
-        } catch let error as POSIXFailure where error.code == ENOENT {
-            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
-        } catch let error as POSIXFailure where error.code == EACCES {
-            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
-        }
-        try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
+        let (expected, source) = try SourceExpectation.open(job)
 
         let commit = DropboxCommitInfo(
             path: path, mode: options.mode == "overwrite" ? .overwrite : .add,

@@ -27,16 +27,7 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         guard let target = try? FileURL.path(of: job.destination, field: "to", line: nil) else {
             throw JobFailure.permanent("bad_destination", "destination is not a file:/// URL")
         }
-        let expected = try SourceExpectation(spec: job.spec)
-        let source: OwnedFile
-        do {
-            source = try OwnedFile(path: job.source, flags: O_RDONLY)
-        } catch let error as POSIXFailure where error.code == ENOENT {
-            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
-        } catch let error as POSIXFailure where error.code == EACCES {
-            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
-        }
-        try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
+        let (expected, source) = try SourceExpectation.open(job)
 
         let directory = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent

@@ -37,16 +37,7 @@ struct S3UploadHandler: JobHandler {
     func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let location = try S3Location(job: job.destination)
         let options = try job.details(as: S3UploadDetails.self)
-        let expected = try SourceExpectation(spec: job.spec)
-        let source: OwnedFile
-        do {
-            source = try OwnedFile(path: job.source, flags: O_RDONLY)
-        } catch let error as POSIXFailure where error.code == ENOENT {
-            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
-        } catch let error as POSIXFailure where error.code == EACCES {
-            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
-        }
-        try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
+        let (expected, source) = try SourceExpectation.open(job)
         let client = try await access.client(for: location.account, logger: context.logger)
         let upload = S3Upload(
             handler: self, job: job, context: context, client: client, source: source, size: expected.size,
