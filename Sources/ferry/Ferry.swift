@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryStore
 
 @main
 struct Ferry: AsyncParsableCommand {
@@ -22,6 +23,7 @@ struct Ferry: AsyncParsableCommand {
             Exit codes: 0 ok, 1 negative answer, 64 usage, 65 invalid input, 66 not found,
             69 database unavailable, 70 internal error, 74 file I/O error, 78 schema not migrated.
             """,
+        version: FerryRelease.description,
         subcommands: [
             Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Wait.self, WorkerCommand.self, DevServerCommand.self,
             Projection.self, ArchiveCommand.self, AccountCommand.self,

@@ -1,3 +1,4 @@
+import FerryStore
 import FerryTestSupport
 import Foundation
 #if canImport(Glibc)
@@ -21,6 +22,14 @@ struct CLIInputTests {
 
     func jobCount(_ db: TestDatabase) async throws -> Int {
         try await db.query("SELECT (SELECT count(*) FROM ferry.events) + (SELECT count(*) FROM ferry.jobs)").rows[0].decode(Int.self, at: 0)
+    }
+
+    @Test("ferry --version names the release and the schema version it expects")
+    func version() async throws {
+        let result = try await FerryProcess.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == FerryRelease.description)
+        #expect(result.stdout.contains("schema \(FerryRelease.schemaVersion)"))
     }
 
     @Test("upload and fetch enqueue, print ids, and show up in status and events")

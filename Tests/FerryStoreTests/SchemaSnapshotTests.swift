@@ -7,6 +7,12 @@ import Testing
 /// whole schema in one place, and a migration that changes more (or less) than its author thought shows here.
 @Suite("schema snapshot")
 struct SchemaSnapshotTests {
+    @Test("the schema version this build expects (ferry --version) is the newest migration it ships")
+    func schemaVersionIsNewestMigration() throws {
+        let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        #expect(migrations.map(\.version).max() == FerryRelease.schemaVersion)
+    }
+
     @Test("a database migrated from scratch dumps exactly migrations/schema.sql")
     func snapshotMatches() async throws {
         let db = try await TestDatabase.make("snapshot")
