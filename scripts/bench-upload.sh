@@ -32,8 +32,8 @@ json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
 refresh=$(curl -fsS -X POST "$server/__dev/accounts" -d '{"account":"bench"}' | json '["refresh_token"]')
 echo "$refresh" | "$ferry" account add bench --provider dropbox --app-key bench --app-secret-file "$work/app-secret" --refresh-token-file - \
     --api-url "$server" --content-url "$server" --authorize-url "$server" --max-concurrent 8 >/dev/null
-token=$(curl -fsS "$server/oauth2/token" -d grant_type=refresh_token -d client_id=bench -d "client_secret=$(cat "$work/app-secret")" \
-    -d "refresh_token=$refresh" | json '["access_token"]')
+token=$(curl -fsS "$server/oauth2/token" -d grant_type=refresh_token -d client_id=bench --data-urlencode "client_secret=$(cat "$work/app-secret")" \
+    --data-urlencode "refresh_token=$refresh" | json '["access_token"]')
 
 mkdir -p "$work/src"
 for i in $(seq -w 1 "$photos"); do head -c $((3 * 1024 * 1024)) /dev/urandom >"$work/src/p$i.jpg"; done

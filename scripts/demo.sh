@@ -99,8 +99,8 @@ first=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT job_id FROM ferry.jobs ORDER BY 
 "$ferry" events "$first" | cut -c1-150
 
 say "the files on the dev server (list_folder, the real Dropbox API)"
-token=$(curl -fsS "$dropbox/oauth2/token" -d grant_type=refresh_token -d client_id=ferry-demo -d "client_secret=$(cat "$appsecret")" \
-    -d "refresh_token=$(curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])')" |
+token=$(curl -fsS "$dropbox/oauth2/token" -d grant_type=refresh_token -d client_id=ferry-demo --data-urlencode "client_secret=$(cat "$appsecret")" \
+    --data-urlencode "refresh_token=$(curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])')" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
 curl -fsS "$dropbox/2/files/list_folder" -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
     -d '{"path": "/Photos/2026"}' |
