@@ -35,6 +35,12 @@ extension DevServerResponder {
         try? DiskFile.openForWriting(path).truncate(to: offset)
     }
 
+    /// The `corrupt_commit` fault: the committed file's first byte changes, and so does its hash.
+    private func corrupted(_ entry: FileEntry, account: Account) -> FileEntry {
+        backend.stats.record { $0.faultsInjected["corrupt_commit", default: 0] += 1 }
+        return backend.files.corruptFirstByte(account: account.name, entry: entry) ?? entry
+    }
+
     private func recordCommit(_ entry: FileEntry, written: Bool) {
         guard written else { return }
         backend.stats.record { stats in
@@ -53,7 +59,7 @@ extension DevServerResponder {
 
     // MARK: files/upload
 
-    func upload(_ account: Account, request: Request, contention: Bool) async throws -> Response {
+    func upload(_ account: Account, request: Request, contention: Bool, corrupt: Bool = false) async throws -> Response {
         let route = Endpoint.upload.rawValue
         try checkUploadContentType(request, route: route)
         let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.upload)
@@ -85,7 +91,8 @@ extension DevServerResponder {
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
         }
         do throws(WriteFailure) {
-            let (entry, written) = try backend.files.commit(account: account.name, info: info, source: temporary, size: received, contentHash: hash)
+            var (entry, written) = try backend.files.commit(account: account.name, info: info, source: temporary, size: received, contentHash: hash)
+            if corrupt && written { entry = corrupted(entry, account: account) }
             recordCommit(entry, written: written)
             return .json(entry.metadata(tagged: false))
         } catch {
@@ -212,7 +219,7 @@ extension DevServerResponder {
 
     // MARK: files/upload_session/finish
 
-    func uploadSessionFinish(_ account: Account, request: Request, contention: Bool) async throws -> Response {
+    func uploadSessionFinish(_ account: Account, request: Request, contention: Bool, corrupt: Bool = false) async throws -> Response {
         let route = Endpoint.uploadSessionFinish.rawValue
         try checkUploadContentType(request, route: route)
         let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.uploadSessionFinish)
@@ -253,8 +260,9 @@ extension DevServerResponder {
             throw finishFailure(.lookup(.contentHashMismatch))
         }
         do throws(WriteFailure) {
-            let (entry, written) = try backend.files.finishSession(account: account.name, session: session,
+            var (entry, written) = try backend.files.finishSession(account: account.name, session: session,
                                                                    newOffset: cursor.offset + received.bytes, hasher: hasher, info: info)
+            if corrupt && written { entry = corrupted(entry, account: account) }
             recordCommit(entry, written: written)
             return .json(entry.metadata(tagged: false))
         } catch {

@@ -76,7 +76,7 @@ struct DevServerResponder: HTTPResponder {
             // Namespace lock contention in its 429 form: RateLimitError with reason too_many_write_operations.
             backend.stats.record { $0.rateLimitedResponses += 1 }
             response = DropboxError.rateLimited(retryAfter: retryAfter, reason: "too_many_write_operations").response
-        case .none, .dropAfterApply, .writeContention, .partialChunk:
+        case .none, .dropAfterApply, .writeContention, .partialChunk, .corruptCommit:
             do {
                 response = try await handler(decision)
             } catch let error as DropboxError {
@@ -142,13 +142,13 @@ struct DevServerResponder: HTTPResponder {
         case .uploadSessionFinishBatchCheck:
             return .json(try finishBatchCheck(try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue))
         case .upload:
-            return try await upload(auth.account, request: request, contention: contention)
+            return try await upload(auth.account, request: request, contention: contention, corrupt: decision == .corruptCommit)
         case .uploadSessionStart:
             return try await uploadSessionStart(auth.account, request: request)
         case .uploadSessionAppendV2, .uploadSessionAppend:
             return try await uploadSessionAppend(auth.account, request: request, endpoint: endpoint, keepPartial: decision == .partialChunk)
         case .uploadSessionFinish:
-            return try await uploadSessionFinish(auth.account, request: request, contention: contention)
+            return try await uploadSessionFinish(auth.account, request: request, contention: contention, corrupt: decision == .corruptCommit)
         case .download:
             return try download(auth.account, request: request)
         case .getThumbnailV2, .getThumbnail:

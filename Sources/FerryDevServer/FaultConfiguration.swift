@@ -28,6 +28,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// Probability that an `upload_session/append_v2` (or `append`) chunk is read whole but only its first half
     /// is kept, then the connection closes without an answer: the retry learns a `correct_offset` inside the chunk.
     public var partialChunkRate: Double
+    /// Probability that a commit (`upload`, `upload_session/finish`) stores the file with its first byte changed,
+    /// answering with the stored (wrong) `content_hash`: a server that kept different bytes than it was sent.
+    public var corruptCommitRate: Double
     /// Requests a second the server answers before it answers 429 `too_many_requests` (with `Retry-After`),
     /// counted over the routes faults apply to; a token bucket holding one second's worth. 0 means no budget.
     public var requestsPerSecond: Int
@@ -52,6 +55,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         writeContentionRate: Double = 0,
         writeRateLimitRate: Double = 0,
         partialChunkRate: Double = 0,
+        corruptCommitRate: Double = 0,
         requestsPerSecond: Int = 0,
         latencyMilliseconds: Int = 0,
         routes: [String]? = nil,
@@ -67,6 +71,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.writeContentionRate = writeContentionRate
         self.writeRateLimitRate = writeRateLimitRate
         self.partialChunkRate = partialChunkRate
+        self.corruptCommitRate = corruptCommitRate
         self.requestsPerSecond = requestsPerSecond
         self.latencyMilliseconds = latencyMilliseconds
         self.routes = routes
@@ -87,6 +92,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case writeContentionRate = "write_contention_rate"
         case writeRateLimitRate = "write_rate_limit_rate"
         case partialChunkRate = "partial_chunk_rate"
+        case corruptCommitRate = "corrupt_commit_rate"
         case requestsPerSecond = "requests_per_second"
         case latencyMilliseconds = "latency_milliseconds"
         case routes
@@ -111,6 +117,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         writeContentionRate = try value(.writeContentionRate, "writeContentionRate", Double.self) ?? writeContentionRate
         writeRateLimitRate = try value(.writeRateLimitRate, "writeRateLimitRate", Double.self) ?? writeRateLimitRate
         partialChunkRate = try value(.partialChunkRate, "partialChunkRate", Double.self) ?? partialChunkRate
+        corruptCommitRate = try value(.corruptCommitRate, "corruptCommitRate", Double.self) ?? corruptCommitRate
         requestsPerSecond = try value(.requestsPerSecond, "requestsPerSecond", Int.self) ?? requestsPerSecond
         latencyMilliseconds = try value(.latencyMilliseconds, "latencyMilliseconds", Int.self) ?? latencyMilliseconds
         routes = try value(.routes, "routes", [String].self)

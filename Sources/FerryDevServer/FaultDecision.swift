@@ -13,6 +13,8 @@ enum FaultDecision: Sendable, Equatable {
     case writeRateLimit(retryAfter: Int)
     /// Keep half of an append's chunk, then close the connection without answering.
     case partialChunk
+    /// Commit, but store the file with its first byte changed (and report that file's hash).
+    case corruptCommit
     /// 429 `too_many_requests`: the per-second budget is spent.
     case overBudget(retryAfter: Int)
 
@@ -27,6 +29,7 @@ enum FaultDecision: Sendable, Equatable {
         case .writeContention: return "write_contention"
         case .writeRateLimit: return "write_rate_limit"
         case .partialChunk: return "partial_chunk"
+        case .corruptCommit: return "corrupt_commit"
         case .overBudget: return "rate_budget"
         }
     }

@@ -43,7 +43,7 @@ final class FaultInjector: Sendable {
     /// One decision per eligible request. The budget comes first (a spent budget draws nothing, so
     /// it never shifts the seeded faults); then one draw, whose rates are consecutive bands of `[0, 1)`:
     /// failure, drop, rate limit, drop-after-apply, write contention and its 429 form (commit routes
-    /// only), partial chunk (append routes only).
+    /// only), partial chunk (append routes only), corrupt commit (commit routes only).
     func decide(route: String, kind: RouteKind, isOAuth: Bool) -> FaultDecision {
         state.withLock { state in
             let config = state.configuration
@@ -63,7 +63,8 @@ final class FaultInjector: Sendable {
                 state.budget -= 1
             }
             let bands = [config.failureRate, config.dropRate, config.rateLimitRate, config.dropAfterApplyRate,
-                         config.writeContentionRate, config.writeRateLimitRate, config.partialChunkRate]
+                         config.writeContentionRate, config.writeRateLimitRate, config.partialChunkRate,
+                         config.corruptCommitRate]
             guard bands.reduce(0, +) > 0 else { return .none }
             let u = state.generator.nextUnit()
             var edge = config.failureRate
@@ -81,6 +82,8 @@ final class FaultInjector: Sendable {
             if u < edge { return kind == .commit ? .writeRateLimit(retryAfter: config.retryAfterSeconds) : .none }
             edge += config.partialChunkRate
             if u < edge { return kind == .append ? .partialChunk : .none }
+            edge += config.corruptCommitRate
+            if u < edge { return kind == .commit ? .corruptCommit : .none }
             return .none
         }
     }

@@ -192,6 +192,28 @@ final class FileStore: Sendable {
         }
     }
 
+    /// Changes the first byte of a committed file and records the hash of what is now stored (the
+    /// `corrupt_commit` fault). Returns the updated entry, or nil if the file is gone or empty.
+    func corruptFirstByte(account: String, entry: FileEntry) -> FileEntry? {
+        state.withLock { state -> FileEntry? in
+            guard var namespace = state.namespaces.removeValue(forKey: account) else { return nil }
+            defer { state.namespaces[account] = namespace }
+            guard var current = namespace.entry(lower: DropboxPath.lowerKey(entry.pathDisplay)), current.rev == entry.rev,
+                current.size > 0
+            else { return nil }
+            let path = namespace.diskPath(for: current.pathDisplay)
+            guard let file = try? DiskFile.openForWriting(path), var first = try? DiskFile.openForReading(path).read(at: 0, count: 1),
+                let byte = first.readInteger(as: UInt8.self)
+            else { return nil }
+            var flipped = ByteBuffer()
+            flipped.writeInteger(byte ^ 0xFF)
+            guard (try? file.write(flipped, at: 0)) != nil, let (hash, _) = try? DiskFile.contentHash(ofFileAt: path) else { return nil }
+            current.contentHash = hash
+            namespace.upsert(current)
+            return current
+        }
+    }
+
     private enum Decision {
         case write(replacing: FileEntry?)
         case identical(FileEntry)

@@ -96,6 +96,11 @@ struct DevServerCommand: AsyncParsableCommand {
         help: "Share of upload-session appends whose chunk is half kept, the connection then closed without an answer.")
     var partialChunkRate: Double = 0
 
+    @Option(
+        name: .customLong("corrupt-commit-rate"),
+        help: "Share of commits stored with their first byte changed (the answer carries the stored file's content_hash).")
+    var corruptCommitRate: Double = 0
+
     @Option(name: .customLong("requests-per-second"), help: ArgumentHelp("Requests a second answered before 429s (0 = no budget).", valueName: "n"))
     var requestsPerSecond = 0
 
@@ -138,7 +143,7 @@ struct DevServerCommand: AsyncParsableCommand {
             let faults = FaultConfiguration(
                 seed: seed, failureRate: failureRate, dropRate: dropRate, dropAfterApplyRate: dropAfterApplyRate,
                 rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate, writeRateLimitRate: writeRateLimitRate,
-                partialChunkRate: partialChunkRate, requestsPerSecond: requestsPerSecond,
+                partialChunkRate: partialChunkRate, corruptCommitRate: corruptCommitRate, requestsPerSecond: requestsPerSecond,
                 latencyMilliseconds: latencyMilliseconds, downloadBytesPerSecond: downloadBytesPerSecond)
             var configuration = DevServerConfiguration(
                 host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,

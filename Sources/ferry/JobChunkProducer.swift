@@ -105,7 +105,11 @@ final class JobChunkProducer: @unchecked Sendable {
             chunkInputBytes = 0
             return true
         }
-        func handle(_ bytes: ArraySlice<UInt8>, line: Int) {
+        func handle(_ raw: ArraySlice<UInt8>, line: Int) {
+            // Spreadsheet exports start with a UTF-8 byte order mark and end lines with CRLF: neither is content.
+            var bytes = raw
+            if line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+            if bytes.last == 13 { bytes = bytes.dropLast() }
             if bytes.count > Self.maxLineBytes {
                 report(ValidationIssue(line: line, field: "json", problem: "the line is longer than 1 MiB", fix: "write one job per line; metadata may hold at most 16 KiB"))
                 return

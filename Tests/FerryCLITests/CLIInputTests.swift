@@ -89,6 +89,21 @@ struct CLIInputTests {
         #expect(try queues.rows[0].decode(Int.self, at: 0) == 300)
     }
 
+    @Test("a spreadsheet export (byte order mark, CRLF line ends) enqueues like plain JSON Lines")
+    func byteOrderMarkAndCRLF() async throws {
+        let db = try await TestDatabase.make("bom")
+        let lines = (0..<3).map { #"{"kind":"fetch","source":"https://example.com/\#($0).jpg","to":"/srv/in/","batch":"sheet"}"# }
+        let export = "\u{FEFF}" + lines.joined(separator: "\r\n") + "\r\n"
+        #expect(Array(export.utf8.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        let result = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: export)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try await db.query("SELECT source FROM ferry.job_status WHERE batch = 'sheet' ORDER BY source").rows
+        #expect(try rows.map { try $0.decode(String.self, at: 0) } == (0..<3).map { "https://example.com/\($0).jpg" })
+        // A mark anywhere but the start is still refused: it is not whitespace in JSON.
+        let inner = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines[0] + "\n\u{FEFF}" + lines[1] + "\n")
+        #expect(inner.status == 65 && inner.stderr.contains("line 2"), "\(inner.stderr)")
+    }
+
     /// (arguments, stdin, expected exit code, words the error must contain)
     static let malformed: [([String], String?, Int32, [String])] = [
         (["enqueue", "upload", "missing.jpg", "--to", "dropbox:photos:/x/"], nil, 65, ["source", "no such file"]),

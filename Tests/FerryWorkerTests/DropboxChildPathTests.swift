@@ -47,6 +47,15 @@ struct DropboxChildPathTests {
         }
     }
 
+    @Test("a thumbnail's local name ends in .jpg, appended so that two sources never share a name")
+    func thumbnailNames() {
+        #expect(DropboxChildPath.thumbnailPath("/in/a.png") == "/in/a.png.jpg")
+        #expect(DropboxChildPath.thumbnailPath("/in/a.heic") == "/in/a.heic.jpg")
+        #expect(DropboxChildPath.thumbnailPath("/in/a.jpg") == "/in/a.jpg")
+        #expect(DropboxChildPath.thumbnailPath("/in/b.JPEG") == "/in/b.JPEG")
+        #expect(DropboxChildPath.thumbnailPath("/in.d/noext") == "/in.d/noext.jpg")
+    }
+
     @Test("child idempotency keys are per parent and path_lower, and short")
     func keys() {
         let parent = UUID()

@@ -256,8 +256,9 @@ struct DropboxFetchTests {
         try await Self.waitForBatch(db, "thumbs")
         try await Self.stop([worker])
 
-        #expect(Self.localFiles(dir + "/out") == ["a.png", "b.PNG", "sub/c.png"])
-        for (name, width, height) in [("a.png", 256, 192), ("b.PNG", 128, 256), ("sub/c.png", 256, 256)] {
+        // Thumbnails are JPEG whatever the source, so their names say so.
+        #expect(Self.localFiles(dir + "/out") == ["a.png.jpg", "b.PNG.jpg", "sub/c.png.jpg"])
+        for (name, width, height) in [("a.png.jpg", 256, 192), ("b.PNG.jpg", 128, 256), ("sub/c.png.jpg", 256, 256)] {
             let bytes = try #require(FileManager.default.contents(atPath: dir + "/out/" + name))
             let size = Self.jpegSize([UInt8](bytes))
             #expect(size?.width == width && size?.height == height, "\(name) is a \(width)×\(height) JPEG, got \(String(describing: size))")

@@ -161,6 +161,45 @@ struct DropboxUploadTests {
         _ = try await worker.waitForExit()
     }
 
+    @Test("a commit Dropbox stored with the wrong content is replaced by revision on the next attempt, never left or duplicated")
+    func corruptedCommitIsReplaced() async throws {
+        let server = try await DevServerProcess(["--corrupt-commit-rate", "1"])
+        let db = try await TestDatabase.make("dbx_corrupt")
+        try await DropboxAccounts.add("rot", server: server, databaseURL: db.url)
+        let dir = try Self.folder("corrupt")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // One single-request upload and one upload session (4 MiB chunks), both in the default add mode.
+        try DropboxAccounts.randomFile(dir + "/small.jpg", size: 200_000)
+        try DropboxAccounts.randomFile(dir + "/large.bin", size: 9 * 1024 * 1024 + 5)
+        try await Self.enqueue(db, [
+            #"{"kind":"upload","source":"\#(dir)/small.jpg","to":"dropbox:rot:/Rot/","max_attempts":10}"#,
+            #"{"kind":"upload","source":"\#(dir)/large.bin","to":"dropbox:rot:/Rot/","max_attempts":10}"#,
+        ], in: dir)
+
+        let worker = try Self.startWorker(db, name: "rot", ["--chunk-size", "4"])
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "both commits to be found corrupted") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%content_hash_mismatch%'") == 2
+        }
+        try await server.setFaults([:])
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "both uploads to succeed") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        for name in ["small.jpg", "large.bin"] {
+            #expect(try DropboxAccounts.sha256(server.storedFile(account: "rot", path: "/Rot/" + name)) == DropboxAccounts.sha256(dir + "/" + name))
+        }
+        let stored = try FileManager.default.contentsOfDirectory(atPath: server.storedFile(account: "rot", path: "/Rot")).sorted()
+        #expect(stored == ["large.bin", "small.jpg"], "replaced in place: no autorenamed copy, nothing left beside it")
+        let stats = try await server.stats()
+        #expect((stats["faults_injected"]?["corrupt_commit"]?.intValue ?? 0) >= 2, "the fault happened")
+        // The replacement named the corrupted revision: a progress event carried it to the next attempt.
+        let replaced = try await WorkerFixtures.count(
+            db, "SELECT count(DISTINCT job_id) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'replace'")
+        #expect(replaced == 2)
+    }
+
     @Test("kill -9 mid-session: the next attempt resumes the same session at the recorded offset")
     func resumeAfterKill() async throws {
         let server = try await DevServerProcess(["--latency-ms", "250"])

@@ -34,6 +34,14 @@ enum DropboxChildPath {
         return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
+    /// The local name of a thumbnail of `path`: thumbnails are JPEG, so `a.png` becomes `a.png.jpg` (appended,
+    /// not replaced, so that `a.png` and `a.heic` in one folder never share a name); `.jpg`/`.jpeg` stay as they are.
+    static func thumbnailPath(_ path: String) -> String {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return path + ".jpg" }
+        let ext = path[path.index(after: dot)...].lowercased()
+        return ext == "jpg" || ext == "jpeg" ? path : path + ".jpg"
+    }
+
     /// Extensions `get_thumbnail_v2` accepts.
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "tiff", "tif", "gif", "webp", "ppm", "bmp", "heic"]
 }

@@ -53,7 +53,7 @@ public struct DropboxFetchHandler: JobHandler {
             guard let name = SafePath.component(metadata.name) else {
                 throw JobFailure.permanent("unsafe_path", "the remote name \(metadata.name.debugDescription) is not a safe local file name")
             }
-            return try await file(job.destination + name).run()
+            return try await file(details.thumbnail == nil ? job.destination + name : DropboxChildPath.thumbnailPath(job.destination + name)).run()
         case .folder(let pathLower, _, _):
             let folder = job.destination.hasSuffix("/") ? job.destination : job.destination + "/"
             return try await DropboxFolderFanOut(

@@ -88,7 +88,7 @@ struct DropboxFolderFanOut: Sendable {
                 continue
             }
             state.files += 1
-            children.append(child(file, target: target))
+            children.append(child(file, target: details.thumbnail == nil ? target : DropboxChildPath.thumbnailPath(target)))
         }
         return children
     }

@@ -44,14 +44,24 @@ public struct DropboxUploadHandler: JobHandler {
         let options = try job.details(as: DropboxUploadDetails.self)
         let (expected, source) = try SourceExpectation.open(job)
 
-        let commit = DropboxCommitInfo(
+        var commit = DropboxCommitInfo(
             path: path, mode: options.mode == "overwrite" ? .overwrite : .add,
             autorename: options.autorename == true,
             clientModified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),
             mute: options.mute == true, strictConflict: false)
+        let replacing = Self.replacement(in: job.session)
+        if let replacing {
+            // An earlier attempt committed a file Dropbox stored with other content: replace exactly that
+            // revision (a newer one, written by someone else, is a conflict, never overwritten).
+            context.logger.notice("replacing a file an earlier attempt committed with the wrong content", metadata: ["rev": "\(replacing.rev)"])
+            if commit.mode != .overwrite { commit.mode = .update(replacing.rev) }
+            commit.path = replacing.path
+            commit.autorename = false
+        }
         let upload = Upload(
             handler: self, job: job, context: context, source: source, size: expected.size, commit: commit,
-            caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account)
+            caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account,
+            replacing: replacing)
 
         let metadata = expected.size <= Int64(chunkSize) ? try await upload.single() : try await upload.session()
         try expected.check(try source.status(), path: job.source, when: "during the upload")
@@ -60,9 +70,14 @@ public struct DropboxUploadHandler: JobHandler {
         try await upload.hash.catchUp(to: expected.size, file: source, pieceSize: pieceSize)
         let ours = upload.hash.finalize()
         guard metadata.contentHash == ours, metadata.size == expected.size else {
+            // Left as is, the wrong file would meet the next attempt's `add` commit as a conflict: remember its
+            // revision so that the next attempt replaces it.
+            try await context.reportProgress(
+                bytesDone: 0, bytesTotal: expected.size,
+                session: .object(["replace": .object(["path": .string(metadata.pathDisplay), "rev": .string(metadata.rev)])]), force: true)
             throw JobFailure.retryable(
                 "content_hash_mismatch",
-                "Dropbox stored \(metadata.size) bytes with content_hash \(metadata.contentHash ?? "none"), the file has \(expected.size) bytes with \(ours)")
+                "Dropbox stored \(metadata.size) bytes with content_hash \(metadata.contentHash ?? "none") at \(metadata.pathDisplay) (rev \(metadata.rev)), the file has \(expected.size) bytes with \(ours); the next attempt replaces that revision")
         }
         return JobResult(
             bytes: expected.size,
@@ -74,6 +89,14 @@ public struct DropboxUploadHandler: JobHandler {
 }
 
 extension DropboxUploadHandler {
+    /// The file an earlier attempt committed with the wrong content, recorded in the job's session.
+    static func replacement(in session: String?) -> (path: String, rev: String)? {
+        guard let session, let value = try? JSONValue.parse(session), let replace = value["replace"],
+            let path = replace["path"]?.stringValue, let rev = replace["rev"]?.stringValue
+        else { return nil }
+        return (path, rev)
+    }
+
     /// One attempt of one upload.
     struct Upload: Sendable {
         let handler: DropboxUploadHandler
@@ -84,6 +107,8 @@ extension DropboxUploadHandler {
         let commit: DropboxCommitInfo
         let caller: DropboxCaller
         let account: String
+        /// Kept in every session record of this attempt, so a crash does not forget what to replace.
+        let replacing: (path: String, rev: String)?
         let hash = ContentHashCursor()
 
         func body(from start: Int64, to end: Int64) -> HTTPClientRequest.Body {
@@ -224,9 +249,11 @@ extension DropboxUploadHandler {
         }
 
         func record(_ sessionID: String, _ offset: Int64) async throws {
-            try await context.reportProgress(
-                bytesDone: offset, bytesTotal: size,
-                session: .object(["upload_session_id": .string(sessionID), "offset": .int(offset), "chunk": .int(Int64(handler.chunkSize))]))
+            var session: [String: JSONValue] = [
+                "upload_session_id": .string(sessionID), "offset": .int(offset), "chunk": .int(Int64(handler.chunkSize)),
+            ]
+            if let replacing { session["replace"] = .object(["path": .string(replacing.path), "rev": .string(replacing.rev)]) }
+            try await context.reportProgress(bytesDone: offset, bytesTotal: size, session: .object(session))
         }
 
         func recordedCursor() -> (sessionID: String, offset: Int64)? {
