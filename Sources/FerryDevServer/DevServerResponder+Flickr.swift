@@ -49,6 +49,7 @@ extension DevServerResponder {
         let requestedPerPage = parameters["per_page"].flatMap { Int($0) } ?? 0
         let perPage = requestedPerPage == 0 ? 100 : min(500, max(1, requestedPerPage))
         let page = max(1, parameters["page"].flatMap { Int($0) } ?? 1)
+        backend.stats.record { $0.flickrPagesListed.append(page) }
         let pages = (user.count + perPage - 1) / perPage
         let (start, overflow) = (page - 1).multipliedReportingOverflow(by: perPage)
         let photos = overflow ? [] : backend.flickr.photos(of: user, from: start, count: perPage)

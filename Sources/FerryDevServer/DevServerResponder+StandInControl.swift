@@ -65,6 +65,20 @@ extension DevServerResponder {
             } catch let error as DevServerError {
                 throw DropboxError.text(.conflict, error.description)
             }
+        case (.post, "/__dev/web/redirect"):
+            let usage = "Expected {\"path\": \"a/b.jpg\", \"location\": \"/web/c.jpg\" or an absolute URL or null, \"status\"?: 301|302|303|307|308}."
+            guard let relative = json["path"]?.stringValue.flatMap(WebStore.normalize) else { throw DropboxError.text(.badRequest, usage) }
+            let status = json["status"]?.intValue ?? 302
+            guard [301, 302, 303, 307, 308].contains(status) else { throw DropboxError.text(.badRequest, usage) }
+            switch json["location"] {
+            case .string(let location)?:
+                backend.web.setRedirect((Int(status), location), for: relative)
+            case nil, .null?:
+                backend.web.setRedirect(nil, for: relative)
+            default:
+                throw DropboxError.text(.badRequest, usage)
+            }
+            return .json(.object(["path": .string(relative), "location": json["location"] ?? .null, "status": .int(status)]))
         case (.post, "/__dev/web/status"):
             guard let relative = json["path"]?.stringValue.flatMap(WebStore.normalize) else {
                 throw DropboxError.text(.badRequest, "Expected {\"path\": \"a/b.jpg\", \"status\": 410}.")

@@ -6,6 +6,7 @@ import Hummingbird
 /// `If-Range`, at the bandwidth limit; a path can be forced to answer e.g. 410.
 extension DevServerResponder {
     private static let reasonPhrases = [
+        301: "Moved Permanently", 302: "Found", 303: "See Other", 307: "Temporary Redirect", 308: "Permanent Redirect",
         400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone",
         429: "Too Many Requests", 451: "Unavailable For Legal Reasons", 500: "Internal Server Error",
         502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
@@ -18,6 +19,12 @@ extension DevServerResponder {
         let urlPath = "/web/" + relative
         let stats = backend.stats
         stats.record { $0.webRequestsPerPath[urlPath, default: 0] += 1 }
+        if let redirect = backend.web.redirect(relative) {
+            let phrase = Self.reasonPhrases[redirect.status] ?? "Redirect"
+            var response = DropboxError.text(HTTPResponse.Status(code: redirect.status, reasonPhrase: phrase), phrase)
+            response.headers[.location] = redirect.location
+            throw response
+        }
         if let forced = backend.web.forcedStatus(relative) {
             let phrase = Self.reasonPhrases[forced] ?? "Status \(forced)"
             throw DropboxError.text(HTTPResponse.Status(code: forced, reasonPhrase: phrase), phrase)

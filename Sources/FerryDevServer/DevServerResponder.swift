@@ -46,7 +46,8 @@ struct DevServerResponder: HTTPResponder {
     ) async throws -> Response {
         backend.stats.record { $0.requestsPerRoute[route, default: 0] += 1 }
         let latency = backend.faults.latencyMilliseconds
-        if latency > 0, !isOAuth || backend.faults.configuration.includeOAuth {
+        let configuration = backend.faults.configuration
+        if latency > 0, !isOAuth || configuration.includeOAuth, configuration.routes?.contains(route) ?? true {
             try await Task.sleep(for: .milliseconds(latency))
         }
         let decision = backend.faults.decide(route: route, kind: kind, isOAuth: isOAuth)

@@ -31,6 +31,8 @@ public struct DevServerStats: Sendable, Codable, Equatable {
     public var bytesSent: Int64 = 0
     /// Flickr REST calls per `method` parameter (unknown methods too; `""` when missing).
     public var flickrCallsPerMethod: [String: Int] = [:]
+    /// `page` of every `flickr.people.getPublicPhotos` answered, in order.
+    public var flickrPagesListed: [Int] = []
     /// Flickr photo downloads answered with a body (200 or 206), per URL path
     /// (`/flickr/photos/65535/1234_abcd_z.jpg`).
     public var flickrPhotoDownloadsPerPath: [String: Int] = [:]
@@ -61,6 +63,7 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         case bytesReceived = "bytes_received"
         case bytesSent = "bytes_sent"
         case flickrCallsPerMethod = "flickr_calls_per_method"
+        case flickrPagesListed = "flickr_pages_listed"
         case flickrPhotoDownloadsPerPath = "flickr_photo_downloads_per_path"
         case flickrBytesSent = "flickr_bytes_sent"
         case webRequestsPerPath = "web_requests_per_path"
@@ -85,6 +88,7 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         bytesReceived = try c.decodeIfPresent(Int64.self, forKey: .bytesReceived) ?? 0
         bytesSent = try c.decodeIfPresent(Int64.self, forKey: .bytesSent) ?? 0
         flickrCallsPerMethod = try c.decodeIfPresent([String: Int].self, forKey: .flickrCallsPerMethod) ?? [:]
+        flickrPagesListed = try c.decodeIfPresent([Int].self, forKey: .flickrPagesListed) ?? []
         flickrPhotoDownloadsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .flickrPhotoDownloadsPerPath) ?? [:]
         flickrBytesSent = try c.decodeIfPresent(Int64.self, forKey: .flickrBytesSent) ?? 0
         webRequestsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .webRequestsPerPath) ?? [:]

@@ -36,7 +36,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     public var requestsPerSecond: Int
     /// Latency added to every `/2/` request, in milliseconds.
     public var latencyMilliseconds: Int
-    /// When set, faults are only injected on these routes (e.g. `"files/upload_session/append_v2"`).
+    /// When set, faults (and latency) apply only to these routes (e.g. `"files/upload_session/append_v2"`).
     public var routes: [String]?
     /// Also inject faults on `/oauth2/token`.
     public var includeOAuth: Bool

@@ -15,6 +15,8 @@ final class WebStore: Sendable {
     private let temporaryDirectory: String
     /// Status codes forced per path (e.g. 410), whether or not a file exists there.
     private let statuses = Mutex<[String: Int]>([:])
+    /// Redirects per path: status (301, 302, 303, 307, 308) and `Location`, whether or not a file exists there.
+    private let redirects = Mutex<[String: (status: Int, location: String)]>([:])
 
     init(storageRoot: String) throws {
         root = storageRoot + "/.web"
@@ -45,6 +47,13 @@ final class WebStore: Sendable {
     /// Forces `status` for the path; `nil` goes back to serving the file.
     func forceStatus(_ status: Int?, for relative: String) {
         statuses.withLock { $0[relative] = status }
+    }
+
+    func redirect(_ relative: String) -> (status: Int, location: String)? { redirects.withLock { $0[relative] } }
+
+    /// Redirects the path to `location` with `status`; `nil` goes back to serving the file.
+    func setRedirect(_ redirect: (status: Int, location: String)?, for relative: String) {
+        redirects.withLock { $0[relative] = redirect }
     }
 
     // MARK: Validators

@@ -111,6 +111,50 @@ struct FlickrFetchTests {
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'page'") == 3)
     }
 
+    @Test("kill -9 during the listing: the next attempt resumes at the next page, and no photo is enqueued twice")
+    func listingResumesAfterKill() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("flickr_resume")
+        let target = try URLFetchTests.folder("flickr-resume")
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        let photos = try await Self.seedUser(server, "99@N09", count: 1500)
+        try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
+        // Slow pages, so that the kill lands after the first page's commit and before the last.
+        try await server.setFaults(["latency_milliseconds": .int(1500), "routes": .array([.string("flickr/rest")])])
+        let listing = try await Self.enqueue(db, ["flickr:99@N09", "--to", target + "/", "--size", "s", "--batch", "resume"])
+
+        let victim = try URLFetchTests.startWorker(db, name: "flickr-victim", ["--concurrency", "2"])
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "the first page to be committed") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND (session->>'page')::int = 2", [listing]) == 1
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state <> 'succeeded'", [listing]) == 1,
+                "killed mid-listing")
+        _ = try await server.request("POST", "/__dev/reset-stats")
+        try await server.setFaults([:])
+
+        let survivor = try URLFetchTests.startWorker(db, name: "flickr-survivor", ["--concurrency", "8"])
+        try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "resume")
+        }
+        try await URLFetchTests.stop([survivor])
+
+        // The victim's own request for page 2 may still be answered after the kill (the server does not know the
+        // client is gone), so the survivor's pages are: 2, 3, and never 1.
+        guard case .array(let listed)? = try await server.stats()["flickr_pages_listed"] else {
+            Issue.record("no pages in the statistics")
+            return
+        }
+        let pages = listed.compactMap(\.intValue)
+        #expect(!pages.contains(1) && pages.last == 3 && pages.filter { $0 == 3 }.count == 1, "resumed at page 2: \(pages)")
+        #expect(survivor.log.contains("resuming Flickr listing"))
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'resume' AND source LIKE 'http%'") == 1500)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
+        #expect(Self.tree(target) == photos.map { "\($0.id)_s.jpg" }.sorted(), "every photo once, no temporary files")
+    }
+
     @Test("--max stops after that many photos")
     func maxPhotos() async throws {
         let server = try await DevServerProcess()

@@ -107,6 +107,42 @@ struct URLFetchTests {
         #expect(leaked == 0)
     }
 
+    @Test("redirects are followed (relative and absolute Location), a loop fails after the limit, a non-http target is refused")
+    func redirects() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("url_redirects")
+        let dir = try Self.folder("url-redirects")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func redirect(_ path: String, to location: String, status: Int64) async throws {
+            _ = try await server.request(
+                "POST", "/__dev/web/redirect", json: .object(["path": .string(path), "location": .string(location), "status": .int(status)]))
+        }
+        let sha = try await Self.webFile(server, "final/a.bin", size: 2 * 1024 * 1024 + 3, seed: 9)
+        try await redirect("old/a.bin", to: "/web/new/a.bin", status: 301)
+        try await redirect("new/a.bin", to: server.baseURL + "/web/final/a.bin", status: 307)
+        try await redirect("loop/x.bin", to: "/web/loop/x.bin", status: 302)
+        try await redirect("odd/y.bin", to: "ftp://example.com/y.bin", status: 302)
+        try await Self.enqueue(db, server.baseURL + "/web/old/a.bin", to: dir + "/")
+        try await Self.enqueue(db, server.baseURL + "/web/loop/x.bin", to: dir + "/")
+        try await Self.enqueue(db, server.baseURL + "/web/odd/y.bin", to: dir + "/")
+
+        let worker = try Self.startWorker(db, name: "url-redirects")
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "every fetch to finish") { try await Self.allFinished(db) }
+        try await Self.stop([worker])
+
+        #expect(try await Self.job(db, destination: dir + "/a.bin").state == "succeeded")
+        #expect(try DropboxAccounts.sha256(dir + "/a.bin") == sha, "the bytes of the final target, under the name asked for")
+        let loop = try await Self.job(db, destination: dir + "/x.bin")
+        #expect(loop.state == "failed" && loop.attempt == 1 && (loop.error ?? "").contains("too_many_redirects"), "\(loop.error ?? "")")
+        let odd = try await Self.job(db, destination: dir + "/y.bin")
+        #expect(odd.state == "failed" && (odd.error ?? "").contains("bad_redirect"), "\(odd.error ?? "")")
+        let requests = try await server.stats()["web_requests_per_path"]
+        for path in ["/web/old/a.bin", "/web/new/a.bin", "/web/final/a.bin"] {
+            #expect((requests?[path]?.intValue ?? 0) >= 1, "\(path) was requested")
+        }
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == ["a.bin"], "nothing left by the failed ones")
+    }
+
     @Test("429 defers the job and 503 retries it; both then succeed")
     func rateLimitAndServerErrors() async throws {
         let server = try await DevServerProcess()
