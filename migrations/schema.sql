@@ -1096,7 +1096,8 @@ CREATE VIEW ferry.batch_status AS
            FROM ferry.batch_events e
           WHERE (e.batch = s.batch)
           ORDER BY e."position" DESC
-         LIMIT 1) AS completed_at
+         LIMIT 1) AS completed_at,
+    s.sizes_unknown
    FROM ( SELECT j.batch,
             count(*) AS jobs,
             count(*) FILTER (WHERE (j.state = 'queued'::text)) AS queued,
@@ -1104,16 +1105,21 @@ CREATE VIEW ferry.batch_status AS
             count(*) FILTER (WHERE (j.state = 'succeeded'::text)) AS succeeded,
             count(*) FILTER (WHERE (j.state = 'failed'::text)) AS failed,
             count(*) FILTER (WHERE (j.state = 'cancelled'::text)) AS cancelled,
-            (sum(j.bytes_done))::bigint AS bytes_done,
+            (sum(
+                CASE
+                    WHEN (j.state = 'succeeded'::text) THEN COALESCE(j.bytes_total, j.bytes_done)
+                    ELSE LEAST(j.bytes_done, COALESCE(j.bytes_total, j.bytes_done))
+                END))::bigint AS bytes_done,
             (sum(j.bytes_total))::bigint AS bytes_total,
             (
                 CASE
-                    WHEN ((count(j.bytes_total) = count(*)) AND (sum(j.bytes_total) > (0)::numeric)) THEN round(((100.0 * sum(
+                    WHEN bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) THEN 100.0
+                    WHEN ((count(j.bytes_total) = count(*)) AND (sum(j.bytes_total) > (0)::numeric)) THEN LEAST(99.9, round(((100.0 * sum(
                     CASE
                         WHEN (j.state = 'succeeded'::text) THEN j.bytes_total
                         ELSE LEAST(j.bytes_done, j.bytes_total)
-                    END)) / sum(j.bytes_total)), 1)
-                    ELSE round(((100.0 * (count(*) FILTER (WHERE (j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))))::numeric) / (count(*))::numeric), 1)
+                    END)) / sum(j.bytes_total)), 1))
+                    ELSE LEAST(99.9, round(((100.0 * (count(*) FILTER (WHERE (j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))))::numeric) / (count(*))::numeric), 1))
                 END)::numeric(4,1) AS percent,
             bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) AS done,
             min(j.enqueued_at) AS enqueued_at,
@@ -1121,7 +1127,8 @@ CREATE VIEW ferry.batch_status AS
                 CASE
                     WHEN bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) THEN max(j.finished_at)
                     ELSE NULL::timestamp with time zone
-                END AS finished_at
+                END AS finished_at,
+            (count(*) - count(j.bytes_total)) AS sizes_unknown
            FROM ferry.jobs j
           WHERE (j.batch IS NOT NULL)
           GROUP BY j.batch) s;
@@ -1131,7 +1138,7 @@ CREATE VIEW ferry.batch_status AS
 -- Name: VIEW batch_status; Type: COMMENT; Schema: ferry; Owner: -
 --
 
-COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done, start, finish and completion.';
+COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, and how many sizes are still unknown.';
 
 
 --
@@ -1176,7 +1183,7 @@ CREATE VIEW ferry.job_status AS
     (
         CASE
             WHEN (j.state = 'succeeded'::text) THEN 100.0
-            WHEN (j.bytes_total > 0) THEN round(((100.0 * (LEAST(j.bytes_done, j.bytes_total))::numeric) / (j.bytes_total)::numeric), 1)
+            WHEN (j.bytes_total > 0) THEN LEAST(99.9, round(((100.0 * (LEAST(j.bytes_done, j.bytes_total))::numeric) / (j.bytes_total)::numeric), 1))
             WHEN (j.bytes_total = 0) THEN 0.0
             ELSE NULL::numeric
         END)::numeric(4,1) AS percent,

@@ -11,7 +11,10 @@ public struct BatchStatusRow: Sendable, Hashable {
     public var failed: Int64
     public var cancelled: Int64
     public var bytesDone: Int64
+    /// Sum of the known sizes: partial while ``sizesUnknown`` is above zero.
     public var bytesTotal: Int64?
+    /// Jobs whose size is not known yet (fetches that have not started).
+    public var sizesUnknown: Int64
     public var percent: String
     public var done: Bool
     public var enqueuedAt: PostgresTimestamp
@@ -20,7 +23,7 @@ public struct BatchStatusRow: Sendable, Hashable {
 
     static let columns = """
         batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, percent::text, done,
-        enqueued_at, started_at, finished_at
+        enqueued_at, started_at, finished_at, sizes_unknown
         """
 
     init(row: PostgresRow) throws {
@@ -38,13 +41,14 @@ public struct BatchStatusRow: Sendable, Hashable {
         enqueuedAt = try row.decode(PostgresTimestamp.self, at: 11)
         startedAt = try row.decode(PostgresTimestamp?.self, at: 12)
         finishedAt = try row.decode(PostgresTimestamp?.self, at: 13)
+        sizesUnknown = try row.decode(Int64.self, at: 14)
     }
 
     public var json: JSONValue {
         .object([
             "batch": .string(batch), "jobs": .int(jobs), "queued": .int(queued), "running": .int(running),
             "succeeded": .int(succeeded), "failed": .int(failed), "cancelled": .int(cancelled),
-            "bytes_done": .int(bytesDone), "bytes_total": bytesTotal.map { .int($0) } ?? .null,
+            "bytes_done": .int(bytesDone), "bytes_total": bytesTotal.map { .int($0) } ?? .null, "sizes_unknown": .int(sizesUnknown),
             "percent": Double(percent).map { .double($0) } ?? .null, "done": .bool(done),
             "enqueued_at": .string(enqueuedAt.iso8601),
             "started_at": startedAt.map { .string($0.iso8601) } ?? .null,

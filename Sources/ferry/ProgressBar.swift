@@ -52,6 +52,9 @@ struct ProgressBar {
         }
     }
 
+    /// Columns kept for the text after the bar.
+    static let textRoom = 64
+
     /// `batch trip [#######-------]  3/5 jobs  12.3 MiB/20.0 MiB  1.2 MiB/s  ETA 7s`, fitted to `width`.
     static func liveLine(_ snapshot: WaitSnapshot, rates: RateEstimator, width: Int) -> String {
         var parts = ["\(snapshot.jobsFinished)/\(snapshot.jobs) jobs"]
@@ -61,13 +64,14 @@ struct ProgressBar {
         if let eta = eta(snapshot, rates: rates) { parts.append("ETA \(eta)") }
         let text = parts.joined(separator: "  ")
         let label = snapshot.label.count > 40 ? String(snapshot.label.prefix(39)) + "…" : snapshot.label
-        // The bar takes what is left, between 10 and 40 cells; on a narrow terminal it goes first.
-        let room = width - label.count - text.count - 5
-        guard room >= 10 else { return String((label + "  " + text).prefix(max(1, width))) }
-        let cells = min(40, room)
+        // The bar's width depends only on the terminal and the label, never on the text beside it, so it does not
+        // jump between redraws: up to 40 cells, leaving `textRoom` for the text (cut if longer). On a narrow
+        // terminal the bar goes first.
+        let cells = min(40, width - label.count - 5 - Self.textRoom)
+        guard cells >= 10 else { return String((label + "  " + text).prefix(max(1, width))) }
         let filled = Int((min(1, max(0, snapshot.fraction)) * Double(cells)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled)
-        return "\(label) [\(bar)]  \(text)"
+        return String("\(label) [\(bar)]  \(text)".prefix(width))
     }
 
     /// `batch trip: 3/5 jobs finished (1 failed), 2 running, 12.3 MiB of 20.0 MiB, 1.2 MiB/s, ETA 7s`.
@@ -82,9 +86,13 @@ struct ProgressBar {
         return text
     }
 
+    /// Bytes done of the total; a total missing some sizes is marked partial (`20.0 MiB+`) and says how many.
     static func bytes(_ snapshot: WaitSnapshot, separator: String = "/") -> String {
-        guard let total = snapshot.bytesTotal else { return TablePrinter.bytes(snapshot.bytesDone) }
-        return TablePrinter.bytes(snapshot.bytesDone) + separator + TablePrinter.bytes(total)
+        let unknown = snapshot.sizesUnknown > 0 && snapshot.jobs > 1
+            ? " (\(snapshot.sizesUnknown) size\(snapshot.sizesUnknown == 1 ? "" : "s") unknown)" : ""
+        guard let total = snapshot.bytesTotal else { return TablePrinter.bytes(snapshot.bytesDone) + unknown }
+        let partial = snapshot.sizesUnknown > 0 ? "+" : ""
+        return TablePrinter.bytes(snapshot.bytesDone) + separator + TablePrinter.bytes(total) + partial + unknown
     }
 
     /// Bytes per second when bytes move, else jobs per second.
@@ -97,7 +105,7 @@ struct ProgressBar {
     /// Time left at the current rate: by bytes when every size is known and bytes move, else by jobs.
     static func eta(_ snapshot: WaitSnapshot, rates: RateEstimator) -> String? {
         if snapshot.finished { return nil }
-        if let total = snapshot.bytesTotal, let rate = rates.bytesPerSecond, rate > 0 {
+        if snapshot.sizesUnknown == 0, let total = snapshot.bytesTotal, let rate = rates.bytesPerSecond, rate > 0 {
             return duration(Double(max(0, total - snapshot.bytesDone)) / rate)
         }
         if let rate = rates.jobsPerSecond, rate > 0 {

@@ -116,7 +116,9 @@ struct Status: AsyncParsableCommand {
                 rows: rows.map {
                     [
                         $0.batch, "\($0.jobs)", "\($0.queued)", "\($0.running)", "\($0.succeeded)", "\($0.failed)",
-                        "\($0.cancelled)", "\(TablePrinter.bytes($0.bytesDone)) / \(TablePrinter.bytes($0.bytesTotal))",
+                        "\($0.cancelled)",
+                        "\(TablePrinter.bytes($0.bytesDone)) / \(TablePrinter.bytes($0.bytesTotal))"
+                            + ($0.sizesUnknown > 0 ? "+ (\($0.sizesUnknown) unknown)" : ""),
                         $0.percent + "%", $0.done ? "yes" : "no",
                     ]
                 }))

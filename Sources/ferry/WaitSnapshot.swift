@@ -11,6 +11,8 @@ struct WaitSnapshot {
     var running: Int64
     var bytesDone: Int64
     var bytesTotal: Int64?
+    /// Jobs whose size is not known yet: `bytesTotal` is then a lower bound.
+    var sizesUnknown: Int64
     /// Share done, 0…1: by bytes when every size is known, otherwise by finished jobs (as the status views).
     var fraction: Double
     /// No job is queued or running.
@@ -28,6 +30,7 @@ struct WaitSnapshot {
         running = row.running
         bytesDone = row.bytesDone
         bytesTotal = row.bytesTotal
+        sizesUnknown = row.sizesUnknown
         fraction = (Double(row.percent) ?? 0) / 100
         finished = row.done
     }
@@ -41,6 +44,7 @@ struct WaitSnapshot {
         running = row.state == "running" ? 1 : 0
         bytesDone = row.bytesDone
         bytesTotal = row.bytesTotal
+        sizesUnknown = row.bytesTotal == nil ? 1 : 0
         finished = ["succeeded", "failed", "cancelled"].contains(row.state)
         fraction = row.percent.flatMap(Double.init).map { $0 / 100 } ?? (finished ? 1 : 0)
     }

@@ -141,6 +141,40 @@ struct WaitCommandTests {
         try await Self.stop([worker])
     }
 
+    @Test("partial totals say so: unknown sizes are counted, all bytes sent is not 100% until the job succeeded")
+    func partialTotals() async throws {
+        let db = try await TestDatabase.make("waitpartial")
+        let ids = try await Self.enqueue(db, batch: "part", queues: ["default", "default", "default"])
+        // The projection as it stands mid-run (set directly: this checks the views' arithmetic): one job has sent
+        // all its 8 MiB and is committing, one has 16 MiB of which 4 are done, one has not started (size unknown).
+        try await db.query("""
+            UPDATE ferry.jobs SET state = 'running', bytes_total = 8388608, bytes_done = 8388608 WHERE job_id = $1::uuid;
+            """, [ids[0]])
+        try await db.query("UPDATE ferry.jobs SET state = 'running', bytes_total = 16777216, bytes_done = 4194304 WHERE job_id = $1::uuid", [ids[1]])
+        let job = try await db.query("SELECT percent::text FROM ferry.job_status WHERE job_id = $1::uuid", [ids[0]]).rows[0]
+        #expect(try job.decode(String.self, at: 0) == "99.9", "all bytes sent is not done")
+        let batch = try await db.query("SELECT percent::text, sizes_unknown, bytes_total FROM ferry.batch_status WHERE batch = 'part'").rows[0]
+        #expect(try batch.decode(String.self, at: 0) == "0.0", "by finished jobs while a size is unknown")
+        #expect(try batch.decode(Int.self, at: 1) == 1)
+        #expect(try batch.decode(Int64.self, at: 2) == 25_165_824)
+
+        let result = try await FerryProcess.run(["wait", "--batch", "part", "--progress", "--timeout", "1"], databaseURL: db.url)
+        #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
+        let line = try #require(result.lines.first { $0.hasPrefix("batch part: ") && $0.contains("jobs finished") })
+        #expect(line.contains("12.0 MiB of 24.0 MiB+ (1 size unknown)"), "\(line)")
+        #expect(!line.contains("ETA 0s"))
+        let status = try await FerryProcess.run(["status", "--batch", "part", "--json"], databaseURL: db.url)
+        #expect(status.stdout.contains(#""sizes_unknown":1"#), "\(status.stdout)")
+
+        // Everything sent and every size known, but one job still committing: still below 100%.
+        try await db.query("UPDATE ferry.jobs SET state = 'succeeded', bytes_done = 16777216 WHERE job_id = $1::uuid", [ids[1]])
+        try await db.query("UPDATE ferry.jobs SET state = 'succeeded', bytes_total = 100, bytes_done = 100 WHERE job_id = $1::uuid", [ids[2]])
+        let almost = try await db.query("SELECT percent::text, done FROM ferry.batch_status WHERE batch = 'part'").rows[0]
+        #expect(try almost.decode(String.self, at: 0) == "99.9" && !(try almost.decode(Bool.self, at: 1)))
+        try await db.query("UPDATE ferry.jobs SET state = 'succeeded' WHERE job_id = $1::uuid", [ids[0]])
+        #expect(try await db.query("SELECT percent::text FROM ferry.batch_status WHERE batch = 'part'").rows[0].decode(String.self, at: 0) == "100.0")
+    }
+
     @Test("a completion wakes ferry wait through ferry_batch, not by polling")
     func wakesOnNotification() async throws {
         let db = try await TestDatabase.make("waitnotify")
