@@ -78,7 +78,10 @@ extension JobRequest {
             case .failure(.permissionDenied), .failure(.unreadable):
                 throw issue("source", "\(path) cannot be read (permission denied)", "make the file readable by the user that runs ferry")
             }
-            let resolved = try providers.resolve(kind: .upload, remote: to, local: path, options: options, jobID: jobID, line: line)
+            // A plain path (no scheme) is a local directory, as for fetches: the same as file:///abs/path/.
+            let remote = !to.isEmpty && EndpointSyntax.scheme(of: to) == nil
+                ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
+            let resolved = try providers.resolve(kind: .upload, remote: remote, local: path, options: options, jobID: jobID, line: line)
             spec.apply(resolved)
             spec.bytesTotal = facts.size
             // The source facts are generic (every upload reads a local file); the provider's details sit beside them.

@@ -15,6 +15,6 @@ public struct CommandOutcome: Sendable, Hashable {
 
     public var jobID: UUID
     public var action: Action
-    /// The job's state when nothing was done.
+    /// The job's state after the command (`queued` after a retry, `running` while a cancel is pending).
     public var state: String?
 }

@@ -54,12 +54,12 @@ extension FerryStore {
         let isSingle: Bool = if case .job = target { true } else { false }
         do {
             return try await client.withTransaction { connection in
-                let changed = try connection.query(sql, binds).rows.map { row in
-                    CommandOutcome(
-                        jobID: try row.decode(UUID.self, at: 0), action: action(try row.decode(String.self, at: 1)),
-                        state: nil)
+                var changed = [UUID: CommandOutcome.Action]()
+                for row in try connection.query(sql, binds).rows {
+                    changed[try row.decode(UUID.self, at: 0)] = action(try row.decode(String.self, at: 1))
                 }
-                let changedIDs = Set(changed.map(\.jobID))
+                // Read after the append: the projection already holds each job's new state. Ids are UUIDv7, so
+                // this is enqueue order.
                 let all = try connection.query(
                     "SELECT job_id, state FROM ferry.jobs WHERE \(condition) ORDER BY job_id", [key])
                 if all.rows.isEmpty {
@@ -67,14 +67,10 @@ extension FerryStore {
                         .notFound, isSingle ? "no such job" : "no jobs match",
                         fix: "check the id or batch name with ferry status")
                 }
-                var outcomes = changed
-                for row in all.rows {
+                return try all.rows.map { row in
                     let id = try row.decode(UUID.self, at: 0)
-                    if !changedIDs.contains(id) {
-                        outcomes.append(CommandOutcome(jobID: id, action: .unchanged, state: try row.decode(String.self, at: 1)))
-                    }
+                    return CommandOutcome(jobID: id, action: changed[id] ?? .unchanged, state: try row.decode(String.self, at: 1))
                 }
-                return outcomes
             }
         } catch {
             throw Self.translate(error)

@@ -11,11 +11,13 @@ extension FerryStore {
     /// duplicates. The progress event (with the listing cursor as `session`) commits with the children: a new
     /// attempt resumes after the last page whose children are safely queued.
     public func fanOut(_ children: [FanOutChild], from parent: ClaimedJob, progress: JobOutcome, now: Date = Date()) async throws -> FanOutAck {
+        // Children keep the listing's order.
+        var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
         let specs = children.map { child -> JobSpec in
             var details = child.details
             details["parent"] = .string(parent.jobID.uuidString.lowercased())
             return JobSpec(
-                jobID: UUIDv7.make(now: now), kind: child.kind, source: child.source, destination: child.destination,
+                jobID: ids.next(now: now), kind: child.kind, source: child.source, destination: child.destination,
                 account: child.account, queue: parent.queue, batch: parent.batch, priority: 0,  // set from the parent's row below
                 maxAttempts: Int64(parent.maxAttempts), runAt: nil, idempotencyKey: child.idempotencyKey,
                 metadata: child.metadata, bytesTotal: child.bytesTotal, details: details)

@@ -19,9 +19,10 @@ struct ArchiveCommand: AsyncParsableCommand {
 
             Examples:
               ferry archive --finished-before 30d --to /var/lib/ferry/archive
-              ferry archive --keep 30d --to /var/lib/ferry/archive      (the same, as a retention setting)
+              ferry archive --keep 30d --to /var/lib/ferry/archive   # the same
               ferry archive list
-              ferry archive restore /var/lib/ferry/archive/ferry-archive-20261124T101500Z-….jsonl.gz
+              ferry archive restore \\
+                  /var/lib/ferry/archive/ferry-archive-20261124T101500Z-….jsonl.gz
             """,
         subcommands: [Run.self, Restore.self, List.self],
         defaultSubcommand: Run.self
@@ -112,7 +113,8 @@ struct ArchiveCommand: AsyncParsableCommand {
                 of its jobs come back in one transaction, or none. Restoring the same file again does nothing.
 
                 Examples:
-                  ferry archive restore /var/lib/ferry/archive/ferry-archive-20261124T101500Z-….jsonl.gz
+                  ferry archive restore \\
+                  /var/lib/ferry/archive/ferry-archive-20261124T101500Z-….jsonl.gz
                 """)
 
         @Argument(help: ArgumentHelp("An archive file written by ferry archive.", valueName: "file"))

@@ -38,10 +38,13 @@ struct DevServerCommand: AsyncParsableCommand {
 
             Examples:
               ferry dev-server --port 8910 --storage /tmp/dropbox
-              ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 --failure-rate 0.1 --seed 42
+              ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 \\
+                  --failure-rate 0.1 --seed 42
               ferry dev-server --storage /tmp/dropbox --download-bytes-per-second 262144
-              ferry dev-server --storage /tmp/dropbox --tls-cert cert.pem --tls-key key.pem --app-secret-file secret
-              ferry dev-server --storage /tmp/dropbox --partial-chunk-rate 0.2 --write-rate-limit-rate 0.05 --requests-per-second 20
+              ferry dev-server --storage /tmp/dropbox --tls-cert cert.pem \\
+                  --tls-key key.pem --app-secret-file secret
+              ferry dev-server --storage /tmp/dropbox --partial-chunk-rate 0.2 \\
+                  --write-rate-limit-rate 0.05 --requests-per-second 20
             """)
 
     @Option(help: "Address to listen on.")

@@ -13,16 +13,18 @@ struct Enqueue: AsyncParsableCommand {
         abstract: "Add jobs to the queue: uploads, fetches, or a JSON Lines file of either (all or nothing).",
         usage: """
             ferry enqueue upload <file> ... --to <dest> [options]
-            ferry enqueue fetch <url|dropbox:ACCOUNT:/path|flickr:USER_ID> --to <local-path> [options]
+            ferry enqueue fetch <source> ... --to <local-path> [options]
             ferry enqueue --from <file|-> [--to <dest>] [options]
+            ferry enqueue upload|fetch --from <file|-> --format lines --to <dest> [options]
             """,
         discussion: """
-            upload: DEST is dropbox:ACCOUNT:/path or file:///dir/. A trailing slash means "into this folder, keep \
-            the file name"; several files need one. Each file must exist and be a readable regular file now: its \
+            upload: DEST is dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key, or a local directory (/dir/ or \
+            file:///dir/). A trailing slash means "into this folder, keep the file name"; several files need one. Each file must exist and be a readable regular file now: its \
             size and modification time are recorded so a worker refuses a file that changed before it was sent.
 
-            fetch: SOURCE is an http(s) URL, dropbox:ACCOUNT:/path (a file or a folder) or flickr:USER_ID (a \
-            user's public photos); a LOCAL_PATH ending in / means "into this folder, keep the remote name". URLs \
+            fetch: SOURCE is an http(s) URL, dropbox:ACCOUNT:/path (a file or a folder), s3:ACCOUNT:bucket/key \
+            (an object, or a prefix ending in /) or flickr:USER_ID (a user's public photos); a LOCAL_PATH ending in \
+            / means "into this folder, keep the remote name"; several sources need one. URLs \
             must not carry credentials: those belong in an account. A Dropbox folder or Flickr photostream is \
             listed by one job that enqueues a child fetch per file in the same batch (named after the job when \
             --batch is not given); wait for all of them with ferry wait --batch.
@@ -33,7 +35,11 @@ struct Enqueue: AsyncParsableCommand {
             ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
             object: title, poster, posted time, likes … shown in ferry.job_status), and options (an object of \
             provider options; each may also be a top-level field). Options given on the command line are defaults \
-            for lines without them.
+            for lines without them. A UTF-8 byte order mark and CRLF line ends are accepted.
+
+            --format lines: the file holds one source per line (paths to upload, or URLs/sources to fetch), not \
+            JSON; give the kind before --from and the destination with --to (a folder, ending in /). Empty lines \
+            are skipped.
 
             Provider options (--option NAME=VALUE, or "options": {"NAME": VALUE} in a line); an option the job's \
             provider does not take is refused:
@@ -43,16 +49,29 @@ struct Enqueue: AsyncParsableCommand {
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
 
             Examples:
-              ferry enqueue upload IMG_0001.jpg IMG_0002.jpg --to dropbox:photos:/Camera/2026/ --batch camera
-              ferry enqueue upload report.pdf --to dropbox:work:/Reports/latest.pdf --key report-2026-11
-              ferry enqueue upload backup.tar --to dropbox:work:/Backups/ --option mode=overwrite
-              ferry enqueue upload big.mov --to file:///mnt/nas/videos/ --priority 10 --run-at +2h
-              ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/ --sha256 9f86d0…
+              ferry enqueue upload IMG_0001.jpg IMG_0002.jpg \\
+                  --to dropbox:photos:/Camera/2026/ --batch camera
+              ferry enqueue upload report.pdf --to dropbox:work:/Reports/latest.pdf \\
+                  --key report-2026-11
+              ferry enqueue upload backup.tar --to dropbox:work:/Backups/ \\
+                  --option mode=overwrite
+              ferry enqueue upload big.mov --to file:///mnt/nas/videos/ --priority 10 \\
+                  --run-at +2h
+              ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/ \\
+                  --sha256 9f86d0…
               ferry enqueue fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
-              ferry enqueue fetch dropbox:photos:/Camera --to /srv/thumbs/ --thumbnail w256h256
+              ferry enqueue fetch dropbox:photos:/Camera --to /srv/thumbs/ \\
+                  --thumbnail w256h256
               ferry enqueue fetch flickr:12345678@N00 --to /srv/flickr/ --size b --max 500
+              ferry enqueue fetch https://example.com/a.jpg https://example.com/b.jpg \\
+                  --to /srv/photos/
               ferry enqueue --from jobs.jsonl
-              find ~/Photos -name '*.jpg' | jq -Rc '{kind:"upload",source:.,to:"dropbox:me:/Photos/",key:.}' \\
+              ferry enqueue fetch --from urls.txt --format lines --to /srv/photos/ \\
+                  --batch feed
+              find ~/Photos -name '*.jpg' \\
+                | ferry enqueue upload --from - --format lines --to dropbox:me:/Photos/
+              find ~/Photos -name '*.jpg' \\
+                | jq -Rc '{kind:"upload",source:.,to:"dropbox:me:/Photos/",key:.}' \\
                 | ferry enqueue --from - --batch photos
             """
     )
@@ -63,7 +82,10 @@ struct Enqueue: AsyncParsableCommand {
     @Option(name: .customLong("from"), help: ArgumentHelp("JSON Lines file of jobs, or - for stdin.", valueName: "file"))
     var from: String?
 
-    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path or file:///dir/; fetch: a local path).", valueName: "dest"))
+    @Option(help: ArgumentHelp("What --from holds: jsonl (one job object per line) or lines (one source per line).", valueName: "jsonl|lines"))
+    var format: InputFormat = .jsonl
+
+    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key or a local directory; fetch: a local path).", valueName: "dest"))
     var to: String?
 
     @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))
@@ -76,14 +98,29 @@ struct Enqueue: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             if let from {
-                guard arguments.isEmpty else {
-                    throw CLIUsageError(message: "--from reads jobs from a file; do not also give upload/fetch arguments")
-                }
                 guard key == nil else {
                     throw CLIUsageError(message: "--key names one job; with --from give each line its own \"key\"")
                 }
-                try await enqueueLines(from: from)
+                var plainKind: JobKind?
+                switch format {
+                case .jsonl:
+                    guard arguments.isEmpty else {
+                        throw CLIUsageError(message: "--from reads jobs from a file; do not also give upload/fetch arguments (or add --format lines for a list of sources)")
+                    }
+                case .lines:
+                    guard arguments.count == 1, let kind = JobKind(rawValue: arguments[0]) else {
+                        throw CLIUsageError(message: "--format lines needs the kind and nothing else: ferry enqueue upload|fetch --from FILE --format lines --to DEST/")
+                    }
+                    guard let to, to.hasSuffix("/") else {
+                        throw CLIUsageError(message: "--format lines needs a folder destination: --to ending with /")
+                    }
+                    plainKind = kind
+                }
+                try await enqueueLines(from: from, plainKind: plainKind)
                 return
+            }
+            guard format == .jsonl else {
+                throw CLIUsageError(message: "--format describes the --from file; give --from FILE too")
             }
             guard let kindText = arguments.first else {
                 throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, or ferry enqueue --from FILE")
@@ -98,14 +135,14 @@ struct Enqueue: AsyncParsableCommand {
             guard !operands.isEmpty else {
                 throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to fetch")
             }
-            if kind == .fetch && operands.count > 1 {
-                throw CLIUsageError(message: "fetch takes one SOURCE; use --from for many")
-            }
             if operands.count > 1 && !to.hasSuffix("/") {
-                throw CLIUsageError(message: "several files need a folder destination: end --to with /")
+                throw CLIUsageError(message: "several \(kind == .upload ? "files" : "sources") need a folder destination: end --to with /")
             }
             if operands.count > 1 && key != nil {
-                throw CLIUsageError(message: "--key names one job; with several files use --from with a key per line")
+                throw CLIUsageError(message: "--key names one job; with several \(kind == .upload ? "files" : "sources") use --from with a key per line")
+            }
+            if operands.count > 1 && (providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") })) {
+                throw CLIUsageError(message: "--sha256 names one file's checksum; with several sources use --from with a \"sha256\" per line")
             }
             let given = try providerOptions.options()
             let requests = operands.map { operand in
@@ -120,7 +157,7 @@ struct Enqueue: AsyncParsableCommand {
 
     /// Streams the lines through validation into one transaction, chunk by chunk: memory stays bounded
     /// whatever the input size, and the result is still every line or none.
-    func enqueueLines(from: String) async throws {
+    func enqueueLines(from: String, plainKind: JobKind?) async throws {
         var defaults = options.defaults
         defaults.to = to
         if providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") }) {
@@ -137,7 +174,7 @@ struct Enqueue: AsyncParsableCommand {
                 throw ValidationIssue(field: "--from", problem: "cannot read \(from) (\(String(cString: strerror(errno))))", fix: "check the path and permissions")
             }
         }
-        let producer = JobChunkProducer(descriptor: descriptor, ownsDescriptor: from != "-", defaults: defaults)
+        let producer = JobChunkProducer(descriptor: descriptor, ownsDescriptor: from != "-", defaults: defaults, plainKind: plainKind)
         let json = options.json
         let store = connection.makeStore(poolSize: 1)
         defer { store.client.close() }
@@ -196,11 +233,12 @@ enum EnqueueRunner {
         var issues = earlierIssues
         var specs = [JobSpec]()
         specs.reserveCapacity(requests.count)
+        var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
         for request in requests {
             do throws(ValidationIssue) {
                 specs.append(
                     try request.validated(
-                        jobID: UUIDv7.make(now: now), now: now, currentDirectory: directory,
+                        jobID: ids.next(now: now), now: now, currentDirectory: directory,
                         inspectFile: inspector.inspect, providers: ProviderRegistry.standard))
             } catch {
                 issues.append(error)

@@ -32,6 +32,8 @@ final class JobChunkProducer: @unchecked Sendable {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private let defaults: JobRequest.Defaults
+    /// `nil` for JSON Lines; a kind for plain lines, each one a source of that kind.
+    private let plainKind: JobKind?
     private let chunkSize: Int
     private let maxIssues: Int
     // Handed-out chunks not yet taken by the writer; the producer waits when `depth` are pending.
@@ -42,8 +44,12 @@ final class JobChunkProducer: @unchecked Sendable {
     let stream: AsyncStream<Element>
 
     /// - Parameter descriptor: an open file descriptor to read; closed when reading ends if `ownsDescriptor`.
-    init(descriptor: Int32, ownsDescriptor: Bool, defaults: JobRequest.Defaults, chunkSize: Int = 4096, depth: Int = 2, maxIssues: Int = 20) {
+    init(
+        descriptor: Int32, ownsDescriptor: Bool, defaults: JobRequest.Defaults, plainKind: JobKind? = nil, chunkSize: Int = 4096,
+        depth: Int = 2, maxIssues: Int = 20
+    ) {
         self.descriptor = descriptor
+        self.plainKind = plainKind
         self.ownsDescriptor = ownsDescriptor
         self.defaults = defaults
         self.chunkSize = chunkSize
@@ -78,7 +84,8 @@ final class JobChunkProducer: @unchecked Sendable {
         let registry = ProviderRegistry.standard
         let inspector = LocalFileInspector()
         let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
-        var random = BufferedRandomNumberGenerator()
+        // Ids in input order, so `ORDER BY job_id` lists the jobs as they were given.
+        var ids = UUIDv7Generator(random: BufferedRandomNumberGenerator())
         var issues = [ValidationIssue]()
         var moreIssues = 0
         var specs = [JobSpec]()
@@ -116,13 +123,21 @@ final class JobChunkProducer: @unchecked Sendable {
             }
             if bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return }
             guard let text = String(validating: bytes, as: UTF8.self) else {
-                report(ValidationIssue(line: line, field: "json", problem: "the line is not UTF-8 text", fix: "write JSON Lines in UTF-8"))
+                report(ValidationIssue(
+                    line: line, field: plainKind == nil ? "json" : "source", problem: "the line is not UTF-8 text",
+                    fix: plainKind == nil ? "write JSON Lines in UTF-8" : "write one path or URL per line in UTF-8"))
                 return
             }
             do throws(ValidationIssue) {
-                let request = try JobRequest(jsonLine: text, line: line, optionNames: registry.optionNames, defaults: defaults)
+                // In plain lines a path may end in spaces: only the line break is not part of it.
+                let request =
+                    if let plainKind {
+                        JobRequest(plainLine: text, kind: plainKind, line: line, defaults: defaults)
+                    } else {
+                        try JobRequest(jsonLine: text, line: line, optionNames: registry.optionNames, defaults: defaults)
+                    }
                 let spec = try request.validated(
-                    jobID: UUIDv7.make(milliseconds: milliseconds, using: &random), now: now, currentDirectory: directory, inspectFile: inspector.inspect,
+                    jobID: ids.next(milliseconds: milliseconds), now: now, currentDirectory: directory, inspectFile: inspector.inspect,
                     providers: registry)
                 jobCount += 1
                 if issues.isEmpty {
@@ -174,7 +189,9 @@ final class JobChunkProducer: @unchecked Sendable {
             if skippingLongLine { buffer.removeAll(keepingCapacity: true) }
         }
         if issues.isEmpty && jobCount == 0 {
-            report(ValidationIssue(field: "--from", problem: "no jobs in the input", fix: "write one JSON object per line"))
+            report(ValidationIssue(
+                field: "--from", problem: "no jobs in the input",
+                fix: plainKind == nil ? "write one JSON object per line" : "write one path or URL per line"))
         }
         if !issues.isEmpty {
             issues.sort { ($0.line ?? 0) < ($1.line ?? 0) }

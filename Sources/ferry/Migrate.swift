@@ -11,7 +11,8 @@ struct Migrate: AsyncParsableCommand {
 
             Examples:
               ferry migrate
-              ferry migrate --migrations /usr/share/ferry/migrations --database-url postgresql://admin@db/ferry
+              ferry migrate --migrations /usr/share/ferry/migrations --database-url \\
+                  postgresql://admin@db/ferry
             """)
 
     @OptionGroup var connection: ConnectionOptions

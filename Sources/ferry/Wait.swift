@@ -86,6 +86,7 @@ struct Wait: AsyncParsableCommand {
         var hasRead = false
         var backoff = Duration.milliseconds(100)
         var disconnected = false
+        var liveness = WorkerLivenessCheck()
         while true {
             let snapshot: WaitSnapshot
             do {
@@ -136,6 +137,10 @@ struct Wait: AsyncParsableCommand {
             if snapshot.finished {
                 bar?.finish(snapshot, at: now)
                 return try await report(snapshot, target: target, store: store)
+            }
+            if let change = await liveness.check(target, store: store, at: now) {
+                output.endLine()
+                printError(change)
             }
             try Self.checkDeadline(deadline, output: output, label: snapshot)
             let pause = Self.clamp(period, to: deadline)

@@ -60,4 +60,16 @@ struct RetryPolicyTests {
         #expect("89ab".contains(Array(text)[19]))
         #expect(text < late.uuidString.lowercased())
     }
+
+    @Test("a generator's ids sort in the order they were made, within one millisecond and past its 4,096th id")
+    func uuidV7Sequence() {
+        var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
+        let made = (0..<10_000).map { _ in ids.next(milliseconds: 1_800_000_000_000).uuidString.lowercased() }
+        #expect(made == made.sorted())
+        #expect(Set(made).count == made.count)
+        #expect(made.allSatisfy { Array($0)[14] == "7" && "89ab".contains(Array($0)[19]) })
+        // A clock that goes back does not reorder them either.
+        let later = ids.next(milliseconds: 1_700_000_000_000).uuidString.lowercased()
+        #expect(later > made.last!)
+    }
 }

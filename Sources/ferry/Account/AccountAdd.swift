@@ -16,10 +16,15 @@ struct AccountAdd: AsyncParsableCommand {
             Each provider takes only its own options: another one is refused, naming it.
 
             Examples:
-              ferry account add photos --provider dropbox --app-key abc123 --refresh-token-file ~/.dropbox-token
-              pass show dropbox/token | ferry account add photos --provider dropbox --app-key abc123 --refresh-token-file -
-              ferry account add dev --provider dropbox --app-key ferry-dev --refresh-token-file t.txt \\
-                  --api-url http://127.0.0.1:8910 --content-url http://127.0.0.1:8910 --authorize-url http://127.0.0.1:8910
+              ferry account add photos --provider dropbox --app-key abc123 \\
+                  --refresh-token-file ~/.dropbox-token
+              pass show dropbox/token \\
+                | ferry account add photos --provider dropbox --app-key abc123 \\
+                    --refresh-token-file -
+              ferry account add dev --provider dropbox --app-key ferry-dev \\
+                  --refresh-token-file t.txt \\
+                  --api-url http://127.0.0.1:8910 --content-url http://127.0.0.1:8910 \\
+                      --authorize-url http://127.0.0.1:8910
               ferry account add flickr --provider flickr --api-key-file ~/.flickr-key
             """)
 

@@ -11,10 +11,11 @@ struct AccountCommand: AsyncParsableCommand {
             FERRY_SECRET_KEY_FILE): 32 random bytes, base64. Make one with: head -c 32 /dev/urandom | base64
 
             Examples:
-              ferry account add photos --provider dropbox --app-key KEY --refresh-token-file token.txt
-              ferry account login photos          # OAuth with PKCE: open the URL, paste the code
+              ferry account add photos --provider dropbox --app-key KEY \\
+                  --refresh-token-file token.txt
+              ferry account login photos    # OAuth with PKCE: open the URL, paste the code
               ferry account list
-              ferry account revoke photos         # sign out: revoke at Dropbox, forget the tokens
+              ferry account revoke photos   # sign out: revoke, forget the tokens
             """,
         subcommands: [
             AccountAdd.self, AccountLogin.self, AccountList.self, AccountShow.self, AccountRevoke.self,

@@ -1,0 +1,37 @@
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// Queues that hold unfinished jobs of `filter` but that no live worker serves (none has a heartbeat within
+    /// `liveWithin` and is not stopping): their jobs wait until a worker for them starts.
+    ///
+    /// Reads the batch's unfinished jobs through the `(batch, state)` index and the small `workers` table.
+    public func unservedQueues(_ filter: JobFilter, liveWithin: Duration) async throws -> [String] {
+        let (condition, key): (String, any PostgresBindable) =
+            switch filter {
+            case .job(let id): ("job_id = $1::uuid", id)
+            case .batch(let batch): ("batch = $1", batch)
+            case .queue(let queue): ("queue = $1", queue)
+            case .all: ("$1::text IS NULL", String?.none)
+            }
+        let seconds = Double(liveWithin.components.seconds) + Double(liveWithin.components.attoseconds) / 1e18
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    """
+                    WITH pending AS (
+                        SELECT DISTINCT queue FROM ferry.jobs WHERE \(condition) AND state IN ('queued', 'running')
+                    )
+                    SELECT p.queue FROM pending p
+                     WHERE NOT EXISTS (SELECT 1 FROM ferry.workers w
+                                        WHERE p.queue = ANY (w.queues) AND NOT w.stopping
+                                          AND w.heartbeat_at > now() - make_interval(secs => $2))
+                     ORDER BY 1
+                    """, [key, seconds]
+                ).rows.map { try $0.decode(String.self, at: 0) }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

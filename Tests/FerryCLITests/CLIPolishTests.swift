@@ -1,0 +1,146 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a new user scripting `ferry` ran into: several sources at once, plain lists of sources, a plain folder
+/// as an upload destination, retry's JSON, a wait nobody serves, and help examples that can be copied.
+@Suite("ferry CLI: scripting polish")
+struct CLIPolishTests {
+    static func folder(_ label: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func destinations(_ db: TestDatabase, batch: String) async throws -> [String] {
+        try await db.query("SELECT destination FROM ferry.jobs WHERE batch = $1 ORDER BY job_id", [batch]).rows
+            .map { try $0.decode(String.self, at: 0) }
+    }
+
+    @Test("enqueue fetch takes several sources into one folder, in order; a file destination is refused")
+    func severalFetches() async throws {
+        let db = try await TestDatabase.make("polish_fetches")
+        let urls = (1...3).map { "https://example.com/p/\($0).jpg" }
+        let result = try await FerryProcess.run(["enqueue", "fetch"] + urls + ["--to", "/srv/in/", "--batch", "many"], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count == 3)
+        #expect(try await Self.destinations(db, batch: "many") == ["/srv/in/1.jpg", "/srv/in/2.jpg", "/srv/in/3.jpg"])
+        let single = try await FerryProcess.run(["enqueue", "fetch"] + urls + ["--to", "/srv/in/x.jpg"], databaseURL: db.url)
+        #expect(single.status == 64 && single.stderr.contains("end --to with /"), "\(single.stderr)")
+        let checksum = try await FerryProcess.run(
+            ["enqueue", "fetch"] + urls + ["--to", "/srv/in/", "--sha256", String(repeating: "a", count: 64)], databaseURL: db.url)
+        #expect(checksum.status == 64 && checksum.stderr.contains("sha256"), "\(checksum.stderr)")
+    }
+
+    @Test("--format lines: one URL or path per line (mark, CRLF and empty lines accepted), all or nothing")
+    func plainLines() async throws {
+        let db = try await TestDatabase.make("polish_lines")
+        let dir = try Self.folder("lines")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let list = "\u{FEFF}https://example.com/a.jpg\r\n\r\nhttps://example.com/b.jpg\r\n"
+        let fetch = try await FerryProcess.run(
+            ["enqueue", "fetch", "--from", "-", "--format", "lines", "--to", "/srv/feed/", "--batch", "feed"], databaseURL: db.url, stdin: list)
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(try await Self.destinations(db, batch: "feed") == ["/srv/feed/a.jpg", "/srv/feed/b.jpg"])
+
+        for name in ["one.jpg", "two words.jpg"] { try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/" + name)) }
+        let paths = dir + "/one.jpg\n" + dir + "/two words.jpg\n"
+        let upload = try await FerryProcess.run(
+            ["enqueue", "upload", "--from", "-", "--format", "lines", "--to", dir + "/out/", "--batch", "up"], databaseURL: db.url, stdin: paths)
+        #expect(upload.status == 0, "\(upload.stderr)")
+        #expect(try await Self.destinations(db, batch: "up") == ["file://\(dir)/out/one.jpg", "file://\(dir)/out/two%20words.jpg"])
+
+        // A bad line refuses the whole list, naming the line.
+        let bad = try await FerryProcess.run(
+            ["enqueue", "fetch", "--from", "-", "--format", "lines", "--to", "/srv/feed/", "--batch", "bad"], databaseURL: db.url,
+            stdin: "https://example.com/ok.jpg\nftp://example.com/no.jpg\n")
+        #expect(bad.status == 65 && bad.stderr.contains("line 2"), "\(bad.stderr)")
+        #expect(try await Self.destinations(db, batch: "bad").isEmpty)
+        for (arguments, words) in [
+            (["enqueue", "--from", "-", "--format", "lines", "--to", "/srv/"], "the kind"),
+            (["enqueue", "fetch", "--from", "-", "--format", "lines", "--to", "/srv/x.jpg"], "ending with /"),
+            (["enqueue", "fetch", "https://example.com/a.jpg", "--format", "lines", "--to", "/srv/"], "--from"),
+        ] {
+            let refused = try await FerryProcess.run(arguments, databaseURL: db.url, stdin: "https://example.com/a.jpg\n")
+            #expect(refused.status == 64 && refused.stderr.contains(words), "\(arguments): \(refused.stderr)")
+        }
+    }
+
+    @Test("an upload to a plain folder path goes to the local directory provider, and a worker puts it there")
+    func uploadToPlainFolder() async throws {
+        let db = try await TestDatabase.make("polish_plain")
+        let dir = try Self.folder("plain")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: dir + "/photo.jpg"))
+        let result = try await FerryProcess.run(
+            ["enqueue", "upload", "photo.jpg", "--to", "nas/", "--batch", "plain"], databaseURL: db.url, currentDirectory: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await Self.destinations(db, batch: "plain") == ["file://\(dir)/nas/photo.jpg"])
+        let worker = try BackgroundProcess(ferry: ["worker", "--heartbeat-interval", "0.3", "--poll-interval", "0.3"], databaseURL: db.url)
+        let wait = try await FerryProcess.run(["wait", "--batch", "plain", "--timeout", "120"], databaseURL: db.url)
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        #expect(FileManager.default.contents(atPath: dir + "/nas/photo.jpg") == Data(repeating: 7, count: 100_000))
+    }
+
+    @Test("retry --json and cancel --json report each job's new state, in enqueue order")
+    func commandStates() async throws {
+        let db = try await TestDatabase.make("polish_retry")
+        let urls = (1...3).map { "https://example.com/r/\($0).jpg" }
+        let ids = try await FerryProcess.run(["enqueue", "fetch"] + urls + ["--to", "/srv/r/", "--batch", "r"], databaseURL: db.url).lines
+        let cancel = try await FerryProcess.run(["cancel", "--batch", "r", "--json"], databaseURL: db.url)
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        let cancelled = try JSONValue.parse(cancel.stdout)
+        guard case .array(let items) = cancelled else { Issue.record("not an array: \(cancel.stdout)"); return }
+        #expect(items.map { $0["job_id"]?.stringValue } == ids)
+        #expect(items.allSatisfy { $0["state"] == .string("cancelled") && $0["action"] == .string("cancelled") })
+        let retry = try await FerryProcess.run(["retry", ids[1], "--json"], databaseURL: db.url)
+        #expect(retry.status == 0, "\(retry.stderr)")
+        guard case .array(let retried) = try JSONValue.parse(retry.stdout), let first = retried.first else {
+            Issue.record("not an array: \(retry.stdout)")
+            return
+        }
+        #expect(first["state"] == .string("queued") && first["action"] == .string("requeued"), "\(retry.stdout)")
+    }
+
+    @Test("ferry wait says when no live worker serves the batch's queue, and when one starts")
+    func waitWithoutWorkers() async throws {
+        let db = try await TestDatabase.make("polish_unserved")
+        _ = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://example.com/u.jpg", "--to", "/srv/u/", "--batch", "lonely", "--queue", "photos"], databaseURL: db.url)
+        let waiter = try BackgroundProcess(ferry: ["wait", "--batch", "lonely", "--timeout", "120"], databaseURL: db.url)
+        try await eventually(timeout: .seconds(30), "the warning") { waiter.log.contains("no live worker serves queue photos") }
+        #expect(waiter.log.contains("ferry worker --queues photos"))
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--queues", "photos", "--handler", "noop", "--heartbeat-interval", "0.3", "--poll-interval", "0.3"],
+            databaseURL: db.url)
+        #expect(try await waiter.waitForExit(timeout: .seconds(120)) == 0, "\(waiter.log)")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+    }
+
+    @Test("every command's help examples print unwrapped at 80 columns, ready to copy")
+    func helpExamples() async throws {
+        let commands: [[String]] = [
+            ["enqueue"], ["wait"], ["status"], ["cancel"], ["retry"], ["events"], ["worker"], ["migrate"], ["projection"],
+            ["archive"], ["account"], ["account", "add"], ["account", "login"], ["dev-server"],
+        ]
+        for command in commands {
+            let help = try await FerryProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
+            #expect(help.status == 0)
+            let lines = help.stdout.components(separatedBy: "\n")
+            guard let start = lines.firstIndex(of: "Examples:") else { continue }
+            for line in lines[(start + 1)...].prefix(while: { !$0.isEmpty }) {
+                #expect(line.hasPrefix("  "), "\(command) example wrapped: '\(line)'")
+                #expect(line.count <= 80, "\(command) example too long: '\(line)'")
+            }
+        }
+    }
+}
