@@ -31,4 +31,6 @@ swift test --skip-build "$@"
 # The official Dropbox SDK against the dev server (only for a full run: arguments select Swift tests).
 if (($# == 0)); then
     scripts/sdk-test.sh
+    echo "==> make install into a temporary prefix"
+    scripts/check-install.sh "$url"
 fi

@@ -7,7 +7,9 @@ enum MigrationsLocator {
         if let explicit { return explicit }
         if let env = ProcessInfo.processInfo.environment["FERRY_MIGRATIONS_DIR"], !env.isEmpty { return env }
         var candidates = [FileManager.default.currentDirectoryPath + "/migrations"]
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        // The running binary itself (argv[0] is just "ferry" when found through PATH).
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {
             candidates.append(directory.appendingPathComponent("share/ferry/migrations").path)
             candidates.append(directory.appendingPathComponent("migrations").path)
