@@ -1,7 +1,14 @@
+import FerryCore
 import Foundation
 import Logging
 
-/// One JSON object per line on stderr, for log shippers (`--log-format json`).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One JSON object per line on stderr, for log shippers (`--log-format json`): `time` in UTC to the millisecond,
+/// `level`, `logger`, `message`, then the metadata with numbers as numbers (`"offset": 8388608`, not a string),
+/// nested metadata as objects and arrays.
 struct JSONLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
@@ -16,14 +23,50 @@ struct JSONLogHandler: LogHandler {
         level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
         file: String, function: String, line: UInt
     ) {
-        var object: [String: String] = [
-            "time": ISO8601DateFormatter().string(from: Date()), "level": level.rawValue, "message": "\(message)",
-            "logger": label,
-        ]
+        var object: [String: JSONValue] = [:]
         for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
-            object[key] = "\(value)"
+            object[key] = Self.json(value)
         }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-        FileHandle.standardError.write(data + Data("\n".utf8))
+        object["time"] = .string(Self.timestamp())
+        object["level"] = .string(level.rawValue)
+        object["message"] = .string("\(message)")
+        object["logger"] = .string(label)
+        FileHandle.standardError.write(Data((JSONValue.object(object).jsonText + "\n").utf8))
+    }
+
+    /// Metadata as JSON: text that is exactly an integer or a finite decimal number becomes a number (metadata is
+    /// mostly interpolated text, `"\(offset)"`), so log queries can compare and sum; everything else stays text.
+    static func json(_ value: Logger.Metadata.Value) -> JSONValue {
+        switch value {
+        case .string(let text): return number(text) ?? .string(text)
+        case .stringConvertible(let convertible):
+            switch convertible {
+            case let integer as any BinaryInteger: return Int64(exactly: integer).map(JSONValue.int) ?? .string("\(integer)")
+            case let double as Double where double.isFinite: return .double(double)
+            default: return number("\(convertible)") ?? .string("\(convertible)")
+            }
+        case .array(let values): return .array(values.map(json))
+        case .dictionary(let values): return .object(values.mapValues(json))
+        }
+    }
+
+    /// A number only when the text is its canonical form (no leading zeros, `+`, spaces or exponent), so ids such as
+    /// `007` or a version `1.10` keep their text.
+    static func number(_ text: String) -> JSONValue? {
+        guard !text.isEmpty, text.count <= 20 else { return nil }
+        if let integer = Int64(text), String(integer) == text { return .int(integer) }
+        if text.contains("."), let double = Double(text), double.isFinite, "\(double)" == text { return .double(double) }
+        return nil
+    }
+
+    /// `2026-11-24T18:20:05.123Z`.
+    static func timestamp(_ date: Date = Date()) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(milliseconds % 1000))
     }
 }

@@ -41,7 +41,9 @@ struct WorkerObservabilityTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(succeeded.utf8)) as? [String: Any])
         #expect(object["worker"] as? String == "observed")
         #expect(object["kind"] as? String == "fetch")
-        #expect(object["attempt"] as? String == "1")
+        #expect((object["attempt"] as? NSNumber)?.intValue == 1, "numbers stay numbers: \(succeeded)")
         #expect((object["job"] as? String)?.count == 36)
+        let time = try #require(object["time"] as? String)
+        #expect(time.count == 24 && time.hasSuffix("Z") && Array(time)[19] == ".", "UTC to the millisecond: \(time)")
     }
 }
