@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryStore
 import Logging
 
@@ -23,18 +24,34 @@ struct Migrate: AsyncParsableCommand {
     @Flag(help: "Only check that every migration is applied; change nothing (exit 78 if not).")
     var check = false
 
+    @Flag(help: "Print JSON: the migrations applied now and the schema version.")
+    var json = false
+
     func run() async throws {
         try await runReporting {
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
             let files = try Migration.load(from: MigrationsLocator.locate(migrations))
             let runner = MigrationRunner(client: store.client, migrations: files, logger: Logger(label: "ferry.migrate"))
+            let newest = Int64(files.map(\.version).max() ?? 0)
             if check {
                 try await runner.verifyUpToDate()
-                print("schema is up to date (\(files.count) migrations)")
+                if json {
+                    print(JSONValue.object(["up_to_date": .bool(true), "schema_version": .int(newest), "migrations": .int(Int64(files.count))]).jsonText)
+                } else {
+                    print("schema is up to date (\(files.count) migrations)")
+                }
                 return
             }
             let outcome = try await runner.migrate()
+            if json {
+                print(JSONValue.object([
+                    "up_to_date": .bool(true), "schema_version": .int(newest),
+                    "applied": .array(outcome.applied.map { .object(["version": .int(Int64($0.version)), "name": .string($0.name)]) }),
+                    "already_applied": .int(Int64(outcome.alreadyApplied)),
+                ]).jsonText)
+                return
+            }
             for migration in outcome.applied {
                 print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
             }

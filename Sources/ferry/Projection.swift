@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryStore
 
 struct Projection: AsyncParsableCommand {
@@ -35,6 +36,9 @@ struct Projection: AsyncParsableCommand {
             }
         }
 
+        @Flag(help: "Print JSON: the report, its differences and the queue counters that disagree.")
+        var json = false
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -43,8 +47,18 @@ struct Projection: AsyncParsableCommand {
                 defer { store.client.close() }
                 let scope = since.flatMap { ProjectionScope(since: $0) } ?? .all
                 let report = try await store.verifyProjection(limit: max(1, limit), scope: scope)
-                print(report.text)
                 let counters = try await store.queueCountDifferences()
+                if json {
+                    guard case .object(var object) = report.json else { return }
+                    object["clean"] = .bool(report.isClean && counters.isEmpty)
+                    object["queue_counters"] = .array(counters.map {
+                        .object(["queue": .string($0.queue), "state": .string($0.state), "counted": .int(Int64($0.counted)), "actual": .int(Int64($0.actual))])
+                    })
+                    print(JSONValue.object(object).jsonText)
+                    if !report.isClean || !counters.isEmpty { throw ExitCode(ExitStatus.negative) }
+                    return
+                }
+                print(report.text)
                 for difference in counters {
                     print("queue counter \(difference.queue)/\(difference.state): counted \(difference.counted), projection holds \(difference.actual)")
                 }
@@ -62,6 +76,9 @@ struct Projection: AsyncParsableCommand {
                   ferry projection rebuild && ferry projection verify
                 """)
 
+        @Flag(help: "Print JSON.")
+        var json = false
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -69,7 +86,7 @@ struct Projection: AsyncParsableCommand {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
                 let count = try await store.rebuildProjection()
-                print("projection rebuilt: \(count) jobs")
+                print(json ? JSONValue.object(["rebuilt_jobs": .int(Int64(count))]).jsonText : "projection rebuilt: \(count) jobs")
             }
         }
     }

@@ -41,6 +41,9 @@ struct Wait: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between reads of the state when no notification arrives.", valueName: "s"))
     var interval: Double = 1
 
+    @Flag(help: "Print the outcome as JSON (counts, bytes, and the first failures with their errors).")
+    var json = false
+
     @OptionGroup var connection: ConnectionOptions
 
     /// Jobs listed when some did not succeed.
@@ -52,6 +55,9 @@ struct Wait: AsyncParsableCommand {
         defer { withExtendedLifetime(interrupt) {} }
         try await runReporting {
             let target = try resolveTarget()
+            if json && progress {
+                throw CLIUsageError(message: "--progress draws on standard output; with --json leave it out")
+            }
             if let timeout, !(timeout > 0) {
                 throw ValidationIssue(field: "--timeout", problem: "must be more than 0 seconds", fix: "give a positive number")
             }
@@ -158,6 +164,7 @@ struct Wait: AsyncParsableCommand {
 
     /// Prints the outcome; throws the documented exit code unless every job succeeded.
     func report(_ snapshot: WaitSnapshot, target: Target, store: FerryStore) async throws {
+        if json { return try await reportJSON(snapshot, target: target, store: store) }
         let moved = TablePrinter.bytes(snapshot.bytesDone)
         switch target {
         case .batch(let name):
@@ -182,6 +189,36 @@ struct Wait: AsyncParsableCommand {
             printError("error: \(snapshot.label) \(state): \(Self.oneLine(lastError))")
         }
         throw ExitCode(ExitStatus.negative)
+    }
+
+    /// `--json`: one object on stdout; the exit code is the same as without it.
+    func reportJSON(_ snapshot: WaitSnapshot, target: Target, store: FerryStore) async throws {
+        var object: [String: JSONValue] = [
+            "jobs": .int(snapshot.jobs), "succeeded": .int(snapshot.succeeded), "failed": .int(snapshot.failed),
+            "cancelled": .int(snapshot.cancelled), "bytes_done": .int(snapshot.bytesDone),
+            "bytes_total": snapshot.bytesTotal.map(JSONValue.int) ?? .null,
+            "outcome": .string(snapshot.unsuccessful == 0 ? "succeeded" : "unsuccessful"),
+        ]
+        switch target {
+        case .batch(let name):
+            object["batch"] = .string(name)
+            if snapshot.unsuccessful > 0 {
+                object["failures"] = .array(try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures).map {
+                    .object(["job_id": .string($0.jobID.uuidString.lowercased()), "state": .string($0.state), "last_error": $0.lastError.map(JSONValue.string) ?? .null])
+                })
+            }
+        case .job(let id):
+            object["job_id"] = .string(id.uuidString.lowercased())
+            if snapshot.unsuccessful > 0 {
+                let row = try await store.jobStatus(.job(id)).first
+                object["failures"] = .array([.object([
+                    "job_id": .string(id.uuidString.lowercased()), "state": .string(row?.state ?? "failed"),
+                    "last_error": row?.lastError.map(JSONValue.string) ?? .null,
+                ])])
+            }
+        }
+        print(JSONValue.object(object).jsonText)
+        if snapshot.unsuccessful > 0 { throw ExitCode(ExitStatus.negative) }
     }
 
     static func checkDeadline(_ deadline: ContinuousClock.Instant?, output: TerminalOutput, label snapshot: WaitSnapshot?) throws {

@@ -126,6 +126,38 @@ struct CLIPolishTests {
         _ = try await worker.waitForExit()
     }
 
+    @Test("--json on every command that prints: migrate, projection, wait, account; each answer is one JSON document")
+    func jsonEverywhere() async throws {
+        let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: try TestDatabase.adminURL, poolSize: 1))
+        let name = "ferry_json_\(UInt32.random(in: 0...UInt32.max))"
+        try await admin.withConnection { try $0.execute("CREATE DATABASE \(name)") }
+        admin.close()
+        let url = TestDatabase.replacingDatabase(in: try TestDatabase.adminURL, with: name)
+        func document(_ arguments: [String], stdin: String? = nil, status: Int32 = 0) async throws -> JSONValue {
+            let result = try await FerryProcess.run(arguments, databaseURL: url, stdin: stdin, environment: DropboxAccounts.environment)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            return try JSONValue.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let migrated = try await document(["migrate", "--json"])
+        #expect(migrated["applied"]?.arrayValue?.count == migrated["schema_version"]?.intValue.map(Int.init))
+        #expect(try await document(["migrate", "--check", "--json"])["up_to_date"] == .bool(true))
+
+        let ids = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/j.jpg", "--to", "/srv/j/", "--batch", "j"], databaseURL: url).lines
+        let verified = try await document(["projection", "verify", "--json"])
+        #expect(verified["clean"] == .bool(true) && verified["jobs_checked"] == .int(1))
+        #expect(try await document(["projection", "rebuild", "--json"])["rebuilt_jobs"] == .int(1))
+
+        _ = try await FerryProcess.run(["cancel", ids[0]], databaseURL: url)
+        let waited = try await document(["wait", "--batch", "j", "--json"], status: 1)
+        #expect(waited["outcome"] == .string("unsuccessful") && waited["cancelled"] == .int(1))
+        #expect(waited["failures"]?.arrayValue?.first?["job_id"] == .string(ids[0]))
+
+        let added = try await document(
+            ["account", "add", "stream", "--provider", "flickr", "--api-key-file", "-", "--no-verify", "--json"], stdin: "key\n")
+        #expect(added["account"] == .string("stream") && added["provider"] == .string("flickr"))
+        #expect(try await document(["account", "remove", "stream", "--json"])["removed"] == .bool(true))
+    }
+
     @Test("every command's help examples print unwrapped at 80 columns, ready to copy")
     func helpExamples() async throws {
         let commands: [[String]] = [

@@ -60,6 +60,9 @@ struct AccountAdd: AsyncParsableCommand {
     @Flag(name: .customLong("no-verify"), help: "Do not check the credentials with the provider now.")
     var noVerify = false
 
+    @Flag(help: "Print JSON.")
+    var json = false
+
     @OptionGroup var connection: ConnectionOptions
 
     /// The provider options given, by long name, and the secret files among them.
@@ -112,7 +115,7 @@ struct AccountAdd: AsyncParsableCommand {
                     throw CLIUsageError(message: error.message)
                 }
                 try await context.store.addAccount(account, box: context.box, by: context.requester)
-                print(note)
+                print(json ? JSONValue.object(["account": .string(name), "provider": .string(providerName), "note": .string(note)]).jsonText : note)
             }
         }
     }

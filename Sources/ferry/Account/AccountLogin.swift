@@ -23,6 +23,9 @@ struct AccountLogin: AsyncParsableCommand {
 
     @OptionGroup var provider: AccountProviderOptions
 
+    @Flag(help: "Print JSON.")
+    var json = false
+
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -91,6 +94,10 @@ struct AccountLogin: AsyncParsableCommand {
                         box: context.box, by: context.requester)
                 }
                 let held = existing?.unfinishedJobs ?? 0
+                if json {
+                    print(JSONValue.object(["account": .string(name), "linked": .bool(true), "released_jobs": .int(Int64(held))]).jsonText)
+                    return
+                }
                 print("linked \(name)" + (held > 0 ? "; its \(held) unfinished job(s) can run again" : ""))
             }
         }

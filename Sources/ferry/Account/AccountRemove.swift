@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryStore
 
 struct AccountRemove: AsyncParsableCommand {
@@ -10,6 +11,9 @@ struct AccountRemove: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
     var name: String
 
+    @Flag(help: "Print JSON.")
+    var json = false
+
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -17,7 +21,7 @@ struct AccountRemove: AsyncParsableCommand {
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
             try await store.removeAccount(name, by: CommandTarget.requester)
-            print("removed \(name)")
+            print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryDropbox
 import FerryStore
 import Foundation
@@ -15,6 +16,9 @@ struct AccountRevoke: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
     var name: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -42,6 +46,13 @@ struct AccountRevoke: AsyncParsableCommand {
                     }
                 }
                 try await context.store.markAccountRevoked(name, revokedAtProvider: atProvider, by: context.requester)
+                if json {
+                    print(JSONValue.object([
+                        "account": .string(name), "revoked": .bool(true), "revoked_at_provider": .bool(atProvider),
+                        "held_jobs": .int(Int64(account.unfinishedJobs)),
+                    ]).jsonText)
+                    return
+                }
                 print("signed out \(name)" + (atProvider ? " (token revoked at the provider)" : " (was not linked)")
                     + (account.unfinishedJobs > 0 ? "; \(account.unfinishedJobs) unfinished job(s) held until ferry account login \(name)" : ""))
             }
