@@ -10,6 +10,7 @@ import PackageDescription
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
 //   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
+//   FerryClient                the Swift API for apps: enqueue, status, wait (what the CLI's producer commands do)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   ferry                      the CLI executable
 let package = Package(
@@ -24,6 +25,7 @@ let package = Package(
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
         .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
         .library(name: "FerryS3", targets: ["FerryS3"]),
+        .library(name: "FerryClient", targets: ["FerryClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -137,9 +139,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "FerryClient",
+            dependencies: [
+                "FerryCore",
+                "FerryStore",
+                "FerryWorker",
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "ferry",
             dependencies: [
+                "FerryClient",
                 "FerryWorker",
                 "FerryArchive",
                 "FerryDropbox",
@@ -171,6 +184,8 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        // Only the public API: the test imports FerryClient without @testable.
+        .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
         .testTarget(
             name: "FerryDevServerTests",

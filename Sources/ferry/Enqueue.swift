@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import FerryCore
 import FerryStore
 import FerryWorker

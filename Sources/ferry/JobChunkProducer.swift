@@ -1,3 +1,4 @@
+import FerryClient
 import FerryCore
 import FerryStore
 import FerryWorker

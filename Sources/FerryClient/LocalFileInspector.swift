@@ -5,11 +5,14 @@ import Foundation
     import Glibc
 #endif
 
-/// Looks at upload sources with `stat(2)`; results are cached per path for bulk enqueues.
-final class LocalFileInspector {
+/// Looks at upload sources with `stat(2)`; results are cached per path for bulk enqueues. Not thread-safe: one
+/// per enqueue.
+public final class LocalFileInspector {
     private var cache = [String: Result<SourceFileFacts, SourceFileFacts.Problem>]()
 
-    func inspect(_ path: String) -> Result<SourceFileFacts, SourceFileFacts.Problem> {
+    public init() {}
+
+    public func inspect(_ path: String) -> Result<SourceFileFacts, SourceFileFacts.Problem> {
         if let cached = cache[path] { return cached }
         let result = Self.examine(path)
         // Bounded: a streaming enqueue of millions of distinct files must not keep one entry per file.
@@ -18,7 +21,7 @@ final class LocalFileInspector {
         return result
     }
 
-    static func examine(_ path: String) -> Result<SourceFileFacts, SourceFileFacts.Problem> {
+    public static func examine(_ path: String) -> Result<SourceFileFacts, SourceFileFacts.Problem> {
         var info = stat()
         guard stat(path, &info) == 0 else {
             switch errno {
