@@ -235,8 +235,11 @@ DECLARE
     running  bigint;
 BEGIN
     WITH RECURSIVE
+    -- Paused queues are skipped (a primary-key probe of the small queue_controls table per queue).
     queues AS (
-        SELECT DISTINCT name FROM unnest(p_queues) AS name WHERE name IS NOT NULL
+        SELECT DISTINCT name FROM unnest(p_queues) AS name
+         WHERE name IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM ferry.queue_controls c WHERE c.queue = name AND c.paused)
     ),
     -- Each probe returns the first queued row it can see, whose key (run_at, job_id) is where its level's scan
     -- starts: entries before it (claimed jobs whose dead index entries wait for vacuum) are stepped over once
@@ -607,6 +610,26 @@ $$;
 
 
 --
+-- Name: project_queue_events(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.project_queue_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    INSERT INTO ferry.queue_controls AS c (queue, paused, changed_at, reason)
+    SELECT DISTINCT ON (n.queue) n.queue, n.type = 'paused', n.recorded_at, n.data->>'reason'
+      FROM new_events n
+     ORDER BY n.queue, n.position DESC
+    ON CONFLICT (queue) DO UPDATE
+       SET paused = excluded.paused, changed_at = excluded.changed_at, reason = excluded.reason;
+    RETURN NULL;
+END
+$$;
+
+
+--
 -- Name: projection_differences(integer); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -622,6 +645,20 @@ CREATE FUNCTION ferry.projection_differences(p_limit integer) RETURNS TABLE(job_
      WHERE to_jsonb(p) IS DISTINCT FROM to_jsonb(r)
      ORDER BY 1
      LIMIT p_limit
+$$;
+
+
+--
+-- Name: queue_events_append_only(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.queue_events_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'ferry.queue_events is append-only' USING ERRCODE = 'insufficient_privilege',
+        HINT = 'pause or resume with ferry queue pause|resume NAME';
+END
 $$;
 
 
@@ -1213,6 +1250,25 @@ COMMENT ON VIEW ferry.job_status IS 'One row per job: state, attempts, progress 
 
 
 --
+-- Name: queue_controls; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.queue_controls (
+    queue text NOT NULL,
+    paused boolean NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    reason text
+);
+
+
+--
+-- Name: TABLE queue_controls; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.queue_controls IS 'Projection of ferry.queue_events: whether each queue is paused, since when and why.';
+
+
+--
 -- Name: queue_count_deltas; Type: TABLE; Schema: ferry; Owner: -
 --
 
@@ -1241,6 +1297,44 @@ WITH (fillfactor='50');
 --
 
 COMMENT ON TABLE ferry.queue_counts IS 'Jobs per queue and state, compacted; add ferry.queue_count_deltas for the exact count.';
+
+
+--
+-- Name: queue_events; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.queue_events (
+    "position" bigint NOT NULL,
+    queue text NOT NULL,
+    type text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    recorded_by text DEFAULT CURRENT_USER NOT NULL,
+    CONSTRAINT queue_events_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT queue_events_queue_check CHECK ((queue ~ '^[a-z0-9][a-z0-9_.-]{0,62}$'::text)),
+    CONSTRAINT queue_events_type_check CHECK ((type = ANY (ARRAY['paused'::text, 'resumed'::text])))
+);
+
+
+--
+-- Name: TABLE queue_events; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.queue_events IS 'Append-only history of queue pauses and resumes (ferry queue pause|resume).';
+
+
+--
+-- Name: queue_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ferry.queue_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.queue_events_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 
 --
@@ -1392,11 +1486,27 @@ ALTER TABLE ONLY ferry.jobs
 
 
 --
+-- Name: queue_controls queue_controls_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.queue_controls
+    ADD CONSTRAINT queue_controls_pkey PRIMARY KEY (queue);
+
+
+--
 -- Name: queue_counts queue_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
 --
 
 ALTER TABLE ONLY ferry.queue_counts
     ADD CONSTRAINT queue_counts_pkey PRIMARY KEY (queue, state);
+
+
+--
+-- Name: queue_events queue_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.queue_events
+    ADD CONSTRAINT queue_events_pkey PRIMARY KEY ("position");
 
 
 --
@@ -1553,6 +1663,20 @@ CREATE TRIGGER events_track_batches AFTER INSERT ON ferry.events REFERENCING NEW
 --
 
 CREATE TRIGGER jobs_written_by_projection_only BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON ferry.jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_projection();
+
+
+--
+-- Name: queue_events queue_events_no_change; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER queue_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.queue_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.queue_events_append_only();
+
+
+--
+-- Name: queue_events queue_events_project; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER queue_events_project AFTER INSERT ON ferry.queue_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_queue_events();
 
 
 --
@@ -1795,6 +1919,23 @@ GRANT SELECT ON TABLE ferry.batch_status TO ferry_worker;
 GRANT SELECT ON TABLE ferry.job_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.job_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.job_status TO ferry_worker;
+
+
+--
+-- Name: TABLE queue_controls; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.queue_controls TO ferry_reader;
+GRANT SELECT ON TABLE ferry.queue_controls TO ferry_producer;
+GRANT SELECT ON TABLE ferry.queue_controls TO ferry_worker;
+
+
+--
+-- Name: TABLE queue_events; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT,INSERT ON TABLE ferry.queue_events TO ferry_producer;
+GRANT SELECT ON TABLE ferry.queue_events TO ferry_worker;
 
 
 --

@@ -1,0 +1,93 @@
+import ArgumentParser
+import FerryCore
+import FerryStore
+
+/// `ferry queue pause|resume|list`: stop and restart claims from a queue.
+struct QueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "Pause and resume queues: claims skip a paused queue, running jobs finish.",
+        discussion: """
+            The state is an event in ferry.queue_events (who, when, why) and shows in ferry.queue_controls and \
+            ferry status. Jobs can still be enqueued into a paused queue; they wait until it is resumed.
+
+            Examples:
+              ferry queue pause photos --reason "Dropbox maintenance"
+              ferry queue resume photos
+              ferry queue list --json
+            """,
+        subcommands: [Pause.self, Resume.self, List.self])
+
+    struct Pause: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop claims from a queue; running jobs finish.")
+
+        @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"))
+        var queue: String
+
+        @Option(help: ArgumentHelp("Why, kept with the event and shown by ferry queue list.", valueName: "text"))
+        var reason: String?
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await QueueCommand.set(queue, paused: true, reason: reason, json: json, connection: connection)
+        }
+    }
+
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let workers claim from a paused queue again.")
+
+        @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"))
+        var queue: String
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await QueueCommand.set(queue, paused: false, reason: nil, json: json, connection: connection)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Queues that were paused or resumed, and their state.")
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func run() async throws {
+            try await runReporting {
+                let store = connection.makeStore(poolSize: 1)
+                defer { store.client.close() }
+                let controls = try await store.queueControls()
+                if json { return print(JSONValue.array(controls.map(\.json)).jsonText) }
+                print(TablePrinter.render(
+                    headers: ["QUEUE", "STATE", "SINCE", "REASON"],
+                    rows: controls.map { [$0.queue, $0.paused ? "paused" : "running", $0.changedAt.iso8601, $0.reason ?? ""] }))
+            }
+        }
+    }
+
+    static func set(_ queue: String, paused: Bool, reason: String?, json: Bool, connection: ConnectionOptions) async throws {
+        try await runReporting {
+            guard JobLimits.isValidQueueName(queue) else {
+                throw ValidationIssue(field: "queue", problem: "'\(queue)' is not a queue name", fix: "queue names are 1-63 lowercase letters, digits, _ . -")
+            }
+            let store = connection.makeStore(poolSize: 1)
+            defer { store.client.close() }
+            let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
+            let state = paused ? "paused" : "resumed"
+            if json {
+                print(JSONValue.object(["queue": .string(queue), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
+            } else {
+                print(changed ? "\(state) \(queue)" : "\(queue) was already \(state == "resumed" ? "running" : state)")
+            }
+        }
+    }
+}

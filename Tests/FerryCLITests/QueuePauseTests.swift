@@ -1,0 +1,68 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `ferry queue pause|resume`: real workers, a real database.
+@Suite("ferry queue pause and resume")
+struct QueuePauseTests {
+    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
+        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
+    }
+
+    static func enqueue(_ db: TestDatabase, queue: String, count: Int, batch: String) async throws {
+        let urls = (0..<count).map { "https://example.com/\(batch)/\($0).jpg" }
+        let result = try await FerryProcess.run(
+            ["enqueue", "fetch"] + urls + ["--to", "/srv/\(batch)/", "--queue", queue, "--batch", batch], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test("a paused queue is skipped while others run; its running job finishes; resume lets the rest go; history in SQL")
+    func pauseAndResume() async throws {
+        let db = try await TestDatabase.make("qpause")
+        try await Self.enqueue(db, queue: "photos", count: 4, batch: "held")
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--queues", "photos,other", "--handler", "sleep:1500", "--concurrency", "1",
+                    "--heartbeat-interval", "0.3", "--poll-interval", "0.2"], databaseURL: db.url)
+        // Pause while the first job runs: it finishes, nothing more is claimed from the queue.
+        try await eventually(timeout: .seconds(60), "the first job to start") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+        }
+        let pause = try await FerryProcess.run(["queue", "pause", "photos", "--reason", "maintenance"], databaseURL: db.url)
+        #expect(pause.status == 0 && pause.stdout.contains("paused photos"), "\(pause.stderr)")
+        let again = try await FerryProcess.run(["queue", "pause", "photos"], databaseURL: db.url)
+        #expect(again.status == 0 && again.stdout.contains("already paused"))
+        try await eventually(timeout: .seconds(60), "the running job to finish") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        // The worker is alive and claiming: a job in another queue runs while photos stays paused.
+        try await Self.enqueue(db, queue: "other", count: 1, batch: "free")
+        try await eventually(timeout: .seconds(60), "the other queue's job to run") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'free' AND state = 'succeeded'") == 1
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'queued'") == 3,
+                "nothing was claimed from the paused queue")
+        let list = try await FerryProcess.run(["queue", "list", "--json"], databaseURL: db.url)
+        let controls = try JSONValue.parse(list.stdout)
+        #expect(controls.arrayValue?.first?["paused"] == .bool(true) && controls.arrayValue?.first?["reason"] == .string("maintenance"))
+
+        let resume = try await FerryProcess.run(["queue", "resume", "photos", "--json"], databaseURL: db.url)
+        #expect(try JSONValue.parse(resume.stdout)["changed"] == .bool(true))
+        let wait = try await FerryProcess.run(["wait", "--batch", "held", "--timeout", "120"], databaseURL: db.url)
+        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        let history = try await db.query("SELECT type, data->>'reason' FROM ferry.queue_events WHERE queue = 'photos' ORDER BY position").rows
+        #expect(try history.map { try $0.decode(String.self, at: 0) } == ["paused", "resumed"])
+        #expect(try history[0].decode(String?.self, at: 1) == "maintenance")
+        let refused = try await FerryProcess.run(["queue", "pause", "Bad Name"], databaseURL: db.url)
+        #expect(refused.status == 65 && refused.stderr.contains("queue name"))
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+    }
+}
