@@ -13,7 +13,7 @@ import ServiceLifecycle
 ///   with the reason otherwise.
 ///
 /// It keeps serving while the worker waits for the schema and while it drains.
-public struct MetricsEndpoint: Service {
+public struct MetricsEndpoint: Service, CustomStringConvertible {
     let registry: PrometheusCollectorRegistry
     let address: ListenAddress
     let readiness: WorkerReadiness?
@@ -25,6 +25,8 @@ public struct MetricsEndpoint: Service {
         self.readiness = readiness
         self.logger = logger
     }
+
+    public var description: String { "MetricsEndpoint(\(address))" }
 
     public func run() async throws {
         let router = Router()
