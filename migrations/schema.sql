@@ -649,6 +649,47 @@ $$;
 
 
 --
+-- Name: queue_depth(text[]); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.queue_depth(p_queues text[] DEFAULT '{}'::text[]) RETURNS TABLE(queue text, queued bigint, running bigint, oldest_waiting_seconds double precision)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+    WITH counted AS (
+        SELECT t.queue,
+               sum(t.jobs) FILTER (WHERE t.state = 'queued')::bigint AS queued,
+               sum(t.jobs) FILTER (WHERE t.state = 'running')::bigint AS running
+          FROM (SELECT c.queue, c.state, c.jobs FROM ferry.queue_counts c WHERE c.state IN ('queued', 'running')
+                UNION ALL
+                SELECT d.queue, d.state, d.delta FROM ferry.queue_count_deltas d WHERE d.state IN ('queued', 'running')) t
+         GROUP BY t.queue
+    ), queues AS (
+        SELECT c.queue FROM counted c WHERE c.queued <> 0 OR c.running <> 0
+        UNION
+        SELECT q FROM unnest(p_queues) AS q
+    )
+    SELECT q.queue,
+           coalesce(c.queued, 0),
+           coalesce(c.running, 0),
+           CASE WHEN coalesce(c.queued, 0) > 0
+                THEN greatest(0, extract(epoch FROM now() - ferry.queue_oldest_run_at(q.queue)))::double precision
+                ELSE 0 END
+      FROM queues q
+      LEFT JOIN counted c ON c.queue = q.queue
+     ORDER BY q.queue
+$$;
+
+
+--
+-- Name: FUNCTION queue_depth(p_queues text[]); Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON FUNCTION ferry.queue_depth(p_queues text[]) IS 'Per queue (every queue with queued or running jobs, and each of p_queues): queued and running jobs (from the counters) and the oldest due job''s wait in seconds (index probes; 0 when none is due).';
+
+
+--
 -- Name: queue_events_append_only(); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -659,6 +700,45 @@ BEGIN
     RAISE EXCEPTION 'ferry.queue_events is append-only' USING ERRCODE = 'insufficient_privilege',
         HINT = 'pause or resume with ferry queue pause|resume NAME';
 END
+$$;
+
+
+--
+-- Name: queue_oldest_run_at(text); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.queue_oldest_run_at(p_queue text) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    SET jit TO 'off'
+    AS $$
+    WITH RECURSIVE
+    accts(acct) AS (
+        (SELECT coalesce(j.account, '') FROM ferry.jobs j
+          WHERE j.state = 'queued' AND j.queue = p_queue
+          ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1)
+        UNION ALL
+        SELECT f.acct FROM accts a
+         CROSS JOIN LATERAL (SELECT coalesce(j.account, '') AS acct FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') > a.acct
+                              ORDER BY coalesce(j.account, ''), j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+    ),
+    levels(acct, p, first_run_at) AS (
+        SELECT a.acct, f.priority, f.run_at FROM accts a
+         CROSS JOIN LATERAL (SELECT j.priority, j.run_at FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') = a.acct
+                              ORDER BY j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+        UNION ALL
+        SELECT l.acct, f.priority, f.run_at FROM levels l
+         CROSS JOIN LATERAL (SELECT j.priority, j.run_at FROM ferry.jobs j
+                              WHERE j.state = 'queued' AND j.queue = p_queue AND coalesce(j.account, '') = l.acct
+                                AND j.priority < l.p
+                              ORDER BY j.priority DESC, j.run_at, j.job_id LIMIT 1) f
+    )
+    -- Each level's first entry is its smallest run_at (the index orders a level by run_at).
+    SELECT min(first_run_at) FROM levels
 $$;
 
 

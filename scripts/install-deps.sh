@@ -2,7 +2,8 @@
 # Installs the Debian packages Ferry needs, only when something is missing.
 set -euo pipefail
 
-packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl)
+# systemd (for systemd-analyze) and python3-yaml: scripts/check-deploy.sh checks deploy/ with them.
+packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl systemd python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts a throwaway PostgreSQL (as an unprivileged user) and moto (S3), builds, runs every test, stops both.
+# Starts a throwaway PostgreSQL (as an unprivileged user) and moto (S3), builds, runs every test, checks deploy/,
+# stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,9 @@ export FERRY_BIN_DIR="$(swift build --show-bin-path)"
 
 echo "==> running tests"
 swift test --skip-build "$@"
+
+echo "==> checking deploy/ (systemd-analyze verify, Kubernetes manifests, Dockerfile)"
+scripts/check-deploy.sh
 
 # The official Dropbox SDK against the dev server (only for a full run: arguments select Swift tests).
 if (($# == 0)); then

@@ -6,6 +6,6 @@ public enum FerryRelease {
     /// A test keeps it equal to the newest file in `migrations/`.
     public static let schemaVersion = 18
 
-    /// `ferry 0.2.0 (schema 14)`.
+    /// `ferry 0.2.0 (schema 18)`.
     public static var description: String { "ferry \(version) (schema \(schemaVersion))" }
 }

@@ -32,12 +32,21 @@ extension FerryStore {
         let seconds = Double(staleAfter.components.seconds) + Double(staleAfter.components.attoseconds) / 1e18
         do {
             return try await client.withConnection { connection in
+                // Kind and queue (for the metrics' labels) never change, so the statement's snapshot has them; one
+                // primary-key probe per rescued job.
                 try connection.query(
-                    "SELECT job_id, outcome, worker FROM ferry.rescue_stale_jobs(make_interval(secs => $1))", [seconds]
+                    """
+                    SELECT r.job_id, r.outcome, r.worker,
+                           (SELECT j.kind FROM ferry.jobs j WHERE j.job_id = r.job_id),
+                           (SELECT j.queue FROM ferry.jobs j WHERE j.job_id = r.job_id)
+                      FROM ferry.rescue_stale_jobs(make_interval(secs => $1)) r
+                    """, [seconds]
                 ).rows.map { row in
                     RescuedJob(
                         jobID: try row.decode(UUID.self, at: 0), outcome: try row.decode(String.self, at: 1),
-                        worker: try row.decode(String?.self, at: 2))
+                        worker: try row.decode(String?.self, at: 2),
+                        kind: try row.decode(String?.self, at: 3).flatMap(JobKind.init(rawValue:)),
+                        queue: try row.decode(String?.self, at: 4))
                 }
             }
         } catch {

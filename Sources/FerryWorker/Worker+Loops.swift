@@ -65,7 +65,7 @@ extension Worker {
             do {
                 let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
                 if !rescued.isEmpty {
-                    metrics.rescued(rescued.count)
+                    metrics.rescued(rescued)
                     let workers = Set(rescued.compactMap(\.worker)).sorted().joined(separator: ",")
                     logger.notice("rescued jobs of dead workers", metadata: ["jobs": "\(rescued.count)", "dead_workers": "\(workers)"])
                     wakeup.notify()
@@ -94,15 +94,16 @@ extension Worker {
         }
     }
 
-    /// Queue depth and oldest waiting age for metrics, read at a modest interval.
-    func queueStatsLoop() async {
+    /// Queue depth and oldest waiting age for metrics, read at a modest interval. Every worker reads it: the read
+    /// is a few counter rows and index probes (about 1.5 ms and 200 buffers at 1,000,000 queued jobs), so a
+    /// fleet-wide reader elected by lock would save little and add a hand-over gap. Failures keep the last values;
+    /// `ferry_queue_depth_read_timestamp_seconds` shows how old they are.
+    func queueDepthLoop() async {
         while !Task.isCancelled {
             do {
-                for row in try await store.queueStats() where configuration.queues.contains(row.queue) {
-                    metrics.queue(row.queue, state: row.state, jobs: row.jobs, oldestWaitingSeconds: row.oldestWaitingSeconds)
-                }
+                metrics.queueDepth(try await store.queueDepth(including: configuration.queues))
             } catch {
-                logger.debug("queue stats failed", metadata: ["error": "\(error)"])
+                logger.debug("reading queue depth failed", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: configuration.queueStatsInterval)
         }

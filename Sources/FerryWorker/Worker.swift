@@ -3,6 +3,7 @@ import FerryStore
 import Foundation
 import Logging
 import Postgres
+import Prometheus
 import ServiceLifecycle
 
 /// A worker process's engine: claims jobs with `FOR UPDATE SKIP LOCKED`, runs them through handlers,
@@ -15,7 +16,8 @@ public final class Worker: Service, Sendable {
     let handlers: JobHandlers
     let logger: Logger
     let listenerConfiguration: PostgresConfiguration
-    let metrics = WorkerMetrics()
+    let metrics: WorkerMetrics
+    let readiness: WorkerReadiness?
     let running = RunningJobs()
     let wakeup = WakeupSignal()
     let cancelWakeup = WakeupSignal()
@@ -23,11 +25,17 @@ public final class Worker: Service, Sendable {
 
     /// - Parameters:
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
+    ///   - metricsRegistry: where the worker's Prometheus metrics go (serve it with `MetricsEndpoint`).
+    ///   - readiness: told when the worker runs and when it starts draining, for `/ready`.
     public init(
         configuration: WorkerConfiguration, store: FerryStore, handlers: JobHandlers,
-        listenerConfiguration: PostgresConfiguration, logger: Logger
+        listenerConfiguration: PostgresConfiguration, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        readiness: WorkerReadiness? = nil, logger: Logger
     ) {
         self.configuration = configuration
+        self.metrics = WorkerMetrics(
+            registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
+        self.readiness = readiness
         self.store = store
         self.handlers = handlers
         self.listenerConfiguration = listenerConfiguration
@@ -44,6 +52,7 @@ public final class Worker: Service, Sendable {
             name: configuration.name, queues: configuration.queues, concurrency: configuration.concurrency,
             host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier)
         try await withDatabaseRetry(logger: logger) { try await self.store.register(registration) }
+        readiness?.workerRunning()
         logger.info(
             "worker started",
             metadata: ["queues": "\(configuration.queues.joined(separator: ","))", "concurrency": "\(configuration.concurrency)"])
@@ -56,11 +65,12 @@ public final class Worker: Service, Sendable {
             group.addTask { await self.heartbeatLoop(registration) }
             group.addTask { await self.rescueLoop() }
             group.addTask { await self.cancelWatchLoop() }
-            group.addTask { await self.queueStatsLoop() }
+            group.addTask { await self.queueDepthLoop() }
 
             await withGracefulShutdownHandler {
                 await self.claimLoop()
             } onGracefulShutdown: {
+                self.readiness?.workerStopping()
                 self.wakeup.notify()
             }
             await self.drain()
@@ -83,7 +93,7 @@ public final class Worker: Service, Sendable {
         var lastClaimWasFull = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var free = configuration.concurrency - running.count
-            metrics.slotsBusy(running.count, of: configuration.concurrency)
+            metrics.slotsBusy(running.count)
             if free <= 0 {
                 await wakeup.wait(timeout: configuration.pollInterval)
                 continue

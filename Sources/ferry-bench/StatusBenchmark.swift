@@ -49,6 +49,7 @@ struct StatusBenchmark: AsyncParsableCommand {
             ("one job (ferry.job_status by id)", "SELECT * FROM ferry.job_status WHERE job_id = $1::uuid", [samples.job], 1),
             ("one batch of \(batchSize) jobs (ferry.batch_status)", "SELECT * FROM ferry.batch_status WHERE batch = $1", [samples.batch], 20),
             ("all of ferry.queue_stats", "SELECT * FROM ferry.queue_stats", [], 50),
+            ("queue depth for metrics (ferry.queue_depth, every worker every 15 s)", "SELECT * FROM ferry.queue_depth('{}')", [], 5),
             ("newest 100 failed jobs", "SELECT * FROM ferry.job_status WHERE state = 'failed' ORDER BY finished_at DESC LIMIT 100", [], 20),
             ("events of one job", "SELECT * FROM ferry.events WHERE job_id = $1::uuid ORDER BY version", [samples.job], 2),
         ]

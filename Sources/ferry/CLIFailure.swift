@@ -43,6 +43,9 @@ enum CLIFailure {
             case .missing: return ExitCode(ExitStatus.notFound)
             case .usage: return ExitCode(ExitStatus.usage)
             }
+        case let error as MetricsEndpointError:
+            printError("error: \(error)")
+            return ExitCode(ExitStatus.configuration)
         case let error as SecretKeyError:
             printError("error: \(error)")
             return ExitCode(ExitStatus.configuration)

@@ -5,7 +5,6 @@ import FerryStore
 import FerryWorker
 import Foundation
 import Logging
-import Metrics
 import Postgres
 import Prometheus
 import ServiceLifecycle
@@ -28,9 +27,17 @@ struct WorkerCommand: AsyncParsableCommand {
 
             Examples:
               ferry worker
-              ferry worker --queues photos,default --concurrency 16 --metrics-port 9464
+              ferry worker --queues photos,default --concurrency 16 \\
+                  --metrics-listen 127.0.0.1:9464
               ferry worker --name nas-1 --shutdown-timeout 60 --log-format json
               ferry worker --poll-only          # behind PgBouncer in transaction mode
+              ferry worker --wait-for-schema 10m   # started before ferry migrate ends
+
+            Until the database has this build's schema (and while PostgreSQL is unreachable) the worker waits, \
+            saying so once, and checks again with growing pauses (up to 30 s) for --wait-for-schema; then it exits \
+            78. With --metrics-listen, GET /health answers 200 all along, GET /ready answers 200 once the worker \
+            runs with the database reachable and the schema current (503 with the reason otherwise), and GET \
+            /metrics serves Prometheus metrics.
             """)
 
     @Option(help: ArgumentHelp("Comma-separated queues to work. Default: default.", valueName: "a,b"))
@@ -51,8 +58,21 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(name: .customLong("poll-only"), help: "Never LISTEN; poll only (for PgBouncer in transaction mode).")
     var pollOnly = false
 
-    @Option(name: .customLong("metrics-port"), help: ArgumentHelp("Serve Prometheus metrics on this port (/metrics).", valueName: "port"))
+    @Option(name: .customLong("metrics-listen"), help: ArgumentHelp(
+        "Serve /metrics, /health and /ready on this address: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 (every interface).",
+        valueName: "host:port"))
+    var metricsListen: String?
+
+    @Option(name: .customLong("metrics-port"), help: ArgumentHelp(
+        "The same as --metrics-listen 0.0.0.0:PORT (kept for existing deployments).", valueName: "port"))
     var metricsPort: Int?
+
+    @Option(name: .customLong("wait-for-schema"), help: ArgumentHelp(
+        "How long to wait at start for PostgreSQL and for `ferry migrate` (90s, 5m, 1h; 0: do not wait).", valueName: "time"))
+    var waitForSchema = "5m"
+
+    @Option(name: .customLong("queue-stats-interval"), help: .hidden)
+    var queueStatsInterval: Double = 15
 
     @Option(name: .customLong("log-format"), help: "text or json.")
     var logFormat = "text"
@@ -96,22 +116,6 @@ struct WorkerCommand: AsyncParsableCommand {
             guard (1...1000).contains(concurrency) else {
                 throw ValidationIssue(field: "--concurrency", problem: "must be from 1 to 1000", fix: "pick a smaller number")
             }
-            LoggingBootstrap.bootstrap(level: connection.logLevel, defaultLevel: .info, json: logFormat == "json")
-            let logger = Logger(label: "ferry.worker")
-            let registry = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-
-            // Connections: one per running job's progress plus claims, heartbeats and the batcher.
-            let pgConfiguration = PostgresConfiguration(
-                connectionString: connection.resolvedDatabaseURL, applicationName: "ferry worker",
-                poolSize: min(8, concurrency + 3))
-            let client = PostgresClient(configuration: pgConfiguration, logger: logger)
-            defer { client.close() }
-            let store = FerryStore(client: client, logger: logger)
-            try await MigrationRunner(
-                client: client, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), logger: logger
-            ).verifyUpToDate()
-
             guard (1...150).contains(chunkSize) else {
                 throw ValidationIssue(
                     field: "--chunk-size", problem: "must be from 1 to 150 MiB (Dropbox accepts at most 150 MiB per request)",
@@ -124,33 +128,64 @@ struct WorkerCommand: AsyncParsableCommand {
                 }
                 scripted = script
             }
-            // Provider secrets need the key; a worker that only moves local files can run without it.
-            let box = try await Self.secretBox(store: store)
-            let workerName = name ?? WorkerConfiguration.defaultName()
-            // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
-            let http = HTTPClient(
-                eventLoopGroupProvider: .singleton,
-                configuration: HTTPClient.Configuration(
-                    redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
-            let tokens = box.map {
-                AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger)
+            let metricsAddress = try Self.metricsAddress(listen: metricsListen, port: metricsPort)
+            guard let schemaWait = Self.parseWait(waitForSchema) else {
+                throw CLIUsageError(message: "--wait-for-schema takes a time such as 90s, 5m or 1h (0 to not wait), not '\(waitForSchema)'")
             }
-            let handlers = scripted.map { JobHandlers(catchAll: $0) }
-                ?? JobHandlers(
-                    registry: .standard,
-                    environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkSize * 1024 * 1024))
-            let worker = Worker(
-                configuration: WorkerConfiguration(
-                    name: workerName, queues: queueList, concurrency: concurrency,
-                    shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
-                    pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
-                    heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
-                    rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
-                    retryPolicy: RetryPolicy(baseSeconds: retryBase)),
-                store: store, handlers: handlers, listenerConfiguration: pgConfiguration, logger: logger)
-            var services: [any Service] = [worker]
-            if let metricsPort {
-                services.append(MetricsEndpoint(registry: registry, port: metricsPort, logger: logger))
+            LoggingBootstrap.bootstrap(level: connection.logLevel, defaultLevel: .info, json: logFormat == "json")
+            let logger = Logger(label: "ferry.worker")
+            let registry = PrometheusCollectorRegistry()
+
+            // Connections: one per running job's progress plus claims, heartbeats and the batcher.
+            let pgConfiguration = PostgresConfiguration(
+                connectionString: connection.resolvedDatabaseURL, applicationName: "ferry worker",
+                poolSize: min(8, concurrency + 3))
+            let client = PostgresClient(configuration: pgConfiguration, logger: logger)
+            defer { client.close() }
+            let store = FerryStore(client: client, logger: logger)
+            let readiness = WorkerReadiness(store: store)
+            let gate = SchemaGate(
+                store: store, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), bound: schemaWait,
+                readiness: readiness, logger: logger)
+            let workerName = name ?? WorkerConfiguration.defaultName()
+            let configuration = WorkerConfiguration(
+                name: workerName, queues: queueList, concurrency: concurrency,
+                shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
+                pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
+                heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
+                rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
+                queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
+                retryPolicy: RetryPolicy(baseSeconds: retryBase))
+            let chunkBytes = chunkSize * 1024 * 1024
+            let launch = WorkerLaunch(gate: gate) { [scripted] in
+                // Provider secrets need the key; a worker that only moves local files can run without it.
+                let box = try await Self.secretBox(store: store)
+                // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
+                let http = HTTPClient(
+                    eventLoopGroupProvider: .singleton,
+                    configuration: HTTPClient.Configuration(
+                        redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
+                let tokens = box.map {
+                    AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger)
+                }
+                let handlers = scripted.map { JobHandlers(catchAll: $0) }
+                    ?? JobHandlers(
+                        registry: .standard,
+                        environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes))
+                let worker = Worker(
+                    configuration: configuration, store: store, handlers: handlers, listenerConfiguration: pgConfiguration,
+                    metricsRegistry: registry, readiness: readiness, logger: logger)
+                do {
+                    try await worker.run()
+                } catch {
+                    try? await http.shutdown()
+                    throw error
+                }
+                try? await http.shutdown()
+            }
+            var services: [any Service] = [launch]
+            if let metricsAddress {
+                services.append(MetricsEndpoint(registry: registry, address: metricsAddress, readiness: readiness, logger: logger))
             }
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
@@ -159,19 +194,46 @@ struct WorkerCommand: AsyncParsableCommand {
                     logger: logger))
             let escape = SecondSignalEscape()
             escape.arm()
-            do {
-                try await group.run()
-            } catch {
-                try? await http.shutdown()
-                throw error
-            }
-            try? await http.shutdown()
+            try await group.run()
             withExtendedLifetime(escape) {}
         }
     }
 }
 
 extension WorkerCommand {
+    /// `--metrics-listen`, or `--metrics-port` as every interface; nil without either.
+    static func metricsAddress(listen: String?, port: Int?) throws -> ListenAddress? {
+        switch (listen, port) {
+        case (nil, nil):
+            return nil
+        case (.some, .some):
+            throw CLIUsageError(message: "give --metrics-listen or --metrics-port, not both")
+        case (nil, .some(let port)):
+            guard (0...65535).contains(port) else {
+                throw CLIUsageError(message: "--metrics-port must be from 0 to 65535")
+            }
+            return ListenAddress(host: "0.0.0.0", port: port)
+        case (.some(let text), nil):
+            guard let address = ListenAddress(text) else {
+                throw CLIUsageError(
+                    message: "--metrics-listen takes HOST:PORT, such as 127.0.0.1:9464, [::1]:9464 or 0.0.0.0:9464, not '\(text)'")
+            }
+            return address
+        }
+    }
+
+    /// `90`, `90s`, `5m`, `1h`: a span of time; nil when the text is none of these.
+    static func parseWait(_ text: String) -> Duration? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let last = trimmed.last else { return nil }
+        let scale: Double = last == "h" ? 3600 : last == "m" ? 60 : 1
+        let number = last.isLetter ? trimmed.dropLast() : Substring(trimmed)
+        guard "hms".contains(last) || last.isNumber, let amount = Double(number), amount >= 0, amount.isFinite,
+            amount * scale <= 7 * 86_400
+        else { return nil }
+        return .milliseconds(Int64((amount * scale * 1000).rounded()))
+    }
+
     /// The secret box from FERRY_SECRET_KEY(_FILE). Without a key the worker runs only if no account has
     /// credentials to open (it then takes local jobs only); otherwise that is a configuration error.
     static func secretBox(store: FerryStore) async throws -> SecretBox? {

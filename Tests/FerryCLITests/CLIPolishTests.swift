@@ -139,7 +139,8 @@ struct CLIPolishTests {
             return try JSONValue.parse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         let migrated = try await document(["migrate", "--json"])
-        #expect(migrated["applied"]?.arrayValue?.count == migrated["schema_version"]?.intValue.map(Int.init))
+        #expect(migrated["applied"]?.arrayValue?.last?["version"] == migrated["schema_version"])
+        #expect((migrated["applied"]?.arrayValue?.count ?? 0) >= 15)
         #expect(try await document(["migrate", "--check", "--json"])["up_to_date"] == .bool(true))
 
         let ids = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/j.jpg", "--to", "/srv/j/", "--batch", "j"], databaseURL: url).lines

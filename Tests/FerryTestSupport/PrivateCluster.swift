@@ -25,6 +25,16 @@ public final class PrivateCluster: @unchecked Sendable {
         _ = try await Self.run(["restart", directory])
     }
 
+    /// Stops the server and keeps its data (fast shutdown: connections are closed), until `startServer`.
+    public func stopServer() async throws {
+        _ = try await Self.run(["stop", directory])
+    }
+
+    /// Starts the server again on the same port.
+    public func startServer() async throws {
+        _ = try await Self.run(["start", directory, "--fast"])
+    }
+
     public func stop() async {
         _ = try? await Self.run(["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
