@@ -1460,7 +1460,10 @@ CREATE VIEW ferry.queue_stats AS
         CASE
             WHEN (w.oldest <= now()) THEN (now() - w.oldest)
             ELSE NULL::interval
-        END), (0)::numeric))::double precision AS oldest_waiting_seconds
+        END), (0)::numeric))::double precision AS oldest_waiting_seconds,
+    COALESCE(( SELECT qc.paused
+           FROM ferry.queue_controls qc
+          WHERE (qc.queue = c.queue)), false) AS paused
    FROM (counted c
      LEFT JOIN waiting w ON (((w.queue = c.queue) AND (c.state = 'queued'::text))));
 
@@ -1469,7 +1472,7 @@ CREATE VIEW ferry.queue_stats AS
 -- Name: VIEW queue_stats; Type: COMMENT; Schema: ferry; Owner: -
 --
 
-COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from counters), due jobs and the oldest due job''s wait (from index probes).';
+COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from counters), due jobs, the oldest due job''s wait (from index probes), and whether the queue is paused.';
 
 
 --

@@ -130,7 +130,7 @@ struct Status: AsyncParsableCommand {
             TablePrinter.render(
                 headers: ["QUEUE", "STATE", "JOBS", "DUE", "OLDEST WAIT"],
                 rows: rows.map {
-                    [$0.queue, $0.state, "\($0.jobs)", "\($0.due)", String(format: "%.1fs", $0.oldestWaitingSeconds)]
+                    [$0.queue + ($0.paused ? " (paused)" : ""), $0.state, "\($0.jobs)", "\($0.due)", String(format: "%.1fs", $0.oldestWaitingSeconds)]
                 }))
     }
 }

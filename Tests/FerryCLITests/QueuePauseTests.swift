@@ -51,6 +51,9 @@ struct QueuePauseTests {
         let controls = try JSONValue.parse(list.stdout)
         #expect(controls.arrayValue?.first?["paused"] == .bool(true) && controls.arrayValue?.first?["reason"] == .string("maintenance"))
 
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.queue_stats WHERE queue = 'photos' AND paused") >= 1)
+        let status = try await FerryProcess.run(["status"], databaseURL: db.url)
+        #expect(status.stdout.contains("photos (paused)"), "\(status.stdout)")
         let resume = try await FerryProcess.run(["queue", "resume", "photos", "--json"], databaseURL: db.url)
         #expect(try JSONValue.parse(resume.stdout)["changed"] == .bool(true))
         let wait = try await FerryProcess.run(["wait", "--batch", "held", "--timeout", "120"], databaseURL: db.url)
