@@ -32,13 +32,7 @@ extension FerryStore {
         _ target: JobFilter, eligible: String, eventType: String, data: String, extra: [String],
         action: @escaping @Sendable (String) -> CommandOutcome.Action
     ) async throws -> [CommandOutcome] {
-        let (condition, key): (String, any PostgresBindable) =
-            switch target {
-            case .job(let id): ("job_id = $1::uuid", id)
-            case .batch(let batch): ("batch = $1", batch)
-            case .queue(let queue): ("queue = $1", queue)
-            case .all: ("$1::text IS NULL", String?.none)
-            }
+        let (condition, key) = target.condition
         // Lock the candidates so a concurrent claim or finish cannot slip between reading and appending.
         let sql = """
             WITH target AS (

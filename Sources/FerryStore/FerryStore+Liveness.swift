@@ -7,13 +7,7 @@ extension FerryStore {
     ///
     /// Reads the batch's unfinished jobs through the `(batch, state)` index and the small `workers` table.
     public func unservedQueues(_ filter: JobFilter, liveWithin: Duration) async throws -> [String] {
-        let (condition, key): (String, any PostgresBindable) =
-            switch filter {
-            case .job(let id): ("job_id = $1::uuid", id)
-            case .batch(let batch): ("batch = $1", batch)
-            case .queue(let queue): ("queue = $1", queue)
-            case .all: ("$1::text IS NULL", String?.none)
-            }
+        let (condition, key) = filter.condition
         let seconds = Double(liveWithin.components.seconds) + Double(liveWithin.components.attoseconds) / 1e18
         do {
             return try await client.withConnection { connection in

@@ -9,6 +9,16 @@ extension FerryStore {
         case batch(String)
         case queue(String)
         case all
+
+        /// The filter as a condition on `ferry.jobs` with its one bind parameter (`$1`).
+        var condition: (sql: String, bind: any PostgresBindable) {
+            switch self {
+            case .job(let id): ("job_id = $1::uuid", id)
+            case .batch(let batch): ("batch = $1", batch)
+            case .queue(let queue): ("queue = $1", queue)
+            case .all: ("$1::text IS NULL", String?.none)
+            }
+        }
     }
 
     /// Rows of `ferry.job_status`, oldest first, at most `limit`.

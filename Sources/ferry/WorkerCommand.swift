@@ -257,9 +257,12 @@ final class SecondSignalEscape {
         let seen = Mutex(0)
         sources = [SIGTERM, SIGINT].map { signal in
             let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
-            source.setEventHandler {
+            // The handler reads `data` from the source it belongs to; the pair lives until the process exits.
+            source.setEventHandler { [source] in
+                // Dispatch coalesces signals that arrive before the handler runs: `data` says how many there were.
+                let arrived = max(1, Int(source.data))
                 let count = seen.withLock { count -> Int in
-                    count += 1
+                    count += arrived
                     return count
                 }
                 if count >= 2 {
