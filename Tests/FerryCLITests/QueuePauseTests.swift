@@ -30,7 +30,7 @@ struct QueuePauseTests {
             ferry: ["worker", "--queues", "photos,other", "--handler", "sleep:1500", "--concurrency", "1",
                     "--heartbeat-interval", "0.3", "--poll-interval", "0.2"], databaseURL: db.url)
         // Pause while the first job runs: it finishes, nothing more is claimed from the queue.
-        try await eventually(timeout: .seconds(60), "the first job to start") {
+        try await eventually(timeout: .seconds(180), "the first job to start") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         let pause = try await FerryProcess.run(["queue", "pause", "photos", "--reason", "maintenance"], databaseURL: db.url)

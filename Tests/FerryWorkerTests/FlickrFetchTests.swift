@@ -124,7 +124,7 @@ struct FlickrFetchTests {
         let listing = try await Self.enqueue(db, ["flickr:99@N09", "--to", target + "/", "--size", "s", "--batch", "resume"])
 
         let victim = try URLFetchTests.startWorker(db, name: "flickr-victim", ["--concurrency", "2"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "the first page to be committed") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first page to be committed") {
             try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND (session->>'page')::int = 2", [listing]) == 1
         }
