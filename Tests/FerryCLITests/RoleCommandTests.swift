@@ -37,7 +37,7 @@ struct RoleCommandTests {
         let (bad, slow, idle) = (ids[2], ids[3], ids[4])
 
         // Neither a reader nor a worker can cancel; the producer can (a queued job: cancelled at once).
-        for (url, words) in [(reader, ["permission denied for table jobs"]),
+        for (url, words) in [(reader, ["permission denied for table"]),
                              (worker, ["\"cancelled\"", "cli_worker_\(suffix)", "needs ferry_producer"])] {
             let refused = try await FerryProcess.run(["cancel", idle], databaseURL: url)
             #expect(refused.status == 77, "\(refused.stderr)")
@@ -68,7 +68,7 @@ struct RoleCommandTests {
         try await eventually(timeout: .seconds(30), "the worker cancels the running job") {
             try await Self.state(db, slow) == "cancelled"
         }
-        let kinds = try await db.query("SELECT type FROM ferry.events WHERE job_id = $1::uuid ORDER BY version", [slow]).rows
+        let kinds = try await db.query("SELECT type FROM ferry.events WHERE job_id = $1::uuid AND type <> 'progress' ORDER BY version", [slow]).rows
             .map { try $0.decode(String.self, at: 0) }
         #expect(kinds == ["enqueued", "claimed", "cancel_requested", "cancelled"])
 
