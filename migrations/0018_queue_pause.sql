@@ -47,10 +47,11 @@ $$;
 CREATE TRIGGER queue_events_no_change BEFORE UPDATE OR DELETE OR TRUNCATE ON ferry.queue_events
     FOR EACH STATEMENT EXECUTE FUNCTION ferry.queue_events_append_only();
 
--- Pausing is an operator's and a producer's action, like cancel and retry; everyone who reads the queues sees it.
-GRANT SELECT, INSERT ON ferry.queue_events TO ferry_producer;
-GRANT SELECT ON ferry.queue_events TO ferry_worker;
-GRANT SELECT ON ferry.queue_controls TO ferry_reader, ferry_producer, ferry_worker;
+-- Pausing is an operator's and a producer's action, like cancel and retry. Producers name the queue, the type and
+-- the data; who and when are the database's (as for ferry.events). Readers see the state in queue_stats.paused.
+GRANT SELECT ON ferry.queue_events TO ferry_producer, ferry_worker;
+GRANT INSERT (queue, type, data) ON ferry.queue_events TO ferry_producer;
+GRANT SELECT ON ferry.queue_controls TO ferry_producer, ferry_worker;
 
 -- claim_jobs as in 0008, skipping paused queues.
 CREATE OR REPLACE FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer)

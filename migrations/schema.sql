@@ -202,6 +202,119 @@ $$;
 
 
 --
+-- Name: authorize_account_events(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.authorize_account_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    allowed      text[];
+    refused_type text;
+BEGIN
+    IF pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
+        RETURN NULL;
+    END IF;
+    allowed := CASE WHEN pg_has_role(current_user, 'ferry_worker', 'USAGE')
+                    THEN ARRAY['token_refreshed', 'needs_reauth'] ELSE '{}' END;
+    SELECT min(e.type) INTO refused_type FROM new_account_events e WHERE e.type <> ALL (allowed);
+    IF refused_type IS NOT NULL THEN
+        RAISE EXCEPTION 'permission denied to append a "%" account event as role "%": it needs the schema owner',
+            refused_type, current_user
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Workers record token_refreshed and needs_reauth; ferry account commands run as the owner.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: authorize_events(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.authorize_events() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    AS $$
+DECLARE
+    worker_types   CONSTANT text[] := ARRAY['enqueued', 'claimed', 'progress', 'retry_scheduled', 'deferred',
+                                            'released', 'rescued', 'cancelled', 'succeeded', 'failed'];
+    producer_types CONSTANT text[] := ARRAY['enqueued', 'cancel_requested', 'cancelled', 'requeued'];
+    is_worker      boolean;
+    is_producer    boolean;
+    allowed        text[];
+    refused_type   text;
+    has_cancelled  boolean;
+    wrong          record;
+BEGIN
+    IF pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
+        RETURN NULL;
+    END IF;
+    is_worker := pg_has_role(current_user, 'ferry_worker', 'USAGE');
+    is_producer := pg_has_role(current_user, 'ferry_producer', 'USAGE');
+    IF is_worker AND is_producer THEN
+        RETURN NULL;   -- both together may append every type
+    END IF;
+
+    -- Every bulk enqueue is enqueued events only, which both roles may append: one cheap pass, and done.
+    IF (is_worker OR is_producer) AND NOT EXISTS (SELECT 1 FROM new_events e WHERE e.type <> 'enqueued') THEN
+        RETURN NULL;
+    END IF;
+    allowed := CASE WHEN is_worker THEN worker_types WHEN is_producer THEN producer_types ELSE '{}' END;
+
+    -- One pass over the statement's events (the transition table the projection reads too).
+    SELECT min(e.type) FILTER (WHERE e.type <> ALL (allowed)), coalesce(bool_or(e.type = 'cancelled'), false)
+      INTO refused_type, has_cancelled
+      FROM new_events e;
+
+    IF refused_type IS NOT NULL THEN
+        RAISE EXCEPTION 'permission denied to append a "%" event as role "%": it needs %', refused_type, current_user,
+            CASE WHEN refused_type = ANY (producer_types) AND refused_type = ANY (worker_types)
+                 THEN 'ferry_producer or ferry_worker'
+                 WHEN refused_type = ANY (producer_types) THEN 'ferry_producer'
+                 ELSE 'ferry_worker' END
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Producers (ferry_producer) append enqueued, cancel_requested, cancelled of a queued job and '
+                         'requeued; workers (ferry_worker) append claims, progress and outcomes. Grant the role that '
+                         'fits what this login does.';
+    END IF;
+
+    -- Who ends a job depends on its state: a producer cancels a queued job (for a running one it appends
+    -- cancel_requested), the worker holding the claim cancels a running one. The rows are locked first, as the
+    -- projection will lock them, and read afterwards (a new snapshot, READ COMMITTED): no claim can slip in between
+    -- this check and the fold. A job this statement creates is not in ferry.jobs yet; it is queued.
+    IF has_cancelled THEN
+        PERFORM 1 FROM ferry.jobs j
+          WHERE j.job_id IN (SELECT e.job_id FROM new_events e WHERE e.type = 'cancelled')
+          ORDER BY j.job_id
+            FOR NO KEY UPDATE OF j;
+        SELECT e.job_id, coalesce(j.state, 'queued') AS state INTO wrong
+          FROM new_events e
+          LEFT JOIN ferry.jobs j ON j.job_id = e.job_id
+         WHERE e.type = 'cancelled'
+           AND CASE coalesce(j.state, 'queued') WHEN 'queued' THEN NOT is_producer
+                                                 WHEN 'running' THEN NOT is_worker
+                                                 ELSE false END   -- a finished job: the fold refuses it (FY002)
+         ORDER BY e.job_id
+         LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'permission denied to append a "cancelled" event for job %, which is %, as role "%": it needs %',
+                wrong.job_id, wrong.state, current_user,
+                CASE WHEN wrong.state = 'queued' THEN 'ferry_producer' ELSE 'ferry_worker' END
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'A producer cancels a queued job; for a running job it appends cancel_requested (ferry cancel) '
+                             'and the worker holding the claim cancels it.';
+        END IF;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+
+--
 -- Name: batch_summary(text); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -446,10 +559,10 @@ $$;
 
 CREATE FUNCTION ferry.guard_projection() RETURNS trigger
     LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    -- Depth 1 means a statement aimed at ferry.jobs directly; the projection trigger's writes run at depth 2.
-    IF pg_trigger_depth() <= 1 AND NOT pg_has_role(current_user, (SELECT relowner FROM pg_class WHERE oid = TG_RELID), 'MEMBER') THEN
+    IF NOT pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
         RAISE EXCEPTION 'ferry.jobs is a projection of ferry.events: % is not allowed', TG_OP
             USING ERRCODE = 'FY011', HINT = 'Append an event to ferry.events instead.';
     END IF;
@@ -1693,6 +1806,13 @@ CREATE TRIGGER account_events_append_only_truncate BEFORE TRUNCATE ON ferry.acco
 
 
 --
+-- Name: account_events account_events_authorize; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER account_events_authorize AFTER INSERT ON ferry.account_events REFERENCING NEW TABLE AS new_account_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.authorize_account_events();
+
+
+--
 -- Name: batch_events batch_events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
 --
 
@@ -1718,6 +1838,13 @@ CREATE TRIGGER events_append_only_rows BEFORE UPDATE ON ferry.events FOR EACH RO
 --
 
 CREATE TRIGGER events_append_only_truncate BEFORE TRUNCATE ON ferry.events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_event_change();
+
+
+--
+-- Name: events events_authorize; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER events_authorize AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.authorize_events();
 
 
 --
@@ -1788,6 +1915,32 @@ GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_worker;
 
 
 --
+-- Name: FUNCTION claim_jobs(p_worker text, p_queues text[], p_limit integer); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) TO ferry_worker;
+
+
+--
+-- Name: FUNCTION compact_queue_counts(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.compact_queue_counts() FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.compact_queue_counts() TO ferry_worker;
+
+
+--
+-- Name: FUNCTION queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_reader;
+GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_worker;
+
+
+--
 -- Name: FUNCTION rebuild_projection(); Type: ACL; Schema: ferry; Owner: -
 --
 
@@ -1802,11 +1955,68 @@ REVOKE ALL ON FUNCTION ferry.recount_queues() FROM PUBLIC;
 
 
 --
+-- Name: FUNCTION release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval) TO ferry_worker;
+
+
+--
 -- Name: TABLE events; Type: ACL; Schema: ferry; Owner: -
 --
 
-GRANT SELECT,INSERT ON TABLE ferry.events TO ferry_producer;
-GRANT SELECT,INSERT ON TABLE ferry.events TO ferry_worker;
+GRANT SELECT ON TABLE ferry.events TO ferry_producer;
+GRANT SELECT ON TABLE ferry.events TO ferry_worker;
+
+
+--
+-- Name: COLUMN events.job_id; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(job_id) ON TABLE ferry.events TO ferry_producer;
+GRANT INSERT(job_id) ON TABLE ferry.events TO ferry_worker;
+
+
+--
+-- Name: COLUMN events.version; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(version) ON TABLE ferry.events TO ferry_producer;
+GRANT INSERT(version) ON TABLE ferry.events TO ferry_worker;
+
+
+--
+-- Name: COLUMN events.type; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(type) ON TABLE ferry.events TO ferry_producer;
+GRANT INSERT(type) ON TABLE ferry.events TO ferry_worker;
+
+
+--
+-- Name: COLUMN events.data; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(data) ON TABLE ferry.events TO ferry_producer;
+GRANT INSERT(data) ON TABLE ferry.events TO ferry_worker;
+
+
+--
+-- Name: FUNCTION rescue_stale_jobs(p_stale_after interval); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) TO ferry_worker;
+
+
+--
+-- Name: FUNCTION restoring(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.restoring() FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.restoring() TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.restoring() TO ferry_worker;
 
 
 --
@@ -1821,8 +2031,42 @@ GRANT SELECT ON TABLE ferry.account_events TO ferry_producer;
 -- Name: TABLE accounts; Type: ACL; Schema: ferry; Owner: -
 --
 
-GRANT SELECT ON TABLE ferry.accounts TO ferry_producer;
 GRANT SELECT ON TABLE ferry.accounts TO ferry_worker;
+
+
+--
+-- Name: COLUMN accounts.name; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(name) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.provider; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(provider) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.created_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(created_at) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.max_concurrent; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(max_concurrent) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.app_key; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(app_key) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -1837,6 +2081,7 @@ GRANT UPDATE(access_token_sealed) ON TABLE ferry.accounts TO ferry_worker;
 --
 
 GRANT UPDATE(access_token_issued_at) ON TABLE ferry.accounts TO ferry_worker;
+GRANT SELECT(access_token_issued_at) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -1844,6 +2089,7 @@ GRANT UPDATE(access_token_issued_at) ON TABLE ferry.accounts TO ferry_worker;
 --
 
 GRANT UPDATE(access_token_expires_at) ON TABLE ferry.accounts TO ferry_worker;
+GRANT SELECT(access_token_expires_at) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -1851,6 +2097,35 @@ GRANT UPDATE(access_token_expires_at) ON TABLE ferry.accounts TO ferry_worker;
 --
 
 GRANT UPDATE(key_id) ON TABLE ferry.accounts TO ferry_worker;
+GRANT SELECT(key_id) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.api_url; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(api_url) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.content_url; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(content_url) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.authorize_url; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(authorize_url) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.provider_account_id; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(provider_account_id) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -1858,6 +2133,7 @@ GRANT UPDATE(key_id) ON TABLE ferry.accounts TO ferry_worker;
 --
 
 GRANT UPDATE(status) ON TABLE ferry.accounts TO ferry_worker;
+GRANT SELECT(status) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -1865,6 +2141,7 @@ GRANT UPDATE(status) ON TABLE ferry.accounts TO ferry_worker;
 --
 
 GRANT UPDATE(status_reason) ON TABLE ferry.accounts TO ferry_worker;
+GRANT SELECT(status_reason) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -1872,6 +2149,14 @@ GRANT UPDATE(status_reason) ON TABLE ferry.accounts TO ferry_worker;
 --
 
 GRANT UPDATE(updated_at) ON TABLE ferry.accounts TO ferry_worker;
+GRANT SELECT(updated_at) ON TABLE ferry.accounts TO ferry_producer;
+
+
+--
+-- Name: COLUMN accounts.settings; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT(settings) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
@@ -2008,7 +2293,6 @@ GRANT SELECT ON TABLE ferry.job_status TO ferry_worker;
 -- Name: TABLE queue_controls; Type: ACL; Schema: ferry; Owner: -
 --
 
-GRANT SELECT ON TABLE ferry.queue_controls TO ferry_reader;
 GRANT SELECT ON TABLE ferry.queue_controls TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_controls TO ferry_worker;
 
@@ -2017,8 +2301,29 @@ GRANT SELECT ON TABLE ferry.queue_controls TO ferry_worker;
 -- Name: TABLE queue_events; Type: ACL; Schema: ferry; Owner: -
 --
 
-GRANT SELECT,INSERT ON TABLE ferry.queue_events TO ferry_producer;
+GRANT SELECT ON TABLE ferry.queue_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_events TO ferry_worker;
+
+
+--
+-- Name: COLUMN queue_events.queue; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(queue) ON TABLE ferry.queue_events TO ferry_producer;
+
+
+--
+-- Name: COLUMN queue_events.type; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(type) ON TABLE ferry.queue_events TO ferry_producer;
+
+
+--
+-- Name: COLUMN queue_events.data; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(data) ON TABLE ferry.queue_events TO ferry_producer;
 
 
 --
@@ -2034,7 +2339,6 @@ GRANT SELECT ON TABLE ferry.queue_stats TO ferry_worker;
 -- Name: TABLE schema_migrations; Type: ACL; Schema: ferry; Owner: -
 --
 
-GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_reader;
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
 
@@ -2043,7 +2347,6 @@ GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
 -- Name: TABLE workers; Type: ACL; Schema: ferry; Owner: -
 --
 
-GRANT SELECT ON TABLE ferry.workers TO ferry_reader;
 GRANT SELECT ON TABLE ferry.workers TO ferry_producer;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.workers TO ferry_worker;
 

@@ -15,6 +15,23 @@ struct BenchDatabase {
         return try url(name)
     }
 
+    /// A login role that is a member of `group` only (created once per cluster), and the URL of `database` for it.
+    func login(inRole group: String, database: String) async throws -> String {
+        let name = "bench_" + group.filter { $0.isLetter || $0.isNumber || $0 == "_" }
+        let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: adminURL, poolSize: 1))
+        defer { admin.close() }
+        try await admin.withConnection { connection in
+            if try connection.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [name]).rows.isEmpty {
+                try connection.execute("CREATE ROLE \(PostgresIdentifier(name).quoted) LOGIN")
+            }
+            try connection.execute("GRANT \(PostgresIdentifier(group).quoted) TO \(PostgresIdentifier(name).quoted)")
+        }
+        // postgresql://USER@HOST…: swap the user.
+        guard let scheme = database.range(of: "://"), let at = database.range(of: "@", range: scheme.upperBound..<database.endIndex)
+        else { throw BenchError("cannot set the user in \(database): use a postgresql://USER@HOST/DB URL") }
+        return String(database[..<scheme.upperBound]) + name + String(database[at.lowerBound...])
+    }
+
     /// The URL of database `name` on the benchmark cluster.
     func url(_ name: String) throws -> String {
         guard let slash = adminURL.range(of: "/", options: .backwards) else { return adminURL }

@@ -21,6 +21,9 @@ struct EnqueueBenchmark: AsyncParsableCommand {
     @Option(help: "Rounds (the median is reported).")
     var rounds = 3
 
+    @Option(help: "Enqueue as a login role that is a member of this group role only (e.g. ferry_producer), as an application would; default: the admin role.")
+    var role: String?
+
     func run() async throws {
         let bench = BenchDatabase(adminURL: databaseURL)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bench-\(jobs).jsonl").path
@@ -36,7 +39,9 @@ struct EnqueueBenchmark: AsyncParsableCommand {
             // Ferry: the whole CLI process (parse, validate, COPY, projection) as a script would run it.
             let url = try await bench.create("bench_enqueue_\(round)")
             _ = try timedRun(ferry, ["migrate", "--database-url", url])
-            let (ferryTime, peak) = try timedRunWithPeakMemory(ferry, ["enqueue", "--from", file, "--database-url", url])
+            var enqueueURL = url
+            if let role { enqueueURL = try await bench.login(inRole: role, database: url) }
+            let (ferryTime, peak) = try timedRunWithPeakMemory(ferry, ["enqueue", "--from", file, "--database-url", enqueueURL])
             ferryTimes.append(ferryTime)
             peaks.append(peak)
 
@@ -63,7 +68,7 @@ struct EnqueueBenchmark: AsyncParsableCommand {
         }
         let ferryRate = Double(jobs) / median(ferryTimes)
         let copyRate = Double(jobs) / median(copyTimes)
-        print(String(format: "bulk enqueue of %d jobs (median of %d rounds)", jobs, rounds))
+        print(String(format: "bulk enqueue of %d jobs (median of %d rounds)%@", jobs, rounds, role.map { " as a member of \($0)" } ?? ""))
         print(String(format: "  ferry enqueue --from FILE: %9.0f jobs/s", ferryRate))
         print(String(format: "  raw COPY (baseline):       %9.0f rows/s", copyRate))
         print(String(format: "  ratio:                     %9.2fx", ferryRate / copyRate))

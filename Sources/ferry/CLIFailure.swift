@@ -60,11 +60,14 @@ enum CLIFailure {
             if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }
             printError("  set --database-url, FERRY_DATABASE_URL or DATABASE_URL (or the PG* variables) to a reachable server")
             return ExitCode(ExitStatus.databaseUnavailable)
+        case let error as PostgresError where error.sqlState == .insufficientPrivilege:
+            // PostgreSQL's privilege refusals (and Ferry's, migration 0015) name objects, event types and roles,
+            // never values: the message says what was refused and which role it needs.
+            printError("error: \(error.serverMessage ?? error.reason) [SQLSTATE 42501]")
+            printError("  " + (error.hint ?? "the database role lacks a privilege: log in as a member of ferry_producer (enqueue, cancel, retry), ferry_worker (ferry worker) or ferry_reader (ferry status)"))
+            return ExitCode(ExitStatus.permissionDenied)
         case let error as PostgresError:
             printError("error: \(error)")
-            if error.sqlState == .insufficientPrivilege {
-                printError("  the database role lacks a privilege; grant it ferry_producer or ferry_worker")
-            }
             return ExitCode(ExitStatus.internalError)
         case let error as CLIUsageError:
             printError("error: \(error.message)")

@@ -18,6 +18,8 @@ enum ExitStatus {
     static let internalError: Int32 = 70
     /// A file could not be read or written (EX_IOERR): an archive directory, a disk full.
     static let ioError: Int32 = 74
+    /// The database role may not do this (EX_NOPERM): log in as a member of the group role the message names.
+    static let permissionDenied: Int32 = 77
     /// `ferry wait --timeout` passed before the batch or job finished (EX_TEMPFAIL: waiting again may succeed).
     static let timedOut: Int32 = 75
     /// Try again: a concurrent producer committed one of the same idempotency keys during a bulk enqueue (EX_TEMPFAIL).

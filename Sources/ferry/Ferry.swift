@@ -21,7 +21,8 @@ struct Ferry: AsyncParsableCommand {
               ferry cancel --batch trip
 
             Exit codes: 0 ok, 1 negative answer, 64 usage, 65 invalid input, 66 not found,
-            69 database unavailable, 70 internal error, 74 file I/O error, 78 schema not migrated.
+            69 database unavailable, 70 internal error, 74 file I/O error, 77 permission denied,
+            78 schema not migrated.
             """,
         version: FerryRelease.description,
         subcommands: [
