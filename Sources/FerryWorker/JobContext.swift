@@ -19,6 +19,7 @@ public final class JobContext: Sendable {
         var lastRecorded = ContinuousClock.now - .seconds(60)
         var bytesReported: Int64 = 0
         var cancelRequested = false
+        var endCleanups: [@Sendable () async -> Void] = []
     }
 
     /// Minimum spacing of progress events that are not forced (keeps the log from filling with progress).
@@ -77,6 +78,23 @@ public final class JobContext: Sendable {
     public var cancelRequested: Bool { cancelRequestedByProgress || cancelledByRequest() }
 
     func markCancelRequested() { state.withLock { $0.cancelRequested = true } }
+
+    /// Registers `cleanup` to run if this attempt ends the job for good: it fails permanently, runs out of
+    /// attempts or is cancelled. It never runs when the job succeeds, is retried, deferred or released (shutdown,
+    /// lost claim, `kill -9`): a later attempt resumes from what the cleanup would remove. The worker runs it
+    /// before recording the outcome, so a `ferry retry` that follows cannot race it.
+    public func whenJobEnds(_ cleanup: @escaping @Sendable () async -> Void) {
+        state.withLock { $0.endCleanups.append(cleanup) }
+    }
+
+    /// Runs (once) what `whenJobEnds` registered.
+    func runEndCleanups() async {
+        let cleanups = state.withLock { state in
+            defer { state.endCleanups.removeAll() }
+            return state.endCleanups
+        }
+        for cleanup in cleanups { await cleanup() }
+    }
 
     /// Counts bytes the handler moved after its last progress event (the final chunk is never reported).
     func recordFinalBytes(_ total: Int64?) {

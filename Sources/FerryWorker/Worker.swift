@@ -165,11 +165,12 @@ public final class Worker: Service, Sendable {
             // Someone else owns the job now; writing anything would overwrite a newer attempt.
             logger.notice("claim lost; stopping without recording")
         } catch let failure as JobFailure where !(Task.isCancelled && running.stopReason(of: job.jobID) != nil) {
-            finishFailed(job, failure, started: started, logger: logger)
+            await finishFailed(job, failure, context: context, started: started, logger: logger)
         } catch {
             if let reason = running.stopReason(of: job.jobID) ?? (context.cancelRequestedByProgress ? .cancelRequested : nil) {
                 switch reason {
                 case .cancelRequested:
+                    await context.runEndCleanups()
                     submit(.cancelled(job), job, started, "cancelled")
                     logger.info("job cancelled on request")
                 case .shutdown:
@@ -177,17 +178,21 @@ public final class Worker: Service, Sendable {
                     logger.info("job released back to the queue (shutdown)")
                 }
             } else {
-                finishFailed(job, .retryable("error", "\(error)"), started: started, logger: logger)
+                await finishFailed(job, .retryable("error", "\(error)"), context: context, started: started, logger: logger)
             }
         }
     }
 
-    func finishFailed(_ job: ClaimedJob, _ failure: JobFailure, started: ContinuousClock.Instant, logger: Logger) {
+    func finishFailed(
+        _ job: ClaimedJob, _ failure: JobFailure, context: JobContext, started: ContinuousClock.Instant, logger: Logger
+    ) async {
         switch failure.kind {
         case .permanent:
+            await context.runEndCleanups()
             submit(.failed(job, error: failure.description), job, started, "failed")
             logger.warning("job failed (not retryable)", metadata: ["error": "\(failure)"])
         case .retryable where job.attempt >= job.maxAttempts:
+            await context.runEndCleanups()
             submit(
                 .failed(job, error: "\(failure.description) (attempts exhausted: \(job.attempt) of \(job.maxAttempts))"),
                 job, started, "failed")

@@ -322,6 +322,31 @@ struct DropboxFetchTests {
         #expect(result["content_hash"]?.stringValue?.count == 64, "\(result)")
     }
 
+    @Test("cancelling a throttled download removes its .part file")
+    func cancelledDownloadLeavesNothing() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_fetch_cancel")
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await Self.seed(server, account: "box", folder: "/Video", count: 1, size: 24 * 1024 * 1024)
+        try await server.setFaults(["download_bytes_per_second": .int(2 * 1024 * 1024)])
+        let dir = try Self.folder("cancel")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])
+
+        let worker = try Self.startWorker(db, name: "cancel")
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a checkpoint to be recorded") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
+        }
+        #expect(Self.localFiles(dir + "/out").count == 1 && Self.localFiles(dir + "/out")[0].hasSuffix(".part"))
+        let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        try await eventually(timeout: .seconds(60), interval: .milliseconds(100), "the job to be cancelled") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
+        }
+        try await Self.stop([worker])
+        #expect(Self.localFiles(dir + "/out") == [], "no .part file left")
+    }
+
     @Test("a file changed between listing and download: the new version is fetched and the result says so")
     func changedSinceListing() async throws {
         let server = try await DevServerProcess()

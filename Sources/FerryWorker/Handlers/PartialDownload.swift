@@ -44,18 +44,23 @@ final class PartialDownload: @unchecked Sendable {
         var md5: String?
     }
 
-    /// Opens (or creates) the temporary file for `target`.
+    /// Opens (or creates) the temporary file for `target`, and has `context` remove it if the job ends for good
+    /// (fails for good or is cancelled); a retried, released or killed attempt leaves it for the next one.
     ///
     /// - Parameters:
     ///   - resumeAt: a recorded durable offset: kept if the file has at least that many bytes (the rest is
-    ///     dropped), otherwise the download starts from zero.
+    ///     dropped), otherwise the download starts from zero. A file left by an earlier attempt (even one before
+    ///     a `ferry retry`) is only reused this way, through the job's own cursor.
     ///   - digests: checksums to compute while writing (resumed bytes are read back and hashed).
     static func open(
-        target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int = 1 << 20
+        target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, context: JobContext,
+        flushSize: Int = 1 << 20
     ) async throws -> PartialDownload {
-        try await BlockingIO.run {
+        let partial = try await BlockingIO.run {
             try PartialDownload(target: target, root: root, jobID: jobID, resumeAt: resumeAt, digests: digests, flushSize: flushSize)
         }
+        context.whenJobEnds { await partial.discard() }
+        return partial
     }
 
     private init(target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int) throws {

@@ -35,7 +35,7 @@ struct DropboxFileFetch: Sendable {
         if details.sha256 != nil { digests.insert(.sha256) }
         let recorded = DropboxDownloadCursor(session: job.session)
         let partial = try await PartialDownload.open(
-            target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests)
+            target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests, context: context)
         do {
             let (download, metadata) = try await start(partial, recorded: recorded)
             try await receive(download.body, into: partial, cursor: { offset in
@@ -143,7 +143,8 @@ struct DropboxFileFetch: Sendable {
     /// `get_thumbnail_v2` (JPEG, `bestfit` like Dropbox's own apps). Thumbnails are small and generated, so
     /// they are fetched whole each attempt and have no checksum to verify beyond their length.
     private func fetchThumbnail(size: String) async throws -> JobResult {
-        let partial = try await PartialDownload.open(target: target, root: details.root, jobID: job.jobID, resumeAt: nil, digests: [])
+        let partial = try await PartialDownload.open(
+            target: target, root: details.root, jobID: job.jobID, resumeAt: nil, digests: [], context: context)
         do {
             let download = try await caller.call("fetching a thumbnail of \(path)") { [path] client, token in
                 try await client.getThumbnail(path: path, size: size, format: "jpeg", mode: "bestfit", accessToken: token)

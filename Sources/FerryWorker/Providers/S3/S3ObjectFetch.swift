@@ -28,26 +28,20 @@ struct S3ObjectFetch: Sendable {
         if details.sha256 != nil { digests.insert(.sha256) }
         let recorded = S3DownloadCursor(session: job.session)
         let partial = try await PartialDownload.open(
-            target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests)
-        do {
-            let (download, etag, total) = try await start(partial, recorded: recorded)
-            try await receive(download.body, into: partial, etag: etag, total: total)
-            let plainMD5 = Self.plainMD5(etag)
-            let finished = try await partial.finish(
-                expectedLength: total, expectedSHA256: details.sha256, expectedContentHash: nil, expectedMD5: plainMD5)
-            var result: [String: JSONValue] = ["bytes": .int(finished.bytes), "etag": .string(etag)]
-            if let listed = details.listedETag, S3MultipartETag.unquoted(listed) != S3MultipartETag.unquoted(etag) {
-                // Newer bytes are what the user wants; the result says the listing was stale.
-                context.logger.notice("object changed since it was listed; fetched the current version")
-                result["changed_since_listing"] = .bool(true)
-                result["listed_etag"] = .string(listed)
-            }
-            return JobResult(bytes: finished.bytes, details: .object(result))
-        } catch let failure as JobFailure where failure.kind == .permanent {
-            // Nothing will resume from these bytes.
-            await partial.discard()
-            throw failure
+            target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests, context: context)
+        let (download, etag, total) = try await start(partial, recorded: recorded)
+        try await receive(download.body, into: partial, etag: etag, total: total)
+        let plainMD5 = Self.plainMD5(etag)
+        let finished = try await partial.finish(
+            expectedLength: total, expectedSHA256: details.sha256, expectedContentHash: nil, expectedMD5: plainMD5)
+        var result: [String: JSONValue] = ["bytes": .int(finished.bytes), "etag": .string(etag)]
+        if let listed = details.listedETag, S3MultipartETag.unquoted(listed) != S3MultipartETag.unquoted(etag) {
+            // Newer bytes are what the user wants; the result says the listing was stale.
+            context.logger.notice("object changed since it was listed; fetched the current version")
+            result["changed_since_listing"] = .bool(true)
+            result["listed_etag"] = .string(listed)
         }
+        return JobResult(bytes: finished.bytes, details: .object(result))
     }
 
     /// Asks for the bytes from the durable offset, of the same version (`If-Match`). A changed object (412), an

@@ -41,14 +41,8 @@ public struct HTTPFetchHandler: JobHandler {
         let expectedSHA256 = details.sha256
         let partial = try await PartialDownload.open(
             target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset,
-            digests: expectedSHA256 == nil ? [] : [.sha256])
+            digests: expectedSHA256 == nil ? [] : [.sha256], context: context)
         let attempt = Attempt(handler: self, context: context, partial: partial, url: job.source, shown: DisplayURL.of(job.source))
-        do {
-            return try await attempt.run(recorded: recorded, expectedSHA256: expectedSHA256)
-        } catch let failure as JobFailure where failure.kind == .permanent {
-            // Nothing will resume from these bytes.
-            await partial.discard()
-            throw failure
-        }
+        return try await attempt.run(recorded: recorded, expectedSHA256: expectedSHA256)
     }
 }
