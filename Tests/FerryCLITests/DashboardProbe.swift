@@ -8,7 +8,12 @@ import NIOHTTP1
 final class DashboardProbe: @unchecked Sendable {
     let process: BackgroundProcess
     let root: String
-    let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // Event streams hold their connection: allow more than the default 8 per host.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     struct Answer {
         var status: Int
@@ -41,6 +46,21 @@ final class DashboardProbe: @unchecked Sendable {
             return url != nil
         }
         root = String(url!.dropLast())  // "http://127.0.0.1:PORT/ferry"
+    }
+
+    /// Starts a dashboard, runs `body`, and stops both the client and the process whether `body` throws or not.
+    static func with<T>(
+        _ db: TestDatabase, _ arguments: [String], environment: [String: String] = [:], _ body: (DashboardProbe) async throws -> T
+    ) async throws -> T {
+        let probe = try await DashboardProbe(db, arguments, environment: environment)
+        do {
+            let result = try await body(probe)
+            try await probe.shutdown()
+            return result
+        } catch {
+            try? await probe.shutdown()
+            throw error
+        }
     }
 
     func shutdown() async throws {
