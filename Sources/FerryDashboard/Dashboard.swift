@@ -66,7 +66,15 @@ public struct Dashboard: Service, CustomStringConvertible {
                     hub.keepAlive()
                 }
             }
-            group.addTask { try await app.runService() }
+            group.addTask {
+                // Event streams never end by themselves: end them when shutdown begins, so the server's graceful
+                // shutdown (which waits for open responses) completes.
+                try await withGracefulShutdownHandler {
+                    try await app.runService()
+                } onGracefulShutdown: { [hub] in
+                    hub.stop()
+                }
+            }
             try await group.next()
             group.cancelAll()
         }

@@ -208,6 +208,10 @@ struct DashboardTests {
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ferry dashboard'"
             ).rows[0].decode(Int.self, at: 0)
             #expect(connections >= 1 && connections <= 5, "\(connections) connections")
+
+        // SIGTERM ends the open streams and the process exits cleanly.
+        dashboard.process.signal(SIGTERM)
+        #expect(try await dashboard.process.waitForExit(timeout: .seconds(15)) == 0)
         }
     }
 
