@@ -22,7 +22,9 @@ struct DashboardCommand: AsyncParsableCommand {
 
             Examples:
               ferry dashboard --read-only
-              FERRY_DASHBOARD_TOKEN=… ferry dashboard --listen 127.0.0.1:8080 --base-path /ferry
+              FERRY_DASHBOARD_TOKEN=$(cat token) ferry dashboard \\
+                  --listen 127.0.0.1:8080 --base-path /ferry
+              ferry dashboard --token-file /etc/ferry/dashboard-token
               curl -H 'Accept: application/json' http://127.0.0.1:8080/ferry/batches
             """)
 
