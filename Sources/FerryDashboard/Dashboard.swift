@@ -26,6 +26,10 @@ public struct Dashboard: Service, CustomStringConvertible {
     static let maxStreams = 2000
     /// How often a stream gets a comment line, so a closed browser is noticed and proxies keep the stream open.
     static let keepAlive = Duration.seconds(15)
+    /// How often the newest event's position is read (once for all viewers).
+    static let headInterval = Duration.seconds(1)
+    /// The pseudo-channel announcing that new events were appended (payload: the newest position).
+    static let headChannel = "events"
 
     public init(configuration: DashboardConfiguration, store: FerryStore, logger: Logger) {
         self.configuration = configuration
@@ -64,6 +68,24 @@ public struct Dashboard: Service, CustomStringConvertible {
                 while !Task.isCancelled {
                     try await Task.sleep(for: Self.keepAlive)
                     hub.keepAlive()
+                }
+            }
+            group.addTask { [store, hub, logger] in
+                // One read of the event log's head per second for all viewers (never per browser): progress and
+                // successes send no notification, so this is how pages see them move.
+                // The baseline is read now, not when the first viewer arrives, so a change between a viewer's
+                // subscription and the next read is still seen (a stale baseline costs at most one extra refresh).
+                var last = try? await store.latestEventPosition()
+                while !Task.isCancelled {
+                    try await Task.sleep(for: Self.headInterval)
+                    guard hub.subscriberCount > 0 else { continue }
+                    do {
+                        let head = try await store.latestEventPosition()
+                        if let last, head != last { hub.publishChange(channel: Self.headChannel, payload: "\(head)") }
+                        last = head
+                    } catch {
+                        logger.debug("event head read failed", metadata: ["error": "\(error)"])
+                    }
                 }
             }
             group.addTask {

@@ -56,6 +56,11 @@ extension NotificationHub {
     /// The pseudo-channel of keep-alive ticks.
     static let keepAliveChannel = "keepalive"
 
+    /// Announces a change the database did not notify (the dashboard's own event-head reads).
+    func publishChange(channel: String, payload: String) {
+        publish(HubEvent(channel: channel, payload: payload))
+    }
+
     func keepAlive() {
         publish(HubEvent(channel: Self.keepAliveChannel, payload: ""))
     }

@@ -75,3 +75,18 @@ extension FerryStore {
         }
     }
 }
+
+extension FerryStore {
+    /// The position of the newest event (0 when there is none): one probe of the primary key. The dashboard reads
+    /// it once a second for all viewers to notice changes that send no notification (progress, successes).
+    public func latestEventPosition() async throws -> Int64 {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query("SELECT coalesce(max(position), 0)::bigint FROM ferry.events", []).rows[0]
+                    .decode(Int64.self, at: 0)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

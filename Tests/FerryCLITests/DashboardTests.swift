@@ -155,7 +155,7 @@ struct DashboardTests {
         }
     }
 
-    @Test("the event stream reports a change after a job changes")
+    @Test("the event stream reports a change after a job changes (notified, and a success seen through the event head); viewers cost no connections")
     func eventStream() async throws {
         let db = try await TestDatabase.make("dashsse")
         let store = db.store()
@@ -187,6 +187,12 @@ struct DashboardTests {
                     while !received.contains("\n\n"), let chunk = try await iterator.next() { received += String(buffer: chunk) }
                     _ = try await store.retry(.job(ids[0]), requestedBy: "test")
                     while !received.contains("event: change"), let chunk = try await iterator.next() { received += String(buffer: chunk) }
+                    // A success sends no notification; the dashboard's once-a-second read of the event head reports it.
+                    let claimed = try await store.claim(worker: "sse", queues: ["default"], limit: 1)
+                    _ = try await store.record(claimed.map { .succeeded($0, bytes: 1000) })
+                    while !received.contains(#""channel":"events""#), let chunk = try await iterator.next() {
+                        received += String(buffer: chunk)
+                    }
                     return received
                 }
                 let first = try await group.next()!
