@@ -269,6 +269,17 @@ struct DashboardTests {
             #expect(((scripted.json as? [[String: Any]])?.first)?["action"] as? String == "requeued")
             #expect(try await Self.state(db, ids[1]) == "queued")
 
+            // A whole batch: cancel then retry, like `ferry cancel --batch` / `ferry retry --batch`.
+            let parked = try await Self.seed(store, batch: "parked", queue: "dash-parked", count: 3)
+            let cancelled = try await dashboard.request(.POST, "/batches/parked/cancel", json: true, form: [:], headers: ["Authorization": "Bearer \(Self.token)"])
+            #expect(cancelled.status == 200, "\(cancelled.body)")
+            #expect((cancelled.json as? [[String: Any]])?.compactMap { $0["action"] as? String } == ["cancelled", "cancelled", "cancelled"])
+            for id in parked { #expect(try await Self.state(db, id) == "cancelled") }
+            let browserRetry = try await dashboard.request(.POST, "/batches/parked/retry", cookies: browser, form: ["csrf": browser["ferry_csrf"]!])
+            #expect(browserRetry.status == 303 && browserRetry.headers.first(name: "location") == "/ferry/batches/parked")
+            for id in parked { #expect(try await Self.state(db, id) == "queued") }
+            #expect(try await dashboard.request(.POST, "/batches/nosuch/cancel", form: [:], headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
+
             let worker = try BackgroundProcess(
                 ferry: ["worker", "--name", "dash-noop", "--handler", "noop", "--queues", "dash", "--poll-interval", "0.2"], databaseURL: db.url)
             try await eventually(timeout: .seconds(60), "the retried jobs to succeed") {
