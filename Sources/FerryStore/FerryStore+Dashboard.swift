@@ -48,11 +48,12 @@ extension FerryStore {
         }
     }
 
-    /// Failed jobs, last finished first (reads `jobs_finished_idx`).
+    /// Failed jobs, last finished first: a backward walk of `jobs_finished_idx` (state, finished_at), stopping at
+    /// `limit`. (A job_id tie-breaker would make PostgreSQL sort every failed job instead.)
     public func failedJobs(limit: Int = 200) async throws -> [JobStatusRow] {
         let sql = """
             SELECT \(JobStatusRow.columns) FROM ferry.job_status WHERE state = 'failed'
-            ORDER BY finished_at DESC, job_id DESC LIMIT \(max(1, min(limit, 1000)))
+            ORDER BY finished_at DESC LIMIT \(max(1, min(limit, 1000)))
             """
         do {
             return try await client.withConnection { connection in
