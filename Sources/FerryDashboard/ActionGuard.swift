@@ -60,7 +60,7 @@ final class ActionGuard: Sendable {
         return .allowed
     }
 
-    private func isSession(_ candidate: String) -> Bool {
+    func isSession(_ candidate: String) -> Bool {
         // Every stored session is compared (no early exit), each in constant time.
         sessions.withLock { sessions in
             sessions.reduce(false) { found, session in ConstantTime.equals(candidate, session) || found }

@@ -62,7 +62,7 @@ extension Dashboard {
     /// Renders a page as JSON or HTML (by `Accept`), 404 when `build` finds nothing, 503 when the database fails.
     func respond(_ request: Request, _ build: (DashboardView) async throws -> DashboardPage?) async -> Response {
         let (csrf, fresh) = csrfToken(request)
-        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: request.cookies[ActionGuard.sessionCookie] != nil)
+        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: request.cookies[ActionGuard.sessionCookie].map { guardian.isSession($0.value) } ?? false)
         let page: DashboardPage?
         do {
             page = try await build(view)
