@@ -12,6 +12,7 @@ import PackageDescription
 //   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
 //   FerryClient                the Swift API for apps: enqueue, status, wait (what the CLI's producer commands do)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
+//   FerryDashboard             `ferry dashboard`: the web UI over FerryStore (Hummingbird, server-rendered HTML, SSE)
 //   ferry                      the CLI executable
 let package = Package(
     name: "ferry",
@@ -149,9 +150,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "FerryDashboard",
+            dependencies: [
+                "FerryStore",
+                "FerryCore",
+                "Postgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "ferry",
             dependencies: [
+                "FerryDashboard",
                 "FerryClient",
                 "FerryWorker",
                 "FerryArchive",
@@ -218,7 +233,15 @@ let package = Package(
             name: "FerryArchiveTests",
             dependencies: ["FerryArchive", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
         ),
-        .testTarget(name: "FerryCLITests", dependencies: ["FerryStore", "FerryArchive", "FerryCore", "Postgres", "FerryTestSupport"]),
+        .testTarget(
+            name: "FerryCLITests",
+            dependencies: [
+                "FerryStore", "FerryArchive", "FerryCore", "Postgres", "FerryTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "FerryWorkerTests",
             dependencies: [

@@ -1753,7 +1753,7 @@ CREATE INDEX events_recorded_at_brin ON ferry.events USING brin (recorded_at);
 -- Name: jobs_batch_idx; Type: INDEX; Schema: ferry; Owner: -
 --
 
-CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state) WHERE (batch IS NOT NULL);
+CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state, job_id) WHERE (batch IS NOT NULL);
 
 
 --

@@ -35,6 +35,8 @@ scripts/check-deploy.sh
 # The official Dropbox SDK against the dev server (only for a full run: arguments select Swift tests).
 if (($# == 0)); then
     scripts/sdk-test.sh
+    echo "==> ferry dashboard in headless chromium (screenshots in .build/artifacts/dashboard/)"
+    scripts/browser-test.sh
     echo "==> make install into a temporary prefix"
     scripts/check-install.sh "$url"
 fi

@@ -164,6 +164,7 @@ struct CLIPolishTests {
         let commands: [[String]] = [
             ["enqueue"], ["wait"], ["status"], ["cancel"], ["retry"], ["events"], ["worker"], ["migrate"], ["projection"],
             ["archive"], ["account"], ["account", "add"], ["account", "login"], ["dev-server"],
+            ["dashboard"],
         ]
         for command in commands {
             let help = try await FerryProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])

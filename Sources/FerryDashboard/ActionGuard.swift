@@ -1,0 +1,69 @@
+import Foundation
+import Synchronization
+
+/// Decides whether a POST may act.
+///
+/// - Authentication: `Authorization: Bearer TOKEN` (scripts), or the `ferry_session` cookie a browser gets by
+///   posting the token to the login form. Token and sessions are compared in constant time.
+/// - CSRF: a browser (cookie) request must carry the `csrf` form field equal to the `ferry_csrf` cookie
+///   (double submit; the cookie is random per browser, HttpOnly and SameSite=Strict, so another site can neither
+///   read it nor have it sent). A bearer request carries no ambient credential, so it needs no CSRF token.
+final class ActionGuard: Sendable {
+    enum Verdict: Equatable {
+        case allowed
+        /// 401: no credentials, or wrong ones.
+        case unauthenticated(String)
+        /// 403: read-only, or the CSRF check failed.
+        case forbidden(String)
+    }
+
+    static let sessionCookie = "ferry_session"
+    static let csrfCookie = "ferry_csrf"
+    /// Sessions kept at most (oldest dropped first), so logins cannot grow memory without bound.
+    static let maxSessions = 1000
+
+    let readOnly: Bool
+    private let token: String?
+    private let sessions = Mutex<[String]>([])
+
+    init(readOnly: Bool, token: String?) {
+        self.readOnly = readOnly
+        self.token = token
+    }
+
+    /// Checks a login attempt; on success returns a new session id for the cookie.
+    func login(token candidate: String?) -> String? {
+        guard !readOnly, let token, let candidate, ConstantTime.equals(candidate, token) else { return nil }
+        let session = ConstantTime.randomToken()
+        sessions.withLock { sessions in
+            sessions.append(session)
+            if sessions.count > Self.maxSessions { sessions.removeFirst(sessions.count - Self.maxSessions) }
+        }
+        return session
+    }
+
+    func check(authorization: String?, sessionCookie: String?, csrfCookie: String?, csrfField: String?) -> Verdict {
+        if readOnly { return .forbidden("the dashboard is read-only") }
+        guard let token else { return .forbidden("actions are off: no token configured") }
+        if let authorization {
+            guard authorization.hasPrefix("Bearer "), ConstantTime.equals(String(authorization.dropFirst(7)), token) else {
+                return .unauthenticated("wrong token")
+            }
+            return .allowed
+        }
+        guard let sessionCookie, isSession(sessionCookie) else {
+            return .unauthenticated("log in with the dashboard token first")
+        }
+        guard let csrfCookie, let csrfField, !csrfCookie.isEmpty, ConstantTime.equals(csrfCookie, csrfField) else {
+            return .forbidden("missing or wrong CSRF token: reload the page and try again")
+        }
+        return .allowed
+    }
+
+    func isSession(_ candidate: String) -> Bool {
+        // Every stored session is compared (no early exit), each in constant time.
+        sessions.withLock { sessions in
+            sessions.reduce(false) { found, session in ConstantTime.equals(candidate, session) || found }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// One page of a batch's jobs in job id order (UUIDv7: enqueue order), after `after` (keyset pagination:
+    /// the cost of a page does not grow with its depth, unlike OFFSET).
+    ///
+    /// - Parameters:
+    ///   - state: only jobs in this state (`queued`, `running`, `succeeded`, `failed`, `cancelled`).
+    ///   - search: only jobs whose source or destination contains this text (case-insensitive).
+    public func batchJobs(
+        _ batch: String, state: String? = nil, search: String? = nil, after: UUID? = nil, limit: Int = 50
+    ) async throws -> [JobStatusRow] {
+        // Conditions are added only when used, so the planner sees plain index ranges rather than "$n IS NULL OR …".
+        var conditions = ["batch = $1"]
+        var binds: [any PostgresBindable] = [batch]
+        if let search, !search.isEmpty {
+            let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            binds.append(pattern)
+            conditions.append("(source ILIKE $\(binds.count) OR destination ILIKE $\(binds.count))")
+        }
+        if let after {
+            binds.append(after)
+            conditions.append("job_id > $\(binds.count)::uuid")
+        }
+        let limit = max(1, min(limit, 1000))
+        // jobs_batch_idx is (batch, state, job_id): one ordered range per state, merged in id order (Merge Append),
+        // so a page reads about `limit` index entries per state at any depth of the batch (0019).
+        let states = state.map { [$0] } ?? JobState.allCases.map(\.rawValue)
+        let branches = states.map { state -> String in
+            binds.append(state)
+            return """
+                (SELECT \(JobStatusRow.columns) FROM ferry.job_status
+                  WHERE \(conditions.joined(separator: " AND ")) AND state = $\(binds.count)
+                  ORDER BY job_id LIMIT \(limit))
+                """
+        }
+        let query = binds
+        let sql = "SELECT * FROM (\(branches.joined(separator: " UNION ALL "))) page ORDER BY job_id LIMIT \(limit)"
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, query).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Failed jobs, last finished first: a backward walk of `jobs_finished_idx` (state, finished_at), stopping at
+    /// `limit`. (A job_id tie-breaker would make PostgreSQL sort every failed job instead.)
+    public func failedJobs(limit: Int = 200) async throws -> [JobStatusRow] {
+        let sql = """
+            SELECT \(JobStatusRow.columns) FROM ferry.job_status WHERE state = 'failed'
+            ORDER BY finished_at DESC LIMIT \(max(1, min(limit, 1000)))
+            """
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, []).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Registered workers by name, with heartbeat age and how many jobs each runs.
+    public func workerStatus() async throws -> [WorkerStatusRow] {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query("SELECT \(WorkerStatusRow.columns) FROM ferry.workers w ORDER BY w.name", [])
+                    .rows.map(WorkerStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}
+
+extension FerryStore {
+    /// The position of the newest event (0 when there is none): one probe of the primary key. The dashboard reads
+    /// it once a second for all viewers to notice changes that send no notification (progress, successes).
+    public func latestEventPosition() async throws -> Int64 {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query("SELECT coalesce(max(position), 0)::bigint FROM ferry.events", []).rows[0]
+                    .decode(Int64.self, at: 0)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import FerryDashboard
+import FerryWorker
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct DashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "Serve a live web dashboard of queues, batches, jobs, failures and workers.",
+        discussion: """
+            Pages are server-rendered and live (Server-Sent Events fed by one shared LISTEN connection); every \
+            page also answers `Accept: application/json` with the same data. The dashboard binds to loopback \
+            unless --listen says otherwise, and uses at most \(poolSize) pooled database connections plus one \
+            listener whatever the number of viewers.
+
+            Actions (cancel, retry) need a token: $FERRY_DASHBOARD_TOKEN or --token-file. Browsers log in with \
+            it once (session cookie); scripts send `Authorization: Bearer TOKEN`. Every action is a POST, and \
+            browser POSTs carry a CSRF token. With --read-only there are no action buttons and every POST is \
+            refused. Connect as a ferry_reader role for read-only, ferry_producer for actions.
+
+            Examples:
+              ferry dashboard --read-only
+              FERRY_DASHBOARD_TOKEN=$(cat token) ferry dashboard \\
+                  --listen 127.0.0.1:8080 --base-path /ferry
+              ferry dashboard --token-file /etc/ferry/dashboard-token
+              curl -H 'Accept: application/json' http://127.0.0.1:8080/ferry/batches
+            """)
+
+    static let poolSize = 4
+
+    @Option(help: ArgumentHelp("Address to serve on, HOST:PORT (port 0 picks a free one and prints it).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+
+    @Option(name: .customLong("base-path"), help: ArgumentHelp("Path prefix behind a reverse proxy, e.g. /ferry.", valueName: "path"))
+    var basePath = ""
+
+    @Flag(name: .customLong("read-only"), help: "No actions: no buttons, every POST refused.")
+    var readOnly = false
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token actions need (else $FERRY_DASHBOARD_TOKEN).", valueName: "file"))
+    var tokenFile: String?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await runReporting {
+            guard let address = ListenAddress(listen) else {
+                throw CLIUsageError(message: "--listen must be HOST:PORT (for example 127.0.0.1:8080), not \(listen)")
+            }
+            let base = try Self.normalizedBasePath(basePath)
+            let token = try readOnly ? nil : Self.token(file: tokenFile)
+            let store = connection.makeStore(poolSize: Self.poolSize, applicationName: "ferry dashboard")
+            defer { store.client.close() }
+            // Fail now, with the usual exit codes, if the database is unreachable or not migrated.
+            _ = try await store.queueStats()
+            let logger = Logger(label: "ferry.dashboard")
+            let dashboard = Dashboard(
+                configuration: DashboardConfiguration(
+                    host: address.host, port: address.port, basePath: base, readOnly: readOnly, token: token),
+                store: store, logger: logger)
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: [.init(service: dashboard)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        }
+    }
+
+    /// "/ferry/" → "/ferry", "/" → "": a leading slash, no trailing one, only URL-safe path characters.
+    static func normalizedBasePath(_ text: String) throws -> String {
+        var path = text
+        while path.hasSuffix("/") { path.removeLast() }
+        guard !path.isEmpty else { return "" }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
+        guard path.hasPrefix("/"), path.allSatisfy(allowed.contains), !path.contains("//"), !path.contains(":") else {
+            throw CLIUsageError(message: "--base-path must look like /ferry (letters, digits, - . _ ~ and /), not \(text)")
+        }
+        return path
+    }
+
+    static func token(file: String?) throws -> String {
+        var token: String?
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw CLIUsageError(message: "cannot read --token-file \(file)")
+            }
+            token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            token = ProcessInfo.processInfo.environment["FERRY_DASHBOARD_TOKEN"]?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard let token, !token.isEmpty else {
+            throw CLIUsageError(
+                message: "actions need a token: set FERRY_DASHBOARD_TOKEN or give --token-file FILE, or run with --read-only")
+        }
+        guard token.count >= 16 else {
+            throw CLIUsageError(message: "the dashboard token must be at least 16 characters (for example: openssl rand -hex 32)")
+        }
+        return token
+    }
+}

@@ -1,0 +1,197 @@
+"""`ferry dashboard` in a real browser: Debian's chromium, headless, driven by Selenium (chromium-driver).
+
+Runs the real `ferry` binary (dashboard and workers) against the PostgreSQL in $FERRY_BROWSER_DATABASE_URL (migrated
+here). A screenshot of each page goes to $FERRY_BROWSER_ARTIFACTS. Started by scripts/browser-test.sh.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+FERRY = os.environ["FERRY_BIN"]
+DATABASE = os.environ["FERRY_BROWSER_DATABASE_URL"]
+ARTIFACTS = os.environ.get("FERRY_BROWSER_ARTIFACTS", ".build/artifacts/dashboard")
+TOKEN = "browser-test-token-0123456789abcdef"
+
+
+def ferry(*args, stdin=None, env=None):
+    environment = dict(os.environ, FERRY_DATABASE_URL=DATABASE, **(env or {}))
+    return subprocess.run([FERRY, *args], input=stdin, capture_output=True, text=True, env=environment, timeout=120)
+
+
+class Background:
+    """A long-running `ferry` process (dashboard or worker), its output in a log file."""
+
+    def __init__(self, *args, env=None):
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="ferry-browser-", suffix=".log", delete=False)
+        environment = dict(os.environ, FERRY_DATABASE_URL=DATABASE, **(env or {}))
+        self.process = subprocess.Popen([FERRY, *args], stdout=self.log, stderr=self.log, env=environment)
+
+    def text(self):
+        with open(self.log.name) as handle:
+            return handle.read()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        os.unlink(self.log.name)
+
+
+def dashboard(*args, env=None):
+    process = Background("dashboard", "--listen", "127.0.0.1:0", "--base-path", "/ferry", *args, env=env)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        match = re.search(r"ferry dashboard listening on (\S+)", process.text())
+        if match:
+            return process, match.group(1).rstrip("/")
+        assert process.process.poll() is None, process.text()
+        time.sleep(0.1)
+    raise AssertionError("dashboard did not start: " + process.text())
+
+
+def eventually(condition, what, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if condition():
+                return
+        except StaleElementReferenceException:
+            pass  # the live part was redrawn between finding an element and reading it: look again
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def job_states(batch):
+    out = ferry("status", "--batch", batch, "--json")
+    assert out.returncode == 0, out.stderr
+    return {row["job_id"]: row["state"] for row in json.loads(out.stdout)["jobs"]}
+
+
+def enqueue(batch, queue, count, handler_hint):
+    lines = "\n".join(
+        json.dumps({"kind": "fetch", "source": f"https://example.com/{handler_hint}-{i}.jpg", "to": f"/srv/in/{i}.jpg",
+                    "queue": queue, "batch": batch, "max_attempts": 1})
+        for i in range(count))
+    out = ferry("enqueue", "--from", "-", stdin=lines)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert ferry("migrate").returncode == 0
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def shot(driver, name):
+    driver.save_screenshot(os.path.join(ARTIFACTS, name + ".png"))
+
+
+def test_progress_advances_and_retry_in_the_browser(browser):
+    enqueue("moving", "browser-slow", 8, "slow")
+    enqueue("broken", "browser-fail", 1, "broken")
+    failer = Background("worker", "--name", "failer", "--handler", "fail", "--queues", "browser-fail", "--poll-interval", "0.2")
+    eventually(lambda: set(job_states("broken").values()) == {"failed"}, "the broken job to fail")
+    failer.stop()
+
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        browser.get(root + "/")
+        assert "Overview" in browser.title
+        shot(browser, "overview")
+
+        # A running batch: its progress (jobs done) advances on the page by itself while a real worker runs it.
+        browser.get(root + "/batches/moving")
+        worker = Background("worker", "--name", "mover", "--handler", "sleep:400", "--queues", "browser-slow",
+                            "--concurrency", "1", "--poll-interval", "0.2")
+        try:
+            def succeeded_on_page():
+                cells = browser.find_elements(By.CSS_SELECTOR, "#live table tr:nth-child(2) td")
+                return int(cells[5].text) if len(cells) > 5 else 0
+            eventually(lambda: 0 < succeeded_on_page() < 8, "the page to show some jobs done")
+            shot(browser, "batch-running")
+            eventually(lambda: succeeded_on_page() == 8, "the page to show the batch done")
+            shot(browser, "batch-done")
+        finally:
+            worker.stop()
+
+        # Log in with the token, open the failed job, click Retry: queued, then a real worker makes it succeed.
+        browser.get(root + "/failed")
+        shot(browser, "failed")
+        browser.find_element(By.NAME, "token").send_keys(TOKEN)
+        browser.find_element(By.XPATH, "//form[contains(@action,'/login')]//button").click()
+        broken = next(iter(job_states("broken")))
+        browser.get(root + "/jobs/" + broken)
+        shot(browser, "job-failed")
+        browser.find_element(By.XPATH, "//button[text()='Retry']").click()
+        eventually(lambda: job_states("broken")[broken] == "queued", "the retried job to be queued")
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: "queued" in d.find_element(By.ID, "live").text)
+        shot(browser, "job-queued")
+        runner = Background("worker", "--name", "runner", "--handler", "noop", "--queues", "browser-fail", "--poll-interval", "0.2")
+        try:
+            WebDriverWait(browser, 60, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: "succeeded" in d.find_element(By.ID, "live").text.split("status")[1][:40]
+                                             if "status" in d.find_element(By.ID, "live").text else False)
+            assert job_states("broken")[broken] == "succeeded"
+            shot(browser, "job-succeeded")
+        finally:
+            runner.stop()
+        browser.get(root + "/workers")
+        shot(browser, "workers")
+    finally:
+        process.stop()
+
+
+def test_read_only_has_no_buttons_and_refuses_post(browser):
+    process, root = dashboard("--read-only")
+    try:
+        broken = next(iter(job_states("broken")), None)
+        browser.get(root + "/batches/moving")
+        assert browser.find_elements(By.TAG_NAME, "button") == [] or all(
+            b.text == "Filter" for b in browser.find_elements(By.TAG_NAME, "button"))
+        assert browser.find_elements(By.CSS_SELECTOR, "button.action") == []
+        shot(browser, "read-only")
+        request = urllib.request.Request(root + "/batches/moving/retry", data=b"", method="POST",
+                                         headers={"Authorization": "Bearer " + TOKEN})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 403
+    finally:
+        process.stop()
+
+
+def test_wrong_token_is_refused(browser):
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        browser.delete_all_cookies()
+        browser.get(root + "/")
+        browser.find_element(By.NAME, "token").send_keys("not-the-token")
+        browser.find_element(By.XPATH, "//form[contains(@action,'/login')]//button").click()
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: "wrong token" in d.page_source)
+        shot(browser, "wrong-token")
+        assert browser.get_cookie("ferry_session") is None
+    finally:
+        process.stop()

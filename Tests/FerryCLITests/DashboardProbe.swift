@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import FerryTestSupport
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A real `ferry dashboard` process and an HTTP client over loopback (no redirects followed, cookies by hand).
+final class DashboardProbe: @unchecked Sendable {
+    let process: BackgroundProcess
+    let root: String
+    let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // Event streams hold their connection: allow more than the default 8 per host.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    struct Answer {
+        var status: Int
+        var body: String
+        var headers: HTTPHeaders
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) }
+        /// `name=value` of each Set-Cookie.
+        var cookies: [String: String] {
+            var out = [String: String]()
+            for line in headers["set-cookie"] {
+                let pair = line.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
+                if pair.count == 2 { out[String(pair[0])] = String(pair[1]) }
+            }
+            return out
+        }
+    }
+
+    /// Starts `ferry dashboard --listen 127.0.0.1:0 --base-path /ferry` plus `arguments`; waits for its address.
+    init(_ db: TestDatabase, _ arguments: [String], environment: [String: String] = [:]) async throws {
+        process = try BackgroundProcess(
+            ferry: ["dashboard", "--listen", "127.0.0.1:0", "--base-path", "/ferry"] + arguments, databaseURL: db.url,
+            environment: environment)
+        var url: String?
+        let process = self.process
+        try await eventually(timeout: .seconds(30), "the dashboard's address in its output") {
+            if !process.isRunning { throw TestSupportError("dashboard exited: \(process.log)") }
+            for line in process.log.split(separator: "\n") where line.hasPrefix("ferry dashboard listening on ") {
+                url = String(line.dropFirst("ferry dashboard listening on ".count))
+            }
+            return url != nil
+        }
+        root = String(url!.dropLast())  // "http://127.0.0.1:PORT/ferry"
+    }
+
+    /// Starts a dashboard, runs `body`, and stops both the client and the process whether `body` throws or not.
+    static func with<T>(
+        _ db: TestDatabase, _ arguments: [String], environment: [String: String] = [:], _ body: (DashboardProbe) async throws -> T
+    ) async throws -> T {
+        let probe = try await DashboardProbe(db, arguments, environment: environment)
+        do {
+            let result = try await body(probe)
+            try await probe.shutdown()
+            return result
+        } catch {
+            try? await probe.shutdown()
+            throw error
+        }
+    }
+
+    func shutdown() async throws {
+        try await http.shutdown()
+        process.signal(SIGTERM)
+        _ = try? await process.waitForExit(timeout: .seconds(20))
+    }
+
+    func request(
+        _ method: HTTPMethod, _ path: String, json: Bool = false, cookies: [String: String] = [:], form: [String: String]? = nil,
+        headers extra: [String: String] = [:]
+    ) async throws -> Answer {
+        var request = HTTPClientRequest(url: root + path)
+        request.method = method
+        if json { request.headers.add(name: "Accept", value: "application/json") }
+        if !cookies.isEmpty {
+            request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "))
+        }
+        for (name, value) in extra { request.headers.add(name: name, value: value) }
+        if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            let text = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+                .joined(separator: "&")
+            request.body = .bytes(ByteBuffer(string: text))
+        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return Answer(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
+    }
+
+    func get(_ path: String, json: Bool = false, cookies: [String: String] = [:]) async throws -> Answer {
+        try await request(.GET, path, json: json, cookies: cookies)
+    }
+
+    /// A logged-in browser: its CSRF cookie (from a page) and session cookie (from posting the token).
+    func login(token: String) async throws -> [String: String] {
+        let page = try await get("/")
+        guard let csrf = page.cookies["ferry_csrf"] else { throw TestSupportError("no CSRF cookie on the overview") }
+        let answer = try await request(.POST, "/login", cookies: ["ferry_csrf": csrf], form: ["csrf": csrf, "token": token])
+        guard answer.status == 303, let session = answer.cookies["ferry_session"] else {
+            throw TestSupportError("login answered \(answer.status): \(answer.body)")
+        }
+        return ["ferry_csrf": csrf, "ferry_session": session]
+    }
+}
