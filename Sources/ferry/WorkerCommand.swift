@@ -26,6 +26,9 @@ struct WorkerCommand: AsyncParsableCommand {
             SIGTERM or SIGINT: stop claiming, let running jobs finish within --shutdown-timeout, release the rest \
             back to the queue (not counted as a failed attempt), deregister, exit 0. A second signal exits at once.
 
+            PostgreSQL unreachable: a running worker reconnects with backoff and writes what it finished meanwhile; \
+            a starting one waits up to --database-wait seconds for it, then exits 69.
+
             Examples:
               ferry worker
               ferry worker --queues photos,default --concurrency 16 --metrics-port 9464
@@ -62,6 +65,13 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
     var rescueAfter: Double = 15
+
+    @Option(
+        name: .customLong("database-wait"),
+        help: ArgumentHelp(
+            "Seconds to wait at start-up for PostgreSQL when it is unreachable (a restart, a failover) before exiting 69.",
+            valueName: "s"))
+    var databaseWait: Double = 60
 
     @Option(name: .customLong("chunk-size"), help: ArgumentHelp(
         "Upload chunk size in MiB (1–150). Dropbox uses it rounded up to a multiple of 4; files up to one chunk go in one request.",
@@ -108,9 +118,16 @@ struct WorkerCommand: AsyncParsableCommand {
             let client = PostgresClient(configuration: pgConfiguration, logger: logger)
             defer { client.close() }
             let store = FerryStore(client: client, logger: logger)
-            try await MigrationRunner(
-                client: client, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), logger: logger
-            ).verifyUpToDate()
+            // PostgreSQL may be restarting or failing over just now: wait for it a while at start, as a running
+            // worker does, instead of exiting (a fleet restarted during a database restart would all exit 69).
+            guard databaseWait >= 0 else {
+                throw ValidationIssue(field: "--database-wait", problem: "must not be negative", fix: "for example --database-wait 60")
+            }
+            let reachableBy = ContinuousClock.now + .milliseconds(Int(databaseWait * 1000))
+            let migrations = try Migration.load(from: MigrationsLocator.locate(nil))
+            try await withDatabaseRetry(logger: logger, deadline: reachableBy) {
+                try await MigrationRunner(client: client, migrations: migrations, logger: logger).verifyUpToDate()
+            }
 
             guard (1...150).contains(chunkSize) else {
                 throw ValidationIssue(
@@ -125,7 +142,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 scripted = script
             }
             // Provider secrets need the key; a worker that only moves local files can run without it.
-            let box = try await Self.secretBox(store: store)
+            let box = try await withDatabaseRetry(logger: logger, deadline: reachableBy) { try await Self.secretBox(store: store) }
             let workerName = name ?? WorkerConfiguration.defaultName()
             // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
             let http = HTTPClient(

@@ -25,6 +25,16 @@ public final class PrivateCluster: @unchecked Sendable {
         _ = try await Self.run(["restart", directory])
     }
 
+    /// Stops the server and keeps its data and port: `startServer()` brings the same cluster back.
+    public func stopServer() async throws {
+        _ = try await Self.run(["stop", directory])
+    }
+
+    /// Starts a server stopped with `stopServer()`.
+    public func startServer() async throws {
+        _ = try await Self.run(["start", directory, "--fast"])
+    }
+
     public func stop() async {
         _ = try? await Self.run(["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
