@@ -28,7 +28,12 @@ export FERRY_BIN_DIR="$(swift build --show-bin-path)"
 echo "==> running tests"
 swift test --skip-build "$@"
 
-# The official Dropbox SDK against the dev server (only for a full run: arguments select Swift tests).
+# Only for a full run (arguments select Swift tests): the official Dropbox SDK against the dev server, then the chaos
+# suite, short (about a minute: real workers, the dev server and this PostgreSQL under faults, kill -9 and restarts;
+# make chaos runs the 10-minute soak). The tests are done with this PostgreSQL, so the chaos may restart it.
 if (($# == 0)); then
     scripts/sdk-test.sh
+    echo "==> chaos (short)"
+    FERRY_CHAOS_PG_URL="$url" FERRY_CHAOS_PG_DIR="$pgdir" \
+        scripts/chaos.sh --duration 40 --uploads 40 --fetches 24 --max-size 24 --kill-every 3
 fi
