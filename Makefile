@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build test demo bench install clean
+.PHONY: help deps build test demo bench chaos install clean
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -11,6 +11,7 @@ help:
 	@echo "make demo   install what is missing, start a private PostgreSQL, run workers on sample photos"
 	@echo "make test   install what is missing, start a throwaway PostgreSQL, build, run every test"
 	@echo "make bench  benchmarks (figures as ratios against baselines measured in the same run)"
+	@echo "make chaos  a 10-minute chaos soak: kill -9, restarts, faults, a zombie; then exact checks"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, migrations, completions, man page"
 
 deps:
@@ -27,6 +28,10 @@ demo: deps
 
 bench: deps
 	@scripts/bench.sh
+
+# Options after CHAOS_ARGS override the soak's, e.g. make chaos CHAOS_ARGS="--seed 123456789".
+chaos: deps
+	@scripts/chaos.sh --duration 600 --uploads 300 --fetches 150 $(CHAOS_ARGS)
 
 install: deps
 	@scripts/install.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)"

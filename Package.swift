@@ -14,12 +14,14 @@ import PackageDescription
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   FerryDashboard             `ferry dashboard`: the web UI over FerryStore (Hummingbird, server-rendered HTML, SSE)
 //   ferry                      the CLI executable
+//   ferry-chaos                drives real ferry processes under faults and checks nothing was lost (make chaos)
 let package = Package(
     name: "ferry",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ferry", targets: ["ferry"]),
         .executable(name: "ferry-bench", targets: ["ferry-bench"]),
+        .executable(name: "ferry-chaos", targets: ["ferry-chaos"]),
         .library(name: "Postgres", targets: ["Postgres"]),
         .library(name: "FerryCore", targets: ["FerryCore"]),
         .library(name: "FerryStore", targets: ["FerryStore"]),
@@ -190,6 +192,19 @@ let package = Package(
                 "FerryCore",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "ferry-chaos",
+            dependencies: [
+                "FerryCore",
+                "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

@@ -3,7 +3,8 @@
 #
 #   scripts/pg.sh start DIR [--fast]   create (if needed) and start; prints the connection URL
 #   scripts/pg.sh stop DIR             stop (fast shutdown)
-#   scripts/pg.sh restart DIR          restart with the same port (used by resilience tests)
+#   scripts/pg.sh restart DIR [fast]   restart with the same port and data: an immediate stop by default (connections
+#                                      drop as in a crash; resilience tests), a fast shutdown with "fast" (chaos runs)
 #   scripts/pg.sh url DIR              print the connection URL of a running cluster
 #
 # --fast turns off fsync for throwaway test clusters; benchmarks and the demo use PostgreSQL's defaults.
@@ -67,7 +68,9 @@ stop)
     ;;
 restart)
     port=$(cat "$dir/port")
-    as_owner "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    mode=immediate
+    [[ "$fast" == "fast" ]] && mode=fast
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m "$mode" -w stop >/dev/null 2>&1 || true
     as_owner "$bindir/pg_ctl" -D "$dir/data" -o "-p $port" -l "$dir/server.log" -w -t 60 start >/dev/null
     ;;
 url)

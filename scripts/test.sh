@@ -32,11 +32,17 @@ swift test --skip-build "$@"
 echo "==> checking deploy/ (systemd-analyze verify, Kubernetes manifests, Dockerfile)"
 scripts/check-deploy.sh
 
-# The official Dropbox SDK against the dev server (only for a full run: arguments select Swift tests).
+# Only for a full run (arguments select Swift tests): the official Dropbox SDK against the dev server, the dashboard
+# in a real browser, an install into a temporary prefix, then the chaos suite, short (about a minute: real workers,
+# the dev server and this PostgreSQL under faults, kill -9 and restarts; make chaos runs the 10-minute soak). It
+# comes last because it restarts this PostgreSQL.
 if (($# == 0)); then
     scripts/sdk-test.sh
     echo "==> ferry dashboard in headless chromium (screenshots in .build/artifacts/dashboard/)"
     scripts/browser-test.sh
     echo "==> make install into a temporary prefix"
     scripts/check-install.sh "$url"
+    echo "==> chaos (short)"
+    FERRY_CHAOS_PG_URL="$url" FERRY_CHAOS_PG_DIR="$pgdir" \
+        scripts/chaos.sh --duration 40 --uploads 40 --fetches 24 --max-size 24 --kill-every 3
 fi

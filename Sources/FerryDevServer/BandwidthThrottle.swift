@@ -1,7 +1,8 @@
-/// Paces a response body to ``FaultConfiguration/downloadBytesPerSecond``.
+/// Paces a response body to ``FaultConfiguration/downloadBytesPerSecond``, or the reading of an upload's
+/// request body to ``FaultConfiguration/uploadBytesPerSecond``.
 ///
-/// The rate is read again before every piece, so a test can slow a download down (to kill
-/// the client mid-body) or lift the limit while the body is still being sent.
+/// The rate is read again before every piece, so a test can slow a transfer down (to kill
+/// the client mid-body) or lift the limit while the body is still moving.
 struct BandwidthThrottle {
     /// Largest piece read from disk and written in one go when there is no limit.
     static let unlimitedPieceSize = 1 << 20

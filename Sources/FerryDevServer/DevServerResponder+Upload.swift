@@ -14,7 +14,10 @@ extension DevServerResponder {
         let limit = backend.configuration.maxRequestBodyBytes
         var chunkHasher = chunkHash ? ContentHasher() : nil
         var written: Int64 = 0
+        let faults = backend.faults
+        var throttle = BandwidthThrottle(rate: { faults.configuration.uploadBytesPerSecond })
         for try await buffer in request.body {
+            _ = throttle.nextPieceSize()  // picks up a changed rate
             let count = Int64(buffer.readableBytes)
             backend.stats.record { stats in
                 stats.bytesReceived += count
@@ -25,6 +28,8 @@ extension DevServerResponder {
             hasher.update(buffer)
             chunkHasher?.update(buffer)
             written += count
+            // Reading no further until the pace allows is what slows the sender down.
+            try await throttle.didSend(buffer.readableBytes)
         }
         return (written, chunkHasher?.finalize())
     }

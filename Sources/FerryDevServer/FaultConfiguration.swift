@@ -43,6 +43,10 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// Pace of bodies sent from files (`files/download`, `/web/`, Flickr photos), in bytes per
     /// second; 0 means unlimited. Read before every piece, so it also applies to downloads in flight.
     public var downloadBytesPerSecond: Int64
+    /// Pace at which request bodies of uploads (`files/upload`, `upload_session/start`, `append_v2`, `finish`) are
+    /// read, in bytes per second; 0 means unlimited. The client feels it as a slow link (TCP backpressure), so
+    /// transfers stay in flight long enough for a test to kill a worker in the middle of one.
+    public var uploadBytesPerSecond: Int64
 
     /// Creates a fault configuration; the default injects nothing.
     public init(
@@ -60,7 +64,8 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         latencyMilliseconds: Int = 0,
         routes: [String]? = nil,
         includeOAuth: Bool = false,
-        downloadBytesPerSecond: Int64 = 0
+        downloadBytesPerSecond: Int64 = 0,
+        uploadBytesPerSecond: Int64 = 0
     ) {
         self.seed = seed
         self.failureRate = failureRate
@@ -77,6 +82,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.routes = routes
         self.includeOAuth = includeOAuth
         self.downloadBytesPerSecond = downloadBytesPerSecond
+        self.uploadBytesPerSecond = uploadBytesPerSecond
     }
 
     /// No faults at all.
@@ -98,6 +104,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case routes
         case includeOAuth = "include_oauth"
         case downloadBytesPerSecond = "download_bytes_per_second"
+        case uploadBytesPerSecond = "upload_bytes_per_second"
     }
 
     /// Accepts snake_case (`failure_rate`) or the Swift names (`failureRate`); missing keys keep
@@ -123,6 +130,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         routes = try value(.routes, "routes", [String].self)
         includeOAuth = try value(.includeOAuth, "includeOAuth", Bool.self) ?? includeOAuth
         downloadBytesPerSecond = try value(.downloadBytesPerSecond, "downloadBytesPerSecond", Int64.self) ?? downloadBytesPerSecond
+        uploadBytesPerSecond = try value(.uploadBytesPerSecond, "uploadBytesPerSecond", Int64.self) ?? uploadBytesPerSecond
     }
 
     private struct FlexibleKey: CodingKey {

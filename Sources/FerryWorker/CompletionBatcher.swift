@@ -69,7 +69,12 @@ final class CompletionBatcher: Sendable {
         do {
             let result = try await withDatabaseRetry(logger: logger) { try await self.store.record(batch) }
             if !result.rejected.isEmpty {
-                logger.notice("outcomes not written: their claims had ended (already recorded before a lost reply, rescued, or cancelled)", metadata: ["jobs": "\(result.rejected.count)"])
+                // The ids say which claims were fenced off (a resumed zombie's writes, say); a batch holds at most
+                // `batchSize` outcomes, so the list stays short.
+                let ids = result.rejected.map { $0.uuidString.lowercased() }.sorted().joined(separator: ",")
+                logger.notice(
+                    "outcomes not written: their claims had ended (already recorded before a lost reply, rescued, or cancelled)",
+                    metadata: ["jobs": "\(result.rejected.count)", "job_ids": "\(ids)"])
             }
         } catch {
             // Not a connection problem: isolate the bad outcome so the others still land.

@@ -108,8 +108,9 @@ public final class JobContext: Sendable {
 }
 
 /// Retries a database call while PostgreSQL is unreachable, with capped exponential backoff, so in-flight
-/// work records its progress once the database is back. Other errors propagate at once.
-func withDatabaseRetry<T: Sendable>(
+/// work records its progress once the database is back (and a worker starting during a restart waits for it).
+/// Other errors propagate at once; with a `deadline`, so does the connection error once the deadline would pass.
+public func withDatabaseRetry<T: Sendable>(
     logger: Logger, deadline: ContinuousClock.Instant? = nil, _ body: @Sendable () async throws -> T
 ) async throws -> T {
     var delay = Duration.milliseconds(100)

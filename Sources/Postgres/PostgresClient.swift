@@ -166,7 +166,7 @@ public final class PostgresClient: Sendable {
             if let existing = connection {
                 active = existing
             } else {
-                active = try PostgresConnection(configuration: configuration)
+                active = try PostgresConnection(configuration: configuration, logger: logger)
                 connection = active
             }
             do {

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Logging
 
 /// One libpq connection, owned by exactly one thread.
 ///
@@ -9,9 +10,14 @@ import Foundation
 public final class PostgresConnection {
     /// The libpq handle. Freed exactly once, in `deinit`.
     let handle: OpaquePointer
+    /// Receives the server's messages outside statement results (never libpq's default, which prints to stderr).
+    /// Retained here, released in `deinit` after the handle.
+    let serverMessages: Unmanaged<ServerMessageLog>
 
     /// Opens a connection. Throws `.connectionFailed` with libpq's reason (which never contains the password).
-    public init(configuration: PostgresConfiguration) throws {
+    /// Server messages outside statement results (a WARNING, the FATAL before a server ends the connection) go to
+    /// `logger`.
+    public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "ferry.postgres")) throws {
         var keys = ["fallback_application_name", "client_encoding"]
         var values = [configuration.applicationName, "UTF8"]
         if let conninfo = configuration.connectionString, !conninfo.isEmpty {
@@ -37,12 +43,15 @@ public final class PostgresConnection {
             throw PostgresError(code: .connectionFailed, reason: "could not connect to PostgreSQL: \(reason)")
         }
         self.handle = conn
+        serverMessages = Unmanaged.passRetained(ServerMessageLog(logger: logger))
+        PQsetNoticeReceiver(conn, ServerMessageLog.receiver, serverMessages.toOpaque())
         // Fixed session settings so text decoding is unambiguous whatever the server's defaults.
         try execute("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; SET client_min_messages = warning")
     }
 
     deinit {
         PQfinish(handle)
+        serverMessages.release()
     }
 
     /// True while libpq considers the connection usable.

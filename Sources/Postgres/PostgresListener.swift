@@ -38,7 +38,7 @@ public final class PostgresListener: Sendable {
                 do {
                     if connection == nil || !(connection!.isHealthy) {
                         connection = nil
-                        let fresh = try PostgresConnection(configuration: configuration)
+                        let fresh = try PostgresConnection(configuration: configuration, logger: logger)
                         for channel in channels { try fresh.listen(channel) }
                         connection = fresh
                         backoff = .milliseconds(100)

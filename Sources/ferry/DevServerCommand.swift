@@ -40,7 +40,8 @@ struct DevServerCommand: AsyncParsableCommand {
               ferry dev-server --port 8910 --storage /tmp/dropbox
               ferry dev-server --port 8910 --storage /tmp/dropbox --token-lifetime 5 \\
                   --failure-rate 0.1 --seed 42
-              ferry dev-server --storage /tmp/dropbox --download-bytes-per-second 262144
+              ferry dev-server --storage /tmp/dropbox --download-bytes-per-second 262144 \\
+                  --upload-bytes-per-second 262144
               ferry dev-server --storage /tmp/dropbox --tls-cert cert.pem \\
                   --tls-key key.pem --app-secret-file secret
               ferry dev-server --storage /tmp/dropbox --partial-chunk-rate 0.2 \\
@@ -116,6 +117,11 @@ struct DevServerCommand: AsyncParsableCommand {
     var downloadBytesPerSecond: Int64 = 0
 
     @Option(
+        name: .customLong("upload-bytes-per-second"),
+        help: ArgumentHelp("Pace at which upload bodies are read (0 = unlimited).", valueName: "n"))
+    var uploadBytesPerSecond: Int64 = 0
+
+    @Option(
         name: .customLong("flickr-api-key-file"),
         help: ArgumentHelp("File holding the Flickr API key(s) the server accepts, one per line.", valueName: "file"))
     var flickrAPIKeyFile: String?
@@ -137,6 +143,9 @@ struct DevServerCommand: AsyncParsableCommand {
             guard downloadBytesPerSecond >= 0 else {
                 throw CLIUsageError(message: "--download-bytes-per-second must not be negative")
             }
+            guard uploadBytesPerSecond >= 0 else {
+                throw CLIUsageError(message: "--upload-bytes-per-second must not be negative")
+            }
             guard requestsPerSecond >= 0 else {
                 throw CLIUsageError(message: "--requests-per-second must not be negative")
             }
@@ -147,7 +156,8 @@ struct DevServerCommand: AsyncParsableCommand {
                 seed: seed, failureRate: failureRate, dropRate: dropRate, dropAfterApplyRate: dropAfterApplyRate,
                 rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate, writeRateLimitRate: writeRateLimitRate,
                 partialChunkRate: partialChunkRate, corruptCommitRate: corruptCommitRate, requestsPerSecond: requestsPerSecond,
-                latencyMilliseconds: latencyMilliseconds, downloadBytesPerSecond: downloadBytesPerSecond)
+                latencyMilliseconds: latencyMilliseconds, downloadBytesPerSecond: downloadBytesPerSecond,
+                uploadBytesPerSecond: uploadBytesPerSecond)
             var configuration = DevServerConfiguration(
                 host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,
                 accessTokenLifetime: tokenLifetime, faults: faults)

@@ -33,6 +33,9 @@ struct WorkerCommand: AsyncParsableCommand {
               ferry worker --poll-only          # behind PgBouncer in transaction mode
               ferry worker --wait-for-schema 10m   # started before ferry migrate ends
 
+            PostgreSQL unreachable: a running worker reconnects with backoff and writes what it finished meanwhile; \
+            a starting one waits for it as it waits for the schema (below).
+
             Until the database has this build's schema (and while PostgreSQL is unreachable) the worker waits, \
             saying so once, and checks again with growing pauses (up to 30 s) for --wait-for-schema; then it exits \
             78. With --metrics-listen, GET /health answers 200 all along, GET /ready answers 200 once the worker \

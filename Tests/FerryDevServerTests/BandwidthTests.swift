@@ -48,6 +48,28 @@ struct BandwidthTests {
         }
     }
 
+    @Test("upload bodies are read at the set pace and stored whole; a lifted limit applies at once")
+    func pacedUpload() async throws {
+        try await DevServerHarness.run { h in
+            let token = try await h.accessToken()
+            let data = (0..<(512 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            h.server.updateFaults(FaultConfiguration(uploadBytesPerSecond: 256 * 1024))
+            let began = ContinuousClock.now
+            let paced = try await h.upload("/paced-up.bin", data, token: token)
+            let seconds = (ContinuousClock.now - began).components.seconds
+            print("512 KiB uploaded at 256 KiB/s in \(ContinuousClock.now - began)")
+            #expect(paced.status == 200)
+            #expect(paced.json["size"] as? Int == data.count)
+            #expect(seconds >= 1, "expected about 2 s")
+            let stored = try await h.download(#"{"path":"/paced-up.bin"}"#, token: token)
+            #expect(stored.body == data)
+
+            h.server.updateFaults(.none)
+            let unlimited = try await h.upload("/unpaced-up.bin", data, token: token)
+            #expect(unlimited.status == 200)
+        }
+    }
+
     @Test("a client killed mid-body resumes with Range from where it stopped")
     func killAndResume() async throws {
         try await DevServerHarness.run(faults: FaultConfiguration(downloadBytesPerSecond: 256 * 1024)) { h in

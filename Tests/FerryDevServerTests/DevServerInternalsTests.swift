@@ -98,8 +98,9 @@ struct DevServerInternalsTests {
         #expect(json.contains("flickr_calls_per_method") && json.contains("flickr_photo_downloads_per_path"))
         #expect(try JSONDecoder().decode(DevServerStats.self, from: Data(json.utf8)) == stats)
 
-        let faults = try JSONDecoder().decode(FaultConfiguration.self, from: Data(#"{"download_bytes_per_second":4096}"#.utf8))
+        let faults = try JSONDecoder().decode(FaultConfiguration.self, from: Data(#"{"download_bytes_per_second":4096,"upload_bytes_per_second":2048}"#.utf8))
         #expect(faults.downloadBytesPerSecond == 4096)
+        #expect(faults.uploadBytesPerSecond == 2048)
     }
 
     @Test("the sorted key index stays ordered through single inserts and bulk seeding")

@@ -244,6 +244,42 @@ struct DropboxUploadTests {
         #expect(attempt == 2)
     }
 
+    @Test("a worker paused mid-upload past its lease: another uploads the file; resumed, the zombie's outcome is refused and logged by job id")
+    func zombieOutcomeRefused() async throws {
+        // Uploads are read at 128 KiB/s, so the 1 MiB single-request upload is still in flight when the worker stops.
+        let server = try await DevServerProcess(["--upload-bytes-per-second", "131072"])
+        let db = try await TestDatabase.make("dbx_zombie")
+        try await DropboxAccounts.add("vault", server: server, databaseURL: db.url)
+        let dir = try Self.folder("zombie")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/photo.jpg", size: 1024 * 1024)
+        try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/photo.jpg","to":"dropbox:vault:/photo.jpg","batch":"z"}"#], in: dir)
+        let job = try await db.query("SELECT job_id::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
+
+        let zombie = try Self.startWorker(db, name: "zombie", ["--log-format", "json"])
+        try await eventually(timeout: .seconds(60), "the upload to be in flight") {
+            try await server.stats()["bytes_received"]?.intValue ?? 0 > 0
+        }
+        zombie.signal(SIGSTOP)
+        try await server.setFaults([:])
+        let other = try Self.startWorker(db, name: "other")
+        try await eventually(timeout: .seconds(60), "the other worker to upload the file") { try await WorkerFixtures.batchDone(db, "z") }
+        zombie.signal(SIGCONT)
+        // Its request goes on and meets the identical file: success, which the lease check refuses.
+        try await eventually(timeout: .seconds(60), "the zombie to log its refused outcome") { zombie.log.contains("outcomes not written") }
+        let refusal = try #require(zombie.log.split(separator: "\n").first { $0.contains("outcomes not written") })
+        #expect(refusal.contains(#""job_ids":"\#(job)""#), "\(refusal)")
+        for worker in [zombie, other] { worker.signal(SIGTERM) }
+        for worker in [zombie, other] { #expect(try await worker.waitForExit() == 0) }
+
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued' AND data->>'lease' = '1'") == 1)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'succeeded'") == 1)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'succeeded' AND data->>'lease' = '2'") == 1)
+        #expect(try DropboxAccounts.sha256(server.storedFile(account: "vault", path: "/photo.jpg")) == DropboxAccounts.sha256(dir + "/photo.jpg"))
+        #expect(try await server.stats()["commits_per_path"]?["/photo.jpg"]?.intValue == 1, "the zombie's commit wrote nothing")
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+    }
+
     @Test("chunks the server kept only half of: the worker resends just their tails, and the file is exact")
     func partialChunksResendTails() async throws {
         let server = try await DevServerProcess(["--partial-chunk-rate", "0.4", "--seed", "5"])

@@ -222,6 +222,39 @@ struct URLFetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["movie.bin"])
     }
 
+    @Test("the server gone mid-body: the bytes that arrived are checkpointed and the retry names the URL and byte")
+    func serverGoneMidBody() async throws {
+        let server = try await DevServerProcess(["--download-bytes-per-second", "1048576"])
+        let db = try await TestDatabase.make("url_gone")
+        let dir = try Self.folder("url-gone")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await Self.webFile(server, "big/gone.bin", size: 24 * 1024 * 1024, seed: 5)
+        try await Self.enqueue(db, server.baseURL + "/web/big/gone.bin", to: dir + "/")
+        let worker = try Self.startWorker(db, name: "w")
+        // A slow download checkpoints every 2 s; stop the server between two checkpoints.
+        try await eventually(timeout: .seconds(60), "a first checkpoint") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 1
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        server.process.signal(SIGKILL)
+        try await eventually(timeout: .seconds(60), "the attempt to fail") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") >= 1
+        }
+        try await Self.stop([worker])
+        let error = try await db.query(
+            "SELECT data->>'error' FROM ferry.events WHERE type = 'retry_scheduled' ORDER BY position LIMIT 1").rows[0].decode(String.self, at: 0)
+        #expect(error.hasPrefix("http_transport: fetching http://127.0.0.1:"), "\(error)")
+        let stoppedAt = try #require(error.range(of: "stopped at byte ").map { Int64(error[$0.upperBound...].prefix { $0.isNumber }) } ?? nil, "\(error)")
+        // The last progress event, written as the attempt ended, records every byte that arrived.
+        let recorded = try await WorkerFixtures.count(db, """
+            SELECT (data->>'bytes_done')::bigint FROM ferry.events
+             WHERE type = 'progress' AND position < (SELECT min(position) FROM ferry.events WHERE type = 'retry_scheduled')
+             ORDER BY position DESC LIMIT 1
+            """)
+        #expect(Int64(recorded) == stoppedAt)
+        #expect(stoppedAt > 0 && stoppedAt < 24 * 1024 * 1024)
+    }
+
     @Test("a remote file replaced between attempts is fetched again from zero")
     func remoteChanged() async throws {
         let server = try await DevServerProcess(["--download-bytes-per-second", "1048576"])

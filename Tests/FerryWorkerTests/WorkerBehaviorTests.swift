@@ -145,6 +145,42 @@ struct WorkerBehaviorTests {
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 24)
     }
 
+    @Test("a worker started while PostgreSQL is down waits for it and then works; past --wait-for-schema it exits 69")
+    func startWhileDown() async throws {
+        let cluster = try await PrivateCluster()
+        do {
+            try await startWhileDownScenario(cluster)
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    func startWhileDownScenario(_ cluster: PrivateCluster) async throws {
+        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "postgres")
+        _ = try await FerryProcess.run(["migrate"], databaseURL: url)
+        let db = TestDatabase(url: url, name: "postgres")
+        try await enqueueFetches(db, count: 5, batch: "down")
+        try await cluster.stopServer()
+
+        let impatient = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "noop", "--wait-for-schema", "1s"])
+        #expect(try await impatient.waitForExit(timeout: .seconds(60)) == 69)
+        #expect(impatient.log.contains("waiting for PostgreSQL"), "\(impatient.log)")
+
+        let patient = try WorkerFixtures.startWorker(db, name: "patient", ["--handler", "noop"])
+        try await eventually(timeout: .seconds(30), "the worker to say it waits") { patient.log.contains("waiting for PostgreSQL") }
+        try await Task.sleep(for: .seconds(2))
+        #expect(patient.isRunning, "still waiting, not exited: \(patient.log)")
+        try await cluster.startServer()
+        try await eventually(timeout: .seconds(90), "the jobs to finish once PostgreSQL is back") {
+            (try? await WorkerFixtures.batchDone(db, "down")) ?? false
+        }
+        patient.signal(SIGTERM)
+        #expect(try await patient.waitForExit() == 0, "\(patient.log)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5)
+    }
+
     @Test("PostgreSQL restarted mid-run: workers reconnect and every job finishes")
     func postgresRestart() async throws {
         let cluster = try await PrivateCluster()

@@ -46,4 +46,28 @@ struct WorkerObservabilityTests {
         let time = try #require(object["time"] as? String)
         #expect(time.count == 24 && time.hasSuffix("Z") && Array(time)[19] == ".", "UTC to the millisecond: \(time)")
     }
+
+    @Test("--log-format json: every line is a JSON object, also when PostgreSQL ends the worker's connections")
+    func jsonLinesWhenConnectionsEnd() async throws {
+        let db = try await TestDatabase.make("jsonlines")
+        let worker = try WorkerFixtures.startWorker(db, name: "lines", ["--handler", "noop", "--log-format", "json"])
+        try await eventually(timeout: .seconds(30), "the worker to start") { worker.log.contains("worker started") }
+        // As a server restart or an operator does: the listener's idle connection gets a FATAL it did not ask for.
+        try await eventually(timeout: .seconds(10), "the listener to connect") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'") > 0
+        }
+        _ = try await db.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'ferry worker'
+            """)
+        try await eventually(timeout: .seconds(30), "the listener to reconnect") { worker.log.contains("notification listener reconnected") }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+        for line in worker.log.split(separator: "\n") where !line.isEmpty {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "not a JSON object: \(line)")
+        }
+        #expect(worker.log.contains(#""sqlstate":"57P01""#), "the server's message is logged, as JSON: \(worker.log)")
+    }
 }

@@ -90,10 +90,16 @@ extension HTTPFetchHandler {
                         checkpointedAt = ContinuousClock.now
                     }
                 }
-            } catch let error as HTTPClientError {
-                // Keep what arrived for the next attempt before giving this one up.
+            } catch let error
+                where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is POSIXFailure)
+            {
+                // The connection broke mid-body. AsyncHTTPClient reports that as an HTTPClientError or as the HTTP
+                // parser's error (a server gone before Content-Length was reached: "stream ended at an unexpected
+                // time"). Keep what arrived for the next attempt before giving this one up.
                 if records && partial.offset > checkpointed { _ = try? await checkpoint(cursor, total: total) }
-                throw transportFailure(error)
+                if let error = error as? HTTPClientError { throw transportFailure(error) }
+                throw JobFailure.retryable(
+                    "http_transport", "fetching \(shown) stopped at byte \(partial.offset): \(Self.safeDescription(error, url: url))")
             }
         }
 

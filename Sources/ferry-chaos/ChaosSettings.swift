@@ -1,0 +1,54 @@
+/// Everything a run depends on. The same settings and seed replay the same files and the same schedule (the
+/// processes' own timing still varies).
+struct ChaosSettings: Sendable {
+    var seed: UInt64
+    /// Seconds of chaos (kills, restarts, the zombie); the jobs are enqueued in waves over its first 75%.
+    var duration: Double
+    var uploads: Int
+    var fetches: Int
+    var maxSizeMiB: Int
+    /// Share of the files that are big (tens of MiB).
+    var bigShare: Double
+    var workers: Int
+    var concurrency: Int
+    /// Mean seconds between two kill -9 of a random worker.
+    var killEvery: Double
+    var pgRestarts: Int
+    var devServerRestarts: Int
+    var zombie: Bool
+    /// Multiplies every fault rate of the dev server (0 turns faults off).
+    var faultScale: Double
+    var tokenLifetime: Double
+    /// Pace of each upload and download on the dev server, KiB/s; 0 picks one so the transfers of the run take
+    /// about half of `duration` on all slots, keeping jobs in flight while the chaos happens.
+    var bandwidthKiB: Int
+    /// Seconds without heartbeat before a worker's jobs are rescued (the workers' `--rescue-after`).
+    var rescueAfter: Double
+    var drainTimeout: Double
+
+    var ferry: String
+    var adminDatabaseURL: String
+    var database: String
+    var pgDirectory: String
+    var pgScript: String
+    var workDirectory: String
+    var keep: Bool
+
+    /// The options that replay this run.
+    var replayArguments: String {
+        var parts = [
+            "--seed \(seed)", "--duration \(Self.number(duration))", "--uploads \(uploads)", "--fetches \(fetches)",
+            "--max-size \(maxSizeMiB)", "--big-share \(Self.number(bigShare))", "--workers \(workers)",
+            "--concurrency \(concurrency)", "--kill-every \(Self.number(killEvery))", "--pg-restarts \(pgRestarts)",
+            "--dev-server-restarts \(devServerRestarts)", "--fault-scale \(Self.number(faultScale))",
+            "--token-lifetime \(Self.number(tokenLifetime))", "--rescue-after \(Self.number(rescueAfter))",
+        ]
+        if bandwidthKiB > 0 { parts.append("--bandwidth \(bandwidthKiB)") }
+        if !zombie { parts.append("--no-zombie") }
+        return parts.joined(separator: " ")
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
