@@ -106,13 +106,19 @@ extension ChaosRun {
             }
             for (index, name, _) in candidates.sorted(by: { $0.jobs > $1.jobs }) {
                 guard await fleet.pause(index) else { continue }
-                // What it holds now that it cannot change anything any more.
+                // What it holds now that it cannot change anything any more. Under a reused name, claims of the
+                // incarnation killed before it (not yet released by its heartbeat) are not its own: it never ran them.
+                guard let process = await fleet.process(index) else { continue }
+                // A statement it sent just before the signal still commits: let it land first.
+                try? await Task.sleep(for: .milliseconds(300))
                 let held = (try? await database.rows(
                     """
-                    SELECT job_id, lease, (kind = 'upload' AND session IS NOT NULL) OR (kind = 'fetch' AND bytes_done > 0)
-                      FROM ferry.jobs WHERE state = 'running' AND worker = $1
-                    """, [name])) ?? []
-                guard !held.isEmpty, let process = await fleet.process(index) else {
+                    SELECT j.job_id, j.lease, (j.kind = 'upload' AND j.session IS NOT NULL) OR (j.kind = 'fetch' AND j.bytes_done > 0)
+                      FROM ferry.jobs j
+                      JOIN ferry.events e ON e.job_id = j.job_id AND e.type = 'claimed' AND (e.data->>'lease')::bigint = j.lease
+                     WHERE j.state = 'running' AND j.worker = $1 AND e.recorded_at > to_timestamp($2)
+                    """, [name, process.startedAt.timeIntervalSince1970])) ?? []
+                guard !held.isEmpty else {
                     await fleet.resume(index, protectFor: 0)
                     continue
                 }

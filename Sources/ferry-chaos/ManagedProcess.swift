@@ -8,6 +8,8 @@ import Foundation
 final class ManagedProcess: @unchecked Sendable {
     let label: String
     let logPath: String
+    /// When it was started (just before `exec`).
+    let startedAt = Date()
     private let process = Process()
 
     /// Starts `executable`; stdout and stderr go to `logPath` (appended), stdin comes from `stdinPath` or
