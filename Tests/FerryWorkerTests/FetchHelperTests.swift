@@ -1,5 +1,6 @@
 import FerryCore
 import Foundation
+import NIOCore
 import Testing
 @testable import FerryWorker
 
@@ -66,5 +67,31 @@ struct FetchHelperTests {
         #expect(HTTPRetryAfter.seconds("Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0, "a past date means now")
         #expect(HTTPRetryAfter.seconds("soon", now: now) == nil)
         #expect(HTTPRetryAfter.seconds(nil, now: now) == nil)
+    }
+
+    @Test("received pieces are written back to back at an offset in one pwritev: slices, empty pieces and a large batch")
+    func gatherWrite() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-gather-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try OwnedFile(path: path, flags: O_RDWR | O_CREAT, mode: 0o600)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        // Slices of one buffer (as a decoder hands them over), with an empty one and uneven sizes.
+        let whole = ByteBuffer(bytes: bytes)
+        var pieces = [ByteBuffer]()
+        var start = 0
+        for size in [1, 0, 65_536, 7, 100_000, 0, 34_456, 100_000] {
+            pieces.append(whole.getSlice(at: start, length: size)!)
+            start += size
+        }
+        #expect(start == bytes.count)
+        try file.write([ByteBuffer(bytes: [9, 9, 9])], at: 0)
+        try file.write(pieces, at: 3)
+        #expect(try file.read(at: 0, count: 3 + bytes.count + 1) == [9, 9, 9] + bytes)
+        // 64 pieces, the most one write takes.
+        let many = (0..<64).map { ByteBuffer(bytes: [UInt8]($0 % 2 == 0 ? bytes[0..<4096] : bytes[4096..<4097])) }
+        try file.write(many, at: 0)
+        let expected = (0..<64).flatMap { $0 % 2 == 0 ? Array(bytes[0..<4096]) : [bytes[4096]] }
+        #expect(try file.read(at: 0, count: expected.count) == expected)
     }
 }

@@ -255,6 +255,48 @@ struct URLFetchTests {
         #expect(stoppedAt > 0 && stoppedAt < 24 * 1024 * 1024)
     }
 
+    @Test("kill -9 while a fast download has writes in flight: checkpoints came ≥ 8 MiB and ≥ 1 s apart, the next attempt resumes at the last one, the file is byte-identical")
+    func resumeFastDownloadAfterKill() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("url_fast_resume")
+        let dir = try Self.folder("url-fast-resume")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let size: Int64 = 256 * 1024 * 1024 + 5
+        let sha = try await Self.webFile(server, "big/fast.bin", size: size, seed: 77)
+        // Fast enough that pieces arrive while earlier ones are being written, slow enough to kill it midway.
+        try await server.setFaults(["download_bytes_per_second": .int(32 << 20)])
+        try await Self.enqueue(db, server.baseURL + "/web/big/fast.bin", to: dir + "/fast.bin")
+        let victim = try Self.startWorker(db, name: "victim-fast")
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "three checkpoints") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+        let offset = try await db.query("SELECT (session->>'offset')::bigint FROM ferry.jobs").rows[0].decode(Int64.self, at: 0)
+        #expect(offset > 0 && offset < size)
+
+        // Spacing: a fast link checkpoints every 8 MiB at most once a second (each one waits for the disk).
+        let checkpoints = try await db.query(
+            "SELECT (data->'session'->>'offset')::bigint, extract(epoch FROM recorded_at)::float8 FROM ferry.events WHERE type = 'progress' ORDER BY position"
+        ).rows.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Double.self, at: 1)) }
+        for (earlier, later) in zip(checkpoints, checkpoints.dropFirst()) {
+            #expect(later.0 - earlier.0 >= 8 << 20, "\(checkpoints)")
+            #expect(later.1 - earlier.1 >= 1, "\(checkpoints)")
+        }
+        #expect(checkpoints.last?.0 == offset)
+
+        try await server.setFaults([:])
+        let survivor = try Self.startWorker(db, name: "survivor-fast")
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        try await Self.stop([survivor])
+        #expect(try DropboxAccounts.sha256(dir + "/fast.bin") == sha)
+        let starts = try await server.stats()["web_range_starts_per_path"]?["/web/big/fast.bin"]
+        #expect(starts == .array([.int(0), .int(offset)]), "the second request starts at the recorded offset \(offset)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["fast.bin"])
+    }
+
     @Test("a remote file replaced between attempts is fetched again from zero")
     func remoteChanged() async throws {
         let server = try await DevServerProcess(["--download-bytes-per-second", "1048576"])

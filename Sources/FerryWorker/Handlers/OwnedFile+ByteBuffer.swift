@@ -22,4 +22,46 @@ extension OwnedFile {
         }
         return buffer
     }
+
+    /// Writes `buffers` back to back at `offset` with `pwritev`, straight from their storage (no copy).
+    /// At most `IOV_MAX` (1024) buffers.
+    func write(_ buffers: [ByteBuffer], at offset: Int64) throws {
+        precondition(buffers.count <= 1024, "more buffers than one pwritev takes")
+        var vectors = [iovec]()
+        vectors.reserveCapacity(buffers.count)
+        // Each buffer's bytes are only valid inside its closure: nest them, then write from the innermost.
+        func gather(_ index: Int) throws {
+            guard index < buffers.count else { return try writeAll(&vectors, at: offset) }
+            try buffers[index].withUnsafeReadableBytes { raw in
+                if raw.count > 0 { vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress), iov_len: raw.count)) }
+                try gather(index + 1)
+            }
+        }
+        try gather(0)
+    }
+
+    private func writeAll(_ vectors: inout [iovec], at offset: Int64) throws {
+        var position = off_t(offset)
+        var first = 0
+        while first < vectors.count {
+            let n = vectors[first...].withUnsafeBufferPointer { pointer in
+                pwritev(descriptor, pointer.baseAddress, Int32(pointer.count), position)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw POSIXFailure(operation: "write", path: path, code: errno)
+            }
+            // A short write: skip what went out, including the written part of the first vector left.
+            position += off_t(n)
+            var left = n
+            while first < vectors.count && left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base = vectors[first].iov_base! + left
+                vectors[first].iov_len -= left
+            }
+        }
+    }
 }

@@ -10,9 +10,12 @@ import NIOCore
 
 /// The temporary file a fetch writes beside its target before renaming it into place.
 ///
-/// One owner (the handler's attempt). Bytes are buffered and written off the cooperative pool in pieces of
-/// `flushSize`; `checkpoint()` makes them durable (`fsync`) so the offset it returns can be recorded as
-/// progress and resumed from after a crash. `finish` verifies the length and checksums, syncs, renames into
+/// One owner (the handler's attempt). The pieces the HTTP client hands over are kept as they are (no copy) and
+/// written off the cooperative pool with one `pwritev` per `flushSize`, while the next pieces arrive: one write
+/// in flight at a time, so memory stays near two batches and the digests see the bytes in order. Each write
+/// also starts the disk on its bytes (`sync_file_range`), so dirty pages do not pile up until the next sync.
+/// `checkpoint()` waits for the writes and syncs them (`fdatasync`), so the offset it returns can be recorded
+/// as progress and resumed from after a crash. `finish` verifies the length and checksums, syncs, renames into
 /// place and syncs the folder, so a finished file is either complete or absent.
 ///
 /// The target must lie inside `root` (the folder the job was given): the check is lexical (no `..`), and every
@@ -24,9 +27,16 @@ final class PartialDownload: @unchecked Sendable {
     /// `.<name>.ferry-<job>.part` in the target's folder: stable per job, so a new attempt finds it.
     let temporary: String
     private let file: OwnedFile
-    private var buffer: [UInt8] = []
+    /// Pieces received and not yet handed to a write, in order.
+    private var pending: [ByteBuffer] = []
+    private var pendingBytes = 0
+    /// The write of the batch before, running off the cooperative pool.
+    private var writing: Task<Void, any Error>?
     private let flushSize: Int
-    /// Bytes durable or buffered.
+    /// Pieces per write. Each can hold on to a whole receive buffer (up to 64 KiB) however few bytes it carries,
+    /// so a slow link's many small pieces are written (and released) early; also below `IOV_MAX`.
+    private static let maxPieces = 64
+    /// Bytes received: durable, being written or pending.
     private(set) var offset: Int64 = 0
     private var sha256: SHA256?
     private var contentHash: DropboxContentHasher?
@@ -95,7 +105,6 @@ final class PartialDownload: @unchecked Sendable {
             position += Int64(piece.count)
         }
         offset = keep
-        buffer.reserveCapacity(flushSize)
     }
 
     /// Creates the folders between `root` and the target's folder, refusing symlinks on the way.
@@ -124,43 +133,79 @@ final class PartialDownload: @unchecked Sendable {
         }
     }
 
-    private func absorb(_ bytes: [UInt8]) {
-        sha256?.update(data: bytes)
+    private func absorb(_ bytes: UnsafeRawBufferPointer) {
+        sha256?.update(bufferPointer: bytes)
         contentHash?.update(bytes)
-        md5?.update(data: bytes)
+        md5?.update(bufferPointer: bytes)
     }
 
-    /// Appends bytes received from the server.
+    private func absorb(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { absorb($0) }
+    }
+
+    /// Takes bytes received from the server. Every `flushSize` they are handed to a write that runs while the
+    /// next ones arrive; this waits only while the write before is still running.
     func append(_ bytes: ByteBuffer) async throws {
-        bytes.withUnsafeReadableBytes { raw in buffer.append(contentsOf: raw) }
+        guard bytes.readableBytes > 0 else { return }
+        pending.append(bytes)
+        pendingBytes += bytes.readableBytes
         offset += Int64(bytes.readableBytes)
-        if buffer.count >= flushSize { try await flush() }
+        if pendingBytes >= flushSize || pending.count >= Self.maxPieces { try await startWrite() }
     }
 
-    /// Hashes and writes the buffer off the cooperative pool (hashing a large download is CPU-bound). Flushes
-    /// are awaited one at a time, so the digests see the bytes in order.
-    private func flush() async throws {
-        guard !buffer.isEmpty else { return }
-        let pending = buffer
-        let at = offset - Int64(pending.count)
-        buffer.removeAll(keepingCapacity: true)
-        try await BlockingIO.run { [self] in
-            absorb(pending)
-            try file.write(pending, at: at)
+    /// Waits for the write in flight, then hands the pending pieces to a new one, which writes them and hashes
+    /// them (CPU-bound on a large download) off the cooperative pool.
+    private func startWrite() async throws {
+        try await writeFinished()
+        guard !pending.isEmpty else { return }
+        let (pieces, count, file) = (pending, pendingBytes, file)
+        let at = offset - Int64(count)
+        pending = []
+        pendingBytes = 0
+        let hashes = sha256 != nil || contentHash != nil || md5 != nil
+        writing = Task { [self] in
+            let write: @Sendable () throws -> Void = {
+                try file.write(pieces, at: at)
+                file.startWriteback(at: at, count: count)
+            }
+            guard hashes else { return try await BlockingIO.run(write) }
+            // On two threads: a hashed download is bound by the slower of hashing and writing, not their sum.
+            async let hashed: Void = BlockingIO.run { [self] in
+                for piece in pieces { piece.withUnsafeReadableBytes { absorb($0) } }
+            }
+            try await BlockingIO.run(write)
+            try await hashed
         }
     }
 
-    /// Writes what is buffered and syncs it; returns the durable offset to record as progress.
+    /// Waits for the write in flight, if any; throws its error.
+    private func writeFinished() async throws {
+        guard let writing else { return }
+        self.writing = nil
+        try await writing.value
+    }
+
+    /// Writes everything received.
+    private func flush() async throws {
+        try await startWrite()
+        try await writeFinished()
+    }
+
+    /// Writes everything received and syncs it (data and length); returns the durable offset to record as
+    /// progress.
     func checkpoint() async throws -> Int64 {
         try await flush()
         let file = self.file
-        try await BlockingIO.run { try file.sync() }
+        try await BlockingIO.run { try file.syncData() }
         return offset
     }
 
     /// Drops everything (the remote file changed, or the server ignored the range).
     func restart() async throws {
-        buffer.removeAll(keepingCapacity: true)
+        // A write in flight must land before the truncation, not after it.
+        try await writeFinished()
+        pending = []
+        pendingBytes = 0
         offset = 0
         if sha256 != nil { sha256 = SHA256() }
         if contentHash != nil { contentHash = DropboxContentHasher() }
@@ -205,8 +250,9 @@ final class PartialDownload: @unchecked Sendable {
         return finished
     }
 
-    /// Removes the temporary file.
+    /// Removes the temporary file (once a write in flight is done with it).
     func discard() async {
+        try? await writeFinished()
         let temporary = self.temporary
         _ = try? await BlockingIO.run { unlink(temporary) }
     }

@@ -27,7 +27,7 @@ struct DropboxFileFetch: Sendable {
 
     func run() async throws -> JobResult {
         if let thumbnail = details.thumbnail { return try await fetchThumbnail(size: thumbnail) }
-        return try await fetchFile()
+        return try await caller.tokens.httpClient.onEventLoop { try await fetchFile() }
     }
 
     private func fetchFile() async throws -> JobResult {

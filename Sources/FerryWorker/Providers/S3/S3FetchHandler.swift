@@ -21,10 +21,10 @@ struct S3FetchHandler: JobHandler {
         }
         let client = try await access.client(for: location.account, logger: context.logger)
         if details.entry == true || !location.isPrefix {
-            return try await S3ObjectFetch(
+            let fetch = S3ObjectFetch(
                 job: job, context: context, client: client, details: details, bucket: location.bucket, key: location.key,
-                target: job.destination
-            ).run()
+                target: job.destination)
+            return try await access.httpClient.onEventLoop { try await fetch.run() }
         }
         return try await S3PrefixFanOut(
             job: job, context: context, client: client, details: details, location: location,

@@ -43,6 +43,8 @@ public struct HTTPFetchHandler: JobHandler {
             target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset,
             digests: expectedSHA256 == nil ? [] : [.sha256], context: context)
         let attempt = Attempt(handler: self, context: context, partial: partial, url: job.source, shown: DisplayURL.of(job.source))
-        return try await attempt.run(recorded: recorded, expectedSHA256: expectedSHA256)
+        return try await httpClient.onEventLoop {
+            try await attempt.run(recorded: recorded, expectedSHA256: expectedSHA256)
+        }
     }
 }
