@@ -89,7 +89,7 @@ struct FetchLeftoverTests {
         for (index, name) in ["gone.bin", "flaky.bin"].enumerated() {
             try await URLFetchTests.webFile(server, "big/\(name)", size: Self.size, seed: Int64(10 + index))
         }
-        try await server.setFaults(["download_bytes_per_second": .int(2 << 20)])
+        try await server.setFaults(["download_bytes_per_second": .int(1 << 19)])  // slow: a busy test task still kills mid-transfer
         try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/gone.bin", to: dir + "/gone.bin")
         try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/flaky.bin", to: dir + "/flaky.bin", ["--max-attempts", "2"])
 
@@ -125,7 +125,7 @@ struct FetchLeftoverTests {
         for (index, name) in ["kept.bin", "stale.bin"].enumerated() {
             sha[name] = try await URLFetchTests.webFile(server, "big/\(name)", size: Self.size, seed: Int64(20 + index))
         }
-        try await server.setFaults(["download_bytes_per_second": .int(2 << 20)])
+        try await server.setFaults(["download_bytes_per_second": .int(1 << 19)])  // slow: a busy test task still kills mid-transfer
         for name in ["kept.bin", "stale.bin"] {
             try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/\(name)", to: dir + "/" + name, ["--batch", "trip"])
         }
