@@ -27,7 +27,16 @@ swift build --build-tests
 export FERRY_BIN_DIR="$(swift build --show-bin-path)"
 
 echo "==> running tests"
-swift test --skip-build "$@"
+# The log is kept so that a failure ends with the failing tests and their issues, which CI shows even when it keeps
+# only the tail of the output.
+testlog="$pgdir/swift-test.log"
+if ! swift test --skip-build "$@" 2>&1 | tee "$testlog"; then
+    echo
+    echo "==> FAILED tests and their recorded issues (full output above):"
+    grep -E '(✘|recorded an issue|Expectation failed|Caught error|error:)' "$testlog" | grep -v '^✘ Test run with' | tail -n 60 || true
+    grep -E '^✘ Test run with' "$testlog" || true
+    exit 1
+fi
 
 echo "==> checking deploy/ (systemd-analyze verify, Kubernetes manifests, Dockerfile)"
 scripts/check-deploy.sh
