@@ -92,7 +92,7 @@ BEGIN
     END IF;
 
     claim_is_current := j.state = 'running' AND (p_data->>'lease')::bigint IS NOT DISTINCT FROM j.lease;
-    IF p_type IN ('progress', 'retry_scheduled', 'deferred', 'released', 'rescued', 'succeeded', 'failed')
+    IF p_type IN ('progress', 'retry_scheduled', 'deferred', 'released', 'rescued', 'succeeded', 'failed', 'resolved')
        AND NOT claim_is_current THEN
         IF j.state <> 'running' THEN
             RAISE EXCEPTION 'job %: % is not allowed while the job is %', p_job_id, p_type, j.state
@@ -125,6 +125,13 @@ BEGIN
         IF p_data ? 'session' THEN
             j.session := nullif(p_data->'session', 'null'::jsonb);
         END IF;
+    WHEN 'resolved' THEN
+        -- A job enqueued from SQL, as the first worker to claim it settled it: canonical endpoints and details.
+        j.source := coalesce(p_data->>'source', j.source);
+        j.destination := coalesce(p_data->>'destination', j.destination);
+        j.account := coalesce(p_data->>'account', j.account);
+        j.spec := coalesce(p_data->'spec', j.spec);
+        j.bytes_total := coalesce((p_data->>'bytes_total')::bigint, j.bytes_total);
     WHEN 'retry_scheduled' THEN
         j.state := 'queued';
         j.worker := NULL;
@@ -241,7 +248,7 @@ CREATE FUNCTION ferry.authorize_events() RETURNS trigger
     AS $$
 DECLARE
     worker_types   CONSTANT text[] := ARRAY['enqueued', 'claimed', 'progress', 'retry_scheduled', 'deferred',
-                                            'released', 'rescued', 'cancelled', 'succeeded', 'failed'];
+                                            'released', 'rescued', 'cancelled', 'succeeded', 'failed', 'resolved'];
     producer_types CONSTANT text[] := ARRAY['enqueued', 'cancel_requested', 'cancelled', 'requeued'];
     is_worker      boolean;
     is_producer    boolean;
@@ -490,6 +497,312 @@ $$;
 
 
 --
+-- Name: enqueue(text, text, text, jsonb); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb DEFAULT '{}'::jsonb) RETURNS uuid
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT m.job_id
+      FROM ferry.enqueue_many(jsonb_build_array(
+               coalesce(p_options, '{}'::jsonb)
+               || jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination))) m
+$$;
+
+
+--
+-- Name: FUNCTION enqueue(p_kind text, p_source text, p_destination text, p_options jsonb); Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) IS 'Enqueues one upload or fetch in the caller''s transaction; returns the job id. Options: queue, priority, max_attempts, batch, run_at, key, metadata, account, options (provider options). See migration 0020.';
+
+
+--
+-- Name: enqueue_many(jsonb); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.enqueue_many(p_jobs jsonb) RETURNS TABLE(ordinal integer, job_id uuid, created boolean)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    element  jsonb;
+    made     record;
+    n        integer := 0;
+    ids      uuid[] := '{}';
+    fresh    boolean[] := '{}';
+    datas    jsonb[] := '{}';
+    keys     text[] := '{}';
+    found_id uuid;
+    found_fp text;
+    keyed    boolean;
+    tries    integer := 0;
+    place    text;
+BEGIN
+    IF p_jobs IS NULL OR jsonb_typeof(p_jobs) <> 'array' THEN
+        RAISE EXCEPTION 'jobs: must be a JSON array of objects'
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'jobs',
+                  HINT = 'Pass ''[{"kind": "fetch", "source": "…", "destination": "/…"}]''.';
+    END IF;
+    FOR element IN SELECT value FROM jsonb_array_elements(p_jobs) LOOP
+        -- A single job (ferry.enqueue) is named by its field alone.
+        place := CASE WHEN jsonb_array_length(p_jobs) > 1 THEN format('jobs[%s].', n) ELSE '' END;
+        IF jsonb_typeof(element) <> 'object' THEN
+            RAISE EXCEPTION '%: must be a JSON object', coalesce(nullif(rtrim(place, '.'), ''), 'job')
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'jobs', HINT = 'Write one {…} object per job.';
+        END IF;
+        SELECT * INTO made FROM ferry.enqueue_request(element ->> 'kind', element ->> 'source', element ->> 'destination',
+                                                      element - 'kind' - 'source' - 'destination', place);
+        ids := ids || made.job_id;
+        datas := datas || made.data;
+        keys := keys || (made.data ->> 'key');
+        n := n + 1;
+    END LOOP;
+    keyed := EXISTS (SELECT 1 FROM unnest(keys) k WHERE k IS NOT NULL);
+
+    LOOP
+        tries := tries + 1;
+        fresh := array_fill(true, ARRAY[n]);
+        -- Keys that exist already, or repeat earlier in this call, name the job they named first.
+        FOR i IN 1 .. n LOOP
+            CONTINUE WHEN keys[i] IS NULL;
+            found_id := NULL;
+            found_fp := NULL;
+            SELECT j.job_id, e.data ->> 'fingerprint' INTO found_id, found_fp
+              FROM ferry.jobs j
+              LEFT JOIN ferry.events e ON e.job_id = j.job_id AND e.version = 1
+             WHERE j.idempotency_key = keys[i];
+            IF found_id IS NULL THEN
+                FOR k IN 1 .. i - 1 LOOP
+                    IF keys[k] = keys[i] AND fresh[k] THEN
+                        found_id := ids[k];
+                        found_fp := datas[k] ->> 'fingerprint';
+                        EXIT;
+                    END IF;
+                END LOOP;
+            END IF;
+            CONTINUE WHEN found_id IS NULL;
+            -- A key first used by the CLI carries the CLI's kind of fingerprint: only like compares with like.
+            IF found_fp LIKE 'sql:%' AND found_fp <> datas[i] ->> 'fingerprint' THEN
+                RAISE EXCEPTION '%key: the idempotency key % belongs to job %, which was enqueued with different arguments; nothing was enqueued',
+                    CASE WHEN n > 1 THEN format('jobs[%s].', i - 1) ELSE '' END, quote_literal(keys[i]), found_id
+                    USING ERRCODE = 'FY012', COLUMN = 'key',
+                          HINT = 'Give this job a key of its own, or repeat the original arguments to get the existing job.';
+            END IF;
+            ids[i] := found_id;
+            fresh[i] := false;
+        END LOOP;
+
+        IF NOT keyed THEN
+            -- One statement: the projection folds every job at once.
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT ids[i], 1, 'enqueued', datas[i] FROM generate_series(1, n) i ORDER BY i;
+            EXIT;
+        END IF;
+        BEGIN
+            INSERT INTO ferry.events (job_id, version, type, data)
+            SELECT ids[i], 1, 'enqueued', datas[i] FROM generate_series(1, n) i WHERE fresh[i] ORDER BY i;
+            EXIT;
+        EXCEPTION WHEN unique_violation THEN
+            -- Another transaction committed one of these keys after the lookup above: look again.
+            IF tries >= 3 THEN
+                RAISE EXCEPTION 'key: another producer enqueued one of these idempotency keys at the same moment; nothing was enqueued'
+                    USING ERRCODE = 'FY012', COLUMN = 'key', HINT = 'Run the same call again: keys that exist now return their jobs.';
+            END IF;
+        END;
+    END LOOP;
+
+    RETURN QUERY SELECT i - 1, ids[i], fresh[i] FROM generate_series(1, n) i ORDER BY i;
+END
+$$;
+
+
+--
+-- Name: FUNCTION enqueue_many(p_jobs jsonb); Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON FUNCTION ferry.enqueue_many(p_jobs jsonb) IS 'Enqueues a JSON array of jobs in the caller''s transaction, all or none; one row per element: ordinal, job_id, created.';
+
+
+--
+-- Name: enqueue_request(text, text, text, jsonb, text); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    known    CONSTANT text[] := ARRAY['account', 'batch', 'key', 'max_attempts', 'metadata', 'options', 'priority',
+                                      'queue', 'run_at'];
+    field    text;
+    local    text;
+    remote   text;
+    queue    text;
+    priority bigint;
+    attempts bigint;
+    batch    text;
+    key      text;
+    run_at   timestamptz;
+    account  text;
+    named    text;
+    scheme   text;
+    provider text;
+    request  jsonb;
+BEGIN
+    IF p_kind IS NULL OR p_kind NOT IN ('upload', 'fetch') THEN
+        RAISE EXCEPTION '%kind: must be ''upload'' or ''fetch'', not %', p_place, coalesce(quote_literal(p_kind), 'null')
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'kind',
+                  HINT = 'upload sends a local file to a provider; fetch brings a remote file to a local path.';
+    END IF;
+    IF p_options IS NULL OR jsonb_typeof(p_options) <> 'object' THEN
+        RAISE EXCEPTION '%options: must be a JSON object', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'options', HINT = 'Pass ''{}'' for no options.';
+    END IF;
+    SELECT min(k) INTO field FROM jsonb_object_keys(p_options) k WHERE k <> ALL (known);
+    IF field IS NOT NULL THEN
+        RAISE EXCEPTION '%: unknown option', p_place || field
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
+                  HINT = 'Use only: ' || array_to_string(known, ', ') || '; provider options go inside "options".';
+    END IF;
+    -- Type checks: every option but metadata and options is a scalar of one type.
+    FOREACH field IN ARRAY ARRAY['account', 'batch', 'key', 'queue', 'run_at'] LOOP
+        IF p_options ? field AND jsonb_typeof(p_options -> field) NOT IN ('string', 'null') THEN
+            RAISE EXCEPTION '%: must be a string', p_place || field
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Quote the value.';
+        END IF;
+    END LOOP;
+    FOREACH field IN ARRAY ARRAY['priority', 'max_attempts'] LOOP
+        IF p_options ? field AND (jsonb_typeof(p_options -> field) NOT IN ('number', 'null')
+                                  OR (p_options ->> field)::numeric <> trunc((p_options ->> field)::numeric)) THEN
+            RAISE EXCEPTION '%: must be a whole number', p_place || field
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Write an integer without quotes.';
+        END IF;
+    END LOOP;
+    FOREACH field IN ARRAY ARRAY['metadata', 'options'] LOOP
+        IF p_options ? field AND jsonb_typeof(p_options -> field) NOT IN ('object', 'null') THEN
+            RAISE EXCEPTION '%: must be a JSON object', p_place || field
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
+                      HINT = CASE field WHEN 'metadata' THEN 'Write {"title": "…"}.' ELSE 'Write {"mode": "overwrite"}.' END;
+        END IF;
+    END LOOP;
+
+    -- The local side is a path on the worker's machine: absolute, since SQL has no working directory.
+    local := CASE p_kind WHEN 'upload' THEN p_source ELSE p_destination END;
+    remote := CASE p_kind WHEN 'upload' THEN p_destination ELSE p_source END;
+    field := CASE p_kind WHEN 'upload' THEN 'source' ELSE 'destination' END;
+    IF local IS NULL OR left(local, 1) <> '/' THEN
+        RAISE EXCEPTION '%: must be an absolute path, not %', p_place || field, coalesce(quote_literal(local), 'null')
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Start the path with /.';
+    END IF;
+    IF octet_length(local) > 4096 THEN
+        RAISE EXCEPTION '%: longer than 4096 bytes', p_place || field
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Shorten the path.';
+    END IF;
+    field := CASE p_kind WHEN 'upload' THEN 'destination' ELSE 'source' END;
+    IF remote IS NULL OR remote = '' THEN
+        RAISE EXCEPTION '%: missing', p_place || field
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
+                  HINT = CASE p_kind WHEN 'upload' THEN 'Write for example dropbox:ACCOUNT:/Photos/ or a local folder /srv/out/.'
+                                   ELSE 'Write for example https://example.com/a.jpg or dropbox:ACCOUNT:/Photos/a.jpg.' END;
+    END IF;
+
+    queue := coalesce(p_options ->> 'queue', 'default');
+    IF queue !~ '^[a-z0-9][a-z0-9_.-]{0,62}$' THEN
+        RAISE EXCEPTION '%queue: queue names are 1-63 lowercase letters, digits, _ . - starting with a letter or digit', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'queue', HINT = 'Use for example "photos".';
+    END IF;
+    priority := coalesce((p_options ->> 'priority')::numeric, 0);
+    IF priority NOT BETWEEN -100 AND 100 THEN
+        RAISE EXCEPTION '%priority: must be from -100 to 100 (higher runs first), not %', p_place, priority
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'priority', HINT = 'Pick a priority in range.';
+    END IF;
+    attempts := coalesce((p_options ->> 'max_attempts')::numeric, 10);
+    IF attempts NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION '%max_attempts: must be from 1 to 1000, not %', p_place, attempts
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'max_attempts', HINT = 'Pick a number of attempts in range.';
+    END IF;
+    batch := p_options ->> 'batch';
+    IF batch IS NOT NULL AND (batch = '' OR octet_length(batch) > 200 OR batch ~ '[\x01-\x1f\x7f]') THEN
+        RAISE EXCEPTION '%batch: batch names are 1-200 bytes of printable characters', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'batch', HINT = 'Shorten the name or remove control characters.';
+    END IF;
+    key := p_options ->> 'key';
+    IF key IS NOT NULL AND (key = '' OR octet_length(key) > 255 OR key ~ '[\x01-\x1f\x7f]') THEN
+        RAISE EXCEPTION '%key: idempotency keys are 1-255 bytes of printable characters', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'key', HINT = 'Use a shorter key (for example a hash).';
+    END IF;
+    IF octet_length(coalesce(p_options -> 'metadata', 'null')::text) > 16384 THEN
+        RAISE EXCEPTION '%metadata: larger than 16 KiB', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'metadata', HINT = 'Keep metadata small; store large data elsewhere.';
+    END IF;
+    IF p_options ->> 'run_at' IS NOT NULL THEN
+        BEGIN
+            run_at := (p_options ->> 'run_at')::timestamptz;
+        EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow OR invalid_parameter_value THEN
+            RAISE EXCEPTION '%run_at: not a time: %', p_place, quote_literal(p_options ->> 'run_at')
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'run_at',
+                      HINT = 'Write an ISO 8601 time with a zone, for example 2026-11-21T18:00:00Z.';
+        END;
+        IF run_at > now() + interval '366 days' THEN
+            RAISE EXCEPTION '%run_at: more than a year ahead', p_place
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'run_at', HINT = 'Schedule within 366 days.';
+        END IF;
+    END IF;
+
+    -- Accounts: one named in the endpoint (PROVIDER:ACCOUNT:…, as Dropbox and S3 write them) or in "account"
+    -- must exist and belong to that provider; the two must agree.
+    account := p_options ->> 'account';
+    IF account IS NOT NULL AND account !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$' THEN
+        RAISE EXCEPTION '%account: account name is empty or has characters other than letters, digits, _ . -', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'account', HINT = 'Use the name given to ferry account add.';
+    END IF;
+    scheme := lower(substring(remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+    named := substring(remote FROM '^[A-Za-z][A-Za-z0-9+.-]{0,31}:([A-Za-z0-9][A-Za-z0-9_.-]{0,62}):');
+    IF named IS NOT NULL THEN
+        IF account IS NOT NULL AND account <> named THEN
+            RAISE EXCEPTION '%account: % names account %, but "account" is %', p_place, field, quote_literal(named),
+                quote_literal(account)
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'account', HINT = 'Name the account once, in the endpoint.';
+        END IF;
+        account := named;
+    END IF;
+    IF account IS NOT NULL THEN
+        SELECT a.provider INTO provider FROM ferry.accounts a WHERE a.name = account;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION '%account: unknown account %', p_place, quote_literal(account)
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'account',
+                      HINT = 'Add it with ferry account add ' || account || ' --provider PROVIDER, or check the name with ferry account list.';
+        END IF;
+        IF named IS NOT NULL AND provider <> scheme THEN
+            RAISE EXCEPTION '%account: account % is a % account, not %', p_place, quote_literal(account), provider, scheme
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'account', HINT = 'Name a ' || scheme || ' account (see ferry account list).';
+        END IF;
+    END IF;
+
+    -- What was asked, with defaults filled in: the same request written two ways is the same request. The time is
+    -- left out (often relative), as on the CLI's side.
+    request := jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination, 'queue', queue,
+                                  'priority', priority, 'max_attempts', attempts, 'batch', batch, 'account', account,
+                                  'metadata', p_options -> 'metadata', 'options', coalesce(p_options -> 'options', '{}'));
+
+    job_id := ferry.uuid_v7();
+    data := jsonb_strip_nulls(jsonb_build_object(
+        'kind', p_kind, 'queue', queue, 'priority', priority, 'max_attempts', attempts,
+        'source', p_source, 'destination', p_destination, 'account', account, 'key', key,
+        -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows.
+        'batch', coalesce(batch, CASE p_kind WHEN 'fetch' THEN job_id::text END),
+        'run_at', to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        'metadata', CASE WHEN p_options -> 'metadata' = 'null'::jsonb THEN NULL ELSE p_options -> 'metadata' END,
+        'fingerprint', 'sql:' || left(encode(sha256(convert_to(request::text, 'UTF8')), 'hex'), 32),
+        'spec', jsonb_build_object('unresolved', jsonb_build_object(
+            'options', jsonb_strip_nulls(coalesce(p_options -> 'options', '{}'))))));
+END
+$_$;
+
+
+--
 -- Name: forbid_account_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -684,7 +997,9 @@ BEGIN
                        worker = (x.n).worker, run_at = (x.n).run_at, cancel_requested = (x.n).cancel_requested,
                        bytes_done = (x.n).bytes_done, bytes_total = (x.n).bytes_total, session = (x.n).session,
                        last_error = (x.n).last_error, result = (x.n).result, started_at = (x.n).started_at,
-                       finished_at = (x.n).finished_at, updated_at = (x.n).updated_at
+                       finished_at = (x.n).finished_at, updated_at = (x.n).updated_at,
+                       source = (x.n).source, destination = (x.n).destination, account = (x.n).account,
+                       spec = (x.n).spec
                   FROM (SELECT e.job_id, cur.state AS was,
                                ferry.apply_event(cur, e.job_id, e.type, e.version, e.data, e.recorded_at) AS n
                           FROM new_events e
@@ -972,7 +1287,7 @@ CREATE TABLE ferry.events (
     data jsonb DEFAULT '{}'::jsonb NOT NULL,
     tx_id xid8 DEFAULT pg_current_xact_id() NOT NULL,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['enqueued'::text, 'claimed'::text, 'progress'::text, 'retry_scheduled'::text, 'deferred'::text, 'released'::text, 'rescued'::text, 'cancel_requested'::text, 'cancelled'::text, 'succeeded'::text, 'failed'::text, 'requeued'::text]))),
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['enqueued'::text, 'claimed'::text, 'progress'::text, 'retry_scheduled'::text, 'deferred'::text, 'released'::text, 'rescued'::text, 'cancel_requested'::text, 'cancelled'::text, 'succeeded'::text, 'failed'::text, 'requeued'::text, 'resolved'::text]))),
     CONSTRAINT events_version_check CHECK ((version > 0))
 )
 WITH (fillfactor='100', autovacuum_vacuum_insert_scale_factor='0.1');
@@ -1130,6 +1445,23 @@ BEGIN
     END LOOP;
     RETURN NULL;
 END
+$$;
+
+
+--
+-- Name: uuid_v7(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.uuid_v7() RETURNS uuid
+    LANGUAGE sql PARALLEL SAFE
+    AS $$
+    SELECT encode(
+               set_bit(set_bit(
+                   overlay(uuid_send(gen_random_uuid())
+                           PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3)
+                           FROM 1 FOR 6),
+                   52, 1), 53, 1),   -- version 4 (0100) → 7 (0111); the variant bits stay 10
+               'hex')::uuid
 $$;
 
 
@@ -1931,6 +2263,33 @@ GRANT ALL ON FUNCTION ferry.compact_queue_counts() TO ferry_worker;
 
 
 --
+-- Name: FUNCTION enqueue(p_kind text, p_source text, p_destination text, p_options jsonb); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) TO ferry_worker;
+
+
+--
+-- Name: FUNCTION enqueue_many(p_jobs jsonb); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) TO ferry_worker;
+
+
+--
+-- Name: FUNCTION enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) TO ferry_worker;
+
+
+--
 -- Name: FUNCTION queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone); Type: ACL; Schema: ferry; Owner: -
 --
 
@@ -2017,6 +2376,15 @@ GRANT ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) TO ferry_w
 REVOKE ALL ON FUNCTION ferry.restoring() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_worker;
+
+
+--
+-- Name: FUNCTION uuid_v7(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.uuid_v7() FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.uuid_v7() TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.uuid_v7() TO ferry_worker;
 
 
 --

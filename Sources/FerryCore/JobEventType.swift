@@ -24,11 +24,14 @@ public enum JobEventType: String, Sendable, CaseIterable, Codable {
     case failed
     /// A failed or cancelled job was put back into the queue (`ferry retry`).
     case requeued
+    /// A job enqueued from SQL (`ferry.enqueue`), settled by the first worker that claimed it: canonical
+    /// endpoints, account and provider details, which only Ferry's provider code and the file's machine know.
+    case resolved
 
     /// Events only the current claim holder may append: they must carry its lease.
     public var requiresLease: Bool {
         switch self {
-        case .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed: true
+        case .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed, .resolved: true
         case .enqueued, .claimed, .cancelRequested, .cancelled, .requeued: false
         }
     }

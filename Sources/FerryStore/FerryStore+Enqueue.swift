@@ -135,8 +135,9 @@ extension FerryStore {
             }
             let fingerprint = spec.argumentsFingerprint
             if let (id, recorded) = existing[key] {
-                // Jobs enqueued before fingerprints were kept have none: they count as the same request.
-                if let recorded, recorded != fingerprint {
+                // Jobs enqueued before fingerprints were kept have none, and ferry.enqueue (SQL) fingerprints the
+                // request as given, before a provider settles it: both count as the same request.
+                if let recorded, !recorded.hasPrefix("sql:"), recorded != fingerprint {
                     throw FerryStoreError(
                         .keyReused,
                         place(index) + "the idempotency key '\(key)' belongs to job \(id.uuidString.lowercased()), which was enqueued with different arguments; nothing was enqueued",

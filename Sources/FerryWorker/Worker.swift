@@ -140,16 +140,36 @@ public final class Worker: Service, Sendable {
         running.attach(task, to: job.jobID)
     }
 
-    func execute(_ job: ClaimedJob) async {
+    func execute(_ claimed: ClaimedJob) async {
         var logger = self.logger
-        logger[metadataKey: "job"] = "\(job.jobID.uuidString.lowercased())"
-        logger[metadataKey: "kind"] = "\(job.kind.rawValue)"
-        logger[metadataKey: "attempt"] = "\(job.attempt)"
-        logger[metadataKey: "queue"] = "\(job.queue)"
+        logger[metadataKey: "job"] = "\(claimed.jobID.uuidString.lowercased())"
+        logger[metadataKey: "kind"] = "\(claimed.kind.rawValue)"
+        logger[metadataKey: "attempt"] = "\(claimed.attempt)"
+        logger[metadataKey: "queue"] = "\(claimed.queue)"
         let started = ContinuousClock.now
+        var job = claimed
+        if let registry = handlers.registry, Self.isUnresolved(claimed) {
+            do {
+                guard let settled = try await resolve(claimed, registry: registry, logger: logger) else {
+                    logger.notice("claim lost while resolving; stopping without recording")
+                    return
+                }
+                job = settled
+            } catch let failure as JobFailure {
+                submit(.failed(claimed, error: failure.description), claimed, started, "failed")
+                logger.warning("job from SQL refused", metadata: ["error": "\(failure)"])
+                return
+            } catch {
+                let context = JobContext(
+                    job: claimed, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
+                    cancelledByRequest: { false })
+                await finishFailed(claimed, .retryable("error", "\(error)"), context: context, started: started, logger: logger)
+                return
+            }
+        }
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
-            cancelledByRequest: { [running] in running.stopReason(of: job.jobID) == .cancelRequested })
+            cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested })
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

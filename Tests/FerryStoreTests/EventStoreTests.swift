@@ -163,6 +163,7 @@ struct EventStoreTests {
             .released: #"{"lease":%LEASE%}"#, .rescued: #"{"lease":%LEASE%,"reason":"r"}"#,
             .cancelRequested: "{}", .cancelled: #"{"lease":%LEASE%}"#, .succeeded: #"{"lease":%LEASE%}"#,
             .failed: #"{"lease":%LEASE%,"error":"e"}"#, .requeued: "{}", .enqueued: "{}",
+            .resolved: #"{"lease":%LEASE%,"source":"https://example.com/r","spec":{"x":1},"bytes_total":7}"#,
         ]
         for (state, path) in paths {
             let job = try await store.enqueue([StoreFixtures.fetchSpec()])[0].jobID

@@ -46,12 +46,12 @@ struct HistoryGenerator {
             case .none: ["enqueued"]
             case .queued: ["claimed", "claimed", "claimed", "cancelled"]
             case .running: ["progress", "progress", "retry_scheduled", "deferred", "released", "rescued", "cancel_requested",
-                            "cancelled", "succeeded", "succeeded", "failed"]
+                            "cancelled", "succeeded", "succeeded", "failed", "resolved"]
             case .succeeded: []
             case .failed, .cancelled: ["requeued"]
             }
             let all = ["enqueued", "claimed", "progress", "retry_scheduled", "deferred", "released", "rescued",
-                       "cancel_requested", "cancelled", "succeeded", "failed", "requeued"]
+                       "cancel_requested", "cancelled", "succeeded", "failed", "requeued", "resolved"]
             let wild = plausible.isEmpty || chance(12)
             let type = wild ? pick(all) : pick(plausible)
             var eventVersion = version + 1
@@ -150,6 +150,13 @@ struct HistoryGenerator {
             maybe("bytes_done", ints)
             maybe("bytes_total", ints)
             maybe("result", [nil] + jsons)
+        case "resolved":
+            add("lease", lease)
+            maybe("source", [nil, "\"https://example.com/settled.jpg\"", "null", "42", "\"ünï☃\""])
+            maybe("destination", [nil, "\"/srv/settled/\"", "null"])
+            maybe("account", [nil, "\"acct2\"", "null"])
+            maybe("spec", [nil, "{\"k\": 1}", "null", "{}", "[1]"])
+            maybe("bytes_total", ints)
         default:
             break
         }

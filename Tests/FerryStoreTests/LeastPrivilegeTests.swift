@@ -69,11 +69,13 @@ struct LeastPrivilegeTests {
         case .producer:
             switch type {
             case .enqueued, .cancelRequested, .cancelled, .requeued: return true
-            case .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed: return false
+            case .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed, .resolved:
+                return false
             }
         case .worker:
             switch type {
-            case .enqueued, .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed:
+            case .enqueued, .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed,
+                .resolved:
                 return true
             case .cancelRequested, .cancelled, .requeued: return false
             }
@@ -102,7 +104,8 @@ struct LeastPrivilegeTests {
         case .enqueued: fatalError("handled above")
         case .claimed: return (job, 1, #"{"lease": 1, "worker": "w"}"#)
         case .cancelled: return (job, 1, #"{"reason": "test"}"#)
-        case .progress, .retryScheduled, .deferred, .released, .rescued, .cancelRequested, .succeeded, .failed, .requeued:
+        case .progress, .retryScheduled, .deferred, .released, .rescued, .cancelRequested, .succeeded, .failed, .requeued,
+            .resolved:
             let claimed = try await owner.claim(worker: "w", queues: [queue], limit: 1)
             #expect(claimed.count == 1)
             switch type {
@@ -114,6 +117,7 @@ struct LeastPrivilegeTests {
             case .cancelRequested: return (job, 2, "{}")
             case .succeeded: return (job, 2, #"{"lease": 1}"#)
             case .failed: return (job, 2, #"{"lease": 1, "error": "x"}"#)
+            case .resolved: return (job, 2, #"{"lease": 1, "source": "https://example.com/r.jpg", "spec": {}}"#)
             default:
                 // requeued: a failed job.
                 try await logins.db.query(

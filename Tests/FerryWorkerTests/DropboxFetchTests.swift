@@ -279,14 +279,15 @@ struct DropboxFetchTests {
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         let size = 40 * 1024 * 1024
         try await Self.seed(server, account: "box", folder: "/Video", count: 1, size: size)
-        try await server.setFaults(["download_bytes_per_second": .int(3 * 1024 * 1024)])
+        // Minutes for the whole file: a busy test task still kills it midway. The throttle is lifted for the retry.
+        try await server.setFaults(["download_bytes_per_second": .int(256 * 1024)])
         let dir = try Self.folder("resume")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])
 
         let victim = try Self.startWorker(db, name: "victim")
         try await eventually(timeout: .seconds(240), interval: .milliseconds(100), "a checkpoint to be recorded") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint >= $1", [Int64(8 << 20)]) == 1
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
@@ -328,7 +329,7 @@ struct DropboxFetchTests {
         let db = try await TestDatabase.make("dbx_fetch_cancel")
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         try await Self.seed(server, account: "box", folder: "/Video", count: 1, size: 24 * 1024 * 1024)
-        try await server.setFaults(["download_bytes_per_second": .int(2 * 1024 * 1024)])
+        try await server.setFaults(["download_bytes_per_second": .int(256 * 1024)])  // minutes: a busy test task still cancels midway
         let dir = try Self.folder("cancel")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])

@@ -135,7 +135,8 @@ struct WorkerEndToEndTests {
     func secondSignal() async throws {
         let db = try await TestDatabase.make("twosignals")
         _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: db.url)
-        let worker = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "sleep:30000", "--shutdown-timeout", "60"])
+        // A job far longer than any pause of a busy test task: the first signal always finds it running.
+        let worker = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "sleep:600000", "--shutdown-timeout", "900"])
         try await eventually(timeout: .seconds(30), "job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }

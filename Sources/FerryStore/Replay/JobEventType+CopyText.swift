@@ -29,6 +29,7 @@ extension JobEventType {
         case .succeeded: "succeeded"
         case .failed: "failed"
         case .requeued: "requeued"
+        case .resolved: "resolved"
         }
     }
 }

@@ -115,6 +115,14 @@ enum JobFold {
             job.runAt = at
             job.finishedAt = .null
             job.cancelRequested = false
+        case .resolved:
+            // coalesce(data->…, column) for each: a resolution only adds what the worker settled.
+            let settled = event.enqueued
+            if !settled.source.isNull { job.source = settled.source }
+            if !settled.destination.isNull { job.destination = settled.destination }
+            if !settled.account.isNull { job.account = settled.account }
+            if !settled.spec.isNull { job.spec = settled.spec }
+            job.bytesTotal = try bigint(settled.bytesTotal, in: arena) ?? job.bytesTotal
         }
 
         // A cancel requested while running wins at the next point the job would wait again.

@@ -62,6 +62,12 @@ extension ReplayEvent {
         case .deferred, .rescued, .cancelled:
             event.lease = text(.lease)
             event.text = text(.reason)
+        case .resolved:
+            // The columns a resolution settles, read as enqueued reads them (`data->'spec'`: NULL when missing).
+            event.lease = text(.lease)
+            event.enqueued = EnqueuedColumns(
+                account: text(.account), source: text(.source), destination: text(.destination),
+                spec: json.json(.spec) ?? .null, bytesTotal: text(.bytesTotal))
         case .released, .cancelRequested, .requeued, nil:
             event.lease = text(.lease)
         }

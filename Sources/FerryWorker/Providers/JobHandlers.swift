@@ -11,6 +11,8 @@ public struct JobHandlers: Sendable {
 
     let table: [Key: any JobHandler]
     let catchAll: (any JobHandler)?
+    /// The providers, which settle jobs enqueued from SQL (`nil` with a catch-all handler: nothing to settle).
+    let registry: ProviderRegistry?
 
     /// The handlers of every provider in `registry` this process can run.
     public init(registry: ProviderRegistry, environment: ProviderEnvironment) {
@@ -23,12 +25,14 @@ public struct JobHandlers: Sendable {
         }
         self.table = table
         catchAll = nil
+        self.registry = registry
     }
 
     /// One handler for every job (benchmarks and tests script the work).
     public init(catchAll: any JobHandler) {
         table = [:]
         self.catchAll = catchAll
+        registry = nil
     }
 
     /// The handler for `job`, or `nil` when no provider of this process takes it.
