@@ -1544,6 +1544,66 @@ WITH (fillfactor='70');
 
 
 --
+-- Name: queue_count_deltas; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.queue_count_deltas (
+    queue text NOT NULL,
+    state text NOT NULL,
+    delta bigint NOT NULL
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
+
+
+--
+-- Name: queue_counts; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.queue_counts (
+    queue text NOT NULL,
+    state text NOT NULL,
+    jobs bigint NOT NULL
+)
+WITH (fillfactor='50');
+
+
+--
+-- Name: TABLE queue_counts; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.queue_counts IS 'Jobs per queue and state, compacted; add ferry.queue_count_deltas for the exact count.';
+
+
+--
+-- Name: account_status; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.account_status AS
+ SELECT a.name,
+    a.provider,
+    a.status,
+    a.status_reason,
+    a.updated_at,
+    a.max_concurrent,
+    (a.status <> 'active'::text) AS needs_login,
+        CASE
+            WHEN (a.status <> 'active'::text) THEN ( SELECT (COALESCE(sum(n.held), (0)::numeric))::bigint AS "coalesce"
+               FROM (( SELECT c.queue
+                       FROM ferry.queue_counts c
+                      WHERE (c.state = 'queued'::text)
+                    UNION
+                     SELECT d.queue
+                       FROM ferry.queue_count_deltas d
+                      WHERE (d.state = 'queued'::text)) q
+                 CROSS JOIN LATERAL ( SELECT count(*) AS held
+                       FROM ferry.jobs j
+                      WHERE ((j.state = 'queued'::text) AND (j.queue = q.queue) AND (COALESCE(j.account, ''::text) = a.name))) n))
+            ELSE NULL::bigint
+        END AS held_jobs
+   FROM ferry.accounts a;
+
+
+--
 -- Name: archived_jobs; Type: TABLE; Schema: ferry; Owner: -
 --
 
@@ -1775,6 +1835,23 @@ COMMENT ON VIEW ferry.job_status IS 'One row per job: state, attempts, progress 
 
 
 --
+-- Name: job_timeline; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.job_timeline AS
+ SELECT e."position",
+    e.job_id,
+    e.version,
+    e.type,
+    e.data,
+    e.tx_id,
+    e.recorded_at,
+    (e.data ->> 'worker'::text) AS worker,
+    ((e.data ->> 'lease'::text))::bigint AS lease
+   FROM ferry.events e;
+
+
+--
 -- Name: queue_controls; Type: TABLE; Schema: ferry; Owner: -
 --
 
@@ -1791,37 +1868,6 @@ CREATE TABLE ferry.queue_controls (
 --
 
 COMMENT ON TABLE ferry.queue_controls IS 'Projection of ferry.queue_events: whether each queue is paused, since when and why.';
-
-
---
--- Name: queue_count_deltas; Type: TABLE; Schema: ferry; Owner: -
---
-
-CREATE TABLE ferry.queue_count_deltas (
-    queue text NOT NULL,
-    state text NOT NULL,
-    delta bigint NOT NULL
-)
-WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
-
-
---
--- Name: queue_counts; Type: TABLE; Schema: ferry; Owner: -
---
-
-CREATE TABLE ferry.queue_counts (
-    queue text NOT NULL,
-    state text NOT NULL,
-    jobs bigint NOT NULL
-)
-WITH (fillfactor='50');
-
-
---
--- Name: TABLE queue_counts; Type: COMMENT; Schema: ferry; Owner: -
---
-
-COMMENT ON TABLE ferry.queue_counts IS 'Jobs per queue and state, compacted; add ferry.queue_count_deltas for the exact count.';
 
 
 --
@@ -1933,6 +1979,21 @@ CREATE TABLE ferry.schema_migrations (
 
 
 --
+-- Name: throughput; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.throughput AS
+ SELECT date_trunc('minute'::text, j.finished_at) AS minute,
+    j.queue,
+    count(*) FILTER (WHERE (j.state = 'succeeded'::text)) AS succeeded,
+    count(*) FILTER (WHERE (j.state = 'failed'::text)) AS failed,
+    (COALESCE(sum(COALESCE(j.bytes_total, j.bytes_done)) FILTER (WHERE (j.state = 'succeeded'::text)), (0)::numeric))::bigint AS bytes
+   FROM ferry.jobs j
+  WHERE ((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text])) AND (j.finished_at > (now() - '01:00:00'::interval)))
+  GROUP BY (date_trunc('minute'::text, j.finished_at)), j.queue;
+
+
+--
 -- Name: workers; Type: TABLE; Schema: ferry; Owner: -
 --
 
@@ -1947,6 +2008,25 @@ CREATE TABLE ferry.workers (
     stopping boolean DEFAULT false NOT NULL
 )
 WITH (fillfactor='50');
+
+
+--
+-- Name: worker_status; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.worker_status AS
+ SELECT w.name,
+    w.host,
+    w.pid,
+    w.queues,
+    w.concurrency,
+    (EXTRACT(epoch FROM (now() - w.heartbeat_at)))::double precision AS heartbeat_age_seconds,
+    w.stopping,
+    ( SELECT count(*) AS count
+           FROM ferry.jobs j
+          WHERE ((j.state = 'running'::text) AND (j.worker = w.name))) AS running,
+    w.started_at
+   FROM ferry.workers w;
 
 
 --
@@ -2528,6 +2608,15 @@ GRANT SELECT(settings) ON TABLE ferry.accounts TO ferry_producer;
 
 
 --
+-- Name: TABLE account_status; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.account_status TO ferry_reader;
+GRANT SELECT ON TABLE ferry.account_status TO ferry_producer;
+GRANT SELECT ON TABLE ferry.account_status TO ferry_worker;
+
+
+--
 -- Name: TABLE archived_jobs; Type: ACL; Schema: ferry; Owner: -
 --
 
@@ -2658,6 +2747,15 @@ GRANT SELECT ON TABLE ferry.job_status TO ferry_worker;
 
 
 --
+-- Name: TABLE job_timeline; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.job_timeline TO ferry_reader;
+GRANT SELECT ON TABLE ferry.job_timeline TO ferry_producer;
+GRANT SELECT ON TABLE ferry.job_timeline TO ferry_worker;
+
+
+--
 -- Name: TABLE queue_controls; Type: ACL; Schema: ferry; Owner: -
 --
 
@@ -2712,11 +2810,29 @@ GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
 
 
 --
+-- Name: TABLE throughput; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.throughput TO ferry_reader;
+GRANT SELECT ON TABLE ferry.throughput TO ferry_producer;
+GRANT SELECT ON TABLE ferry.throughput TO ferry_worker;
+
+
+--
 -- Name: TABLE workers; Type: ACL; Schema: ferry; Owner: -
 --
 
 GRANT SELECT ON TABLE ferry.workers TO ferry_producer;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.workers TO ferry_worker;
+
+
+--
+-- Name: TABLE worker_status; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.worker_status TO ferry_reader;
+GRANT SELECT ON TABLE ferry.worker_status TO ferry_producer;
+GRANT SELECT ON TABLE ferry.worker_status TO ferry_worker;
 
 
 --

@@ -15,6 +15,8 @@ final class ActionGuard: Sendable {
         case unauthenticated(String)
         /// 403: read-only, or the CSRF check failed.
         case forbidden(String)
+        /// 429: too many wrong tokens lately; try again after this many seconds.
+        case throttled(Int)
     }
 
     static let sessionCookie = "ferry_session"
@@ -25,15 +27,21 @@ final class ActionGuard: Sendable {
     let readOnly: Bool
     private let token: String?
     private let sessions = Mutex<[String]>([])
+    let throttle: LoginThrottle
 
-    init(readOnly: Bool, token: String?) {
+    init(readOnly: Bool, token: String?, throttle: LoginThrottle = LoginThrottle()) {
         self.readOnly = readOnly
         self.token = token
+        self.throttle = throttle
     }
 
-    /// Checks a login attempt; on success returns a new session id for the cookie.
+    /// Checks a login attempt; on success returns a new session id for the cookie. Wrong tokens count against
+    /// the throttle; while it refuses, even the right token is not checked (callers ask `throttle` first).
     func login(token candidate: String?) -> String? {
-        guard !readOnly, let token, let candidate, ConstantTime.equals(candidate, token) else { return nil }
+        guard !readOnly, let token, let candidate, ConstantTime.equals(candidate, token) else {
+            throttle.recordFailure()
+            return nil
+        }
         let session = ConstantTime.randomToken()
         sessions.withLock { sessions in
             sessions.append(session)
@@ -46,7 +54,9 @@ final class ActionGuard: Sendable {
         if readOnly { return .forbidden("the dashboard is read-only") }
         guard let token else { return .forbidden("actions are off: no token configured") }
         if let authorization {
+            if let seconds = throttle.retryAfter() { return .throttled(seconds) }
             guard authorization.hasPrefix("Bearer "), ConstantTime.equals(String(authorization.dropFirst(7)), token) else {
+                throttle.recordFailure()
                 return .unauthenticated("wrong token")
             }
             return .allowed

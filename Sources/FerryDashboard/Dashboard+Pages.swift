@@ -7,41 +7,72 @@ extension Dashboard {
         let stats = try await store.queueStats()
         let batches = try await store.batchStatus(limit: 10)
         let workers = try await store.workerStatus()
+        let throughput = try await store.throughput()
+        let accounts = try await store.accountStatus().filter(\.needsLogin)
         let alive = workers.filter { $0.heartbeatAgeSeconds < Self.aliveAfterSeconds && !$0.stopping }
-        var html = "<h3>Queues</h3>"
+        var lastHour = [String: (jobs: Int64, bytes: Int64)]()
+        for row in throughput {
+            lastHour[row.queue, default: (0, 0)].jobs += row.succeeded + row.failed
+            lastHour[row.queue, default: (0, 0)].bytes += row.bytes
+        }
+        var html = "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
+        if !accounts.isEmpty {
+            let held = accounts.reduce(Int64(0)) { $0 + ($1.heldJobs ?? 0) }
+            html += "<p class=\"err\" id=\"held-note\">\(held) jobs held: \(accounts.count) account(s) need "
+                + "<code>ferry account login</code> (<a href=\"\(HTML.escape(base))/failed\">see which</a>)</p>"
+        }
+        html += "<h3>Queues</h3>"
         html += view.table(
-            ["queue", "state", "jobs", "due now", "oldest wait", "paused"],
+            ["queue", "state", "jobs", "due now", "oldest wait", "paused", "finished last hour"],
             stats.map { row in
-                [HTML.escape(row.queue), view.status(row.state), "\(row.jobs)", "\(row.due)",
-                 row.oldestWaitingSeconds > 0 ? DashboardView.age(row.oldestWaitingSeconds) : "", row.paused ? "paused" : ""]
+                let hour = lastHour[row.queue]
+                return [HTML.escape(row.queue), view.status(row.state), "\(row.jobs)", "\(row.due)",
+                        row.oldestWaitingSeconds > 0 ? DashboardView.age(row.oldestWaitingSeconds) : "", row.paused ? "paused" : "",
+                        hour.map { "\($0.jobs) jobs, " + DashboardView.bytes($0.bytes) } ?? ""]
             })
         html += "<h3>Batches</h3>" + batchTable(batches, view)
         html += "<h3>Workers</h3><p>\(alive.count) alive, \(alive.reduce(0) { $0 + $1.running }) jobs running, "
             + "\(alive.reduce(0) { $0 + $1.concurrency }) slots</p>"
         let json: JSONValue = .object([
-            "queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json)),
+            "queues": .array(stats.map(\.json)), "batches": .array(batches.map { Self.batchJSON($0, now: Date()) }),
             "workers_alive": .int(Int64(alive.count)),
             "jobs_running": .int(alive.reduce(0) { $0 + $1.running }),
+            "busy_slots": .int(alive.reduce(0) { $0 + $1.running }),
+            "slots": .int(Int64(alive.reduce(0) { $0 + $1.concurrency })),
+            "throughput": .array(throughput.map(\.json)),
+            "accounts_needing_login": .array(accounts.map(\.json)),
         ])
         return DashboardPage(title: "Overview", html: html, json: json)
     }
 
     func batches(_ view: DashboardView) async throws -> DashboardPage {
         let batches = try await store.batchStatus(limit: 200)
-        return DashboardPage(title: "Batches", html: batchTable(batches, view), json: .object(["batches": .array(batches.map(\.json))]))
+        return DashboardPage(
+            title: "Batches", html: batchTable(batches, view),
+            json: .object(["batches": .array(batches.map { Self.batchJSON($0, now: Date()) })]))
     }
 
     private func batchTable(_ batches: [BatchStatusRow], _ view: DashboardView) -> String {
-        view.table(
-            ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes", "enqueued"],
+        let now = Date()
+        return view.table(
+            ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes", "rate", "ETA", "enqueued"],
             batches.map { batch in
-                [view.batchLink(batch.batch),
+                let pace = BatchPace(batch, now: now)
+                return [view.batchLink(batch.batch),
                  DashboardView.bar(DashboardView.progress(batch)) + HTML.escape(batch.percent) + "%",
                  "\(batch.jobs)", "\(batch.queued)", "\(batch.running)", "\(batch.succeeded)",
                  batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)",
-                 DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? ""),
-                 HTML.escape(batch.enqueuedAt.iso8601)]
+                 DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? "")
+                    + (batch.sizesUnknown > 0 ? "+" : ""),
+                 pace.rateText, pace.etaText, HTML.escape(batch.enqueuedAt.iso8601)]
             })
+    }
+
+    /// A batch's row with its pace, as the JSON of the pages that list batches.
+    static func batchJSON(_ batch: BatchStatusRow, now: Date) -> JSONValue {
+        guard case .object(var object) = batch.json else { return batch.json }
+        object["pace"] = BatchPace(batch, now: now).json
+        return .object(object)
     }
 
     func batch(_ name: String, state: String?, search: String?, after: UUID?, _ view: DashboardView) async throws -> DashboardPage? {
@@ -69,7 +100,7 @@ extension Dashboard {
             html += "<a id=\"next\" href=\"\(HTML.escape(base))/batches/\(HTML.component(name))?\(HTML.escape(query))\">next page →</a>"
         }
         let json: JSONValue = .object([
-            "batch": summary.json, "jobs": .array(jobs.map(\.json)),
+            "batch": Self.batchJSON(summary, now: Date()), "jobs": .array(jobs.map(\.json)),
             "next_after": next.map { .string($0.uuidString.lowercased()) } ?? .null,
         ])
         return DashboardPage(title: "Batch \(name)", html: html, json: json)
@@ -91,19 +122,31 @@ extension Dashboard {
         }
         html += view.table(["field", "value"], fields.map { ["<b>\(HTML.escape($0.0))</b>", $0.1] })
         if let error = job.lastError { html += "<h3>Last error</h3><div class=\"err\">\(HTML.escape(error))</div>" }
+        // The resume cursor: the session of the newest progress event that recorded one (what the next attempt
+        // continues from: an upload session and offset, a download's durable offset, a listing cursor).
+        let parsed = events.map { (event: $0, data: (try? JSONValue.parse($0.data)) ?? .null) }
+        let cursor = parsed.last { $0.event.type == "progress" && $0.data["session"] != nil }?.data["session"] ?? .null
+        html += "<h3>Resume cursor</h3>"
+        html += cursor == .null
+            ? "<p id=\"cursor\">none: the next attempt starts from the beginning</p>"
+            : "<pre id=\"cursor\">\(HTML.escape(cursor.jsonText))</pre>"
         html += "<h3>Events</h3>"
         html += view.table(
-            ["#", "type", "time", "data"],
-            events.map { event in
-                ["\(event.version)", HTML.escape(event.type), HTML.escape(event.recordedAt.iso8601), "<pre>\(HTML.escape(event.data))</pre>"]
+            ["#", "type", "time", "worker", "lease", "data"],
+            parsed.map { item in
+                ["\(item.event.version)", HTML.escape(item.event.type), HTML.escape(item.event.recordedAt.iso8601),
+                 HTML.escape(item.data["worker"]?.stringValue ?? ""), HTML.escape(item.data["lease"].map(Self.text) ?? ""),
+                 "<pre>\(HTML.escape(item.event.data))</pre>"]
             })
         return DashboardPage(
             title: "Job \(id.uuidString.lowercased())", html: html,
-            json: .object(["job": job.json, "events": .array(events.map(\.json))]))
+            json: .object(["job": job.json, "resume_cursor": cursor, "events": .array(events.map(\.json))]))
     }
 
     func failed(_ view: DashboardView) async throws -> DashboardPage {
         let jobs = try await store.failedJobs(limit: 500)
+        let accounts = try await store.accountStatus().filter(\.needsLogin)
+        let held = try await store.heldJobs(accounts: accounts.map(\.name), limit: 200)
         // Grouped by error, groups in order of their newest failure.
         var order = [String]()
         var groups = [String: [JobStatusRow]]()
@@ -112,7 +155,26 @@ extension Dashboard {
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(job)
         }
-        var html = jobs.isEmpty ? "<p>No failed jobs.</p>" : ""
+        var html = "<h3>Accounts that need <code>ferry account login</code></h3>"
+        html += accounts.isEmpty
+            ? "<p id=\"no-held\">None: no job is held.</p>"
+            : view.table(
+                ["account", "provider", "status", "reason", "since", "held jobs"],
+                accounts.map { account in
+                    [HTML.escape(account.name), HTML.escape(account.provider), view.status(account.status),
+                     HTML.escape(account.statusReason ?? ""), HTML.escape(account.updatedAt.iso8601), "\(account.heldJobs ?? 0)"]
+                })
+        if !held.isEmpty {
+            html += "<h3>Held jobs</h3>"
+            html += view.table(
+                ["job", "account", "batch", "source", "destination", "enqueued"],
+                held.map { job in
+                    [view.jobLink(job.jobID), HTML.escape(job.account ?? ""), job.batch.map { view.batchLink($0) } ?? "",
+                     HTML.escape(job.source), HTML.escape(job.destination), HTML.escape(job.enqueuedAt.iso8601)]
+                })
+        }
+        html += "<h3>Failed</h3>"
+        html += jobs.isEmpty ? "<p>No failed jobs.</p>" : ""
         for key in order {
             let members = groups[key]!
             html += "<h3 class=\"err\">\(HTML.escape(key)) (\(members.count))</h3>"
@@ -127,9 +189,11 @@ extension Dashboard {
         let json: JSONValue = .object([
             "groups": .array(order.map { key in
                 .object(["error": .string(key), "jobs": .array(groups[key]!.map(\.json))])
-            })
+            }),
+            "accounts_needing_login": .array(accounts.map(\.json)),
+            "held": .array(held.map(\.json)),
         ])
-        return DashboardPage(title: "Failed", html: html, json: json)
+        return DashboardPage(title: "Failed and held", html: html, json: json)
     }
 
     func workers(_ view: DashboardView) async throws -> DashboardPage {

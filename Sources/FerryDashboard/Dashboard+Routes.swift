@@ -80,7 +80,8 @@ extension Dashboard {
         response.headers[.cacheControl] = "no-store"
         if fresh {
             response.setCookie(
-                Cookie(name: ActionGuard.csrfCookie, value: csrf, path: base.isEmpty ? "/" : base, httpOnly: true, sameSite: .strict))
+                Cookie(name: ActionGuard.csrfCookie, value: csrf, path: base.isEmpty ? "/" : base, secure: Self.isHTTPS(request),
+                       httpOnly: true, sameSite: .strict))
         }
         return response
     }
@@ -140,6 +141,20 @@ extension Dashboard {
             })
     }
 
+    /// 429 with Retry-After: too many wrong tokens lately.
+    func throttled(_ request: Request, _ seconds: Int) -> Response {
+        var response = problem(request, .tooManyRequests, "too many wrong tokens; try again in \(seconds) s")
+        response.headers[.retryAfter] = "\(seconds)"
+        return response
+    }
+
+    /// Whether the browser reached us over HTTPS: the dashboard itself serves plain HTTP on loopback, so HTTPS means
+    /// a reverse proxy in front that says so (`X-Forwarded-Proto: https`). Cookies are then marked Secure.
+    static func isHTTPS(_ request: Request) -> Bool {
+        guard let proto = request.headers.first(where: { $0.name.canonicalName == "x-forwarded-proto" })?.value else { return false }
+        return proto.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } == "https"
+    }
+
     func form(_ request: Request) async throws -> FormFields {
         var request = request
         let buffer = try await request.collectBody(upTo: 16 * 1024)
@@ -153,12 +168,14 @@ extension Dashboard {
         guard let cookie, let field = fields["csrf"], ConstantTime.equals(cookie, field) else {
             return problem(request, .forbidden, "missing or wrong CSRF token: reload the page and try again")
         }
+        if let seconds = guardian.throttle.retryAfter() { return throttled(request, seconds) }
         guard let session = guardian.login(token: fields["token"]) else {
             return problem(request, .unauthorized, "wrong token")
         }
         var response = Response(status: .seeOther, headers: [.location: base.isEmpty ? "/" : base + "/"])
         response.setCookie(
-            Cookie(name: ActionGuard.sessionCookie, value: session, path: base.isEmpty ? "/" : base, httpOnly: true, sameSite: .strict))
+            Cookie(name: ActionGuard.sessionCookie, value: session, path: base.isEmpty ? "/" : base, secure: Self.isHTTPS(request),
+                   httpOnly: true, sameSite: .strict))
         return response
     }
 
@@ -174,6 +191,7 @@ extension Dashboard {
         case .allowed: break
         case .unauthenticated(let reason): return problem(request, .unauthorized, reason)
         case .forbidden(let reason): return problem(request, .forbidden, reason)
+        case .throttled(let seconds): return throttled(request, seconds)
         }
         let outcomes: [CommandOutcome]
         do {

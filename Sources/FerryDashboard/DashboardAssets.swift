@@ -11,6 +11,8 @@ enum DashboardAssets {
         .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}
         form.inline{display:inline}button{cursor:pointer}#live-state{margin-left:auto;font-size:12px;opacity:.8}
         pre{white-space:pre-wrap;margin:0;font-size:12px}
+        .charts{display:flex;gap:24px;flex-wrap:wrap}figure{margin:0 0 8px}figcaption{font-size:12px;opacity:.8}
+        svg{background:#fff;border:1px solid #e3e6ea}
         """
 
     /// Listens to the server's event stream and re-reads the live part of the page when something changed,

@@ -12,7 +12,7 @@ struct DashboardView {
 
     func page(title: String, _ body: String) -> String {
         let b = HTML.escape(base)
-        let links = [("", "Overview"), ("/batches", "Batches"), ("/failed", "Failed"), ("/workers", "Workers")]
+        let links = [("", "Overview"), ("/batches", "Batches"), ("/failed", "Failed &amp; held"), ("/workers", "Workers")]
             .map { "<a href=\"\(b)\($0.0.isEmpty ? "/" : $0.0)\">\($0.1)</a>" }.joined()
         let login =
             readOnly || loggedIn

@@ -68,7 +68,7 @@ extension FerryStore {
     public func workerStatus() async throws -> [WorkerStatusRow] {
         do {
             return try await client.withConnection { connection in
-                try connection.query("SELECT \(WorkerStatusRow.columns) FROM ferry.workers w ORDER BY w.name", [])
+                try connection.query("SELECT \(WorkerStatusRow.columns) FROM ferry.worker_status ORDER BY name", [])
                     .rows.map(WorkerStatusRow.init(row:))
             }
         } catch {
@@ -78,12 +78,55 @@ extension FerryStore {
 }
 
 extension FerryStore {
+    /// Finished jobs and bytes per minute and queue over the last hour (`ferry.throughput`), oldest minute first.
+    public func throughput() async throws -> [ThroughputRow] {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query("SELECT \(ThroughputRow.columns) FROM ferry.throughput ORDER BY minute, queue", [])
+                    .rows.map(ThroughputRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Accounts without their secrets (`ferry.account_status`), by name.
+    public func accountStatus() async throws -> [AccountStatusRow] {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query("SELECT \(AccountStatusRow.columns) FROM ferry.account_status ORDER BY name", [])
+                    .rows.map(AccountStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Queued jobs held because their account needs `ferry account login`, in claim order per queue and account:
+    /// ranges of jobs_claim_idx (queue, account), never a scan of the queue.
+    public func heldJobs(accounts: [String], limit: Int = 200) async throws -> [JobStatusRow] {
+        guard !accounts.isEmpty else { return [] }
+        let sql = """
+            SELECT \(JobStatusRow.columns) FROM ferry.job_status
+             WHERE state = 'queued' AND coalesce(account, '') = ANY($1::text[])
+               AND queue = ANY (ARRAY(SELECT queue FROM ferry.queue_stats WHERE state = 'queued'))
+             ORDER BY job_id LIMIT \(max(1, min(limit, 1000)))
+            """
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, [PostgresArray(accounts)]).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// The position of the newest event (0 when there is none): one probe of the primary key. The dashboard reads
     /// it once a second for all viewers to notice changes that send no notification (progress, successes).
     public func latestEventPosition() async throws -> Int64 {
         do {
             return try await client.withConnection { connection in
-                try connection.query("SELECT coalesce(max(position), 0)::bigint FROM ferry.events", []).rows[0]
+                try connection.query("SELECT coalesce(max(position), 0)::bigint FROM ferry.job_timeline", []).rows[0]
                     .decode(Int64.self, at: 0)
             }
         } catch {

@@ -94,7 +94,7 @@ extension FerryStore {
         do {
             return try await client.withConnection { connection in
                 try connection.query(
-                    "SELECT \(JobEventRecord.columns) FROM ferry.events WHERE job_id = $1::uuid ORDER BY version",
+                    "SELECT \(JobEventRecord.columns) FROM ferry.job_timeline WHERE job_id = $1::uuid ORDER BY version",
                     [jobID]
                 ).rows.map(JobEventRecord.init(row:))
             }

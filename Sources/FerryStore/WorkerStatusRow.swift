@@ -14,10 +14,9 @@ public struct WorkerStatusRow: Sendable, Hashable {
     public var running: Int64
     public var startedAt: PostgresTimestamp
 
+    /// Columns of `ferry.worker_status`, a view readers may read (migration 0021).
     static let columns = """
-        w.name, w.host, w.pid, array_to_string(w.queues, ','), w.concurrency,
-        extract(epoch FROM now() - w.heartbeat_at)::float8, w.stopping,
-        (SELECT count(*) FROM ferry.jobs j WHERE j.state = 'running' AND j.worker = w.name), w.started_at
+        name, host, pid, array_to_string(queues, ','), concurrency, heartbeat_age_seconds, stopping, running, started_at
         """
 
     init(row: PostgresRow) throws {

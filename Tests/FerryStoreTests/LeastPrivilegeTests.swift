@@ -316,14 +316,21 @@ struct LeastPrivilegeTests {
         let logins = try await Logins.make("lpreader")
         let owner = logins.db.store()
         defer { owner.client.close() }
-        _ = try await owner.enqueue([StoreFixtures.fetchSpec(batch: "b")])
+        _ = try await owner.enqueue([StoreFixtures.fetchSpec(batch: "b"), StoreFixtures.fetchSpec(batch: "b")])
+        // Something for every view to show: a worker, an account, a job finished within the hour.
+        try await owner.register(WorkerRegistration(name: "w-lp", queues: ["default"], concurrency: 1, host: "h", pid: 1))
+        try await logins.db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('lp-box', 'dropbox')")
+        let claimed = try await owner.claim(worker: "w-lp", queues: ["default"], limit: 1)
+        _ = try await owner.record(claimed.map { .succeeded($0, bytes: 10) })
         // Every view of the schema is a status view; every table is refused. Listed from the catalog, so a new
         // table or view cannot be forgotten here.
         let relations = try await logins.db.query(
             "SELECT c.relname, c.relkind::text FROM pg_class c WHERE c.relnamespace = 'ferry'::regnamespace AND c.relkind IN ('r', 'v', 'm', 'p') ORDER BY 1"
         ).rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
         let views = relations.filter { $0.1 == "v" }.map(\.0)
-        #expect(Set(views) == ["job_status", "batch_status", "queue_stats"])
+        #expect(Set(views) == [
+            "job_status", "batch_status", "queue_stats", "job_timeline", "worker_status", "account_status", "throughput",
+        ])
         for (name, kind) in relations {
             let sql = "SELECT count(*) FROM ferry.\(PostgresIdentifier(name).quoted)"
             if kind == "v" {

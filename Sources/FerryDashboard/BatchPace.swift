@@ -1,0 +1,43 @@
+import FerryCore
+import FerryStore
+import Foundation
+
+/// A batch's average pace since its first job started, and the time left at that pace: by bytes when every size
+/// is known, by jobs otherwise (a partial byte total would promise too early an end).
+struct BatchPace {
+    var bytesPerSecond: Double?
+    var jobsPerSecond: Double?
+    var etaSeconds: Double?
+
+    init(_ batch: BatchStatusRow, now: Date) {
+        guard let started = batch.startedAt?.date else { return }
+        let end = batch.done ? (batch.finishedAt?.date ?? now) : now
+        // At least a second: a batch that started a moment ago has a pace, not an infinite one.
+        let elapsed = max(1, end.timeIntervalSince(started))
+        let finished = batch.succeeded + batch.failed + batch.cancelled
+        if batch.bytesDone > 0 { bytesPerSecond = Double(batch.bytesDone) / elapsed }
+        if finished > 0 { jobsPerSecond = Double(finished) / elapsed }
+        guard !batch.done else { return }
+        if let total = batch.bytesTotal, batch.sizesUnknown == 0, let rate = bytesPerSecond, rate > 0 {
+            etaSeconds = Double(max(0, total - batch.bytesDone)) / rate
+        } else if let rate = jobsPerSecond, rate > 0 {
+            etaSeconds = Double(batch.jobs - finished) / rate
+        }
+    }
+
+    var rateText: String {
+        if let bytes = bytesPerSecond { return DashboardView.bytes(Int64(bytes)) + "/s" }
+        if let jobs = jobsPerSecond { return String(format: "%.1f jobs/s", jobs) }
+        return ""
+    }
+
+    var etaText: String { etaSeconds.map { DashboardView.age($0) } ?? "" }
+
+    var json: JSONValue {
+        .object([
+            "bytes_per_second": bytesPerSecond.map(JSONValue.double) ?? .null,
+            "jobs_per_second": jobsPerSecond.map(JSONValue.double) ?? .null,
+            "eta_seconds": etaSeconds.map(JSONValue.double) ?? .null,
+        ])
+    }
+}

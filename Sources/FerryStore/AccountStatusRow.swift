@@ -1,0 +1,36 @@
+import FerryCore
+import Postgres
+
+/// One account as `ferry.account_status` shows it: never its secrets.
+public struct AccountStatusRow: Sendable, Hashable {
+    public var name: String
+    public var provider: String
+    /// `active`, `needs_reauth` or `revoked`.
+    public var status: String
+    public var statusReason: String?
+    public var updatedAt: PostgresTimestamp
+    /// The account's jobs wait until `ferry account login` makes it active again.
+    public var needsLogin: Bool
+    /// Queued jobs the account holds (`nil` for an active account).
+    public var heldJobs: Int64?
+
+    static let columns = "name, provider, status, status_reason, updated_at, needs_login, held_jobs"
+
+    init(row: PostgresRow) throws {
+        name = try row.decode(String.self, at: 0)
+        provider = try row.decode(String.self, at: 1)
+        status = try row.decode(String.self, at: 2)
+        statusReason = try row.decode(String?.self, at: 3)
+        updatedAt = try row.decode(PostgresTimestamp.self, at: 4)
+        needsLogin = try row.decode(Bool.self, at: 5)
+        heldJobs = try row.decode(Int64?.self, at: 6)
+    }
+
+    public var json: JSONValue {
+        .object([
+            "name": .string(name), "provider": .string(provider), "status": .string(status),
+            "status_reason": statusReason.map(JSONValue.string) ?? .null, "updated_at": .string(updatedAt.iso8601),
+            "needs_login": .bool(needsLogin), "held_jobs": heldJobs.map(JSONValue.int) ?? .null,
+        ])
+    }
+}
