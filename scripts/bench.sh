@@ -23,6 +23,9 @@ echo "==> enqueue benchmark"
 echo "==> worker benchmark"
 "$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"
 
+echo "==> dashboard under load: 200 event streams and 20 page loads/s while 2 workers run no-op jobs, against no dashboard"
+"$bin/ferry-bench" dashboard --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_DASHBOARD_JOBS:-100000}"
+
 echo "==> soak: table and index sizes while 1,000,000 jobs are worked (bloat under churn)"
 "$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}" --handler noop --concurrency 128
 "$bin/ferry-bench" soak --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_SOAK_JOBS:-1000000}" --handler noop --concurrency 128 --autovacuum-naptime ""
