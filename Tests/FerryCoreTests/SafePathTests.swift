@@ -1,3 +1,4 @@
+import Foundation
 import FerryCore
 import Testing
 
@@ -44,5 +45,19 @@ struct SafePathTests {
         #expect(SafePath.fileName(fromURL: "https://example.com/p/..%2F..%2Fetc") == nil)
         #expect(SafePath.fileName(fromURL: "https://example.com/p/%2E%2E") == nil)
         #expect(SafePath.fileName(fromURL: "https://example.com/") == nil)
+    }
+
+    @Test("temporary names: the whole job id, so jobs enqueued in the same minute never share one; always at most 255 bytes")
+    func temporaryNames() throws {
+        // Two UUIDv7 ids of the same millisecond share their first 8 hex digits (the time), never the whole id.
+        let first = try #require(UUID(uuidString: "019ab000-0000-7000-8000-000000000001"))
+        let second = try #require(UUID(uuidString: "019ab000-0000-7000-8000-000000000002"))
+        #expect(SafePath.temporaryName(for: "a.jpg", jobID: first) == ".a.jpg.ferry-019ab000000070008000000000000001.part")
+        #expect(SafePath.temporaryName(for: "a.jpg", jobID: first) != SafePath.temporaryName(for: "a.jpg", jobID: second))
+        // A 255-byte name of 3-byte characters is cut on a character boundary.
+        let long = String(repeating: "é", count: 127) + "x"
+        let name = SafePath.temporaryName(for: long, jobID: first)
+        #expect(name.utf8.count <= 255 && name.hasSuffix(".part") && name.hasPrefix(".éé"))
+        #expect(SafePath.component(name) == name)
     }
 }

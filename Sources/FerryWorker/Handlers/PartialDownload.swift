@@ -85,9 +85,7 @@ final class PartialDownload: @unchecked Sendable {
         }
         try Self.makeFolders(for: target, root: root)
         self.target = target
-        let tag = jobID.uuidString.lowercased().prefix(8)
-        let prefix = "." + name.prefix(SafePath.maxComponentBytes - 30)
-        self.temporary = SafePath.directory(of: target) + prefix + ".ferry-\(tag).part"
+        self.temporary = SafePath.directory(of: target) + SafePath.temporaryName(for: name, jobID: jobID)
         self.file = try OwnedFile(path: temporary, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
         self.flushSize = flushSize
         if digests.contains(.sha256) { sha256 = SHA256() }

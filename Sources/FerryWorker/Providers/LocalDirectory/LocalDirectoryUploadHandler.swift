@@ -31,7 +31,7 @@ public struct LocalDirectoryUploadHandler: JobHandler {
 
         let directory = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent
-        let temporary = directory + "/." + name + ".ferry-" + job.jobID.uuidString.lowercased() + ".part"
+        let temporary = directory + "/" + SafePath.temporaryName(for: name, jobID: job.jobID)
         try await BlockingIO.run { try Self.makeDirectories(directory) }
         let part: OwnedFile
         do {
