@@ -19,7 +19,8 @@ SELECT w.name, w.host, w.pid, w.queues, w.concurrency,
        w.started_at
   FROM ferry.workers w;
 
--- Accounts without their secrets. An account whose status is not active holds its queued jobs ('held' in
+-- Accounts without their secrets (whether each is set, never its value: `ferry account list` reads this, so a
+-- producer-only login can list accounts). An account whose status is not active holds its queued jobs ('held' in
 -- job_status) until `ferry account login`; held_jobs counts them through jobs_claim_idx (queue, account), one
 -- range per queue that has queued jobs, and is NULL for an active account (nothing is held).
 CREATE VIEW ferry.account_status AS
@@ -33,7 +34,11 @@ SELECT a.name, a.provider, a.status, a.status_reason, a.updated_at, a.max_concur
              CROSS JOIN LATERAL (SELECT count(*) AS held FROM ferry.jobs j
                                   WHERE j.state = 'queued' AND j.queue = q.queue
                                     AND coalesce(j.account, '') = a.name) n)
-       END AS held_jobs
+       END AS held_jobs,
+       a.app_key, a.api_url, a.content_url, a.authorize_url, a.provider_account_id,
+       a.app_secret_sealed IS NOT NULL AS has_app_secret,
+       a.refresh_token_sealed IS NOT NULL AS has_refresh_token,
+       a.access_token_expires_at, a.created_at, a.settings
   FROM ferry.accounts a;
 
 -- Finished jobs and bytes per minute and queue over the last hour: two ranges of jobs_finished_idx

@@ -1599,7 +1599,17 @@ CREATE VIEW ferry.account_status AS
                        FROM ferry.jobs j
                       WHERE ((j.state = 'queued'::text) AND (j.queue = q.queue) AND (COALESCE(j.account, ''::text) = a.name))) n))
             ELSE NULL::bigint
-        END AS held_jobs
+        END AS held_jobs,
+    a.app_key,
+    a.api_url,
+    a.content_url,
+    a.authorize_url,
+    a.provider_account_id,
+    (a.app_secret_sealed IS NOT NULL) AS has_app_secret,
+    (a.refresh_token_sealed IS NOT NULL) AS has_refresh_token,
+    a.access_token_expires_at,
+    a.created_at,
+    a.settings
    FROM ferry.accounts a;
 
 

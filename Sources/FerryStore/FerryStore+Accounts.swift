@@ -151,12 +151,12 @@ extension FerryStore {
             try connection.query(
                 """
                 SELECT a.name, a.provider, a.app_key, a.status, a.status_reason, a.api_url, a.content_url,
-                       a.authorize_url, a.provider_account_id, a.max_concurrent, a.app_secret_sealed IS NOT NULL,
-                       a.refresh_token_sealed IS NOT NULL, a.access_token_expires_at, a.created_at, a.updated_at,
+                       a.authorize_url, a.provider_account_id, a.max_concurrent, a.has_app_secret,
+                       a.has_refresh_token, a.access_token_expires_at, a.created_at, a.updated_at,
                        (SELECT count(*) FROM ferry.jobs j
                          WHERE j.account = a.name AND j.state IN ('queued', 'running')),
                        a.settings::text
-                  FROM ferry.accounts a
+                  FROM ferry.account_status a
                  WHERE \(condition)
                  ORDER BY a.name
                 """, binds
