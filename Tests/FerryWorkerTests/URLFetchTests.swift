@@ -227,7 +227,9 @@ struct URLFetchTests {
 
     @Test("the server gone mid-body: the bytes that arrived are checkpointed and the retry names the URL and byte")
     func serverGoneMidBody() async throws {
-        let server = try await DevServerProcess(["--download-bytes-per-second", "1048576"])
+        let server = try await DevServerProcess()
+        // Minutes for the whole file: a busy test task still stops the server midway.
+        try await server.setFaults(["download_bytes_per_second": .int(256 * 1024)])
         let db = try await TestDatabase.make("url_gone")
         let dir = try Self.folder("url-gone")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -258,7 +260,7 @@ struct URLFetchTests {
         #expect(stoppedAt > 0 && stoppedAt < 24 * 1024 * 1024)
     }
 
-    @Test("kill -9 while a fast download has writes in flight: checkpoints came ≥ 8 MiB and ≥ 1 s apart, the next attempt resumes at the last one, the file is byte-identical")
+    @Test("kill -9 while a fast download has writes in flight: checkpoints came ≥ 8 MiB and ≥ 1 s apart (or 2 s apart), the next attempt resumes at the last one, the file is byte-identical")
     func resumeFastDownloadAfterKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_fast_resume")
@@ -282,9 +284,10 @@ struct URLFetchTests {
         let checkpoints = try await db.query(
             "SELECT (data->'session'->>'offset')::bigint, extract(epoch FROM recorded_at)::float8 FROM ferry.events WHERE type = 'progress' ORDER BY position"
         ).rows.map { (try $0.decode(Int64.self, at: 0), try $0.decode(Double.self, at: 1)) }
+        // The rule: 8 MiB and a second apart, or 2 s apart whatever arrived (a busy machine may not keep up).
         for (earlier, later) in zip(checkpoints, checkpoints.dropFirst()) {
-            #expect(later.0 - earlier.0 >= 8 << 20, "\(checkpoints)")
-            #expect(later.1 - earlier.1 >= 1, "\(checkpoints)")
+            let bytes = later.0 - earlier.0, seconds = later.1 - earlier.1
+            #expect((bytes >= 8 << 20 && seconds >= 1) || (bytes > 0 && seconds >= 1.9), "\(checkpoints)")
         }
         #expect(checkpoints.last?.0 == offset)
 
