@@ -394,7 +394,7 @@ CREATE FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination 
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     known    CONSTANT text[] := ARRAY['account', 'batch', 'key', 'max_attempts', 'metadata', 'options', 'priority',
-                                      'queue', 'run_at'];
+                                      'queue', 'run_at', 'traceparent'];
     field    text;
     local    text;
     remote   text;
@@ -426,7 +426,7 @@ BEGIN
                   HINT = 'Use only: ' || array_to_string(known, ', ') || '; provider options go inside "options".';
     END IF;
     -- Type checks: every option but metadata and options is a scalar of one type.
-    FOREACH field IN ARRAY ARRAY['account', 'batch', 'key', 'queue', 'run_at'] LOOP
+    FOREACH field IN ARRAY ARRAY['account', 'batch', 'key', 'queue', 'run_at', 'traceparent'] LOOP
         IF p_options ? field AND jsonb_typeof(p_options -> field) NOT IN ('string', 'null') THEN
             RAISE EXCEPTION '%: must be a string', p_place || field
                 USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Quote the value.';
@@ -510,6 +510,16 @@ BEGIN
         END IF;
     END IF;
 
+    -- W3C trace context, version 00: the job's attempts join this trace (OpenTelemetry, when workers export).
+    IF p_options ->> 'traceparent' IS NOT NULL
+       AND (p_options ->> 'traceparent' !~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'
+            OR substr(p_options ->> 'traceparent', 4, 32) = repeat('0', 32)
+            OR substr(p_options ->> 'traceparent', 37, 16) = repeat('0', 16)) THEN
+        RAISE EXCEPTION '%traceparent: not a W3C traceparent', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'traceparent',
+                  HINT = 'Write 00-<32 lowercase hex trace id>-<16 hex parent id>-<2 hex flags>, ids not all zero.';
+    END IF;
+
     -- Accounts: one named in the endpoint (PROVIDER:ACCOUNT:…, as Dropbox and S3 write them) or in "account"
     -- must exist and belong to that provider; the two must agree.
     account := p_options ->> 'account';
@@ -554,6 +564,7 @@ BEGIN
         'batch', coalesce(batch, CASE p_kind WHEN 'fetch' THEN job_id::text END),
         'run_at', to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
         'metadata', CASE WHEN p_options -> 'metadata' = 'null'::jsonb THEN NULL ELSE p_options -> 'metadata' END,
+        'traceparent', p_options ->> 'traceparent',
         'fingerprint', 'sql:' || left(encode(sha256(convert_to(request::text, 'UTF8')), 'hex'), 32),
         'spec', jsonb_build_object('unresolved', jsonb_build_object(
             'options', jsonb_strip_nulls(coalesce(p_options -> 'options', '{}'))))));
@@ -670,7 +681,7 @@ $$;
 
 COMMENT ON FUNCTION ferry.enqueue(text, text, text, jsonb) IS
     'Enqueues one upload or fetch in the caller''s transaction; returns the job id. Options: queue, priority, '
-    'max_attempts, batch, run_at, key, metadata, account, options (provider options). See migration 0020.';
+    'max_attempts, batch, run_at, key, metadata, account, traceparent, options (provider options). See migration 0020.';
 COMMENT ON FUNCTION ferry.enqueue_many(jsonb) IS
     'Enqueues a JSON array of jobs in the caller''s transaction, all or none; one row per element: ordinal, job_id, created.';
 

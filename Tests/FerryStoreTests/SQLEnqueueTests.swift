@@ -87,6 +87,12 @@ struct SQLEnqueueTests {
         #expect(try row.decode(Bool.self, at: 5))
         #expect(try row.decode(String.self, at: 6) == "2")
         #expect(try row.decode(String.self, at: 8) == "/srv/photos/b.jpg")
+        // A traceparent is kept in the enqueued event, where workers read it.
+        let traced = try await db.query(
+            "SELECT ferry.enqueue('fetch', 'https://example.com/t.jpg', '/srv/t/', '{\"traceparent\": \"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"}')"
+        ).rows[0].decode(UUID.self, at: 0)
+        let kept = try await db.query("SELECT data->>'traceparent' FROM ferry.events WHERE job_id = $1 AND version = 1", [traced]).rows[0]
+        #expect(try kept.decode(String.self, at: 0) == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
         // A time-ordered id (UUIDv7), like the CLI's.
         #expect(id.uuidString.lowercased().dropFirst(14).first == "7")
         // The provider options wait for the first worker, which settles the job.
@@ -113,6 +119,8 @@ struct SQLEnqueueTests {
             ("fetch", "https://e/a", "/a/", #"{"run_at": "2999-01-01T00:00:00Z"}"#, "run_at", "more than a year ahead"),
             ("fetch", "https://e/a", "/a/", #"{"metadata": [1]}"#, "metadata", "JSON object"),
             ("fetch", "https://e/a", "/a/", #"{"prority": 1}"#, "prority", "unknown option"),
+            ("fetch", "https://e/a", "/a/", #"{"traceparent": "00-abc-def-01"}"#, "traceparent", "not a W3C traceparent"),
+            ("fetch", "https://e/a", "/a/", #"{"traceparent": "00-00000000000000000000000000000000-00f067aa0ba902b7-01"}"#, "traceparent", "W3C"),
             ("upload", "/srv/a.jpg", "dropbox:nobody:/x/", "{}", "account", "unknown account 'nobody'"),
             ("upload", "/srv/a.jpg", "dropbox:bucket:/x/", "{}", "account", "is a s3 account, not dropbox"),
             ("upload", "/srv/a.jpg", "dropbox:box:/x/", #"{"account": "bucket"}"#, "account", "names account 'box'"),
