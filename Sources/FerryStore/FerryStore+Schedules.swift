@@ -222,9 +222,9 @@ extension FerryStore {
                 _ = try connection.query(
                     """
                     INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, missed, first_missed, error, next_tick, worker)
-                    VALUES ($1, $2, $3, $4, CASE WHEN $4 > 0 THEN $5::timestamptz END, $6, $7, $8)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                     """,
-                    [name, firing.tick, firing.jobID, firing.missed, due, firing.error, firing.nextTick, worker])
+                    [name, firing.tick, firing.jobID, firing.missed, firing.missed > 0 ? due : nil, firing.error, firing.nextTick, worker])
                 return firing
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation && error.constraint == "schedule_ticks_once" {
