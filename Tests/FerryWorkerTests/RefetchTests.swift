@@ -46,4 +46,38 @@ struct RefetchTests {
         }
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
     }
+
+    @Test("a scheduled Flickr photostream fetch: each tick lists the stream, photos already fetched are not fetched again")
+    func scheduledPhotostream() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("refetch_flickr")
+        let target = try URLFetchTests.folder("refetch-flickr")
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        let photos = try await FlickrFetchTests.seedUser(server, "9@N09", count: 20)
+        try await FlickrFetchTests.addAccount("flickr", key: FlickrFetchTests.devKey, server: server, db: db)
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "stream", "--every", "5s", "--", "fetch", "flickr:9@N09", "--to", target + "/", "--size", "q"],
+            databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
+        #expect(add.status == 0, "\(add.stderr)")
+        let worker = try URLFetchTests.startWorker(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
+        // Three ticks, 5 s apart: the first fetches the 20 photos, the later ones find them all present.
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "three listings to finish") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.schedule_runs r JOIN ferry.jobs j ON j.job_id = r.job_id WHERE j.state = 'succeeded'") >= 3
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "stream"], databaseURL: db.url).status == 0)
+        try await URLFetchTests.stop([worker])
+        #expect(FlickrFetchTests.tree(target) == photos.map { "\($0.id)_q.jpg" }.sorted())
+        let stats = try await server.stats()
+        let downloads = stats["flickr_photo_downloads_per_path"]?.objectValue ?? [:]
+        #expect(downloads.count == 20 && downloads.values.allSatisfy { $0.intValue == 1 }, "each photo downloaded once: \(downloads)")
+        let results = try await db.query(
+            """
+            SELECT j.result->>'unchanged' FROM ferry.schedule_runs r JOIN ferry.jobs j ON j.job_id = r.job_id
+             WHERE j.state = 'succeeded' ORDER BY r.tick_at
+            """).rows.map { try $0.decode(String?.self, at: 0) }
+        #expect(results.first == "0", "the first listing found nothing present")
+        #expect(results.dropFirst().allSatisfy { $0 == "20" } && results.count >= 3, "later listings skip every photo: \(results)")
+    }
 }
+
