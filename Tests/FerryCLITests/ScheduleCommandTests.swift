@@ -221,4 +221,47 @@ struct ScheduleCommandTests {
         let jobs = try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'schedule:late:%'")
         #expect(jobs == rows)
     }
+
+    @Test("roles: a producer manages schedules, a worker fires them, a reader sees the history; none can do the others' part")
+    func roles() async throws {
+        let db = try await TestDatabase.make("schedroles")
+        let suffix = UInt32.random(in: 0...UInt32.max)
+        var urls = [String: String]()
+        for group in ["producer", "worker", "reader"] {
+            let name = "sched_\(group)_\(suffix)"
+            try await db.query("CREATE ROLE \(name) LOGIN IN ROLE ferry_\(group)")
+            urls[group] = db.url.replacingOccurrences(of: "postgres@", with: "\(name)@")
+        }
+        let (producer, worker, reader) = (urls["producer"]!, urls["worker"]!, urls["reader"]!)
+        let add = ["schedule", "add", "r", "--every", "1s", "--", "fetch", "https://example.com/r.jpg", "--to", "/srv/r/"]
+        for url in [reader, worker] {
+            let refused = try await FerryProcess.run(add, databaseURL: url, environment: Self.shortTicks)
+            #expect(refused.status == 77 && refused.stderr.contains("42501"), "\(refused.status) \(refused.stderr)")
+        }
+        let added = try await FerryProcess.run(add, databaseURL: producer, environment: Self.shortTicks)
+        #expect(added.status == 0, "\(added.stderr)")
+        let process = try BackgroundProcess(
+            ferry: ["worker", "--handler", "noop", "--schedule-interval", "0.2", "--heartbeat-interval", "0.5"], databaseURL: worker)
+        defer { if process.isRunning { process.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "a worker login to fire two ticks") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks WHERE job_id IS NOT NULL") >= 2
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "r"], databaseURL: worker).status == 77)
+        #expect(try await FerryProcess.run(["schedule", "pause", "r"], databaseURL: producer).status == 0)
+        process.signal(SIGTERM)
+        #expect(try await process.waitForExit() == 0)
+        let client = PostgresClient(configuration: PostgresConfiguration(connectionString: reader, poolSize: 1))
+        defer { client.close() }
+        let seen = try await client.withConnection { connection in
+            try connection.query("SELECT count(*) FROM ferry.schedule_runs r JOIN ferry.schedule_status s ON s.name = r.schedule").rows[0]
+                .decode(Int.self, at: 0)
+        }
+        #expect(seen >= 2, "a reader sees the history and the state")
+        await #expect(throws: (any Error).self) {
+            try await client.withConnection { connection in
+                _ = try connection.query("INSERT INTO ferry.schedule_events (schedule, type) VALUES ('r', 'resumed')")
+            }
+        }
+    }
 }
+
