@@ -42,24 +42,34 @@ public final class Scheduler: Service, Sendable {
             var pause = interval
             do {
                 let (upcoming, now) = try await store.upcomingSchedules(limit: batch)
+                var due = 0
+                var fired = 0
                 for (name, next) in upcoming where next <= now {
                     if Task.isShuttingDownGracefully || Task.isCancelled { return }
-                    try await fire(name)
+                    due += 1
+                    do {
+                        if try await fire(name) { fired += 1 }
+                    } catch {
+                        // One schedule's failure (the database refused its job, say) must not hold up the others.
+                        logger.warning("firing a schedule failed; retrying", metadata: ["schedule": "\(name)", "error": "\(error)"])
+                    }
                 }
-                if let later = upcoming.first(where: { $0.1 > now }) {
-                    let wait = Duration.milliseconds(Int64(later.1.timeIntervalSince(now) * 1000) + 5)
-                    pause = min(interval, wait)
-                } else if upcoming.count == batch {
-                    pause = .zero  // a full page was due: look again at once
+                if fired > 0 {
+                    pause = .zero  // read the new next ticks at once: the next one may be near
+                } else if due > 0 {
+                    pause = min(interval, .milliseconds(100))  // another worker holds them: look again shortly
+                } else if let later = upcoming.first {
+                    pause = min(interval, .milliseconds(Int64(later.1.timeIntervalSince(now) * 1000) + 5))
                 }
             } catch {
-                logger.warning("firing schedules failed; retrying", metadata: ["error": "\(error)"])
+                logger.warning("reading due schedules failed; retrying", metadata: ["error": "\(error)"])
             }
             if pause > .zero { await wakeup.wait(timeout: pause) }
         }
     }
 
-    func fire(_ name: String) async throws {
+    /// Fires one due schedule; false when another worker holds it or fired it first.
+    func fire(_ name: String) async throws -> Bool {
         let registry = self.registry
         let firing = try await store.fireSchedule(name, worker: workerName) { request in
             var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
@@ -70,7 +80,7 @@ public final class Scheduler: Service, Sendable {
                     inspectFile: { _ in .failure(.unreadable) }, providers: registry)
             }
         }
-        guard let firing else { return }
+        guard let firing else { return false }
         var metadata: Logger.Metadata = [
             "schedule": "\(name)", "tick": "\(ScheduleTime.iso8601(firing.tick))", "missed": "\(firing.missed)",
         ]
@@ -81,5 +91,6 @@ public final class Scheduler: Service, Sendable {
             metadata["error"] = "\(firing.error ?? "")"
             logger.warning("schedule tick enqueued nothing", metadata: metadata)
         }
+        return true
     }
 }

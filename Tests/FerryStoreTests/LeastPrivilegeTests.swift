@@ -313,13 +313,20 @@ struct LeastPrivilegeTests {
         let owner = logins.db.store()
         defer { owner.client.close() }
         _ = try await owner.enqueue([StoreFixtures.fetchSpec(batch: "b")])
+        // A schedule with one fired tick, so its views have rows to show.
+        _ = try await logins.db.query(
+            """
+            INSERT INTO ferry.schedule_events (schedule, type, data)
+            VALUES ('s', 'added', '{"every_seconds": 3600, "timezone": "UTC", "template": {}}')
+            """)
+        _ = try await logins.db.query("INSERT INTO ferry.schedule_ticks (schedule, tick_at, error) VALUES ('s', now(), 'test')")
         // Every view of the schema is a status view; every table is refused. Listed from the catalog, so a new
         // table or view cannot be forgotten here.
         let relations = try await logins.db.query(
             "SELECT c.relname, c.relkind::text FROM pg_class c WHERE c.relnamespace = 'ferry'::regnamespace AND c.relkind IN ('r', 'v', 'm', 'p') ORDER BY 1"
         ).rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
         let views = relations.filter { $0.1 == "v" }.map(\.0)
-        #expect(Set(views) == ["job_status", "batch_status", "queue_stats"])
+        #expect(Set(views) == ["job_status", "batch_status", "queue_stats", "schedule_status", "schedule_runs"])
         for (name, kind) in relations {
             let sql = "SELECT count(*) FROM ferry.\(PostgresIdentifier(name).quoted)"
             if kind == "v" {
