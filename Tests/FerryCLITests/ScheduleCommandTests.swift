@@ -263,5 +263,39 @@ struct ScheduleCommandTests {
             }
         }
     }
+
+    @Test("a tick whose job no longer validates (its account was removed) records why, enqueues nothing and moves on")
+    func templateGoneBad() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("schedbad")
+        let account = try await FerryProcess.run(
+            ["account", "add", "fl", "--provider", "flickr", "--api-key-file", "-",
+             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"],
+            databaseURL: db.url, stdin: "ferry-dev-flickr\n", environment: DropboxAccounts.environment)
+        #expect(account.status == 0, "\(account.stderr)")
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "stream", "--every", "1s", "--", "fetch", "flickr:1@N01", "--to", "/srv/f/", "--account", "fl"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        _ = try await db.query("DELETE FROM ferry.accounts WHERE name = 'fl'")
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--handler", "noop", "--schedule-interval", "0.2"], databaseURL: db.url,
+            environment: DropboxAccounts.environment)
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "two ticks recorded") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs") >= 2
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+        let rows = try await db.query("SELECT job_id IS NULL, error FROM ferry.schedule_runs ORDER BY tick_at").rows
+        for row in rows {
+            #expect(try row.decode(Bool.self, at: 0), "no job")
+            #expect(try row.decode(String?.self, at: 1)?.contains("unknown account 'fl'") == true)
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(worker.log.contains("schedule tick enqueued nothing"))
+        let show = try await FerryProcess.run(["schedule", "show", "stream"], databaseURL: db.url)
+        #expect(show.stdout.contains("error: ") && show.stdout.contains("unknown account"), "\(show.stdout)")
+    }
 }
 
