@@ -2,6 +2,7 @@ import FerryCore
 import FerryStore
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// Fires due schedules (`ferry schedule add`). Every worker runs one; they coordinate only through PostgreSQL:
@@ -17,12 +18,29 @@ public final class Scheduler: Service, Sendable {
     let logger: Logger
     let wakeup = WakeupSignal()
     let registry: ProviderRegistry
+    let enqueued: Counter
+    let failed: Counter
+    let missed: Counter
 
-    public init(store: FerryStore, workerName: String, interval: Duration = .seconds(5), registry: ProviderRegistry = .standard, logger: Logger) {
+    static let ticks = MetricSpec(
+        base: "ferry_schedule_ticks", unit: "total",
+        help: "Schedule ticks this worker fired, by outcome: enqueued (one job) or error (the job no longer validates).")
+    static let missedTicks = MetricSpec(
+        base: "ferry_schedule_missed_ticks", unit: "total",
+        help: "Schedule ticks nobody fired in time (no worker ran), skipped when this worker caught up once.")
+
+    /// - Parameter metricsRegistry: where the scheduler's counters go (the worker's registry, served by `MetricsEndpoint`).
+    public init(
+        store: FerryStore, workerName: String, interval: Duration = .seconds(5), registry: ProviderRegistry = .standard,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logger: Logger
+    ) {
         self.store = store
         self.workerName = workerName
         self.interval = interval
         self.registry = registry
+        enqueued = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "enqueued")])
+        failed = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "error")])
+        missed = metricsRegistry.makeCounter(descriptor: Self.missedTicks.descriptor)
         var logger = logger
         logger[metadataKey: "worker"] = "\(workerName)"
         self.logger = logger
@@ -81,6 +99,8 @@ public final class Scheduler: Service, Sendable {
             }
         }
         guard let firing else { return false }
+        if firing.missed > 0 { missed.increment(by: firing.missed) }
+        (firing.jobID == nil ? failed : enqueued).increment()
         var metadata: Logger.Metadata = [
             "schedule": "\(name)", "tick": "\(ScheduleTime.iso8601(firing.tick))", "missed": "\(firing.missed)",
         ]

@@ -189,7 +189,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     metricsRegistry: registry, readiness: readiness, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
-                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), logger: logger)
+                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), metricsRegistry: registry, logger: logger)
                 do {
                     // The scheduler is a sibling of the worker under the same graceful shutdown.
                     try await withThrowingTaskGroup(of: Void.self) { group in
