@@ -208,6 +208,7 @@ extension FerryStore {
                                 let outcome = try Self.enqueue([spec], lines: nil, on: connection)
                                 firing.jobID = outcome.first?.jobID
                                 try connection.execute("RELEASE SAVEPOINT schedule_fire")
+                                ScheduleCrashPoint.reach(.enqueued)
                             } catch let error as FerryStoreError {
                                 try connection.execute("ROLLBACK TO SAVEPOINT schedule_fire")
                                 firing.error = error.description

@@ -297,5 +297,36 @@ struct ScheduleCommandTests {
         let show = try await FerryProcess.run(["schedule", "show", "stream"], databaseURL: db.url)
         #expect(show.stdout.contains("error: ") && show.stdout.contains("unknown account"), "\(show.stdout)")
     }
+
+    @Test("kill -9 of a worker in the middle of firing (job written, not committed): nothing of it stays, the next worker fires the tick")
+    func killedWhileFiring() async throws {
+        let db = try await TestDatabase.make("schedkill")
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "k", "--every", "1s", "--", "fetch", "https://example.com/k.jpg", "--to", "/srv/k/"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        let first = try await db.query("SELECT next_tick FROM ferry.schedules").rows[0].decode(Date.self, at: 0)
+        let doomed = try BackgroundProcess(
+            ferry: ["worker", "--name", "doomed", "--handler", "noop", "--schedule-interval", "0.2"], databaseURL: db.url,
+            environment: ["FERRY_SCHEDULE_CRASH_AT": "enqueued"])
+        _ = try await doomed.waitForExit()
+        #expect(!doomed.isRunning)
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0, "the job of the interrupted firing rolled back")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") == 0)
+        let survivor = try Self.worker(db, name: "survivor")
+        defer { if survivor.isRunning { survivor.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "three ticks by the survivor") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 3
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "k"], databaseURL: db.url).status == 0)
+        survivor.signal(SIGTERM)
+        #expect(try await survivor.waitForExit() == 0)
+        _ = try await Self.checkTicks(db, schedule: "k", every: 1)
+        // The tick the dead worker was firing is not lost: fired, or counted as missed by the catch-up.
+        let earliest = try await db.query("SELECT tick_at, first_missed FROM ferry.schedule_ticks ORDER BY tick_at LIMIT 1").rows[0]
+        let accounted = try earliest.decode(Date?.self, at: 1) ?? earliest.decode(Date.self, at: 0)
+        #expect(accounted == first, "the interrupted tick is accounted for")
+        #expect(try await Self.count(db, "SELECT count(DISTINCT worker) FROM ferry.schedule_ticks WHERE worker = 'doomed'") == 0)
+    }
 }
 
