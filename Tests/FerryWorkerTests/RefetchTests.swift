@@ -30,7 +30,16 @@ struct RefetchTests {
 
         _ = try await DropboxFetchTests.enqueueFetch(db, "dropbox:box:/Feed", to: dir + "/out/", ["--batch", "second"])
         try await DropboxFetchTests.waitForBatch(db, "second")
+        // One file fetched on its own, into the folder and to its own path: present and unchanged, so skipped too.
+        let single = try await DropboxFetchTests.enqueueFetch(
+            db, "dropbox:box:/Feed/" + DropboxFetchTests.seededName(0), to: dir + "/out/", ["--batch", "third"])
+        let named = try await DropboxFetchTests.enqueueFetch(
+            db, "dropbox:box:/Feed/" + DropboxFetchTests.seededName(1), to: dir + "/out/" + DropboxFetchTests.seededName(1), ["--batch", "third"])
+        try await DropboxFetchTests.waitForBatch(db, "third")
         try await DropboxFetchTests.stop([worker])
+        for job in [single, named] {
+            #expect(try await DropboxFetchTests.result(db, job)["skipped"] == .string("unchanged"))
+        }
 
         let stats = try await server.stats()
         #expect(stats["requests_per_route"]?["files/download"]?.intValue == 9, "only the changed (6 first, then 3), new and damaged files: \(stats)")
