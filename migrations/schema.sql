@@ -1069,6 +1069,63 @@ $$;
 
 
 --
+-- Name: project_schedule_events(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.project_schedule_events() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    n record;
+BEGIN
+    FOR n IN SELECT * FROM new_events ORDER BY position LOOP
+        IF n.type IN ('added', 'replaced') THEN
+            INSERT INTO ferry.schedules AS s (name, every_seconds, cron, timezone, template, paused, removed, next_tick,
+                                              created_at, changed_at)
+            VALUES (n.schedule, (n.data->>'every_seconds')::bigint, n.data->>'cron', n.data->>'timezone',
+                    n.data->'template', false, false, (n.data->>'next_tick')::timestamptz, n.recorded_at, n.recorded_at)
+            ON CONFLICT (name) DO UPDATE
+               SET every_seconds = excluded.every_seconds, cron = excluded.cron, timezone = excluded.timezone,
+                   template = excluded.template, next_tick = excluded.next_tick, changed_at = excluded.changed_at,
+                   -- Replacing keeps a pause; adding again after a removal starts afresh.
+                   paused = CASE WHEN n.type = 'replaced' THEN s.paused ELSE false END,
+                   removed = false,
+                   created_at = CASE WHEN n.type = 'replaced' THEN s.created_at ELSE excluded.created_at END;
+        ELSIF n.type = 'paused' THEN
+            UPDATE ferry.schedules SET paused = true, changed_at = n.recorded_at WHERE name = n.schedule;
+        ELSIF n.type = 'resumed' THEN
+            UPDATE ferry.schedules SET paused = false, changed_at = n.recorded_at,
+                   next_tick = (n.data->>'next_tick')::timestamptz
+             WHERE name = n.schedule;
+        ELSIF n.type = 'removed' THEN
+            UPDATE ferry.schedules SET removed = true, changed_at = n.recorded_at WHERE name = n.schedule;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: project_schedule_ticks(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.project_schedule_ticks() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE ferry.schedules s
+       SET next_tick = t.next_tick, last_tick = t.tick_at, last_fired_at = t.fired_at, last_job_id = t.job_id
+      FROM (SELECT DISTINCT ON (n.schedule) n.* FROM new_ticks n ORDER BY n.schedule, n.position DESC) t
+     WHERE s.name = t.schedule;
+    RETURN NULL;
+END
+$$;
+
+
+--
 -- Name: projection_differences(integer); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -1376,6 +1433,20 @@ BEGIN
         RETURN false;
     END IF;
     RETURN EXISTS (SELECT 1 FROM ferry.archives WHERE restore_token = token::uuid);
+END
+$$;
+
+
+--
+-- Name: schedule_history_append_only(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.schedule_history_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege',
+        HINT = 'change schedules with ferry schedule add|pause|resume|remove';
 END
 $$;
 
@@ -1988,6 +2059,175 @@ COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from coun
 
 
 --
+-- Name: schedule_events; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.schedule_events (
+    "position" bigint NOT NULL,
+    schedule text NOT NULL,
+    type text NOT NULL,
+    data jsonb DEFAULT '{}'::jsonb NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL,
+    recorded_by text DEFAULT CURRENT_USER NOT NULL,
+    CONSTRAINT schedule_events_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
+    CONSTRAINT schedule_events_schedule_check CHECK ((schedule ~ '^[a-z0-9][a-z0-9_.-]{0,62}$'::text)),
+    CONSTRAINT schedule_events_type_check CHECK ((type = ANY (ARRAY['added'::text, 'replaced'::text, 'paused'::text, 'resumed'::text, 'removed'::text])))
+);
+
+
+--
+-- Name: TABLE schedule_events; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.schedule_events IS 'Append-only history of schedule definitions (ferry schedule add|pause|resume|remove): who, when, what.';
+
+
+--
+-- Name: schedule_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ferry.schedule_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.schedule_events_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: schedule_ticks; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.schedule_ticks (
+    "position" bigint NOT NULL,
+    schedule text NOT NULL,
+    tick_at timestamp with time zone NOT NULL,
+    fired_at timestamp with time zone DEFAULT now() NOT NULL,
+    job_id uuid,
+    missed bigint DEFAULT 0 NOT NULL,
+    first_missed timestamp with time zone,
+    error text,
+    next_tick timestamp with time zone,
+    worker text,
+    CONSTRAINT schedule_ticks_check CHECK (((job_id IS NULL) <> (error IS NULL))),
+    CONSTRAINT schedule_ticks_missed_check CHECK ((missed >= 0))
+);
+
+
+--
+-- Name: TABLE schedule_ticks; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.schedule_ticks IS 'Append-only: one row per fired schedule tick (its job, or why none), with the ticks missed before it.';
+
+
+--
+-- Name: schedule_runs; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.schedule_runs AS
+ SELECT t.schedule,
+    t.tick_at,
+    t.fired_at,
+    t.job_id,
+    j.state AS job_state,
+    t.missed,
+    t.first_missed,
+    t.error,
+    t.worker,
+    t."position"
+   FROM (ferry.schedule_ticks t
+     LEFT JOIN ferry.jobs j ON ((j.job_id = t.job_id)));
+
+
+--
+-- Name: VIEW schedule_runs; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON VIEW ferry.schedule_runs IS 'Per fired schedule tick: the tick, when it fired, the job (and its state), ticks missed before it, or the error.';
+
+
+--
+-- Name: schedules; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.schedules (
+    name text NOT NULL,
+    every_seconds bigint,
+    cron text,
+    timezone text NOT NULL,
+    template jsonb NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    removed boolean DEFAULT false NOT NULL,
+    next_tick timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    changed_at timestamp with time zone NOT NULL,
+    last_tick timestamp with time zone,
+    last_fired_at timestamp with time zone,
+    last_job_id uuid,
+    CONSTRAINT schedules_check CHECK (((every_seconds IS NULL) <> (cron IS NULL))),
+    CONSTRAINT schedules_every_seconds_check CHECK ((every_seconds > 0))
+);
+
+
+--
+-- Name: TABLE schedules; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.schedules IS 'Projection of ferry.schedule_events and ferry.schedule_ticks: each schedule''s definition, state and next tick.';
+
+
+--
+-- Name: schedule_status; Type: VIEW; Schema: ferry; Owner: -
+--
+
+CREATE VIEW ferry.schedule_status AS
+ SELECT s.name,
+        CASE
+            WHEN (s.cron IS NOT NULL) THEN ('cron '::text || s.cron)
+            ELSE (('every '::text || s.every_seconds) || 's'::text)
+        END AS spec,
+    s.every_seconds,
+    s.cron,
+    s.timezone,
+    s.paused,
+    s.removed,
+    s.next_tick,
+    s.last_tick,
+    s.last_fired_at,
+    s.last_job_id,
+    j.state AS last_job_state,
+    s.template,
+    s.created_at,
+    s.changed_at
+   FROM (ferry.schedules s
+     LEFT JOIN ferry.jobs j ON ((j.job_id = s.last_job_id)));
+
+
+--
+-- Name: VIEW schedule_status; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON VIEW ferry.schedule_status IS 'Per schedule: spec, time zone, paused, removed, next tick, the last tick''s job and its state.';
+
+
+--
+-- Name: schedule_ticks_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ferry.schedule_ticks ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.schedule_ticks_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
 -- Name: schema_migrations; Type: TABLE; Schema: ferry; Owner: -
 --
 
@@ -2139,6 +2379,38 @@ ALTER TABLE ONLY ferry.queue_events
 
 
 --
+-- Name: schedule_events schedule_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.schedule_events
+    ADD CONSTRAINT schedule_events_pkey PRIMARY KEY ("position");
+
+
+--
+-- Name: schedule_ticks schedule_ticks_once; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.schedule_ticks
+    ADD CONSTRAINT schedule_ticks_once UNIQUE (schedule, tick_at);
+
+
+--
+-- Name: schedule_ticks schedule_ticks_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.schedule_ticks
+    ADD CONSTRAINT schedule_ticks_pkey PRIMARY KEY ("position");
+
+
+--
+-- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.schedules
+    ADD CONSTRAINT schedules_pkey PRIMARY KEY (name);
+
+
+--
 -- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
 --
 
@@ -2222,6 +2494,20 @@ CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE 
 --
 
 CREATE INDEX jobs_running_idx ON ferry.jobs USING btree (worker) WHERE (state = 'running'::text);
+
+
+--
+-- Name: schedule_events_schedule_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX schedule_events_schedule_idx ON ferry.schedule_events USING btree (schedule, "position");
+
+
+--
+-- Name: schedules_due_idx; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX schedules_due_idx ON ferry.schedules USING btree (next_tick) WHERE ((NOT paused) AND (NOT removed));
 
 
 --
@@ -2320,6 +2606,34 @@ CREATE TRIGGER queue_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON fer
 --
 
 CREATE TRIGGER queue_events_project AFTER INSERT ON ferry.queue_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_queue_events();
+
+
+--
+-- Name: schedule_events schedule_events_no_change; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER schedule_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.schedule_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.schedule_history_append_only();
+
+
+--
+-- Name: schedule_events schedule_events_project; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER schedule_events_project AFTER INSERT ON ferry.schedule_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_schedule_events();
+
+
+--
+-- Name: schedule_ticks schedule_ticks_no_change; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER schedule_ticks_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.schedule_ticks FOR EACH STATEMENT EXECUTE FUNCTION ferry.schedule_history_append_only();
+
+
+--
+-- Name: schedule_ticks schedule_ticks_project; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER schedule_ticks_project AFTER INSERT ON ferry.schedule_ticks REFERENCING NEW TABLE AS new_ticks FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_schedule_ticks();
 
 
 --
@@ -2820,6 +3134,125 @@ GRANT INSERT(data) ON TABLE ferry.queue_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_reader;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_worker;
+
+
+--
+-- Name: TABLE schedule_events; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.schedule_events TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schedule_events TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_events.schedule; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(schedule) ON TABLE ferry.schedule_events TO ferry_producer;
+
+
+--
+-- Name: COLUMN schedule_events.type; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(type) ON TABLE ferry.schedule_events TO ferry_producer;
+
+
+--
+-- Name: COLUMN schedule_events.data; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(data) ON TABLE ferry.schedule_events TO ferry_producer;
+
+
+--
+-- Name: TABLE schedule_ticks; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.schedule_ticks TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.schedule; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(schedule) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.tick_at; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(tick_at) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.job_id; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(job_id) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.missed; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(missed) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.first_missed; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(first_missed) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.error; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(error) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.next_tick; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(next_tick) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.worker; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(worker) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: TABLE schedule_runs; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_reader;
+GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_worker;
+
+
+--
+-- Name: TABLE schedules; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.schedules TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schedules TO ferry_worker;
+
+
+--
+-- Name: TABLE schedule_status; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT ON TABLE ferry.schedule_status TO ferry_reader;
+GRANT SELECT ON TABLE ferry.schedule_status TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schedule_status TO ferry_worker;
 
 
 --

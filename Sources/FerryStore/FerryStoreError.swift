@@ -35,6 +35,8 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case archiveFile = "archive_file"
         /// Restoring an archive would collide with what the database holds now (a job or key exists again).
         case restoreConflict = "restore_conflict"
+        /// A schedule with that name exists already (`ferry schedule add --replace` replaces it).
+        case scheduleExists = "schedule_exists"
     }
 
     public var code: Code

@@ -34,6 +34,7 @@ enum CLIFailure {
             case .keyReused: return ExitCode(ExitStatus.invalidInput)
             case .archiveFile: return ExitCode(ExitStatus.invalidInput)
             case .restoreConflict: return ExitCode(ExitStatus.negative)
+            case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
             }
         case let error as ArchiveError:
             printError("error: \(error)")

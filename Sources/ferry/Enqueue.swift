@@ -120,39 +120,45 @@ struct Enqueue: AsyncParsableCommand {
                 try await enqueueLines(from: from, plainKind: plainKind)
                 return
             }
-            guard format == .jsonl else {
-                throw CLIUsageError(message: "--format describes the --from file; give --from FILE too")
-            }
-            guard let kindText = arguments.first else {
-                throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, or ferry enqueue --from FILE")
-            }
-            guard let kind = JobKind(rawValue: kindText) else {
-                throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload or fetch")
-            }
-            let operands = Array(arguments.dropFirst())
-            guard let to else {
-                throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : "download goes")")
-            }
-            guard !operands.isEmpty else {
-                throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to fetch")
-            }
-            if operands.count > 1 && !to.hasSuffix("/") {
-                throw CLIUsageError(message: "several \(kind == .upload ? "files" : "sources") need a folder destination: end --to with /")
-            }
-            if operands.count > 1 && key != nil {
-                throw CLIUsageError(message: "--key names one job; with several \(kind == .upload ? "files" : "sources") use --from with a key per line")
-            }
-            if operands.count > 1 && (providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") })) {
-                throw CLIUsageError(message: "--sha256 names one file's checksum; with several sources use --from with a \"sha256\" per line")
-            }
-            let given = try providerOptions.options()
-            let requests = operands.map { operand in
-                JobRequest(
-                    kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
-                    priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
-                    idempotencyKey: key, options: given)
-            }
+            let requests = try commandLineRequests()
             try await EnqueueRunner.enqueue(requests, earlierIssues: [], connection: connection, json: options.json)
+        }
+    }
+
+    /// The jobs named on the command line (`upload FILE… | fetch SOURCE…` with `--to` and the options), checked
+    /// for usage mistakes. `ferry schedule add … -- fetch …` parses its job template with this too.
+    func commandLineRequests() throws -> [JobRequest] {
+        guard format == .jsonl else {
+            throw CLIUsageError(message: "--format describes the --from file; give --from FILE too")
+        }
+        guard let kindText = arguments.first else {
+            throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, or ferry enqueue --from FILE")
+        }
+        guard let kind = JobKind(rawValue: kindText) else {
+            throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload or fetch")
+        }
+        let operands = Array(arguments.dropFirst())
+        guard let to else {
+            throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : "download goes")")
+        }
+        guard !operands.isEmpty else {
+            throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to fetch")
+        }
+        if operands.count > 1 && !to.hasSuffix("/") {
+            throw CLIUsageError(message: "several \(kind == .upload ? "files" : "sources") need a folder destination: end --to with /")
+        }
+        if operands.count > 1 && key != nil {
+            throw CLIUsageError(message: "--key names one job; with several \(kind == .upload ? "files" : "sources") use --from with a key per line")
+        }
+        if operands.count > 1 && (providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") })) {
+            throw CLIUsageError(message: "--sha256 names one file's checksum; with several sources use --from with a \"sha256\" per line")
+        }
+        let given = try providerOptions.options()
+        return operands.map { operand in
+            JobRequest(
+                kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
+                priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
+                idempotencyKey: key, options: given)
         }
     }
 

@@ -33,6 +33,9 @@ struct WorkerCommand: AsyncParsableCommand {
               ferry worker --poll-only          # behind PgBouncer in transaction mode
               ferry worker --wait-for-schema 10m   # started before ferry migrate ends
 
+            Every worker also fires due schedules (ferry schedule add), at most one job per tick across the fleet; \
+            --no-schedules leaves that to the others.
+
             PostgreSQL unreachable: a running worker reconnects with backoff and writes what it finished meanwhile; \
             a starting one waits for it as it waits for the schema (below).
 
@@ -98,6 +101,12 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("retry-base"), help: .hidden)
     var retryBase: Double = 2
+
+    @Flag(name: .customLong("no-schedules"), help: "Do not fire schedules (ferry schedule); other workers do.")
+    var noSchedules = false
+
+    @Option(name: .customLong("schedule-interval"), help: .hidden)
+    var scheduleInterval: Double = 5
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -178,8 +187,16 @@ struct WorkerCommand: AsyncParsableCommand {
                 let worker = Worker(
                     configuration: configuration, store: store, handlers: handlers, listenerConfiguration: pgConfiguration,
                     metricsRegistry: registry, readiness: readiness, logger: logger)
+                let scheduler = noSchedules ? nil : Scheduler(
+                    store: store, workerName: workerName,
+                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), metricsRegistry: registry, logger: logger)
                 do {
-                    try await worker.run()
+                    // The scheduler is a sibling of the worker under the same graceful shutdown.
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        if let scheduler { group.addTask { try await scheduler.run() } }
+                        group.addTask { try await worker.run() }
+                        try await group.waitForAll()
+                    }
                 } catch {
                     try? await http.shutdown()
                     throw error

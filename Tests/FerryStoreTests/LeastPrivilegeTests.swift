@@ -317,11 +317,18 @@ struct LeastPrivilegeTests {
         let owner = logins.db.store()
         defer { owner.client.close() }
         _ = try await owner.enqueue([StoreFixtures.fetchSpec(batch: "b"), StoreFixtures.fetchSpec(batch: "b")])
-        // Something for every view to show: a worker, an account, a job finished within the hour.
+        // Something for every view to show: a worker, an account, a job finished within the hour, a schedule with
+        // one fired tick.
         try await owner.register(WorkerRegistration(name: "w-lp", queues: ["default"], concurrency: 1, host: "h", pid: 1))
         try await logins.db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('lp-box', 'dropbox')")
         let claimed = try await owner.claim(worker: "w-lp", queues: ["default"], limit: 1)
         _ = try await owner.record(claimed.map { .succeeded($0, bytes: 10) })
+        _ = try await logins.db.query(
+            """
+            INSERT INTO ferry.schedule_events (schedule, type, data)
+            VALUES ('s', 'added', '{"every_seconds": 3600, "timezone": "UTC", "template": {}}')
+            """)
+        _ = try await logins.db.query("INSERT INTO ferry.schedule_ticks (schedule, tick_at, error) VALUES ('s', now(), 'test')")
         // Every view of the schema is a status view; every table is refused. Listed from the catalog, so a new
         // table or view cannot be forgotten here.
         let relations = try await logins.db.query(
@@ -330,6 +337,7 @@ struct LeastPrivilegeTests {
         let views = relations.filter { $0.1 == "v" }.map(\.0)
         #expect(Set(views) == [
             "job_status", "batch_status", "queue_stats", "job_timeline", "worker_status", "account_status", "throughput",
+            "schedule_status", "schedule_runs",
         ])
         for (name, kind) in relations {
             let sql = "SELECT count(*) FROM ferry.\(PostgresIdentifier(name).quoted)"

@@ -25,8 +25,15 @@ public struct DropboxFetchHandler: JobHandler {
         let (account, path) = (location.account, location.path)
         let details = try DropboxFetchDetails(job: job)
         let caller = DropboxCaller(account: account, tokens: tokens, logger: context.logger)
-        func file(_ target: String) -> DropboxFileFetch {
-            DropboxFileFetch(job: job, context: context, caller: caller, details: details, path: path, target: target)
+        func file(_ target: String, looked metadata: DropboxFileMetadata? = nil) -> DropboxFileFetch {
+            var details = details
+            if let metadata, details.listedContentHash == nil {
+                // What the lookup saw, as a listing records it for its children: a file already at the target
+                // with this size and content hash is not downloaded again.
+                details.listedSize = metadata.size
+                details.listedContentHash = metadata.contentHash
+            }
+            return DropboxFileFetch(job: job, context: context, caller: caller, details: details, path: path, target: target)
         }
         if details.isEntry { return try await file(job.destination).run() }
 
@@ -49,11 +56,13 @@ public struct DropboxFetchHandler: JobHandler {
             if details.thumbnail != nil && !DropboxChildPath.isImage(metadata.name) {
                 throw JobFailure.permanent("not_an_image", "\(metadata.name) is not an image Dropbox makes thumbnails of")
             }
-            guard job.destination.hasSuffix("/") else { return try await file(job.destination).run() }
+            guard job.destination.hasSuffix("/") else { return try await file(job.destination, looked: metadata).run() }
             guard let name = SafePath.component(metadata.name) else {
                 throw JobFailure.permanent("unsafe_path", "the remote name \(metadata.name.debugDescription) is not a safe local file name")
             }
-            return try await file(details.thumbnail == nil ? job.destination + name : DropboxChildPath.thumbnailPath(job.destination + name)).run()
+            return try await file(
+                details.thumbnail == nil ? job.destination + name : DropboxChildPath.thumbnailPath(job.destination + name), looked: metadata
+            ).run()
         case .folder(let pathLower, _, _):
             let folder = job.destination.hasSuffix("/") ? job.destination : job.destination + "/"
             return try await DropboxFolderFanOut(

@@ -31,6 +31,7 @@ struct DropboxFileFetch: Sendable {
     }
 
     private func fetchFile() async throws -> JobResult {
+        if let unchanged = try await alreadyPresent() { return unchanged }
         var digests: Set<PartialDownload.Digest> = [.dropboxContentHash]
         if details.sha256 != nil { digests.insert(.sha256) }
         let recorded = DropboxDownloadCursor(session: job.session)
@@ -58,6 +59,21 @@ struct DropboxFileFetch: Sendable {
         } catch let error as DropboxError {
             throw error.jobFailure(doing: "downloading \(path)")
         }
+    }
+
+    /// A file a folder listing saw (size and `content_hash`) that is already at the target with the same size and
+    /// content hash is not downloaded again: a folder fetched again brings only new or changed files. Checked here,
+    /// in the child, so the hashing of local files is spread over the workers like the downloads it replaces.
+    private func alreadyPresent() async throws -> JobResult? {
+        guard let hash = details.listedContentHash, let size = details.listedSize, details.sha256 == nil else { return nil }
+        let target = self.target
+        guard let local = try? await BlockingIO.run({ LocalContentHash.dropbox(of: target, size: size) }), local == hash else {
+            return nil
+        }
+        context.logger.info("already present with the same size and content hash; not downloaded again")
+        return JobResult(
+            bytes: 0,
+            details: .object(["skipped": .string("unchanged"), "size": .int(size), "content_hash": .string(hash)]))
     }
 
     /// Asks for the bytes from the recorded offset. A changed `rev`, an ignored range or an offset past the end

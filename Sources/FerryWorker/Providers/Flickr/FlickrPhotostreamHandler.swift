@@ -47,6 +47,7 @@ public struct FlickrPhotostreamHandler: JobHandler {
         if page > 1 { context.logger.info("resuming Flickr listing", metadata: ["page": "\(page)", "listed": "\(listed)"]) }
         var total = Int(session?["total"]?.intValue ?? 0)
         var skipped = 0
+        var unchanged = session?["unchanged"]?.intValue ?? 0
 
         while limit.map({ listed < $0 }) ?? true {
             try context.checkCancellation()
@@ -62,18 +63,36 @@ public struct FlickrPhotostreamHandler: JobHandler {
                 }
                 children.append(child)
             }
+            // A photo already fetched into this folder is not fetched again: its file name carries Flickr's identity
+            // (photo id and size), and fetches land under that name only once complete (written beside it first).
+            let candidates = children
+            let present = try await BlockingIO.run { candidates.map { Self.isPresent($0.destination) } }
+            unchanged += Int64(present.filter { $0 }.count)
+            children = zip(children, present).filter { !$0.1 }.map(\.0)
             listed += Int64(wanted)
             let finished = result.photos.isEmpty || page >= result.pages || limit.map { listed >= $0 } == true
             page += 1
             try await context.fanOut(
                 children, bytesDone: 0,
-                session: .object(["page": .int(Int64(page)), "listed": .int(listed), "per_page": .int(Int64(pageSize)), "total": .int(Int64(total))]))
+                session: .object([
+                    "page": .int(Int64(page)), "listed": .int(listed), "per_page": .int(Int64(pageSize)), "total": .int(Int64(total)),
+                    "unchanged": .int(unchanged),
+                ]))
             if finished { break }
         }
-        context.logger.info("Flickr listing done", metadata: ["photos": "\(listed)", "pages": "\(page - 1)", "skipped": "\(skipped)"])
+        context.logger.info("Flickr listing done", metadata: ["photos": "\(listed)", "pages": "\(page - 1)", "skipped": "\(skipped)", "unchanged": "\(unchanged)"])
         return JobResult(
             bytes: 0,
-            details: .object(["photos": .int(listed), "pages": .int(Int64(page - 1)), "total": .int(Int64(total)), "skipped": .int(Int64(skipped))]))
+            details: .object([
+                "photos": .int(listed), "pages": .int(Int64(page - 1)), "total": .int(Int64(total)), "skipped": .int(Int64(skipped)),
+                "unchanged": .int(unchanged),
+            ]))
+    }
+
+    /// A complete earlier fetch of the photo: a non-empty regular file at its destination.
+    static func isPresent(_ path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
+        return attributes[.type] as? FileAttributeType == .typeRegular && (attributes[.size] as? NSNumber)?.int64Value ?? 0 > 0
     }
 
     /// One listing page, with Flickr's errors turned into job failures.

@@ -1,0 +1,238 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// The idempotency key of the job a schedule enqueues for a tick: unique per schedule and tick.
+    public static func scheduleKey(_ name: String, tick: Date) -> String {
+        "schedule:\(name):\(ScheduleTime.iso8601(tick))"
+    }
+
+    /// Every change of a schedule and every firing take this transaction lock first, then read the schedule
+    /// again: a replace or pause never interleaves with a firing of the old definition.
+    static let scheduleLockSQL = "hashtext('ferry.schedule'), hashtext($1)"
+
+    /// Adds a schedule (or, with `replace`, replaces one) by appending to `ferry.schedule_events`.
+    ///
+    /// `probe` is the template validated as a job: it is enqueued inside a savepoint and rolled back, so the
+    /// database's own checks (accounts exist and belong to the right provider) refuse a bad template before
+    /// anything is stored.
+    public func addSchedule(
+        name: String, recurrence: ScheduleRecurrence, template: JobRequest, probe: JobSpec, replace: Bool, now: Date
+    ) async throws -> ScheduleRecord {
+        guard let nextTick = recurrence.next(after: now) else {
+            throw ValidationIssue(field: "--cron", problem: "the expression never matches a date", fix: "check the day and month fields")
+        }
+        var data: [String: JSONValue] = ["template": template.template, "next_tick": .string(ScheduleTime.iso8601(nextTick))]
+        switch recurrence {
+        case .every(let seconds):
+            data["every_seconds"] = .int(seconds)
+            data["timezone"] = .string("UTC")
+        case .cron(let expression, let zone):
+            data["cron"] = .string(expression.text)
+            data["timezone"] = .string(zone.identifier)
+        }
+        let payload = JSONValue.object(data).jsonText
+        do {
+            return try await client.withTransaction { connection in
+                _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
+                let existing = try connection.query("SELECT removed FROM ferry.schedules WHERE name = $1", [name]).rows
+                let live = try existing.first.map { try !$0.decode(Bool.self, at: 0) } ?? false
+                if live && !replace {
+                    throw FerryStoreError(
+                        .scheduleExists, "a schedule named '\(name)' exists already",
+                        fix: "pick another name, or pass --replace to replace its definition (its history stays)")
+                }
+                try connection.execute("SAVEPOINT schedule_probe")
+                _ = try Self.enqueue([probe], lines: nil, on: connection)
+                try connection.execute("ROLLBACK TO SAVEPOINT schedule_probe")
+                _ = try connection.query(
+                    "INSERT INTO ferry.schedule_events (schedule, type, data) VALUES ($1, $2, $3::jsonb)",
+                    [name, live ? "replaced" : "added", PostgresJSON(text: payload)])
+                return try Self.schedule(name, on: connection)!
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Pauses or resumes a schedule from its next tick. Answers false when it was already in that state. A resumed
+    /// schedule's next tick is the first after now: ticks that fell while it was paused are not caught up.
+    public func setSchedulePaused(_ name: String, paused: Bool, now: Date) async throws -> Bool {
+        do {
+            return try await client.withTransaction { connection in
+                _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
+                guard let record = try Self.schedule(name, on: connection), !record.removed else { throw Self.noSchedule(name) }
+                guard record.paused != paused else { return false }
+                var data = [String: JSONValue]()
+                if !paused, let next = record.recurrence?.next(after: now) {
+                    data["next_tick"] = .string(ScheduleTime.iso8601(next))
+                }
+                _ = try connection.query(
+                    "INSERT INTO ferry.schedule_events (schedule, type, data) VALUES ($1, $2, $3::jsonb)",
+                    [name, paused ? "paused" : "resumed", PostgresJSON(text: JSONValue.object(data).jsonText)])
+                return true
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Removes a schedule: it fires no more ticks; its history stays (and the name can be added again).
+    public func removeSchedule(_ name: String) async throws {
+        do {
+            try await client.withTransaction { connection in
+                _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
+                guard let record = try Self.schedule(name, on: connection), !record.removed else { throw Self.noSchedule(name) }
+                _ = try connection.query("INSERT INTO ferry.schedule_events (schedule, type) VALUES ($1, 'removed')", [name])
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Schedules by name; removed ones only when asked.
+    public func schedules(includeRemoved: Bool = false) async throws -> [ScheduleRecord] {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT \(ScheduleRecord.columns) FROM ferry.schedule_status WHERE $1 OR NOT removed ORDER BY name",
+                    [includeRemoved]
+                ).rows.map(ScheduleRecord.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// One schedule (removed too) and its newest `limit` runs, newest first.
+    public func schedule(_ name: String, runs limit: Int) async throws -> (ScheduleRecord, [ScheduleRun]) {
+        do {
+            return try await client.withConnection { connection in
+                guard let record = try Self.schedule(name, on: connection) else { throw Self.noSchedule(name) }
+                let runs = try connection.query(
+                    "SELECT \(ScheduleRun.columns) FROM ferry.schedule_runs WHERE schedule = $1 ORDER BY tick_at DESC LIMIT $2",
+                    [name, limit]
+                ).rows.map(ScheduleRun.init(row:))
+                return (record, runs)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    static func schedule(_ name: String, on connection: PostgresConnection) throws -> ScheduleRecord? {
+        try connection.query("SELECT \(ScheduleRecord.columns) FROM ferry.schedule_status WHERE name = $1", [name])
+            .rows.first.map(ScheduleRecord.init(row:))
+    }
+
+    static func noSchedule(_ name: String) -> FerryStoreError {
+        FerryStoreError(.notFound, "no schedule named '\(name)'", fix: "see ferry schedule list")
+    }
+
+    /// The earliest live schedules by next tick (from `schedules_due_idx`), with the database's time: what is due
+    /// now and when the next one falls.
+    public func upcomingSchedules(limit: Int) async throws -> (names: [(String, Date)], now: Date) {
+        do {
+            return try await client.withConnection { connection in
+                let rows = try connection.query(
+                    """
+                    SELECT name, next_tick, now() FROM ferry.schedules
+                     WHERE NOT paused AND NOT removed AND next_tick IS NOT NULL
+                     ORDER BY next_tick LIMIT $1
+                    """, [limit]
+                ).rows
+                let now = try rows.first?.decode(Date.self, at: 2)
+                    ?? connection.query("SELECT now()").rows[0].decode(Date.self, at: 0)
+                return (try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(Date.self, at: 1)) }, now)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Fires schedule `name` if it is still due, in one transaction: enqueues the job for its latest due tick (key
+    /// `schedule:NAME:TICK`), records the tick (and the earlier ones nobody fired, as missed) in
+    /// `ferry.schedule_ticks`, and advances its next tick. Answers nil when another worker holds or just fired it.
+    ///
+    /// - Parameter prepare: validates the template as a job for the tick (the worker's providers), or says why not.
+    public func fireSchedule(
+        _ name: String, worker: String,
+        prepare: @escaping @Sendable (JobRequest) -> Result<JobSpec, ValidationIssue>
+    ) async throws -> ScheduleFiring? {
+        do {
+            return try await client.withTransaction { connection in
+                guard try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
+                    .rows[0].decode(Bool.self, at: 0)
+                else { return nil }
+                // Read again under the lock (a fresh snapshot): a firing committed meanwhile moved next_tick on.
+                let rows = try connection.query(
+                    """
+                    SELECT every_seconds, cron, timezone, template::text, next_tick, now() FROM ferry.schedules
+                     WHERE name = $1 AND NOT paused AND NOT removed AND next_tick <= now()
+                    """, [name]
+                ).rows
+                guard let row = rows.first else { return nil }
+                let now = try row.decode(Date.self, at: 5)
+                let due = try row.decode(Date.self, at: 4)
+                let timezone = try row.decode(String.self, at: 2)
+                let recurrence: ScheduleRecurrence?
+                if let every = try row.decode(Int64?.self, at: 0) {
+                    recurrence = .every(seconds: every)
+                } else if let cron = try row.decode(String?.self, at: 1), let zone = TimeZone(identifier: timezone),
+                    let expression = try? CronExpression(cron)
+                {
+                    recurrence = .cron(expression, zone: zone)
+                } else {
+                    recurrence = nil
+                }
+                var firing = ScheduleFiring(schedule: name, tick: due, jobID: nil, error: nil, missed: 0, nextTick: nil)
+                if let recurrence {
+                    let (tick, missed) = recurrence.catchUp(due: due, now: now)
+                    firing.tick = tick
+                    firing.missed = missed
+                    firing.nextTick = recurrence.next(after: now)
+                } else {
+                    // Unreadable here (a zone this machine's tz database lacks): record it once a day, not each poll.
+                    firing.nextTick = now.addingTimeInterval(86_400)
+                    firing.error = "the schedule's time zone '\(timezone)' or cron expression is unknown to this worker"
+                }
+                let template = (try? JSONValue.parse(try row.decode(String.self, at: 3))).flatMap(JobRequest.init(template:))
+                if firing.error == nil {
+                    if var request = template {
+                        request.idempotencyKey = Self.scheduleKey(name, tick: firing.tick)
+                        switch prepare(request) {
+                        case .success(let spec):
+                            try connection.execute("SAVEPOINT schedule_fire")
+                            do {
+                                let outcome = try Self.enqueue([spec], lines: nil, on: connection)
+                                firing.jobID = outcome.first?.jobID
+                                try connection.execute("RELEASE SAVEPOINT schedule_fire")
+                                ScheduleCrashPoint.reach(.enqueued)
+                            } catch let error as FerryStoreError {
+                                try connection.execute("ROLLBACK TO SAVEPOINT schedule_fire")
+                                firing.error = error.description
+                            }
+                        case .failure(let issue):
+                            firing.error = issue.description
+                        }
+                    } else {
+                        firing.error = "the stored job template cannot be read"
+                    }
+                }
+                _ = try connection.query(
+                    """
+                    INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, missed, first_missed, error, next_tick, worker)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                    """,
+                    [name, firing.tick, firing.jobID, firing.missed, firing.missed > 0 ? due : nil, firing.error, firing.nextTick, worker])
+                return firing
+            }
+        } catch let error as PostgresError where error.sqlState == .uniqueViolation && error.constraint == "schedule_ticks_once" {
+            // Already fired (cannot happen under the lock; the constraint is the last word): nothing was kept.
+            return nil
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// One row of `ferry.schedule_status`: a schedule's definition, state, next tick and last job.
+public struct ScheduleRecord: Sendable, Hashable {
+    public var name: String
+    public var everySeconds: Int64?
+    public var cron: String?
+    public var timezone: String
+    public var template: JSONValue
+    public var paused: Bool
+    public var removed: Bool
+    public var nextTick: Date?
+    public var lastTick: Date?
+    public var lastFiredAt: Date?
+    public var lastJobID: UUID?
+    public var lastJobState: String?
+    public var createdAt: Date
+    public var changedAt: Date
+
+    static let columns = """
+        name, every_seconds, cron, timezone, template::text, paused, removed, next_tick, last_tick, last_fired_at,
+        last_job_id, last_job_state, created_at, changed_at
+        """
+
+    init(row: PostgresRow) throws {
+        name = try row.decode(String.self, at: 0)
+        everySeconds = try row.decode(Int64?.self, at: 1)
+        cron = try row.decode(String?.self, at: 2)
+        timezone = try row.decode(String.self, at: 3)
+        template = (try? JSONValue.parse(try row.decode(String.self, at: 4))) ?? .null
+        paused = try row.decode(Bool.self, at: 5)
+        removed = try row.decode(Bool.self, at: 6)
+        nextTick = try row.decode(Date?.self, at: 7)
+        lastTick = try row.decode(Date?.self, at: 8)
+        lastFiredAt = try row.decode(Date?.self, at: 9)
+        lastJobID = try row.decode(UUID?.self, at: 10)
+        lastJobState = try row.decode(String?.self, at: 11)
+        createdAt = try row.decode(Date.self, at: 12)
+        changedAt = try row.decode(Date.self, at: 13)
+    }
+
+    /// `every 1h` or `cron 0 * * * *`, as the user wrote it.
+    public var spec: String {
+        if let cron { return "cron \(cron)" }
+        return "every " + ScheduleRecurrence.formatInterval(everySeconds ?? 0)
+    }
+
+    /// The recurrence, or nil when the stored zone is unknown to this machine's tz database or the expression
+    /// does not parse (written by a newer Ferry).
+    public var recurrence: ScheduleRecurrence? {
+        if let everySeconds { return .every(seconds: everySeconds) }
+        guard let cron, let zone = TimeZone(identifier: timezone), let expression = try? CronExpression(cron) else { return nil }
+        return .cron(expression, zone: zone)
+    }
+
+    public var json: JSONValue {
+        func time(_ date: Date?) -> JSONValue { date.map { .string(ScheduleTime.iso8601($0)) } ?? .null }
+        return .object([
+            "name": .string(name), "spec": .string(spec), "every_seconds": everySeconds.map(JSONValue.int) ?? .null,
+            "cron": cron.map(JSONValue.string) ?? .null, "timezone": .string(timezone), "template": template,
+            "paused": .bool(paused), "removed": .bool(removed), "next_tick": time(nextTick), "last_tick": time(lastTick),
+            "last_fired_at": time(lastFiredAt), "last_job_id": lastJobID.map { .string($0.uuidString.lowercased()) } ?? .null,
+            "last_job_state": lastJobState.map(JSONValue.string) ?? .null, "created_at": time(createdAt),
+            "changed_at": time(changedAt),
+        ])
+    }
+}

@@ -1,0 +1,42 @@
+import FerryCore
+import Foundation
+import Postgres
+
+/// One row of `ferry.schedule_runs`: a fired tick, its job (and the job's state now) or why there is none, and the
+/// ticks missed before it.
+public struct ScheduleRun: Sendable, Hashable {
+    public var schedule: String
+    public var tickAt: Date
+    public var firedAt: Date
+    public var jobID: UUID?
+    public var jobState: String?
+    public var missed: Int64
+    public var firstMissed: Date?
+    public var error: String?
+    public var worker: String?
+
+    static let columns = "schedule, tick_at, fired_at, job_id, job_state, missed, first_missed, error, worker"
+
+    init(row: PostgresRow) throws {
+        schedule = try row.decode(String.self, at: 0)
+        tickAt = try row.decode(Date.self, at: 1)
+        firedAt = try row.decode(Date.self, at: 2)
+        jobID = try row.decode(UUID?.self, at: 3)
+        jobState = try row.decode(String?.self, at: 4)
+        missed = try row.decode(Int64.self, at: 5)
+        firstMissed = try row.decode(Date?.self, at: 6)
+        error = try row.decode(String?.self, at: 7)
+        worker = try row.decode(String?.self, at: 8)
+    }
+
+    public var json: JSONValue {
+        .object([
+            "schedule": .string(schedule), "tick_at": .string(ScheduleTime.iso8601(tickAt)),
+            "fired_at": .string(ScheduleTime.iso8601(firedAt)),
+            "job_id": jobID.map { .string($0.uuidString.lowercased()) } ?? .null,
+            "job_state": jobState.map(JSONValue.string) ?? .null, "missed": .int(missed),
+            "first_missed": firstMissed.map { .string(ScheduleTime.iso8601($0)) } ?? .null,
+            "error": error.map(JSONValue.string) ?? .null, "worker": worker.map(JSONValue.string) ?? .null,
+        ])
+    }
+}

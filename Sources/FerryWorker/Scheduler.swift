@@ -1,0 +1,116 @@
+import FerryCore
+import FerryStore
+import Foundation
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// Fires due schedules (`ferry schedule add`). Every worker runs one; they coordinate only through PostgreSQL:
+/// each firing is one transaction under a per-schedule lock that workers only try, so a tick enqueues exactly one
+/// job however many workers race for it, and a worker that was down catches up once.
+///
+/// It sleeps until the earliest next tick, at most `interval` (so schedules added meanwhile are seen within it).
+/// On graceful shutdown it finishes the firing under way and stops.
+public final class Scheduler: Service, Sendable {
+    let store: FerryStore
+    let workerName: String
+    let interval: Duration
+    let logger: Logger
+    let wakeup = WakeupSignal()
+    let registry: ProviderRegistry
+    let enqueued: Counter
+    let failed: Counter
+    let missed: Counter
+
+    static let ticks = MetricSpec(
+        base: "ferry_schedule_ticks", unit: "total",
+        help: "Schedule ticks this worker fired, by outcome: enqueued (one job) or error (the job no longer validates).")
+    static let missedTicks = MetricSpec(
+        base: "ferry_schedule_missed_ticks", unit: "total",
+        help: "Schedule ticks nobody fired in time (no worker ran), skipped when this worker caught up once.")
+
+    /// - Parameter metricsRegistry: where the scheduler's counters go (the worker's registry, served by `MetricsEndpoint`).
+    public init(
+        store: FerryStore, workerName: String, interval: Duration = .seconds(5), registry: ProviderRegistry = .standard,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logger: Logger
+    ) {
+        self.store = store
+        self.workerName = workerName
+        self.interval = interval
+        self.registry = registry
+        enqueued = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "enqueued")])
+        failed = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "error")])
+        missed = metricsRegistry.makeCounter(descriptor: Self.missedTicks.descriptor)
+        var logger = logger
+        logger[metadataKey: "worker"] = "\(workerName)"
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await self.loop()
+        } onGracefulShutdown: {
+            self.wakeup.notify()
+        }
+    }
+
+    func loop() async {
+        let batch = 32
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            var pause = interval
+            do {
+                let (upcoming, now) = try await store.upcomingSchedules(limit: batch)
+                var due = 0
+                var fired = 0
+                for (name, next) in upcoming where next <= now {
+                    if Task.isShuttingDownGracefully || Task.isCancelled { return }
+                    due += 1
+                    do {
+                        if try await fire(name) { fired += 1 }
+                    } catch {
+                        // One schedule's failure (the database refused its job, say) must not hold up the others.
+                        logger.warning("firing a schedule failed; retrying", metadata: ["schedule": "\(name)", "error": "\(error)"])
+                    }
+                }
+                if fired > 0 {
+                    pause = .zero  // read the new next ticks at once: the next one may be near
+                } else if due > 0 {
+                    pause = min(interval, .milliseconds(100))  // another worker holds them: look again shortly
+                } else if let later = upcoming.first {
+                    pause = min(interval, .milliseconds(Int64(later.1.timeIntervalSince(now) * 1000) + 5))
+                }
+            } catch {
+                logger.warning("reading due schedules failed; retrying", metadata: ["error": "\(error)"])
+            }
+            if pause > .zero { await wakeup.wait(timeout: pause) }
+        }
+    }
+
+    /// Fires one due schedule; false when another worker holds it or fired it first.
+    func fire(_ name: String) async throws -> Bool {
+        let registry = self.registry
+        let firing = try await store.fireSchedule(name, worker: workerName) { request in
+            var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
+            let now = Date()
+            return Result { () throws(ValidationIssue) -> JobSpec in
+                try request.validated(
+                    jobID: ids.next(now: now), now: now, currentDirectory: "/",
+                    inspectFile: { _ in .failure(.unreadable) }, providers: registry)
+            }
+        }
+        guard let firing else { return false }
+        if firing.missed > 0 { missed.increment(by: firing.missed) }
+        (firing.jobID == nil ? failed : enqueued).increment()
+        var metadata: Logger.Metadata = [
+            "schedule": "\(name)", "tick": "\(ScheduleTime.iso8601(firing.tick))", "missed": "\(firing.missed)",
+        ]
+        if let job = firing.jobID {
+            metadata["job"] = "\(job.uuidString.lowercased())"
+            logger.info("schedule fired", metadata: metadata)
+        } else {
+            metadata["error"] = "\(firing.error ?? "")"
+            logger.warning("schedule tick enqueued nothing", metadata: metadata)
+        }
+        return true
+    }
+}

@@ -1,0 +1,332 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `ferry schedule`: the CLI against a real database, and real worker processes firing ticks.
+@Suite("ferry schedule")
+struct ScheduleCommandTests {
+    /// Schedules as short as 1 s, for the firing tests only.
+    static let shortTicks = ["FERRY_SCHEDULE_MIN_INTERVAL": "1"]
+
+    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
+        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
+    }
+
+    static func worker(_ db: TestDatabase, name: String) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--name", name, "--handler", "noop", "--schedule-interval", "0.2", "--heartbeat-interval", "0.5",
+                    "--poll-interval", "0.5"], databaseURL: db.url)
+    }
+
+    /// Every tick from the first fired one to the last is accounted for exactly once: fired (one row, one job with
+    /// the tick's key) or counted as missed by the next fired one. Answers the number of rows.
+    static func checkTicks(_ db: TestDatabase, schedule: String, every: Double) async throws -> Int {
+        let rows = try await db.query(
+            """
+            SELECT extract(epoch FROM t.tick_at)::float8, t.missed, t.job_id, j.idempotency_key,
+                   extract(epoch FROM t.first_missed)::float8
+              FROM ferry.schedule_ticks t LEFT JOIN ferry.jobs j ON j.job_id = t.job_id
+             WHERE t.schedule = $1 ORDER BY t.tick_at
+            """, [schedule]).rows
+        var previous: Double?
+        for row in rows {
+            let tick = try row.decode(Double.self, at: 0)
+            let missed = try row.decode(Int64.self, at: 1)
+            #expect(try row.decode(UUID?.self, at: 2) != nil, "every tick enqueued its job")
+            let key = try row.decode(String?.self, at: 3)
+            #expect(key == "schedule:\(schedule):" + ScheduleTime.iso8601(Date(timeIntervalSince1970: tick)), "the job carries the tick's key")
+            if let previous {
+                #expect(tick - previous == Double(missed + 1) * every, "ticks follow each other: \(previous) → \(tick) with \(missed) missed")
+                if missed > 0 { #expect(try row.decode(Double?.self, at: 4) == previous + every) }
+            }
+            previous = tick
+        }
+        let jobs = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE $1", ["schedule:\(schedule):%"])
+        #expect(jobs == rows.count, "one job per fired tick, none else")
+        return rows.count
+    }
+
+    @Test("add, list, show, pause, resume, remove; bad input is refused with nothing stored")
+    func commands() async throws {
+        let db = try await TestDatabase.make("sched")
+        func ferry(_ arguments: [String], environment: [String: String] = [:]) async throws -> FerryProcess.Result {
+            try await FerryProcess.run(["schedule"] + arguments, databaseURL: db.url, environment: environment)
+        }
+        let job = ["--", "fetch", "https://example.com/feed.jpg", "--to", "/srv/feed/"]
+        let refusals: [([String], Int32, String)] = [
+            (["add", "Bad Name", "--every", "1h"] + job, 65, "not a schedule name"),
+            (["add", "s"] + job, 64, "--every 1h"),
+            (["add", "s", "--every", "1h", "--cron", "0 * * * *"] + job, 64, "not both"),
+            (["add", "s", "--every", "10s"] + job, 65, "shorter than the minimum of 1m"),
+            (["add", "s", "--every", "soon"] + job, 65, "not an interval"),
+            (["add", "s", "--every", "1h", "--timezone", "Europe/Paris"] + job, 64, "--timezone applies to --cron"),
+            (["add", "s", "--cron", "61 * * * *"] + job, 65, "minute field"),
+            (["add", "s", "--cron", "0 0 30 2 *"] + job, 65, "never matches"),
+            (["add", "s", "--cron", "0 * * * *", "--timezone", "Mars/Olympus"] + job, 65, "not a time zone"),
+            (["add", "s", "--every", "1h"], 64, "give the job after --"),
+            (["add", "s", "--every", "1h", "--", "fetch", "ftp://example.com/a", "--to", "/srv/"], 65, "job template"),
+            (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--bogus"], 64, "job template after --"),
+            (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "https://example.com/b", "--to", "/srv/"], 64, "one source per schedule"),
+            (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--key", "k"], 64, "--key and --run-at"),
+            (["add", "s", "--every", "1h", "--", "upload", "/etc/hostname", "--to", "/srv/"], 64, "schedules fetch"),
+            (["add", "s", "--every", "1h", "--", "fetch", "dropbox:nobody:/Camera", "--to", "/srv/"], 65, "unknown account 'nobody'"),
+            (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--option", "max=3"], 65, "job template"),
+            (["pause", "ghost"], 66, "no schedule named 'ghost'"),
+            (["remove", "ghost"], 66, "no schedule named 'ghost'"),
+            (["show", "ghost"], 66, "no schedule named 'ghost'"),
+        ]
+        for (arguments, status, message) in refusals {
+            let result = try await ferry(arguments)
+            #expect(result.status == status, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("0x0"), "no stack trace")
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_events") == 0, "nothing was stored")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0, "the template probe left no job")
+
+        let added = try await ferry(["add", "feed", "--every", "1h", "--json"] + job)
+        #expect(added.status == 0, "\(added.stderr)")
+        let record = try JSONValue.parse(added.stdout)
+        #expect(record["spec"] == .string("every 1h") && record["paused"] == .bool(false))
+        let next = try #require(record["next_tick"]?.stringValue)
+        #expect(next.hasSuffix(":00:00Z"), "hourly ticks fall on the hour: \(next)")
+        #expect(record["template"]?["to"] == .string("/srv/feed/"))
+        let again = try await ferry(["add", "feed", "--every", "2h"] + job)
+        #expect(again.status == 65 && again.stderr.contains("exists already") && again.stderr.contains("--replace"), "\(again.stderr)")
+        let replaced = try await ferry(["add", "feed", "--every", "2h", "--replace"] + job)
+        #expect(replaced.status == 0 && replaced.stdout.hasPrefix("replaced feed: every 2h"), "\(replaced.stdout)\(replaced.stderr)")
+
+        let paris = try await ferry(
+            ["add", "morning", "--cron", "30 6 * * mon-fri", "--timezone", "Europe/Paris", "--", "fetch",
+             "https://example.com/m.jpg", "--to", "relative/dir/", "--queue", "feeds", "--priority", "5"])
+        #expect(paris.status == 0, "\(paris.stderr)")
+        let shown = try JSONValue.parse(try await ferry(["show", "morning", "--json"]).stdout)
+        let ticks = try #require(shown["next_ticks"]?.arrayValue)
+        #expect(ticks.count == 5)
+        for tick in ticks {
+            // 06:30 in Paris is 05:30Z in winter.
+            #expect(tick.stringValue?.hasSuffix("T05:30:00Z") == true, "\(tick)")
+        }
+        #expect(shown["template"]?["queue"] == .string("feeds") && shown["runs"] == .array([]))
+        #expect(shown["template"]?["to"]?.stringValue?.hasPrefix("/") == true, "a relative --to is stored absolute")
+        let text = try await ferry(["show", "morning"])
+        #expect(text.stdout.contains("cron 30 6 * * mon-fri (Europe/Paris)") && text.stdout.contains("+01:00 Europe/Paris"), "\(text.stdout)")
+
+        let list = try JSONValue.parse(try await ferry(["list", "--json"]).stdout).arrayValue ?? []
+        #expect(list.compactMap { $0["name"]?.stringValue } == ["feed", "morning"])
+        #expect(try await ferry(["pause", "feed"]).stdout.contains("paused feed"))
+        #expect(try await ferry(["pause", "feed"]).stdout.contains("already paused"))
+        let table = try await ferry(["list"])
+        #expect(table.stdout.contains("paused") && table.stdout.contains("every 2h"), "\(table.stdout)")
+        let resumed = try JSONValue.parse(try await ferry(["resume", "feed", "--json"]).stdout)
+        #expect(resumed["changed"] == .bool(true))
+        #expect(try await ferry(["remove", "feed"]).stdout.contains("removed feed"))
+        #expect(try await ferry(["pause", "feed"]).status == 66, "a removed schedule is gone for pause")
+        let live = try JSONValue.parse(try await ferry(["list", "--json"]).stdout).arrayValue ?? []
+        #expect(live.compactMap { $0["name"]?.stringValue } == ["morning"])
+        let all = try JSONValue.parse(try await ferry(["list", "--removed", "--json"]).stdout).arrayValue ?? []
+        #expect(all.first?["removed"] == .bool(true))
+
+        let history = try await db.query(
+            "SELECT type, recorded_by = current_user FROM ferry.schedule_events WHERE schedule = 'feed' ORDER BY position").rows
+        #expect(try history.map { try $0.decode(String.self, at: 0) } == ["added", "replaced", "paused", "resumed", "removed"])
+        // The history is append-only, and the projection is the triggers' alone.
+        for statement in ["DELETE FROM ferry.schedule_events", "UPDATE ferry.schedule_ticks SET missed = 0"] {
+            await #expect(throws: (any Error).self) { _ = try await db.query(statement) }
+        }
+        // Adding a removed name again starts afresh.
+        let readd = try await ferry(["add", "feed", "--every", "1d"] + job)
+        #expect(readd.status == 0 && readd.stdout.hasPrefix("added feed"), "\(readd.stdout)\(readd.stderr)")
+    }
+
+    @Test("three workers fire a 1 s schedule: one job per tick, consecutive ticks, none twice, also across a kill -9")
+    func racingWorkers() async throws {
+        let db = try await TestDatabase.make("schedrace")
+        let workers = try (0..<3).map { try Self.worker(db, name: "w\($0)") }
+        defer { for worker in workers where worker.isRunning { worker.signal(SIGKILL) } }
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "tick", "--every", "1s", "--", "fetch", "https://example.com/t.jpg", "--to", "/srv/t/"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        try await eventually(timeout: .seconds(120), "five ticks") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 5
+        }
+        // A worker killed at an arbitrary moment (maybe mid-firing: its transaction rolls back) loses no tick.
+        workers[0].signal(SIGKILL)
+        let atKill = try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
+        try await eventually(timeout: .seconds(120), "five more ticks after the kill") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= atKill + 5
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "tick"], databaseURL: db.url).status == 0)
+        for worker in workers.dropFirst() {
+            worker.signal(SIGTERM)
+            #expect(try await worker.waitForExit() == 0, "\(worker.log)")
+        }
+        let fired = try await Self.checkTicks(db, schedule: "tick", every: 1)
+        #expect(fired >= 10)
+        #expect(try await Self.count(db, "SELECT count(DISTINCT tick_at) FROM ferry.schedule_runs WHERE schedule = 'tick'") == fired)
+        let show = try JSONValue.parse(try await FerryProcess.run(["schedule", "show", "tick", "--json", "--limit", "3"], databaseURL: db.url).stdout)
+        let runs = show["runs"]?.arrayValue ?? []
+        #expect(runs.count == 3 && runs.allSatisfy { $0["job_id"]?.stringValue != nil && $0["job_state"]?.stringValue != nil }, "\(show)")
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+    }
+
+    @Test("after no worker ran for several ticks the first one catches up once; a paused schedule does not fire")
+    func catchUpAndPause() async throws {
+        let db = try await TestDatabase.make("schedcatch")
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "late", "--every", "1s", "--", "fetch", "https://example.com/l.jpg", "--to", "/srv/l/"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        // No worker runs while several ticks pass.
+        try await eventually(timeout: .seconds(60), "four ticks to pass unfired") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - next_tick > interval '4 s'") == 1
+        }
+        let first = try Self.worker(db, name: "late-1")
+        defer { if first.isRunning { first.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "the catch-up tick") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 1
+        }
+        let catchUp = try await db.query(
+            "SELECT missed, first_missed = (SELECT (data->>'next_tick')::timestamptz FROM ferry.schedule_events WHERE type = 'added') FROM ferry.schedule_ticks ORDER BY tick_at LIMIT 1").rows[0]
+        #expect(try catchUp.decode(Int64.self, at: 0) >= 4, "the skipped ticks are recorded as missed")
+        #expect(try catchUp.decode(Bool.self, at: 1), "from the first unfired tick on")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs j JOIN ferry.schedule_ticks t ON t.job_id = j.job_id WHERE t.position = (SELECT min(position) FROM ferry.schedule_ticks)") == 1)
+
+        #expect(try await FerryProcess.run(["schedule", "pause", "late"], databaseURL: db.url).status == 0)
+        let atPause = try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
+        // Absence needs time to show: three ticks' worth after the pause.
+        try await eventually(timeout: .seconds(60), "three seconds after the pause") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - changed_at > interval '3 s'") == 1
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") == atPause, "a paused schedule fires nothing")
+        #expect(try await FerryProcess.run(["schedule", "resume", "late"], databaseURL: db.url).status == 0)
+        try await eventually(timeout: .seconds(60), "ticks after the resume") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= atPause + 2
+        }
+        let afterResume = try await db.query(
+            "SELECT missed FROM ferry.schedule_ticks WHERE tick_at > (SELECT changed_at FROM ferry.schedules) ORDER BY tick_at LIMIT 1").rows
+        #expect(try afterResume.first?.decode(Int64.self, at: 0) ?? 0 < 3, "ticks that fell while paused are not caught up")
+        #expect(try await FerryProcess.run(["schedule", "remove", "late"], databaseURL: db.url).status == 0)
+        first.signal(SIGTERM)
+        #expect(try await first.waitForExit() == 0)
+        let rows = try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE schedule = 'late'")
+        #expect(rows >= atPause + 2, "removing keeps the history")
+        let jobs = try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'schedule:late:%'")
+        #expect(jobs == rows)
+    }
+
+    @Test("roles: a producer manages schedules, a worker fires them, a reader sees the history; none can do the others' part")
+    func roles() async throws {
+        let db = try await TestDatabase.make("schedroles")
+        let suffix = UInt32.random(in: 0...UInt32.max)
+        var urls = [String: String]()
+        for group in ["producer", "worker", "reader"] {
+            let name = "sched_\(group)_\(suffix)"
+            try await db.query("CREATE ROLE \(name) LOGIN IN ROLE ferry_\(group)")
+            urls[group] = db.url.replacingOccurrences(of: "postgres@", with: "\(name)@")
+        }
+        let (producer, worker, reader) = (urls["producer"]!, urls["worker"]!, urls["reader"]!)
+        let add = ["schedule", "add", "r", "--every", "1s", "--", "fetch", "https://example.com/r.jpg", "--to", "/srv/r/"]
+        for url in [reader, worker] {
+            let refused = try await FerryProcess.run(add, databaseURL: url, environment: Self.shortTicks)
+            #expect(refused.status == 77 && refused.stderr.contains("42501"), "\(refused.status) \(refused.stderr)")
+        }
+        let added = try await FerryProcess.run(add, databaseURL: producer, environment: Self.shortTicks)
+        #expect(added.status == 0, "\(added.stderr)")
+        let process = try BackgroundProcess(
+            ferry: ["worker", "--handler", "noop", "--schedule-interval", "0.2", "--heartbeat-interval", "0.5"], databaseURL: worker)
+        defer { if process.isRunning { process.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "a worker login to fire two ticks") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks WHERE job_id IS NOT NULL") >= 2
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "r"], databaseURL: worker).status == 77)
+        #expect(try await FerryProcess.run(["schedule", "pause", "r"], databaseURL: producer).status == 0)
+        process.signal(SIGTERM)
+        #expect(try await process.waitForExit() == 0)
+        let client = PostgresClient(configuration: PostgresConfiguration(connectionString: reader, poolSize: 1))
+        defer { client.close() }
+        let seen = try await client.withConnection { connection in
+            try connection.query("SELECT count(*) FROM ferry.schedule_runs r JOIN ferry.schedule_status s ON s.name = r.schedule").rows[0]
+                .decode(Int.self, at: 0)
+        }
+        #expect(seen >= 2, "a reader sees the history and the state")
+        await #expect(throws: (any Error).self) {
+            try await client.withConnection { connection in
+                _ = try connection.query("INSERT INTO ferry.schedule_events (schedule, type) VALUES ('r', 'resumed')")
+            }
+        }
+    }
+
+    @Test("a tick whose job no longer validates (its account was removed) records why, enqueues nothing and moves on")
+    func templateGoneBad() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("schedbad")
+        let account = try await FerryProcess.run(
+            ["account", "add", "fl", "--provider", "flickr", "--api-key-file", "-",
+             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"],
+            databaseURL: db.url, stdin: "ferry-dev-flickr\n", environment: DropboxAccounts.environment)
+        #expect(account.status == 0, "\(account.stderr)")
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "stream", "--every", "1s", "--", "fetch", "flickr:1@N01", "--to", "/srv/f/", "--account", "fl"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        _ = try await db.query("DELETE FROM ferry.accounts WHERE name = 'fl'")
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--handler", "noop", "--schedule-interval", "0.2"], databaseURL: db.url,
+            environment: DropboxAccounts.environment)
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "two ticks recorded") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs") >= 2
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+        let rows = try await db.query("SELECT job_id IS NULL, error FROM ferry.schedule_runs ORDER BY tick_at").rows
+        for row in rows {
+            #expect(try row.decode(Bool.self, at: 0), "no job")
+            #expect(try row.decode(String?.self, at: 1)?.contains("unknown account 'fl'") == true)
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(worker.log.contains("schedule tick enqueued nothing"))
+        let show = try await FerryProcess.run(["schedule", "show", "stream"], databaseURL: db.url)
+        #expect(show.stdout.contains("error: ") && show.stdout.contains("unknown account"), "\(show.stdout)")
+    }
+
+    @Test("kill -9 of a worker in the middle of firing (job written, not committed): nothing of it stays, the next worker fires the tick")
+    func killedWhileFiring() async throws {
+        let db = try await TestDatabase.make("schedkill")
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "k", "--every", "1s", "--", "fetch", "https://example.com/k.jpg", "--to", "/srv/k/"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        let first = try await db.query("SELECT next_tick FROM ferry.schedules").rows[0].decode(Date.self, at: 0)
+        let doomed = try BackgroundProcess(
+            ferry: ["worker", "--name", "doomed", "--handler", "noop", "--schedule-interval", "0.2"], databaseURL: db.url,
+            environment: ["FERRY_SCHEDULE_CRASH_AT": "enqueued"])
+        _ = try await doomed.waitForExit()
+        #expect(!doomed.isRunning)
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0, "the job of the interrupted firing rolled back")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") == 0)
+        let survivor = try Self.worker(db, name: "survivor")
+        defer { if survivor.isRunning { survivor.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(60), "three ticks by the survivor") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 3
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "k"], databaseURL: db.url).status == 0)
+        survivor.signal(SIGTERM)
+        #expect(try await survivor.waitForExit() == 0)
+        _ = try await Self.checkTicks(db, schedule: "k", every: 1)
+        // The tick the dead worker was firing is not lost: fired, or counted as missed by the catch-up.
+        let earliest = try await db.query("SELECT tick_at, first_missed FROM ferry.schedule_ticks ORDER BY tick_at LIMIT 1").rows[0]
+        let accounted = try earliest.decode(Date?.self, at: 1) ?? earliest.decode(Date.self, at: 0)
+        #expect(accounted == first, "the interrupted tick is accounted for")
+        #expect(try await Self.count(db, "SELECT count(DISTINCT worker) FROM ferry.schedule_ticks WHERE worker = 'doomed'") == 0)
+    }
+}
+
