@@ -1,0 +1,163 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// OpenTelemetry spans from real `ferry worker` processes, received by a real OTLP/HTTP receiver on loopback.
+@Suite("tracing")
+struct TracingTests {
+    static let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+    static let producerSpan = "00f067aa0ba902b7"
+
+    static func environment(_ receiver: OTLPReceiver) -> [String: String] {
+        DropboxAccounts.environment.merging([
+            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint,
+            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
+            // Export ended spans within 100 ms, so chunk spans are out before the kill.
+            "OTEL_BSP_SCHEDULE_DELAY": "100",
+        ]) { _, new in new }
+    }
+
+    static func startWorker(_ db: TestDatabase, name: String, environment: [String: String], _ extra: [String] = []) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "2", "--poll-interval", "0.5",
+                    "--log-level", "info", "--retry-base", "0.2"] + extra,
+            databaseURL: db.url, environment: environment)
+    }
+
+    @Test("an upload retried after kill -9 is one trace: two attempt spans from two workers, chunk and commit spans under them, no secrets")
+    func killedUploadIsOneTrace() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        // Slow requests keep the upload in flight; short-lived tokens make the workers refresh (a traced step).
+        let server = try await DevServerProcess(["--latency-ms", "200", "--token-lifetime", "3"])
+        let db = try await TestDatabase.make("trace_kill")
+        let refreshToken = try await DropboxAccounts.add("vault", server: server, databaseURL: db.url)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-trace-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let chunk = 1024 * 1024
+        try DropboxAccounts.randomFile(dir + "/big.bin", size: 20 * chunk + 77)
+        let traceparent = "00-\(Self.traceID)-\(Self.producerSpan)-01"
+        let enqueue = try await FerryProcess.run(
+            ["enqueue", "upload", dir + "/big.bin", "--to", "dropbox:vault:/big.bin", "--traceparent", traceparent], databaseURL: db.url)
+        #expect(enqueue.status == 0, "\(enqueue.stderr)")
+
+        let environment = Self.environment(receiver)
+        let victim = try Self.startWorker(db, name: "victim", environment: environment, ["--chunk-size", "1"])
+        try await eventually(timeout: .seconds(120), "chunks recorded and their spans exported") {
+            let recorded = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
+            return try recorded && receiver.spans().contains { $0.name == "ferry.upload.chunk" && $0.instance == "victim" }
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+
+        let survivor = try Self.startWorker(db, name: "survivor", environment: environment, ["--chunk-size", "1"])
+        try await eventually(timeout: .seconds(180), "the upload to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        survivor.signal(SIGTERM)
+        #expect(try await survivor.waitForExit() == 0, "\(survivor.log)")
+        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 2)
+        let jobID = try await db.query("SELECT job_id::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
+
+        let spans = try receiver.spans().filter { $0.name.hasPrefix("ferry.") }
+        #expect(!spans.isEmpty)
+        #expect(spans.allSatisfy { $0.traceID == Self.traceID }, "every span is in the trace given at enqueue")
+
+        let attempts = spans.filter { $0.name == "ferry.job.attempt" }
+        #expect(attempts.count == 2, "one span per attempt: \(attempts.map(\.attributes))")
+        guard attempts.count == 2,
+            let lost = attempts.first(where: { $0.attributes["ferry.job.attempt"] == "1" }),
+            let second = attempts.first(where: { $0.attributes["ferry.job.attempt"] == "2" })
+        else { return }
+        #expect(Set(attempts.compactMap { $0.attributes["ferry.worker"] }) == ["victim", "survivor"])
+        #expect(lost.attributes["ferry.worker"] == "victim" && second.attributes["ferry.worker"] == "survivor")
+        for attempt in attempts {
+            #expect(attempt.parentSpanID == Self.producerSpan, "attempts are children of the producer's span")
+            #expect(attempt.attributes["ferry.job.id"] == jobID)
+            #expect(attempt.attributes["ferry.job.kind"] == "upload")
+            #expect(attempt.attributes["ferry.queue"] == "default")
+            #expect(attempt.attributes["ferry.account"] == "vault")
+        }
+        // The dead worker's attempt, rebuilt by the survivor from the event log.
+        #expect(lost.statusCode == 2 && lost.statusMessage.contains("worker lost"), "\(lost.statusMessage)")
+        #expect(lost.instance == "survivor" && lost.attributes["ferry.attempt.rebuilt_by"] == "survivor")
+        #expect(lost.startNanos < lost.endNanos && lost.endNanos <= second.startNanos, "claim time to rescue time, before the retry")
+        #expect(second.statusCode == 1 && second.attributes["ferry.outcome"] == "succeeded")
+        #expect(second.attributes["ferry.bytes"] == String(20 * chunk + 77))
+
+        // The victim's chunk spans that ended before the kill point at its attempt span id, which the rebuilt span
+        // names and links to.
+        let victimChunks = spans.filter { $0.name == "ferry.upload.chunk" && $0.instance == "victim" }
+        #expect(!victimChunks.isEmpty)
+        let lostSpanID = lost.attributes["ferry.attempt.lost_span_id"]
+        #expect(lostSpanID != nil)
+        #expect(victimChunks.allSatisfy { $0.parentSpanID == lostSpanID }, "the victim's chunks hang under its attempt")
+        #expect(lost.links.contains { $0.traceID == Self.traceID && $0.spanID == lostSpanID })
+
+        // The survivor's chunks and the commit are children of its attempt.
+        let survivorChunks = spans.filter { $0.name == "ferry.upload.chunk" && $0.instance == "survivor" }
+        #expect(!survivorChunks.isEmpty)
+        #expect(survivorChunks.allSatisfy { $0.parentSpanID == second.spanID })
+        #expect(victimChunks.count + survivorChunks.count >= 20, "every chunk was traced")
+        let commits = spans.filter { $0.name == "ferry.upload.commit" }
+        #expect(commits.count == 1 && commits.first?.parentSpanID == second.spanID)
+        #expect(spans.contains { $0.name == "ferry.token.refresh" && $0.attributes["ferry.account"] == "vault" })
+
+        // No secret anywhere in what was exported.
+        var secrets = try server.issuedTokens() + [refreshToken, DropboxAccounts.secretKey]
+        secrets.append(try String(contentsOfFile: server.secretOptions[1], encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        let exported = receiver.requests.joined()
+        for secret in secrets where !secret.isEmpty {
+            #expect(!exported.contains(secret), "a secret was exported")
+        }
+    }
+
+    @Test("without OTEL_EXPORTER_OTLP_ENDPOINT nothing is sent and nothing is recorded for tracing; with it, the same job is traced")
+    func offByDefault() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let db = try await TestDatabase.make("trace_off")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-trace-off-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        FileManager.default.createFile(atPath: dir + "/a.bin", contents: Data(repeating: 1, count: 100))
+
+        // Every OTEL_* setting but the endpoint: the exporter would go to this receiver if tracing were on.
+        var quiet = Self.environment(receiver)
+        quiet["OTEL_EXPORTER_OTLP_ENDPOINT"] = nil
+        let off = try Self.startWorker(db, name: "quiet", environment: quiet, ["--handler", "progress:3"])
+        let first = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out1/"], databaseURL: db.url)
+        #expect(first.status == 0, "\(first.stderr)")
+        try await eventually(timeout: .seconds(60), "the job to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        off.signal(SIGTERM)
+        #expect(try await off.waitForExit() == 0, "\(off.log)")
+        #expect(receiver.requests.isEmpty, "nothing was sent")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE data ? 'span_id'") == 0, "no span ids recorded")
+
+        // The control: the same with the endpoint set is traced, in the trace derived from the job id.
+        let on = try Self.startWorker(db, name: "traced", environment: Self.environment(receiver), ["--handler", "progress:3"])
+        let second = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out2/"], databaseURL: db.url)
+        #expect(second.status == 0, "\(second.stderr)")
+        let jobID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        try await eventually(timeout: .seconds(60), "the second job to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+        }
+        on.signal(SIGTERM)
+        #expect(try await on.waitForExit() == 0, "\(on.log)")
+        let attempts = try receiver.spans().filter { $0.name == "ferry.job.attempt" }
+        #expect(attempts.count == 1)
+        #expect(attempts.first?.attributes["ferry.job.id"] == jobID)
+        #expect(attempts.first?.traceID == jobID.replacingOccurrences(of: "-", with: ""), "no traceparent given: the trace id is the job id")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE data->>'span_id' = $1", [attempts.first?.spanID ?? "-"]) >= 3)
+    }
+}
