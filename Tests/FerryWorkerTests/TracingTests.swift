@@ -42,7 +42,7 @@ struct TracingTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let chunk = 1024 * 1024
-        try DropboxAccounts.randomFile(dir + "/big.bin", size: 20 * chunk + 77)
+        try DropboxAccounts.randomFile(dir + "/big.bin", size: 40 * chunk + 77)
         let traceparent = "00-\(Self.traceID)-\(Self.producerSpan)-01"
         let enqueue = try await FerryProcess.run(
             ["enqueue", "upload", dir + "/big.bin", "--to", "dropbox:vault:/big.bin", "--traceparent", traceparent], databaseURL: db.url)
@@ -90,7 +90,7 @@ struct TracingTests {
         #expect(lost.instance == "survivor" && lost.attributes["ferry.attempt.rebuilt_by"] == "survivor")
         #expect(lost.startNanos < lost.endNanos && lost.endNanos <= second.startNanos, "claim time to rescue time, before the retry")
         #expect(second.statusCode == 1 && second.attributes["ferry.outcome"] == "succeeded")
-        #expect(second.attributes["ferry.bytes"] == String(20 * chunk + 77))
+        #expect(second.attributes["ferry.bytes"] == String(40 * chunk + 77))
 
         // The victim's chunk spans that ended before the kill point at its attempt span id, which the rebuilt span
         // names and links to.
@@ -105,7 +105,16 @@ struct TracingTests {
         let survivorChunks = spans.filter { $0.name == "ferry.upload.chunk" && $0.instance == "survivor" }
         #expect(!survivorChunks.isEmpty)
         #expect(survivorChunks.allSatisfy { $0.parentSpanID == second.spanID })
-        #expect(victimChunks.count + survivorChunks.count >= 20, "every chunk was traced")
+        // The survivor resumed at the recorded offset: its chunk spans cover the rest of the file without a gap.
+        let resumedRanges = survivorChunks.compactMap { span -> (Int64, Int64)? in
+            guard let offset = span.attributes["ferry.offset"].flatMap(Int64.init), let bytes = span.attributes["ferry.bytes"].flatMap(Int64.init)
+            else { return nil }
+            return (offset, offset + bytes)
+        }.sorted { $0.0 < $1.0 }
+        #expect(resumedRanges.count == survivorChunks.count)
+        #expect(resumedRanges.last?.1 == Int64(40 * chunk + 77), "the last chunk span ends at the file's end")
+        #expect(zip(resumedRanges, resumedRanges.dropFirst()).allSatisfy { $0.1 == $1.0 }, "one span per chunk, contiguous")
+        #expect((resumedRanges.first?.0 ?? 0) > 0, "resumed, not restarted")
         let commits = spans.filter { $0.name == "ferry.upload.commit" }
         #expect(commits.count == 1 && commits.first?.parentSpanID == second.spanID)
         #expect(spans.contains { $0.name == "ferry.token.refresh" && $0.attributes["ferry.account"] == "vault" })
@@ -159,5 +168,43 @@ struct TracingTests {
         #expect(attempts.first?.attributes["ferry.job.id"] == jobID)
         #expect(attempts.first?.traceID == jobID.replacingOccurrences(of: "-", with: ""), "no traceparent given: the trace id is the job id")
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE data->>'span_id' = $1", [attempts.first?.spanID ?? "-"]) >= 3)
+    }
+
+    @Test("a folder fetch's children join the parent's trace under the attempt that listed them; downloads make checkpoint spans")
+    func fanOutJoinsTrace() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("trace_fanout")
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await DropboxFetchTests.seed(server, account: "box", folder: "/Trip", count: 3, size: 5000)
+        let dir = try DropboxFetchTests.folder("trace")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let parent = try await DropboxFetchTests.enqueueFetch(
+            db, "dropbox:box:/Trip", to: dir + "/out/", ["--batch", "trip", "--traceparent", "00-\(Self.traceID)-\(Self.producerSpan)-01"])
+        let worker = try Self.startWorker(db, name: "lister", environment: Self.environment(receiver), ["--concurrency", "4"])
+        try await DropboxFetchTests.waitForBatch(db, "trip")
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0, "\(worker.log)")
+
+        let spans = try receiver.spans()
+        let attempts = spans.filter { $0.name == "ferry.job.attempt" }
+        #expect(attempts.count == 4, "the listing and three files")
+        #expect(attempts.allSatisfy { $0.traceID == Self.traceID })
+        let listing = try #require(attempts.first { $0.attributes["ferry.job.id"] == parent })
+        #expect(listing.parentSpanID == Self.producerSpan)
+        let children = attempts.filter { $0.attributes["ferry.job.id"] != parent }
+        #expect(children.count == 3)
+        #expect(children.allSatisfy { $0.parentSpanID == listing.spanID }, "children hang under the attempt that found them")
+        // Each child's enqueued event names that span.
+        let stored = try await WorkerFixtures.count(
+            db, "SELECT count(*) FROM ferry.events WHERE version = 1 AND data->>'traceparent' = $1",
+            ["00-\(Self.traceID)-\(listing.spanID)-01"])
+        #expect(stored == 3)
+        for child in children {
+            let checkpoints = spans.filter { $0.name == "ferry.download.checkpoint" && $0.parentSpanID == child.spanID }
+            #expect(!checkpoints.isEmpty, "a download makes checkpoint spans")
+            #expect(checkpoints.compactMap { $0.attributes["ferry.bytes"].flatMap(Int.init) }.reduce(0, +) == 5000)
+        }
     }
 }
