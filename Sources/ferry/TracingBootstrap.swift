@@ -31,7 +31,18 @@ enum TracingBootstrap {
         configuration.logs.enabled = false
         configuration.metrics.enabled = false
         configuration.traces.enabled = true
-        configuration.diagnosticLogger = .custom(logger)
+        // swift-otel's own diagnostics: without the values of the OTEL_* variables (headers carry API keys), and
+        // quiet below warning unless the worker logs at debug.
+        var diagnostics = logger
+        diagnostics.handler = RedactingLogHandler(
+            inner: logger.handler, redacted: ["environment_value", "previous_value", "new_value"])
+        configuration.diagnosticLogger = .custom(diagnostics)
+        configuration.diagnosticLogLevel = switch logger.logLevel {
+        case .trace: .trace
+        case .debug: .debug
+        case .info, .notice, .warning: .warning
+        case .error, .critical: .error
+        }
         let (tracer, service) = try OTel.makeTracingBackend(configuration: configuration)
         InstrumentationSystem.bootstrap(tracer)
         return service

@@ -154,7 +154,11 @@ struct TracingTests {
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE data ? 'span_id'") == 0, "no span ids recorded")
 
         // The control: the same with the endpoint set is traced, in the trace derived from the job id.
-        let on = try Self.startWorker(db, name: "traced", environment: Self.environment(receiver), ["--handler", "progress:3"])
+        // Headers often carry an API key: swift-otel's diagnostics (made verbose here) must not log their value.
+        var traced = Self.environment(receiver)
+        traced["OTEL_EXPORTER_OTLP_HEADERS"] = "x-api-key=sekrit-header-value-42"
+        traced["OTEL_LOG_LEVEL"] = "debug"
+        let on = try Self.startWorker(db, name: "traced", environment: traced, ["--handler", "progress:3"])
         let second = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out2/"], databaseURL: db.url)
         #expect(second.status == 0, "\(second.stderr)")
         let jobID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
@@ -163,6 +167,8 @@ struct TracingTests {
         }
         on.signal(SIGTERM)
         #expect(try await on.waitForExit() == 0, "\(on.log)")
+        #expect(on.log.contains("Configuration updated from environment"), "the diagnostics were on")
+        #expect(!on.log.contains("sekrit-header-value-42"), "no header value in the log")
         let attempts = try receiver.spans().filter { $0.name == "ferry.job.attempt" }
         #expect(attempts.count == 1)
         #expect(attempts.first?.attributes["ferry.job.id"] == jobID)
