@@ -213,4 +213,44 @@ struct TracingTests {
             #expect(checkpoints.compactMap { $0.attributes["ferry.bytes"].flatMap(Int.init) }.reduce(0, +) == 5000)
         }
     }
+
+    @Test("an S3 multipart upload: one span per part and the completion under the attempt; the secret key is never exported")
+    func s3Parts() async throws {
+        let receiver = try await OTLPReceiver.start()
+        defer { receiver.stop() }
+        let setup = try await S3TransferTests.setUp("trace_s3")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        let file = setup.dir + "/photos.tar"
+        try DropboxAccounts.randomFile(file, size: 12 * 1024 * 1024 + 5)
+        let enqueued = try await FerryProcess.run(
+            ["enqueue", "upload", file, "--to", "s3:s3:\(setup.bucket)/photos.tar", "--traceparent", "00-\(Self.traceID)-\(Self.producerSpan)-01"],
+            databaseURL: setup.db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        let worker = try Self.startWorker(setup.db, name: "s3-traced", environment: Self.environment(receiver), ["--chunk-size", "5"])
+        try await eventually(timeout: .seconds(120), "the upload to finish") {
+            try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0, "\(worker.log)")
+
+        let spans = try receiver.spans()
+        let attempt = try #require(spans.first { $0.name == "ferry.job.attempt" })
+        #expect(attempt.traceID == Self.traceID)
+        #expect(attempt.parentSpanID == Self.producerSpan)
+        #expect(attempt.attributes["ferry.account"] == "s3")
+        #expect(attempt.attributes["ferry.outcome"] == "succeeded")
+        let parts = spans.filter { $0.name == "ferry.s3.part" }
+        #expect(Set(parts.compactMap { $0.attributes["ferry.s3.part_number"] }) == ["1", "2", "3"], "one span per part")
+        #expect(parts.allSatisfy { $0.parentSpanID == attempt.spanID && $0.traceID == Self.traceID })
+        let partBytes: Int = parts.compactMap { $0.attributes["ferry.bytes"].flatMap(Int.init) }.reduce(0, +)
+        let fileSize: Int = 12 * 1024 * 1024 + 5
+        #expect(partBytes == fileSize)
+        let commits = spans.filter { $0.name == "ferry.upload.commit" }
+        #expect(commits.count == 1)
+        #expect(commits.first?.parentSpanID == attempt.spanID)
+        #expect(commits.first?.attributes["ferry.s3.parts"] == "3")
+        let exported = receiver.requests.joined()
+        #expect(!exported.contains(S3TransferTests.secret), "the secret access key is not exported")
+        #expect(!exported.contains(DropboxAccounts.secretKey))
+    }
 }
