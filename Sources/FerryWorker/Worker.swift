@@ -121,16 +121,20 @@ public final class Worker: Service, Sendable {
                 backoff = min(backoff * 2, .seconds(5))
                 continue
             }
-            // With tracing on: what the event log knows of each job's trace (one statement for the whole claim).
-            var traceFacts = [UUID: JobTraceFacts]()
+            // With tracing on: what the event log knows of each job's trace, one statement for the whole claim, read
+            // beside the claim loop (the jobs hold their slots meanwhile) so claiming never waits for it.
+            var traceFacts: Task<[UUID: JobTraceFacts], Never>?
             if configuration.tracing && !claimed.isEmpty {
-                do {
-                    traceFacts = try await store.traceFacts(for: claimed)
-                } catch {
-                    logger.debug("reading trace facts failed; spans start new traces", metadata: ["error": "\(error)"])
+                traceFacts = Task { [store, logger] in
+                    do {
+                        return try await store.traceFacts(for: claimed)
+                    } catch {
+                        logger.debug("reading trace facts failed; this claim's spans use the traces derived from the job ids", metadata: ["error": "\(error)"])
+                        return [:]
+                    }
                 }
             }
-            for job in claimed { start(job, traceFacts: traceFacts[job.jobID]) }
+            for job in claimed { start(job, traceFacts: traceFacts) }
             if claimed.count < free {
                 await wakeup.wait(timeout: configuration.pollInterval)
             }
@@ -138,14 +142,14 @@ public final class Worker: Service, Sendable {
     }
 
     /// Runs one claimed job in its own task.
-    func start(_ job: ClaimedJob, traceFacts: JobTraceFacts? = nil) {
+    func start(_ job: ClaimedJob, traceFacts: Task<[UUID: JobTraceFacts], Never>? = nil) {
         running.add(job)
         metrics.claimed(job)
         metrics.startLatency(job)
         let tracing = configuration.tracing
         let task = Task {
             if tracing {
-                await self.executeTraced(job, facts: traceFacts)
+                await self.executeTraced(job, facts: await traceFacts?.value[job.jobID])
             } else {
                 await self.execute(job)
             }

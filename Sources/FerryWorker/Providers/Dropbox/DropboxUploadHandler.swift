@@ -3,8 +3,8 @@ import FerryCore
 import FerryDropbox
 import FerryStore
 import Foundation
-import Tracing
 import NIOCore
+import Tracing
 
 #if canImport(Glibc)
     import Glibc
@@ -192,15 +192,15 @@ extension DropboxUploadHandler {
                 // the destination tells whether it is ours.
                 do {
                     return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size)]) {
-                      try await handler.commitGate.withLock(account) {
-                        try await withContentionRetries("committing") {
-                            try await caller.call("committing") { client, token in
-                                try await client.uploadSessionFinish(
-                                    sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
-                                    accessToken: token)
+                        try await handler.commitGate.withLock(account) {
+                            try await withContentionRetries("committing") {
+                                try await caller.call("committing") { client, token in
+                                    try await client.uploadSessionFinish(
+                                        sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
+                                        accessToken: token)
+                                }
                             }
                         }
-                      }
                     }
                 } catch let error as DropboxError {
                     if let correct = error.correctOffset, correct < size {
