@@ -25,12 +25,14 @@ public struct TraceParent: Sendable, Hashable, CustomStringConvertible {
         flags = String(parts[3])
     }
 
+    /// A trace context from parts already known to be valid (lowercase hex of the right lengths); sampled by default.
     public init(traceID: String, spanID: String, flags: String = "01") {
         self.traceID = traceID
         self.spanID = spanID
         self.flags = flags
     }
 
+    /// The `traceparent` header value.
     public var description: String { "00-\(traceID)-\(spanID)-\(flags)" }
 
     private static func isHex(_ text: Substring, count: Int) -> Bool {

@@ -9,6 +9,7 @@ public struct JobTraceFacts: Sendable, Hashable {
     /// The previous attempt, when it ended by rescue (its worker stopped heartbeating: `kill -9`, a lost machine).
     public var lostAttempt: LostAttempt?
 
+    /// Facts as read by `FerryStore.traceFacts(for:)`.
     public init(traceparent: TraceParent?, lostAttempt: LostAttempt?) {
         self.traceparent = traceparent
         self.lostAttempt = lostAttempt
@@ -28,6 +29,7 @@ public struct JobTraceFacts: Sendable, Hashable {
         /// Bytes the dead attempt had reported done.
         public var bytesDone: Int64?
 
+        /// The lost attempt as its events record it.
         public init(attempt: Int, worker: String?, claimedAt: Date, rescuedAt: Date, spanID: String?, bytesDone: Int64?) {
             self.attempt = attempt
             self.worker = worker
