@@ -44,3 +44,6 @@ scripts/bench-fetch.sh "$bin" "$url"
 
 echo "==> S3 benchmark (moto, against aws s3 cp)"
 scripts/bench-s3.sh "$bin" "$url"
+
+echo "==> tracing overhead (no-op jobs, tracing off against on with an OTLP/HTTP receiver on loopback)"
+scripts/bench-trace.sh "$bin" "$url"

@@ -2,6 +2,7 @@ extension JobRequest {
     /// The fields every JSON Lines record may carry, whatever its provider.
     public static let jsonFields: Set<String> = [
         "kind", "source", "to", "batch", "queue", "priority", "run_at", "max_attempts", "key", "metadata", "options",
+        "traceparent",
     ]
 
     /// Parses one JSON Lines record, naming the line and field of any problem.
@@ -84,7 +85,8 @@ extension JobRequest {
             idempotencyKey: try string("key"),
             metadata: metadata == .null ? nil : metadata,
             options: options,
-            line: line
+            line: line,
+            traceparent: try string("traceparent") ?? defaults.traceparent
         )
         if self.to.isEmpty {
             throw ValidationIssue(line: line, field: "to", problem: "missing", fix: "add a \"to\" string or pass --to")
@@ -96,7 +98,7 @@ extension JobRequest {
         self.init(
             kind: kind, source: text, to: defaults.to ?? "", batch: defaults.batch, queue: defaults.queue,
             priority: defaults.priority, runAt: defaults.runAt, maxAttempts: defaults.maxAttempts,
-            options: defaults.options, line: line)
+            options: defaults.options, line: line, traceparent: defaults.traceparent)
     }
 
     /// Values applied to records that leave a field out.
@@ -109,11 +111,15 @@ extension JobRequest {
         public var maxAttempts: Int64?
         /// Provider options for lines that leave them out (a checksum is per line and never defaulted).
         public var options: [String: OptionValue]
+        /// The trace every line joins unless it names its own.
+        public var traceparent: String?
 
         public init(
             to: String? = nil, batch: String? = nil, queue: String? = nil, priority: Int64? = nil,
-            runAt: String? = nil, maxAttempts: Int64? = nil, options: [String: OptionValue] = [:]
+            runAt: String? = nil, maxAttempts: Int64? = nil, options: [String: OptionValue] = [:],
+            traceparent: String? = nil
         ) {
+            self.traceparent = traceparent
             self.to = to
             self.batch = batch
             self.queue = queue

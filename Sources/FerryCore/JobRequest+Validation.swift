@@ -58,11 +58,19 @@ extension JobRequest {
         if let metadata, metadata.jsonText.utf8.count > JobLimits.maxMetadataBytes {
             throw issue("metadata", "larger than \(JobLimits.maxMetadataBytes / 1024) KiB", "keep metadata small; store large data elsewhere")
         }
+        var traceParent: TraceParent?
+        if let text = traceparent {
+            guard let parsed = TraceParent(text) else {
+                throw issue(line == nil ? "--traceparent" : "traceparent", "not a W3C traceparent", "write \(TraceParent.format), for example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            }
+            traceParent = parsed
+        }
 
         var spec = JobSpec(
             jobID: jobID, kind: kind, source: source, destination: to, account: nil, queue: queue, batch: batch,
             priority: priority, maxAttempts: maxAttempts, runAt: runAt, idempotencyKey: idempotencyKey,
             metadata: metadata, bytesTotal: nil, details: [:])
+        spec.traceparent = traceParent
 
         switch kind {
         case .upload:

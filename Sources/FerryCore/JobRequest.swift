@@ -16,14 +16,17 @@ public struct JobRequest: Sendable, Hashable {
     public var metadata: JSONValue?
     /// Provider options (`--option NAME=VALUE`, `"options": {…}`), checked by the job's provider.
     public var options: [String: OptionValue]
+    /// W3C `traceparent` the job's spans join (validated against `TraceParent.format`).
+    public var traceparent: String?
     /// 1-based line number when the request came from JSON Lines (used in error messages).
     public var line: Int?
 
     public init(
         kind: JobKind, source: String, to: String, batch: String? = nil, queue: String? = nil,
         priority: Int64? = nil, runAt: String? = nil, maxAttempts: Int64? = nil, idempotencyKey: String? = nil,
-        metadata: JSONValue? = nil, options: [String: OptionValue] = [:], line: Int? = nil
+        metadata: JSONValue? = nil, options: [String: OptionValue] = [:], line: Int? = nil, traceparent: String? = nil
     ) {
+        self.traceparent = traceparent
         self.kind = kind
         self.source = source
         self.to = to

@@ -25,6 +25,8 @@ public struct JobSpec: Sendable, Hashable {
     public var bytesTotal: Int64?
     /// Handler details: for uploads the source's size, mtime and inode as seen at enqueue.
     public var details: [String: JSONValue]
+    /// The trace the job's attempts join (kept in the `enqueued` event; not part of the idempotency fingerprint).
+    public var traceparent: TraceParent?
 
     public init(
         jobID: UUID, kind: JobKind, source: String, destination: String, account: String?, queue: String,
@@ -76,6 +78,7 @@ public struct JobSpec: Sendable, Hashable {
         if let runAt { data["run_at"] = .string(ScheduleTime.iso8601(runAt)) }
         if let bytesTotal { data["bytes_total"] = .int(bytesTotal) }
         if let metadata { data["metadata"] = metadata }
+        if let traceparent { data["traceparent"] = .string(traceparent.description) }
         return .object(data)
     }
 }

@@ -30,6 +30,9 @@ public struct ClaimedJob: Sendable, Hashable {
     public var priority: Int
     /// Not before this time.
     public var runAt: PostgresTimestamp
+    /// The trace context this attempt's work joins (set by the worker when tracing is on; fan-out children
+    /// inherit it). Not read by the claim.
+    public var traceparent: TraceParent?
 
     static let columns = """
         job_id, lease, attempt, max_attempts, kind, queue, batch, source, destination, account, spec::text,

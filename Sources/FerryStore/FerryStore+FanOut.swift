@@ -16,11 +16,14 @@ extension FerryStore {
         let specs = children.map { child -> JobSpec in
             var details = child.details
             details["parent"] = .string(parent.jobID.uuidString.lowercased())
-            return JobSpec(
+            var spec = JobSpec(
                 jobID: ids.next(now: now), kind: child.kind, source: child.source, destination: child.destination,
                 account: child.account, queue: parent.queue, batch: parent.batch, priority: 0,  // set from the parent's row below
                 maxAttempts: Int64(parent.maxAttempts), runAt: nil, idempotencyKey: child.idempotencyKey,
                 metadata: child.metadata, bytesTotal: child.bytesTotal, details: details)
+            // Children join the parent's trace, under the attempt that found them.
+            spec.traceparent = parent.traceparent
+            return spec
         }
         var payload = progress.data
         payload["lease"] = .int(progress.lease)

@@ -9,7 +9,7 @@ extension JobContext {
     @discardableResult
     public func fanOut(_ children: [FanOutChild], bytesDone: Int64, bytesTotal: Int64? = nil, session: JSONValue) async throws -> Int {
         try Task.checkCancellation()
-        let outcome = JobOutcome.progress(job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
+        let outcome = progressOutcome(bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
         let ack = try await withDatabaseRetry(logger: logger) {
             try await self.store.fanOut(children, from: self.job, progress: outcome)
         }

@@ -28,11 +28,16 @@ public final class JobContext: Sendable {
     /// Whether the worker stopped this job because someone asked to cancel it (not for a shutdown).
     let cancelledByRequest: @Sendable () -> Bool
 
+    /// This attempt's span id, kept in its progress events so that if the worker dies, the next attempt can name
+    /// the span its finished chunk spans point to (nil with tracing off).
+    let attemptSpanID: String?
+
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
-        cancelledByRequest: @escaping @Sendable () -> Bool = { false }
+        cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil
     ) {
         self.cancelledByRequest = cancelledByRequest
+        self.attemptSpanID = attemptSpanID
         self.job = job
         self.logger = logger
         self.store = store
@@ -51,7 +56,7 @@ public final class JobContext: Sendable {
         }
         guard due else { return }
         let ack = try await withDatabaseRetry(logger: logger) {
-            try await self.store.recordProgress(.progress(self.job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session))
+            try await self.store.recordProgress(self.progressOutcome(bytesDone: bytesDone, bytesTotal: bytesTotal, session: session))
         }
         let delta = state.withLock { state -> Int64 in
             state.lastRecorded = ContinuousClock.now
@@ -64,6 +69,13 @@ public final class JobContext: Sendable {
             state.withLock { $0.cancelRequested = true }
             throw CancellationError()
         }
+    }
+
+    /// A progress event of this attempt, carrying its span id when tracing.
+    func progressOutcome(bytesDone: Int64, bytesTotal: Int64?, session: JSONValue?) -> JobOutcome {
+        var outcome = JobOutcome.progress(job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
+        if let attemptSpanID { outcome.data["span_id"] = .string(attemptSpanID) }
+        return outcome
     }
 
     /// Throws `CancellationError` if the job should stop (cancel requested or the worker is shutting down).

@@ -5,6 +5,7 @@ import Logging
 import Postgres
 import Prometheus
 import ServiceLifecycle
+import Tracing
 
 /// A worker process's engine: claims jobs with `FOR UPDATE SKIP LOCKED`, runs them through handlers,
 /// heartbeats, rescues jobs of dead workers, and drains on graceful shutdown.
@@ -120,7 +121,20 @@ public final class Worker: Service, Sendable {
                 backoff = min(backoff * 2, .seconds(5))
                 continue
             }
-            for job in claimed { start(job) }
+            // With tracing on: what the event log knows of each job's trace, one statement for the whole claim, read
+            // beside the claim loop (the jobs hold their slots meanwhile) so claiming never waits for it.
+            var traceFacts: Task<[UUID: JobTraceFacts], Never>?
+            if configuration.tracing && !claimed.isEmpty {
+                traceFacts = Task { [store, logger] in
+                    do {
+                        return try await store.traceFacts(for: claimed)
+                    } catch {
+                        logger.debug("reading trace facts failed; this claim's spans use the traces derived from the job ids", metadata: ["error": "\(error)"])
+                        return [:]
+                    }
+                }
+            }
+            for job in claimed { start(job, traceFacts: traceFacts) }
             if claimed.count < free {
                 await wakeup.wait(timeout: configuration.pollInterval)
             }
@@ -128,19 +142,24 @@ public final class Worker: Service, Sendable {
     }
 
     /// Runs one claimed job in its own task.
-    func start(_ job: ClaimedJob) {
+    func start(_ job: ClaimedJob, traceFacts: Task<[UUID: JobTraceFacts], Never>? = nil) {
         running.add(job)
         metrics.claimed(job)
         metrics.startLatency(job)
+        let tracing = configuration.tracing
         let task = Task {
-            await self.execute(job)
+            if tracing {
+                await self.executeTraced(job, facts: await traceFacts?.value[job.jobID])
+            } else {
+                await self.execute(job)
+            }
             self.running.remove(job.jobID)
             self.wakeup.notify()
         }
         running.attach(task, to: job.jobID)
     }
 
-    func execute(_ claimed: ClaimedJob) async {
+    func execute(_ claimed: ClaimedJob, attemptSpanID: String? = nil) async {
         var logger = self.logger
         logger[metadataKey: "job"] = "\(claimed.jobID.uuidString.lowercased())"
         logger[metadataKey: "kind"] = "\(claimed.kind.rawValue)"
@@ -169,7 +188,8 @@ public final class Worker: Service, Sendable {
         }
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
-            cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested })
+            cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
+            attemptSpanID: attemptSpanID)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")
@@ -183,6 +203,7 @@ public final class Worker: Service, Sendable {
             logger.info("job succeeded", metadata: ["bytes": "\(result.bytes ?? 0)"])
         } catch is LeaseLost {
             // Someone else owns the job now; writing anything would overwrite a newer attempt.
+            Self.attemptSpan?.setStatus(SpanStatus(code: .error, message: "claim lost"))
             logger.notice("claim lost; stopping without recording")
         } catch let failure as JobFailure where !(Task.isCancelled && running.stopReason(of: job.jobID) != nil) {
             await finishFailed(job, failure, context: context, started: started, logger: logger)
@@ -231,6 +252,7 @@ public final class Worker: Service, Sendable {
     }
 
     func submit(_ outcome: JobOutcome, _ job: ClaimedJob, _ started: ContinuousClock.Instant, _ label: String) {
+        Self.attemptSpan?.recordOutcome(outcome, label: label)
         batcher.submit(outcome)
         metrics.finished(label, job)
         metrics.duration(job, ContinuousClock.now - started, outcome: label)

@@ -27,6 +27,9 @@ public struct WorkerConfiguration: Sendable {
     /// How often queue depth and oldest waiting age are read for metrics.
     public var queueStatsInterval: Duration
     public var retryPolicy: RetryPolicy
+    /// Spans for every attempt (`ferry.job.attempt` and its children). Set it only when a tracer is bootstrapped
+    /// (`InstrumentationSystem`): it adds one read of the claimed jobs' trace facts per claim.
+    public var tracing: Bool
 
     public init(
         name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
@@ -34,8 +37,9 @@ public struct WorkerConfiguration: Sendable {
         heartbeatInterval: Duration = .seconds(2), rescueAfter: Duration = .seconds(15),
         completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
         progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
-        retryPolicy: RetryPolicy = RetryPolicy()
+        retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false
     ) {
+        self.tracing = tracing
         self.name = name
         self.queues = queues
         self.concurrency = max(1, concurrency)

@@ -98,6 +98,7 @@ struct Enqueue: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
+            try options.validateTraceParent()
             if let from {
                 guard key == nil else {
                     throw CLIUsageError(message: "--key names one job; with --from give each line its own \"key\"")
@@ -158,7 +159,7 @@ struct Enqueue: AsyncParsableCommand {
             JobRequest(
                 kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
                 priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
-                idempotencyKey: key, options: given)
+                idempotencyKey: key, options: given, traceparent: options.traceparent)
         }
     }
 

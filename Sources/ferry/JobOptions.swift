@@ -18,10 +18,23 @@ struct JobOptions: ParsableArguments {
     @Option(name: .customLong("max-attempts"), help: ArgumentHelp("1 … 1000. Default: 10.", valueName: "n"))
     var maxAttempts: Int64?
 
+    @Option(help: ArgumentHelp("W3C trace context the jobs' spans join: 00-<32 hex>-<16 hex>-<2 hex>.", valueName: "traceparent"))
+    var traceparent: String?
+
     @Flag(help: "Print the result as JSON instead of one job id per line.")
     var json = false
 
     var defaults: JobRequest.Defaults {
-        JobRequest.Defaults(batch: batch, queue: queue, priority: priority, runAt: runAt, maxAttempts: maxAttempts)
+        JobRequest.Defaults(
+            batch: batch, queue: queue, priority: priority, runAt: runAt, maxAttempts: maxAttempts, traceparent: traceparent)
+    }
+
+    /// Refuses a malformed `--traceparent` before anything is read or enqueued.
+    func validateTraceParent() throws {
+        if let traceparent, TraceParent(traceparent) == nil {
+            throw ValidationIssue(
+                field: "--traceparent", problem: "not a W3C traceparent",
+                fix: "write \(TraceParent.format), for example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        }
     }
 }

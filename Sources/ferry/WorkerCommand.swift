@@ -160,6 +160,12 @@ struct WorkerCommand: AsyncParsableCommand {
                 store: store, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), bound: schemaWait,
                 readiness: readiness, logger: logger)
             let workerName = name ?? WorkerConfiguration.defaultName()
+            let tracing: (any Service)?
+            do {
+                tracing = try TracingBootstrap.bootstrap(serviceName: "ferry-worker", instance: workerName, logger: logger)
+            } catch {
+                throw CLIUsageError(message: "tracing is not usable as configured (\(error)): check the OTEL_* environment variables, or unset OTEL_EXPORTER_OTLP_ENDPOINT to run without tracing")
+            }
             let configuration = WorkerConfiguration(
                 name: workerName, queues: queueList, concurrency: concurrency,
                 shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
@@ -167,7 +173,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
                 rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
                 queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
-                retryPolicy: RetryPolicy(baseSeconds: retryBase))
+                retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil)
             let chunkBytes = chunkSize * 1024 * 1024
             let launch = WorkerLaunch(gate: gate) { [scripted] in
                 // Provider secrets need the key; a worker that only moves local files can run without it.
@@ -203,7 +209,8 @@ struct WorkerCommand: AsyncParsableCommand {
                 }
                 try? await http.shutdown()
             }
-            var services: [any Service] = [launch]
+            // The tracer's service comes first so it stops last: the spans of drained jobs are flushed on SIGTERM.
+            var services: [any Service] = (tracing.map { [$0] } ?? []) + [launch]
             if let metricsAddress {
                 services.append(MetricsEndpoint(registry: registry, address: metricsAddress, readiness: readiness, logger: logger))
             }

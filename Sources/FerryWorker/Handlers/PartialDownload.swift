@@ -2,6 +2,7 @@ import Crypto
 import FerryCore
 import FerryDropbox
 import Foundation
+import Tracing
 import NIOCore
 
 #if canImport(Glibc)
@@ -41,6 +42,10 @@ final class PartialDownload: @unchecked Sendable {
     private var sha256: SHA256?
     private var contentHash: DropboxContentHasher?
     private var md5: Insecure.MD5?
+    /// Where and when the stretch since the last checkpoint began: one `ferry.download.checkpoint` span per
+    /// stretch keeps the span count bounded (pieces are far too many to trace).
+    private var stretchStart = TraceTimestamp.now()
+    private var stretchOffset: Int64?
 
     enum Digest {
         /// SHA-256 (a checksum the user gave); Dropbox's `content_hash`; MD5 (an S3 object's plain ETag).
@@ -103,6 +108,7 @@ final class PartialDownload: @unchecked Sendable {
             position += Int64(piece.count)
         }
         offset = keep
+        stretchOffset = keep
     }
 
     /// Creates the folders between `root` and the target's folder, refusing symlinks on the way.
@@ -195,7 +201,19 @@ final class PartialDownload: @unchecked Sendable {
         try await flush()
         let file = self.file
         try await BlockingIO.run { try file.syncData() }
+        endStretch("ferry.download.checkpoint")
         return offset
+    }
+
+    /// Ends the span of the bytes received since the last checkpoint (a no-op span when tracing is off).
+    private func endStretch(_ name: String) {
+        let from = stretchOffset ?? 0
+        let span = startSpan(name, at: stretchStart, ofKind: .internal)
+        span.attributes["ferry.offset"] = from
+        span.attributes["ferry.bytes"] = offset - from
+        span.end()
+        stretchStart = TraceTimestamp.now()
+        stretchOffset = offset
     }
 
     /// Drops everything (the remote file changed, or the server ignored the range).
@@ -205,6 +223,7 @@ final class PartialDownload: @unchecked Sendable {
         pending = []
         pendingBytes = 0
         offset = 0
+        stretchOffset = 0
         if sha256 != nil { sha256 = SHA256() }
         if contentHash != nil { contentHash = DropboxContentHasher() }
         if md5 != nil { md5 = Insecure.MD5() }
@@ -218,6 +237,7 @@ final class PartialDownload: @unchecked Sendable {
         expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?, expectedMD5: String? = nil
     ) async throws -> Finished {
         try await flush()
+        endStretch("ferry.download.checkpoint")
         let finished = Finished(
             bytes: offset, sha256: sha256.map { Self.hex($0.finalize()) }, contentHash: contentHash?.finalize(),
             md5: md5.map { $0.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() })

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryStore
 import Foundation
+import Tracing
 import Logging
 import Synchronization
 
@@ -65,11 +66,14 @@ public final class AccountTokenProvider: Sendable {
     private func refresh(_ account: String, replacing stale: String?) async throws -> AccountCredentials {
         let logger = self.logger
         let (registry, httpClient) = (self.registry, self.httpClient)
-        let fresh = try await store.refreshAccessToken(account: account, box: box, replacing: stale, by: actor) { credentials in
-            guard let kind = registry.provider(named: credentials.provider)?.accountKind else {
-                return .rejected(reason: "no provider named \(credentials.provider) in this version of Ferry")
+        // The account's name only: tokens never go into span attributes.
+        let fresh = try await JobSpan.run("ferry.token.refresh", ["ferry.account": .string(account)]) {
+            try await store.refreshAccessToken(account: account, box: box, replacing: stale, by: actor) { credentials in
+                guard let kind = registry.provider(named: credentials.provider)?.accountKind else {
+                    return .rejected(reason: "no provider named \(credentials.provider) in this version of Ferry")
+                }
+                return try await kind.refreshAccess(credentials, httpClient: httpClient, logger: logger)
             }
-            return try await kind.refreshAccess(credentials, httpClient: httpClient, logger: logger)
         }
         cache.withLock { $0[account] = fresh }
         return fresh

@@ -4,6 +4,7 @@ import FerryDropbox
 import FerryStore
 import Foundation
 import NIOCore
+import Tracing
 
 #if canImport(Glibc)
     import Glibc
@@ -123,9 +124,11 @@ extension DropboxUploadHandler {
         /// which Dropbox accepts as success (not a conflict).
         func single() async throws -> DropboxFileMetadata {
             do {
-                return try await withContentionRetries("uploading") {
-                    try await caller.call("uploading") { client, token in
-                        try await client.uploadFile(commit: commit, contentHash: nil, body: body(from: 0, to: size), accessToken: token)
+                return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) {
+                    try await withContentionRetries("uploading") {
+                        try await caller.call("uploading") { client, token in
+                            try await client.uploadFile(commit: commit, contentHash: nil, body: body(from: 0, to: size), accessToken: token)
+                        }
                     }
                 }
             } catch let error as DropboxError {
@@ -160,9 +163,11 @@ extension DropboxUploadHandler {
                     let (start, end) = (offset, min(size, offset + Int64(handler.chunkSize)))
                     try await hash.catchUp(to: start, file: source, pieceSize: handler.pieceSize)
                     do {
-                        try await caller.call("sending bytes \(start)–\(end)") { client, token in
-                            try await client.uploadSessionAppend(
-                                sessionID: sessionID, offset: start, close: false, body: body(from: start, to: end), accessToken: token)
+                        try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(start), "ferry.bytes": .int64(end - start)]) {
+                            try await caller.call("sending bytes \(start)–\(end)") { client, token in
+                                try await client.uploadSessionAppend(
+                                    sessionID: sessionID, offset: start, close: false, body: body(from: start, to: end), accessToken: token)
+                            }
                         }
                         offset = end
                     } catch let error as DropboxError {
@@ -186,12 +191,14 @@ extension DropboxUploadHandler {
                 // The commit. A lost answer to an applied finish leaves the session finished: then the file at
                 // the destination tells whether it is ours.
                 do {
-                    return try await handler.commitGate.withLock(account) {
-                        try await withContentionRetries("committing") {
-                            try await caller.call("committing") { client, token in
-                                try await client.uploadSessionFinish(
-                                    sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
-                                    accessToken: token)
+                    return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size)]) {
+                        try await handler.commitGate.withLock(account) {
+                            try await withContentionRetries("committing") {
+                                try await caller.call("committing") { client, token in
+                                    try await client.uploadSessionFinish(
+                                        sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
+                                        accessToken: token)
+                                }
                             }
                         }
                     }

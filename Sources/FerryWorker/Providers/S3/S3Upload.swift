@@ -3,6 +3,7 @@ import FerryCore
 import FerryS3
 import FerryStore
 import Foundation
+import Tracing
 import NIOCore
 
 /// One attempt at one S3 upload (see ``S3UploadHandler``).
@@ -20,10 +21,12 @@ struct S3Upload: Sendable {
     /// `PutObject` with `Content-MD5`; the ETag of a plain upload is the MD5, so it is checked too.
     func single() async throws -> String {
         let md5 = try await digest(0..<size)
-        let etag = try await call("uploading") {
-            try await client.putObject(
-                bucket: bucket, key: key, body: body(0..<size), checksum: S3Checksum(md5: md5),
-                contentType: options.contentType, storageClass: options.storageClass)
+        let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) {
+            try await call("uploading") {
+                try await client.putObject(
+                    bucket: bucket, key: key, body: body(0..<size), checksum: S3Checksum(md5: md5),
+                    contentType: options.contentType, storageClass: options.storageClass)
+            }
         }
         try checkPlainETag(etag, md5: md5, what: "the object")
         return etag
@@ -64,10 +67,14 @@ struct S3Upload: Sendable {
                                 await handler.partSlots.release()
                                 return (number, heldPart, md5, false)
                             }
-                            let part = try await call("sending part \(number) of \(plan.partCount)") {
-                                try await client.uploadPart(
-                                    bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range),
-                                    checksum: S3Checksum(md5: md5))
+                            let part = try await JobSpan.run(
+                                "ferry.s3.part", ["ferry.s3.part_number": .int64(Int64(number)), "ferry.bytes": .int64(Int64(range.count))]
+                            ) {
+                                try await call("sending part \(number) of \(plan.partCount)") {
+                                    try await client.uploadPart(
+                                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range),
+                                        checksum: S3Checksum(md5: md5))
+                                }
                             }
                             await handler.partSlots.release()
                             try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
@@ -95,8 +102,10 @@ struct S3Upload: Sendable {
             }
             try expected.check(try source.status(), path: job.source, when: "during the upload")
             let ordered = parts.compactMap { $0 }
-            let etag = try await call("completing the multipart upload") {
-                try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: ordered)
+            let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.s3.parts": .int64(Int64(ordered.count))]) {
+                try await call("completing the multipart upload") {
+                    try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: ordered)
+                }
             }
             try await verify(etag: etag, md5s: md5s.compactMap { $0 })
             return etag
