@@ -46,12 +46,15 @@ start)
         {
             echo "listen_addresses = '127.0.0.1'"
             echo "unix_socket_directories = '$dir'"
-            echo "max_connections = 300"
             echo "shared_buffers = 256MB"
             if [[ "$fast" == "--fast" ]]; then
+                # The test suite runs dozens of real worker processes at once, each with a small pool.
+                echo "max_connections = 1000"
                 echo "fsync = off"
                 echo "synchronous_commit = off"
                 echo "full_page_writes = off"
+            else
+                echo "max_connections = 300"
             fi
         } | as_owner tee -a "$dir/data/postgresql.conf" >/dev/null
     fi

@@ -8,12 +8,8 @@ import NIOHTTP1
 final class DashboardProbe: @unchecked Sendable {
     let process: BackgroundProcess
     let root: String
-    let http: HTTPClient = {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        // Event streams hold their connection: allow more than the default 8 per host.
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    /// Made last in `init`: a client that exists must be shut down, so none is made for a dashboard that failed.
+    let http: HTTPClient
 
     struct Answer {
         var status: Int
@@ -46,6 +42,10 @@ final class DashboardProbe: @unchecked Sendable {
             return url != nil
         }
         root = String(url!.dropLast())  // "http://127.0.0.1:PORT/ferry"
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // Event streams hold their connection: allow more than the default 8 per host.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// Starts a dashboard, runs `body`, and stops both the client and the process whether `body` throws or not.

@@ -65,11 +65,21 @@ struct RefetchTests {
         let photos = try await FlickrFetchTests.seedUser(server, "9@N09", count: 20)
         try await FlickrFetchTests.addAccount("flickr", key: FlickrFetchTests.devKey, server: server, db: db)
         let add = try await FerryProcess.run(
-            ["schedule", "add", "stream", "--every", "5s", "--", "fetch", "flickr:9@N09", "--to", target + "/", "--size", "q"],
+            ["schedule", "add", "stream", "--every", "10s", "--", "fetch", "flickr:9@N09", "--to", target + "/", "--size", "q"],
             databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
         #expect(add.status == 0, "\(add.stderr)")
         let worker = try URLFetchTests.startWorker(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
-        // Three ticks, 5 s apart: the first fetches the 20 photos, the later ones find them all present.
+        // Ticks do not wait for the previous run: hold the schedule while the first run fetches (on a busy machine
+        // that can take longer than a tick), so the later ticks meet a complete folder.
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "the first tick") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE job_id IS NOT NULL") >= 1
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "stream"], databaseURL: db.url).status == 0)
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the first run to fetch every photo") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded', 'failed', 'cancelled')") == 0
+        }
+        #expect(try await FerryProcess.run(["schedule", "resume", "stream"], databaseURL: db.url).status == 0)
+        // Two more ticks, 10 s apart: they find every photo present.
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "three listings to finish") {
             try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM ferry.schedule_runs r JOIN ferry.jobs j ON j.job_id = r.job_id WHERE j.state = 'succeeded'") >= 3

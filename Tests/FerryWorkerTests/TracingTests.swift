@@ -48,6 +48,8 @@ struct TracingTests {
             ["enqueue", "upload", dir + "/big.bin", "--to", "dropbox:vault:/big.bin", "--traceparent", traceparent], databaseURL: db.url)
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
 
+        // The first attempt's upload would take minutes (a busy test task still kills it midway); lifted after.
+        try await server.setFaults(["latency_milliseconds": .int(200), "upload_bytes_per_second": .int(256 * 1024)])
         let environment = Self.environment(receiver)
         let victim = try Self.startWorker(db, name: "victim", environment: environment, ["--chunk-size", "1"])
         try await eventually(timeout: .seconds(120), "chunks recorded and their spans exported") {
@@ -56,6 +58,7 @@ struct TracingTests {
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
+        try await server.setFaults(["latency_milliseconds": .int(200)])
 
         let survivor = try Self.startWorker(db, name: "survivor", environment: environment, ["--chunk-size", "1"])
         try await eventually(timeout: .seconds(180), "the upload to finish") {
