@@ -798,7 +798,9 @@ BEGIN
                                   'metadata', p_options -> 'metadata', 'options', coalesce(p_options -> 'options', '{}'));
 
     job_id := ferry.uuid_v7();
-    data := jsonb_strip_nulls(jsonb_build_object(
+    -- Top-level nulls are left out (jsonb_strip_nulls would also rewrite nested objects, metadata included).
+    SELECT jsonb_object_agg(f.key, f.value) INTO data
+      FROM jsonb_each(jsonb_build_object(
         'kind', p_kind, 'queue', queue, 'priority', priority, 'max_attempts', attempts,
         'source', p_source, 'destination', p_destination, 'account', account, 'key', key,
         -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows.
@@ -808,7 +810,8 @@ BEGIN
         'traceparent', p_options ->> 'traceparent',
         'fingerprint', 'sql:' || left(encode(sha256(convert_to(request::text, 'UTF8')), 'hex'), 32),
         'spec', jsonb_build_object('unresolved', jsonb_build_object(
-            'options', jsonb_strip_nulls(coalesce(p_options -> 'options', '{}'))))));
+            'options', coalesce(p_options -> 'options', '{}'))))) f
+     WHERE f.value <> 'null'::jsonb;
 END
 $_$;
 

@@ -66,7 +66,7 @@ struct SQLEnqueueTests {
                 """
                 SELECT ferry.enqueue('fetch', 'https://example.com/b.jpg', '/srv/photos/b.jpg',
                                      '{"queue": "photos", "priority": 7, "max_attempts": 3, "batch": "order-2",
-                                       "run_at": "\(runAt)", "metadata": {"order": 2},
+                                       "run_at": "\(runAt)", "metadata": {"order": 2, "note": null},
                                        "options": {"sha256": "\(String(repeating: "ab", count: 32))"}}')
                 """
             ).rows[0].decode(UUID.self, at: 0)
@@ -86,6 +86,8 @@ struct SQLEnqueueTests {
         #expect(try row.decode(String.self, at: 4) == "order-2")
         #expect(try row.decode(Bool.self, at: 5))
         #expect(try row.decode(String.self, at: 6) == "2")
+        let kept = try await db.query("SELECT metadata ? 'note' FROM ferry.jobs WHERE job_id = $1", [id]).rows[0]
+        #expect(try kept.decode(Bool.self, at: 0), "metadata is stored as given, nested nulls included")
         #expect(try row.decode(String.self, at: 8) == "/srv/photos/b.jpg")
         // A traceparent is kept in the enqueued event, where workers read it.
         let traced = try await db.query(
