@@ -224,6 +224,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard"]),
         // Only the public API: the test imports FerryClient without @testable.
         .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
         .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),

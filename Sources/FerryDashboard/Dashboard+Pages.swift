@@ -4,11 +4,11 @@ import Foundation
 
 extension Dashboard {
     func overview(_ view: DashboardView) async throws -> DashboardPage {
-        let stats = try await store.queueStats()
-        let batches = try await store.batchStatus(limit: 10)
-        let workers = try await store.workerStatus()
-        let throughput = try await store.throughput()
-        let accounts = try await store.accountStatus().filter(\.needsLogin)
+        let stats = try await shared.value("queue_stats") { [store] in try await store.queueStats() }
+        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatus(limit: 200) }.prefix(10).map { $0 }
+        let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
+        let throughput = try await shared.value("throughput") { [store] in try await store.throughput() }
+        let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
         let alive = workers.filter { $0.heartbeatAgeSeconds < Self.aliveAfterSeconds && !$0.stopping }
         var lastHour = [String: (jobs: Int64, bytes: Int64)]()
         for row in throughput {
@@ -46,7 +46,7 @@ extension Dashboard {
     }
 
     func batches(_ view: DashboardView) async throws -> DashboardPage {
-        let batches = try await store.batchStatus(limit: 200)
+        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatus(limit: 200) }
         return DashboardPage(
             title: "Batches", html: batchTable(batches, view),
             json: .object(["batches": .array(batches.map { Self.batchJSON($0, now: Date()) })]))
@@ -76,7 +76,7 @@ extension Dashboard {
     }
 
     func batch(_ name: String, state: String?, search: String?, after: UUID?, _ view: DashboardView) async throws -> DashboardPage? {
-        guard let summary = try await store.batchStatus(name).first else { return nil }
+        guard let summary = try await shared.value("batch:" + name, { [store] in try await store.batchStatus(name) }).first else { return nil }
         let jobs = try await store.batchJobs(name, state: state, search: search, after: after, limit: Self.pageSize)
         let next = jobs.count == Self.pageSize ? jobs.last?.jobID : nil
         var html = batchTable([summary], view)
@@ -145,7 +145,7 @@ extension Dashboard {
 
     func failed(_ view: DashboardView) async throws -> DashboardPage {
         let jobs = try await store.failedJobs(limit: 500)
-        let accounts = try await store.accountStatus().filter(\.needsLogin)
+        let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
         let held = try await store.heldJobs(accounts: accounts.map(\.name), limit: 200)
         // Grouped by error, groups in order of their newest failure.
         var order = [String]()
@@ -197,7 +197,7 @@ extension Dashboard {
     }
 
     func workers(_ view: DashboardView) async throws -> DashboardPage {
-        let workers = try await store.workerStatus()
+        let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
         let html = view.table(
             ["name", "host", "pid", "queues", "heartbeat", "running", "slots", ""],
             workers.map { worker in

@@ -205,6 +205,7 @@ extension Dashboard {
             logger.warning("dashboard action failed", metadata: ["action": "\(action)", "error": "\(error)"])
             return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
         }
+        shared.clear()
         logger.notice("dashboard action", metadata: ["action": "\(action)", "target": "\(target)", "jobs": "\(outcomes.count)"])
         if wantsJSON(request) {
             let items = outcomes.map { outcome -> JSONValue in

@@ -17,6 +17,8 @@ public struct Dashboard: Service, CustomStringConvertible {
     let logger: Logger
     let hub: NotificationHub
     let guardian: ActionGuard
+    /// Aggregate reads shared by every viewer, at most once a second.
+    let shared = SharedReads()
 
     /// Rows per batch page.
     static let pageSize = 50

@@ -86,8 +86,8 @@ struct SQLEnqueueTests {
         #expect(try row.decode(String.self, at: 4) == "order-2")
         #expect(try row.decode(Bool.self, at: 5))
         #expect(try row.decode(String.self, at: 6) == "2")
-        let kept = try await db.query("SELECT metadata ? 'note' FROM ferry.jobs WHERE job_id = $1", [id]).rows[0]
-        #expect(try kept.decode(Bool.self, at: 0), "metadata is stored as given, nested nulls included")
+        let keptNull = try await db.query("SELECT metadata ? 'note' FROM ferry.jobs WHERE job_id = $1", [id]).rows[0]
+        #expect(try keptNull.decode(Bool.self, at: 0), "metadata is stored as given, nested nulls included")
         #expect(try row.decode(String.self, at: 8) == "/srv/photos/b.jpg")
         // A traceparent is kept in the enqueued event, where workers read it.
         let traced = try await db.query(

@@ -1,0 +1,49 @@
+import Synchronization
+import Testing
+
+@testable import FerryDashboard
+
+/// The dashboard's shared aggregate reads: one read per key at a time and per `maxAge`, whatever the viewers.
+@Suite("Shared reads")
+struct SharedReadsTests {
+    final class Counter: Sendable {
+        let value = Mutex(0)
+        func next() -> Int { value.withLock { $0 += 1; return $0 } }
+        var count: Int { value.withLock { $0 } }
+    }
+
+    @Test("fifty concurrent page loads share one read; a stale value is read again; clear forgets")
+    func sharesOneRead() async throws {
+        let reads = SharedReads(maxAge: .milliseconds(300))
+        let counter = Counter()
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await reads.value("batches") {
+                        try await Task.sleep(for: .milliseconds(100))
+                        return counter.next()
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counter.count == 1 && Set(values) == [1])
+        // Another key is its own read.
+        #expect(try await reads.value("workers") { counter.next() } == 2)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(try await reads.value("batches") { counter.next() } == 3, "older than maxAge: read again")
+        #expect(try await reads.value("batches") { counter.next() } == 3, "fresh: shared")
+        reads.clear()
+        #expect(try await reads.value("batches") { counter.next() } == 4, "cleared by an action: read again")
+    }
+
+    @Test("a failed read is not kept: the next load tries again")
+    func failureNotKept() async throws {
+        struct Down: Error {}
+        let reads = SharedReads(maxAge: .seconds(60))
+        await #expect(throws: Down.self) {
+            _ = try await reads.value("queue_stats") { () async throws -> Int in throw Down() }
+        }
+        #expect(try await reads.value("queue_stats") { 7 } == 7)
+    }
+}
