@@ -2,39 +2,54 @@ import Foundation
 import Synchronization
 
 /// The aggregate reads every viewer shares (queue and batch summaries, throughput, workers, accounts), each run
-/// at most once per `maxAge` whatever the number of viewers, and once at a time: concurrent page loads wait for
-/// the read under way instead of starting their own. A page is at most `maxAge` old, which is also how often a
-/// live page refreshes; the dashboard's own actions clear the cache, so what they changed shows at once.
+/// once at a time (concurrent page loads wait for the read under way instead of starting their own) and kept for
+/// `maxAge`, or for `costFactor` times what the read took when that is longer: however many viewers, the
+/// dashboard spends at most 1/`costFactor` of the database's time on each shared read. A page is at most that old;
+/// a live page refreshes once a second; the dashboard's own actions clear the cache, so what they changed shows
+/// at once.
 ///
-/// Why: a batch summary aggregates every job of the batch. Twenty page loads a second over a batch of 50,000 jobs
-/// would read a million rows a second from the database the workers need.
+/// Why: a batch summary aggregates every job of the batch. Twenty page loads a second over a batch of 200,000 jobs
+/// read millions of rows a second from the database the workers need.
 final class SharedReads: Sendable {
     private struct Entry: Sendable {
         var task: Task<any Sendable, any Error>
         var started: ContinuousClock.Instant
+        /// How long the read took, once it finished.
+        var cost: Duration?
+
+        func isFresh(at now: ContinuousClock.Instant, maxAge: Duration, costFactor: Int) -> Bool {
+            now - started < max(maxAge, (cost ?? .zero) * costFactor)
+        }
     }
 
     let maxAge: Duration
+    let costFactor: Int
     private let entries = Mutex<[String: Entry]>([:])
     /// Entries kept at most (batch pages are keyed by name), so distinct keys cannot grow memory without bound.
     static let maxEntries = 256
 
-    init(maxAge: Duration = .seconds(1)) {
+    init(maxAge: Duration = .seconds(1), costFactor: Int = 20) {
         self.maxAge = maxAge
+        self.costFactor = costFactor
     }
 
     /// The value under `key`: a fresh one, the one being read, or a new read by `load`.
     func value<T: Sendable>(_ key: String, _ load: @escaping @Sendable () async throws -> T) async throws -> T {
         let now = ContinuousClock.now
         let task = entries.withLock { entries -> Task<any Sendable, any Error> in
-            if let entry = entries[key], now - entry.started < maxAge { return entry.task }
+            if let entry = entries[key], entry.isFresh(at: now, maxAge: maxAge, costFactor: costFactor) { return entry.task }
             if entries.count >= Self.maxEntries { entries.removeAll(keepingCapacity: true) }
             let task = Task<any Sendable, any Error> { try await load() }
             entries[key] = Entry(task: task, started: now)
             return task
         }
         do {
-            guard let value = try await task.value as? T else { throw SharedReadsError.typeMismatch(key) }
+            let result = try await task.value
+            let took = ContinuousClock.now - now
+            entries.withLock { entries in
+                if entries[key]?.started == now, entries[key]?.cost == nil { entries[key]?.cost = took }
+            }
+            guard let value = result as? T else { throw SharedReadsError.typeMismatch(key) }
             return value
         } catch {
             // A failed read is not kept: the next page load tries again.

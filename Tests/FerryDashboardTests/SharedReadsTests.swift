@@ -14,7 +14,7 @@ struct SharedReadsTests {
 
     @Test("fifty concurrent page loads share one read; a stale value is read again; clear forgets")
     func sharesOneRead() async throws {
-        let reads = SharedReads(maxAge: .milliseconds(300))
+        let reads = SharedReads(maxAge: .milliseconds(300), costFactor: 1)
         let counter = Counter()
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<50 {
@@ -45,5 +45,17 @@ struct SharedReadsTests {
             _ = try await reads.value("queue_stats") { () async throws -> Int in throw Down() }
         }
         #expect(try await reads.value("queue_stats") { 7 } == 7)
+    }
+
+    @Test("a slow read is kept for costFactor times what it took")
+    func slowReadKeptLonger() async throws {
+        let reads = SharedReads(maxAge: .milliseconds(10), costFactor: 20)
+        let counter = Counter()
+        _ = try await reads.value("batch:big") { () async throws -> Int in
+            try await Task.sleep(for: .milliseconds(50))
+            return counter.next()
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await reads.value("batch:big") { counter.next() } == 1, "50 ms × 20 = 1 s: still fresh after 100 ms")
     }
 }
