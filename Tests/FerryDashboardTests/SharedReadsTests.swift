@@ -12,9 +12,10 @@ struct SharedReadsTests {
         var count: Int { value.withLock { $0 } }
     }
 
-    @Test("fifty concurrent page loads share one read; a stale value is read again; clear forgets")
+    @Test("fifty concurrent page loads share one read; a fresh value is shared; clear forgets; a stale one is read again")
     func sharesOneRead() async throws {
-        let reads = SharedReads(maxAge: .milliseconds(300), costFactor: 1)
+        // Long-lived values (so a test task held up on a busy machine sees the same), then a short-lived cache.
+        let reads = SharedReads(maxAge: .seconds(600), costFactor: 0)
         let counter = Counter()
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<50 {
@@ -28,13 +29,15 @@ struct SharedReadsTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(counter.count == 1 && Set(values) == [1])
-        // Another key is its own read.
-        #expect(try await reads.value("workers") { counter.next() } == 2)
-        try await Task.sleep(for: .milliseconds(400))
-        #expect(try await reads.value("batches") { counter.next() } == 3, "older than maxAge: read again")
-        #expect(try await reads.value("batches") { counter.next() } == 3, "fresh: shared")
+        #expect(try await reads.value("batches") { counter.next() } == 1, "fresh: shared")
+        #expect(try await reads.value("workers") { counter.next() } == 2, "another key is its own read")
         reads.clear()
-        #expect(try await reads.value("batches") { counter.next() } == 4, "cleared by an action: read again")
+        #expect(try await reads.value("batches") { counter.next() } == 3, "cleared by an action: read again")
+
+        let brief = SharedReads(maxAge: .milliseconds(1), costFactor: 0)
+        #expect(try await brief.value("batches") { 10 } == 10)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(try await brief.value("batches") { 11 } == 11, "older than maxAge: read again")
     }
 
     @Test("a failed read is not kept: the next load tries again")
@@ -49,13 +52,13 @@ struct SharedReadsTests {
 
     @Test("a slow read is kept for costFactor times what it took")
     func slowReadKeptLonger() async throws {
-        let reads = SharedReads(maxAge: .milliseconds(10), costFactor: 20)
+        let reads = SharedReads(maxAge: .milliseconds(1), costFactor: 10_000)
         let counter = Counter()
         _ = try await reads.value("batch:big") { () async throws -> Int in
             try await Task.sleep(for: .milliseconds(50))
             return counter.next()
         }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(try await reads.value("batch:big") { counter.next() } == 1, "50 ms × 20 = 1 s: still fresh after 100 ms")
+        #expect(try await reads.value("batch:big") { counter.next() } == 1, "50 ms × 10,000: still fresh after 100 ms")
     }
 }

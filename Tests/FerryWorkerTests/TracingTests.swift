@@ -20,6 +20,10 @@ struct TracingTests {
             "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json",
             // Export ended spans within 100 ms, so chunk spans are out before the kill.
             "OTEL_BSP_SCHEDULE_DELAY": "100",
+            // The receiver lives in the test process, whose tasks can be held up for seconds on a busy machine:
+            // the exporter waits for it rather than dropping the batch.
+            "OTEL_EXPORTER_OTLP_TIMEOUT": "120000",
+            "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "120000",
         ]) { _, new in new }
     }
 

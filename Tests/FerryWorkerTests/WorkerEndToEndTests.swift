@@ -64,11 +64,12 @@ struct WorkerEndToEndTests {
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "k"))
         // Small chunks: many progress events, so the victim dies with partial files and recorded offsets.
         let victim = try WorkerFixtures.startWorker(db, name: "victim", ["--concurrency", "3", "--chunk-size", "1"])
-        try await eventually(timeout: .seconds(60), "the victim to record progress") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL") >= 3
-        }
-        victim.signal(SIGKILL)
+        // Killed by a process of its own once 3 progress events are in: the test task may be held up for seconds.
+        let killer = try WorkerFixtures.killWhen(
+            db, pid: victim.pid, count: "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL",
+            reaches: 3)
         _ = try await victim.waitForExit()
+        while killer.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         let heldByVictim = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'")
         #expect(heldByVictim > 0)
         let survivor = try WorkerFixtures.startWorker(db, name: "survivor", ["--concurrency", "4", "--chunk-size", "1"])

@@ -42,4 +42,31 @@ enum WorkerFixtures {
             ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "2", "--poll-interval", "0.5", "--log-level", "info"] + extra,
             databaseURL: db.url)
     }
+
+    /// Kills `pid` with SIGKILL as soon as `sql` (a count) reaches `threshold`, from a process of its own (bash and
+    /// psql polling every 50 ms): a test task held up for seconds on a busy machine would kill too late, after the
+    /// work it wanted to interrupt had finished. Wait for the victim's exit afterwards.
+    static func killWhen(_ db: TestDatabase, pid: Int32, count sql: String, reaches threshold: Int) throws -> Process {
+        let psql = ["/usr/bin/psql"] + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+            .sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/psql" }
+        guard let binary = psql.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw TestSupportError("no psql found")
+        }
+        let script = """
+            until [ "$("$PSQL" -X -tAc "$SQL" "$URL" 2>/dev/null || echo 0)" -ge "$THRESHOLD" ] 2>/dev/null; do
+                kill -0 "$VICTIM" 2>/dev/null || exit 0
+                sleep 0.05
+            done
+            kill -9 "$VICTIM"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        process.environment = [
+            "PSQL": binary, "SQL": sql, "URL": db.url, "THRESHOLD": "\(threshold)", "VICTIM": "\(pid)",
+            "PATH": "/usr/bin:/bin",
+        ]
+        try process.run()
+        return process
+    }
 }
