@@ -22,6 +22,25 @@ SET row_security = off;
 CREATE SCHEMA ferry;
 
 
+--
+-- Name: job_change; Type: TYPE; Schema: ferry; Owner: -
+--
+
+CREATE TYPE ferry.job_change AS (
+	queue text,
+	batch text,
+	was_state text,
+	state text,
+	was_bytes_done bigint,
+	was_bytes_total bigint,
+	bytes_done bigint,
+	bytes_total bigint,
+	enqueued_at timestamp with time zone,
+	started_at timestamp with time zone,
+	finished_at timestamp with time zone
+);
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -322,6 +341,73 @@ $$;
 
 
 --
+-- Name: batch_bytes_done(text, bigint, bigint); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.batch_bytes_done(p_state text, p_done bigint, p_total bigint) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN p_state = 'succeeded' THEN coalesce(p_total, p_done) ELSE least(p_done, coalesce(p_total, p_done)) END
+$$;
+
+
+--
+-- Name: batch_counts; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.batch_counts (
+    batch text NOT NULL,
+    jobs bigint NOT NULL,
+    queued bigint NOT NULL,
+    running bigint NOT NULL,
+    succeeded bigint NOT NULL,
+    failed bigint NOT NULL,
+    cancelled bigint NOT NULL,
+    bytes_done bigint NOT NULL,
+    bytes_total bigint NOT NULL,
+    sized bigint NOT NULL,
+    enqueued_at timestamp with time zone,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone
+)
+WITH (fillfactor='50');
+
+
+--
+-- Name: TABLE batch_counts; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.batch_counts IS 'Jobs, states and bytes per batch, compacted; add ferry.batch_count_deltas for the exact figures.';
+
+
+--
+-- Name: batch_counts_actual(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.batch_counts_actual() RETURNS SETOF ferry.batch_counts
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+SELECT j.batch,
+       count(*) AS jobs,
+       count(*) FILTER (WHERE j.state = 'queued') AS queued,
+       count(*) FILTER (WHERE j.state = 'running') AS running,
+       count(*) FILTER (WHERE j.state = 'succeeded') AS succeeded,
+       count(*) FILTER (WHERE j.state = 'failed') AS failed,
+       count(*) FILTER (WHERE j.state = 'cancelled') AS cancelled,
+       coalesce(sum(ferry.batch_bytes_done(j.state, j.bytes_done, j.bytes_total)), 0)::bigint AS bytes_done,
+       coalesce(sum(j.bytes_total), 0)::bigint AS bytes_total,
+       count(j.bytes_total) AS sized,
+       min(j.enqueued_at) AS enqueued_at,
+       min(j.started_at) AS started_at,
+       max(j.finished_at) AS finished_at
+  FROM ferry.jobs j
+ WHERE j.batch IS NOT NULL
+ GROUP BY j.batch
+$$;
+
+
+--
 -- Name: batch_summary(text); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -467,6 +553,74 @@ $$;
 
 
 --
+-- Name: compact_counters(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.compact_counters() RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    folded  bigint;
+    n       bigint;
+    touched text[];
+BEGIN
+    folded := ferry.compact_queue_counts();
+
+    IF pg_try_advisory_xact_lock(hashtext('ferry.batch_counts'), 0) THEN
+        WITH moved AS (
+            DELETE FROM ferry.batch_count_deltas RETURNING *
+        ), summed AS (
+            SELECT batch, sum(jobs) AS jobs, sum(queued) AS queued, sum(running) AS running,
+                   sum(succeeded) AS succeeded, sum(failed) AS failed, sum(cancelled) AS cancelled,
+                   sum(bytes_done) AS bytes_done, sum(bytes_total) AS bytes_total, sum(sized) AS sized,
+                   min(enqueued_at) AS enqueued_at, min(started_at) AS started_at, max(finished_at) AS finished_at,
+                   count(*) AS n
+              FROM moved GROUP BY batch
+        ), applied AS (
+            INSERT INTO ferry.batch_counts AS c
+            SELECT batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized,
+                   enqueued_at, started_at, finished_at
+              FROM summed ORDER BY batch
+            ON CONFLICT (batch) DO UPDATE
+               SET jobs = c.jobs + excluded.jobs, queued = c.queued + excluded.queued,
+                   running = c.running + excluded.running, succeeded = c.succeeded + excluded.succeeded,
+                   failed = c.failed + excluded.failed, cancelled = c.cancelled + excluded.cancelled,
+                   bytes_done = c.bytes_done + excluded.bytes_done, bytes_total = c.bytes_total + excluded.bytes_total,
+                   sized = c.sized + excluded.sized,
+                   enqueued_at = least(c.enqueued_at, excluded.enqueued_at),
+                   started_at = least(c.started_at, excluded.started_at),
+                   finished_at = greatest(c.finished_at, excluded.finished_at)
+        )
+        SELECT coalesce(sum(s.n), 0), array_agg(s.batch) INTO n, touched FROM summed s;
+        folded := folded + n;
+        -- Every job of these batches archived: the batch is gone.
+        DELETE FROM ferry.batch_counts WHERE batch = ANY (touched) AND jobs = 0;
+    END IF;
+
+    IF pg_try_advisory_xact_lock(hashtext('ferry.throughput_counts'), 0) THEN
+        WITH moved AS (
+            DELETE FROM ferry.throughput_deltas RETURNING *
+        ), summed AS (
+            SELECT minute, queue, sum(succeeded) AS succeeded, sum(failed) AS failed, sum(bytes) AS bytes, count(*) AS n
+              FROM moved GROUP BY minute, queue
+        ), applied AS (
+            INSERT INTO ferry.throughput_counts AS c (minute, queue, succeeded, failed, bytes)
+            SELECT minute, queue, succeeded, failed, bytes FROM summed ORDER BY minute, queue
+            ON CONFLICT (minute, queue) DO UPDATE
+               SET succeeded = c.succeeded + excluded.succeeded, failed = c.failed + excluded.failed,
+                   bytes = c.bytes + excluded.bytes
+        )
+        SELECT coalesce(sum(s.n), 0) INTO n FROM summed s;
+        folded := folded + n;
+        DELETE FROM ferry.throughput_counts WHERE minute < now() - interval '1 day';
+    END IF;
+    RETURN folded;
+END
+$$;
+
+
+--
 -- Name: compact_queue_counts(); Type: FUNCTION; Schema: ferry; Owner: -
 --
 
@@ -492,6 +646,65 @@ BEGIN
     SELECT coalesce(sum(n), 0) INTO folded FROM summed;
     DELETE FROM ferry.queue_counts WHERE jobs = 0;
     RETURN folded;
+END
+$$;
+
+
+--
+-- Name: count_changes(ferry.job_change[]); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.count_changes(p_changes ferry.job_change[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+BEGIN
+    IF p_changes IS NULL OR cardinality(p_changes) = 0 THEN
+        RETURN;
+    END IF;
+
+    INSERT INTO ferry.queue_count_deltas (queue, state, delta)
+    SELECT t.queue, t.state, sum(t.delta)
+      FROM (SELECT c.queue, c.was_state AS state, -1 AS delta FROM unnest(p_changes) c
+             WHERE c.was_state IS NOT NULL AND c.was_state IS DISTINCT FROM c.state
+            UNION ALL
+            SELECT c.queue, c.state, 1 FROM unnest(p_changes) c
+             WHERE c.state IS NOT NULL AND c.was_state IS DISTINCT FROM c.state) t
+     GROUP BY t.queue, t.state
+    HAVING sum(t.delta) <> 0;
+
+    INSERT INTO ferry.batch_count_deltas
+    SELECT d.*
+      FROM (SELECT c.batch,
+                   sum((c.state IS NOT NULL)::int - (c.was_state IS NOT NULL)::int)::bigint AS jobs,
+                   sum((c.state IS NOT DISTINCT FROM 'queued')::int - (c.was_state IS NOT DISTINCT FROM 'queued')::int)::bigint AS queued,
+                   sum((c.state IS NOT DISTINCT FROM 'running')::int - (c.was_state IS NOT DISTINCT FROM 'running')::int)::bigint AS running,
+                   sum((c.state IS NOT DISTINCT FROM 'succeeded')::int - (c.was_state IS NOT DISTINCT FROM 'succeeded')::int)::bigint AS succeeded,
+                   sum((c.state IS NOT DISTINCT FROM 'failed')::int - (c.was_state IS NOT DISTINCT FROM 'failed')::int)::bigint AS failed,
+                   sum((c.state IS NOT DISTINCT FROM 'cancelled')::int - (c.was_state IS NOT DISTINCT FROM 'cancelled')::int)::bigint AS cancelled,
+                   sum(CASE WHEN c.state IS NULL THEN 0 ELSE ferry.batch_bytes_done(c.state, c.bytes_done, c.bytes_total) END
+                       - CASE WHEN c.was_state IS NULL THEN 0
+                              ELSE ferry.batch_bytes_done(c.was_state, c.was_bytes_done, c.was_bytes_total) END)::bigint AS bytes_done,
+                   sum(CASE WHEN c.state IS NULL THEN 0 ELSE coalesce(c.bytes_total, 0) END
+                       - CASE WHEN c.was_state IS NULL THEN 0 ELSE coalesce(c.was_bytes_total, 0) END)::bigint AS bytes_total,
+                   sum((c.state IS NOT NULL AND c.bytes_total IS NOT NULL)::int
+                       - (c.was_state IS NOT NULL AND c.was_bytes_total IS NOT NULL)::int)::bigint AS sized,
+                   min(c.enqueued_at) AS enqueued_at, min(c.started_at) AS started_at, max(c.finished_at) AS finished_at
+              FROM unnest(p_changes) c
+             WHERE c.batch IS NOT NULL
+             GROUP BY c.batch) d
+     WHERE (d.jobs, d.queued, d.running, d.succeeded, d.failed, d.cancelled, d.bytes_done, d.bytes_total, d.sized)
+           <> (0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    INSERT INTO ferry.throughput_deltas (minute, queue, succeeded, failed, bytes)
+    SELECT date_trunc('minute', c.finished_at), c.queue,
+           count(*) FILTER (WHERE c.state = 'succeeded'), count(*) FILTER (WHERE c.state = 'failed'),
+           coalesce(sum(coalesce(c.bytes_total, c.bytes_done)) FILTER (WHERE c.state = 'succeeded'), 0)
+      FROM unnest(p_changes) c
+     WHERE c.state IN ('succeeded', 'failed') AND c.was_state IS NOT NULL AND c.was_state <> c.state
+       AND c.finished_at IS NOT NULL
+     GROUP BY 1, 2;
 END
 $$;
 
@@ -932,6 +1145,7 @@ DECLARE
     wake_jobs   boolean;
     wake_cancel boolean;
     fast        uuid[];
+    changes     ferry.job_change[];
     applied     bigint;
 BEGIN
     -- One pass over the statement's events for everything the rest needs to know.
@@ -948,13 +1162,17 @@ BEGIN
         IF bad_version THEN
             RAISE EXCEPTION 'an enqueued event must be version 1' USING ERRCODE = 'FY003';
         END IF;
-        INSERT INTO ferry.jobs
-        SELECT p.*
-          FROM new_events e
-         CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
-         WHERE e.type = 'enqueued';
-        INSERT INTO ferry.queue_count_deltas (queue, state, delta)
-        SELECT e.data->>'queue', 'queued', count(*) FROM new_events e WHERE e.type = 'enqueued' GROUP BY 1;
+        WITH inserted AS (
+            INSERT INTO ferry.jobs
+            SELECT p.*
+              FROM new_events e
+             CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
+             WHERE e.type = 'enqueued'
+            RETURNING ROW(queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
+                          finished_at)::ferry.job_change AS change
+        )
+        SELECT array_agg(change) INTO changes FROM inserted;
+        PERFORM ferry.count_changes(changes);
     END IF;
 
     IF others > 0 THEN
@@ -962,7 +1180,8 @@ BEGIN
             RAISE EXCEPTION 'append at most one event per job in one statement' USING ERRCODE = 'FY003';
         END IF;
 
-        -- The fast path: exactly what apply_event does for these types when the event fits the job.
+        -- The fast path: exactly what apply_event does for these types when the event fits the job. `o` is the
+        -- row as it was before this statement (writers lock it before appending), for the counters.
         WITH folded AS (
             UPDATE ferry.jobs AS j
                SET version     = e.version,
@@ -981,6 +1200,7 @@ BEGIN
                                       THEN nullif(e.data->'session', 'null'::jsonb) ELSE j.session END,
                    result      = CASE e.type WHEN 'succeeded' THEN nullif(e.data->'result', 'null'::jsonb) ELSE j.result END
               FROM new_events e
+              JOIN ferry.jobs o ON o.job_id = e.job_id
              WHERE j.job_id = e.job_id
                AND e.type IN ('claimed', 'progress', 'succeeded')
                AND e.version = j.version + 1
@@ -988,20 +1208,12 @@ BEGIN
                        WHEN 'claimed' THEN j.state = 'queued' AND (e.data->>'lease')::bigint = j.lease + 1
                        ELSE j.state = 'running' AND (e.data->>'lease')::bigint = j.lease
                    END
-            RETURNING j.job_id, j.queue, e.type, j.state
-        ),
-        -- The fast path's old state follows from the type: claimed leaves queued, the others leave running.
-        counted AS (
-            INSERT INTO ferry.queue_count_deltas (queue, state, delta)
-            SELECT c.queue, c.state, sum(c.delta)
-              FROM (SELECT f.queue, CASE f.type WHEN 'claimed' THEN 'queued' ELSE 'running' END AS state, -1 AS delta
-                      FROM folded f WHERE f.type <> 'progress'
-                    UNION ALL
-                    SELECT f.queue, f.state, 1 FROM folded f WHERE f.type <> 'progress') c
-             GROUP BY c.queue, c.state
-            HAVING sum(c.delta) <> 0
+            RETURNING j.job_id,
+                      ROW(j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
+                          j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
         )
-        SELECT coalesce(array_agg(job_id), '{}') INTO fast FROM folded;
+        SELECT coalesce(array_agg(job_id), '{}'), array_agg(change) INTO fast, changes FROM folded;
+        PERFORM ferry.count_changes(changes);
 
         IF cardinality(fast) < others THEN
             -- Everything else, and every event that does not fit, through the one definition.
@@ -1014,28 +1226,21 @@ BEGIN
                        finished_at = (x.n).finished_at, updated_at = (x.n).updated_at,
                        source = (x.n).source, destination = (x.n).destination, account = (x.n).account,
                        spec = (x.n).spec
-                  FROM (SELECT e.job_id, cur.state AS was,
+                  FROM (SELECT e.job_id, cur.state AS was, cur.bytes_done AS was_done, cur.bytes_total AS was_total,
                                ferry.apply_event(cur, e.job_id, e.type, e.version, e.data, e.recorded_at) AS n
                           FROM new_events e
                           JOIN ferry.jobs cur ON cur.job_id = e.job_id
                          WHERE e.type <> 'enqueued' AND e.job_id <> ALL (fast)
                         OFFSET 0) AS x   -- OFFSET 0: evaluate apply_event once per row, not once per column
                  WHERE j.job_id = x.job_id
-                RETURNING j.queue, x.was, j.state
-            ),
-            counted AS (
-                INSERT INTO ferry.queue_count_deltas (queue, state, delta)
-                SELECT c.queue, c.state, sum(c.delta)
-                  FROM (SELECT f.queue, f.was AS state, -1 AS delta FROM folded f WHERE f.was <> f.state
-                        UNION ALL
-                        SELECT f.queue, f.state, 1 FROM folded f WHERE f.was <> f.state) c
-                 GROUP BY c.queue, c.state
-                HAVING sum(c.delta) <> 0
+                RETURNING ROW(j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
+                              j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
             )
-            SELECT count(*) INTO applied FROM folded;
+            SELECT count(*), array_agg(change) INTO applied, changes FROM folded;
             IF applied + cardinality(fast) <> others THEN
                 RAISE EXCEPTION 'an event names a job that does not exist' USING ERRCODE = 'FY004';
             END IF;
+            PERFORM ferry.count_changes(changes);
         END IF;
     END IF;
 
@@ -1303,6 +1508,22 @@ BEGIN
     SELECT (r.j).* FROM (SELECT ferry.replay(e ORDER BY e.version) AS j FROM ferry.events e GROUP BY e.job_id) r;
     GET DIAGNOSTICS rebuilt = ROW_COUNT;
     RETURN rebuilt;
+END
+$$;
+
+
+--
+-- Name: recount_batches(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.recount_batches() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    LOCK TABLE ferry.batch_counts, ferry.batch_count_deltas IN EXCLUSIVE MODE;
+    DELETE FROM ferry.batch_count_deltas;
+    DELETE FROM ferry.batch_counts;
+    INSERT INTO ferry.batch_counts SELECT * FROM ferry.batch_counts_actual();
 END
 $$;
 
@@ -1750,6 +1971,28 @@ COMMENT ON TABLE ferry.archives IS 'Archive files written by ferry archive: wher
 
 
 --
+-- Name: batch_count_deltas; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.batch_count_deltas (
+    batch text NOT NULL,
+    jobs bigint NOT NULL,
+    queued bigint NOT NULL,
+    running bigint NOT NULL,
+    succeeded bigint NOT NULL,
+    failed bigint NOT NULL,
+    cancelled bigint NOT NULL,
+    bytes_done bigint NOT NULL,
+    bytes_total bigint NOT NULL,
+    sized bigint NOT NULL,
+    enqueued_at timestamp with time zone,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
+
+
+--
 -- Name: batch_events; Type: TABLE; Schema: ferry; Owner: -
 --
 
@@ -1799,12 +2042,23 @@ CREATE VIEW ferry.batch_status AS
     s.failed,
     s.cancelled,
     s.bytes_done,
-    s.bytes_total,
-    s.percent,
-    s.done,
+        CASE
+            WHEN (s.sized > 0) THEN s.bytes_total
+            ELSE NULL::bigint
+        END AS bytes_total,
+    (
+        CASE
+            WHEN ((s.queued + s.running) = 0) THEN 100.0
+            WHEN ((s.sized = s.jobs) AND (s.bytes_total > 0)) THEN LEAST(99.9, round(((100.0 * (s.bytes_done)::numeric) / (s.bytes_total)::numeric), 1))
+            ELSE LEAST(99.9, round(((100.0 * (((s.succeeded + s.failed) + s.cancelled))::numeric) / (s.jobs)::numeric), 1))
+        END)::numeric(4,1) AS percent,
+    ((s.queued + s.running) = 0) AS done,
     s.enqueued_at,
     s.started_at,
-    s.finished_at,
+        CASE
+            WHEN ((s.queued + s.running) = 0) THEN s.finished_at
+            ELSE NULL::timestamp with time zone
+        END AS finished_at,
     ( SELECT
                 CASE
                     WHEN (e.type = 'completed'::text) THEN e.recorded_at
@@ -1814,41 +2068,51 @@ CREATE VIEW ferry.batch_status AS
           WHERE (e.batch = s.batch)
           ORDER BY e."position" DESC
          LIMIT 1) AS completed_at,
-    s.sizes_unknown
-   FROM ( SELECT j.batch,
-            count(*) AS jobs,
-            count(*) FILTER (WHERE (j.state = 'queued'::text)) AS queued,
-            count(*) FILTER (WHERE (j.state = 'running'::text)) AS running,
-            count(*) FILTER (WHERE (j.state = 'succeeded'::text)) AS succeeded,
-            count(*) FILTER (WHERE (j.state = 'failed'::text)) AS failed,
-            count(*) FILTER (WHERE (j.state = 'cancelled'::text)) AS cancelled,
-            (sum(
-                CASE
-                    WHEN (j.state = 'succeeded'::text) THEN COALESCE(j.bytes_total, j.bytes_done)
-                    ELSE LEAST(j.bytes_done, COALESCE(j.bytes_total, j.bytes_done))
-                END))::bigint AS bytes_done,
-            (sum(j.bytes_total))::bigint AS bytes_total,
-            (
-                CASE
-                    WHEN bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) THEN 100.0
-                    WHEN ((count(j.bytes_total) = count(*)) AND (sum(j.bytes_total) > (0)::numeric)) THEN LEAST(99.9, round(((100.0 * sum(
-                    CASE
-                        WHEN (j.state = 'succeeded'::text) THEN j.bytes_total
-                        ELSE LEAST(j.bytes_done, j.bytes_total)
-                    END)) / sum(j.bytes_total)), 1))
-                    ELSE LEAST(99.9, round(((100.0 * (count(*) FILTER (WHERE (j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))))::numeric) / (count(*))::numeric), 1))
-                END)::numeric(4,1) AS percent,
-            bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) AS done,
-            min(j.enqueued_at) AS enqueued_at,
-            min(j.started_at) AS started_at,
-                CASE
-                    WHEN bool_and((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]))) THEN max(j.finished_at)
-                    ELSE NULL::timestamp with time zone
-                END AS finished_at,
-            (count(*) - count(j.bytes_total)) AS sizes_unknown
-           FROM ferry.jobs j
-          WHERE (j.batch IS NOT NULL)
-          GROUP BY j.batch) s;
+    (s.jobs - s.sized) AS sizes_unknown
+   FROM ( SELECT t.batch,
+            (sum(t.jobs))::bigint AS jobs,
+            (sum(t.queued))::bigint AS queued,
+            (sum(t.running))::bigint AS running,
+            (sum(t.succeeded))::bigint AS succeeded,
+            (sum(t.failed))::bigint AS failed,
+            (sum(t.cancelled))::bigint AS cancelled,
+            (sum(t.bytes_done))::bigint AS bytes_done,
+            (sum(t.bytes_total))::bigint AS bytes_total,
+            (sum(t.sized))::bigint AS sized,
+            min(t.enqueued_at) AS enqueued_at,
+            min(t.started_at) AS started_at,
+            max(t.finished_at) AS finished_at
+           FROM ( SELECT batch_counts.batch,
+                    batch_counts.jobs,
+                    batch_counts.queued,
+                    batch_counts.running,
+                    batch_counts.succeeded,
+                    batch_counts.failed,
+                    batch_counts.cancelled,
+                    batch_counts.bytes_done,
+                    batch_counts.bytes_total,
+                    batch_counts.sized,
+                    batch_counts.enqueued_at,
+                    batch_counts.started_at,
+                    batch_counts.finished_at
+                   FROM ferry.batch_counts
+                UNION ALL
+                 SELECT batch_count_deltas.batch,
+                    batch_count_deltas.jobs,
+                    batch_count_deltas.queued,
+                    batch_count_deltas.running,
+                    batch_count_deltas.succeeded,
+                    batch_count_deltas.failed,
+                    batch_count_deltas.cancelled,
+                    batch_count_deltas.bytes_done,
+                    batch_count_deltas.bytes_total,
+                    batch_count_deltas.sized,
+                    batch_count_deltas.enqueued_at,
+                    batch_count_deltas.started_at,
+                    batch_count_deltas.finished_at
+                   FROM ferry.batch_count_deltas) t
+          GROUP BY t.batch
+         HAVING (sum(t.jobs) > (0)::numeric)) s;
 
 
 --
@@ -2243,18 +2507,66 @@ CREATE TABLE ferry.schema_migrations (
 
 
 --
+-- Name: throughput_counts; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.throughput_counts (
+    minute timestamp with time zone NOT NULL,
+    queue text NOT NULL,
+    succeeded bigint NOT NULL,
+    failed bigint NOT NULL,
+    bytes bigint NOT NULL
+)
+WITH (fillfactor='50');
+
+
+--
+-- Name: TABLE throughput_counts; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.throughput_counts IS 'Jobs finished per minute and queue (kept a day), compacted; add ferry.throughput_deltas.';
+
+
+--
+-- Name: throughput_deltas; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.throughput_deltas (
+    minute timestamp with time zone NOT NULL,
+    queue text NOT NULL,
+    succeeded bigint NOT NULL,
+    failed bigint NOT NULL,
+    bytes bigint NOT NULL
+)
+WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
+
+
+--
 -- Name: throughput; Type: VIEW; Schema: ferry; Owner: -
 --
 
 CREATE VIEW ferry.throughput AS
- SELECT date_trunc('minute'::text, j.finished_at) AS minute,
-    j.queue,
-    count(*) FILTER (WHERE (j.state = 'succeeded'::text)) AS succeeded,
-    count(*) FILTER (WHERE (j.state = 'failed'::text)) AS failed,
-    (COALESCE(sum(COALESCE(j.bytes_total, j.bytes_done)) FILTER (WHERE (j.state = 'succeeded'::text)), (0)::numeric))::bigint AS bytes
-   FROM ferry.jobs j
-  WHERE ((j.state = ANY (ARRAY['succeeded'::text, 'failed'::text])) AND (j.finished_at > (now() - '01:00:00'::interval)))
-  GROUP BY (date_trunc('minute'::text, j.finished_at)), j.queue;
+ SELECT t.minute,
+    t.queue,
+    (sum(t.succeeded))::bigint AS succeeded,
+    (sum(t.failed))::bigint AS failed,
+    (sum(t.bytes))::bigint AS bytes
+   FROM ( SELECT throughput_counts.minute,
+            throughput_counts.queue,
+            throughput_counts.succeeded,
+            throughput_counts.failed,
+            throughput_counts.bytes
+           FROM ferry.throughput_counts
+          WHERE (throughput_counts.minute >= (date_trunc('minute'::text, now()) - '00:59:00'::interval))
+        UNION ALL
+         SELECT throughput_deltas.minute,
+            throughput_deltas.queue,
+            throughput_deltas.succeeded,
+            throughput_deltas.failed,
+            throughput_deltas.bytes
+           FROM ferry.throughput_deltas
+          WHERE (throughput_deltas.minute >= (date_trunc('minute'::text, now()) - '00:59:00'::interval))) t
+  GROUP BY t.minute, t.queue;
 
 
 --
@@ -2323,6 +2635,14 @@ ALTER TABLE ONLY ferry.archived_jobs
 
 ALTER TABLE ONLY ferry.archives
     ADD CONSTRAINT archives_pkey PRIMARY KEY (archive_id);
+
+
+--
+-- Name: batch_counts batch_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.batch_counts
+    ADD CONSTRAINT batch_counts_pkey PRIMARY KEY (batch);
 
 
 --
@@ -2419,6 +2739,14 @@ ALTER TABLE ONLY ferry.schedules
 
 ALTER TABLE ONLY ferry.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+
+--
+-- Name: throughput_counts throughput_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.throughput_counts
+    ADD CONSTRAINT throughput_counts_pkey PRIMARY KEY (minute, queue);
 
 
 --
@@ -2665,6 +2993,13 @@ GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_worker;
 
 
 --
+-- Name: FUNCTION batch_counts_actual(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.batch_counts_actual() FROM PUBLIC;
+
+
+--
 -- Name: FUNCTION claim_jobs(p_worker text, p_queues text[], p_limit integer); Type: ACL; Schema: ferry; Owner: -
 --
 
@@ -2673,11 +3008,26 @@ GRANT ALL ON FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit i
 
 
 --
+-- Name: FUNCTION compact_counters(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.compact_counters() FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.compact_counters() TO ferry_worker;
+
+
+--
 -- Name: FUNCTION compact_queue_counts(); Type: ACL; Schema: ferry; Owner: -
 --
 
 REVOKE ALL ON FUNCTION ferry.compact_queue_counts() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.compact_queue_counts() TO ferry_worker;
+
+
+--
+-- Name: FUNCTION count_changes(p_changes ferry.job_change[]); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.count_changes(p_changes ferry.job_change[]) FROM PUBLIC;
 
 
 --
@@ -2722,6 +3072,13 @@ GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OU
 --
 
 REVOKE ALL ON FUNCTION ferry.rebuild_projection() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION recount_batches(); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.recount_batches() FROM PUBLIC;
 
 
 --

@@ -58,12 +58,47 @@ extension FerryStore {
         }
     }
 
-    /// Folds pending counter deltas into `ferry.queue_counts` (workers call this with their rescue check).
+    /// Batch figures whose counter (`ferry.batch_counts` plus pending deltas, what `ferry.batch_status` shows)
+    /// differs from what the batch's jobs in the projection add up to. Empty when the counters are right.
+    public func batchCountDifferences(limit: Int = 50) async throws -> [BatchCountDifference] {
+        let fields = ["jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes_done", "bytes_total", "sized"]
+        let sums = fields.map { "sum(\($0))::bigint AS \($0)" }.joined(separator: ", ")
+        let pairs = fields.map { "('\($0)', c.\($0), r.\($0))" }.joined(separator: ", ")
+        do {
+            return try await client.withTransaction(isolation: .repeatableRead) { connection in
+                try connection.query(
+                    """
+                    WITH counted AS (
+                        SELECT batch, \(sums)
+                          FROM (SELECT * FROM ferry.batch_counts UNION ALL SELECT * FROM ferry.batch_count_deltas) t
+                         GROUP BY batch
+                    )
+                    SELECT coalesce(c.batch, r.batch), f.field, coalesce(f.counted, 0), coalesce(f.actual, 0)
+                      FROM counted c
+                      FULL JOIN ferry.batch_counts_actual() r ON r.batch = c.batch
+                     CROSS JOIN LATERAL (VALUES \(pairs)) AS f(field, counted, actual)
+                     WHERE coalesce(f.counted, 0) <> coalesce(f.actual, 0)
+                     ORDER BY 1, 2
+                     LIMIT $1
+                    """, [limit]
+                ).rows.map { row in
+                    BatchCountDifference(
+                        batch: try row.decode(String.self, at: 0), field: try row.decode(String.self, at: 1),
+                        counted: try row.decode(Int64.self, at: 2), actual: try row.decode(Int64.self, at: 3))
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Folds pending counter deltas (queues, batches, throughput) into their counters; workers call this with
+    /// their rescue check. Returns the number of deltas folded.
     @discardableResult
-    public func compactQueueCounts() async throws -> Int {
+    public func compactCounters() async throws -> Int {
         do {
             return try await client.withConnection { connection in
-                try connection.query("SELECT ferry.compact_queue_counts()").rows[0].decode(Int.self, at: 0)
+                try connection.query("SELECT ferry.compact_counters()").rows[0].decode(Int.self, at: 0)
             }
         } catch {
             throw Self.translate(error)
@@ -88,8 +123,9 @@ extension FerryStore {
                     try replay.write()
                     rebuilt += replay.jobs.count
                 }
-                // The queue counters follow the projection.
+                // The queue and batch counters follow the projection.
                 try connection.query("SELECT ferry.recount_queues()")
+                try connection.query("SELECT ferry.recount_batches()")
                 return rebuilt
             }
         } catch {

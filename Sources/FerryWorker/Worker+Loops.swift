@@ -57,10 +57,11 @@ extension Worker {
             try? await Task.sleep(for: configuration.heartbeatInterval * jitter)
             if Task.isCancelled { return }
             do {
-                // Keeps ferry.queue_stats cheap: pending counter deltas stay few (one worker at a time folds them).
-                try await store.compactQueueCounts()
+                // Keeps ferry.queue_stats, batch_status and throughput cheap: pending counter deltas stay few
+                // (one worker at a time folds them).
+                try await store.compactCounters()
             } catch {
-                logger.warning("folding queue counters failed", metadata: ["error": "\(error)"])
+                logger.warning("folding counters failed", metadata: ["error": "\(error)"])
             }
             do {
                 let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)

@@ -36,7 +36,7 @@ struct Projection: AsyncParsableCommand {
             }
         }
 
-        @Flag(help: "Print JSON: the report, its differences and the queue counters that disagree.")
+        @Flag(help: "Print JSON: the report, its differences and the queue and batch counters that disagree.")
         var json = false
 
         @OptionGroup var connection: ConnectionOptions
@@ -48,22 +48,30 @@ struct Projection: AsyncParsableCommand {
                 let scope = since.flatMap { ProjectionScope(since: $0) } ?? .all
                 let report = try await store.verifyProjection(limit: max(1, limit), scope: scope)
                 let counters = try await store.queueCountDifferences()
+                let batches = try await store.batchCountDifferences(limit: max(1, limit))
+                let clean = report.isClean && counters.isEmpty && batches.isEmpty
                 if json {
                     guard case .object(var object) = report.json else { return }
-                    object["clean"] = .bool(report.isClean && counters.isEmpty)
+                    object["clean"] = .bool(clean)
                     object["queue_counters"] = .array(counters.map {
                         .object(["queue": .string($0.queue), "state": .string($0.state), "counted": .int(Int64($0.counted)), "actual": .int(Int64($0.actual))])
                     })
+                    object["batch_counters"] = .array(batches.map {
+                        .object(["batch": .string($0.batch), "field": .string($0.field), "counted": .int($0.counted), "actual": .int($0.actual)])
+                    })
                     print(JSONValue.object(object).jsonText)
-                    if !report.isClean || !counters.isEmpty { throw ExitCode(ExitStatus.negative) }
+                    if !clean { throw ExitCode(ExitStatus.negative) }
                     return
                 }
                 print(report.text)
                 for difference in counters {
                     print("queue counter \(difference.queue)/\(difference.state): counted \(difference.counted), projection holds \(difference.actual)")
                 }
-                if !counters.isEmpty { print("fix: run ferry projection rebuild (it recounts the queues)") }
-                if !report.isClean || !counters.isEmpty { throw ExitCode(ExitStatus.negative) }
+                for difference in batches {
+                    print("batch counter \(difference.batch)/\(difference.field): counted \(difference.counted), projection holds \(difference.actual)")
+                }
+                if !counters.isEmpty || !batches.isEmpty { print("fix: run ferry projection rebuild (it recounts queues and batches)") }
+                if !clean { throw ExitCode(ExitStatus.negative) }
             }
         }
     }

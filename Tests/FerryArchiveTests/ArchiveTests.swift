@@ -48,6 +48,10 @@ struct ArchiveTests {
             "the batch keeps its completion record")
         #expect(try await store.verifyProjection().isClean)
         #expect(try await store.queueCountDifferences().isEmpty, "archived jobs left the queue counters")
+        #expect(try await store.batchCountDifferences().isEmpty, "archived jobs left the batch counters")
+        _ = try await store.compactCounters()
+        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.batch_counts WHERE batch = 'done'") == 0,
+                "a batch whose every job was archived has no counter row left")
         // An idempotency key of an archived job can be used again.
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key = 'k1'") == 0)
 
@@ -91,6 +95,10 @@ struct ArchiveTests {
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == 0)
         #expect(try await store.verifyProjection().isClean)
         #expect(try await store.queueCountDifferences().isEmpty, "restored jobs are counted again")
+        #expect(try await store.batchCountDifferences().isEmpty, "restored jobs are in their batch again")
+        let restoredBatch = try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
+        #expect(restoredBatch > 0)
+        #expect(try await ArchiveFixtures.count(db, "SELECT jobs FROM ferry.batch_status WHERE batch = 'done'") == restoredBatch)
         #expect(try await ArchiveFixtures.count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done'") == 1, "restore adds no batch events")
         // A second restore does nothing.

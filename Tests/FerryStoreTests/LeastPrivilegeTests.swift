@@ -300,7 +300,7 @@ struct LeastPrivilegeTests {
         let again = try await worker.claim(worker: "w2", queues: ["default"], limit: 10)
         #expect(!again.isEmpty)
         _ = try await worker.releaseOrphanedClaims(worker: "w2", running: [], grace: .seconds(0))
-        _ = try await worker.compactQueueCounts()
+        _ = try await worker.compactCounters()
 
         // Producer again: cancel what is queued, retry what failed.
         let cancelled = try await producer.cancel(.batch("b"), requestedBy: "t")

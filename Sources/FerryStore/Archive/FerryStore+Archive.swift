@@ -85,10 +85,10 @@ extension FerryStore {
                     """, [archiveID])
                 try connection.query(
                     """
-                    INSERT INTO ferry.queue_count_deltas (queue, state, delta)
-                    SELECT j.queue, j.state, -count(*)
+                    SELECT ferry.count_changes(array_agg(
+                               ROW(j.queue, j.batch, j.state, NULL, j.bytes_done, j.bytes_total, NULL, NULL, NULL, NULL,
+                                   NULL)::ferry.job_change))
                       FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
-                     GROUP BY j.queue, j.state
                     """)
                 // The markers above are what lets these deletes through ferry.events' guard.
                 let removed = try connection.query(
@@ -272,8 +272,10 @@ extension FerryStore {
                 ).affectedRows
                 try connection.query(
                     """
-                    INSERT INTO ferry.queue_count_deltas (queue, state, delta)
-                    SELECT r.line->'job'->>'queue', r.line->'job'->>'state', count(*) FROM ferry_restore r GROUP BY 1, 2
+                    SELECT ferry.count_changes(array_agg(
+                               ROW(j.queue, j.batch, NULL, j.state, NULL, NULL, j.bytes_done, j.bytes_total, j.enqueued_at,
+                                   j.started_at, j.finished_at)::ferry.job_change))
+                      FROM ferry_restore r CROSS JOIN LATERAL jsonb_populate_record(NULL::ferry.jobs, r.line->'job') j
                     """)
                 try connection.query(
                     "DELETE FROM ferry.archived_jobs a USING ferry_restore r WHERE a.job_id = (r.line->'job'->>'job_id')::uuid")
