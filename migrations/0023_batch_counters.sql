@@ -19,6 +19,7 @@ LOCK TABLE ferry.events IN SHARE MODE;
 -- A job before and after one change. was_state is NULL for a job that appears (enqueued, restored), state is NULL
 -- for one that leaves (archived).
 CREATE TYPE ferry.job_change AS (
+    job_id          uuid,
     queue           text,
     batch           text,
     was_state       text,
@@ -52,7 +53,8 @@ CREATE TABLE ferry.batch_counts (
     sized       bigint      NOT NULL,   -- jobs whose size is known
     enqueued_at timestamptz,            -- the first enqueue
     started_at  timestamptz,            -- the first start
-    finished_at timestamptz             -- the last finish
+    finished_at timestamptz,            -- the last finish
+    first_job   uuid                    -- the lowest job id ever in the batch: its pages are walked from here
 );
 
 CREATE TABLE ferry.batch_count_deltas (LIKE ferry.batch_counts);
@@ -94,7 +96,8 @@ SELECT j.batch,
        count(j.bytes_total) AS sized,
        min(j.enqueued_at) AS enqueued_at,
        min(j.started_at) AS started_at,
-       max(j.finished_at) AS finished_at
+       max(j.finished_at) AS finished_at,
+       min(j.job_id::text COLLATE "C")::uuid AS first_job   -- PostgreSQL 15 has no min(uuid); the text sorts alike
   FROM ferry.jobs j
  WHERE j.batch IS NOT NULL
  GROUP BY j.batch
@@ -145,7 +148,8 @@ BEGIN
                        - CASE WHEN c.was_state IS NULL THEN 0 ELSE coalesce(c.was_bytes_total, 0) END)::bigint AS bytes_total,
                    sum((c.state IS NOT NULL AND c.bytes_total IS NOT NULL)::int
                        - (c.was_state IS NOT NULL AND c.was_bytes_total IS NOT NULL)::int)::bigint AS sized,
-                   min(c.enqueued_at) AS enqueued_at, min(c.started_at) AS started_at, max(c.finished_at) AS finished_at
+                   min(c.enqueued_at) AS enqueued_at, min(c.started_at) AS started_at, max(c.finished_at) AS finished_at,
+                   min(c.job_id::text COLLATE "C") FILTER (WHERE c.was_state IS NULL)::uuid AS first_job
               FROM unnest(p_changes) c
              WHERE c.batch IS NOT NULL
              GROUP BY c.batch) d
@@ -182,12 +186,12 @@ BEGIN
                    sum(succeeded) AS succeeded, sum(failed) AS failed, sum(cancelled) AS cancelled,
                    sum(bytes_done) AS bytes_done, sum(bytes_total) AS bytes_total, sum(sized) AS sized,
                    min(enqueued_at) AS enqueued_at, min(started_at) AS started_at, max(finished_at) AS finished_at,
-                   count(*) AS n
+                   min(first_job::text COLLATE "C")::uuid AS first_job, count(*) AS n
               FROM moved GROUP BY batch
         ), applied AS (
             INSERT INTO ferry.batch_counts AS c
             SELECT batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized,
-                   enqueued_at, started_at, finished_at
+                   enqueued_at, started_at, finished_at, first_job
               FROM summed ORDER BY batch
             ON CONFLICT (batch) DO UPDATE
                SET jobs = c.jobs + excluded.jobs, queued = c.queued + excluded.queued,
@@ -197,7 +201,8 @@ BEGIN
                    sized = c.sized + excluded.sized,
                    enqueued_at = least(c.enqueued_at, excluded.enqueued_at),
                    started_at = least(c.started_at, excluded.started_at),
-                   finished_at = greatest(c.finished_at, excluded.finished_at)
+                   finished_at = greatest(c.finished_at, excluded.finished_at),
+                   first_job = least(c.first_job, excluded.first_job)
         )
         SELECT coalesce(sum(s.n), 0), array_agg(s.batch) INTO n, touched FROM summed s;
         folded := folded + n;
@@ -250,12 +255,14 @@ SELECT s.batch, s.jobs, s.queued, s.running, s.succeeded, s.failed, s.cancelled,
        CASE WHEN s.queued + s.running = 0 THEN s.finished_at END AS finished_at,
        (SELECT CASE WHEN e.type = 'completed' THEN e.recorded_at END
           FROM ferry.batch_events e WHERE e.batch = s.batch ORDER BY e.position DESC LIMIT 1) AS completed_at,
-       s.jobs - s.sized AS sizes_unknown
+       s.jobs - s.sized AS sizes_unknown,
+       s.first_job AS first_job_id
   FROM (SELECT t.batch, sum(t.jobs)::bigint AS jobs, sum(t.queued)::bigint AS queued, sum(t.running)::bigint AS running,
                sum(t.succeeded)::bigint AS succeeded, sum(t.failed)::bigint AS failed,
                sum(t.cancelled)::bigint AS cancelled, sum(t.bytes_done)::bigint AS bytes_done,
                sum(t.bytes_total)::bigint AS bytes_total, sum(t.sized)::bigint AS sized,
-               min(t.enqueued_at) AS enqueued_at, min(t.started_at) AS started_at, max(t.finished_at) AS finished_at
+               min(t.enqueued_at) AS enqueued_at, min(t.started_at) AS started_at, max(t.finished_at) AS finished_at,
+               min(t.first_job::text COLLATE "C")::uuid AS first_job
           FROM (SELECT * FROM ferry.batch_counts UNION ALL SELECT * FROM ferry.batch_count_deltas) t
          GROUP BY t.batch
         HAVING sum(t.jobs) > 0) s;
@@ -307,7 +314,7 @@ BEGIN
               FROM new_events e
              CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
              WHERE e.type = 'enqueued'
-            RETURNING ROW(queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
+            RETURNING ROW(job_id, queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
                           finished_at)::ferry.job_change AS change
         )
         SELECT array_agg(change) INTO changes FROM inserted;
@@ -348,7 +355,7 @@ BEGIN
                        ELSE j.state = 'running' AND (e.data->>'lease')::bigint = j.lease
                    END
             RETURNING j.job_id,
-                      ROW(j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
+                      ROW(j.job_id, j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
                           j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
         )
         SELECT coalesce(array_agg(job_id), '{}'), array_agg(change) INTO fast, changes FROM folded;
@@ -372,7 +379,7 @@ BEGIN
                          WHERE e.type <> 'enqueued' AND e.job_id <> ALL (fast)
                         OFFSET 0) AS x   -- OFFSET 0: evaluate apply_event once per row, not once per column
                  WHERE j.job_id = x.job_id
-                RETURNING ROW(j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
+                RETURNING ROW(j.job_id, j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
                               j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
             )
             SELECT count(*), array_agg(change) INTO applied, changes FROM folded;

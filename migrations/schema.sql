@@ -27,6 +27,7 @@ CREATE SCHEMA ferry;
 --
 
 CREATE TYPE ferry.job_change AS (
+	job_id uuid,
 	queue text,
 	batch text,
 	was_state text,
@@ -368,7 +369,8 @@ CREATE TABLE ferry.batch_counts (
     sized bigint NOT NULL,
     enqueued_at timestamp with time zone,
     started_at timestamp with time zone,
-    finished_at timestamp with time zone
+    finished_at timestamp with time zone,
+    first_job uuid
 )
 WITH (fillfactor='50');
 
@@ -400,7 +402,8 @@ SELECT j.batch,
        count(j.bytes_total) AS sized,
        min(j.enqueued_at) AS enqueued_at,
        min(j.started_at) AS started_at,
-       max(j.finished_at) AS finished_at
+       max(j.finished_at) AS finished_at,
+       min(j.job_id::text COLLATE "C")::uuid AS first_job   -- PostgreSQL 15 has no min(uuid); the text sorts alike
   FROM ferry.jobs j
  WHERE j.batch IS NOT NULL
  GROUP BY j.batch
@@ -575,12 +578,12 @@ BEGIN
                    sum(succeeded) AS succeeded, sum(failed) AS failed, sum(cancelled) AS cancelled,
                    sum(bytes_done) AS bytes_done, sum(bytes_total) AS bytes_total, sum(sized) AS sized,
                    min(enqueued_at) AS enqueued_at, min(started_at) AS started_at, max(finished_at) AS finished_at,
-                   count(*) AS n
+                   min(first_job::text COLLATE "C")::uuid AS first_job, count(*) AS n
               FROM moved GROUP BY batch
         ), applied AS (
             INSERT INTO ferry.batch_counts AS c
             SELECT batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized,
-                   enqueued_at, started_at, finished_at
+                   enqueued_at, started_at, finished_at, first_job
               FROM summed ORDER BY batch
             ON CONFLICT (batch) DO UPDATE
                SET jobs = c.jobs + excluded.jobs, queued = c.queued + excluded.queued,
@@ -590,7 +593,8 @@ BEGIN
                    sized = c.sized + excluded.sized,
                    enqueued_at = least(c.enqueued_at, excluded.enqueued_at),
                    started_at = least(c.started_at, excluded.started_at),
-                   finished_at = greatest(c.finished_at, excluded.finished_at)
+                   finished_at = greatest(c.finished_at, excluded.finished_at),
+                   first_job = least(c.first_job, excluded.first_job)
         )
         SELECT coalesce(sum(s.n), 0), array_agg(s.batch) INTO n, touched FROM summed s;
         folded := folded + n;
@@ -690,7 +694,8 @@ BEGIN
                        - CASE WHEN c.was_state IS NULL THEN 0 ELSE coalesce(c.was_bytes_total, 0) END)::bigint AS bytes_total,
                    sum((c.state IS NOT NULL AND c.bytes_total IS NOT NULL)::int
                        - (c.was_state IS NOT NULL AND c.was_bytes_total IS NOT NULL)::int)::bigint AS sized,
-                   min(c.enqueued_at) AS enqueued_at, min(c.started_at) AS started_at, max(c.finished_at) AS finished_at
+                   min(c.enqueued_at) AS enqueued_at, min(c.started_at) AS started_at, max(c.finished_at) AS finished_at,
+                   min(c.job_id::text COLLATE "C") FILTER (WHERE c.was_state IS NULL)::uuid AS first_job
               FROM unnest(p_changes) c
              WHERE c.batch IS NOT NULL
              GROUP BY c.batch) d
@@ -1168,7 +1173,7 @@ BEGIN
               FROM new_events e
              CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
              WHERE e.type = 'enqueued'
-            RETURNING ROW(queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
+            RETURNING ROW(job_id, queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
                           finished_at)::ferry.job_change AS change
         )
         SELECT array_agg(change) INTO changes FROM inserted;
@@ -1209,7 +1214,7 @@ BEGIN
                        ELSE j.state = 'running' AND (e.data->>'lease')::bigint = j.lease
                    END
             RETURNING j.job_id,
-                      ROW(j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
+                      ROW(j.job_id, j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
                           j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
         )
         SELECT coalesce(array_agg(job_id), '{}'), array_agg(change) INTO fast, changes FROM folded;
@@ -1233,7 +1238,7 @@ BEGIN
                          WHERE e.type <> 'enqueued' AND e.job_id <> ALL (fast)
                         OFFSET 0) AS x   -- OFFSET 0: evaluate apply_event once per row, not once per column
                  WHERE j.job_id = x.job_id
-                RETURNING ROW(j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
+                RETURNING ROW(j.job_id, j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
                               j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
             )
             SELECT count(*), array_agg(change) INTO applied, changes FROM folded;
@@ -1987,7 +1992,8 @@ CREATE TABLE ferry.batch_count_deltas (
     sized bigint NOT NULL,
     enqueued_at timestamp with time zone,
     started_at timestamp with time zone,
-    finished_at timestamp with time zone
+    finished_at timestamp with time zone,
+    first_job uuid
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
 
@@ -2068,7 +2074,8 @@ CREATE VIEW ferry.batch_status AS
           WHERE (e.batch = s.batch)
           ORDER BY e."position" DESC
          LIMIT 1) AS completed_at,
-    (s.jobs - s.sized) AS sizes_unknown
+    (s.jobs - s.sized) AS sizes_unknown,
+    s.first_job AS first_job_id
    FROM ( SELECT t.batch,
             (sum(t.jobs))::bigint AS jobs,
             (sum(t.queued))::bigint AS queued,
@@ -2081,7 +2088,8 @@ CREATE VIEW ferry.batch_status AS
             (sum(t.sized))::bigint AS sized,
             min(t.enqueued_at) AS enqueued_at,
             min(t.started_at) AS started_at,
-            max(t.finished_at) AS finished_at
+            max(t.finished_at) AS finished_at,
+            (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job
            FROM ( SELECT batch_counts.batch,
                     batch_counts.jobs,
                     batch_counts.queued,
@@ -2094,7 +2102,8 @@ CREATE VIEW ferry.batch_status AS
                     batch_counts.sized,
                     batch_counts.enqueued_at,
                     batch_counts.started_at,
-                    batch_counts.finished_at
+                    batch_counts.finished_at,
+                    batch_counts.first_job
                    FROM ferry.batch_counts
                 UNION ALL
                  SELECT batch_count_deltas.batch,
@@ -2109,7 +2118,8 @@ CREATE VIEW ferry.batch_status AS
                     batch_count_deltas.sized,
                     batch_count_deltas.enqueued_at,
                     batch_count_deltas.started_at,
-                    batch_count_deltas.finished_at
+                    batch_count_deltas.finished_at,
+                    batch_count_deltas.first_job
                    FROM ferry.batch_count_deltas) t
           GROUP BY t.batch
          HAVING (sum(t.jobs) > (0)::numeric)) s;

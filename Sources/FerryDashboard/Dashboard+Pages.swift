@@ -77,7 +77,8 @@ extension Dashboard {
 
     func batch(_ name: String, state: String?, search: String?, after: UUID?, _ view: DashboardView) async throws -> DashboardPage? {
         guard let summary = try await shared.value("batch:" + name, { [store] in try await store.batchStatus(name) }).first else { return nil }
-        let jobs = try await store.batchJobs(name, state: state, search: search, after: after, limit: Self.pageSize)
+        let jobs = try await store.batchJobs(
+            name, state: state, search: search, after: after, firstJob: summary.firstJobID, limit: Self.pageSize)
         let next = jobs.count == Self.pageSize ? jobs.last?.jobID : nil
         var html = batchTable([summary], view)
         html += view.actionButton("/batches/\(HTML.component(name))/cancel", "Cancel batch")

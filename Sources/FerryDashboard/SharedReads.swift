@@ -8,8 +8,9 @@ import Synchronization
 /// a live page refreshes once a second; the dashboard's own actions clear the cache, so what they changed shows
 /// at once.
 ///
-/// Why: a batch summary aggregates every job of the batch. Twenty page loads a second over a batch of 200,000 jobs
-/// read millions of rows a second from the database the workers need.
+/// Why: twenty page loads a second, each with its own reads, take the database the workers need. Batch summaries
+/// and throughput come from counters (migration 0023), but queue_stats still counts the jobs scheduled for later,
+/// and a read kept for a second serves every viewer of that second.
 final class SharedReads: Sendable {
     private struct Entry: Sendable {
         var task: Task<any Sendable, any Error>

@@ -1,4 +1,5 @@
 import FerryCore
+import Foundation
 import Postgres
 
 /// One row of `ferry.batch_status`.
@@ -20,10 +21,12 @@ public struct BatchStatusRow: Sendable, Hashable {
     public var enqueuedAt: PostgresTimestamp
     public var startedAt: PostgresTimestamp?
     public var finishedAt: PostgresTimestamp?
+    /// The lowest job id the batch ever had: a walk of its jobs in id order starts here.
+    public var firstJobID: UUID?
 
     static let columns = """
         batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, percent::text, done,
-        enqueued_at, started_at, finished_at, sizes_unknown
+        enqueued_at, started_at, finished_at, sizes_unknown, first_job_id
         """
 
     init(row: PostgresRow) throws {
@@ -42,6 +45,7 @@ public struct BatchStatusRow: Sendable, Hashable {
         startedAt = try row.decode(PostgresTimestamp?.self, at: 12)
         finishedAt = try row.decode(PostgresTimestamp?.self, at: 13)
         sizesUnknown = try row.decode(Int64.self, at: 14)
+        firstJobID = try row.decode(UUID?.self, at: 15)
     }
 
     public var json: JSONValue {

@@ -46,9 +46,12 @@ struct DashboardBenchmark: AsyncParsableCommand {
             loaded.append(try await workers.ferryThroughput(url: busy, jobs: jobs, queues: ["default"], processes: 2, concurrency: concurrency).rate)
             let report = try await load.stop()
             reports.append(report)
-            print(String(format: "round %d: quiet %8.0f jobs/s, loaded %8.0f jobs/s; %d streams open, %d change events, %d page loads (%d errors), p50 %.0f ms, p99 %.0f ms; dashboard connections at most %d",
-                         round, quiet.last!, loaded.last!, report.streamsOpen, report.changesSeen, report.pageLoads, report.pageErrors,
-                         report.pageP50, report.pageP99, report.maxConnections))
+            print(String(format: "round %d: quiet %8.0f jobs/s, loaded %8.0f jobs/s (%.2fx); %d streams open, %d change events, %d page loads (%d errors), p50 %.0f ms, p99 %.0f ms; dashboard connections at most %d; CPU over %.1f s: dashboard %.2f s (%.0f%% of a core), its PostgreSQL backends %.2f s (%.0f%%), load generator %.2f s (%.0f%%)",
+                         round, quiet.last!, loaded.last!, loaded.last! / quiet.last!, report.streamsOpen, report.changesSeen, report.pageLoads,
+                         report.pageErrors, report.pageP50, report.pageP99, report.maxConnections, report.seconds,
+                         report.dashboardCPUSeconds, 100 * report.dashboardCPUSeconds / max(report.seconds, 0.001),
+                         report.backendCPUSeconds, 100 * report.backendCPUSeconds / max(report.seconds, 0.001),
+                         report.loadCPUSeconds, 100 * report.loadCPUSeconds / max(report.seconds, 0.001)))
         }
         let ratio = median(loaded) / median(quiet)
         print(String(format: "dashboard load (%d event streams, %d page loads/s) while 2 workers run %d no-op jobs: %8.0f jobs/s against %8.0f jobs/s without it, ratio %.2fx (target >= 0.90: %@); dashboard PostgreSQL connections at most %d",

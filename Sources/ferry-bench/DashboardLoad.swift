@@ -19,6 +19,13 @@ final class DashboardLoad: Sendable {
         var pageP50: Double
         var pageP99: Double
         var maxConnections: Int
+        /// CPU time the dashboard process used (user + system) over `seconds` of load.
+        var dashboardCPUSeconds: Double
+        /// CPU time the PostgreSQL backends serving the dashboard used (its pool and its listener).
+        var backendCPUSeconds: Double
+        /// CPU time this load generator used meanwhile (200 streams and the page loads are not free either).
+        var loadCPUSeconds: Double
+        var seconds: Double
     }
 
     let process: Process
@@ -30,6 +37,10 @@ final class DashboardLoad: Sendable {
     let errors = Atomic<Int>(0)
     let latencies = Mutex<[Double]>([])
     let maxConnections = Atomic<Int>(0)
+    /// Latest CPU seconds seen per dashboard backend (by pid); a backend's CPU time only grows while it lives.
+    let backendCPU = Mutex<[Int32: Double]>([:])
+    let started = ContinuousClock.now
+    let startCPU: (dashboard: Double, load: Double)
 
     /// Starts the dashboard (read-only, loopback) and the load; returns once every stream is open.
     init(ferry: String, databaseURL: String, clients: Int, pageRate: Int, pages: [String]) async throws {
@@ -70,6 +81,8 @@ final class DashboardLoad: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = clients + 64
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        // From here on (opening the streams included) CPU time counts.
+        startCPU = (Self.cpuSeconds(of: process.processIdentifier), Self.ownCPUSeconds())
 
         for _ in 0..<clients { spawn { await self.stream() } }
         while streams.load(ordering: .relaxed) < clients {
@@ -132,11 +145,25 @@ final class DashboardLoad: Sendable {
         defer { client.close() }
         while !Task.isCancelled {
             if let count = try? await client.withConnection({ connection in
+                // Client backends only: a parallel query's workers carry the leader's application_name too.
                 try connection.query(
-                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'ferry dashboard' AND datname = current_database()"
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                     WHERE application_name = 'ferry dashboard' AND datname = current_database() AND backend_type = 'client backend'
+                    """
                 ).rows[0].decode(Int.self, at: 0)
             }) {
                 _ = maxConnections.max(count, ordering: .relaxed)
+            }
+            // The backends run on this machine: their CPU time is in /proc.
+            if let pids = try? await client.withConnection({ connection in
+                try connection.query(
+                    "SELECT pid FROM pg_stat_activity WHERE application_name = 'ferry dashboard' AND datname = current_database()"
+                ).rows.map { try $0.decode(Int32.self, at: 0) }
+            }) {
+                backendCPU.withLock { seen in
+                    for pid in pids { seen[pid] = Self.cpuSeconds(of: pid) }
+                }
             }
             try? await Task.sleep(for: .milliseconds(200))
         }
@@ -148,6 +175,9 @@ final class DashboardLoad: Sendable {
             defer { tasks.removeAll() }
             return tasks
         }
+        let dashboardCPU = Self.cpuSeconds(of: process.processIdentifier) - startCPU.dashboard
+        let loadCPU = Self.ownCPUSeconds() - startCPU.load
+        let seconds = (ContinuousClock.now - started).seconds
         for task in running { task.cancel() }
         try await http.shutdown()
         for task in running { await task.value }
@@ -158,6 +188,27 @@ final class DashboardLoad: Sendable {
         return Report(
             streamsOpen: streams.load(ordering: .relaxed), changesSeen: changes.load(ordering: .relaxed), pageLoads: sorted.count,
             pageErrors: errors.load(ordering: .relaxed), pageP50: percentile(0.5), pageP99: percentile(0.99),
-            maxConnections: maxConnections.load(ordering: .relaxed))
+            maxConnections: maxConnections.load(ordering: .relaxed), dashboardCPUSeconds: dashboardCPU,
+            backendCPUSeconds: backendCPU.withLock { $0.values.reduce(0, +) }, loadCPUSeconds: loadCPU,
+            seconds: seconds)
+    }
+
+    /// User + system CPU seconds of a child process, from /proc/PID/stat (fields 14 and 15, in clock ticks).
+    static func cpuSeconds(of pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")")
+        else { return 0 }
+        // After "pid (comm)" the fields start at 3 (state); utime and stime are fields 14 and 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// User + system CPU seconds of this process.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

@@ -65,6 +65,12 @@ struct BatchCounterTests {
         let view = try await Self.rows(db, Self.fromView)
         #expect(view == (try await Self.rows(db, Self.naive)))
         #expect(view.count == 8, "the 7 churned batches and the sized one")
+        // Each batch's walk starts at its lowest job id.
+        #expect(try await db.query(
+            """
+            SELECT count(*) FROM ferry.batch_status s
+             WHERE s.first_job_id IS DISTINCT FROM (SELECT min(j.job_id::text COLLATE "C")::uuid FROM ferry.jobs j WHERE j.batch = s.batch)
+            """).rows[0].decode(Int.self, at: 0) == 0)
 
         // Throughput counts what finished per minute: every succeeded and every failed event (a job retried and
         // finished again counts again), and the bytes of the successes.

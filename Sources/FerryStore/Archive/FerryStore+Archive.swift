@@ -86,7 +86,7 @@ extension FerryStore {
                 try connection.query(
                     """
                     SELECT ferry.count_changes(array_agg(
-                               ROW(j.queue, j.batch, j.state, NULL, j.bytes_done, j.bytes_total, NULL, NULL, NULL, NULL,
+                               ROW(j.job_id, j.queue, j.batch, j.state, NULL, j.bytes_done, j.bytes_total, NULL, NULL, NULL, NULL,
                                    NULL)::ferry.job_change))
                       FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
                     """)
@@ -273,7 +273,7 @@ extension FerryStore {
                 try connection.query(
                     """
                     SELECT ferry.count_changes(array_agg(
-                               ROW(j.queue, j.batch, NULL, j.state, NULL, NULL, j.bytes_done, j.bytes_total, j.enqueued_at,
+                               ROW(j.job_id, j.queue, j.batch, NULL, j.state, NULL, NULL, j.bytes_done, j.bytes_total, j.enqueued_at,
                                    j.started_at, j.finished_at)::ferry.job_change))
                       FROM ferry_restore r CROSS JOIN LATERAL jsonb_populate_record(NULL::ferry.jobs, r.line->'job') j
                     """)
