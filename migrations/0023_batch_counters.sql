@@ -2,8 +2,8 @@
 --
 -- ferry.batch_status aggregated every job of every batch, and ferry.throughput every job finished in the last
 -- hour: at 200,000 jobs the 200 newest batches took 108 ms, one batch of 200,000 jobs 59 ms and the last hour's
--- throughput 120 ms, so a dashboard's shared reads of them (20 page loads a second) cost the workers a quarter
--- of their throughput. As for queues (0012), the projection trigger now records, in the same statement, what the
+-- throughput 120 ms: every dashboard read of them grew with the queue, on the database the workers need.
+-- As for queues (0012), the projection trigger now records, in the same statement, what the
 -- statement changed: per batch, jobs entering and leaving each state, bytes counted and sizes known; per minute
 -- and queue, the jobs that finished and their bytes. The deltas are insert-only (concurrent workers never wait
 -- on one counter row); ferry.compact_counters() folds them into the counters from time to time (workers call it
