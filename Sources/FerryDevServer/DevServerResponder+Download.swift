@@ -41,6 +41,7 @@ extension DevServerResponder {
         let body = ThrottledFileBody.make(
             file: file, start: range.start, length: max(0, range.length),
             rate: { faults.configuration.downloadBytesPerSecond },
+            pauseAt: { faults.configuration.downloadPauseAtByte },
             sent: { bytes in stats.record { $0.bytesSent += bytes } }
         )
         return Response(status: status, headers: headers, body: body)

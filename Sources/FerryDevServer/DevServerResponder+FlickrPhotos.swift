@@ -27,7 +27,7 @@ extension DevServerResponder {
             file: file, size: try file.size(), contentType: "image/jpeg", etag: rendered.etag, lastModified: photo.uploaded
         )
         return response.response(
-            to: request, rate: downloadRate,
+            to: request, rate: downloadRate, pauseAt: downloadPauseAt,
             started: { _ in
                 if isGet { stats.record { $0.flickrPhotoDownloadsPerPath[urlPath, default: 0] += 1 } }
             },

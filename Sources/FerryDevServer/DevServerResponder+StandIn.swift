@@ -22,4 +22,10 @@ extension DevServerResponder {
         let faults = backend.faults
         return { faults.configuration.downloadBytesPerSecond }
     }
+
+    /// The byte before which bodies wait (0: none), read again for every piece.
+    var downloadPauseAt: @Sendable () -> Int64 {
+        let faults = backend.faults
+        return { faults.configuration.downloadPauseAtByte }
+    }
 }

@@ -38,7 +38,7 @@ extension DevServerResponder {
             etag: WebStore.etag(status), lastModified: status.modifiedSeconds
         )
         return response.response(
-            to: request, rate: downloadRate,
+            to: request, rate: downloadRate, pauseAt: downloadPauseAt,
             started: { start in
                 if isGet { stats.record { $0.webRangeStartsPerPath[urlPath, default: []].append(start) } }
             },

@@ -47,6 +47,10 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// read, in bytes per second; 0 means unlimited. The client feels it as a slow link (TCP backpressure), so
     /// transfers stay in flight long enough for a test to kill a worker in the middle of one.
     public var uploadBytesPerSecond: Int64
+    /// While above 0, bodies sent from files stop before this byte of the file and wait, the connection open, until
+    /// the limit is raised or cleared: a test can then be sure a download is still in flight when it acts, however
+    /// late it gets to act. Read before every piece, like the pace.
+    public var downloadPauseAtByte: Int64
 
     /// Creates a fault configuration; the default injects nothing.
     public init(
@@ -65,7 +69,8 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         routes: [String]? = nil,
         includeOAuth: Bool = false,
         downloadBytesPerSecond: Int64 = 0,
-        uploadBytesPerSecond: Int64 = 0
+        uploadBytesPerSecond: Int64 = 0,
+        downloadPauseAtByte: Int64 = 0
     ) {
         self.seed = seed
         self.failureRate = failureRate
@@ -83,6 +88,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.includeOAuth = includeOAuth
         self.downloadBytesPerSecond = downloadBytesPerSecond
         self.uploadBytesPerSecond = uploadBytesPerSecond
+        self.downloadPauseAtByte = downloadPauseAtByte
     }
 
     /// No faults at all.
@@ -105,6 +111,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case includeOAuth = "include_oauth"
         case downloadBytesPerSecond = "download_bytes_per_second"
         case uploadBytesPerSecond = "upload_bytes_per_second"
+        case downloadPauseAtByte = "download_pause_at_byte"
     }
 
     /// Accepts snake_case (`failure_rate`) or the Swift names (`failureRate`); missing keys keep
@@ -131,6 +138,7 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         includeOAuth = try value(.includeOAuth, "includeOAuth", Bool.self) ?? includeOAuth
         downloadBytesPerSecond = try value(.downloadBytesPerSecond, "downloadBytesPerSecond", Int64.self) ?? downloadBytesPerSecond
         uploadBytesPerSecond = try value(.uploadBytesPerSecond, "uploadBytesPerSecond", Int64.self) ?? uploadBytesPerSecond
+        downloadPauseAtByte = try value(.downloadPauseAtByte, "downloadPauseAtByte", Int64.self) ?? downloadPauseAtByte
     }
 
     private struct FlexibleKey: CodingKey {

@@ -13,11 +13,13 @@ struct StaticFileResponse {
     /// Whole seconds since 1970.
     var lastModified: Int64
 
-    /// Builds the response. `started` learns the start offset of every body actually sent
+    /// Builds the response; the body follows the pace `rate` and stops before the byte `pauseAt` answers (0: never).
+    /// `started` learns the start offset of every body actually sent
     /// (0 for a full `GET`); `sent` learns every piece written.
     func response(
         to request: Request,
         rate: @escaping @Sendable () -> Int64,
+        pauseAt: @escaping @Sendable () -> Int64,
         started: (Int64) -> Void,
         sent: @escaping @Sendable (Int64) -> Void
     ) -> Response {
@@ -52,7 +54,7 @@ struct StaticFileResponse {
             }
         }
         started(range.start)
-        let body = ThrottledFileBody.make(file: file, start: range.start, length: max(0, range.length), rate: rate, sent: sent)
+        let body = ThrottledFileBody.make(file: file, start: range.start, length: max(0, range.length), rate: rate, pauseAt: pauseAt, sent: sent)
         return Response(status: status, headers: headers, body: body)
     }
 

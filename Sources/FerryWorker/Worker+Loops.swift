@@ -24,24 +24,17 @@ extension Worker {
         return listener
     }
 
-    /// One write per worker per interval. A missing row means we were declared dead: register again (our old
-    /// claims were rescued and their late events will be refused by lease).
+    /// One write per worker per interval, on the liveness connection. A missing row means we were declared dead:
+    /// register again (our old claims were rescued and their late events will be refused by lease).
     func heartbeatLoop(_ registration: WorkerRegistration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.heartbeatInterval)
             if Task.isCancelled { return }
             do {
-                let alive = try await store.heartbeat(worker: configuration.name, stopping: Task.isShuttingDownGracefully)
+                let alive = try await liveness.heartbeat(worker: configuration.name, stopping: Task.isShuttingDownGracefully)
                 if !alive {
                     logger.warning("this worker was declared dead; registering again")
-                    try await store.register(registration)
-                }
-                let orphans = try await store.releaseOrphanedClaims(
-                    worker: configuration.name, running: running.jobs.map(\.jobID),
-                    grace: max(configuration.heartbeatInterval * 3, .seconds(5)))
-                if !orphans.isEmpty {
-                    logger.notice("released claims whose reply was lost with the connection", metadata: ["jobs": "\(orphans.count)"])
-                    wakeup.notify()
+                    try await liveness.register(registration)
                 }
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
@@ -49,7 +42,8 @@ extension Worker {
         }
     }
 
-    /// Any live worker rescues jobs of dead ones; the database makes it exactly once.
+    /// Any live worker rescues jobs of dead ones (the database makes it exactly once), releases its own claims whose
+    /// reply was lost, and folds the counters.
     func rescueLoop() async {
         while !Task.isCancelled {
             // Jitter spreads the fleet's rescue queries.
@@ -62,6 +56,19 @@ extension Worker {
                 try await store.compactCounters()
             } catch {
                 logger.warning("folding counters failed", metadata: ["error": "\(error)"])
+            }
+            do {
+                // Claims whose reply was lost when the connection dropped after commit: this worker holds them in the
+                // database but is not running them. On the job pool, not the heartbeat's connection: it appends events.
+                let orphans = try await store.releaseOrphanedClaims(
+                    worker: configuration.name, running: running.jobs.map(\.jobID),
+                    grace: max(configuration.heartbeatInterval * 3, .seconds(5)))
+                if !orphans.isEmpty {
+                    logger.notice("released claims whose reply was lost with the connection", metadata: ["jobs": "\(orphans.count)"])
+                    wakeup.notify()
+                }
+            } catch {
+                logger.warning("releasing orphaned claims failed", metadata: ["error": "\(error)"])
             }
             do {
                 let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)

@@ -14,6 +14,9 @@ import Tracing
 public final class Worker: Service, Sendable {
     public let configuration: WorkerConfiguration
     let store: FerryStore
+    /// Heartbeats and registration: a connection of their own, so that a pool busy with (or blocked behind) job
+    /// writes never delays the proof of life that keeps this worker's jobs from being rescued.
+    let liveness: FerryStore
     let handlers: JobHandlers
     let logger: Logger
     let listenerConfiguration: PostgresConfiguration
@@ -28,8 +31,10 @@ public final class Worker: Service, Sendable {
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
     ///   - metricsRegistry: where the worker's Prometheus metrics go (serve it with `MetricsEndpoint`).
     ///   - readiness: told when the worker runs and when it starts draining, for `/ready`.
+    ///   - liveness: the store heartbeats go through; give it a client of its own (one connection) so that job
+    ///     traffic cannot hold them up. Defaults to `store`.
     public init(
-        configuration: WorkerConfiguration, store: FerryStore, handlers: JobHandlers,
+        configuration: WorkerConfiguration, store: FerryStore, liveness: FerryStore? = nil, handlers: JobHandlers,
         listenerConfiguration: PostgresConfiguration, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         readiness: WorkerReadiness? = nil, logger: Logger
     ) {
@@ -38,6 +43,7 @@ public final class Worker: Service, Sendable {
             registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
         self.readiness = readiness
         self.store = store
+        self.liveness = liveness ?? store
         self.handlers = handlers
         self.listenerConfiguration = listenerConfiguration
         var logger = logger
@@ -52,7 +58,7 @@ public final class Worker: Service, Sendable {
         let registration = WorkerRegistration(
             name: configuration.name, queues: configuration.queues, concurrency: configuration.concurrency,
             host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier)
-        try await withDatabaseRetry(logger: logger) { try await self.store.register(registration) }
+        try await withDatabaseRetry(logger: logger) { try await self.liveness.register(registration) }
         readiness?.workerRunning()
         logger.info(
             "worker started",
@@ -81,7 +87,7 @@ public final class Worker: Service, Sendable {
             group.cancelAll()
         }
         do {
-            try await store.deregister(worker: configuration.name)
+            try await liveness.deregister(worker: configuration.name)
         } catch {
             logger.warning("could not deregister; the row expires by itself", metadata: ["error": "\(error)"])
         }

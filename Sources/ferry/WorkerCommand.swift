@@ -148,14 +148,22 @@ struct WorkerCommand: AsyncParsableCommand {
             let logger = Logger(label: "ferry.worker")
             let registry = PrometheusCollectorRegistry()
 
-            // Connections: one per running job's progress plus claims, heartbeats and the batcher.
+            // Connections: one per running job's progress plus claims, rescues and the batcher.
             let pgConfiguration = PostgresConfiguration(
                 connectionString: connection.resolvedDatabaseURL, applicationName: "ferry worker",
                 poolSize: min(8, concurrency + 3))
             let client = PostgresClient(configuration: pgConfiguration, logger: logger)
             defer { client.close() }
             let store = FerryStore(client: client, logger: logger)
-            let readiness = WorkerReadiness(store: store)
+            // Heartbeats and probes on a connection of their own: jobs waiting on the database (a lock, a slow disk)
+            // must not make a live worker look dead and have its jobs rescued and run twice.
+            var livenessConfiguration = pgConfiguration
+            livenessConfiguration.applicationName = "ferry worker liveness"
+            livenessConfiguration.poolSize = 1
+            let livenessClient = PostgresClient(configuration: livenessConfiguration, logger: logger)
+            defer { livenessClient.close() }
+            let liveness = FerryStore(client: livenessClient, logger: logger)
+            let readiness = WorkerReadiness(store: liveness)
             let gate = SchemaGate(
                 store: store, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), bound: schemaWait,
                 readiness: readiness, logger: logger)
@@ -191,7 +199,8 @@ struct WorkerCommand: AsyncParsableCommand {
                         registry: .standard,
                         environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes))
                 let worker = Worker(
-                    configuration: configuration, store: store, handlers: handlers, listenerConfiguration: pgConfiguration,
+                    configuration: configuration, store: store, liveness: liveness, handlers: handlers,
+                    listenerConfiguration: pgConfiguration,
                     metricsRegistry: registry, readiness: readiness, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,

@@ -70,6 +70,53 @@ struct BandwidthTests {
         }
     }
 
+    @Test("a download pause holds every body at its byte, connection open, until it is lifted; Range bodies too")
+    func pausedBody() async throws {
+        try await DevServerHarness.run { h in
+            let file = try h.server.createWebFile(path: "held.bin", size: 3 << 20, seed: 5)
+            h.server.updateFaults(.none)
+            let expected = try await h.request(.GET, "/web/held.bin").body
+            let pause: Int64 = (1 << 20) + 17
+            h.server.updateFaults(FaultConfiguration(downloadPauseAtByte: pause))
+
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            do { try await Self.heldBodies(h, client: client, expected: expected, pause: pause) } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            #expect(file.size == 3 << 20)
+        }
+    }
+
+    /// One body held at `pause` and one Range body held at its start, both finished once the pause is lifted.
+    static func heldBodies(_ h: DevServerHarness, client: HTTPClient, expected: [UInt8], pause: Int64) async throws {
+        // Held: a reader gets exactly the bytes before the pause, and nothing more while it holds.
+        let response = try await client.execute(HTTPClientRequest(url: h.baseURL + "/web/held.bin"), timeout: .seconds(120))
+        #expect(response.status.code == 200)
+        var body = response.body.makeAsyncIterator()
+        var received: [UInt8] = []
+        while received.count < Int(pause), let buffer = try await body.next() { received += buffer.readableBytesView }
+        #expect(received.count == Int(pause), "nothing past the pause")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(h.server.stats().webBytesSent == Int64(expected.count) + pause, "still held after 300 ms")
+
+        // A Range body that starts past the pause is held at its first byte.
+        var late = HTTPClientRequest(url: h.baseURL + "/web/held.bin")
+        late.headers.add(name: "Range", value: "bytes=\(2 << 20)-")
+        let lateResponse = try await client.execute(late, timeout: .seconds(120))
+        #expect(lateResponse.status.code == 206)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(h.server.stats().webBytesSent == Int64(expected.count) + pause, "the Range body sent nothing yet")
+
+        h.server.updateFaults(.none)
+        while let buffer = try await body.next() { received += buffer.readableBytesView }
+        #expect(received == expected, "the rest arrives once the pause is lifted")
+        var tail: [UInt8] = []
+        for try await buffer in lateResponse.body { tail += buffer.readableBytesView }
+        #expect(tail == Array(expected[(2 << 20)...]))
+    }
+
     @Test("a client killed mid-body resumes with Range from where it stopped")
     func killAndResume() async throws {
         try await DevServerHarness.run(faults: FaultConfiguration(downloadBytesPerSecond: 256 * 1024)) { h in

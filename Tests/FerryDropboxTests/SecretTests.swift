@@ -66,7 +66,9 @@ struct SecretTests {
             func capture(_ operation: () async throws -> Void) async {
                 do { try await operation() } catch let error as DropboxError { errors.append(error) } catch {}
             }
-            await capture { _ = try await t.client.exchangeAuthorizationCode(code, codeVerifier: "x" + pkce.verifier.dropFirst(), appKey: DropboxTestServer.appKey, appSecret: appSecret, redirectURI: nil) }
+            // A verifier that differs for sure: one that starts with "x" (1 in 64) must not stay the same.
+            let wrongVerifier = (pkce.verifier.hasPrefix("x") ? "y" : "x") + pkce.verifier.dropFirst()
+            await capture { _ = try await t.client.exchangeAuthorizationCode(code, codeVerifier: wrongVerifier, appKey: DropboxTestServer.appKey, appSecret: appSecret, redirectURI: nil) }
             await capture { _ = try await t.client.refreshAccessToken(refreshToken: refresh + "x", appKey: DropboxTestServer.appKey, appSecret: appSecret) }
             await capture { _ = try await t.client.refreshAccessToken(refreshToken: refresh, appKey: DropboxTestServer.appKey, appSecret: appSecret + "x") }
             await capture { _ = try await t.client.currentAccount(accessToken: grant.accessToken + "x") }

@@ -126,7 +126,13 @@ struct DropboxFetchTests {
         #expect(fanOuts == 3, "one fan-out per page")
         try Self.expectMirror(server, account: "box", remote: "/Big", local: dir + "/out", count: 2500)
         let stats = try await server.stats()
-        #expect(stats["requests_per_route"]?["files/download"]?.intValue == 2500)
+        // One download per file, more only for attempts the log records (a rescue or a retry on a starved machine).
+        let downloads = stats["requests_per_route"]?["files/download"]?.intValue ?? 0
+        let attempts = try await WorkerFixtures.count(db, """
+            SELECT count(*) FROM ferry.events e JOIN ferry.jobs j ON j.job_id = e.job_id
+             WHERE j.batch = 'big' AND j.spec->>'entry' = 'true' AND e.type = 'claimed'
+            """)
+        #expect(downloads >= 2500 && downloads <= attempts, "\(downloads) downloads in \(attempts) attempts")
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
     }

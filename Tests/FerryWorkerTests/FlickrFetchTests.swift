@@ -54,7 +54,7 @@ struct FlickrFetchTests {
         return out.sorted()
     }
 
-    @Test("1,050 photos over three pages: each downloaded once, titles in job_status, batch done, ferry wait exits 0")
+    @Test("1,050 photos over three pages: each downloaded (again only by a recorded attempt), titles in job_status, batch done, ferry wait exits 0")
     func threePages() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("flickr_pages")
@@ -81,12 +81,23 @@ struct FlickrFetchTests {
         // Exactly the photos' files, nothing else anywhere below the parent folder.
         let expectedNames = photos.map { "\($0.id)_s.jpg" }
         #expect(Self.tree(parent) == (["stream/"] + expectedNames.map { "stream/" + $0 }).sorted())
+        // Every photo was downloaded, and again only by an attempt the log records: on a starved machine a worker
+        // can miss its heartbeat and have its jobs rescued, or a download can time out and be retried.
         let downloads = try await server.stats()["flickr_photo_downloads_per_path"]
+        let attempts = try await db.query(
+            "SELECT j.source, count(e.*) FROM ferry.jobs j JOIN ferry.events e ON e.job_id = j.job_id AND e.type = 'claimed' WHERE j.source LIKE 'http%' GROUP BY j.source"
+        ).rows.reduce(into: [String: Int]()) { map, row in
+            map[URL(string: try row.decode(String.self, at: 0))?.path ?? ""] = try row.decode(Int.self, at: 1)
+        }
+        var repeated = 0
         for photo in photos {
             let path = "/flickr/photos/" + photo.path.split(separator: "/").suffix(2).joined(separator: "/")
             let sized = path.replacingOccurrences(of: ".jpg", with: "_s.jpg")
-            #expect(downloads?[sized]?.intValue == 1, "\(sized) downloaded once")
+            let count = downloads?[sized]?.intValue ?? 0
+            #expect(count >= 1 && count <= attempts[sized] ?? 0, "\(sized) downloaded \(count) times in \(attempts[sized] ?? 0) attempts")
+            if count > 1 { repeated += 1 }
         }
+        print("photos downloaded again by a later attempt: \(repeated)")
         // Bytes equal the server's for a sample.
         for photo in photos.enumerated().filter({ $0.offset % 100 == 0 }).map(\.element) {
             let url = server.baseURL + "/flickr/photos/" + photo.path.split(separator: "/").suffix(2).joined(separator: "/").replacingOccurrences(of: ".jpg", with: "_s.jpg")

@@ -281,8 +281,9 @@ struct URLFetchTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size: Int64 = 256 * 1024 * 1024 + 5
         let sha = try await Self.webFile(server, "big/fast.bin", size: size, seed: 77)
-        // Fast enough that pieces arrive while earlier ones are being written, slow enough to kill it midway.
-        try await server.setFaults(["download_bytes_per_second": .int(16 << 20)])
+        // Fast enough that pieces arrive while earlier ones are being written, slow enough to kill it midway; held
+        // at 192 MiB, so that a test task starved for the whole 16 s still kills it mid-download.
+        try await server.setFaults(["download_bytes_per_second": .int(16 << 20), "download_pause_at_byte": .int(192 << 20)])
         try await Self.enqueue(db, server.baseURL + "/web/big/fast.bin", to: dir + "/fast.bin")
         let victim = try Self.startWorker(db, name: "victim-fast")
         try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "three checkpoints") {

@@ -215,4 +215,39 @@ struct WorkerBehaviorTests {
         // Claims whose reply died with the connection were released, not left running.
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0)
     }
+
+    @Test("heartbeats go on while every job's database write waits on a lock: a live worker is never declared dead")
+    func heartbeatsIndependentOfJobs() async throws {
+        let db = try await TestDatabase.make("liveness")
+        try await enqueueFetches(db, count: 8, batch: "busy")
+        // Eight jobs that report progress without pause fill the pool of eight; no rescue can confuse the check.
+        let worker = try WorkerFixtures.startWorker(
+            db, name: "steady", ["--handler", "progress:100000000", "--concurrency", "8", "--rescue-after", "600", "--shutdown-timeout", "1"])
+        try await eventually(timeout: .seconds(60), "all eight running") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 8
+        }
+        let locker = db.client(poolSize: 1)
+        defer { locker.close() }
+        try await locker.withHeldTransaction { held in
+            // Every append to the log now waits: each job holds its pooled connection until the lock goes.
+            try await held.run { try $0.execute("LOCK TABLE ferry.events IN SHARE MODE") }
+            try await eventually(timeout: .seconds(60), "every pooled connection waiting on the lock") {
+                try await WorkerFixtures.count(db, """
+                    SELECT count(*) FROM pg_stat_activity
+                     WHERE datname = current_database() AND application_name = 'ferry worker' AND wait_event_type = 'Lock'
+                    """) >= 8
+            }
+            let blockedAt = try await db.query("SELECT clock_timestamp()::text").rows[0].decode(String.self, at: 0)
+            try await eventually(timeout: .seconds(60), "a heartbeat after the pool was blocked") {
+                try await WorkerFixtures.count(
+                    db, "SELECT count(*) FROM ferry.workers WHERE name = 'steady' AND heartbeat_at > $1::timestamptz", [blockedAt]) == 1
+            }
+            #expect(try await WorkerFixtures.count(db, """
+                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ferry worker liveness'
+                """) == 1)
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(timeout: .seconds(60)) == 0, "\(worker.log)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('rescued', 'failed')") == 0)
+    }
 }
