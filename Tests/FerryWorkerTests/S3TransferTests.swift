@@ -49,7 +49,7 @@ struct S3TransferTests {
 
     static func worker(_ setup: Setup, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
         try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "2", "--poll-interval", "0.5",
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
                     "--log-level", "info", "--retry-base", "0.2"] + extra,
             databaseURL: setup.db.url, environment: DropboxAccounts.environment)
     }

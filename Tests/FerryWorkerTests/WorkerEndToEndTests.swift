@@ -78,7 +78,7 @@ struct WorkerEndToEndTests {
         #expect(try await survivor.waitForExit() == 0)
 
         // Each job the victim held is rescued once, for the victim. (On a starved machine the survivor's own 0.3 s
-        // heartbeat can miss the 2 s rescue window too; that rescue is at-least-once delivery, counted apart.)
+        // heartbeat can miss the 4 s rescue window too; that rescue is at-least-once delivery, counted apart.)
         #expect(try await WorkerFixtures.count(
             db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued' AND data->>'reason' LIKE 'worker victim %'") == heldByVictim)
         #expect(try await WorkerFixtures.count(

@@ -39,7 +39,7 @@ enum WorkerFixtures {
 
     static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
         try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "2", "--poll-interval", "0.5", "--log-level", "info"] + extra,
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5", "--log-level", "info"] + extra,
             databaseURL: db.url)
     }
 
