@@ -1295,12 +1295,14 @@ BEGIN
     FOR n IN SELECT * FROM new_events ORDER BY position LOOP
         IF n.type IN ('added', 'replaced') THEN
             INSERT INTO ferry.schedules AS s (name, every_seconds, cron, timezone, template, paused, removed, next_tick,
-                                              created_at, changed_at)
+                                              created_at, changed_at, overlap)
             VALUES (n.schedule, (n.data->>'every_seconds')::bigint, n.data->>'cron', n.data->>'timezone',
-                    n.data->'template', false, false, (n.data->>'next_tick')::timestamptz, n.recorded_at, n.recorded_at)
+                    n.data->'template', false, false, (n.data->>'next_tick')::timestamptz, n.recorded_at, n.recorded_at,
+                    coalesce(n.data->>'overlap', 'allow'))
             ON CONFLICT (name) DO UPDATE
                SET every_seconds = excluded.every_seconds, cron = excluded.cron, timezone = excluded.timezone,
                    template = excluded.template, next_tick = excluded.next_tick, changed_at = excluded.changed_at,
+                   overlap = excluded.overlap,
                    -- Replacing keeps a pause; adding again after a removal starts afresh.
                    paused = CASE WHEN n.type = 'replaced' THEN s.paused ELSE false END,
                    removed = false,
@@ -1330,7 +1332,8 @@ CREATE FUNCTION ferry.project_schedule_ticks() RETURNS trigger
     AS $$
 BEGIN
     UPDATE ferry.schedules s
-       SET next_tick = t.next_tick, last_tick = t.tick_at, last_fired_at = t.fired_at, last_job_id = t.job_id
+       SET next_tick = t.next_tick, last_tick = t.tick_at, last_fired_at = t.fired_at,
+           last_job_id = coalesce(t.job_id, t.skipped_for)
       FROM (SELECT DISTINCT ON (n.schedule) n.* FROM new_ticks n ORDER BY n.schedule, n.position DESC) t
      WHERE s.name = t.schedule;
     RETURN NULL;
@@ -2388,8 +2391,9 @@ CREATE TABLE ferry.schedule_ticks (
     error text,
     next_tick timestamp with time zone,
     worker text,
-    CONSTRAINT schedule_ticks_check CHECK (((job_id IS NULL) <> (error IS NULL))),
-    CONSTRAINT schedule_ticks_missed_check CHECK ((missed >= 0))
+    skipped_for uuid,
+    CONSTRAINT schedule_ticks_missed_check CHECK ((missed >= 0)),
+    CONSTRAINT schedule_ticks_outcome CHECK ((num_nonnulls(job_id, error, skipped_for) = 1))
 );
 
 
@@ -2414,7 +2418,8 @@ CREATE VIEW ferry.schedule_runs AS
     t.first_missed,
     t.error,
     t.worker,
-    t."position"
+    t."position",
+    t.skipped_for
    FROM (ferry.schedule_ticks t
      LEFT JOIN ferry.jobs j ON ((j.job_id = t.job_id)));
 
@@ -2423,7 +2428,7 @@ CREATE VIEW ferry.schedule_runs AS
 -- Name: VIEW schedule_runs; Type: COMMENT; Schema: ferry; Owner: -
 --
 
-COMMENT ON VIEW ferry.schedule_runs IS 'Per fired schedule tick: the tick, when it fired, the job (and its state), ticks missed before it, or the error.';
+COMMENT ON VIEW ferry.schedule_runs IS 'Per fired schedule tick: the tick, when it fired, the job (and its state), ticks missed before it, the error, or the job still going that it was skipped for (overlap skip).';
 
 
 --
@@ -2444,8 +2449,10 @@ CREATE TABLE ferry.schedules (
     last_tick timestamp with time zone,
     last_fired_at timestamp with time zone,
     last_job_id uuid,
+    overlap text DEFAULT 'allow'::text NOT NULL,
     CONSTRAINT schedules_check CHECK (((every_seconds IS NULL) <> (cron IS NULL))),
-    CONSTRAINT schedules_every_seconds_check CHECK ((every_seconds > 0))
+    CONSTRAINT schedules_every_seconds_check CHECK ((every_seconds > 0)),
+    CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['allow'::text, 'skip'::text])))
 );
 
 
@@ -2478,7 +2485,8 @@ CREATE VIEW ferry.schedule_status AS
     j.state AS last_job_state,
     s.template,
     s.created_at,
-    s.changed_at
+    s.changed_at,
+    s.overlap
    FROM (ferry.schedules s
      LEFT JOIN ferry.jobs j ON ((j.job_id = s.last_job_id)));
 
@@ -3597,6 +3605,13 @@ GRANT INSERT(next_tick) ON TABLE ferry.schedule_ticks TO ferry_worker;
 --
 
 GRANT INSERT(worker) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
+
+--
+-- Name: COLUMN schedule_ticks.skipped_for; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT INSERT(skipped_for) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
 
 --

@@ -18,12 +18,15 @@ extension FerryStore {
     /// database's own checks (accounts exist and belong to the right provider) refuse a bad template before
     /// anything is stored.
     public func addSchedule(
-        name: String, recurrence: ScheduleRecurrence, template: JobRequest, probe: JobSpec, replace: Bool, now: Date
+        name: String, recurrence: ScheduleRecurrence, template: JobRequest, probe: JobSpec, overlap: ScheduleOverlap = .skip,
+        replace: Bool, now: Date
     ) async throws -> ScheduleRecord {
         guard let nextTick = recurrence.next(after: now) else {
             throw ValidationIssue(field: "--cron", problem: "the expression never matches a date", fix: "check the day and month fields")
         }
-        var data: [String: JSONValue] = ["template": template.template, "next_tick": .string(ScheduleTime.iso8601(nextTick))]
+        var data: [String: JSONValue] = [
+            "template": template.template, "next_tick": .string(ScheduleTime.iso8601(nextTick)), "overlap": .string(overlap.rawValue),
+        ]
         switch recurrence {
         case .every(let seconds):
             data["every_seconds"] = .int(seconds)
@@ -151,9 +154,32 @@ extension FerryStore {
         }
     }
 
+    /// The job of the schedule's last run when that run is still going: the job itself, or any job of its batch
+    /// (the children a listing fanned out), is queued or running. Read from the newest tick that enqueued a job and
+    /// the batch counters, so it costs the same whatever the size of the run.
+    static func runStillGoing(_ name: String, on connection: PostgresConnection) throws -> UUID? {
+        let rows = try connection.query(
+            """
+            SELECT t.job_id,
+                   j.state IN ('queued', 'running')
+                   OR coalesce((SELECT NOT b.done FROM ferry.batch_status b WHERE b.batch = j.batch), false)
+              FROM ferry.schedule_ticks t
+              LEFT JOIN ferry.jobs j ON j.job_id = t.job_id
+             WHERE t.schedule = $1 AND t.job_id IS NOT NULL
+             ORDER BY t.tick_at DESC
+             LIMIT 1
+            """, [name]
+        ).rows
+        // An archived job (no row any more) finished long ago.
+        guard let row = rows.first, try row.decode(Bool?.self, at: 1) == true else { return nil }
+        return try row.decode(UUID.self, at: 0)
+    }
+
     /// Fires schedule `name` if it is still due, in one transaction: enqueues the job for its latest due tick (key
     /// `schedule:NAME:TICK`), records the tick (and the earlier ones nobody fired, as missed) in
-    /// `ferry.schedule_ticks`, and advances its next tick. Answers nil when another worker holds or just fired it.
+    /// `ferry.schedule_ticks`, and advances its next tick. With overlap `skip` and the previous run still going, the
+    /// tick enqueues nothing and is recorded as skipped for that run. Answers nil when another worker holds or just
+    /// fired it.
     ///
     /// - Parameter prepare: validates the template as a job for the tick (the worker's providers), or says why not.
     public func fireSchedule(
@@ -168,7 +194,7 @@ extension FerryStore {
                 // Read again under the lock (a fresh snapshot): a firing committed meanwhile moved next_tick on.
                 let rows = try connection.query(
                     """
-                    SELECT every_seconds, cron, timezone, template::text, next_tick, now() FROM ferry.schedules
+                    SELECT every_seconds, cron, timezone, template::text, next_tick, now(), overlap FROM ferry.schedules
                      WHERE name = $1 AND NOT paused AND NOT removed AND next_tick <= now()
                     """, [name]
                 ).rows
@@ -198,9 +224,16 @@ extension FerryStore {
                     firing.error = "the schedule's time zone '\(timezone)' or cron expression is unknown to this worker"
                 }
                 let template = (try? JSONValue.parse(try row.decode(String.self, at: 3))).flatMap(JobRequest.init(template:))
-                if firing.error == nil {
+                let overlap = ScheduleOverlap(rawValue: try row.decode(String.self, at: 6)) ?? .allow
+                if firing.error == nil && overlap == .skip {
+                    firing.skippedFor = try Self.runStillGoing(name, on: connection)
+                }
+                if firing.error == nil && firing.skippedFor == nil {
                     if var request = template {
                         request.idempotencyKey = Self.scheduleKey(name, tick: firing.tick)
+                        // Each run is a batch of its own unless the template names one: its fan-out children join
+                        // it, so progress, `ferry wait --batch` and the overlap check see the whole run.
+                        if request.batch == nil { request.batch = request.idempotencyKey }
                         switch prepare(request) {
                         case .success(let spec):
                             try connection.execute("SAVEPOINT schedule_fire")
@@ -222,10 +255,12 @@ extension FerryStore {
                 }
                 _ = try connection.query(
                     """
-                    INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, missed, first_missed, error, next_tick, worker)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                    INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, missed, first_missed, error, next_tick, worker,
+                                                      skipped_for)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                     """,
-                    [name, firing.tick, firing.jobID, firing.missed, firing.missed > 0 ? due : nil, firing.error, firing.nextTick, worker])
+                    [name, firing.tick, firing.jobID, firing.missed, firing.missed > 0 ? due : nil, firing.error, firing.nextTick, worker,
+                     firing.skippedFor])
                 return firing
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation && error.constraint == "schedule_ticks_once" {

@@ -18,10 +18,12 @@ public struct ScheduleRecord: Sendable, Hashable {
     public var lastJobState: String?
     public var createdAt: Date
     public var changedAt: Date
+    /// What a tick does while the previous run is still going.
+    public var overlap: ScheduleOverlap
 
     static let columns = """
         name, every_seconds, cron, timezone, template::text, paused, removed, next_tick, last_tick, last_fired_at,
-        last_job_id, last_job_state, created_at, changed_at
+        last_job_id, last_job_state, created_at, changed_at, overlap
         """
 
     init(row: PostgresRow) throws {
@@ -39,6 +41,7 @@ public struct ScheduleRecord: Sendable, Hashable {
         lastJobState = try row.decode(String?.self, at: 11)
         createdAt = try row.decode(Date.self, at: 12)
         changedAt = try row.decode(Date.self, at: 13)
+        overlap = ScheduleOverlap(rawValue: try row.decode(String.self, at: 14)) ?? .allow
     }
 
     /// `every 1h` or `cron 0 * * * *`, as the user wrote it.
@@ -63,7 +66,7 @@ public struct ScheduleRecord: Sendable, Hashable {
             "paused": .bool(paused), "removed": .bool(removed), "next_tick": time(nextTick), "last_tick": time(lastTick),
             "last_fired_at": time(lastFiredAt), "last_job_id": lastJobID.map { .string($0.uuidString.lowercased()) } ?? .null,
             "last_job_state": lastJobState.map(JSONValue.string) ?? .null, "created_at": time(createdAt),
-            "changed_at": time(changedAt),
+            "changed_at": time(changedAt), "overlap": .string(overlap.rawValue),
         ])
     }
 }

@@ -2,8 +2,8 @@ import FerryCore
 import Foundation
 import Postgres
 
-/// One row of `ferry.schedule_runs`: a fired tick, its job (and the job's state now) or why there is none, and the
-/// ticks missed before it.
+/// One row of `ferry.schedule_runs`: a fired tick, its job (and the job's state now), why there is none or the run it
+/// gave way to, and the ticks missed before it.
 public struct ScheduleRun: Sendable, Hashable {
     public var schedule: String
     public var tickAt: Date
@@ -14,8 +14,10 @@ public struct ScheduleRun: Sendable, Hashable {
     public var firstMissed: Date?
     public var error: String?
     public var worker: String?
+    /// The job of an earlier tick that was still going, when this tick was skipped (overlap `skip`).
+    public var skippedFor: UUID?
 
-    static let columns = "schedule, tick_at, fired_at, job_id, job_state, missed, first_missed, error, worker"
+    static let columns = "schedule, tick_at, fired_at, job_id, job_state, missed, first_missed, error, worker, skipped_for"
 
     init(row: PostgresRow) throws {
         schedule = try row.decode(String.self, at: 0)
@@ -27,6 +29,7 @@ public struct ScheduleRun: Sendable, Hashable {
         firstMissed = try row.decode(Date?.self, at: 6)
         error = try row.decode(String?.self, at: 7)
         worker = try row.decode(String?.self, at: 8)
+        skippedFor = try row.decode(UUID?.self, at: 9)
     }
 
     public var json: JSONValue {
@@ -37,6 +40,7 @@ public struct ScheduleRun: Sendable, Hashable {
             "job_state": jobState.map(JSONValue.string) ?? .null, "missed": .int(missed),
             "first_missed": firstMissed.map { .string(ScheduleTime.iso8601($0)) } ?? .null,
             "error": error.map(JSONValue.string) ?? .null, "worker": worker.map(JSONValue.string) ?? .null,
+            "skipped_for": skippedFor.map { .string($0.uuidString.lowercased()) } ?? .null,
         ])
     }
 }

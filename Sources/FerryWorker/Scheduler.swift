@@ -20,11 +20,12 @@ public final class Scheduler: Service, Sendable {
     let registry: ProviderRegistry
     let enqueued: Counter
     let failed: Counter
+    let skipped: Counter
     let missed: Counter
 
     static let ticks = MetricSpec(
         base: "ferry_schedule_ticks", unit: "total",
-        help: "Schedule ticks this worker fired, by outcome: enqueued (one job) or error (the job no longer validates).")
+        help: "Schedule ticks this worker fired, by outcome: enqueued (one job), error (the job no longer validates) or skipped (the previous run was still going).")
     static let missedTicks = MetricSpec(
         base: "ferry_schedule_missed_ticks", unit: "total",
         help: "Schedule ticks nobody fired in time (no worker ran), skipped when this worker caught up once.")
@@ -40,6 +41,7 @@ public final class Scheduler: Service, Sendable {
         self.registry = registry
         enqueued = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "enqueued")])
         failed = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "error")])
+        skipped = metricsRegistry.makeCounter(descriptor: Self.ticks.descriptor, labels: [("outcome", "skipped")])
         missed = metricsRegistry.makeCounter(descriptor: Self.missedTicks.descriptor)
         var logger = logger
         logger[metadataKey: "worker"] = "\(workerName)"
@@ -100,14 +102,19 @@ public final class Scheduler: Service, Sendable {
         }
         guard let firing else { return false }
         if firing.missed > 0 { missed.increment(by: firing.missed) }
-        (firing.jobID == nil ? failed : enqueued).increment()
         var metadata: Logger.Metadata = [
             "schedule": "\(name)", "tick": "\(ScheduleTime.iso8601(firing.tick))", "missed": "\(firing.missed)",
         ]
         if let job = firing.jobID {
+            enqueued.increment()
             metadata["job"] = "\(job.uuidString.lowercased())"
             logger.info("schedule fired", metadata: metadata)
+        } else if let running = firing.skippedFor {
+            skipped.increment()
+            metadata["still_going"] = "\(running.uuidString.lowercased())"
+            logger.info("schedule tick skipped: the previous run is still going", metadata: metadata)
         } else {
+            failed.increment()
             metadata["error"] = "\(firing.error ?? "")"
             logger.warning("schedule tick enqueued nothing", metadata: metadata)
         }

@@ -8,7 +8,7 @@ import ServiceLifecycle
 ///
 /// During a deployment the migration (a Kubernetes Job, `ferry-migrate.service`) may still run when new workers
 /// start. Instead of exiting and being restarted in a loop, the worker says once what it waits for
-/// ("waiting for schema 23 (found 14); run `ferry migrate`") and checks again with capped exponential backoff,
+/// ("waiting for schema 24 (found 14); run `ferry migrate`") and checks again with capped exponential backoff,
 /// up to `bound`; then it gives up with a clear error. PostgreSQL being unreachable is waited for the same way.
 /// A changed or unknown migration cannot be fixed by waiting and fails at once.
 public struct SchemaGate: Sendable {

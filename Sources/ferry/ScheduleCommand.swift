@@ -12,8 +12,10 @@ struct ScheduleCommand: AsyncParsableCommand {
         discussion: """
             Workers fire due schedules: each tick enqueues exactly one job (idempotency key schedule:NAME:TICK) \
             however many workers run. When no worker ran for several ticks, the next one to look enqueues one job \
-            for the latest tick and records the skipped ones as missed. History: ferry.schedule_runs (one row per \
-            fired tick, job_id joins ferry.job_status); state: ferry.schedule_status.
+            for the latest tick and records the skipped ones as missed. A tick that falls while the previous run is \
+            still going enqueues nothing unless the schedule was added with --overlap allow. History: \
+            ferry.schedule_runs (one row per fired tick, job_id joins ferry.job_status); state: \
+            ferry.schedule_status.
 
             Examples:
               ferry schedule add flickr-hourly --every 1h -- fetch flickr:12345678@N00 --to /srv/flickr/
@@ -29,7 +31,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a schedule (or replace one with --replace).",
-            usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--replace] -- fetch <source> --to <path> [enqueue options]",
+            usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--overlap skip|allow] [--replace] -- fetch <source> --to <path> [enqueue options]",
             discussion: """
                 --every: 30s, 15m, 1h, 1d or a sum such as 1h30m (at least 1m); ticks fall on whole multiples of \
                 the interval since 1970-01-01T00:00Z (1h ticks on the hour, UTC).
@@ -39,8 +41,14 @@ struct ScheduleCommand: AsyncParsableCommand {
                 --timezone (an IANA name such as Europe/Paris; default UTC). A tick in an hour skipped by a \
                 daylight-saving change fires once when the clock resumes; a repeated hour fires once.
 
+                --overlap: skip (the default) enqueues nothing for a tick while the previous tick's run is still \
+                going (its job, or any job of its batch, queued or running; the tick is recorded as skipped in \
+                ferry.schedule_runs); allow enqueues every tick's job whatever the last one is doing.
+
                 After --: the job, as for ferry enqueue fetch (one source; --key and --run-at are the schedule's). \
-                It is checked now as enqueue checks it: a bad template is refused and nothing is stored.
+                It is checked now as enqueue checks it: a bad template is refused and nothing is stored. Without \
+                --batch, each tick's run is a batch of its own named by its key (schedule:NAME:TICK), so \
+                ferry wait --batch and the dashboard follow it whole.
                 """)
 
         @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"))
@@ -54,6 +62,9 @@ struct ScheduleCommand: AsyncParsableCommand {
 
         @Option(help: ArgumentHelp("IANA time zone the cron expression is read in. Default: UTC.", valueName: "zone"))
         var timezone: String?
+
+        @Option(help: ArgumentHelp("While the previous tick's run is still going: skip this tick, or allow overlapping runs.", valueName: "skip|allow"))
+        var overlap = "skip"
 
         @Flag(help: "Replace the definition of an existing schedule of that name (its history stays).")
         var replace = false
@@ -69,6 +80,11 @@ struct ScheduleCommand: AsyncParsableCommand {
         func run() async throws {
             try await runReporting {
                 try ScheduleCommand.checkName(name)
+                guard let overlap = ScheduleOverlap(rawValue: overlap) else {
+                    throw ValidationIssue(
+                        field: "--overlap", problem: "'\(overlap)' is not an overlap policy",
+                        fix: "use --overlap skip (a tick waits for the previous run) or --overlap allow (runs may overlap)")
+                }
                 let recurrence = try recurrence()
                 let request = try template()
                 let now = Date()
@@ -88,7 +104,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
                 let record = try await store.addSchedule(
-                    name: name, recurrence: recurrence, template: request, probe: spec, replace: replace, now: now)
+                    name: name, recurrence: recurrence, template: request, probe: spec, overlap: overlap, replace: replace, now: now)
                 if json { return print(record.json.jsonText) }
                 print("\(record.changedAt == record.createdAt ? "added" : "replaced") \(name): \(ScheduleCommand.describe(record)); next tick \(ScheduleCommand.format(record.nextTick, zone: record.timezone))")
             }
@@ -179,9 +195,9 @@ struct ScheduleCommand: AsyncParsableCommand {
                 let records = try await store.schedules(includeRemoved: includeRemoved)
                 if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
                 print(TablePrinter.render(
-                    headers: ["NAME", "SPEC", "TIMEZONE", "STATE", "NEXT TICK", "LAST JOB"],
+                    headers: ["NAME", "SPEC", "TIMEZONE", "OVERLAP", "STATE", "NEXT TICK", "LAST JOB"],
                     rows: records.map {
-                        [$0.name, $0.spec, $0.timezone, $0.removed ? "removed" : $0.paused ? "paused" : "active",
+                        [$0.name, $0.spec, $0.timezone, $0.overlap.rawValue, $0.removed ? "removed" : $0.paused ? "paused" : "active",
                          $0.removed || $0.paused ? "" : ScheduleCommand.format($0.nextTick, zone: $0.timezone),
                          ScheduleCommand.lastJob($0)]
                     }))
@@ -227,6 +243,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 }
                 print("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")")
                 print("when      \(ScheduleCommand.describe(record))")
+                print("overlap   \(record.overlap == .skip ? "skip (a tick waits for the previous run)" : "allow (runs may overlap)")")
                 print("job       \(ScheduleCommand.describeTemplate(record.template))")
                 print("next      " + (upcoming.isEmpty ? "-" : upcoming.map { ScheduleCommand.format($0, zone: record.timezone) }.joined(separator: "\n          ")))
                 print("")
@@ -235,7 +252,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                     headers: ["TICK", "FIRED", "JOB", "STATE", "MISSED"],
                     rows: runs.map {
                         [ScheduleTime.iso8601($0.tickAt), ScheduleTime.iso8601($0.firedAt),
-                         $0.jobID?.uuidString.lowercased() ?? "-", $0.jobState ?? ($0.error.map { "error: \($0)" } ?? "archived"),
+                         $0.jobID?.uuidString.lowercased() ?? "-", ScheduleCommand.outcome($0),
                          $0.missed == 0 ? "" : "\($0.missed) since \(ScheduleTime.iso8601($0.firstMissed ?? $0.tickAt))"]
                     }))
             }
@@ -339,6 +356,13 @@ struct ScheduleCommand: AsyncParsableCommand {
             }
         }
         return text
+    }
+
+    /// A run's state: its job's, why it has no job, or the run still going it was skipped for.
+    static func outcome(_ run: ScheduleRun) -> String {
+        if let job = run.skippedFor { return "skipped: \(job.uuidString.lowercased()) still going" }
+        if let error = run.error { return "error: \(error)" }
+        return run.jobState ?? "archived"
     }
 
     static func lastJob(_ record: ScheduleRecord) -> String {

@@ -70,6 +70,7 @@ struct ScheduleCommandTests {
             (["add", "s", "--cron", "0 0 30 2 *"] + job, 65, "never matches"),
             (["add", "s", "--cron", "0 * * * *", "--timezone", "Mars/Olympus"] + job, 65, "not a time zone"),
             (["add", "s", "--every", "1h"], 64, "give the job after --"),
+            (["add", "s", "--every", "1h", "--overlap", "maybe"] + job, 65, "not an overlap policy"),
             (["add", "s", "--every", "1h", "--", "fetch", "ftp://example.com/a", "--to", "/srv/"], 65, "job template"),
             (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--bogus"], 64, "job template after --"),
             (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "https://example.com/b", "--to", "/srv/"], 64, "one source per schedule"),
@@ -94,13 +95,15 @@ struct ScheduleCommandTests {
         #expect(added.status == 0, "\(added.stderr)")
         let record = try JSONValue.parse(added.stdout)
         #expect(record["spec"] == .string("every 1h") && record["paused"] == .bool(false))
+        #expect(record["overlap"] == .string("skip"), "a tick waits for the previous run unless told otherwise")
         let next = try #require(record["next_tick"]?.stringValue)
         #expect(next.hasSuffix(":00:00Z"), "hourly ticks fall on the hour: \(next)")
         #expect(record["template"]?["to"] == .string("/srv/feed/"))
         let again = try await ferry(["add", "feed", "--every", "2h"] + job)
         #expect(again.status == 65 && again.stderr.contains("exists already") && again.stderr.contains("--replace"), "\(again.stderr)")
-        let replaced = try await ferry(["add", "feed", "--every", "2h", "--replace"] + job)
+        let replaced = try await ferry(["add", "feed", "--every", "2h", "--overlap", "allow", "--replace"] + job)
         #expect(replaced.status == 0 && replaced.stdout.hasPrefix("replaced feed: every 2h"), "\(replaced.stdout)\(replaced.stderr)")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_status WHERE name = 'feed' AND overlap = 'allow'") == 1)
 
         let paris = try await ferry(
             ["add", "morning", "--cron", "30 6 * * mon-fri", "--timezone", "Europe/Paris", "--", "fetch",
@@ -151,7 +154,7 @@ struct ScheduleCommandTests {
         let workers = try (0..<3).map { try Self.worker(db, name: "w\($0)") }
         defer { for worker in workers where worker.isRunning { worker.signal(SIGKILL) } }
         let add = try await FerryProcess.run(
-            ["schedule", "add", "tick", "--every", "1s", "--", "fetch", "https://example.com/t.jpg", "--to", "/srv/t/"],
+            ["schedule", "add", "tick", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/t.jpg", "--to", "/srv/t/"],
             databaseURL: db.url, environment: Self.shortTicks)
         #expect(add.status == 0, "\(add.stderr)")
         try await eventually(timeout: .seconds(120), "five ticks") {
@@ -181,7 +184,7 @@ struct ScheduleCommandTests {
     func catchUpAndPause() async throws {
         let db = try await TestDatabase.make("schedcatch")
         let add = try await FerryProcess.run(
-            ["schedule", "add", "late", "--every", "1s", "--", "fetch", "https://example.com/l.jpg", "--to", "/srv/l/"],
+            ["schedule", "add", "late", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/l.jpg", "--to", "/srv/l/"],
             databaseURL: db.url, environment: Self.shortTicks)
         #expect(add.status == 0, "\(add.stderr)")
         // No worker runs while several ticks pass.
@@ -233,7 +236,7 @@ struct ScheduleCommandTests {
             urls[group] = db.url.replacingOccurrences(of: "postgres@", with: "\(name)@")
         }
         let (producer, worker, reader) = (urls["producer"]!, urls["worker"]!, urls["reader"]!)
-        let add = ["schedule", "add", "r", "--every", "1s", "--", "fetch", "https://example.com/r.jpg", "--to", "/srv/r/"]
+        let add = ["schedule", "add", "r", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/r.jpg", "--to", "/srv/r/"]
         for url in [reader, worker] {
             let refused = try await FerryProcess.run(add, databaseURL: url, environment: Self.shortTicks)
             #expect(refused.status == 77 && refused.stderr.contains("42501"), "\(refused.status) \(refused.stderr)")
@@ -274,7 +277,7 @@ struct ScheduleCommandTests {
             databaseURL: db.url, stdin: "ferry-dev-flickr\n", environment: DropboxAccounts.environment)
         #expect(account.status == 0, "\(account.stderr)")
         let add = try await FerryProcess.run(
-            ["schedule", "add", "stream", "--every", "1s", "--", "fetch", "flickr:1@N01", "--to", "/srv/f/", "--account", "fl"],
+            ["schedule", "add", "stream", "--every", "1s", "--overlap", "allow", "--", "fetch", "flickr:1@N01", "--to", "/srv/f/", "--account", "fl"],
             databaseURL: db.url, environment: Self.shortTicks)
         #expect(add.status == 0, "\(add.stderr)")
         _ = try await db.query("DELETE FROM ferry.accounts WHERE name = 'fl'")
@@ -302,7 +305,7 @@ struct ScheduleCommandTests {
     func killedWhileFiring() async throws {
         let db = try await TestDatabase.make("schedkill")
         let add = try await FerryProcess.run(
-            ["schedule", "add", "k", "--every", "1s", "--", "fetch", "https://example.com/k.jpg", "--to", "/srv/k/"],
+            ["schedule", "add", "k", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/k.jpg", "--to", "/srv/k/"],
             databaseURL: db.url, environment: Self.shortTicks)
         #expect(add.status == 0, "\(add.stderr)")
         let first = try await db.query("SELECT next_tick FROM ferry.schedules").rows[0].decode(Date.self, at: 0)
@@ -328,5 +331,67 @@ struct ScheduleCommandTests {
         #expect(accounted == first, "the interrupted tick is accounted for")
         #expect(try await Self.count(db, "SELECT count(DISTINCT worker) FROM ferry.schedule_ticks WHERE worker = 'doomed'") == 0)
     }
-}
 
+    @Test("overlap skip: ticks while the last run (its job or any job of its batch) is unfinished are recorded as skipped for it; then it fires again")
+    func overlapSkip() async throws {
+        let db = try await TestDatabase.make("schedoverlap")
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "o", "--every", "1s", "--", "fetch", "https://example.com/o.jpg", "--to", "/srv/o/"],
+            databaseURL: db.url, environment: Self.shortTicks)
+        #expect(add.status == 0, "\(add.stderr)")
+        // This worker fires ticks but claims nothing: the first tick's job stays queued.
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--name", "o-1", "--queues", "elsewhere", "--schedule-interval", "0.2", "--heartbeat-interval", "0.5"],
+            databaseURL: db.url)
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(120), "two ticks skipped for the first one's job") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE schedule = 'o' AND skipped_for IS NOT NULL") >= 2
+        }
+        let first = try await db.query(
+            "SELECT job_id, tick_at FROM ferry.schedule_runs WHERE schedule = 'o' AND job_id IS NOT NULL").rows
+        #expect(first.count == 1, "one run while it is unfinished")
+        let firstJob = try first[0].decode(UUID.self, at: 0)
+        let batch = try await db.query("SELECT batch, idempotency_key FROM ferry.jobs WHERE job_id = $1", [firstJob]).rows[0]
+        let batchName = try batch.decode(String.self, at: 0)
+        #expect(batchName == (try batch.decode(String.self, at: 1)), "a template without --batch makes each run a batch named by its key")
+        #expect(try await Self.count(
+            db, "SELECT count(*) FROM ferry.schedule_runs WHERE schedule = 'o' AND skipped_for IS NOT NULL AND skipped_for <> $1", [firstJob]) == 0)
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_status WHERE name = 'o' AND last_job_id = $1", [firstJob]) == 1)
+
+        // A job of the run's batch (as a listing's children are) keeps the run going after its first job ended.
+        let child = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://example.com/child.jpg", "--to", "/srv/o/", "--batch", batchName], databaseURL: db.url)
+        #expect(child.status == 0, "\(child.stderr)")
+        #expect(try await FerryProcess.run(["cancel", firstJob.uuidString.lowercased()], databaseURL: db.url).status == 0)
+        let afterCancel = try await db.query("SELECT clock_timestamp()::text").rows[0].decode(String.self, at: 0)
+        try await eventually(timeout: .seconds(120), "two ticks after the cancel, still skipped for the unfinished batch") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks WHERE schedule = 'o' AND fired_at > $1::timestamptz AND skipped_for = $2",
+                                 [afterCancel, firstJob]) >= 2
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'schedule:o:%'") == 1)
+
+        // The whole run over: the next tick enqueues.
+        #expect(try await FerryProcess.run(["cancel", "--batch", batchName], databaseURL: db.url).status == 0)
+        try await eventually(timeout: .seconds(120), "a second run") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'schedule:o:%'") == 2
+        }
+        #expect(try await FerryProcess.run(["schedule", "pause", "o"], databaseURL: db.url).status == 0)
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0, "\(worker.log)")
+        #expect(worker.log.contains("schedule tick skipped"))
+
+        let shown = try JSONValue.parse(try await FerryProcess.run(["schedule", "show", "o", "--json", "--limit", "1000"], databaseURL: db.url).stdout)
+        #expect(shown["overlap"] == .string("skip"))
+        let runs = shown["runs"]?.arrayValue ?? []
+        #expect(runs.filter { $0["job_id"]?.stringValue != nil }.count == 2)
+        #expect(runs.contains { $0["skipped_for"]?.stringValue == firstJob.uuidString.lowercased() && $0["job_id"] == .null })
+        let text = try await FerryProcess.run(["schedule", "show", "o"], databaseURL: db.url).stdout
+        #expect(text.contains("skipped: \(firstJob.uuidString.lowercased()) still going"), "\(text)")
+        // Every tick has exactly one outcome, and the history is still append-only.
+        #expect(try await Self.count(
+            db, "SELECT count(*) FROM ferry.schedule_ticks WHERE num_nonnulls(job_id, error, skipped_for) <> 1") == 0)
+        await #expect(throws: (any Error).self) {
+            _ = try await db.query("INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, skipped_for) VALUES ('o', now(), $1, $1)", [firstJob])
+        }
+    }
+}

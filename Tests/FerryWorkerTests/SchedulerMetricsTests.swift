@@ -13,7 +13,7 @@ struct SchedulerMetricsTests {
     func countersFollowTheHistory() async throws {
         let db = try await TestDatabase.make("schedmetrics")
         let add = try await FerryProcess.run(
-            ["schedule", "add", "m", "--every", "1s", "--", "fetch", "https://example.com/m.jpg", "--to", "/srv/m/"],
+            ["schedule", "add", "m", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/m.jpg", "--to", "/srv/m/"],
             databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
         #expect(add.status == 0, "\(add.stderr)")
         try await eventually(timeout: .seconds(60), "three ticks to pass unfired") {
