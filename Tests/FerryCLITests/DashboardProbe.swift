@@ -86,7 +86,7 @@ final class DashboardProbe: @unchecked Sendable {
                 .joined(separator: "&")
             request.body = .bytes(ByteBuffer(string: text))
         }
-        let response = try await http.execute(request, timeout: .seconds(30))
+        let response = try await http.execute(request, timeout: .seconds(300))
         let body = try await response.body.collect(upTo: 16 << 20)
         return Answer(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
     }

@@ -178,7 +178,7 @@ struct DashboardTests {
                 group.addTask {
                     var request = HTTPClientRequest(url: root + "/events")
                     request.headers.add(name: "Accept", value: "text/event-stream")
-                    let response = try await http.execute(request, timeout: .seconds(60))
+                    let response = try await http.execute(request, timeout: .seconds(300))
                     #expect(response.status.code == 200)
                     #expect(response.headers.first(name: "content-type") == "text/event-stream")
                     var received = ""
@@ -204,7 +204,7 @@ struct DashboardTests {
             // Viewers cost no connections: with 20 more streams open the dashboard holds its pool and one listener at most.
             let streams = try await withThrowingTaskGroup(of: HTTPClientResponse.self, returning: [HTTPClientResponse].self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await http.execute(HTTPClientRequest(url: root + "/events"), timeout: .seconds(60)) }
+                    group.addTask { try await http.execute(HTTPClientRequest(url: root + "/events"), timeout: .seconds(300)) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

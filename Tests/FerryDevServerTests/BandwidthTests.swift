@@ -129,7 +129,7 @@ struct BandwidthTests {
             let doomed = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
             var received: [UInt8] = []
             do {
-                let response = try await doomed.execute(HTTPClientRequest(url: h.baseURL + "/web/movie.mp4"), timeout: .seconds(30))
+                let response = try await doomed.execute(HTTPClientRequest(url: h.baseURL + "/web/movie.mp4"), timeout: .seconds(300))
                 #expect(response.status.code == 200)
                 for try await buffer in response.body {
                     received += buffer.readableBytesView

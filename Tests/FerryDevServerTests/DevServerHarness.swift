@@ -74,7 +74,7 @@ final class DevServerHarness: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: .seconds(600))
         let collected = try await response.body.collect(upTo: 256 * 1024 * 1024)
         return HTTPResult(status: Int(response.status.code), headers: response.headers, body: Array(collected.readableBytesView))
     }
@@ -135,7 +135,7 @@ final class DevServerHarness: Sendable {
         var request = HTTPClientRequest(url: baseURL + path)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let started = ContinuousClock.now
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: .seconds(600))
         var body: [UInt8] = []
         var pieces = 0
         for try await buffer in response.body {

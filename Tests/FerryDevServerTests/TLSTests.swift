@@ -47,12 +47,12 @@ struct TLSTests {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(tlsConfiguration: tls))
         let plain = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         do {
-            let health = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/__dev/health"), timeout: .seconds(30))
+            let health = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(port)/__dev/health"), timeout: .seconds(300))
             #expect(health.status == .ok)
             var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)/2/users/get_current_account")
             request.method = .POST
             request.headers.add(name: "Authorization", value: "Bearer " + server.issueAccessToken(account: "tls"))
-            let account = try await client.execute(request, timeout: .seconds(30))
+            let account = try await client.execute(request, timeout: .seconds(300))
             #expect(account.status == .ok)
             // Plain HTTP to the same port gets no HTTP answer.
             await #expect(throws: (any Error).self) {

@@ -66,7 +66,7 @@ final class DropboxTestServer: Sendable {
 
     /// A plain GET (the authorize page), returning status and body text.
     func get(_ url: String) async throws -> (status: Int, text: String) {
-        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(300))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: body))
     }
