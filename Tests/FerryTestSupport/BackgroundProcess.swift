@@ -40,7 +40,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to exit and returns its status; throws after `timeout`.
-    public func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = .seconds(180)) async throws -> Int32 {
         try await eventually(timeout: timeout, interval: .milliseconds(20), "process \(pid) to exit") { !process.isRunning }
         return process.terminationStatus
     }

@@ -399,7 +399,7 @@ struct DropboxUploadTests {
         process.standardOutput = errHandle
         try process.run()
         var url: String?
-        try await eventually(timeout: .seconds(30), "the authorize URL") {
+        try await eventually(timeout: .seconds(120), "the authorize URL") {
             let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
             url = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http") }
             return url != nil
@@ -412,7 +412,7 @@ struct DropboxUploadTests {
         if let last = code.split(separator: "\n").last { code = String(last).trimmingCharacters(in: .whitespaces) }
         input.fileHandleForWriting.write(Data((code + "\n").utf8))
         try input.fileHandleForWriting.close()
-        try await eventually(timeout: .seconds(30), "login to finish") { !process.isRunning }
+        try await eventually(timeout: .seconds(120), "login to finish") { !process.isRunning }
         let output = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 0, "\(output)")
         #expect(!output.contains(code) || code.count < 8, "the code is not echoed")

@@ -194,7 +194,7 @@ struct S3TransferTests {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'cancelled'", [job]) == 1
         }
         do {
-            try await eventually(timeout: .seconds(30), interval: .milliseconds(100), "the upload to be aborted") {
+            try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "the upload to be aborted") {
                 try await Self.unfinishedUploads(setup) == 0
             }
         } catch {

@@ -32,7 +32,7 @@ struct SchedulerMetricsTests {
         let missed = try await WorkerFixtures.count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")
         #expect(missed >= 3, "the catch-up skipped the ticks that passed unfired")
         // The pause may land while a firing is under way: the counters settle on the database's numbers.
-        try await eventually(timeout: .seconds(30), "the counters to match the history") {
+        try await eventually(timeout: .seconds(120), "the counters to match the history") {
             let metrics = try await probe.scrape()
             let nowFired = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
             let nowMissed = try await WorkerFixtures.count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")

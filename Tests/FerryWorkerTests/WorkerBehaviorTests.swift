@@ -66,7 +66,7 @@ struct WorkerBehaviorTests {
         // A non-retryable failure fails at once.
         try await enqueueFetches(db, count: 1, batch: "perm", extra: #","max_attempts":9"#)
         let permanent = try WorkerFixtures.startWorker(db, name: "p", ["--handler", "fail"])
-        try await eventually(timeout: .seconds(30), "permanent failure") { try await WorkerFixtures.batchDone(db, "perm") }
+        try await eventually(timeout: .seconds(120), "permanent failure") { try await WorkerFixtures.batchDone(db, "perm") }
         permanent.signal(SIGTERM)
         _ = try await permanent.waitForExit()
         let perm = try await db.query("SELECT state, attempt FROM ferry.jobs WHERE batch = 'perm'").rows[0]
@@ -92,7 +92,7 @@ struct WorkerBehaviorTests {
         let db = try await TestDatabase.make("cancelrun")
         let job = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/slow.jpg", "--to", "/srv/"], databaseURL: db.url).lines[0]
         let worker = try WorkerFixtures.startWorker(db, name: "c", ["--handler", "sleep:60000", "--shutdown-timeout", "1"])
-        try await eventually(timeout: .seconds(30), "job running") {
+        try await eventually(timeout: .seconds(120), "job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
@@ -108,7 +108,7 @@ struct WorkerBehaviorTests {
         #expect(try last.decode(String.self, at: 1) == "1")
         // Still alive and working.
         _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/next.jpg", "--to", "/srv/"], databaseURL: db.url)
-        try await eventually(timeout: .seconds(30), "next job running") {
+        try await eventually(timeout: .seconds(120), "next job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         worker.signal(SIGTERM)
@@ -169,7 +169,7 @@ struct WorkerBehaviorTests {
         #expect(impatient.log.contains("waiting for PostgreSQL"), "\(impatient.log)")
 
         let patient = try WorkerFixtures.startWorker(db, name: "patient", ["--handler", "noop"])
-        try await eventually(timeout: .seconds(30), "the worker to say it waits") { patient.log.contains("waiting for PostgreSQL") }
+        try await eventually(timeout: .seconds(120), "the worker to say it waits") { patient.log.contains("waiting for PostgreSQL") }
         try await Task.sleep(for: .seconds(2))
         #expect(patient.isRunning, "still waiting, not exited: \(patient.log)")
         try await cluster.startServer()

@@ -117,7 +117,7 @@ struct WorkerEndToEndTests {
         let lines = (0..<4).map { #"{"kind":"fetch","source":"https://example.com/\#($0).jpg","to":"/srv/","batch":"g","max_attempts":1}"# }
         _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
         let first = try WorkerFixtures.startWorker(db, name: "leaving", ["--handler", "sleep:90000", "--concurrency", "4", "--shutdown-timeout", "1"])
-        try await eventually(timeout: .seconds(30), "all four running") {
+        try await eventually(timeout: .seconds(120), "all four running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 4
         }
         let started = ContinuousClock.now
@@ -130,7 +130,7 @@ struct WorkerEndToEndTests {
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0)
 
         let second = try WorkerFixtures.startWorker(db, name: "staying", ["--handler", "noop"])
-        try await eventually(timeout: .seconds(30), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
+        try await eventually(timeout: .seconds(120), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
         // max_attempts is 1: had the release consumed the attempt, these would have failed.
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1") == 4)
         second.signal(SIGTERM)
@@ -143,7 +143,7 @@ struct WorkerEndToEndTests {
         _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: db.url)
         // A job far longer than any pause of a busy test task: the first signal always finds it running.
         let worker = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "sleep:600000", "--shutdown-timeout", "900"])
-        try await eventually(timeout: .seconds(30), "job running") {
+        try await eventually(timeout: .seconds(120), "job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         worker.signal(SIGTERM)

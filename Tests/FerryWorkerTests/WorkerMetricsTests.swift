@@ -27,7 +27,7 @@ struct WorkerMetricsTests {
 
         // Before: zeros, and every series an alert needs exists already.
         var before = PrometheusText("")
-        try await eventually(timeout: .seconds(30), "the first queue depth read") {
+        try await eventually(timeout: .seconds(120), "the first queue depth read") {
             before = try await probe.scrape()
             return before.value("ferry_queue_depth_read_timestamp_seconds") != nil
         }
@@ -84,7 +84,7 @@ struct WorkerMetricsTests {
         #expect(cancel.status == 0, "\(cancel.stderr)")
         try await eventually(timeout: .seconds(60), "batch done") { try await WorkerFixtures.batchDone(db, "metered") }
         var after = PrometheusText("")
-        try await eventually(timeout: .seconds(30), "gauges back to 0") {
+        try await eventually(timeout: .seconds(120), "gauges back to 0") {
             after = try await probe.scrape()
             return after.value("ferry_queue_depth", ["queue": "photos", "state": "queued"]) == 0
                 && after.value("ferry_queue_depth", ["queue": "photos", "state": "running"]) == 0
@@ -119,7 +119,7 @@ struct WorkerMetricsTests {
             #expect(enqueued.status == 0, "\(enqueued.stderr)")
         }
         let doomed = try WorkerFixtures.startWorker(db, name: "doomed", ["--handler", "sleep:600000", "--queues", "photos"])
-        try await eventually(timeout: .seconds(30), "the doomed worker holds every job") {
+        try await eventually(timeout: .seconds(120), "the doomed worker holds every job") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 3
         }
         doomed.signal(SIGKILL)
@@ -168,11 +168,11 @@ struct WorkerMetricsTests {
         let probe = try await MetricsProbe.of(worker)
         #expect(await probe.get("/health") == (200, "ok\n"))
         let waiting = "waiting for schema \(FerryRelease.schemaVersion) (found 0); run `ferry migrate`"
-        try await eventually(timeout: .seconds(20), "/ready to give the reason") {
+        try await eventually(timeout: .seconds(120), "/ready to give the reason") {
             await probe.get("/ready") == (503, waiting + "\n")
         }
         // Three more checks later (0.5 s, 1 s, 2 s apart; logged at debug) it still waits and has said so once.
-        try await eventually(timeout: .seconds(30), "three more checks") {
+        try await eventually(timeout: .seconds(120), "three more checks") {
             worker.log.components(separatedBy: "still waiting for the schema").count - 1 >= 3
         }
         #expect(worker.isRunning)
@@ -185,7 +185,7 @@ struct WorkerMetricsTests {
         let enqueued = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let db = TestDatabase(url: url, name: "")
-        try await eventually(timeout: .seconds(30), "the job to be claimed and done") {
+        try await eventually(timeout: .seconds(120), "the job to be claimed and done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         #expect(worker.log.contains("schema \(FerryRelease.schemaVersion) found; starting"))
@@ -222,11 +222,11 @@ struct WorkerMetricsTests {
                     "--log-level", "info", "--heartbeat-interval", "0.3"],
             databaseURL: url)
         let probe = try await MetricsProbe.of(worker)
-        try await eventually(timeout: .seconds(30), "ready") { await probe.get("/ready").status == 200 }
+        try await eventually(timeout: .seconds(120), "ready") { await probe.get("/ready").status == 200 }
 
         try await cluster.stopServer()
         var answer = (status: 0, body: "")
-        try await eventually(timeout: .seconds(30), "not ready while the database is down") {
+        try await eventually(timeout: .seconds(120), "not ready while the database is down") {
             answer = await probe.get("/ready")
             return answer.status == 503
         }
@@ -234,7 +234,7 @@ struct WorkerMetricsTests {
         #expect(await probe.get("/health") == (200, "ok\n"))
 
         try await cluster.startServer()
-        try await eventually(timeout: .seconds(30), "ready again") { await probe.get("/ready").status == 200 }
+        try await eventually(timeout: .seconds(120), "ready again") { await probe.get("/ready").status == 200 }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
         await cluster.stop()
