@@ -116,7 +116,7 @@ struct CLIPolishTests {
         _ = try await FerryProcess.run(
             ["enqueue", "fetch", "https://example.com/u.jpg", "--to", "/srv/u/", "--batch", "lonely", "--queue", "photos"], databaseURL: db.url)
         let waiter = try BackgroundProcess(ferry: ["wait", "--batch", "lonely", "--timeout", "120"], databaseURL: db.url)
-        try await eventually(timeout: .seconds(120), "the warning") { waiter.log.contains("no live worker serves queue photos") }
+        try await eventually(timeout: .seconds(300), "the warning") { waiter.log.contains("no live worker serves queue photos") }
         #expect(waiter.log.contains("ferry worker --queues photos"))
         let worker = try BackgroundProcess(
             ferry: ["worker", "--queues", "photos", "--handler", "noop", "--heartbeat-interval", "0.3", "--poll-interval", "0.3"],

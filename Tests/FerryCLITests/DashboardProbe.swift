@@ -34,7 +34,7 @@ final class DashboardProbe: @unchecked Sendable {
             environment: environment)
         var url: String?
         let process = self.process
-        try await eventually(timeout: .seconds(120), "the dashboard's address in its output") {
+        try await eventually(timeout: .seconds(300), "the dashboard's address in its output") {
             if !process.isRunning { throw TestSupportError("dashboard exited: \(process.log)") }
             for line in process.log.split(separator: "\n") where line.hasPrefix("ferry dashboard listening on ") {
                 url = String(line.dropFirst("ferry dashboard listening on ".count))

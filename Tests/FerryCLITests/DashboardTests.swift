@@ -163,7 +163,7 @@ struct DashboardTests {
         let ids = try await Self.seed(store, batch: "live", count: 1, failed: 1)
         try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
             // The shared listener is subscribed before the change (else the notification would go unheard).
-            try await eventually(timeout: .seconds(120), "the dashboard's LISTEN connection") {
+            try await eventually(timeout: .seconds(300), "the dashboard's LISTEN connection") {
                 try await db.query(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ferry dashboard' AND query ILIKE 'LISTEN%'"
                 ).rows[0].decode(Int.self, at: 0) > 0
@@ -283,7 +283,7 @@ struct DashboardTests {
 
             let worker = try BackgroundProcess(
                 ferry: ["worker", "--name", "dash-noop", "--handler", "noop", "--queues", "dash", "--poll-interval", "0.2"], databaseURL: db.url)
-            try await eventually(timeout: .seconds(60), "the retried jobs to succeed") {
+            try await eventually(timeout: .seconds(300), "the retried jobs to succeed") {
                 let first = try await Self.state(db, ids[0])
                 let second = try await Self.state(db, ids[1])
                 return first == "succeeded" && second == "succeeded"

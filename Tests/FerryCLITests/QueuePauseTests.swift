@@ -32,14 +32,14 @@ struct QueuePauseTests {
                     "--heartbeat-interval", "0.3", "--poll-interval", "0.2"], databaseURL: db.url)
         // Pause once work has started (a test task can be held up for seconds on a busy machine, so the condition is
         // one that stays true, not a moment to catch): what runs then finishes, nothing more is claimed.
-        try await eventually(timeout: .seconds(180), "the first job to start") {
+        try await eventually(timeout: .seconds(300), "the first job to start") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'") >= 1
         }
         let pause = try await FerryProcess.run(["queue", "pause", "photos", "--reason", "maintenance"], databaseURL: db.url)
         #expect(pause.status == 0 && pause.stdout.contains("paused photos"), "\(pause.stderr)")
         let again = try await FerryProcess.run(["queue", "pause", "photos"], databaseURL: db.url)
         #expect(again.status == 0 && again.stdout.contains("already paused"))
-        try await eventually(timeout: .seconds(60), "the running job to finish") {
+        try await eventually(timeout: .seconds(300), "the running job to finish") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0
         }
         let started = try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'")
@@ -48,7 +48,7 @@ struct QueuePauseTests {
         #expect(started < 40, "the pause came before the queue drained")
         // The worker is alive and claiming: a job in another queue runs while photos stays paused.
         try await Self.enqueue(db, queue: "other", count: 1, batch: "free")
-        try await eventually(timeout: .seconds(60), "the other queue's job to run") {
+        try await eventually(timeout: .seconds(300), "the other queue's job to run") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'free' AND state = 'succeeded'") == 1
         }
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'queued'") == 40 - started,

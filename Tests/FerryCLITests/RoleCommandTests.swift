@@ -56,7 +56,7 @@ struct RoleCommandTests {
                 databaseURL: worker)
         }
         let workers = [try start("good", "noop"), try start("bad", "fail"), try start("slow", "sleep:60000")]
-        try await eventually(timeout: .seconds(60), "the good jobs succeed and the bad one fails") {
+        try await eventually(timeout: .seconds(300), "the good jobs succeed and the bad one fails") {
             let states = try await db.query("SELECT state, count(*) FROM ferry.jobs WHERE batch = 'roles' GROUP BY state ORDER BY 1").rows
                 .map { "\(try $0.decode(String.self, at: 0))=\(try $0.decode(Int.self, at: 1))" }
             return states == ["cancelled=1", "failed=1", "running=1", "succeeded=2"]
@@ -65,7 +65,7 @@ struct RoleCommandTests {
         // The producer asks to cancel the running job; the worker holding it ends it.
         let cancelSlow = try await FerryProcess.run(["cancel", slow], databaseURL: producer)
         #expect(cancelSlow.status == 0, "\(cancelSlow.stderr)")
-        try await eventually(timeout: .seconds(120), "the worker cancels the running job") {
+        try await eventually(timeout: .seconds(300), "the worker cancels the running job") {
             try await Self.state(db, slow) == "cancelled"
         }
         let kinds = try await db.query("SELECT type FROM ferry.events WHERE job_id = $1::uuid AND type <> 'progress' ORDER BY version", [slow]).rows
@@ -75,7 +75,7 @@ struct RoleCommandTests {
         // The producer retries the failed job; the worker runs (and fails) it again.
         let retry = try await FerryProcess.run(["retry", bad], databaseURL: producer)
         #expect(retry.status == 0, "\(retry.stderr)")
-        try await eventually(timeout: .seconds(120), "the retried job runs again") {
+        try await eventually(timeout: .seconds(300), "the retried job runs again") {
             try await db.query("SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'failed'", [bad]).rows[0]
                 .decode(Int.self, at: 0) == 2
         }

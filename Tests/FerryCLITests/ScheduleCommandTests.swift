@@ -157,13 +157,13 @@ struct ScheduleCommandTests {
             ["schedule", "add", "tick", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/t.jpg", "--to", "/srv/t/"],
             databaseURL: db.url, environment: Self.shortTicks)
         #expect(add.status == 0, "\(add.stderr)")
-        try await eventually(timeout: .seconds(120), "five ticks") {
+        try await eventually(timeout: .seconds(300), "five ticks") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 5
         }
         // A worker killed at an arbitrary moment (maybe mid-firing: its transaction rolls back) loses no tick.
         workers[0].signal(SIGKILL)
         let atKill = try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
-        try await eventually(timeout: .seconds(120), "five more ticks after the kill") {
+        try await eventually(timeout: .seconds(300), "five more ticks after the kill") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= atKill + 5
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "tick"], databaseURL: db.url).status == 0)
@@ -188,12 +188,12 @@ struct ScheduleCommandTests {
             databaseURL: db.url, environment: Self.shortTicks)
         #expect(add.status == 0, "\(add.stderr)")
         // No worker runs while several ticks pass.
-        try await eventually(timeout: .seconds(60), "four ticks to pass unfired") {
+        try await eventually(timeout: .seconds(300), "four ticks to pass unfired") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - next_tick > interval '4 s'") == 1
         }
         let first = try Self.worker(db, name: "late-1")
         defer { if first.isRunning { first.signal(SIGKILL) } }
-        try await eventually(timeout: .seconds(60), "the catch-up tick") {
+        try await eventually(timeout: .seconds(300), "the catch-up tick") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 1
         }
         let catchUp = try await db.query(
@@ -205,12 +205,12 @@ struct ScheduleCommandTests {
         #expect(try await FerryProcess.run(["schedule", "pause", "late"], databaseURL: db.url).status == 0)
         let atPause = try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
         // Absence needs time to show: three ticks' worth after the pause.
-        try await eventually(timeout: .seconds(60), "three seconds after the pause") {
+        try await eventually(timeout: .seconds(300), "three seconds after the pause") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - changed_at > interval '3 s'") == 1
         }
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") == atPause, "a paused schedule fires nothing")
         #expect(try await FerryProcess.run(["schedule", "resume", "late"], databaseURL: db.url).status == 0)
-        try await eventually(timeout: .seconds(60), "ticks after the resume") {
+        try await eventually(timeout: .seconds(300), "ticks after the resume") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= atPause + 2
         }
         let afterResume = try await db.query(
@@ -246,7 +246,7 @@ struct ScheduleCommandTests {
         let process = try BackgroundProcess(
             ferry: ["worker", "--handler", "noop", "--schedule-interval", "0.2", "--heartbeat-interval", "0.5"], databaseURL: worker)
         defer { if process.isRunning { process.signal(SIGKILL) } }
-        try await eventually(timeout: .seconds(60), "a worker login to fire two ticks") {
+        try await eventually(timeout: .seconds(300), "a worker login to fire two ticks") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks WHERE job_id IS NOT NULL") >= 2
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "r"], databaseURL: worker).status == 77)
@@ -285,7 +285,7 @@ struct ScheduleCommandTests {
             ferry: ["worker", "--handler", "noop", "--schedule-interval", "0.2"], databaseURL: db.url,
             environment: DropboxAccounts.environment)
         defer { if worker.isRunning { worker.signal(SIGKILL) } }
-        try await eventually(timeout: .seconds(60), "two ticks recorded") {
+        try await eventually(timeout: .seconds(300), "two ticks recorded") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs") >= 2
         }
         worker.signal(SIGTERM)
@@ -318,7 +318,7 @@ struct ScheduleCommandTests {
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") == 0)
         let survivor = try Self.worker(db, name: "survivor")
         defer { if survivor.isRunning { survivor.signal(SIGKILL) } }
-        try await eventually(timeout: .seconds(60), "three ticks by the survivor") {
+        try await eventually(timeout: .seconds(300), "three ticks by the survivor") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 3
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "k"], databaseURL: db.url).status == 0)
@@ -344,7 +344,7 @@ struct ScheduleCommandTests {
             ferry: ["worker", "--name", "o-1", "--queues", "elsewhere", "--schedule-interval", "0.2", "--heartbeat-interval", "0.5"],
             databaseURL: db.url)
         defer { if worker.isRunning { worker.signal(SIGKILL) } }
-        try await eventually(timeout: .seconds(120), "two ticks skipped for the first one's job") {
+        try await eventually(timeout: .seconds(300), "two ticks skipped for the first one's job") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE schedule = 'o' AND skipped_for IS NOT NULL") >= 2
         }
         let first = try await db.query(
@@ -364,7 +364,7 @@ struct ScheduleCommandTests {
         #expect(child.status == 0, "\(child.stderr)")
         #expect(try await FerryProcess.run(["cancel", firstJob.uuidString.lowercased()], databaseURL: db.url).status == 0)
         let afterCancel = try await db.query("SELECT clock_timestamp()::text").rows[0].decode(String.self, at: 0)
-        try await eventually(timeout: .seconds(120), "two ticks after the cancel, still skipped for the unfinished batch") {
+        try await eventually(timeout: .seconds(300), "two ticks after the cancel, still skipped for the unfinished batch") {
             try await Self.count(db, "SELECT count(*) FROM ferry.schedule_ticks WHERE schedule = 'o' AND fired_at > $1::timestamptz AND skipped_for = $2",
                                  [afterCancel, firstJob]) >= 2
         }
@@ -372,7 +372,7 @@ struct ScheduleCommandTests {
 
         // The whole run over: the next tick enqueues.
         #expect(try await FerryProcess.run(["cancel", "--batch", batchName], databaseURL: db.url).status == 0)
-        try await eventually(timeout: .seconds(120), "a second run") {
+        try await eventually(timeout: .seconds(300), "a second run") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'schedule:o:%'") == 2
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "o"], databaseURL: db.url).status == 0)

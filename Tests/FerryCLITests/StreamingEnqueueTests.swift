@@ -127,7 +127,7 @@ struct StreamingEnqueueTests {
         let chunk = (0..<4_096).map { Self.line($0, key: $0 == 0 ? "shared" : nil) }.joined(separator: "\n") + "\n"
         input.fileHandleForWriting.write(Data(chunk.utf8))
         // Wait until A's first COPY is done and its connection sits idle in the open transaction.
-        try await eventually(timeout: .seconds(60), "producer A idle in its open transaction after a COPY") {
+        try await eventually(timeout: .seconds(300), "producer A idle in its open transaction after a COPY") {
             try await db.query("""
                 SELECT count(*) FROM pg_stat_activity
                  WHERE datname = current_database() AND state = 'idle in transaction' AND query LIKE 'COPY ferry.events%'
@@ -135,7 +135,7 @@ struct StreamingEnqueueTests {
         }
         // Producer B enqueues the same key: its insert waits for A's transaction, and fails once A commits.
         async let second = FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: Self.line(0, key: "shared") + "\n")
-        try await eventually(timeout: .seconds(60), "producer B waiting on A's key") {
+        try await eventually(timeout: .seconds(300), "producer B waiting on A's key") {
             let rows = try await db.query(
                 "SELECT coalesce(state, '') || '/' || coalesce(wait_event_type, '') FROM pg_stat_activity WHERE datname = current_database()"
             ).rows.map { try $0.decode(String.self, at: 0) }

@@ -187,7 +187,7 @@ struct WaitCommandTests {
         let waiter = try BackgroundProcess(
             ferry: ["wait", "--batch", "ping", "--interval", "3600", "--timeout", "90"], databaseURL: db.url)
         // Subscribed: the session's last statement checks pg_listening_channels after LISTEN and a fresh read.
-        try await eventually(timeout: .seconds(60), "ferry wait to listen") {
+        try await eventually(timeout: .seconds(300), "ferry wait to listen") {
             try await Self.count(db, """
                 SELECT count(*) FROM pg_stat_activity
                  WHERE datname = current_database() AND state = 'idle' AND query LIKE '%pg_listening_channels%'
@@ -217,7 +217,7 @@ struct WaitCommandTests {
         _ = try await Self.enqueue(db, batch: "restart", queues: ["default", "default"])
         let waiter = try BackgroundProcess(
             ferry: ["wait", "--batch", "restart", "--progress", "--interval", "0.3", "--timeout", "120"], databaseURL: url)
-        try await eventually(timeout: .seconds(60), "the first progress line") { waiter.log.contains("jobs finished") }
+        try await eventually(timeout: .seconds(300), "the first progress line") { waiter.log.contains("jobs finished") }
         // The private cluster runs without synchronous commit, and the restart is a crash: make the jobs durable.
         try await db.query("CHECKPOINT")
         try await cluster.restart()
@@ -234,7 +234,7 @@ struct WaitCommandTests {
         let db = try await TestDatabase.make("waitint")
         _ = try await Self.enqueue(db, batch: "forever", queues: ["nobody-works-here"])
         let waiter = try BackgroundProcess(ferry: ["wait", "--batch", "forever", "--progress"], databaseURL: db.url)
-        try await eventually(timeout: .seconds(60), "the first progress line") { waiter.log.contains("jobs finished") }
+        try await eventually(timeout: .seconds(300), "the first progress line") { waiter.log.contains("jobs finished") }
         waiter.signal(SIGINT)
         #expect(try await waiter.waitForExit() == 130, "\(waiter.log)")
         #expect(waiter.log.contains("interrupted"))
@@ -246,7 +246,7 @@ struct WaitCommandTests {
         let db = try await TestDatabase.make("waittty")
         _ = try await Self.enqueue(db, batch: "tty", queues: Array(repeating: "default", count: 3))
         let worker = try Self.worker(db, ["--handler", "noop"])
-        try await eventually(timeout: .seconds(60), "the batch to finish") {
+        try await eventually(timeout: .seconds(300), "the batch to finish") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'tty' AND state = 'succeeded'") == 3
         }
         try await Self.stop([worker])

@@ -29,7 +29,7 @@ public final class DevServerProcess: @unchecked Sendable {
                     "--log-level", "warning"] + options,
             databaseURL: "")
         var found: String?
-        try await eventually(timeout: .seconds(60), "the dev server to listen") { [process] in
+        try await eventually(timeout: .seconds(300), "the dev server to listen") { [process] in
             guard let line = process.log.split(separator: "\n").first(where: { $0.contains("listening on http://") }) else {
                 return false
             }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Polls `condition` until it holds or `timeout` passes. Tests wait on conditions, never on fixed sleeps.
 public func eventually(
-    timeout: Duration = .seconds(120), interval: Duration = .milliseconds(50), _ what: String = "condition",
+    timeout: Duration = .seconds(300), interval: Duration = .milliseconds(50), _ what: String = "condition",
     _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout

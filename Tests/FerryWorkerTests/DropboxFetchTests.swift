@@ -150,7 +150,7 @@ struct DropboxFetchTests {
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Big", to: dir + "/out/", ["--page-size", "1000", "--batch", "crash"])
 
         let victim = try Self.startWorker(db, name: "victim", ["--concurrency", "4"])
-        try await eventually(timeout: .seconds(240), interval: .milliseconds(100), "the first page to be fanned out") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
         victim.signal(SIGKILL)
@@ -185,7 +185,7 @@ struct DropboxFetchTests {
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Reset", to: dir + "/out/", ["--page-size", "50", "--batch", "reset"])
 
         let worker = try Self.startWorker(db, name: "reset", ["--concurrency", "8"])
-        try await eventually(timeout: .seconds(240), interval: .milliseconds(100), "the first page to be fanned out") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
         _ = try await server.request("POST", "/__dev/reset-cursors", json: .object(["account": .string("box")]))
@@ -292,7 +292,7 @@ struct DropboxFetchTests {
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])
 
         let victim = try Self.startWorker(db, name: "victim")
-        try await eventually(timeout: .seconds(240), interval: .milliseconds(100), "a checkpoint to be recorded") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         victim.signal(SIGKILL)
@@ -301,7 +301,7 @@ struct DropboxFetchTests {
         #expect(offset > 0 && offset < Int64(size))
         // What the first attempt made the server send, once the server has noticed the closed connection.
         var sentBefore: Int64 = -1
-        try await eventually(timeout: .seconds(60), interval: .seconds(1), "the server to stop sending") {
+        try await eventually(timeout: .seconds(300), interval: .seconds(1), "the server to stop sending") {
             let sent = try await server.stats()["bytes_sent"]?.intValue ?? 0
             defer { sentBefore = sent }
             return sent == sentBefore
@@ -309,7 +309,7 @@ struct DropboxFetchTests {
         try await server.setFaults([:])
 
         let survivor = try Self.startWorker(db, name: "survivor")
-        try await eventually(timeout: .seconds(240), interval: .milliseconds(200), "the fetch to finish") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
         }
         try await Self.stop([survivor])
@@ -341,13 +341,13 @@ struct DropboxFetchTests {
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])
 
         let worker = try Self.startWorker(db, name: "cancel")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a checkpoint to be recorded") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         #expect(Self.localFiles(dir + "/out").count == 1 && Self.localFiles(dir + "/out")[0].hasSuffix(".part"))
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
         #expect(cancel.status == 0, "\(cancel.stderr)")
-        try await eventually(timeout: .seconds(60), interval: .milliseconds(100), "the job to be cancelled") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
         }
         try await Self.stop([worker])
@@ -366,7 +366,7 @@ struct DropboxFetchTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Docs", to: dir + "/out/", ["--batch", "changed"])
         let lister = try Self.startWorker(db, name: "lister", ["--concurrency", "1"])
-        try await eventually(timeout: .seconds(240), interval: .milliseconds(100), "the listing to be fanned out") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the listing to be fanned out") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
         lister.signal(SIGKILL)
@@ -411,7 +411,7 @@ struct DropboxFetchTests {
             db, "dropbox:box:/One/\(Self.seededName(0))", to: dir + "/bad/", ["--sha256", wrong, "--max-attempts", "1"])
 
         let worker = try Self.startWorker(db, name: "sha")
-        try await eventually(timeout: .seconds(240), interval: .milliseconds(200), "both fetches to finish") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both fetches to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 2
         }
         try await Self.stop([worker])
@@ -433,7 +433,7 @@ struct DropboxFetchTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Nope", to: dir + "/out/", [])
         let worker = try Self.startWorker(db, name: "missing")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the fetch to fail") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
         }
         try await Self.stop([worker])

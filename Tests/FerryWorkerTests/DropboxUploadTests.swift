@@ -123,7 +123,7 @@ struct DropboxUploadTests {
                 ["enqueue", "upload", file, "--to", "dropbox:nightly:/Backups/", "--key", key] + options, databaseURL: db.url)
             #expect(result.status == 0, "\(result.stderr)")
             let id = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "job \(key) to finish") {
+            try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "job \(key) to finish") {
                 try await WorkerFixtures.count(
                     db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state IN ('succeeded', 'failed')", [id]) == 1
             }
@@ -177,11 +177,11 @@ struct DropboxUploadTests {
         ], in: dir)
 
         let worker = try Self.startWorker(db, name: "rot", ["--chunk-size", "4"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "both commits to be found corrupted") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "both commits to be found corrupted") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%content_hash_mismatch%'") == 2
         }
         try await server.setFaults([:])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "both uploads to succeed") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both uploads to succeed") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         worker.signal(SIGTERM)
@@ -213,7 +213,7 @@ struct DropboxUploadTests {
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/big.bin","to":"dropbox:vault:/big.bin"}"#], in: dir)
 
         let victim = try Self.startWorker(db, name: "victim", ["--chunk-size", "4"])
-        try await eventually(timeout: .seconds(120), "a few chunks to be recorded") {
+        try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
         }
         victim.signal(SIGKILL)
@@ -223,7 +223,7 @@ struct DropboxUploadTests {
         let sessionID = try recorded.decode(String.self, at: 1)
 
         let survivor = try Self.startWorker(db, name: "survivor", ["--chunk-size", "4"])
-        try await eventually(timeout: .seconds(180), "the upload to finish") {
+        try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         survivor.signal(SIGTERM)
@@ -257,16 +257,16 @@ struct DropboxUploadTests {
         let job = try await db.query("SELECT job_id::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
 
         let zombie = try Self.startWorker(db, name: "zombie", ["--log-format", "json"])
-        try await eventually(timeout: .seconds(60), "the upload to be in flight") {
+        try await eventually(timeout: .seconds(300), "the upload to be in flight") {
             try await server.stats()["bytes_received"]?.intValue ?? 0 > 0
         }
         zombie.signal(SIGSTOP)
         try await server.setFaults([:])
         let other = try Self.startWorker(db, name: "other")
-        try await eventually(timeout: .seconds(60), "the other worker to upload the file") { try await WorkerFixtures.batchDone(db, "z") }
+        try await eventually(timeout: .seconds(300), "the other worker to upload the file") { try await WorkerFixtures.batchDone(db, "z") }
         zombie.signal(SIGCONT)
         // Its request goes on and meets the identical file: success, which the lease check refuses.
-        try await eventually(timeout: .seconds(60), "the zombie to log its refused outcome") { zombie.log.contains("outcomes not written") }
+        try await eventually(timeout: .seconds(300), "the zombie to log its refused outcome") { zombie.log.contains("outcomes not written") }
         let refusal = try #require(zombie.log.split(separator: "\n").first { $0.contains("outcomes not written") })
         #expect(refusal.contains(#""job_ids":"\#(job)""#), "\(refusal)")
         for worker in [zombie, other] { worker.signal(SIGTERM) }
@@ -293,7 +293,7 @@ struct DropboxUploadTests {
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/tails.bin","to":"dropbox:tails:/tails.bin","max_attempts":10}"#], in: dir)
 
         let worker = try Self.startWorker(db, name: "tails", ["--chunk-size", "2"])
-        try await eventually(timeout: .seconds(240), "the upload to finish") {
+        try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
@@ -333,7 +333,7 @@ struct DropboxUploadTests {
         let workers = try (0..<3).map { try Self.startWorker(db, name: "r\($0)", ["--concurrency", "4"]) }
         try await Task.sleep(for: .seconds(1))
         try await Self.enqueue(db, lines, in: dir)
-        try await eventually(timeout: .seconds(120), "the uploads to finish") {
+        try await eventually(timeout: .seconds(300), "the uploads to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12
         }
         for worker in workers { worker.signal(SIGTERM) }
@@ -361,7 +361,7 @@ struct DropboxUploadTests {
         try DropboxAccounts.randomFile(dir + "/a.jpg", size: 10_000)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/a.jpg","to":"dropbox:family:/a.jpg"}"#], in: dir)
         let worker = try Self.startWorker(db, name: "held")
-        try await eventually(timeout: .seconds(60), "the job to be held") {
+        try await eventually(timeout: .seconds(300), "the job to be held") {
             let rows = try await db.query("SELECT status FROM ferry.job_status").rows
             return try rows.first?.decode(String.self, at: 0) == "held"
         }
@@ -374,7 +374,7 @@ struct DropboxUploadTests {
 
         // Log in again (PKCE): read the URL the CLI prints, "click Allow", paste the code.
         try await Self.login("family", server: server, db: db)
-        try await eventually(timeout: .seconds(60), "the held job to run after login") {
+        try await eventually(timeout: .seconds(300), "the held job to run after login") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
@@ -399,7 +399,7 @@ struct DropboxUploadTests {
         process.standardOutput = errHandle
         try process.run()
         var url: String?
-        try await eventually(timeout: .seconds(120), "the authorize URL") {
+        try await eventually(timeout: .seconds(300), "the authorize URL") {
             let text = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
             url = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("http") }
             return url != nil
@@ -412,7 +412,7 @@ struct DropboxUploadTests {
         if let last = code.split(separator: "\n").last { code = String(last).trimmingCharacters(in: .whitespaces) }
         input.fileHandleForWriting.write(Data((code + "\n").utf8))
         try input.fileHandleForWriting.close()
-        try await eventually(timeout: .seconds(120), "login to finish") { !process.isRunning }
+        try await eventually(timeout: .seconds(300), "login to finish") { !process.isRunning }
         let output = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 0, "\(output)")
         #expect(!output.contains(code) || code.count < 8, "the code is not echoed")

@@ -22,7 +22,7 @@ struct FetchLeftoverTests {
 
     /// Waits until every job of `destinations` has recorded a durable offset.
     static func waitForCheckpoints(_ db: TestDatabase, _ destinations: [String]) async throws {
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a checkpoint of every download") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint of every download") {
             try await offsets(db, destinations).values.filter { $0 > 0 }.count == destinations.count
         }
     }
@@ -61,7 +61,7 @@ struct FetchLeftoverTests {
         try await Self.waitForCheckpoints(db, [dir + "/movie.bin"])
         #expect(try Self.partFiles(dir).count == 1, "the running download writes a hidden .part file")
         try await Self.ferry(db, ["cancel", job])
-        try await eventually(timeout: .seconds(60), interval: .milliseconds(100), "the job to be cancelled") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
             try await Self.state(db, job) == "cancelled"
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == [], "no .part file and no target after the cancel")
@@ -70,7 +70,7 @@ struct FetchLeftoverTests {
         // The cursor still names an offset, but its bytes are gone: the retry starts from zero.
         try await server.setFaults([:])
         try await Self.ferry(db, ["retry", job])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the retried fetch to succeed") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the retried fetch to succeed") {
             try await Self.state(db, job) == "succeeded"
         }
         try await URLFetchTests.stop([worker])
@@ -104,7 +104,7 @@ struct FetchLeftoverTests {
             _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string(path), "status": .int(Int64(status))]))
         }
         let survivor = try URLFetchTests.startWorker(db, name: "survivor", ["--concurrency", "2"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "both fetches to fail") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both fetches to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 2
         }
         try await URLFetchTests.stop([survivor])
@@ -138,7 +138,7 @@ struct FetchLeftoverTests {
         // Cancelled with no worker running them: the rescue ends them, on whatever machine, so the files stay.
         try await Self.ferry(db, ["cancel", "--batch", "trip"])
         let rescuer = try URLFetchTests.startWorker(db, name: "rescuer")
-        try await eventually(timeout: .seconds(60), interval: .milliseconds(200), "the rescue to cancel both") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the rescue to cancel both") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 2
         }
         let parts = try Self.partFiles(dir)
@@ -149,7 +149,7 @@ struct FetchLeftoverTests {
 
         try await server.setFaults([:])
         try await Self.ferry(db, ["retry", "--batch", "trip"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "both retried fetches to succeed") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both retried fetches to succeed") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         try await URLFetchTests.stop([rescuer])

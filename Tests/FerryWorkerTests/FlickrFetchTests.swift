@@ -197,7 +197,7 @@ struct FlickrFetchTests {
         try await Self.addAccount("flickr", key: wrongKey, server: server, db: db)
         _ = try await Self.enqueue(db, ["flickr:8@N08", "--to", target + "/"])
         let worker = try URLFetchTests.startWorker(db, name: "flickr-key")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(300), "the listing to fail") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the listing to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
         }
         try await URLFetchTests.stop([worker])

@@ -13,7 +13,7 @@ struct MetricsProbe {
     /// Waits for the worker's "metrics endpoint listening" log line.
     static func of(_ worker: BackgroundProcess) async throws -> MetricsProbe {
         var address: String?
-        try await eventually(timeout: .seconds(120), "the metrics endpoint's address in the log") {
+        try await eventually(timeout: .seconds(300), "the metrics endpoint's address in the log") {
             for line in worker.log.split(separator: "\n") where line.hasPrefix("{") {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                     object["message"] as? String == "metrics endpoint listening"

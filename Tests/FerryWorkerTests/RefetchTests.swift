@@ -72,7 +72,7 @@ struct RefetchTests {
             databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
         #expect(add.status == 0, "\(add.stderr)")
         let worker = try URLFetchTests.startWorker(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "two ticks skipped for the first run") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "two ticks skipped for the first run") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE skipped_for IS NOT NULL") >= 2
         }
         try await server.setFaults([:])

@@ -147,7 +147,7 @@ struct S3TransferTests {
         }
 
         let first = try Self.worker(setup, name: "s3-first", ["--chunk-size", "5"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "a few parts to be recorded") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "a few parts to be recorded") {
             try await recordedParts().count >= 4
         }
         first.signal(SIGKILL)
@@ -184,17 +184,17 @@ struct S3TransferTests {
             ["enqueue", "upload", file, "--to", "s3:s3:\(setup.bucket)/huge.bin"], databaseURL: setup.db.url)
         let job = enqueued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let worker = try Self.worker(setup, name: "s3-cancel", ["--chunk-size", "5"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "the upload to be under way") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the upload to be under way") {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [job]) >= 2
         }
         #expect(try await Self.unfinishedUploads(setup) == 1)
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: setup.db.url)
         #expect(cancel.status == 0, "\(cancel.stderr)")
-        try await eventually(timeout: .seconds(60), interval: .milliseconds(100), "the job to be cancelled") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'cancelled'", [job]) == 1
         }
         do {
-            try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "the upload to be aborted") {
+            try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the upload to be aborted") {
                 try await Self.unfinishedUploads(setup) == 0
             }
         } catch {
@@ -228,7 +228,7 @@ struct S3TransferTests {
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let parent = enqueued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let first = try Self.worker(setup, name: "s3-list-1", ["--concurrency", "2"])
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(20), "a few pages to be listed") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(20), "a few pages to be listed") {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [parent]) >= 3
         }
         first.signal(SIGKILL)

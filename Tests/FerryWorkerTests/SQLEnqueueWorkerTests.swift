@@ -47,7 +47,7 @@ struct SQLEnqueueWorkerTests {
         let badScheme = try await Self.enqueue(db, "fetch", "gopher://example.com/x", dir + "/gopher/")
 
         let worker = try URLFetchTests.startWorker(db, name: "sql-worker")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "every job to finish") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every job to finish") {
             try await URLFetchTests.allFinished(db)
         }
         try await URLFetchTests.stop([worker])
@@ -96,14 +96,14 @@ struct SQLEnqueueWorkerTests {
         try await server.setFaults(["download_bytes_per_second": .int(128 * 1024)])
         let id = try await Self.enqueue(db, "fetch", server.baseURL + "/web/big/sql.bin", dir + "/")
         let victim = try URLFetchTests.startWorker(db, name: "sql-victim")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a checkpoint") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
         try await server.setFaults([:])
         let survivor = try URLFetchTests.startWorker(db, name: "sql-survivor")
-        try await eventually(timeout: .seconds(180), interval: .milliseconds(200), "the fetch to finish") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to finish") {
             try await Self.job(db, id).state == "succeeded"
         }
         try await URLFetchTests.stop([survivor])

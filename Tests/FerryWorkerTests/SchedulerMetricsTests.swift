@@ -16,7 +16,7 @@ struct SchedulerMetricsTests {
             ["schedule", "add", "m", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/m.jpg", "--to", "/srv/m/"],
             databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
         #expect(add.status == 0, "\(add.stderr)")
-        try await eventually(timeout: .seconds(60), "three ticks to pass unfired") {
+        try await eventually(timeout: .seconds(300), "three ticks to pass unfired") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - next_tick > interval '3 s'") == 1
         }
         let worker = try WorkerFixtures.startWorker(
@@ -24,7 +24,7 @@ struct SchedulerMetricsTests {
             ["--handler", "noop", "--schedule-interval", "0.2", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"])
         defer { if worker.isRunning { worker.signal(SIGKILL) } }
         let probe = try await MetricsProbe.of(worker)
-        try await eventually(timeout: .seconds(60), "three ticks fired") {
+        try await eventually(timeout: .seconds(300), "three ticks fired") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 3
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "m"], databaseURL: db.url).status == 0)
@@ -32,7 +32,7 @@ struct SchedulerMetricsTests {
         let missed = try await WorkerFixtures.count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")
         #expect(missed >= 3, "the catch-up skipped the ticks that passed unfired")
         // The pause may land while a firing is under way: the counters settle on the database's numbers.
-        try await eventually(timeout: .seconds(120), "the counters to match the history") {
+        try await eventually(timeout: .seconds(300), "the counters to match the history") {
             let metrics = try await probe.scrape()
             let nowFired = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
             let nowMissed = try await WorkerFixtures.count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")

@@ -56,7 +56,7 @@ struct TracingTests {
         try await server.setFaults(["latency_milliseconds": .int(200), "upload_bytes_per_second": .int(256 * 1024)])
         let environment = Self.environment(receiver)
         let victim = try Self.startWorker(db, name: "victim", environment: environment, ["--chunk-size", "1"])
-        try await eventually(timeout: .seconds(120), "chunks recorded and their spans exported") {
+        try await eventually(timeout: .seconds(300), "chunks recorded and their spans exported") {
             let recorded = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
             return try recorded && receiver.spans().contains { $0.name == "ferry.upload.chunk" && $0.instance == "victim" }
         }
@@ -65,7 +65,7 @@ struct TracingTests {
         try await server.setFaults(["latency_milliseconds": .int(200)])
 
         let survivor = try Self.startWorker(db, name: "survivor", environment: environment, ["--chunk-size", "1"])
-        try await eventually(timeout: .seconds(180), "the upload to finish") {
+        try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         survivor.signal(SIGTERM)
@@ -151,7 +151,7 @@ struct TracingTests {
         let off = try Self.startWorker(db, name: "quiet", environment: quiet, ["--handler", "progress:3"])
         let first = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out1/"], databaseURL: db.url)
         #expect(first.status == 0, "\(first.stderr)")
-        try await eventually(timeout: .seconds(60), "the job to finish") {
+        try await eventually(timeout: .seconds(300), "the job to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         off.signal(SIGTERM)
@@ -169,7 +169,7 @@ struct TracingTests {
         let second = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out2/"], databaseURL: db.url)
         #expect(second.status == 0, "\(second.stderr)")
         let jobID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        try await eventually(timeout: .seconds(60), "the second job to finish") {
+        try await eventually(timeout: .seconds(300), "the second job to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         on.signal(SIGTERM)
@@ -234,7 +234,7 @@ struct TracingTests {
             databaseURL: setup.db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let worker = try Self.startWorker(setup.db, name: "s3-traced", environment: Self.environment(receiver), ["--chunk-size", "5"])
-        try await eventually(timeout: .seconds(120), "the upload to finish") {
+        try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)

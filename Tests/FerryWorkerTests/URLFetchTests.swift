@@ -127,7 +127,7 @@ struct URLFetchTests {
         try await Self.enqueue(db, server.baseURL + "/web/odd/y.bin", to: dir + "/")
 
         let worker = try Self.startWorker(db, name: "url-redirects")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "every fetch to finish") { try await Self.allFinished(db) }
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every fetch to finish") { try await Self.allFinished(db) }
         try await Self.stop([worker])
 
         #expect(try await Self.job(db, destination: dir + "/a.bin").state == "succeeded")
@@ -158,7 +158,7 @@ struct URLFetchTests {
         try await Self.enqueue(db, server.baseURL + "/web/flaky.bin", to: dir + "/flaky.bin", ["--max-attempts", "50"])
         let worker = try Self.startWorker(db, name: "url-429")
 
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "a deferral and two failed attempts") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "a deferral and two failed attempts") {
             let deferred = try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE e.type = 'deferred' AND j.destination = $1",
                 [dir + "/limited.bin"])
@@ -175,7 +175,7 @@ struct URLFetchTests {
             _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string(path), "status": .null]))
         }
         // The 429 carried no Retry-After: the job comes back after the default 30 s.
-        try await eventually(timeout: .seconds(180), interval: .milliseconds(300), "both fetches to succeed") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "both fetches to succeed") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         try await Self.stop([worker])
@@ -206,7 +206,7 @@ struct URLFetchTests {
         try await server.setFaults(["download_bytes_per_second": .int(128 * 1024)])
         try await Self.enqueue(db, server.baseURL + "/web/big/\(name)", to: dir + "/" + name)
         let victim = try Self.startWorker(db, name: "victim-\(name)")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a checkpoint to be recorded") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
             try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND (data->'session'->>'offset')::bigint > 0") > 0
         }
@@ -250,12 +250,12 @@ struct URLFetchTests {
         try await Self.enqueue(db, server.baseURL + "/web/big/gone.bin", to: dir + "/")
         let worker = try Self.startWorker(db, name: "w")
         // A slow download checkpoints every 2 s; stop the server between two checkpoints.
-        try await eventually(timeout: .seconds(60), "a first checkpoint") {
+        try await eventually(timeout: .seconds(300), "a first checkpoint") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 1
         }
         try await Task.sleep(for: .milliseconds(700))
         server.process.signal(SIGKILL)
-        try await eventually(timeout: .seconds(60), "the attempt to fail") {
+        try await eventually(timeout: .seconds(300), "the attempt to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") >= 1
         }
         try await Self.stop([worker])
@@ -286,7 +286,7 @@ struct URLFetchTests {
         try await server.setFaults(["download_bytes_per_second": .int(16 << 20), "download_pause_at_byte": .int(192 << 20)])
         try await Self.enqueue(db, server.baseURL + "/web/big/fast.bin", to: dir + "/fast.bin")
         let victim = try Self.startWorker(db, name: "victim-fast")
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "three checkpoints") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "three checkpoints") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3
         }
         victim.signal(SIGKILL)

@@ -25,7 +25,7 @@ struct WorkerEndToEndTests {
             stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "big"))
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
         let workers = try (0..<3).map { try WorkerFixtures.startWorker(db, name: "w\($0)", ["--concurrency", "8"]) }
-        try await eventually(timeout: .seconds(120), "batch to finish") { try await WorkerFixtures.batchDone(db, "big") }
+        try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "big") }
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
 
@@ -73,7 +73,7 @@ struct WorkerEndToEndTests {
         let heldByVictim = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'")
         #expect(heldByVictim > 0)
         let survivor = try WorkerFixtures.startWorker(db, name: "survivor", ["--concurrency", "4", "--chunk-size", "1"])
-        try await eventually(timeout: .seconds(120), "batch to finish") { try await WorkerFixtures.batchDone(db, "k") }
+        try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "k") }
         survivor.signal(SIGTERM)
         #expect(try await survivor.waitForExit() == 0)
 
@@ -117,7 +117,7 @@ struct WorkerEndToEndTests {
         let lines = (0..<4).map { #"{"kind":"fetch","source":"https://example.com/\#($0).jpg","to":"/srv/","batch":"g","max_attempts":1}"# }
         _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
         let first = try WorkerFixtures.startWorker(db, name: "leaving", ["--handler", "sleep:90000", "--concurrency", "4", "--shutdown-timeout", "1"])
-        try await eventually(timeout: .seconds(120), "all four running") {
+        try await eventually(timeout: .seconds(300), "all four running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 4
         }
         let started = ContinuousClock.now
@@ -130,7 +130,7 @@ struct WorkerEndToEndTests {
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0)
 
         let second = try WorkerFixtures.startWorker(db, name: "staying", ["--handler", "noop"])
-        try await eventually(timeout: .seconds(120), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
+        try await eventually(timeout: .seconds(300), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
         // max_attempts is 1: had the release consumed the attempt, these would have failed.
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1") == 4)
         second.signal(SIGTERM)
@@ -143,11 +143,11 @@ struct WorkerEndToEndTests {
         _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: db.url)
         // A job far longer than any pause of a busy test task: the first signal always finds it running.
         let worker = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "sleep:600000", "--shutdown-timeout", "900"])
-        try await eventually(timeout: .seconds(120), "job running") {
+        try await eventually(timeout: .seconds(300), "job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         worker.signal(SIGTERM)
-        try await eventually(timeout: .seconds(60), "shutdown started") { worker.log.contains("draining") }
+        try await eventually(timeout: .seconds(300), "shutdown started") { worker.log.contains("draining") }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit(timeout: .seconds(60)) == 130)
     }

@@ -27,7 +27,7 @@ struct WorkerMetricsTests {
 
         // Before: zeros, and every series an alert needs exists already.
         var before = PrometheusText("")
-        try await eventually(timeout: .seconds(120), "the first queue depth read") {
+        try await eventually(timeout: .seconds(300), "the first queue depth read") {
             before = try await probe.scrape()
             return before.value("ferry_queue_depth_read_timestamp_seconds") != nil
         }
@@ -56,7 +56,7 @@ struct WorkerMetricsTests {
         var during = PrometheusText("")
         var waited = 0.0
         var elapsed = Duration.zero
-        try await eventually(timeout: .seconds(60), "gauges equal to the database while jobs run") {
+        try await eventually(timeout: .seconds(300), "gauges equal to the database while jobs run") {
             let started = ContinuousClock.now
             during = try await probe.scrape()
             let row = try await db.query("""
@@ -82,9 +82,9 @@ struct WorkerMetricsTests {
         // gauges and the wait read 0 again; the counters equal the database's counts.
         let cancel = try await FerryProcess.run(["cancel", "--batch", "metered"], databaseURL: db.url)
         #expect(cancel.status == 0, "\(cancel.stderr)")
-        try await eventually(timeout: .seconds(60), "batch done") { try await WorkerFixtures.batchDone(db, "metered") }
+        try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "metered") }
         var after = PrometheusText("")
-        try await eventually(timeout: .seconds(120), "gauges back to 0") {
+        try await eventually(timeout: .seconds(300), "gauges back to 0") {
             after = try await probe.scrape()
             return after.value("ferry_queue_depth", ["queue": "photos", "state": "queued"]) == 0
                 && after.value("ferry_queue_depth", ["queue": "photos", "state": "running"]) == 0
@@ -119,7 +119,7 @@ struct WorkerMetricsTests {
             #expect(enqueued.status == 0, "\(enqueued.stderr)")
         }
         let doomed = try WorkerFixtures.startWorker(db, name: "doomed", ["--handler", "sleep:600000", "--queues", "photos"])
-        try await eventually(timeout: .seconds(120), "the doomed worker holds every job") {
+        try await eventually(timeout: .seconds(300), "the doomed worker holds every job") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 3
         }
         doomed.signal(SIGKILL)
@@ -127,7 +127,7 @@ struct WorkerMetricsTests {
         let rescuer = try WorkerFixtures.startWorker(
             db, name: "rescuer", ["--handler", "noop", "--queues", "photos", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"])
         let probe = try await MetricsProbe.of(rescuer)
-        try await eventually(timeout: .seconds(60), "rescued and done") {
+        try await eventually(timeout: .seconds(300), "rescued and done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 3
         }
         let rescued = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued'")
@@ -168,11 +168,11 @@ struct WorkerMetricsTests {
         let probe = try await MetricsProbe.of(worker)
         #expect(await probe.get("/health") == (200, "ok\n"))
         let waiting = "waiting for schema \(FerryRelease.schemaVersion) (found 0); run `ferry migrate`"
-        try await eventually(timeout: .seconds(120), "/ready to give the reason") {
+        try await eventually(timeout: .seconds(300), "/ready to give the reason") {
             await probe.get("/ready") == (503, waiting + "\n")
         }
         // Three more checks later (0.5 s, 1 s, 2 s apart; logged at debug) it still waits and has said so once.
-        try await eventually(timeout: .seconds(120), "three more checks") {
+        try await eventually(timeout: .seconds(300), "three more checks") {
             worker.log.components(separatedBy: "still waiting for the schema").count - 1 >= 3
         }
         #expect(worker.isRunning)
@@ -181,11 +181,11 @@ struct WorkerMetricsTests {
 
         let migrate = try await FerryProcess.run(["migrate"], databaseURL: url)
         #expect(migrate.status == 0, "\(migrate.stderr)")
-        try await eventually(timeout: .seconds(60), "/ready once migrated") { await probe.get("/ready").status == 200 }
+        try await eventually(timeout: .seconds(300), "/ready once migrated") { await probe.get("/ready").status == 200 }
         let enqueued = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let db = TestDatabase(url: url, name: "")
-        try await eventually(timeout: .seconds(120), "the job to be claimed and done") {
+        try await eventually(timeout: .seconds(300), "the job to be claimed and done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         #expect(worker.log.contains("schema \(FerryRelease.schemaVersion) found; starting"))
@@ -222,11 +222,11 @@ struct WorkerMetricsTests {
                     "--log-level", "info", "--heartbeat-interval", "0.3"],
             databaseURL: url)
         let probe = try await MetricsProbe.of(worker)
-        try await eventually(timeout: .seconds(120), "ready") { await probe.get("/ready").status == 200 }
+        try await eventually(timeout: .seconds(300), "ready") { await probe.get("/ready").status == 200 }
 
         try await cluster.stopServer()
         var answer = (status: 0, body: "")
-        try await eventually(timeout: .seconds(120), "not ready while the database is down") {
+        try await eventually(timeout: .seconds(300), "not ready while the database is down") {
             answer = await probe.get("/ready")
             return answer.status == 503
         }
@@ -234,7 +234,7 @@ struct WorkerMetricsTests {
         #expect(await probe.get("/health") == (200, "ok\n"))
 
         try await cluster.startServer()
-        try await eventually(timeout: .seconds(120), "ready again") { await probe.get("/ready").status == 200 }
+        try await eventually(timeout: .seconds(300), "ready again") { await probe.get("/ready").status == 200 }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
         await cluster.stop()

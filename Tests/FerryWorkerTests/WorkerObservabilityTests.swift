@@ -21,11 +21,11 @@ struct WorkerObservabilityTests {
         let port = Int.random(in: 20_000...32_000)
         let worker = try WorkerFixtures.startWorker(
             db, name: "observed", ["--handler", "noop", "--queues", "photos", "--metrics-port", "\(port)", "--log-format", "json"])
-        try await eventually(timeout: .seconds(120), "job done") {
+        try await eventually(timeout: .seconds(300), "job done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         var body = ""
-        try await eventually(timeout: .seconds(60), "metrics to show the success") {
+        try await eventually(timeout: .seconds(300), "metrics to show the success") {
             let data = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
             body = data.map { String(decoding: $0, as: UTF8.self) } ?? ""
             return body.contains(#"ferry_jobs_succeeded_total{kind="fetch",queue="photos"} 1"#)
@@ -52,9 +52,9 @@ struct WorkerObservabilityTests {
     func jsonLinesWhenConnectionsEnd() async throws {
         let db = try await TestDatabase.make("jsonlines")
         let worker = try WorkerFixtures.startWorker(db, name: "lines", ["--handler", "noop", "--log-format", "json"])
-        try await eventually(timeout: .seconds(120), "the worker to start") { worker.log.contains("worker started") }
+        try await eventually(timeout: .seconds(300), "the worker to start") { worker.log.contains("worker started") }
         // As a server restart or an operator does: the listener's idle connection gets a FATAL it did not ask for.
-        try await eventually(timeout: .seconds(120), "the listener to connect") {
+        try await eventually(timeout: .seconds(300), "the listener to connect") {
             try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'") > 0
         }
@@ -62,7 +62,7 @@ struct WorkerObservabilityTests {
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
              WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = 'ferry worker'
             """)
-        try await eventually(timeout: .seconds(120), "the listener to reconnect") { worker.log.contains("notification listener reconnected") }
+        try await eventually(timeout: .seconds(300), "the listener to reconnect") { worker.log.contains("notification listener reconnected") }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
         for line in worker.log.split(separator: "\n") where !line.isEmpty {
