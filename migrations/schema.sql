@@ -276,12 +276,60 @@ DECLARE
     refused_type   text;
     has_cancelled  boolean;
     wrong          record;
+    bad_enqueued   record;
+    foreign_claim  record;
 BEGIN
     IF pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
         RETURN NULL;
     END IF;
+
+    -- An enqueued event appended directly (INSERT or COPY, not through ferry.enqueue) obeys the same rules: one
+    -- inlined test over the statement's events, and the precise error for the first that fails.
+    SELECT e.job_id, e.data INTO bad_enqueued
+      FROM new_events e
+     WHERE e.type = 'enqueued' AND NOT ferry.enqueued_ok(e.data)
+     LIMIT 1;
+    IF FOUND THEN
+        PERFORM ferry.check_enqueued(bad_enqueued.data, '');
+        RAISE EXCEPTION 'the enqueued event for job % breaks a rule of ferry.enqueue', bad_enqueued.job_id
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'Enqueue through ferry.enqueue or the ferry CLI.';
+    END IF;
     is_worker := pg_has_role(current_user, 'ferry_worker', 'USAGE');
     is_producer := pg_has_role(current_user, 'ferry_producer', 'USAGE');
+
+    -- A claim belongs to the login that registered its worker: another login may not append under it (finish,
+    -- fail, release or report progress for a job it does not hold), only rescue it once the holder has missed
+    -- its heartbeats for 3 seconds. Workers sharing one login trust each other; per-host logins do not.
+    IF EXISTS (SELECT 1 FROM new_events e WHERE e.type <> 'enqueued') THEN
+        SELECT e.job_id, e.type, j.worker, w.login INTO foreign_claim
+          FROM new_events e
+          JOIN ferry.jobs j ON j.job_id = e.job_id
+          JOIN ferry.workers w ON w.name = j.worker
+         WHERE e.type IN ('progress', 'retry_scheduled', 'deferred', 'released', 'rescued', 'succeeded', 'failed',
+                          'resolved', 'cancelled')
+           AND j.state = 'running'
+           AND w.login <> session_user
+           AND NOT (e.type IN ('rescued', 'failed') AND w.heartbeat_at < now() - interval '3 seconds')
+         LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'permission denied to append a "%" event for job %: its claim belongs to worker % of login %, not to login %',
+                foreign_claim.type, foreign_claim.job_id, foreign_claim.worker, foreign_claim.login, session_user
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'Only the login that holds a claim appends under it; other workers rescue it once its holder stops heartbeating.';
+        END IF;
+        -- A claim is made for a worker this login registered (or an unregistered name, which then belongs to no one).
+        SELECT e.job_id, e.data ->> 'worker' AS worker, w.login INTO foreign_claim
+          FROM new_events e
+          JOIN ferry.workers w ON w.name = e.data ->> 'worker'
+         WHERE e.type = 'claimed' AND w.login <> session_user
+         LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'permission denied to claim job % for worker %, registered by login %, as login %',
+                foreign_claim.job_id, foreign_claim.worker, foreign_claim.login, session_user
+                USING ERRCODE = 'insufficient_privilege', HINT = 'Give each worker a name of its own.';
+        END IF;
+    END IF;
+
     IF is_worker AND is_producer THEN
         RETURN NULL;   -- both together may append every type
     END IF;
@@ -426,6 +474,108 @@ CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
       FROM ferry.jobs j
      WHERE j.batch = p_batch
 $$;
+
+
+--
+-- Name: check_enqueued(jsonb, text); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.check_enqueued(d jsonb, p_place text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    local_field  text;
+    remote_field text;
+    local        text;
+    remote       text;
+    problem      text;
+    field        text;
+    hint         text;
+BEGIN
+    IF jsonb_typeof(d) IS DISTINCT FROM 'object' THEN
+        field := 'data'; problem := 'must be a JSON object'; hint := 'Enqueue through ferry.enqueue or the ferry CLI.';
+    ELSIF NOT coalesce(d ->> 'kind' IN ('upload', 'fetch'), false) THEN
+        field := 'kind'; problem := format('must be ''upload'' or ''fetch'', not %s', coalesce(quote_literal(left(d ->> 'kind', 64)), 'null'));
+        hint := 'upload sends a local file to a provider; fetch brings a remote file to a local path.';
+    ELSIF jsonb_typeof(d -> 'queue') IS DISTINCT FROM 'string' OR (d ->> 'queue') !~ '^[a-z0-9][a-z0-9_.-]{0,62}$' THEN
+        field := 'queue'; problem := 'queue names are 1-63 lowercase letters, digits, _ . - starting with a letter or digit';
+        hint := 'Use for example "photos".';
+    ELSIF jsonb_typeof(d -> 'priority') IS DISTINCT FROM 'number' OR (d ->> 'priority')::numeric NOT BETWEEN -100 AND 100
+          OR (d ->> 'priority')::numeric <> trunc((d ->> 'priority')::numeric) THEN
+        field := 'priority'; problem := format('must be from -100 to 100 (higher runs first), not %s', left(coalesce(d ->> 'priority', 'null'), 24));
+        hint := 'Pick a priority in range.';
+    ELSIF jsonb_typeof(d -> 'max_attempts') IS DISTINCT FROM 'number' OR (d ->> 'max_attempts')::numeric NOT BETWEEN 1 AND 1000
+          OR (d ->> 'max_attempts')::numeric <> trunc((d ->> 'max_attempts')::numeric) THEN
+        field := 'max_attempts'; problem := format('must be from 1 to 1000, not %s', left(coalesce(d ->> 'max_attempts', 'null'), 24));
+        hint := 'Pick a number of attempts in range.';
+    ELSIF jsonb_typeof(d -> 'source') IS DISTINCT FROM 'string' THEN
+        field := 'source'; problem := 'missing'; hint := 'Give the source as a string.';
+    ELSIF jsonb_typeof(d -> 'destination') IS DISTINCT FROM 'string' THEN
+        field := 'destination'; problem := 'missing'; hint := 'Give the destination as a string.';
+    ELSIF d ? 'batch' AND (jsonb_typeof(d -> 'batch') <> 'string' OR d ->> 'batch' = '' OR octet_length(d ->> 'batch') > 200
+                            OR d ->> 'batch' ~ '[\x01-\x1f\x7f]') THEN
+        field := 'batch'; problem := 'batch names are 1-200 bytes of printable characters';
+        hint := 'Shorten the name or remove control characters.';
+    ELSIF d ? 'key' AND (jsonb_typeof(d -> 'key') <> 'string' OR d ->> 'key' = '' OR octet_length(d ->> 'key') > 255
+                          OR d ->> 'key' ~ '[\x01-\x1f\x7f]') THEN
+        field := 'key'; problem := 'idempotency keys are 1-255 bytes of printable characters';
+        hint := 'Use a shorter key (for example a hash).';
+    ELSIF d ? 'account' AND (jsonb_typeof(d -> 'account') <> 'string' OR d ->> 'account' !~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$') THEN
+        field := 'account'; problem := 'account name is empty or has characters other than letters, digits, _ . -';
+        hint := 'Use the name given to ferry account add.';
+    ELSIF d ? 'metadata' AND (jsonb_typeof(d -> 'metadata') <> 'object' OR octet_length((d -> 'metadata')::text) > 16384) THEN
+        field := 'metadata'; problem := 'must be a JSON object of at most 16 KiB';
+        hint := 'Keep metadata small; store large data elsewhere.';
+    ELSIF d ? 'traceparent' AND NOT (jsonb_typeof(d -> 'traceparent') = 'string'
+                                     AND d ->> 'traceparent' ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'
+                                     AND substr(d ->> 'traceparent', 4, 32) <> repeat('0', 32)
+                                     AND substr(d ->> 'traceparent', 37, 16) <> repeat('0', 16)) THEN
+        field := 'traceparent'; problem := 'not a W3C traceparent';
+        hint := 'Write 00-<32 lowercase hex trace id>-<16 hex parent id>-<2 hex flags>, ids not all zero.';
+    ELSIF d ? 'run_at' AND NOT (jsonb_typeof(d -> 'run_at') = 'string'
+                                AND d ->> 'run_at' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:?\d\d)$') THEN
+        field := 'run_at'; problem := 'not an ISO 8601 time'; hint := 'Write an ISO 8601 time with a zone, for example 2026-11-21T18:00:00Z.';
+    ELSIF d ? 'bytes_total' AND NOT (jsonb_typeof(d -> 'bytes_total') = 'number' AND (d ->> 'bytes_total')::numeric >= 0
+                                     AND (d ->> 'bytes_total')::numeric <= 9223372036854775807) THEN
+        field := 'bytes_total'; problem := 'must be a size in bytes'; hint := 'Leave it out; workers learn the size.';
+    ELSIF d ? 'spec' AND jsonb_typeof(d -> 'spec') <> 'object' THEN
+        field := 'spec'; problem := 'must be a JSON object'; hint := 'Enqueue through ferry.enqueue or the ferry CLI.';
+    END IF;
+
+    IF field IS NULL THEN
+        local_field := CASE d ->> 'kind' WHEN 'upload' THEN 'source' ELSE 'destination' END;
+        remote_field := CASE d ->> 'kind' WHEN 'upload' THEN 'destination' ELSE 'source' END;
+        local := d ->> local_field;
+        remote := d ->> remote_field;
+        IF left(local, 1) <> '/' THEN
+            field := local_field; problem := format('must be an absolute path, not %s', quote_literal(left(local, 256)));
+            hint := 'Start the path with /.';
+        ELSIF octet_length(local) > 4096 THEN
+            field := local_field; problem := 'longer than 4096 bytes'; hint := 'Shorten the path.';
+        ELSIF local ~ '(^|/)\.\.(/|$)' THEN
+            field := local_field; problem := format('path contains ''..'' (%s)', left(local, 256));
+            hint := 'Write the path without ''..''; workers refuse it in every local path.';
+        ELSIF remote = '' THEN
+            field := remote_field; problem := 'missing'; hint := 'Give the other side of the transfer.';
+        ELSIF octet_length(remote) > 8192 THEN
+            field := remote_field; problem := 'longer than 8192 bytes'; hint := 'Use a shorter URL or path.';
+        ELSIF remote ~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@' THEN
+            -- Never echo the value: it holds the credentials.
+            field := remote_field; problem := 'the URL carries credentials (user:password@)';
+            hint := 'Remove them: accounts hold credentials (ferry account add), sealed; URLs are stored in the clear.';
+        ELSIF d ->> 'kind' = 'upload' AND remote ~* '^(file:|/)' AND remote ~* '(^|/)(\.|%2e){2}(/|$)' THEN
+            field := remote_field; problem := format('path contains ''..'' (%s)', left(remote, 256));
+            hint := 'Write the folder without ''..''; workers refuse it in every local path.';
+        END IF;
+    END IF;
+
+    IF field IS NOT NULL THEN
+        RAISE EXCEPTION '%: %', p_place || field, problem
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = hint;
+    END IF;
+END
+$_$;
 
 
 --
@@ -858,8 +1008,8 @@ DECLARE
     local    text;
     remote   text;
     queue    text;
-    priority bigint;
-    attempts bigint;
+    priority numeric;   -- numeric until checked: {"priority": 1e300} is out of range, not a bigint overflow
+    attempts numeric;
     batch    text;
     key      text;
     run_at   timestamptz;
@@ -933,12 +1083,12 @@ BEGIN
     END IF;
     priority := coalesce((p_options ->> 'priority')::numeric, 0);
     IF priority NOT BETWEEN -100 AND 100 THEN
-        RAISE EXCEPTION '%priority: must be from -100 to 100 (higher runs first), not %', p_place, priority
+        RAISE EXCEPTION '%priority: must be from -100 to 100 (higher runs first), not %', p_place, CASE WHEN abs(priority) < 1e9 THEN priority::text ELSE 'a number that large' END
             USING ERRCODE = 'invalid_parameter_value', COLUMN = 'priority', HINT = 'Pick a priority in range.';
     END IF;
     attempts := coalesce((p_options ->> 'max_attempts')::numeric, 10);
     IF attempts NOT BETWEEN 1 AND 1000 THEN
-        RAISE EXCEPTION '%max_attempts: must be from 1 to 1000, not %', p_place, attempts
+        RAISE EXCEPTION '%max_attempts: must be from 1 to 1000, not %', p_place, CASE WHEN abs(attempts) < 1e9 THEN attempts::text ELSE 'a number that large' END
             USING ERRCODE = 'invalid_parameter_value', COLUMN = 'max_attempts', HINT = 'Pick a number of attempts in range.';
     END IF;
     batch := p_options ->> 'batch';
@@ -1012,14 +1162,14 @@ BEGIN
     -- What was asked, with defaults filled in: the same request written two ways is the same request. The time is
     -- left out (often relative), as on the CLI's side.
     request := jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination, 'queue', queue,
-                                  'priority', priority, 'max_attempts', attempts, 'batch', batch, 'account', account,
+                                  'priority', priority::bigint, 'max_attempts', attempts::bigint, 'batch', batch, 'account', account,
                                   'metadata', p_options -> 'metadata', 'options', coalesce(p_options -> 'options', '{}'));
 
     job_id := ferry.uuid_v7();
     -- Top-level nulls are left out (jsonb_strip_nulls would also rewrite nested objects, metadata included).
     SELECT jsonb_object_agg(f.key, f.value) INTO data
       FROM jsonb_each(jsonb_build_object(
-        'kind', p_kind, 'queue', queue, 'priority', priority, 'max_attempts', attempts,
+        'kind', p_kind, 'queue', queue, 'priority', priority::bigint, 'max_attempts', attempts::bigint,
         'source', p_source, 'destination', p_destination, 'account', account, 'key', key,
         -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows.
         'batch', coalesce(batch, CASE p_kind WHEN 'fetch' THEN job_id::text END),
@@ -1030,7 +1180,52 @@ BEGIN
         'spec', jsonb_build_object('unresolved', jsonb_build_object(
             'options', coalesce(p_options -> 'options', '{}'))))) f
      WHERE f.value <> 'null'::jsonb;
+    -- The rules every enqueued event obeys, whoever appends it (local paths without '..', no credentials in URLs,
+    -- lengths): one definition with the check of raw appends.
+    PERFORM ferry.check_enqueued(data, p_place);
 END
+$_$;
+
+
+--
+-- Name: enqueued_ok(jsonb); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    SELECT jsonb_typeof(d) = 'object'
+       AND coalesce(d ->> 'kind' IN ('upload', 'fetch'), false)
+       AND jsonb_typeof(d -> 'queue') = 'string' AND (d ->> 'queue') ~ '^[a-z0-9][a-z0-9_.-]{0,62}$'
+       AND jsonb_typeof(d -> 'priority') = 'number' AND (d ->> 'priority')::numeric BETWEEN -100 AND 100
+       AND (d ->> 'priority')::numeric = trunc((d ->> 'priority')::numeric)
+       AND jsonb_typeof(d -> 'max_attempts') = 'number' AND (d ->> 'max_attempts')::numeric BETWEEN 1 AND 1000
+       AND (d ->> 'max_attempts')::numeric = trunc((d ->> 'max_attempts')::numeric)
+       AND jsonb_typeof(d -> 'source') = 'string' AND jsonb_typeof(d -> 'destination') = 'string'
+       AND (NOT d ? 'batch' OR (jsonb_typeof(d -> 'batch') = 'string' AND d ->> 'batch' <> ''
+                                AND octet_length(d ->> 'batch') <= 200 AND d ->> 'batch' !~ '[\x01-\x1f\x7f]'))
+       AND (NOT d ? 'key' OR (jsonb_typeof(d -> 'key') = 'string' AND d ->> 'key' <> ''
+                              AND octet_length(d ->> 'key') <= 255 AND d ->> 'key' !~ '[\x01-\x1f\x7f]'))
+       AND (NOT d ? 'account' OR (jsonb_typeof(d -> 'account') = 'string'
+                                  AND d ->> 'account' ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$'))
+       AND (NOT d ? 'metadata' OR (jsonb_typeof(d -> 'metadata') = 'object' AND octet_length((d -> 'metadata')::text) <= 16384))
+       AND (NOT d ? 'traceparent' OR (jsonb_typeof(d -> 'traceparent') = 'string'
+                                      AND d ->> 'traceparent' ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'
+                                      AND substr(d ->> 'traceparent', 4, 32) <> repeat('0', 32)
+                                      AND substr(d ->> 'traceparent', 37, 16) <> repeat('0', 16)))
+       AND (NOT d ? 'run_at' OR (jsonb_typeof(d -> 'run_at') = 'string'
+                                 AND d ->> 'run_at' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:?\d\d)$'))
+       AND (NOT d ? 'bytes_total' OR (jsonb_typeof(d -> 'bytes_total') = 'number' AND (d ->> 'bytes_total')::numeric >= 0
+                                      AND (d ->> 'bytes_total')::numeric <= 9223372036854775807))
+       AND (NOT d ? 'spec' OR jsonb_typeof(d -> 'spec') = 'object')
+       -- The local side: absolute, bounded, no '..'.
+       AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END, 1) = '/'
+       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END) <= 4096
+       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END !~ '(^|/)\.\.(/|$)'
+       -- The remote side: bounded, no credentials; an upload to a local folder (a path or file: URL) has no '..'.
+       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'destination' ELSE d ->> 'source' END) BETWEEN 1 AND 8192
+       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'destination' ELSE d ->> 'source' END !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'
+       AND (d ->> 'kind' <> 'upload' OR d ->> 'destination' !~* '^(file:|/)' OR d ->> 'destination' !~* '(^|/)(\.|%2e){2}(/|$)')
 $_$;
 
 
@@ -1112,6 +1307,38 @@ BEGIN
             USING ERRCODE = 'FY011', HINT = 'Append an event to ferry.events instead.';
     END IF;
     RETURN NULL;
+END
+$$;
+
+
+--
+-- Name: guard_worker_rows(); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.guard_worker_rows() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF pg_has_role(session_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
+        RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        NEW.login := session_user;
+        RETURN NEW;
+    END IF;
+    IF OLD.login <> session_user
+       AND (OLD.heartbeat_at >= now() - interval '60 seconds'
+            OR EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.state = 'running' AND j.worker = OLD.name)) THEN
+        RAISE EXCEPTION 'permission denied to % worker %: it is registered by login %, not %', lower(TG_OP), OLD.name,
+            OLD.login, session_user
+            USING ERRCODE = 'insufficient_privilege', HINT = 'Give each worker a name of its own (ferry worker --name).';
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        RETURN OLD;
+    END IF;
+    NEW.login := CASE WHEN OLD.login <> session_user THEN session_user ELSE OLD.login END;
+    RETURN NEW;
 END
 $$;
 
@@ -2599,7 +2826,8 @@ CREATE TABLE ferry.workers (
     pid integer NOT NULL,
     started_at timestamp with time zone DEFAULT now() NOT NULL,
     heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
-    stopping boolean DEFAULT false NOT NULL
+    stopping boolean DEFAULT false NOT NULL,
+    login name DEFAULT SESSION_USER NOT NULL
 )
 WITH (fillfactor='50');
 
@@ -2986,6 +3214,13 @@ CREATE TRIGGER schedule_ticks_project AFTER INSERT ON ferry.schedule_ticks REFER
 
 
 --
+-- Name: workers workers_guard; Type: TRIGGER; Schema: ferry; Owner: -
+--
+
+CREATE TRIGGER workers_guard BEFORE INSERT OR DELETE OR UPDATE ON ferry.workers FOR EACH ROW EXECUTE FUNCTION ferry.guard_worker_rows();
+
+
+--
 -- Name: archived_jobs archived_jobs_archive_id_fkey; Type: FK CONSTRAINT; Schema: ferry; Owner: -
 --
 
@@ -3015,6 +3250,15 @@ GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_worker;
 --
 
 REVOKE ALL ON FUNCTION ferry.batch_counts_actual() FROM PUBLIC;
+
+
+--
+-- Name: FUNCTION check_enqueued(d jsonb, p_place text); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) TO ferry_worker;
 
 
 --
@@ -3073,6 +3317,15 @@ GRANT ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) TO ferry_worker;
 REVOKE ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) TO ferry_worker;
+
+
+--
+-- Name: FUNCTION enqueued_ok(d jsonb); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.enqueued_ok(d jsonb) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.enqueued_ok(d jsonb) TO ferry_producer;
+GRANT ALL ON FUNCTION ferry.enqueued_ok(d jsonb) TO ferry_worker;
 
 
 --

@@ -14,6 +14,7 @@ bin=$1
 admin=$2
 ferry="$bin/ferry"
 work=$(mktemp -d /tmp/ferry-bench-fetch.XXXXXX)
+export FERRY_LOCAL_ROOTS="$work"   # workers read and write only here
 photos=${FERRY_BENCH_PHOTOS:-128}
 photo_kib=${FERRY_BENCH_PHOTO_KIB:-2048}
 big_mib=${FERRY_BENCH_BIG_MIB:-1024}

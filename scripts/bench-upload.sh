@@ -7,6 +7,7 @@ bin=$1
 admin=$2
 ferry="$bin/ferry"
 work=$(mktemp -d /tmp/ferry-bench-upload.XXXXXX)
+export FERRY_LOCAL_ROOTS="$work"   # workers read and write only here
 photos=${FERRY_BENCH_PHOTOS:-64}
 big_mib=${FERRY_BENCH_BIG_MIB:-1024}
 chunk_mib=8

@@ -43,6 +43,8 @@ say "linking a demo account (secrets come from stdin, stored encrypted with FERR
 keyfile="$state/secret.key"
 [[ -s "$keyfile" ]] || (umask 077 && head -c 32 /dev/urandom | base64 >"$keyfile")
 export FERRY_SECRET_KEY_FILE="$keyfile"
+# Workers read and write local files only inside their roots (ferry worker --local-root; here the demo's folder).
+export FERRY_LOCAL_ROOTS="$state/demo"
 curl -fsS -X POST "$dropbox/__dev/accounts" -d '{"account":"demo"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])' |
     "$ferry" account add demo --provider dropbox --app-key ferry-demo --app-secret-file "$appsecret" --refresh-token-file - \
         --api-url "$dropbox" --content-url "$dropbox" --authorize-url "$dropbox"

@@ -34,7 +34,7 @@ public enum EndpointSyntax {
         return String(decoding: scheme, as: UTF8.self)
     }
 
-    /// Local paths: absolute, no NUL bytes, at most 4096 bytes.
+    /// Local paths: absolute, no `..` component, no NUL bytes, at most 4096 bytes.
     public static func validateLocalPath(_ path: String, field: String, line: Int? = nil) throws(ValidationIssue) {
         guard path.hasPrefix("/") else {
             throw ValidationIssue(line: line, field: field, problem: "path must be absolute", fix: "start the path with /")
@@ -45,6 +45,19 @@ public enum EndpointSyntax {
         guard path.utf8.count <= 4096 else {
             throw ValidationIssue(line: line, field: field, problem: "path is longer than 4096 bytes", fix: "shorten the path")
         }
+        guard !SafePath.hasDotDot(path) else {
+            throw ValidationIssue(
+                line: line, field: field, problem: "path contains '..' (\(path))",
+                fix: "write the path without '..'; workers refuse it in every local path")
+        }
+    }
+
+    /// True when a URL carries credentials (`scheme://user:password@host`): they would be stored and shown in
+    /// the clear, so every URL Ferry stores is refused with them.
+    public static func hasUserInfo(_ url: String) -> Bool {
+        guard let schemeEnd = url.range(of: "://") else { return false }
+        let authority = url[schemeEnd.upperBound...].prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        return authority.contains("@")
     }
 
     /// `text.lowercased().hasPrefix(prefix)` for an ASCII lowercase `prefix`, without lowercasing all of `text`.

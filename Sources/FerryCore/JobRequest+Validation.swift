@@ -83,6 +83,8 @@ extension JobRequest {
                 throw issue("source", "no such file: \(path)", "check the path; the file must exist when it is enqueued")
             case .failure(.notRegularFile(let kind)):
                 throw issue("source", "\(path) is a \(kind), not a regular file", "upload regular files (list a folder's files with find)")
+            case .failure(.symlinkLoop):
+                throw issue("source", "\(path) is a symbolic link loop (too many levels of symbolic links)", "point the link at a real file, or upload the file itself")
             case .failure(.permissionDenied), .failure(.unreadable):
                 throw issue("source", "\(path) cannot be read (permission denied)", "make the file readable by the user that runs ferry")
             }
@@ -95,6 +97,10 @@ extension JobRequest {
             // The source facts are generic (every upload reads a local file); the provider's details sit beside them.
             spec.details.merge(facts.details) { _, generic in generic }
         case .fetch:
+            // An empty target (an unset $OUTDIR in a script) would mean the working directory: refused, as for uploads.
+            guard !to.isEmpty else {
+                throw issue("to", "the local target is empty", "give the folder or file to fetch into, for example --to /srv/photos/")
+            }
             let target = Self.absolute(to, base: currentDirectory)
             try EndpointSyntax.validateLocalPath(target, field: "to", line: line)
             let resolved = try providers.resolve(kind: .fetch, remote: source, local: target, options: options, jobID: jobID, line: line)
@@ -103,12 +109,15 @@ extension JobRequest {
         return spec
     }
 
-    /// Resolves a relative path against `base`, keeping a trailing slash (it means "into this folder").
+    /// Resolves a relative path against `base`, keeping a trailing slash (it means "into this folder"). A relative
+    /// path is the producer's own view from its working directory, so its `..` are resolved here (`../a.jpg`); an
+    /// absolute path is kept as written, and one with `..` is refused by validation.
     static func absolute(_ path: String, base: String) -> String {
-        if path.hasPrefix("/") { return path }
+        if path.hasPrefix("/") || path.isEmpty { return path.isEmpty ? base + (base.hasSuffix("/") ? "" : "/") : path }
         let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
-        var relative = Substring(path)
-        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
-        return trimmedBase + "/" + relative
+        let joined = trimmedBase + "/" + path
+        guard let normalized = SafePath.normalize(joined) else { return joined }
+        let folder = path.hasSuffix("/") || path == "." || path == ".." || path.hasSuffix("/.") || path.hasSuffix("/..")
+        return normalized + (folder && normalized != "/" ? "/" : "")
     }
 }

@@ -51,6 +51,12 @@ public enum SafePath {
         return "/" + stack.joined(separator: "/")
     }
 
+    /// True when a component of `path` is `..`: refused in every local path a job names, so that no lexical
+    /// check of a path's prefix can be walked out of.
+    public static func hasDotDot(_ path: String) -> Bool {
+        path.split(separator: "/", omittingEmptySubsequences: true).contains("..")
+    }
+
     /// The folder part of an absolute path (`/a/b/c` → `/a/b/`).
     public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "/" }

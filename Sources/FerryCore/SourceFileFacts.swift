@@ -30,5 +30,7 @@ public struct SourceFileFacts: Sendable, Hashable {
         case notRegularFile(kind: String)
         case unreadable
         case permissionDenied
+        /// A symlink that leads to itself (ELOOP).
+        case symlinkLoop
     }
 }

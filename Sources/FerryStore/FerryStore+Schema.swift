@@ -18,3 +18,26 @@ extension FerryStore {
         }
     }
 }
+
+extension FerryStore {
+    /// Refuses to go on against a database without this build's schema (exit 78 in the CLI, "run ferry migrate"):
+    /// an older schema would take writes this build makes differently, or lack the checks it relies on. A newer
+    /// schema is accepted (migrate first, then roll out binaries). A login that may not read
+    /// `ferry.schema_migrations` is not checked here; what it can do fails on its own privileges.
+    public func requireCurrentSchema(_ expected: Int = FerryRelease.schemaVersion) async throws {
+        let found: Int
+        do {
+            found = try await appliedSchemaVersion()
+        } catch let error as PostgresError where error.sqlState == .insufficientPrivilege {
+            return
+        }
+        if found == 0 {
+            throw FerryStoreError(.notMigrated, "the database has no Ferry schema", fix: "run ferry migrate first")
+        }
+        if found < expected {
+            throw FerryStoreError(
+                .notMigrated, "the database has schema \(found), and \(FerryRelease.description) needs schema \(expected)",
+                fix: "run ferry migrate with this release, then try again")
+        }
+    }
+}

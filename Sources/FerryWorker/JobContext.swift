@@ -31,11 +31,15 @@ public final class JobContext: Sendable {
     /// This attempt's span id, kept in its progress events so that if the worker dies, the next attempt can name
     /// the span its finished chunk spans point to (nil with tracing off).
     let attemptSpanID: String?
+    /// The folders this worker may read and write (`--local-root`): every local path goes through them.
+    public let localRoots: LocalRoots
 
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
-        cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil
+        cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
+        localRoots: LocalRoots = .none
     ) {
+        self.localRoots = localRoots
         self.cancelledByRequest = cancelledByRequest
         self.attemptSpanID = attemptSpanID
         self.job = job

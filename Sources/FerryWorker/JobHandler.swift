@@ -11,4 +11,11 @@ public protocol JobHandler: Sendable {
     var name: String { get }
     /// Runs one attempt.
     func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult
+    /// Whether the handler reads or writes the local paths the job names (upload sources, local folders, fetch
+    /// targets). Those paths are checked against the worker's local roots before it runs. Default: true.
+    var usesLocalFiles: Bool { get }
+}
+
+extension JobHandler {
+    public var usesLocalFiles: Bool { true }
 }

@@ -27,6 +27,17 @@ extension Worker {
         let request = JobRequest(
             kind: job.kind, source: job.source, to: job.destination, queue: job.queue, priority: Int64(job.priority),
             maxAttempts: Int64(job.maxAttempts), options: options)
+        if job.kind == .upload {
+            // The source's facts land in the job's events: look only at a source the roots allow, by its real path.
+            let (roots, source) = (configuration.localRoots, job.source)
+            do {
+                _ = try await BlockingIO.run { try roots.openSource(source) }
+            } catch let failure as JobFailure where ["outside_local_roots", "unsafe_path"].contains(failure.code) {
+                throw failure
+            } catch {
+                // Missing or unreadable: validation below names it as for the CLI.
+            }
+        }
         let settled: JobSpec
         do {
             settled = try request.validated(

@@ -175,6 +175,9 @@ public final class Worker: Service, Sendable {
         var job = claimed
         if let registry = handlers.registry, Self.isUnresolved(claimed) {
             do {
+                // Before the worker looks at anything (resolving an upload stats its source): a job from SQL may
+                // name any path on this machine.
+                try Self.checkLocalPaths(of: claimed, roots: configuration.localRoots)
                 guard let settled = try await resolve(claimed, registry: registry, logger: logger) else {
                     logger.notice("claim lost while resolving; stopping without recording")
                     return
@@ -195,13 +198,23 @@ public final class Worker: Service, Sendable {
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
-            attemptSpanID: attemptSpanID)
+            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")
             return
         }
         logger.debug("job started", metadata: ["handler": "\(handler.name)"])
+        // Confined before anything is opened: a producer names paths on this machine, and only the roots are its.
+        if handler.usesLocalFiles {
+            do {
+                try Self.checkLocalPaths(of: job, roots: configuration.localRoots)
+            } catch {
+                submit(.failed(job, error: error.description), job, started, "failed")
+                logger.warning("job refused: a local path is outside this worker's roots", metadata: ["error": "\(error)"])
+                return
+            }
+        }
         do {
             let result = try await handler.run(job, context: context)
             context.recordFinalBytes(result.bytes)

@@ -30,6 +30,8 @@ public struct WorkerConfiguration: Sendable {
     /// Spans for every attempt (`ferry.job.attempt` and its children). Set it only when a tracer is bootstrapped
     /// (`InstrumentationSystem`): it adds one read of the claimed jobs' trace facts per claim.
     public var tracing: Bool
+    /// The folders jobs may read from and write to (`--local-root`); `.none` refuses every local path.
+    public var localRoots: LocalRoots
 
     public init(
         name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
@@ -37,8 +39,10 @@ public struct WorkerConfiguration: Sendable {
         heartbeatInterval: Duration = .seconds(2), rescueAfter: Duration = .seconds(15),
         completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
         progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
-        retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false
+        retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false,
+        localRoots: LocalRoots = .none
     ) {
+        self.localRoots = localRoots
         self.tracing = tracing
         self.name = name
         self.queues = queues

@@ -27,6 +27,7 @@ public struct SQLState: Hashable, Sendable, CustomStringConvertible, Expressible
     public static let crashShutdown: SQLState = "57P02"
     public static let cannotConnectNow: SQLState = "57P03"
     public static let invalidTextRepresentation: SQLState = "22P02"
+    public static let invalidParameterValue: SQLState = "22023"
     public static let raiseException: SQLState = "P0001"
 
     /// True for classes that mean "the connection or server went away": retrying on a fresh connection may succeed.

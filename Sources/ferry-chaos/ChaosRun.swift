@@ -78,6 +78,8 @@ actor ChaosRun {
 
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
         environment["FERRY_DATABASE_URL"] = url
+        // Workers read the corpus and write fetched files only inside the run's folder.
+        environment["FERRY_LOCAL_ROOTS"] = work
         let repository = URL(fileURLWithPath: settings.pgScript).standardizedFileURL.deletingLastPathComponent().deletingLastPathComponent().path
         if fm.fileExists(atPath: repository + "/migrations") { environment["FERRY_MIGRATIONS_DIR"] = repository + "/migrations" }
         var key = SystemRandomNumberGenerator()

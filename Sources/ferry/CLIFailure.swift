@@ -47,6 +47,9 @@ enum CLIFailure {
         case let error as MetricsEndpointError:
             printError("error: \(error)")
             return ExitCode(ExitStatus.configuration)
+        case let error as WorkerConfigurationError:
+            printError("error: \(error)")
+            return ExitCode(ExitStatus.configuration)
         case let error as SecretKeyError:
             printError("error: \(error)")
             return ExitCode(ExitStatus.configuration)

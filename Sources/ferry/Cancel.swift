@@ -29,7 +29,7 @@ struct Cancel: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let target = try CommandTarget.resolve(job: job, batch: batch)
-            let store = connection.makeStore(poolSize: 1)
+            let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
             let outcomes = try await store.cancel(target, requestedBy: CommandTarget.requester)
             CommandTarget.print(outcomes, json: json)
@@ -63,7 +63,7 @@ struct Retry: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let target = try CommandTarget.resolve(job: job, batch: batch)
-            let store = connection.makeStore(poolSize: 1)
+            let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
             let outcomes = try await store.retry(target, requestedBy: CommandTarget.requester)
             CommandTarget.print(outcomes, json: json)

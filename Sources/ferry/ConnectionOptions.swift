@@ -35,3 +35,17 @@ struct ConnectionOptions: ParsableArguments {
         return FerryStore(client: client, logger: logger)
     }
 }
+
+extension ConnectionOptions {
+    /// A store for a command that writes: refused (exit 78) unless the database has this build's schema.
+    func makeCurrentStore(poolSize: Int = 2, applicationName: String = "ferry") async throws -> FerryStore {
+        let store = makeStore(poolSize: poolSize, applicationName: applicationName)
+        do {
+            try await store.requireCurrentSchema()
+        } catch {
+            store.client.close()
+            throw error
+        }
+        return store
+    }
+}

@@ -36,7 +36,9 @@ struct Enqueue: AsyncParsableCommand {
             ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
             object: title, poster, posted time, likes … shown in ferry.job_status), and options (an object of \
             provider options; each may also be a top-level field). Options given on the command line are defaults \
-            for lines without them. A UTF-8 byte order mark and CRLF line ends are accepted.
+            for lines without them. A UTF-8 byte order mark and CRLF line ends are accepted. A pipeline whose \
+            producer may die mid-stream gives --expect N: unless exactly N jobs arrive, none is enqueued (end of \
+            input alone cannot tell a finished producer from a dead one).
 
             --format lines: the file holds one source per line (paths to upload, or URLs/sources to fetch), not \
             JSON; give the kind before --from and the destination with --to (a folder, ending in /). Empty lines \
@@ -92,6 +94,11 @@ struct Enqueue: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))
     var key: String?
 
+    @Option(help: ArgumentHelp(
+        "With --from: the number of jobs the input must hold; fewer or more (a producer that died mid-stream) enqueues none.",
+        valueName: "n"))
+    var expect: Int?
+
     @OptionGroup(title: "Provider options") var providerOptions: ProviderOptionFlags
     @OptionGroup var options: JobOptions
     @OptionGroup var connection: ConnectionOptions
@@ -99,7 +106,15 @@ struct Enqueue: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             try options.validateTraceParent()
-            if let from {
+            if let expect {
+                guard from != nil else {
+                    throw CLIUsageError(message: "--expect counts the jobs of --from; give --from FILE too (or leave --expect out)")
+                }
+                guard expect >= 0 else {
+                    throw ValidationIssue(field: "--expect", problem: "must be 0 or more", fix: "give the number of jobs the input holds")
+                }
+            }
+        if let from {
                 guard key == nil else {
                     throw CLIUsageError(message: "--key names one job; with --from give each line its own \"key\"")
                 }
@@ -184,7 +199,7 @@ struct Enqueue: AsyncParsableCommand {
         }
         let producer = JobChunkProducer(descriptor: descriptor, ownsDescriptor: from != "-", defaults: defaults, plainKind: plainKind)
         let json = options.json
-        let store = connection.makeStore(poolSize: 1)
+        let store = try await connection.makeCurrentStore(poolSize: 1)
         defer { store.client.close() }
         producer.start()
         var count = 0
@@ -206,6 +221,16 @@ struct Enqueue: AsyncParsableCommand {
                     }
                 }
                 if let last = try await pending?.value { try Self.spool(last, into: spool, json: json, count: &count) }
+                // Inside the transaction: a short pipeline rolls back whole.
+                if let expect, count != expect {
+                    throw ValidationIssues(
+                        issues: [
+                            ValidationIssue(
+                                field: "--expect",
+                                problem: "the input held \(count) job(s), not \(expect)\(count < expect ? ": it ended early (did the producer stop mid-stream?)" : "")",
+                                fix: "run the producer again; nothing of this input was enqueued")
+                        ], more: 0)
+                }
             }
         } catch {
             producer.stop()
@@ -257,7 +282,7 @@ enum EnqueueRunner {
             throw ValidationIssues(
                 issues: Array(issues.prefix(maxReportedIssues)), more: max(0, issues.count - maxReportedIssues))
         }
-        let store = connection.makeStore(poolSize: 1)
+        let store = try await connection.makeCurrentStore(poolSize: 1)
         defer { store.client.close() }
         let outcomes = try await store.enqueue(specs, lines: requests.map(\.line))
         var out = ""

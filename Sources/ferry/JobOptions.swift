@@ -9,13 +9,14 @@ struct JobOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Queue name (lowercase letters, digits, _ . -). Default: default.", valueName: "name"))
     var queue: String?
 
-    @Option(help: ArgumentHelp("-100 … 100, higher runs first. Default: 0.", valueName: "n"))
+    // Unconditional: `--priority -5` is a value, not an unknown option `-5`.
+    @Option(parsing: .unconditional, help: ArgumentHelp("-100 … 100, higher runs first. Default: 0.", valueName: "n"))
     var priority: Int64?
 
     @Option(name: .customLong("run-at"), help: ArgumentHelp("Not before: ISO 8601 time with zone, now, or +90s/+15m/+2h/+1d.", valueName: "time"))
     var runAt: String?
 
-    @Option(name: .customLong("max-attempts"), help: ArgumentHelp("1 … 1000. Default: 10.", valueName: "n"))
+    @Option(name: .customLong("max-attempts"), parsing: .unconditional, help: ArgumentHelp("1 … 1000. Default: 10.", valueName: "n"))
     var maxAttempts: Int64?
 
     @Option(help: ArgumentHelp("W3C trace context the jobs' spans join: 00-<32 hex>-<16 hex>-<2 hex>.", valueName: "traceparent"))

@@ -79,7 +79,7 @@ struct QueueCommand: AsyncParsableCommand {
             guard JobLimits.isValidQueueName(queue) else {
                 throw ValidationIssue(field: "queue", problem: "'\(queue)' is not a queue name", fix: "queue names are 1-63 lowercase letters, digits, _ . -")
             }
-            let store = connection.makeStore(poolSize: 1)
+            let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
             let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
             let state = paused ? "paused" : "resumed"

@@ -54,7 +54,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"))
         var name: String
 
-        @Option(help: ArgumentHelp("Interval between ticks: 30s, 15m, 1h, 1d, 1h30m (at least 1m).", valueName: "interval"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Interval between ticks: 30s, 15m, 1h, 1d, 1h30m (at least 1m).", valueName: "interval"))
         var every: String?
 
         @Option(help: ArgumentHelp("A 5-field cron expression, quoted: \"0 * * * *\".", valueName: "expr"))
@@ -101,7 +101,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                     throw ValidationIssue(
                         field: "job template: \(error.field)", problem: error.problem, fix: error.fix + "; nothing was stored")
                 }
-                let store = connection.makeStore(poolSize: 1)
+                let store = try await connection.makeCurrentStore(poolSize: 1)
                 defer { store.client.close() }
                 let record = try await store.addSchedule(
                     name: name, recurrence: recurrence, template: request, probe: spec, overlap: overlap, replace: replace, now: now)
@@ -306,7 +306,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         func run() async throws {
             try await runReporting {
                 try ScheduleCommand.checkName(name)
-                let store = connection.makeStore(poolSize: 1)
+                let store = try await connection.makeCurrentStore(poolSize: 1)
                 defer { store.client.close() }
                 try await store.removeSchedule(name)
                 print(json ? JSONValue.object(["schedule": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
@@ -329,7 +329,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     static func setPaused(_ name: String, paused: Bool, json: Bool, connection: ConnectionOptions) async throws {
         try await runReporting {
             try checkName(name)
-            let store = connection.makeStore(poolSize: 1)
+            let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
             let changed = try await store.setSchedulePaused(name, paused: paused, now: Date())
             if json {

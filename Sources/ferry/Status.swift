@@ -92,7 +92,7 @@ struct Status: AsyncParsableCommand {
             ("finished", row.finishedAt?.iso8601 ?? "-"), ("events", "\(row.eventCount)"),
         ]
         for (name, value) in fields {
-            print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
+            print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + TablePrinter.printable(value))
         }
     }
 

@@ -26,12 +26,18 @@ struct WorkerCommand: AsyncParsableCommand {
             back to the queue (not counted as a failed attempt), deregister, exit 0. A second signal exits at once.
 
             Examples:
-              ferry worker
-              ferry worker --queues photos,default --concurrency 16 \\
+              ferry worker --local-root /srv/photos
+              ferry worker --local-root /srv/in --local-root /srv/out \\
+                  --queues photos,default --concurrency 16 \\
                   --metrics-listen 127.0.0.1:9464
               ferry worker --name nas-1 --shutdown-timeout 60 --log-format json
               ferry worker --poll-only          # behind PgBouncer in transaction mode
               ferry worker --wait-for-schema 10m   # started before ferry migrate ends
+
+            Local files: a worker reads upload sources and writes local copies and fetched files only inside its \
+            --local-root folders (repeatable; or FERRY_LOCAL_ROOTS, colon-separated). Jobs naming a path outside \
+            them fail for good before anything is opened. --any-local-path lifts the confinement: any producer \
+            can then make the worker read or write any file its OS user can (single-user setups only).
 
             Every worker also fires due schedules (ferry schedule add), at most one job per tick across the fleet; \
             --no-schedules leaves that to the others.
@@ -108,6 +114,15 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("schedule-interval"), help: .hidden)
     var scheduleInterval: Double = 5
 
+    @Option(name: .customLong("local-root"), help: ArgumentHelp(
+        "A folder jobs may read from and write to (repeatable). Default: FERRY_LOCAL_ROOTS (colon-separated).",
+        valueName: "dir"))
+    var localRoots: [String] = []
+
+    @Flag(name: .customLong("any-local-path"), help: ArgumentHelp(
+        "DANGEROUS: no local roots; producers can make this worker read or write any file its user can. Single-user setups only."))
+    var anyLocalPath = false
+
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -121,9 +136,23 @@ struct WorkerCommand: AsyncParsableCommand {
             guard ["text", "json"].contains(logFormat) else {
                 throw CLIUsageError(message: "--log-format must be text or json")
             }
-            let queueList = queues.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let queueList = queues.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             for queue in queueList where !JobLimits.isValidQueueName(queue) {
                 throw ValidationIssue(field: "--queues", problem: "'\(queue)' is not a valid queue name", fix: "use lowercase letters, digits, _ . -")
+            }
+            if let name {
+                guard !name.isEmpty, name.utf8.count <= 128, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                    throw ValidationIssue(field: "--name", problem: "worker names are 1-128 printable characters", fix: "for example --name nas-1, or leave it out for host-pid-random")
+                }
+            }
+            for (flag, value, least) in [
+                ("--shutdown-timeout", shutdownTimeout, 0.0), ("--poll-interval", pollInterval, 0.01),
+                ("--heartbeat-interval", heartbeatInterval, 0.01), ("--rescue-after", rescueAfter, 0.1),
+            ] where !(value.isFinite && value >= least && value <= 86_400) {
+                // A zero poll interval spins the claim loop so fast that SIGTERM is never seen.
+                throw ValidationIssue(
+                    field: flag, problem: "must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
+                    fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : "2")")
             }
             guard (1...1000).contains(concurrency) else {
                 throw ValidationIssue(field: "--concurrency", problem: "must be from 1 to 1000", fix: "pick a smaller number")
@@ -140,6 +169,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 }
                 scripted = script
             }
+            let roots = try Self.localRoots(given: localRoots, any: anyLocalPath, scripted: scripted != nil)
             let metricsAddress = try Self.metricsAddress(listen: metricsListen, port: metricsPort)
             guard let schemaWait = Self.parseWait(waitForSchema) else {
                 throw CLIUsageError(message: "--wait-for-schema takes a time such as 90s, 5m or 1h (0 to not wait), not '\(waitForSchema)'")
@@ -181,7 +211,14 @@ struct WorkerCommand: AsyncParsableCommand {
                 heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
                 rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
                 queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
-                retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil)
+                retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil, localRoots: roots)
+            if roots.isUnconfined {
+                logger.warning(
+                    "--any-local-path: this worker reads and writes any local path a job names; every producer can reach every file of this user",
+                    metadata: ["uid": "\(geteuid())"])
+            } else {
+                logger.info("local roots", metadata: ["roots": "\(roots.summary)"])
+            }
             let chunkBytes = chunkSize * 1024 * 1024
             let launch = WorkerLaunch(gate: gate) { [scripted] in
                 // Provider secrets need the key; a worker that only moves local files can run without it.

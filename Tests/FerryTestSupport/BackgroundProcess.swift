@@ -17,6 +17,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["FERRY_DATABASE_URL"] = databaseURL
         env["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        env["FERRY_LOCAL_ROOTS"] = FerryProcess.testLocalRoots
         for (key, value) in environment { env[key] = value }
         process.environment = env
         logPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-proc-\(UUID().uuidString).log").path

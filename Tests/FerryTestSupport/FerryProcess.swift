@@ -25,6 +25,13 @@ public struct FerryProcess {
 
     public static var executable: String { binDirectory + "/ferry" }
 
+    /// The local roots test workers get unless a test names its own (`FERRY_LOCAL_ROOTS`): the temporary folder,
+    /// where tests keep their files, and the repository (sample files).
+    public static var testLocalRoots: String {
+        let repository = URL(fileURLWithPath: TestDatabase.migrationsDirectory).deletingLastPathComponent().path
+        return [FileManager.default.temporaryDirectory.path, repository].joined(separator: ":")
+    }
+
     /// Runs `ferry` with `arguments`, optional stdin, extra environment; waits without blocking the caller's thread.
     public static func run(
         _ arguments: [String], databaseURL: String? = nil, stdin: String? = nil, environment: [String: String] = [:],
@@ -38,6 +45,7 @@ public struct FerryProcess {
         env.removeValue(forKey: "DATABASE_URL")
         if databaseURL == nil { env.removeValue(forKey: "FERRY_DATABASE_URL") }
         env["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        env["FERRY_LOCAL_ROOTS"] = FerryProcess.testLocalRoots
         for (key, value) in environment { env[key] = value }
         process.environment = env
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

@@ -26,6 +26,7 @@ public final class LocalFileInspector {
         guard stat(path, &info) == 0 else {
             switch errno {
             case EACCES: return .failure(.permissionDenied)
+            case ELOOP: return .failure(.symlinkLoop)
             case ENOENT, ENOTDIR: return .failure(.missing)
             default: return .failure(.unreadable)
             }

@@ -10,6 +10,7 @@ public struct NoopHandler: JobHandler {
     }
 
     public var name: String { "noop" }
+    public var usesLocalFiles: Bool { false }
 
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {

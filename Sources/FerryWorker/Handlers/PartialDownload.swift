@@ -21,12 +21,19 @@ import NIOCore
 ///
 /// The target must lie inside `root` (the folder the job was given): the check is lexical (no `..`), and every
 /// folder created on the way is created by us below `root`, with `O_NOFOLLOW` on the file, so no remote name or
-/// planted symlink can make a fetch write elsewhere.
+/// planted symlink can make a fetch write elsewhere. The target's folder is then opened through the worker's
+/// local roots (`LocalRoots`, checked against the real path of the opened descriptor), and the temporary file,
+/// the rename and the removal all go through that descriptor. Files are created 0600: what a remote server sent
+/// is for the worker's user until an operator widens it.
 final class PartialDownload: @unchecked Sendable {
     /// The final path.
     let target: String
     /// `.<name>.ferry-<job>.part` in the target's folder: stable per job, so a new attempt finds it.
     let temporary: String
+    private let temporaryName: String
+    private let name: String
+    /// The target's folder, opened once through the local roots.
+    private let folder: OwnedFile
     private let file: OwnedFile
     /// Pieces received and not yet handed to a write, in order.
     private var pending: [ByteBuffer] = []
@@ -71,14 +78,18 @@ final class PartialDownload: @unchecked Sendable {
         target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, context: JobContext,
         flushSize: Int = 1 << 20
     ) async throws -> PartialDownload {
+        let roots = context.localRoots
         let partial = try await BlockingIO.run {
-            try PartialDownload(target: target, root: root, jobID: jobID, resumeAt: resumeAt, digests: digests, flushSize: flushSize)
+            try PartialDownload(
+                target: target, root: root, roots: roots, jobID: jobID, resumeAt: resumeAt, digests: digests, flushSize: flushSize)
         }
         context.whenJobEnds { await partial.discard() }
         return partial
     }
 
-    private init(target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int) throws {
+    private init(
+        target: String, root: String, roots: LocalRoots, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int
+    ) throws {
         guard SafePath.isInside(target, root: root), let normalized = SafePath.normalize(target), normalized == target
                 || normalized == String(target.trimmingSuffix("/"))
         else {
@@ -88,10 +99,16 @@ final class PartialDownload: @unchecked Sendable {
         guard SafePath.component(name) != nil else {
             throw JobFailure.permanent("unsafe_path", "refusing to write \(target): not a usable file name")
         }
+        // The job's folder is created through the roots (refused outside them), the folders below it as before.
+        _ = try roots.openDirectory(SafePath.normalize(root) ?? root, create: true, role: "destination")
         try Self.makeFolders(for: target, root: root)
+        let folder = try roots.openDirectory(SafePath.directory(of: target), create: false, role: "destination")
         self.target = target
-        self.temporary = SafePath.directory(of: target) + SafePath.temporaryName(for: name, jobID: jobID)
-        self.file = try OwnedFile(path: temporary, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o644)
+        self.name = name
+        self.folder = folder
+        self.temporaryName = SafePath.temporaryName(for: name, jobID: jobID)
+        self.temporary = SafePath.directory(of: target) + temporaryName
+        self.file = try folder.openChild(temporaryName, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
         self.flushSize = flushSize
         if digests.contains(.sha256) { sha256 = SHA256() }
         if digests.contains(.dropboxContentHash) { contentHash = DropboxContentHasher() }
@@ -257,12 +274,11 @@ final class PartialDownload: @unchecked Sendable {
         if let expectedMD5, let actual = finished.md5, actual != expectedMD5.lowercased() {
             try await mismatch("MD5 of the download is \(actual), the store's ETag says \(expectedMD5.lowercased())")
         }
-        let (file, temporary, target) = (self.file, self.temporary, self.target)
+        let (file, folder, temporaryName, name) = (self.file, self.folder, self.temporaryName, self.name)
         try await BlockingIO.run {
             try file.sync()
-            guard rename(temporary, target) == 0 else { throw POSIXFailure(operation: "rename", path: target, code: errno) }
+            try folder.renameChild(temporaryName, to: name)
             // The rename is durable only once the folder is synced.
-            let folder = try OwnedFile(path: SafePath.directory(of: target), flags: O_RDONLY | O_DIRECTORY)
             try folder.sync()
         }
         return finished
@@ -271,8 +287,8 @@ final class PartialDownload: @unchecked Sendable {
     /// Removes the temporary file (once a write in flight is done with it).
     func discard() async {
         try? await writeFinished()
-        let temporary = self.temporary
-        _ = try? await BlockingIO.run { unlink(temporary) }
+        let (folder, temporaryName) = (self.folder, self.temporaryName)
+        _ = try? await BlockingIO.run { folder.removeChild(temporaryName) }
     }
 
     static func hex(_ digest: SHA256.Digest) -> String {

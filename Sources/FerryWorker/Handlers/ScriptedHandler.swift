@@ -18,6 +18,9 @@ public struct ScriptedHandler: JobHandler {
 
     let behavior: Behavior
 
+    /// Moves no data, so it touches no local path.
+    public var usesLocalFiles: Bool { false }
+
     /// Parses a script; `nil` when it is not one.
     public init?(script: String) {
         let parts = script.split(separator: ":", maxSplits: 1).map(String.init)

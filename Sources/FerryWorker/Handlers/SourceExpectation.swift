@@ -23,18 +23,12 @@ struct SourceExpectation {
         self.inode = value["inode"]?.intValue
     }
 
-    /// Opens an upload job's source for reading and checks it is still the file that was enqueued. A missing or
-    /// unreadable source, or one that changed, fails the job for good.
-    static func open(_ job: ClaimedJob) throws -> (SourceExpectation, OwnedFile) {
+    /// Opens an upload job's source for reading, confined to the worker's local roots, and checks it is still the
+    /// file that was enqueued. A missing or unreadable source, one outside the roots, or one that changed, fails
+    /// the job for good.
+    static func open(_ job: ClaimedJob, roots: LocalRoots) throws -> (SourceExpectation, OwnedFile) {
         let expected = try SourceExpectation(spec: job.spec)
-        let source: OwnedFile
-        do {
-            source = try OwnedFile(path: job.source, flags: O_RDONLY)
-        } catch let error as POSIXFailure where error.code == ENOENT {
-            throw JobFailure.permanent("source_missing", "\(job.source) no longer exists")
-        } catch let error as POSIXFailure where error.code == EACCES {
-            throw JobFailure.permanent("source_unreadable", "\(job.source) cannot be read (permission denied)")
-        }
+        let source = try roots.openSource(job.source)
         try expected.check(try source.status(), path: job.source, when: "since it was enqueued")
         return (expected, source)
     }

@@ -15,7 +15,7 @@ struct AccountContext {
     static func with<T>(_ connection: ConnectionOptions, _ body: (AccountContext) async throws -> T) async throws -> T {
         // The key first: without it nothing can be stored or read, so fail before touching anything.
         let box = SecretBox(key: try SecretKey.fromEnvironment())
-        let store = connection.makeStore(poolSize: 2)
+        let store = try await connection.makeCurrentStore(poolSize: 2)
         defer { store.client.close() }
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         let context = AccountContext(store: store, box: box, http: http, logger: Logger(label: "ferry.account"))

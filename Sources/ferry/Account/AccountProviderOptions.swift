@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryWorker
 
 /// Options describing a provider account (shared by `add` and `login`).
@@ -38,6 +39,10 @@ struct AccountProviderOptions: ParsableArguments {
         for (name, url) in [("--api-url", apiURL), ("--content-url", contentURL), ("--authorize-url", authorizeURL)] {
             if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
                 throw CLIUsageError(message: "\(name) must be an http(s) URL, for example http://127.0.0.1:8910")
+            }
+            if let url, EndpointSyntax.hasUserInfo(url) {
+                // Never echo it: the URL holds the credentials.
+                throw CLIUsageError(message: "\(name) carries credentials (user:password@): remove them; account secrets go in their own flags and files, sealed")
             }
         }
         if let maxConcurrent, !(1...1000).contains(maxConcurrent) {

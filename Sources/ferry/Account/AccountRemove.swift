@@ -18,7 +18,7 @@ struct AccountRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let store = connection.makeStore(poolSize: 1)
+            let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
             try await store.removeAccount(name, by: CommandTarget.requester)
             print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")

@@ -15,7 +15,9 @@ struct DropboxLocation: Sendable, Hashable {
         }
         let rest = text.dropFirst("dropbox:".count)
         guard let colon = rest.firstIndex(of: ":") else {
-            throw issue("Dropbox location has no account", "write dropbox:ACCOUNT:/path")
+            throw rest.isEmpty
+                ? issue("Dropbox location has no account", "write dropbox:ACCOUNT:/path")
+                : issue("Dropbox location has no path after the account", "write dropbox:\(rest):/path (a folder ends in /)")
         }
         account = String(rest[..<colon])
         path = String(rest[rest.index(after: colon)...])
@@ -38,6 +40,10 @@ struct DropboxLocation: Sendable, Hashable {
             }
             if component == "." || component == ".." {
                 throw issue("remote path contains \(component)", "write the path without . or .. components")
+            }
+            // Dropbox refuses names ending in a space (malformed_path): refused here, not on the worker later.
+            if component.hasSuffix(" ") {
+                throw issue("remote path component '\(component)' ends with a space", "remove the trailing space (Dropbox does not allow it)")
             }
         }
     }

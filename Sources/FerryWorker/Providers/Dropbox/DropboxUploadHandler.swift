@@ -43,7 +43,7 @@ public struct DropboxUploadHandler: JobHandler {
         let location = try DropboxLocation(job: job.destination)
         let (account, path) = (location.account, location.path)
         let options = try job.details(as: DropboxUploadDetails.self)
-        let (expected, source) = try SourceExpectation.open(job)
+        let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
 
         var commit = DropboxCommitInfo(
             path: path, mode: options.mode == "overwrite" ? .overwrite : .add,

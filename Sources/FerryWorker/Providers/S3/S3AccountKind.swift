@@ -25,6 +25,9 @@ struct S3AccountKind: AccountKind {
         if let url = inputs.endpointURL, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw AccountSetupError(.usage, "--endpoint-url must be an http(s) URL, for example http://127.0.0.1:9000")
         }
+        if let url = inputs.endpointURL, EndpointSyntax.hasUserInfo(url) {
+            throw AccountSetupError(.usage, "--endpoint-url carries credentials (user:password@): remove them; S3 keys go in --access-key-id-file and --secret-access-key-file, sealed")
+        }
         var keys: [String: JSONValue] = ["access_key_id": .string(accessKeyID), "secret_access_key": .string(secret)]
         if let token = inputs.secrets["session-token"] { keys["session_token"] = .string(token) }
         var account = FerryStore.NewAccount(

@@ -37,7 +37,7 @@ struct S3UploadHandler: JobHandler {
     func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let location = try S3Location(job: job.destination)
         let options = try job.details(as: S3UploadDetails.self)
-        let (expected, source) = try SourceExpectation.open(job)
+        let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
         let client = try await access.client(for: location.account, logger: context.logger)
         let upload = S3Upload(
             handler: self, job: job, context: context, client: client, source: source, size: expected.size,

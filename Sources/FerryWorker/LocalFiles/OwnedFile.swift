@@ -17,8 +17,38 @@ final class OwnedFile: @unchecked Sendable {
         self.path = path
     }
 
+    /// Takes ownership of an open descriptor.
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
     deinit {
         close(descriptor)
+    }
+
+    /// Opens `name` in this folder (`openat`): never leaves the folder, whatever the path outside it does now.
+    func openChild(_ name: String, flags: Int32, mode: mode_t) throws -> OwnedFile {
+        let fd = openat(descriptor, name, flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw POSIXFailure(operation: "open", path: path + "/" + name, code: errno) }
+        return OwnedFile(descriptor: fd, path: path + "/" + name)
+    }
+
+    /// Renames `name` to `newName` within this folder (`renameat`).
+    func renameChild(_ name: String, to newName: String) throws {
+        guard renameat(descriptor, name, descriptor, newName) == 0 else {
+            throw POSIXFailure(operation: "rename", path: path + "/" + newName, code: errno)
+        }
+    }
+
+    /// Removes the file `name` in this folder, if there (`unlinkat`).
+    func removeChild(_ name: String) {
+        _ = unlinkat(descriptor, name, 0)
+    }
+
+    /// Sets the permission bits (`fchmod`).
+    func setMode(_ mode: mode_t) throws {
+        guard fchmod(descriptor, mode) == 0 else { throw POSIXFailure(operation: "chmod", path: path, code: errno) }
     }
 
     func status() throws -> stat {
