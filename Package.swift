@@ -186,7 +186,6 @@ let package = Package(
                 "FerryCore",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OTel", package: "swift-otel"),

@@ -40,7 +40,7 @@ struct ReplayDataset {
             // projection, exactly as the triggers would have (verify proves it).
             try connection.execute("ALTER TABLE ferry.events DISABLE TRIGGER USER")
             defer { try? connection.execute("ALTER TABLE ferry.events ENABLE TRIGGER USER") }
-            try connection.transaction { tx in
+            _ = try connection.transaction { tx in
                 try tx.copyIn("COPY ferry.events (job_id, version, type, data, recorded_at) FROM STDIN") { writer in
                     var row = [UInt8]()
                     row.reserveCapacity(512)

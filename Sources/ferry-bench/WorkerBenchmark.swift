@@ -209,7 +209,7 @@ struct WorkerBenchmark: AsyncParsableCommand {
                                 """, [batch]).rows.map { try $0.decode(Int64.self, at: 0) }
                         }
                         if ids.isEmpty { return }
-                        try await client.withConnection { connection in
+                        _ = try await client.withConnection { connection in
                             try connection.query("UPDATE raw_queue SET state = 'done' WHERE id = ANY($1::bigint[])", [PostgresArray(ids)])
                         }
                     }

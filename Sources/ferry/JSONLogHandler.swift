@@ -19,17 +19,14 @@ struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
+    func log(event: LogEvent) {
         var object: [String: JSONValue] = [:]
-        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
             object[key] = Self.json(value)
         }
         object["time"] = .string(Self.timestamp())
-        object["level"] = .string(level.rawValue)
-        object["message"] = .string("\(message)")
+        object["level"] = .string(event.level.rawValue)
+        object["message"] = .string("\(event.message)")
         object["logger"] = .string(label)
         FileHandle.standardError.write(Data((JSONValue.object(object).jsonText + "\n").utf8))
     }

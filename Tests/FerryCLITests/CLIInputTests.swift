@@ -13,8 +13,8 @@ struct CLIInputTests {
     static let scratch: String = {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/a.jpg", contents: Data(repeating: 7, count: 1000))
-        FileManager.default.createFile(atPath: dir + "/b.jpg", contents: Data(repeating: 8, count: 2000))
+        _ = FileManager.default.createFile(atPath: dir + "/a.jpg", contents: Data(repeating: 7, count: 1000))
+        _ = FileManager.default.createFile(atPath: dir + "/b.jpg", contents: Data(repeating: 8, count: 2000))
         // A named pipe: not a regular file, whoever runs the tests (root reads any permission bits).
         mkfifo(dir + "/pipe.jpg", 0o600)
         return dir

@@ -12,7 +12,7 @@ struct TraceParentTests {
     static func scratch() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-tp-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/a.jpg", contents: Data(repeating: 7, count: 1000))
+        _ = FileManager.default.createFile(atPath: dir + "/a.jpg", contents: Data(repeating: 7, count: 1000))
         return dir
     }
 

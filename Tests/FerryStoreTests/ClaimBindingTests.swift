@@ -62,14 +62,19 @@ struct ClaimBindingTests {
         let claimed = try await Self.query(holder, "SELECT job_id FROM ferry.claim_jobs('w-holder', '{default}', 1)").rows
         #expect(claimed.count == 1)
         let version = try await Self.version(db, job)
+        // The holder is alive: it heartbeats before each attempt of the thief (a loaded test machine may take
+        // longer than the 3 s after which a silent holder's claim may be rescued).
+        let beat = { _ = try await Self.query(holder, "UPDATE ferry.workers SET heartbeat_at = now() WHERE name = 'w-holder'") }
 
         // The attack: the thief appends the holder's outcome with the current lease.
         for (type, data) in [("succeeded", #"{"lease": 1}"#), ("progress", #"{"lease": 1, "bytes_done": 5}"#), ("failed", #"{"lease": 1, "error": "x"}"#), ("released", #"{"lease": 1, "reason": "x"}"#)] {
+            try await beat()
             let refused = await Self.refusal(thief, Self.append, [job, version + 1, type, data])
             #expect(refused?.sqlState == .insufficientPrivilege, "\(type): \(String(describing: refused))")
             #expect(refused?.serverMessage?.contains("w-holder") == true)
         }
         // A zero-interval rescue does not take a live worker's job.
+        try await beat()
         let rescue = await Self.refusal(thief, "SELECT * FROM ferry.rescue_stale_jobs('0 seconds')")
         #expect(rescue?.sqlState == .insufficientPrivilege, "\(String(describing: rescue))")
         // The registration is the holder's: not refreshed, aged, removed or re-registered by the thief.
@@ -77,13 +82,16 @@ struct ClaimBindingTests {
             "UPDATE ferry.workers SET heartbeat_at = now() - interval '1 hour' WHERE name = 'w-holder'",
             "DELETE FROM ferry.workers WHERE name = 'w-holder'",
         ] {
+            try await beat()
             let refused = await Self.refusal(thief, sql)
             #expect(refused?.sqlState == .insufficientPrivilege, "\(sql): \(String(describing: refused))")
         }
+        try await beat()
         let reregister = await Self.refusal(thief, register, ["w-holder"])
         #expect(reregister?.sqlState == .insufficientPrivilege)
         // Nor claim new work in the holder's name.
         _ = try await db.query("SELECT ferry.enqueue('fetch', 'https://example.com/b.jpg', '/srv/in/')")
+        try await beat()
         let foreignClaim = await Self.refusal(thief, "SELECT * FROM ferry.claim_jobs('w-holder', '{default}', 1)")
         #expect(foreignClaim?.sqlState == .insufficientPrivilege, "\(String(describing: foreignClaim))")
 

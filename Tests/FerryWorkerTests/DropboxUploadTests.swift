@@ -392,7 +392,7 @@ struct DropboxUploadTests {
         process.environment = environment
         let input = Pipe()
         let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("login-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         process.standardInput = input
         process.standardError = errHandle

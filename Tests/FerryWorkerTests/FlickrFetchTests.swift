@@ -48,7 +48,7 @@ struct FlickrFetchTests {
         var out = [String]()
         while let item = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: dir + "/" + item, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: dir + "/" + item, isDirectory: &isDirectory)
             out.append(isDirectory.boolValue ? item + "/" : item)
         }
         return out.sorted()

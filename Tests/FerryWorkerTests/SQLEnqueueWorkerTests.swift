@@ -33,7 +33,7 @@ struct SQLEnqueueWorkerTests {
         let sha = try await URLFetchTests.webFile(server, "sql/photo.jpg", size: 300_000, seed: 3)
         let source = dir + "/upload-me.bin"
         let bytes = Data((0..<123_457).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        FileManager.default.createFile(atPath: source, contents: bytes)
+        _ = FileManager.default.createFile(atPath: source, contents: bytes)
         try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
 
         // A fetch with a checked provider option, an upload to a plain local folder (settled to file://…/name).

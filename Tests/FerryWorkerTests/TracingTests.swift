@@ -143,7 +143,7 @@ struct TracingTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-trace-off-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/a.bin", contents: Data(repeating: 1, count: 100))
+        _ = FileManager.default.createFile(atPath: dir + "/a.bin", contents: Data(repeating: 1, count: 100))
 
         // Every OTEL_* setting but the endpoint: the exporter would go to this receiver if tracing were on.
         var quiet = Self.environment(receiver)

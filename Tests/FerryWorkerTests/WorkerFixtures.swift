@@ -17,7 +17,7 @@ enum WorkerFixtures {
             defer { try? urandom.close() }
             let bytes = try urandom.read(upToCount: size) ?? Data()
             let path = "\(dir)/photo-\(index).jpg"
-            FileManager.default.createFile(atPath: path, contents: bytes)
+            _ = FileManager.default.createFile(atPath: path, contents: bytes)
             files.append(path)
         }
         return (dir, files)

@@ -78,7 +78,7 @@ struct PostgresConnectionTests {
                 throw Boom()
             }
         }
-        try await client.withTransaction { try $0.query("INSERT INTO t VALUES (2)") }
+        _ = try await client.withTransaction { try $0.query("INSERT INTO t VALUES (2)") }
         let count = try await client.withConnection { try $0.query("SELECT count(*), max(n) FROM t").rows[0] }
         #expect(try count.decode(Int.self, at: 0) == 1)
         #expect(try count.decode(Int.self, at: 1) == 2)
@@ -175,7 +175,7 @@ struct PostgresConnectionTests {
             admin.close()
         }
         let pid = try await client.withConnection { $0.backendPID }
-        try await admin.withConnection { try $0.query("SELECT pg_terminate_backend($1)", [pid]) }
+        _ = try await admin.withConnection { try $0.query("SELECT pg_terminate_backend($1)", [pid]) }
         await #expect(throws: PostgresError.self) {
             try await client.withConnection { try $0.query("SELECT 1") }
         }

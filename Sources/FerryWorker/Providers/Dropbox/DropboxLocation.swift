@@ -15,7 +15,7 @@ struct DropboxLocation: Sendable, Hashable {
         }
         let rest = text.dropFirst("dropbox:".count)
         guard let colon = rest.firstIndex(of: ":") else {
-            throw rest.isEmpty
+            throw !EndpointSyntax.isValidAccountName(String(rest))
                 ? issue("Dropbox location has no account", "write dropbox:ACCOUNT:/path")
                 : issue("Dropbox location has no path after the account", "write dropbox:\(rest):/path (a folder ends in /)")
         }

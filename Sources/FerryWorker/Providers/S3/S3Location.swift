@@ -29,7 +29,7 @@ struct S3Location: Sendable, Hashable {
         }
         let rest = text.dropFirst("s3:".count)
         guard let colon = rest.firstIndex(of: ":") else {
-            throw rest.isEmpty
+            throw !EndpointSyntax.isValidAccountName(String(rest))
                 ? issue("S3 location has no account", "write s3:ACCOUNT:bucket/key (the account holds the keys and region)")
                 : issue("S3 location has no bucket after the account", "write s3:\(rest):bucket/key, or s3:\(rest):bucket/ for the whole bucket")
         }
