@@ -126,7 +126,9 @@ struct DashboardSecurityTests {
             #expect(try await dashboard.request(.POST, retry, json: true, headers: Self.bearer("wrong-here")).status == 401)
             _ = try await dashboard.login(token: Self.token)
             // The guessing client itself: the right token is accepted at once.
-            #expect(try LoopbackClient.status(from: "127.0.0.2", port: port, method: "POST", path: "/ferry" + retry, headers: Self.bearer()) == 200)
+            let right = try LoopbackClient.status(
+                from: "127.0.0.2", port: port, method: "POST", path: "/ferry" + retry, headers: Self.bearer().merging(["Accept": "application/json"]) { $1 })
+            #expect(right == 200)
             #expect(try await DashboardTests.state(db, ids[0]) == "queued")
 
             // 50 wrong logins from one browser: throttled, and the right token still logs that browser in.
@@ -137,8 +139,8 @@ struct DashboardSecurityTests {
                     .POST, "/login", cookies: visitor.cookies, form: ["csrf": visitor.csrf, "token": "wrong-\(attempt)"]).status)
             }
             #expect(logins.last == 429 && logins.filter { $0 == 401 }.count <= 10, "\(logins)")
-            let right = try await dashboard.request(.POST, "/login", cookies: visitor.cookies, form: ["csrf": visitor.csrf, "token": Self.token])
-            #expect(right.status == 303 && right.cookies["ferry_session"] != nil, "\(right.status) \(right.body)")
+            let login = try await dashboard.request(.POST, "/login", cookies: visitor.cookies, form: ["csrf": visitor.csrf, "token": Self.token])
+            #expect(login.status == 303 && login.cookies["ferry_session"] != nil, "\(login.status) \(login.body)")
         }
     }
 
@@ -225,6 +227,40 @@ struct DashboardSecurityTests {
             let stream = try await dashboard.request(.HEAD, "/events")
             #expect(stream.status == 200 && stream.body.isEmpty && stream.headers.first(name: "content-type") == "text/event-stream")
             #expect(try await dashboard.request(.HEAD, "/nosuch").status == 404)
+        }
+    }
+
+    @Test("with --secure-cookies the cookies are __Host- prefixed, Secure and at path /, and the dashboard's origin is https")
+    func secureCookies() async throws {
+        let db = try await TestDatabase.make("dashsec")
+        let store = db.store()
+        defer { store.client.close() }
+        let id = try await DashboardTests.seed(store, batch: "tls", queue: "dash-sec", count: 1)[0]
+        try await DashboardProbe.with(db, ["--secure-cookies"], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let page = try await dashboard.get("/")
+            let cookie = try #require(page.headers["set-cookie"].first)
+            #expect(cookie.hasPrefix("__Host-ferry_csrf=") && cookie.contains("; Secure") && cookie.contains("Path=/;")
+                    && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+            let login = try #require(page.cookies["__Host-ferry_csrf"])
+            let csrf = try #require(DashboardProbe.csrfField(page.body))
+            let host = String(Self.origin(dashboard).dropFirst("http://".count))
+            // The browser is on https (the proxy in front): its Origin is https://HOST, and http://HOST is another origin.
+            let plain = try await dashboard.request(
+                .POST, "/login", cookies: ["__Host-ferry_csrf": login], form: ["csrf": csrf, "token": Self.token], headers: ["Origin": "http://\(host)"])
+            #expect(plain.status == 403, "\(plain.body)")
+            let answer = try await dashboard.request(
+                .POST, "/login", cookies: ["__Host-ferry_csrf": login], form: ["csrf": csrf, "token": Self.token], headers: ["Origin": "https://\(host)"])
+            #expect(answer.status == 303, "\(answer.body)")
+            let session = try #require(answer.cookies["__Host-ferry_session"])
+            #expect(answer.headers["set-cookie"].first?.contains("; Secure") == true)
+            let cookies = ["__Host-ferry_csrf": login, "__Host-ferry_session": session]
+            let token = try #require(DashboardProbe.csrfField(try await dashboard.get("/", cookies: cookies).body))
+            // An unprefixed cookie (what a neighbour over plain HTTP could set) is no session.
+            #expect(try await dashboard.request(
+                .POST, "/jobs/\(id.uuidString.lowercased())/cancel", cookies: ["ferry_session": session], form: ["csrf": token]).status == 401)
+            let cancelled = try await dashboard.request(.POST, "/jobs/\(id.uuidString.lowercased())/cancel", cookies: cookies, form: ["csrf": token])
+            #expect(cancelled.status == 303, "\(cancelled.body)")
+            #expect(try await DashboardTests.state(db, id) == "cancelled")
         }
     }
 
