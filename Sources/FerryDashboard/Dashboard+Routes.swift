@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 
 extension Dashboard {
-    func routes(_ router: Router<BasicRequestContext>) {
+    func routes(_ router: Router<DashboardRequestContext>) {
         router.get(RouterPath(base.isEmpty ? "/" : base)) { request, _ in
             await respond(request) { view in try await overview(view) }
         }
@@ -13,7 +13,10 @@ extension Dashboard {
             await respond(request) { view in try await batches(view) }
         }
         router.get(RouterPath("\(base)/batches/:name")) { request, context in
-            let name = context.parameters.get("name") ?? ""
+            // Parameters arrive percent-encoded (a batch named "x/y" is the one segment "x%2Fy").
+            guard let name = context.parameters.get("name")?.removingPercentEncoding else {
+                return problem(request, .badRequest, "the batch name in the address is not validly percent-encoded")
+            }
             let query = request.uri.queryParameters
             let state = query["status"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
             let search = query["q"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
@@ -42,17 +45,20 @@ extension Dashboard {
             await respond(request) { view in try await workers(view) }
         }
         router.get(RouterPath("\(base)/events")) { request, _ in events(request) }
-        router.post(RouterPath("\(base)/login")) { request, _ in try await login(request) }
+        router.post(RouterPath("\(base)/login")) { request, context in try await login(request, context) }
+        router.post(RouterPath("\(base)/logout")) { request, _ in try await logout(request) }
         router.post(RouterPath("\(base)/jobs/:id/:action")) { request, context in
             guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
                 return problem(request, .notFound, "no such job: the address must name a job id")
             }
-            return try await act(request, action: context.parameters.get("action") ?? "", target: .job(id),
+            return try await act(request, context, action: context.parameters.get("action") ?? "", target: .job(id),
                                  back: "/jobs/\(id.uuidString.lowercased())")
         }
         router.post(RouterPath("\(base)/batches/:name/:action")) { request, context in
-            let name = context.parameters.get("name") ?? ""
-            return try await act(request, action: context.parameters.get("action") ?? "", target: .batch(name),
+            guard let name = context.parameters.get("name")?.removingPercentEncoding else {
+                return problem(request, .badRequest, "the batch name in the address is not validly percent-encoded")
+            }
+            return try await act(request, context, action: context.parameters.get("action") ?? "", target: .batch(name),
                                  back: "/batches/\(HTML.component(name))")
         }
     }
@@ -61,8 +67,13 @@ extension Dashboard {
 
     /// Renders a page as JSON or HTML (by `Accept`), 404 when `build` finds nothing, 503 when the database fails.
     func respond(_ request: Request, _ build: (DashboardView) async throws -> DashboardPage?) async -> Response {
-        let (csrf, fresh) = csrfToken(request)
-        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: request.cookies[ActionGuard.sessionCookie].map { guardian.isSession($0.value) } ?? false)
+        // A live refresh is no sign of an operator at the screen: it does not keep the session from idling out.
+        let session = guardian.sessions.live(
+            cookieValues(request, sessionCookieName), touch: request.headers[Self.liveRefresh] == nil)
+        let loginCookie = cookieValues(request, loginCookieName).first { $0.count == 64 }
+        let fresh = loginCookie == nil ? ConstantTime.randomToken() : nil
+        let csrf = session.map { guardian.csrfToken(session: $0) } ?? guardian.csrfToken(loginCookie: loginCookie ?? fresh!)
+        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: session != nil)
         let page: DashboardPage?
         do {
             page = try await build(view)
@@ -78,18 +89,8 @@ extension Dashboard {
             response = Self.body(.ok, "text/html; charset=utf-8", view.page(title: page.title, page.html))
         }
         response.headers[.cacheControl] = "no-store"
-        if fresh {
-            response.setCookie(
-                Cookie(name: ActionGuard.csrfCookie, value: csrf, path: base.isEmpty ? "/" : base, secure: Self.isHTTPS(request),
-                       httpOnly: true, sameSite: .strict))
-        }
+        if let fresh { response.setCookie(cookie(loginCookieName, fresh, request)) }
         return response
-    }
-
-    /// This browser's CSRF token: from its cookie, or a new one (then `fresh`, and the response sets the cookie).
-    func csrfToken(_ request: Request) -> (String, fresh: Bool) {
-        if let value = request.cookies[ActionGuard.csrfCookie]?.value, value.count == 64 { return (value, false) }
-        return (ConstantTime.randomToken(), true)
     }
 
     func wantsJSON(_ request: Request) -> Bool {
@@ -121,10 +122,12 @@ extension Dashboard {
         guard hub.subscriberCount < Self.maxStreams else {
             return problem(request, .serviceUnavailable, "too many live viewers; reload later")
         }
-        let stream = hub.subscribe()
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
+        // HEAD: the headers only, and no subscription that no one would ever read (or end).
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        let stream = hub.subscribe()
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
@@ -140,6 +143,8 @@ extension Dashboard {
                 try await writer.finish(nil)
             })
     }
+
+    static var liveRefresh: HTTPFields.Element.Name { HTTPFields.Element.Name(DashboardAssets.liveRefreshHeader)! }
 
     /// 429 with Retry-After: too many wrong tokens lately.
     func throttled(_ request: Request, _ seconds: Int) -> Response {
@@ -161,32 +166,68 @@ extension Dashboard {
         return FormFields(String(buffer: buffer))
     }
 
-    func login(_ request: Request) async throws -> Response {
+    /// Where wrong tokens are counted: the client's address, and the browser's login cookie when it sends one.
+    func throttleSources(_ request: Request, _ context: DashboardRequestContext) -> [String] {
+        var sources = ["address:" + (context.remoteAddress ?? "unknown")]
+        if let browser = cookieValues(request, loginCookieName).first(where: { $0.count == 64 }) { sources.append("browser:" + browser) }
+        return sources
+    }
+
+    func login(_ request: Request, _ context: DashboardRequestContext) async throws -> Response {
         if configuration.readOnly { return problem(request, .forbidden, "the dashboard is read-only") }
+        if let refusal = crossOriginRefusal(request) { return problem(request, .forbidden, refusal) }
         let fields = try await form(request)
-        let cookie = request.cookies[ActionGuard.csrfCookie]?.value
-        guard let cookie, let field = fields["csrf"], ConstantTime.equals(cookie, field) else {
+        // Any of the browser's login cookies may be the one the form was rendered for (see `cookieValues`).
+        let bound = cookieValues(request, loginCookieName).contains { cookie in
+            fields["csrf"].map { ConstantTime.equals($0, guardian.csrfToken(loginCookie: cookie)) } ?? false
+        }
+        guard bound else { return problem(request, .forbidden, "missing or wrong CSRF token: reload the page and try again") }
+        switch guardian.login(token: fields["token"], sources: throttleSources(request, context)) {
+        case .wrongToken:
+            logger.notice("dashboard login refused: wrong token", metadata: ["client": "\(context.remoteAddress ?? "unknown")"])
+            return problem(request, .unauthorized, "wrong token")
+        case .throttled(let seconds):
+            return throttled(request, seconds)
+        case .session(let session):
+            logger.notice("dashboard login", metadata: ["client": "\(context.remoteAddress ?? "unknown")"])
+            var response = Response(status: .seeOther, headers: [.location: base.isEmpty ? "/" : base + "/"])
+            response.setCookie(cookie(sessionCookieName, session, request, maxAge: Int(configuration.sessionLifetime.components.seconds)))
+            return response
+        }
+    }
+
+    /// Ends the session server-side and deletes its cookie. Needs the session's CSRF token like any action, so
+    /// another page cannot log the operator out.
+    func logout(_ request: Request) async throws -> Response {
+        if let refusal = crossOriginRefusal(request) { return problem(request, .forbidden, refusal) }
+        let fields = try await form(request)
+        guard let session = guardian.sessions.live(cookieValues(request, sessionCookieName), touch: false) else {
+            return problem(request, .unauthorized, "not logged in (or the session already ended)")
+        }
+        guard let field = fields["csrf"], ConstantTime.equals(field, guardian.csrfToken(session: session)) else {
             return problem(request, .forbidden, "missing or wrong CSRF token: reload the page and try again")
         }
-        if let seconds = guardian.throttle.retryAfter() { return throttled(request, seconds) }
-        guard let session = guardian.login(token: fields["token"]) else {
-            return problem(request, .unauthorized, "wrong token")
-        }
+        guardian.sessions.remove(session)
+        logger.notice("dashboard logout")
         var response = Response(status: .seeOther, headers: [.location: base.isEmpty ? "/" : base + "/"])
-        response.setCookie(
-            Cookie(name: ActionGuard.sessionCookie, value: session, path: base.isEmpty ? "/" : base, secure: Self.isHTTPS(request),
-                   httpOnly: true, sameSite: .strict))
+        response.setCookie(cookie(sessionCookieName, "", request, maxAge: 0))
         return response
     }
 
     /// Cancel or retry through FerryStore (the same event appends as `ferry cancel` / `ferry retry`).
-    func act(_ request: Request, action: String, target: FerryStore.JobFilter, back: String) async throws -> Response {
+    func act(
+        _ request: Request, _ context: DashboardRequestContext, action: String, target: FerryStore.JobFilter, back: String
+    ) async throws -> Response {
         guard action == "cancel" || action == "retry" else { return problem(request, .notFound, "unknown action \(action)") }
         if configuration.readOnly { return problem(request, .forbidden, "the dashboard is read-only") }
+        if let refusal = crossOriginRefusal(request) {
+            logger.notice("dashboard action refused: cross-origin", metadata: ["action": "\(action)"])
+            return problem(request, .forbidden, refusal)
+        }
         let fields = try await form(request)
         let verdict = guardian.check(
-            authorization: request.headers[.authorization], sessionCookie: request.cookies[ActionGuard.sessionCookie]?.value,
-            csrfCookie: request.cookies[ActionGuard.csrfCookie]?.value, csrfField: fields["csrf"])
+            authorization: request.headers[.authorization], sessionCookies: cookieValues(request, sessionCookieName),
+            csrfField: fields["csrf"], sources: throttleSources(request, context))
         switch verdict {
         case .allowed: break
         case .unauthenticated(let reason): return problem(request, .unauthorized, reason)

@@ -6,7 +6,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// `ferry dashboard`: server-rendered pages over Ferry's status views, live through Server-Sent Events, with
-/// cancel and retry behind a token and CSRF checks. Every page answers `Accept: application/json` with the same
+/// cancel and retry behind a token, expiring sessions, same-origin and session-bound CSRF checks. Every page answers `Accept: application/json` with the same
 /// data.
 ///
 /// Database use is bounded whatever the number of viewers: page reads share `store`'s pool, and one listener
@@ -38,7 +38,9 @@ public struct Dashboard: Service, CustomStringConvertible {
         self.store = store
         self.logger = logger
         self.hub = NotificationHub(configuration: store.client.configuration, logger: logger)
-        self.guardian = ActionGuard(readOnly: configuration.readOnly, token: configuration.token)
+        self.guardian = ActionGuard(
+            readOnly: configuration.readOnly, token: configuration.token,
+            sessions: SessionStore(idleTimeout: configuration.sessionIdleTimeout, lifetime: configuration.sessionLifetime))
     }
 
     public var description: String { "Dashboard(\(configuration.host):\(configuration.port)\(configuration.basePath))" }
@@ -48,7 +50,10 @@ public struct Dashboard: Service, CustomStringConvertible {
     public func run() async throws {
         hub.start()
         defer { hub.stop() }
-        let router = Router()
+        // HEAD is answered like GET without a body.
+        let router = Router(context: DashboardRequestContext.self, options: .autoGenerateHeadEndpoints)
+        // Before the routes: Hummingbird wraps each route in the middleware present when it is added.
+        router.add(middleware: SecurityHeadersMiddleware())
         routes(router)
         let logger = self.logger
         let configuration = self.configuration

@@ -1,4 +1,5 @@
-/// How `ferry dashboard` serves: where, under which path, and whether actions are allowed.
+/// How `ferry dashboard` serves: where, under which path, whether actions are allowed, and how browser sessions
+/// behave.
 public struct DashboardConfiguration: Sendable {
     /// Host to bind (loopback by default).
     public var host: String
@@ -10,12 +11,25 @@ public struct DashboardConfiguration: Sendable {
     public var readOnly: Bool
     /// The secret actions need; `nil` with `readOnly == false` is refused by the command.
     public var token: String?
+    /// Browsers reach the dashboard over HTTPS (a TLS-terminating proxy in front): cookies are `__Host-` prefixed,
+    /// `Secure` and scoped to `/`, and the dashboard's own origin is `https://`.
+    public var secureCookies: Bool
+    /// A session unused this long ends.
+    public var sessionIdleTimeout: Duration
+    /// A session ends this long after its log-in, however busy.
+    public var sessionLifetime: Duration
 
-    public init(host: String, port: Int, basePath: String, readOnly: Bool, token: String?) {
+    public init(
+        host: String, port: Int, basePath: String, readOnly: Bool, token: String?, secureCookies: Bool = false,
+        sessionIdleTimeout: Duration = .seconds(3600), sessionLifetime: Duration = .seconds(12 * 3600)
+    ) {
         self.host = host
         self.port = port
         self.basePath = basePath
         self.readOnly = readOnly
         self.token = token
+        self.secureCookies = secureCookies
+        self.sessionIdleTimeout = sessionIdleTimeout
+        self.sessionLifetime = sessionLifetime
     }
 }

@@ -6,7 +6,8 @@ import Postgres
 struct DashboardView {
     let base: String
     let readOnly: Bool
-    /// This browser's CSRF token, put in every action form.
+    /// This browser's CSRF token, put in every form that posts: bound to its session once logged in, else to its
+    /// login cookie.
     let csrf: String
     let loggedIn: Bool
 
@@ -15,9 +16,11 @@ struct DashboardView {
         let links = [("", "Overview"), ("/batches", "Batches"), ("/failed", "Failed &amp; held"), ("/workers", "Workers")]
             .map { "<a href=\"\(b)\($0.0.isEmpty ? "/" : $0.0)\">\($0.1)</a>" }.joined()
         let login =
-            readOnly || loggedIn
+            readOnly
             ? ""
-            : "<form class=\"inline\" method=\"post\" action=\"\(b)/login\">\(csrfField)<input type=\"password\" name=\"token\" placeholder=\"dashboard token\"><button>Log in</button></form>"
+            : loggedIn
+                ? "<form class=\"inline\" id=\"logout\" method=\"post\" action=\"\(b)/logout\">\(csrfField)<button>Log out</button></form>"
+                : "<form class=\"inline\" method=\"post\" action=\"\(b)/login\">\(csrfField)<input type=\"password\" name=\"token\" placeholder=\"dashboard token\"><button>Log in</button></form>"
         return """
             <!doctype html><html><head><meta charset="utf-8"><title>\(HTML.escape(title)) · ferry</title>
             <style>\(DashboardAssets.css)</style></head>
@@ -49,9 +52,11 @@ struct DashboardView {
         "<a href=\"\(HTML.escape(base))/batches/\(HTML.component(batch))\">\(HTML.escape(batch))</a>"
     }
 
+    /// A progress bar as SVG: its width is an attribute, not an inline style the Content-Security-Policy would block.
     static func bar(_ fraction: Double) -> String {
-        let percent = max(0, min(100, fraction * 100))
-        return "<div class=\"bar\" title=\"\(String(format: "%.1f", percent))%\"><span style=\"width:\(String(format: "%.1f", percent))%\"></span></div>"
+        let percent = String(format: "%.1f", max(0, min(100, fraction * 100)))
+        return "<svg class=\"bar\" width=\"160\" height=\"10\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" role=\"img\" "
+            + "aria-label=\"\(percent)%\"><title>\(percent)%</title><rect width=\"\(percent)\" height=\"10\" fill=\"#3a7bd5\"/></svg>"
     }
 
     static func age(_ seconds: Double) -> String {

@@ -16,15 +16,20 @@ struct DashboardCommand: AsyncParsableCommand {
             listener whatever the number of viewers.
 
             Actions (cancel, retry) need a token: $FERRY_DASHBOARD_TOKEN or --token-file. Browsers log in with \
-            it once (session cookie); scripts send `Authorization: Bearer TOKEN`. Every action is a POST, and \
-            browser POSTs carry a CSRF token. With --read-only there are no action buttons and every POST is \
-            refused. Connect as a ferry_reader role for read-only, ferry_producer for actions.
+            it (a session cookie that ends after --session-idle-timeout without use, --session-lifetime after \
+            log-in, or at Log out); scripts send `Authorization: Bearer TOKEN`. Every action is a POST; a POST \
+            from another origin (Origin, Sec-Fetch-Site) is refused, and browser POSTs carry a CSRF token bound \
+            to their session. Wrong tokens are throttled per client address; the right token always works. \
+            Behind an HTTPS proxy, give --secure-cookies. With --read-only there are no action buttons and every \
+            POST is refused. Connect as a ferry_reader role for read-only, ferry_producer for actions.
 
             Examples:
               ferry dashboard --read-only
               FERRY_DASHBOARD_TOKEN=$(cat token) ferry dashboard \\
                   --listen 127.0.0.1:8080 --base-path /ferry
               ferry dashboard --token-file /etc/ferry/dashboard-token
+              ferry dashboard --token-file /etc/ferry/dashboard-token --secure-cookies \\
+                  --session-idle-timeout 900 --session-lifetime 28800
               curl -H 'Accept: application/json' http://127.0.0.1:8080/ferry/batches
             """)
 
@@ -42,6 +47,16 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token actions need (else $FERRY_DASHBOARD_TOKEN).", valueName: "file"))
     var tokenFile: String?
 
+    @Flag(name: .customLong("secure-cookies"), help: ArgumentHelp(
+        "Browsers reach the dashboard over HTTPS (a TLS proxy in front): __Host- cookies, Secure, path /; origin https."))
+    var secureCookies = false
+
+    @Option(name: .customLong("session-idle-timeout"), help: ArgumentHelp("Seconds without use after which a browser session ends.", valueName: "s"))
+    var sessionIdleTimeout = 3600
+
+    @Option(name: .customLong("session-lifetime"), help: ArgumentHelp("Seconds after log-in at which a browser session ends, however busy.", valueName: "s"))
+    var sessionLifetime = 43200
+
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
@@ -50,6 +65,9 @@ struct DashboardCommand: AsyncParsableCommand {
                 throw CLIUsageError(message: "--listen must be HOST:PORT (for example 127.0.0.1:8080), not \(listen)")
             }
             let base = try Self.normalizedBasePath(basePath)
+            guard sessionIdleTimeout > 0, sessionLifetime > 0 else {
+                throw CLIUsageError(message: "--session-idle-timeout and --session-lifetime must be positive seconds (for example 3600 and 43200)")
+            }
             let token = try readOnly ? nil : Self.token(file: tokenFile)
             let store = connection.makeStore(poolSize: Self.poolSize, applicationName: "ferry dashboard")
             defer { store.client.close() }
@@ -58,7 +76,9 @@ struct DashboardCommand: AsyncParsableCommand {
             let logger = Logger(label: "ferry.dashboard")
             let dashboard = Dashboard(
                 configuration: DashboardConfiguration(
-                    host: address.host, port: address.port, basePath: base, readOnly: readOnly, token: token),
+                    host: address.host, port: address.port, basePath: base, readOnly: readOnly, token: token,
+                    secureCookies: secureCookies, sessionIdleTimeout: .seconds(sessionIdleTimeout),
+                    sessionLifetime: .seconds(sessionLifetime)),
                 store: store, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
@@ -67,14 +87,28 @@ struct DashboardCommand: AsyncParsableCommand {
         }
     }
 
-    /// "/ferry/" → "/ferry", "/" → "": a leading slash, no trailing one, only URL-safe path characters.
+    /// "/ferry/" → "/ferry", "/" → "": a leading slash, no trailing one, segments of unreserved URL characters
+    /// only. Dot segments are refused: browsers and proxies resolve them, so links would leave the prefix.
     static func normalizedBasePath(_ text: String) throws -> String {
         var path = text
         while path.hasSuffix("/") { path.removeLast() }
         guard !path.isEmpty else { return "" }
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
-        guard path.hasPrefix("/"), path.allSatisfy(allowed.contains), !path.contains("//"), !path.contains(":") else {
-            throw CLIUsageError(message: "--base-path must look like /ferry (letters, digits, - . _ ~ and /), not \(text)")
+        let example = "for example --base-path /ferry or /ops/ferry"
+        guard path.hasPrefix("/") else {
+            throw CLIUsageError(message: "--base-path must start with /: give /\(path), not \(text)")
+        }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        for segment in path.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            if segment.isEmpty {
+                throw CLIUsageError(message: "--base-path \(text) has an empty segment (//): \(example)")
+            }
+            if segment == "." || segment == ".." {
+                throw CLIUsageError(message: "--base-path \(text) has a \(segment) segment, which browsers and proxies resolve away: name the folder, \(example)")
+            }
+            if let bad = segment.first(where: { !allowed.contains($0) }) {
+                throw CLIUsageError(
+                    message: "--base-path \(text) holds \"\(bad)\": only letters, digits, - . _ ~ and / may appear (no percent-encoding), \(example)")
+            }
         }
         return path
     }

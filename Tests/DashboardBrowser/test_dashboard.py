@@ -3,12 +3,14 @@
 Runs the real `ferry` binary (dashboard and workers) against the PostgreSQL in $FERRY_BROWSER_DATABASE_URL (migrated
 here). A screenshot of each page goes to $FERRY_BROWSER_ARTIFACTS. Started by scripts/browser-test.sh.
 """
+import http.server
 import json
 import os
 import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -194,4 +196,74 @@ def test_wrong_token_is_refused(browser):
         shot(browser, "wrong-token")
         assert browser.get_cookie("ferry_session") is None
     finally:
+        process.stop()
+
+
+class Neighbour:
+    """An attacker's page on another port of the dashboard's host (same site, another origin): it sets its own
+    ferry_csrf cookie for the host with a narrower path than the dashboard's and auto-submits a cancel form with
+    the same value, as the security review's reproduction did."""
+
+    def __init__(self, action, planted):
+        page = f"""<!doctype html><html><body>
+<form id="attack" method="post" action="{action}"><input type="hidden" name="csrf" value="{planted}"></form>
+<script>
+document.cookie = "ferry_csrf={planted}; path=/ferry/jobs";
+document.getElementById("attack").submit();
+</script></body></html>""".encode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_same_site_neighbour_cannot_cancel(browser):
+    enqueue("target", "browser-idle", 1, "target")
+    target = next(iter(job_states("target")))
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    neighbour = None
+    try:
+        # The operator logs in.
+        browser.delete_all_cookies()
+        browser.get(root + "/")
+        browser.find_element(By.NAME, "token").send_keys(TOKEN)
+        browser.find_element(By.XPATH, "//form[contains(@action,'/login')]//button").click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "logout"))
+
+        # ... and opens the neighbour's page, which posts a cancel with its planted cookie and field.
+        planted = "ab" * 32
+        neighbour = Neighbour(f"{root}/jobs/{target}/cancel", planted)
+        browser.get(neighbour.url)
+        WebDriverWait(browser, 30).until(lambda d: d.current_url.startswith(root + "/jobs/"))
+        WebDriverWait(browser, 30).until(lambda d: "refused" in d.page_source)
+        shot(browser, "neighbour-refused")
+        # The attack was real: the planted cookie went to the dashboard along with the session.
+        assert any(c["name"] == "ferry_csrf" and c["value"] == planted for c in browser.get_cookies()), browser.get_cookies()
+        time.sleep(1)
+        assert job_states("target")[target] == "queued", "the neighbour's post cancelled the job"
+
+        # The operator's own Cancel button on the job's page still works.
+        browser.get(root + "/jobs/" + target)
+        browser.find_element(By.XPATH, "//button[text()='Cancel']").click()
+        eventually(lambda: job_states("target")[target] == "cancelled", "the operator's cancel")
+        shot(browser, "operator-cancelled")
+    finally:
+        if neighbour:
+            neighbour.stop()
         process.stop()

@@ -93,7 +93,7 @@ struct DashboardInsightTests {
         }
     }
 
-    @Test("wrong tokens are throttled: after 10 within a minute, even the right one gets 429 with Retry-After; cookies are Secure behind HTTPS")
+    @Test("wrong tokens are throttled per client: after 10 within a minute wrong ones get 429 with Retry-After, the right one still works; cookies are Secure behind HTTPS")
     func tokenThrottle() async throws {
         let db = try await TestDatabase.make("dashthrottle")
         let store = db.store()
@@ -117,10 +117,14 @@ struct DashboardInsightTests {
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses == Array(repeating: 401, count: 10))
-            let refused = try await dashboard.request(.POST, retry, json: true, headers: ["Authorization": "Bearer \(DashboardTests.token)"])
+            let refused = try await dashboard.request(.POST, retry, json: true, headers: ["Authorization": "Bearer wrong-11"])
             #expect(refused.status == 429)
             #expect(Int(refused.headers.first(name: "retry-after") ?? "") ?? 0 > 0)
-            #expect(try await DashboardTests.state(db, ids[0]) == "failed", "nothing was done while throttled")
+            #expect(try await DashboardTests.state(db, ids[0]) == "failed", "nothing was done by wrong tokens")
+            // The right token is never locked out by wrong ones.
+            let allowed = try await dashboard.request(.POST, retry, json: true, headers: ["Authorization": "Bearer \(DashboardTests.token)"])
+            #expect(allowed.status == 200, "\(allowed.body)")
+            #expect(try await DashboardTests.state(db, ids[0]) == "queued")
         }
     }
 }

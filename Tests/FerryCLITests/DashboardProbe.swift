@@ -95,14 +95,38 @@ final class DashboardProbe: @unchecked Sendable {
         try await request(.GET, path, json: json, cookies: cookies)
     }
 
-    /// A logged-in browser: its CSRF cookie (from a page) and session cookie (from posting the token).
-    func login(token: String) async throws -> [String: String] {
+    /// A browser: its cookies and the CSRF token its pages' forms carry.
+    struct Browser {
+        var cookies: [String: String]
+        var csrf: String
+    }
+
+    /// The `csrf` field of a page's forms.
+    static func csrfField(_ html: String) -> String? {
+        guard let range = html.range(of: #"name="csrf" value="[0-9a-f]{64}""#, options: .regularExpression) else { return nil }
+        return String(html[range].dropLast().suffix(64))
+    }
+
+    /// A browser that has opened the overview: its login cookie and the login form's CSRF token.
+    func visit() async throws -> Browser {
         let page = try await get("/")
-        guard let csrf = page.cookies["ferry_csrf"] else { throw TestSupportError("no CSRF cookie on the overview") }
-        let answer = try await request(.POST, "/login", cookies: ["ferry_csrf": csrf], form: ["csrf": csrf, "token": token])
+        guard let cookie = page.cookies["ferry_csrf"], let csrf = Self.csrfField(page.body) else {
+            throw TestSupportError("no login cookie or CSRF field on the overview")
+        }
+        return Browser(cookies: ["ferry_csrf": cookie], csrf: csrf)
+    }
+
+    /// A logged-in browser: its login and session cookies, and the session's CSRF token (from a page).
+    func login(token: String) async throws -> Browser {
+        let visitor = try await visit()
+        let answer = try await request(.POST, "/login", cookies: visitor.cookies, form: ["csrf": visitor.csrf, "token": token])
         guard answer.status == 303, let session = answer.cookies["ferry_session"] else {
             throw TestSupportError("login answered \(answer.status): \(answer.body)")
         }
-        return ["ferry_csrf": csrf, "ferry_session": session]
+        let cookies = visitor.cookies.merging(["ferry_session": session]) { $1 }
+        guard let csrf = Self.csrfField(try await get("/", cookies: cookies).body) else {
+            throw TestSupportError("no CSRF field on the overview after logging in")
+        }
+        return Browser(cookies: cookies, csrf: csrf)
     }
 }

@@ -244,19 +244,20 @@ struct DashboardTests {
             // No credentials, a wrong bearer token, a wrong login: 401 and nothing changes.
             #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: ["ferry_csrf": csrf], form: ["csrf": csrf]).status == 401)
             #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", form: [:], headers: ["Authorization": "Bearer wrong-token-0123456789"]).status == 401)
-            #expect(try await dashboard.request(.POST, "/login", cookies: ["ferry_csrf": csrf], form: ["csrf": csrf, "token": "wrong"]).status == 401)
+            let visitor = try await dashboard.visit()
+            #expect(try await dashboard.request(.POST, "/login", cookies: visitor.cookies, form: ["csrf": visitor.csrf, "token": "wrong"]).status == 401)
             // A login without the CSRF field is refused too.
-            #expect(try await dashboard.request(.POST, "/login", cookies: ["ferry_csrf": csrf], form: ["token": Self.token]).status == 403)
+            #expect(try await dashboard.request(.POST, "/login", cookies: visitor.cookies, form: ["token": Self.token]).status == 403)
             #expect(try await Self.state(db, ids[0]) == "failed")
 
             let browser = try await dashboard.login(token: Self.token)
             // Logged in, but without the CSRF field, or with another one: 403.
-            #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser, form: [:]).status == 403)
-            #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser, form: ["csrf": String(repeating: "0", count: 64)]).status == 403)
+            #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser.cookies, form: [:]).status == 403)
+            #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser.cookies, form: ["csrf": String(repeating: "0", count: 64)]).status == 403)
             #expect(try await Self.state(db, ids[0]) == "failed")
 
             // The browser's form: 303 back to the job, which is queued with a `requeued` event like `ferry retry`.
-            let retried = try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser, form: ["csrf": browser["ferry_csrf"]!])
+            let retried = try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf])
             #expect(retried.status == 303, "\(retried.body)")
             #expect(retried.headers.first(name: "location") == "/ferry/jobs/\(first)")
             #expect(try await Self.state(db, ids[0]) == "queued")
@@ -276,7 +277,7 @@ struct DashboardTests {
             #expect(cancelled.status == 200, "\(cancelled.body)")
             #expect((cancelled.json as? [[String: Any]])?.compactMap { $0["action"] as? String } == ["cancelled", "cancelled", "cancelled"])
             for id in parked { #expect(try await Self.state(db, id) == "cancelled") }
-            let browserRetry = try await dashboard.request(.POST, "/batches/parked/retry", cookies: browser, form: ["csrf": browser["ferry_csrf"]!])
+            let browserRetry = try await dashboard.request(.POST, "/batches/parked/retry", cookies: browser.cookies, form: ["csrf": browser.csrf])
             #expect(browserRetry.status == 303 && browserRetry.headers.first(name: "location") == "/ferry/batches/parked")
             for id in parked { #expect(try await Self.state(db, id) == "queued") }
             #expect(try await dashboard.request(.POST, "/batches/nosuch/cancel", form: [:], headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
