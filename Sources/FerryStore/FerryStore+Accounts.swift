@@ -215,6 +215,35 @@ extension FerryStore {
         }
     }
 
+    /// Changes an account's cap and endpoints in place, recorded as an `updated` account event naming the fields
+    /// (values too: none is secret). Takes effect at the next claim of every worker; workers waiting on the old cap
+    /// are woken (`NOTIFY ferry_jobs`). Returns the account as it is now.
+    @discardableResult
+    public func updateAccount(_ name: String, _ changes: AccountChanges, by actor: String) async throws -> AccountRecord {
+        let changed = try await client.withTransaction { connection -> Bool in
+            let result = try connection.query(
+                """
+                UPDATE ferry.accounts
+                   SET max_concurrent = coalesce($2, max_concurrent), api_url = coalesce($3, api_url),
+                       content_url = coalesce($4, content_url), authorize_url = coalesce($5, authorize_url),
+                       updated_at = now()
+                 WHERE name = $1
+                """, [name, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL])
+            guard result.affectedRows == 1 else { return false }
+            _ = try connection.query(
+                """
+                INSERT INTO ferry.account_events (account, type, data)
+                SELECT $1, 'updated', jsonb_strip_nulls(jsonb_build_object(
+                           'by', $2::text, 'max_concurrent', $3::integer, 'api_url', $4::text, 'content_url', $5::text,
+                           'authorize_url', $6::text))
+                """, [name, actor, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL])
+            _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
+            return true
+        }
+        guard changed, let account = try await account(named: name) else { throw Self.unknownAccount(name) }
+        return account
+    }
+
     /// Forgets the tokens after a sign-out; jobs are held until the next login.
     public func markAccountRevoked(_ name: String, revokedAtProvider: Bool, by actor: String) async throws {
         let changed = try await client.withTransaction { connection in

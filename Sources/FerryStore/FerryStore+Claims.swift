@@ -58,4 +58,17 @@ extension FerryStore {
             throw Self.translate(error)
         }
     }
+
+    /// Tells every listening worker that account capacity freed (`NOTIFY ferry_jobs`, payload-free, folded with
+    /// any other in the transaction): a worker whose claim came back short because an account was at its cap
+    /// claims again now instead of at its next poll.
+    public func announceCapacity() async throws {
+        do {
+            try await client.withConnection { connection in
+                _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
 }

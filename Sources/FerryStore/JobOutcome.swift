@@ -9,43 +9,47 @@ public struct JobOutcome: Sendable, Hashable {
     public var type: JobEventType
     /// The event's payload (the lease is added to it).
     public var data: [String: JSONValue]
+    /// The account whose concurrency cap the job counted against, when this outcome ends its claim: writing it
+    /// frees a slot of that account, which workers waiting on the cap are told of (not stored in the event).
+    public var freedAccount: String?
 
-    public init(jobID: UUID, lease: Int64, type: JobEventType, data: [String: JSONValue] = [:]) {
+    public init(jobID: UUID, lease: Int64, type: JobEventType, data: [String: JSONValue] = [:], freedAccount: String? = nil) {
         self.jobID = jobID
         self.lease = lease
         self.type = type
         self.data = data
+        self.freedAccount = freedAccount
     }
 
     public static func succeeded(_ job: ClaimedJob, bytes: Int64? = nil, result: JSONValue? = nil) -> JobOutcome {
         var data = [String: JSONValue]()
         if let bytes { data["bytes_done"] = .int(bytes) }
         if let result { data["result"] = result }
-        return JobOutcome(jobID: job.jobID, lease: job.lease, type: .succeeded, data: data)
+        return JobOutcome(jobID: job.jobID, lease: job.lease, type: .succeeded, data: data, freedAccount: job.account)
     }
 
     public static func failed(_ job: ClaimedJob, error: String) -> JobOutcome {
-        JobOutcome(jobID: job.jobID, lease: job.lease, type: .failed, data: ["error": .string(error)])
+        JobOutcome(jobID: job.jobID, lease: job.lease, type: .failed, data: ["error": .string(error)], freedAccount: job.account)
     }
 
     public static func retry(_ job: ClaimedJob, error: String, at runAt: Date) -> JobOutcome {
         JobOutcome(
             jobID: job.jobID, lease: job.lease, type: .retryScheduled,
-            data: ["error": .string(error), "run_at": .string(ScheduleTime.iso8601(runAt))])
+            data: ["error": .string(error), "run_at": .string(ScheduleTime.iso8601(runAt))], freedAccount: job.account)
     }
 
     public static func deferred(_ job: ClaimedJob, reason: String, until runAt: Date) -> JobOutcome {
         JobOutcome(
             jobID: job.jobID, lease: job.lease, type: .deferred,
-            data: ["reason": .string(reason), "run_at": .string(ScheduleTime.iso8601(runAt))])
+            data: ["reason": .string(reason), "run_at": .string(ScheduleTime.iso8601(runAt))], freedAccount: job.account)
     }
 
     public static func released(_ job: ClaimedJob, reason: String) -> JobOutcome {
-        JobOutcome(jobID: job.jobID, lease: job.lease, type: .released, data: ["reason": .string(reason)])
+        JobOutcome(jobID: job.jobID, lease: job.lease, type: .released, data: ["reason": .string(reason)], freedAccount: job.account)
     }
 
     public static func cancelled(_ job: ClaimedJob) -> JobOutcome {
-        JobOutcome(jobID: job.jobID, lease: job.lease, type: .cancelled, data: ["reason": .string("cancel requested")])
+        JobOutcome(jobID: job.jobID, lease: job.lease, type: .cancelled, data: ["reason": .string("cancel requested")], freedAccount: job.account)
     }
 
     public static func progress(

@@ -13,13 +13,20 @@ final class CompletionBatcher: Sendable {
     private let logger: Logger
     private let signal = WakeupSignal()
     private let state = Mutex(State())
+    /// Called after a batch that ended claims was written: their slots are free in the database now, so the
+    /// claim loop may find due jobs of a capped account that a claim moments ago could not take.
+    private let claimsEnded: @Sendable () -> Void
 
     private struct State {
         var buffer: [JobOutcome] = []
         var finishing = false
     }
 
-    init(store: FerryStore, batchSize: Int, flushInterval: Duration, logger: Logger) {
+    init(
+        store: FerryStore, batchSize: Int, flushInterval: Duration, logger: Logger,
+        claimsEnded: @escaping @Sendable () -> Void = {}
+    ) {
+        self.claimsEnded = claimsEnded
         self.store = store
         self.batchSize = batchSize
         self.flushInterval = flushInterval
@@ -66,6 +73,7 @@ final class CompletionBatcher: Sendable {
     }
 
     private func write(_ batch: [JobOutcome]) async {
+        defer { afterWrite(batch) }
         do {
             let result = try await withDatabaseRetry(logger: logger) { try await self.store.record(batch) }
             if !result.rejected.isEmpty {
@@ -84,6 +92,23 @@ final class CompletionBatcher: Sendable {
                     _ = try await store.record([outcome])
                 } catch {
                     logger.error("an outcome could not be written; the job will be rescued", metadata: ["job": "\(outcome.jobID)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Wakes this process's claim loop, and other processes' through `NOTIFY ferry_jobs` when an account's slot
+    /// freed (those processes may be waiting on that account's cap; jobs without an account need no one told).
+    private func afterWrite(_ batch: [JobOutcome]) {
+        guard batch.contains(where: { $0.type != .progress }) else { return }
+        claimsEnded()
+        if batch.contains(where: { $0.freedAccount != nil }) {
+            let (store, logger) = (self.store, self.logger)
+            Task {
+                do {
+                    try await store.announceCapacity()
+                } catch {
+                    logger.debug("announcing freed account capacity failed; other workers find it at their next poll", metadata: ["error": "\(error)"])
                 }
             }
         }

@@ -5,6 +5,7 @@ import Logging
 import Postgres
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 import Tracing
 
 /// A worker process's engine: claims jobs with `FOR UPDATE SKIP LOCKED`, runs them through handlers,
@@ -23,8 +24,10 @@ public final class Worker: Service, Sendable {
     let metrics: WorkerMetrics
     let readiness: WorkerReadiness?
     let running = RunningJobs()
-    let wakeup = WakeupSignal()
+    let wakeup: WakeupSignal
     let cancelWakeup = WakeupSignal()
+    /// When slots freed, oldest first: each start takes one, to measure how long a free slot waited.
+    let freedSlots = Mutex<[ContinuousClock.Instant]>([])
     let batcher: CompletionBatcher
 
     /// - Parameters:
@@ -49,9 +52,11 @@ public final class Worker: Service, Sendable {
         var logger = logger
         logger[metadataKey: "worker"] = "\(configuration.name)"
         self.logger = logger
+        let wakeup = WakeupSignal()
+        self.wakeup = wakeup
         self.batcher = CompletionBatcher(
             store: store, batchSize: configuration.completionBatchSize,
-            flushInterval: configuration.completionFlushInterval, logger: logger)
+            flushInterval: configuration.completionFlushInterval, logger: logger, claimsEnded: { wakeup.notify() })
     }
 
     public func run() async throws {
@@ -149,6 +154,8 @@ public final class Worker: Service, Sendable {
 
     /// Runs one claimed job in its own task.
     func start(_ job: ClaimedJob, traceFacts: Task<[UUID: JobTraceFacts], Never>? = nil) {
+        let now = ContinuousClock.now
+        if let freed = freedSlots.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { metrics.slotWait(now - freed) }
         running.add(job)
         metrics.claimed(job)
         metrics.startLatency(job)
@@ -160,6 +167,8 @@ public final class Worker: Service, Sendable {
                 await self.execute(job)
             }
             self.running.remove(job.jobID)
+            let limit = self.configuration.concurrency
+            self.freedSlots.withLock { if $0.count < limit { $0.append(ContinuousClock.now) } }
             self.wakeup.notify()
         }
         running.attach(task, to: job.jobID)

@@ -30,6 +30,9 @@ final class WorkerMetrics: Sendable {
     static let duration = MetricSpec(base: "ferry_job_duration", unit: "seconds", help: "Time from claim to outcome of one attempt, by outcome.")
     static let startLatency = MetricSpec(base: "ferry_job_start_latency", unit: "seconds", help: "Time from enqueue to this claim (includes scheduling and retry backoff).")
     static let movedBytes = MetricSpec(base: "ferry_moved", unit: "bytes_total", help: "Bytes moved by this worker's jobs (uploaded or downloaded).")
+    static let slotWait = MetricSpec(
+        base: "ferry_worker_slot_wait", unit: "seconds",
+        help: "Time from a slot freeing (a job of this worker ended) to the next job starting in it; long when nothing was due.")
     static let slotsBusy = MetricSpec(base: "ferry_worker_slots_busy", unit: "", help: "Jobs this worker is running now.")
     static let slots = MetricSpec(base: "ferry_worker_slots", unit: "", help: "Jobs this worker runs at once at most (--concurrency).")
     static let queueDepth = MetricSpec(
@@ -61,6 +64,11 @@ final class WorkerMetrics: Sendable {
     private static let latencyBuckets: [Duration] = [
         .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1),
         .seconds(5), .seconds(30), .seconds(60), .seconds(300), .seconds(1800), .seconds(3600),
+    ]
+
+    private static let slotWaitBuckets: [Duration] = [
+        .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20), .milliseconds(50),
+        .milliseconds(100), .milliseconds(200), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(30),
     ]
 
     /// Registers every outcome counter at 0 for each kind and each of `queues`, so a rate or an alert on
@@ -100,6 +108,11 @@ final class WorkerMetrics: Sendable {
         let micros = max(0, job.claimedAt.microseconds - job.enqueuedAt.microseconds)
         histogram(Self.startLatency, Self.latencyBuckets, [("kind", job.kind.rawValue), ("queue", job.queue)])
             .record(.microseconds(micros))
+    }
+
+    /// From a slot freeing to the next job starting in it.
+    func slotWait(_ elapsed: Duration) {
+        histogram(Self.slotWait, Self.slotWaitBuckets, []).record(elapsed)
     }
 
     func bytesMoved(_ bytes: Int64, job: ClaimedJob) {

@@ -115,7 +115,16 @@ struct AccountAdd: AsyncParsableCommand {
                     throw CLIUsageError(message: error.message)
                 }
                 try await context.store.addAccount(account, box: context.box, by: context.requester)
-                print(json ? JSONValue.object(["account": .string(name), "provider": .string(providerName), "note": .string(note)]).jsonText : note)
+                let cap = account.maxConcurrent ?? 4
+                if json {
+                    print(JSONValue.object([
+                        "account": .string(name), "provider": .string(providerName), "note": .string(note),
+                        "max_concurrent": .int(Int64(cap)),
+                    ]).jsonText)
+                } else {
+                    print(note)
+                    print("at most \(cap) job(s) of \(name) run at once across the fleet; change it with ferry account update \(name) --max-concurrent N")
+                }
             }
         }
     }

@@ -19,6 +19,6 @@ struct AccountCommand: AsyncParsableCommand {
             """,
         subcommands: [
             AccountAdd.self, AccountLogin.self, AccountList.self, AccountShow.self, AccountRevoke.self,
-            AccountRemove.self,
+            AccountRemove.self, AccountUpdate.self,
         ])
 }
