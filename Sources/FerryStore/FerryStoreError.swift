@@ -33,6 +33,9 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case notMigrated = "not_migrated"
         /// An archive file is missing, unreadable, or does not match its recorded checksum.
         case archiveFile = "archive_file"
+        /// An archive file this database has no record of (made by another database, or its record was lost):
+        /// restored only when asked for explicitly (`ferry archive restore --foreign`).
+        case foreignArchive = "foreign_archive"
         /// Restoring an archive would collide with what the database holds now (a job or key exists again).
         case restoreConflict = "restore_conflict"
         /// A schedule with that name exists already (`ferry schedule add --replace` replaces it).

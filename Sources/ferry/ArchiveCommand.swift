@@ -109,8 +109,14 @@ struct ArchiveCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Bring an archive file's jobs and their history back into the event log.",
             discussion: """
-                The file is checked against its manifest (FILE.manifest.json) or the database's record of it; all \
-                of its jobs come back in one transaction, or none. Restoring the same file again does nothing.
+                The file is not trusted. It must be recorded in this database's ferry.archives, and its SHA-256, \
+                size, job and event counts must be what the archiver recorded (its manifest, FILE.manifest.json, \
+                must agree too). Every job must be finished (succeeded, failed or cancelled), and every job row \
+                must be exactly the fold of its events. All of its jobs come back in one transaction, or none: any \
+                difference writes nothing and exits 65. Restoring the same file again does nothing.
+
+                An archive made by another database (or whose record was lost) is refused unless --foreign is \
+                given; it is then checked against its manifest, with every other check as above.
 
                 Examples:
                   ferry archive restore \\
@@ -120,6 +126,9 @@ struct ArchiveCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("An archive file written by ferry archive.", valueName: "file"))
         var file: String
 
+        @Flag(help: "Accept an archive this database has no record of (checked against its manifest, in full).")
+        var foreign = false
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -127,7 +136,7 @@ struct ArchiveCommand: AsyncParsableCommand {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                switch try await ArchiveRestorer(store: store).restore(path) {
+                switch try await ArchiveRestorer(store: store).restore(path, allowForeign: foreign) {
                 case .restored(let jobs, let events): print("restored \(jobs) jobs (\(events) events) from \(path)")
                 case .alreadyRestored: print("already restored: \(path)")
                 }

@@ -32,7 +32,7 @@ enum CLIFailure {
             case .accountNeedsReauthorization, .credentials: return ExitCode(ExitStatus.configuration)
             case .keyConflict: return ExitCode(ExitStatus.temporaryFailure)
             case .keyReused: return ExitCode(ExitStatus.invalidInput)
-            case .archiveFile: return ExitCode(ExitStatus.invalidInput)
+            case .archiveFile, .foreignArchive: return ExitCode(ExitStatus.invalidInput)
             case .restoreConflict: return ExitCode(ExitStatus.negative)
             case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
             }
