@@ -15,8 +15,9 @@ public struct ArchiveRestorer: Sendable {
     }
 
     /// Restores `path`. `allowForeign` accepts an archive that is not recorded in this database (still checked
-    /// in full against its manifest and the fold); it never overrides a record's facts.
-    public func restore(_ path: String, allowForeign: Bool = false) async throws -> RestoreOutcome {
+    /// in full against its manifest and the fold); it never overrides a record's facts. With `signingKey` the
+    /// manifest must carry a valid signature under it (what makes a foreign archive's manifest trustworthy).
+    public func restore(_ path: String, allowForeign: Bool = false, signingKey: ArchiveSigningKey? = nil) async throws -> RestoreOutcome {
         let header = try ArchiveFileReader.header(of: path)
         let name = header.archiveID.uuidString.lowercased()
         let record = try await store.archive(header.archiveID)
@@ -26,6 +27,19 @@ public struct ArchiveRestorer: Sendable {
             throw ArchiveError(
                 .corrupt, "\(ArchiveManifest.path(for: path)) describes archive \(manifest.archiveID), but \(path) is archive \(name)",
                 fix: "put the file's own manifest next to it (or remove the manifest); nothing was written")
+        }
+        if let signingKey {
+            guard let manifest else {
+                throw ArchiveError(
+                    .corrupt, "\(path) has no manifest (\(ArchiveManifest.path(for: path))) to check its signature",
+                    fix: "copy the manifest next to the file, or restore without --signing-key; nothing was written")
+            }
+            guard manifest.hasValidSignature(signingKey) else {
+                throw ArchiveError(
+                    .corrupt,
+                    "\(ArchiveManifest.path(for: path)) \(manifest.signature == nil ? "is not signed" : "has a signature that is not valid under this signing key")",
+                    fix: "the manifest was edited, or was signed with another key (or none): restore file and manifest from a backup, or give the key they were signed with; nothing was written")
+            }
         }
         let expected: ArchiveExpectation
         if let record {

@@ -10,7 +10,7 @@ import Testing
 @Suite("ferry archive restore refuses what it cannot trust")
 struct ArchiveRestoreSafetyTests {
     /// An archive of `count` finished jobs of `db` (plus one cancelled job): the file, its manifest next to it.
-    static func archive(_ db: TestDatabase, count: Int = 5) async throws -> (file: String, directory: String) {
+    static func archive(_ db: TestDatabase, count: Int = 5, _ extra: [String] = []) async throws -> (file: String, directory: String) {
         _ = try await ArchiveCommandTests.finishedJobs(db, count: count)
         let store = db.store()
         let cancelled = Self.spec(queue: "nobody")
@@ -18,7 +18,7 @@ struct ArchiveRestoreSafetyTests {
         _ = try await store.cancel(.job(cancelled.jobID), requestedBy: "test")
         store.client.close()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-arch-\(UUID().uuidString)").path
-        let run = try await FerryProcess.run(["archive", "--finished-before", "0s", "--to", directory], databaseURL: db.url)
+        let run = try await FerryProcess.run(["archive", "--finished-before", "0s", "--to", directory] + extra, databaseURL: db.url)
         try #require(run.status == 0, "\(run.stderr)")
         let files = ArchiveCommandTests.files(in: directory, suffix: ".jsonl.gz")
         try #require(files.count == 1)
@@ -232,5 +232,46 @@ struct ArchiveRestoreSafetyTests {
         #expect(restore.stderr.contains("differ from the fold of their events") && restore.stderr.contains("destination"), "\(restore.stderr)")
         #expect(restore.stderr.contains("nothing was written"), "\(restore.stderr)")
         try await Self.expectNothingWritten(db, archived: 0, records: 0)
+    }
+
+    @Test("signed manifests: a foreign archive edited and re-manifested without the key is refused under --signing-key; the signed original restores")
+    func signedManifest() async throws {
+        let origin = try await TestDatabase.make("archsignorigin")
+        let db = try await TestDatabase.make("archsign")
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-sign-\(UUID().uuidString)").path
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        try key.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: keyFile) }
+        let (file, directory) = try await Self.archive(origin, ["--signing-key", keyFile])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let signed = try #require(try ArchiveManifest.read(for: file))
+        #expect(signed.signature?.count == 64)
+        let manifestText = try String(contentsOfFile: ArchiveManifest.path(for: file), encoding: .utf8)
+        #expect(!manifestText.contains(key), "the key is not in the manifest")
+
+        // Edited and re-manifested (true SHA-256, counts), the old signature kept: consistent, but not signed by us.
+        let original = try Data(contentsOf: URL(fileURLWithPath: file))
+        try Self.tamper(file, edit: { fields in
+            guard Self.isCancelled(fields) else { return }
+            Self.editJob(&fields) { job in job["destination"] = .string("/etc/") }
+        })
+        let forged = try await FerryProcess.run(["archive", "restore", "--foreign", "--signing-key", keyFile, file], databaseURL: db.url)
+        #expect(forged.status == 65, "\(forged.stdout)\(forged.stderr)")
+        #expect(forged.stderr.contains("signature that is not valid"), "\(forged.stderr)")
+        #expect(!forged.stderr.contains(key))
+        try await Self.expectNothingWritten(db, archived: 0, records: 0)
+
+        // The original file and its signed manifest restore; another key does not accept them.
+        try original.write(to: URL(fileURLWithPath: file))
+        try signed.write(for: file)
+        let otherKey = keyFile + ".other"
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString().write(toFile: otherKey, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: otherKey) }
+        let wrongKey = try await FerryProcess.run(["archive", "restore", "--foreign", "--signing-key", otherKey, file], databaseURL: db.url)
+        #expect(wrongKey.status == 65, "\(wrongKey.stderr)")
+        try await Self.expectNothingWritten(db, archived: 0, records: 0)
+        let restored = try await FerryProcess.run(["archive", "restore", "--foreign", "--signing-key", keyFile, file], databaseURL: db.url)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.jobs") == 6)
     }
 }
