@@ -19,6 +19,9 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case accountNeedsReauthorization = "account_needs_reauthorization"
         /// The account's stored credentials are missing or do not decrypt.
         case credentials = "credentials"
+        /// The account's secrets were sealed with another FERRY_SECRET_KEY than this process holds (a wrong key, or
+        /// a key rotation that re-sealed them while it ran): the process's configuration, not the account's fault.
+        case secretKeyMismatch = "secret_key_mismatch"
         /// An applied migration file changed since it was applied.
         case migrationChanged = "migration_changed"
         /// The database has migrations this build does not know (it is newer than this binary).

@@ -102,4 +102,43 @@ struct SecretKeyRotationTests {
         #expect(try before.decode(String.self, at: 1) == after.decode(String.self, at: 1))
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'updated'") == 0)
     }
+
+    @Test("a worker still running with the old key when rekey re-seals the account defers the account's job without using an attempt; a worker with the new key then runs it")
+    func rekeyUnderARunningWorker() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("rekeylive")
+        try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        let old = try Self.worker(db, key: DropboxAccounts.secretKey, name: "old")
+        try await eventually(timeout: .seconds(300), "the old-key worker to start") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'old'") == 1
+        }
+        let newKey = Self.randomKey()
+        let rekey = try await FerryProcess.run(
+            ["account", "rekey"], databaseURL: db.url,
+            environment: ["FERRY_OLD_SECRET_KEY": DropboxAccounts.secretKey, "FERRY_SECRET_KEY": newKey])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-rekeylive-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/a.jpg", size: 20_000)
+        let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:photos:/a.jpg"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        try await eventually(timeout: .seconds(300), "the old-key worker to defer the job") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred' AND data::text LIKE '%secret_key_mismatch%'") >= 1
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
+        #expect(!old.log.contains(newKey) && !old.log.contains(DropboxAccounts.secretKey))
+
+        old.signal(SIGTERM)
+        _ = try await old.waitForExit()
+        let worker = try Self.worker(db, key: newKey, name: "new")
+        try await eventually(timeout: .seconds(300), "the new-key worker to run the job") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 1, "the deferred attempts were given back")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+    }
 }

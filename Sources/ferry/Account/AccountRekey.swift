@@ -16,12 +16,15 @@ struct AccountRekey: AsyncParsableCommand {
             fingerprints) per account: all accounts or none. Accounts already sealed with the new key are left as \
             they are, so it can be run again. Runs as the schema owner.
 
-            Rotation: stop the workers (or let them fail to start: a worker whose key does not open the stored \
-            secrets exits with 78), run rekey, start the workers with the new key.
+            Rotation: stop the workers, run rekey, start the workers with the new key. A worker whose key does \
+            not open the stored secrets does not start (exit 78): one started with the old key by mistake says \
+            so instead of failing the accounts' jobs. A worker still running with the old key defers those jobs \
+            (15 seconds, no attempt used, last error secret_key_mismatch) for a worker with the new key.
 
             Examples:
               head -c 32 /dev/urandom | base64 > /etc/ferry/secret-key.new
-              ferry account rekey --old-key-file /etc/ferry/secret-key --new-key-file /etc/ferry/secret-key.new
+              ferry account rekey --old-key-file /etc/ferry/secret-key \\
+                  --new-key-file /etc/ferry/secret-key.new
             """)
 
     @Option(help: ArgumentHelp("File holding the key the secrets are sealed with now.", valueName: "file"))
