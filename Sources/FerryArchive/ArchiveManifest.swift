@@ -15,9 +15,12 @@ public struct ArchiveManifest: Codable, Sendable, Equatable {
     public var lastPosition: Int?
     public var finishedBefore: String
     public var createdAt: String
+    /// HMAC-SHA256 of the manifest's facts under the key of `ferry archive --signing-key` (hex); absent when the
+    /// archive was written without one.
+    public var signature: String?
 
     enum CodingKeys: String, CodingKey {
-        case format, file, sha256, bytes, jobs, events
+        case format, file, sha256, bytes, jobs, events, signature
         case archiveID = "archive_id"
         case firstPosition = "first_position"
         case lastPosition = "last_position"
@@ -37,6 +40,7 @@ public struct ArchiveManifest: Codable, Sendable, Equatable {
         lastPosition = record.lastPosition
         finishedBefore = record.finishedBefore.archiveTimestamp
         createdAt = record.createdAt.archiveTimestamp
+        signature = nil
     }
 
     /// Where the manifest of `file` lives.

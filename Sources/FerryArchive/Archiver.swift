@@ -16,11 +16,14 @@ public struct Archiver: Sendable {
     public let store: FerryStore
     public let directory: String
     public let logger: Logger
+    /// Signs each manifest (`--signing-key`), so a restore can tell an edited file and manifest from ours.
+    public let signingKey: ArchiveSigningKey?
 
-    public init(store: FerryStore, directory: String, logger: Logger) {
+    public init(store: FerryStore, directory: String, logger: Logger, signingKey: ArchiveSigningKey? = nil) {
         self.store = store
         self.directory = directory
         self.logger = logger
+        self.signingKey = signingKey
     }
 
     /// Archives jobs that finished before `cutoff`, `jobsPerFile` per file, until none is left (or `maxFiles`).
@@ -92,7 +95,8 @@ public struct Archiver: Sendable {
                 try DurableFile.rename(partial, to: path)
             }
             ArchiveCrashPoint.reach(.renamed)
-            try ArchiveManifest(record: record).write(for: path)
+            let manifest = ArchiveManifest(record: record)
+            try (signingKey.map(manifest.signed(with:)) ?? manifest).write(for: path)
             try await store.completeArchive(archiveID)
         }
     }

@@ -418,7 +418,7 @@ struct SealedAccountRow: Sendable {
             do {
                 return try box.open(Array(data), context: FerryStore.sealContext(name, field), keyID: keyID)
             } catch {
-                throw FerryStoreError(.credentials, "account '\(name)': \(error.description)")
+                throw FerryStoreError(error.code == .damaged ? .credentials : .secretKeyMismatch, "account '\(name)': \(error.description)")
             }
         }
         return AccountCredentials(

@@ -19,6 +19,9 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case accountNeedsReauthorization = "account_needs_reauthorization"
         /// The account's stored credentials are missing or do not decrypt.
         case credentials = "credentials"
+        /// The account's secrets were sealed with another FERRY_SECRET_KEY than this process holds (a wrong key, or
+        /// a key rotation that re-sealed them while it ran): the process's configuration, not the account's fault.
+        case secretKeyMismatch = "secret_key_mismatch"
         /// An applied migration file changed since it was applied.
         case migrationChanged = "migration_changed"
         /// The database has migrations this build does not know (it is newer than this binary).
@@ -33,6 +36,9 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case notMigrated = "not_migrated"
         /// An archive file is missing, unreadable, or does not match its recorded checksum.
         case archiveFile = "archive_file"
+        /// An archive file this database has no record of (made by another database, or its record was lost):
+        /// restored only when asked for explicitly (`ferry archive restore --foreign`).
+        case foreignArchive = "foreign_archive"
         /// Restoring an archive would collide with what the database holds now (a job or key exists again).
         case restoreConflict = "restore_conflict"
         /// A schedule with that name exists already (`ferry schedule add --replace` replaces it).

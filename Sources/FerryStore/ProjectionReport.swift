@@ -18,6 +18,19 @@ public struct ProjectionReport: Sendable {
         }
         public var jobID: UUID
         public var kind: Kind
+
+        /// The difference as text: one line, or a heading and one indented line per column.
+        public var lines: [String] {
+            let id = jobID.uuidString.lowercased()
+            switch kind {
+            case .missingFromProjection: return ["job \(id): has events but no projection row"]
+            case .missingEvents: return ["job \(id): projection row without any events"]
+            case .refused(let version, let type, let sqlState, let message):
+                return ["job \(id): event version \(version) (\(type)) is refused by the fold: \(sqlState) \(message)"]
+            case .columns(let columns):
+                return ["job \(id):"] + columns.map { "  \($0.name): stored \($0.stored), replayed \($0.replayed)" }
+            }
+        }
     }
 
     public var jobsChecked: Int
@@ -42,18 +55,7 @@ public struct ProjectionReport: Sendable {
             checked + "projection differs from the event log: \(differences.count)\(truncated ? "+" : "") job(s) of \(jobsChecked)"
         ]
         for difference in differences {
-            let id = difference.jobID.uuidString.lowercased()
-            switch difference.kind {
-            case .missingFromProjection: lines.append("  job \(id): has events but no projection row")
-            case .missingEvents: lines.append("  job \(id): projection row without any events")
-            case .refused(let version, let type, let sqlState, let message):
-                lines.append("  job \(id): event version \(version) (\(type)) is refused by the fold: \(sqlState) \(message)")
-            case .columns(let columns):
-                lines.append("  job \(id):")
-                for column in columns {
-                    lines.append("    \(column.name): stored \(column.stored), replayed \(column.replayed)")
-                }
-            }
+            lines += difference.lines.map { "  " + $0 }
         }
         lines.append("fix: find what changed ferry.jobs outside the event log, then run ferry projection rebuild")
         return lines.joined(separator: "\n")

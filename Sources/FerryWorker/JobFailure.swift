@@ -33,6 +33,12 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
 
     public static func held(_ code: String, _ message: String) -> JobFailure { .init(.held, code: code, message) }
 
+    /// This worker's FERRY_SECRET_KEY does not open the account's secrets (re-sealed under a new key while it ran):
+    /// not the job's fault, so it comes back in a while, for a worker with the right key, without using an attempt.
+    public static func secretKeyMismatch(_ message: String) -> JobFailure {
+        .init(.rateLimited(until: Date().addingTimeInterval(15)), code: "secret_key_mismatch", message)
+    }
+
     public var description: String { "\(code): \(message)" }
 }
 

@@ -49,6 +49,10 @@ struct ArchiveCommand: AsyncParsableCommand {
         @Option(help: "Stop after writing this many files (default: until nothing is left).")
         var maxFiles: Int?
 
+        @Option(help: ArgumentHelp(
+            "Sign each manifest with HMAC-SHA256 under the key in this file (at least 32 bytes).", valueName: "file"))
+        var signingKey: String?
+
         @Flag(help: "Print JSON.")
         var json = false
 
@@ -68,7 +72,9 @@ struct ArchiveCommand: AsyncParsableCommand {
                 }
                 let store = connection.makeStore(poolSize: 2)
                 defer { store.client.close() }
-                let archiver = Archiver(store: store, directory: directory, logger: Logger(label: "ferry.archive"))
+                let archiver = Archiver(
+                    store: store, directory: directory, logger: Logger(label: "ferry.archive"),
+                    signingKey: try signingKey.map(ArchiveSigningKey.init(file:)))
                 let report = try await archiver.run(finishedBefore: cutoff, jobsPerFile: jobsPerFile, maxFiles: maxFiles)
                 if json {
                     print(JSONValue.object([
@@ -109,8 +115,16 @@ struct ArchiveCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Bring an archive file's jobs and their history back into the event log.",
             discussion: """
-                The file is checked against its manifest (FILE.manifest.json) or the database's record of it; all \
-                of its jobs come back in one transaction, or none. Restoring the same file again does nothing.
+                The file is not trusted. It must be recorded in this database's ferry.archives, and its SHA-256, \
+                size, job and event counts must be what the archiver recorded (its manifest, FILE.manifest.json, \
+                must agree too). Every job must be finished (succeeded, failed or cancelled), and every job row \
+                must be exactly the fold of its events. All of its jobs come back in one transaction, or none: any \
+                difference writes nothing and exits 65. Restoring the same file again does nothing.
+
+                An archive made by another database (or whose record was lost) is refused unless --foreign is \
+                given; it is then checked against its manifest, with every other check as above. With \
+                --signing-key FILE the manifest must carry a valid signature under that key (ferry archive \
+                --signing-key FILE signs them): the way to trust a foreign archive's manifest.
 
                 Examples:
                   ferry archive restore \\
@@ -120,14 +134,23 @@ struct ArchiveCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("An archive file written by ferry archive.", valueName: "file"))
         var file: String
 
+        @Flag(help: "Accept an archive this database has no record of (checked against its manifest, in full).")
+        var foreign = false
+
+        @Option(help: ArgumentHelp(
+            "Require the manifest's signature to be valid under the key in this file (see ferry archive --signing-key).",
+            valueName: "file"))
+        var signingKey: String?
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
             try await runReporting {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
+                let key = try signingKey.map(ArchiveSigningKey.init(file:))
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                switch try await ArchiveRestorer(store: store).restore(path) {
+                switch try await ArchiveRestorer(store: store).restore(path, allowForeign: foreign, signingKey: key) {
                 case .restored(let jobs, let events): print("restored \(jobs) jobs (\(events) events) from \(path)")
                 case .alreadyRestored: print("already restored: \(path)")
                 }

@@ -29,10 +29,10 @@ enum CLIFailure {
                 return ExitCode(ExitStatus.notMigrated)
             case .versionConflict, .staleLease, .invalidTransition, .accountInUse: return ExitCode(ExitStatus.negative)
             case .accountExists: return ExitCode(ExitStatus.invalidInput)
-            case .accountNeedsReauthorization, .credentials: return ExitCode(ExitStatus.configuration)
+            case .accountNeedsReauthorization, .credentials, .secretKeyMismatch: return ExitCode(ExitStatus.configuration)
             case .keyConflict: return ExitCode(ExitStatus.temporaryFailure)
             case .keyReused: return ExitCode(ExitStatus.invalidInput)
-            case .archiveFile: return ExitCode(ExitStatus.invalidInput)
+            case .archiveFile, .foreignArchive: return ExitCode(ExitStatus.invalidInput)
             case .restoreConflict: return ExitCode(ExitStatus.negative)
             case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
             }

@@ -308,10 +308,14 @@ extension WorkerCommand {
     }
 
     /// The secret box from FERRY_SECRET_KEY(_FILE). Without a key the worker runs only if no account has
-    /// credentials to open (it then takes local jobs only); otherwise that is a configuration error.
+    /// credentials to open (it then takes local jobs only); otherwise that is a configuration error. A key that
+    /// does not open the stored secrets (after a partial key rotation) is one too: the worker would fail every
+    /// job of those accounts for good, so it does not start.
     static func secretBox(store: FerryStore) async throws -> SecretBox? {
         do {
-            return SecretBox(key: try SecretKey.fromEnvironment())
+            let box = SecretBox(key: try SecretKey.fromEnvironment())
+            try await store.checkSecretKey(box)
+            return box
         } catch let error as SecretKeyError where error.code == .missing {
             let linked = try await store.accounts().filter { $0.hasRefreshToken || $0.hasAppSecret }
             guard linked.isEmpty else { throw error }

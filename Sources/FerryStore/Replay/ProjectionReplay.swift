@@ -67,6 +67,14 @@ struct ProjectionReplay {
         }
     }
 
+    /// Folds the jobs a restore brought back (the job ids of its scratch table `ferry_restore`), chunk by chunk
+    /// like ``forEachChunk(_:_:)``, for the restore to compare with the rows it wrote in the same transaction.
+    mutating func forEachRestoredChunk(_ body: (inout ProjectionReplay, ReplayQueries.Range) throws -> Void) throws {
+        try connection.execute("SET LOCAL jit = off")
+        try connection.execute(ReplayQueries.declareRestored)
+        try forEachIDChunk(body)
+    }
+
     private mutating func forEachIDChunk(_ body: (inout ProjectionReplay, ReplayQueries.Range) throws -> Void) throws {
         // About chunkEvents events per chunk at the ten events a job typically has.
         let fetch = ReplayQueries.fetchJobs(max(1, chunkEvents / 10))

@@ -74,6 +74,11 @@ enum ReplayQueries {
         "DECLARE ferry_replay_jobs NO SCROLL CURSOR FOR SELECT DISTINCT job_id FROM ferry.events WHERE position > $1 ORDER BY job_id"
     static let declareSinceTime =
         "DECLARE ferry_replay_jobs NO SCROLL CURSOR FOR SELECT DISTINCT job_id FROM ferry.events WHERE recorded_at >= $1 ORDER BY job_id"
+    /// The jobs of a restore (its scratch table, one archive line each).
+    static let declareRestored = """
+        DECLARE ferry_replay_jobs NO SCROLL CURSOR FOR
+        SELECT DISTINCT (line->'job'->>'job_id')::uuid AS job_id FROM ferry_restore ORDER BY 1
+        """
     static func fetchJobs(_ count: Int) -> String { "FETCH \(count) FROM ferry_replay_jobs" }
     static let closeJobs = "CLOSE ferry_replay_jobs"
 }

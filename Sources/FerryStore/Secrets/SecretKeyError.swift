@@ -6,6 +6,11 @@ public struct SecretKeyError: Error, Sendable, CustomStringConvertible {
         case malformed
         case unreadableFile(String)
         case malformedFile(String)
+        /// The key does not open secrets stored in the database: the accounts named were sealed with another
+        /// key (fingerprints `sealedWith`; `keyID` is this key's).
+        case doesNotOpen(accounts: [String], sealedWith: [String], keyID: String)
+        /// `ferry account rekey`: the old key does not open these accounts' secrets either.
+        case oldKeyDoesNotOpen(accounts: [String], sealedWith: [String], keyID: String)
     }
 
     public let code: Code
@@ -26,6 +31,20 @@ public struct SecretKeyError: Error, Sendable, CustomStringConvertible {
             return "cannot read FERRY_SECRET_KEY_FILE \(path): check the path and its permissions"
         case .malformedFile(let path):
             return "FERRY_SECRET_KEY_FILE \(path) must hold 32 random bytes written as base64 or hex; \(make)"
+        case .doesNotOpen(let accounts, let sealedWith, let keyID):
+            return "FERRY_SECRET_KEY does not open the secrets in this database: \(Self.list(accounts, sealedWith, keyID)); "
+                + "fix: use the key they were sealed with (FERRY_SECRET_KEY or FERRY_SECRET_KEY_FILE), or, after a key rotation, "
+                + "re-seal them under this key with ferry account rekey --old-key-file FILE (the old key)"
+        case .oldKeyDoesNotOpen(let accounts, let sealedWith, let keyID):
+            return "the old key does not open the secrets in this database either: \(Self.list(accounts, sealedWith, keyID)); "
+                + "fix: give the key they were sealed with as the old key; nothing was changed"
         }
+    }
+
+    /// Accounts and key fingerprints (never key material): "account(s) a, b sealed with key 1a2b3c…, not with this key (4d5e6f…)".
+    private static func list(_ accounts: [String], _ sealedWith: [String], _ keyID: String) -> String {
+        let names = accounts.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (accounts.count > 5 ? " and \(accounts.count - 5) more" : "")
+        let keys = sealedWith.isEmpty ? "an unrecorded key" : "key fingerprint \(sealedWith.joined(separator: ", "))"
+        return "account(s) \(names) are sealed with \(keys), not with this key (fingerprint \(keyID))"
     }
 }

@@ -16,9 +16,10 @@ struct AccountCommand: AsyncParsableCommand {
               ferry account login photos    # OAuth with PKCE: open the URL, paste the code
               ferry account list
               ferry account revoke photos   # sign out: revoke, forget the tokens
+              ferry account rekey --old-key-file old.key   # re-seal under FERRY_SECRET_KEY
             """,
         subcommands: [
             AccountAdd.self, AccountLogin.self, AccountList.self, AccountShow.self, AccountRevoke.self,
-            AccountRemove.self, AccountUpdate.self,
+            AccountRemove.self, AccountUpdate.self, AccountRekey.self,
         ])
 }

@@ -45,6 +45,8 @@ struct DropboxCaller: Sendable {
             throw JobFailure.held("account_needs_login", error.description)
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
+        } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
+            throw JobFailure.secretKeyMismatch(error.description)
         }
     }
 }

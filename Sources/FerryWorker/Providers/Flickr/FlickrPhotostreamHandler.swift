@@ -144,6 +144,8 @@ public struct FlickrPhotostreamHandler: JobHandler {
             return (apiKey, credentials.flickrEndpoints)
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
+        } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
+            throw JobFailure.secretKeyMismatch(error.description)
         }
     }
 }

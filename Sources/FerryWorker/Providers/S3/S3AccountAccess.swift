@@ -17,6 +17,8 @@ struct S3AccountAccess: Sendable {
             credentials = try await tokens.plainCredentials(for: account)
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
+        } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
+            throw JobFailure.secretKeyMismatch(error.description)
         }
         guard credentials.provider == "s3" else {
             throw JobFailure.permanent("account_unusable", "account \(account) is a \(credentials.provider) account, not s3")

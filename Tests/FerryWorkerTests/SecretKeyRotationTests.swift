@@ -1,0 +1,144 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A worker with the wrong FERRY_SECRET_KEY, and key rotation with `ferry account rekey`: real workers, a real
+/// dev server, real PostgreSQL.
+@Suite("secret key rotation", .serialized)
+struct SecretKeyRotationTests {
+    static func randomKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+    }
+
+    static func worker(_ db: TestDatabase, key: String, name: String) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
+                    "--log-level", "info", "--retry-base", "0.2"],
+            databaseURL: db.url, environment: ["FERRY_SECRET_KEY": key])
+    }
+
+    @Test("a worker with the wrong key exits 78 and fails no job; after rekey a worker with the new key runs the account's job, and the old key opens nothing")
+    func wrongKeyThenRekey() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("rekey")
+        try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-rekey-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/a.jpg", size: 20_000)
+        let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:photos:/a.jpg"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+
+        // The wrong key: the worker refuses to start, names the problem and the fix, prints no key.
+        let wrongKey = Self.randomKey()
+        let wrong = try Self.worker(db, key: wrongKey, name: "wrong")
+        let status = try await wrong.waitForExit()
+        #expect(status == 78, "\(wrong.log)")
+        #expect(wrong.log.contains("FERRY_SECRET_KEY does not open the secrets in this database") && wrong.log.contains("'photos'"), "\(wrong.log)")
+        #expect(wrong.log.contains("fix:") && wrong.log.contains("ferry account rekey"), "\(wrong.log)")
+        #expect(!wrong.log.contains(wrongKey) && !wrong.log.contains(DropboxAccounts.secretKey))
+        let job = try await db.query("SELECT state, attempt FROM ferry.jobs").rows[0]
+        #expect(try job.decode(String.self, at: 0) == "queued")
+        #expect(try job.decode(Int.self, at: 1) == 0, "no attempt was spent")
+
+        // Rotate: old key and new key from files.
+        let newKey = Self.randomKey()
+        let oldFile = dir + "/old.key"
+        let newFile = dir + "/new.key"
+        try DropboxAccounts.secretKey.write(toFile: oldFile, atomically: true, encoding: .utf8)
+        try newKey.write(toFile: newFile, atomically: true, encoding: .utf8)
+        let rekey = try await FerryProcess.run(
+            ["account", "rekey", "--old-key-file", oldFile, "--new-key-file", newFile], databaseURL: db.url)
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(rekey.stdout.contains("re-sealed 1 account(s)") && rekey.stdout.contains("photos"), "\(rekey.stdout)")
+        #expect(!rekey.stdout.contains(newKey) && !rekey.stderr.contains(newKey))
+        let events = try await db.query(
+            "SELECT count(*), string_agg(data::text, ' ') FROM ferry.account_events WHERE type = 'updated' AND data->>'change' = 'rekeyed'").rows[0]
+        #expect(try events.decode(Int.self, at: 0) == 1, "the rotation is in the account's history")
+        #expect(try !(events.decode(String.self, at: 1)).contains(newKey))
+        // Run again: nothing left to re-seal.
+        let again = try await FerryProcess.run(
+            ["account", "rekey", "--old-key-file", oldFile], databaseURL: db.url, environment: ["FERRY_SECRET_KEY_FILE": newFile])
+        #expect(again.status == 0 && again.stdout.contains("re-sealed 0 account(s)"), "\(again.stdout)\(again.stderr)")
+
+        // The old key opens nothing now: a worker with it refuses to start, as the wrong key did.
+        let stale = try Self.worker(db, key: DropboxAccounts.secretKey, name: "stale")
+        #expect(try await stale.waitForExit() == 78, "\(stale.log)")
+        #expect(stale.log.contains("FERRY_SECRET_KEY does not open the secrets in this database"), "\(stale.log)")
+        let show = try await FerryProcess.run(
+            ["account", "revoke", "photos"], databaseURL: db.url, environment: ["FERRY_SECRET_KEY": DropboxAccounts.secretKey])
+        #expect(show.status == 78, "\(show.stderr)")
+
+        // The new key runs the account's job.
+        let worker = try Self.worker(db, key: newKey, name: "new")
+        try await eventually(timeout: .seconds(300), "the account's job to succeed") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        #expect(!worker.log.contains(newKey))
+    }
+
+    @Test("rekey with an old key that opens nothing changes nothing")
+    func rekeyWithWrongOldKey() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("rekeywrong")
+        try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        let before = try await db.query("SELECT encode(refresh_token_sealed, 'hex'), key_id FROM ferry.accounts").rows[0]
+        let result = try await FerryProcess.run(
+            ["account", "rekey"], databaseURL: db.url,
+            environment: ["FERRY_OLD_SECRET_KEY": Self.randomKey(), "FERRY_SECRET_KEY": Self.randomKey()])
+        #expect(result.status == 78, "\(result.stderr)")
+        #expect(result.stderr.contains("the old key does not open") && result.stderr.contains("nothing was changed"), "\(result.stderr)")
+        let after = try await db.query("SELECT encode(refresh_token_sealed, 'hex'), key_id FROM ferry.accounts").rows[0]
+        #expect(try before.decode(String.self, at: 0) == after.decode(String.self, at: 0))
+        #expect(try before.decode(String.self, at: 1) == after.decode(String.self, at: 1))
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'updated'") == 0)
+    }
+
+    @Test("a worker still running with the old key when rekey re-seals the account defers the account's job without using an attempt; a worker with the new key then runs it")
+    func rekeyUnderARunningWorker() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("rekeylive")
+        try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        let old = try Self.worker(db, key: DropboxAccounts.secretKey, name: "old")
+        try await eventually(timeout: .seconds(300), "the old-key worker to start") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'old'") == 1
+        }
+        let newKey = Self.randomKey()
+        let rekey = try await FerryProcess.run(
+            ["account", "rekey"], databaseURL: db.url,
+            environment: ["FERRY_OLD_SECRET_KEY": DropboxAccounts.secretKey, "FERRY_SECRET_KEY": newKey])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-rekeylive-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/a.jpg", size: 20_000)
+        let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:photos:/a.jpg"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        try await eventually(timeout: .seconds(300), "the old-key worker to defer the job") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred' AND data::text LIKE '%secret_key_mismatch%'") >= 1
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
+        #expect(!old.log.contains(newKey) && !old.log.contains(DropboxAccounts.secretKey))
+
+        old.signal(SIGTERM)
+        _ = try await old.waitForExit()
+        let worker = try Self.worker(db, key: newKey, name: "new")
+        try await eventually(timeout: .seconds(300), "the new-key worker to run the job") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 1, "the deferred attempts were given back")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+    }
+}
