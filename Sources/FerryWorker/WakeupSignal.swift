@@ -23,7 +23,9 @@ final class WakeupSignal: Sendable {
         waiter?.resume()
     }
 
-    /// Returns at the next signal or after `timeout`, whichever comes first. One waiter at a time.
+    /// Returns at the next signal, after `timeout`, or when the task is cancelled, whichever comes first. One
+    /// waiter at a time. (Cancellation matters at shutdown: a loop waiting out a long poll interval would otherwise
+    /// hold the worker's exit for that long.)
     func wait(timeout: Duration) async {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
@@ -37,16 +39,21 @@ final class WakeupSignal: Sendable {
             }
             self.expire(id)
         }
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.pending {
-                    state.pending = false
-                    return true
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    if Task.isCancelled { return true }
+                    state.waiter = (id, continuation)
+                    return false
                 }
-                state.waiter = (id, continuation)
-                return false
+                if resumeNow { continuation.resume() }
             }
-            if resumeNow { continuation.resume() }
+        } onCancel: {
+            self.expire(id)
         }
         timer.cancel()
     }

@@ -1,0 +1,103 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An account's concurrency cap limits transfers, never the pace: a slot freed by a job of a capped account is
+/// taken again at once (in the worker and across workers), not at the next poll; `ferry account update` changes
+/// the cap for running workers.
+@Suite("account caps without idle workers")
+struct AccountCapTests {
+    static func enqueueSmallFiles(_ db: TestDatabase, count: Int, account: String, batch: String, in dir: String) async throws {
+        var lines = [String]()
+        for index in 0..<count {
+            let path = "\(dir)/small-\(index).jpg"
+            _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: UInt8(index % 251), count: 8_192 + index))
+            lines.append(#"{"kind":"upload","source":"\#(path)","to":"dropbox:\#(account):/Small/","batch":"\#(batch)"}"#)
+        }
+        try await DropboxUploadTests.enqueue(db, lines, in: dir)
+    }
+
+    @Test("300 small uploads to an account at its cap, workers polling only every 60 s: done well within one poll interval, never above the cap")
+    func capWithoutPolling() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("cap_no_poll")
+        try await DropboxAccounts.add("capped", server: server, databaseURL: db.url, extra: ["--max-concurrent", "2"])
+        let dir = try DropboxUploadTests.folder("cap-no-poll")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await Self.enqueueSmallFiles(db, count: 300, account: "capped", batch: "small", in: dir)
+
+        let workers = try (0..<2).map {
+            try DropboxUploadTests.startWorker(db, name: "cap-\($0)", ["--concurrency", "16", "--poll-interval", "60"])
+        }
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "small")
+        }
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { _ = try await worker.waitForExit() }
+
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'small' AND state = 'succeeded'") == 300)
+        // Without wake-ups each claim that came back short at the cap waited the 60 s poll: 300 jobs, 2 at a time,
+        // would take over an hour. The whole batch ran inside one poll interval.
+        let span = try await db.query(
+            "SELECT extract(epoch FROM max(finished_at) - min(started_at))::float8 FROM ferry.jobs WHERE batch = 'small'"
+        ).rows[0].decode(Double.self, at: 0)
+        #expect(span < 60, "first start to last finish took \(span) s")
+        // The cap held: never more than 2 claims of the account at once (from the claim and end events' order).
+        let peak = try await WorkerFixtures.count(
+            db,
+            """
+            SELECT coalesce(max(running), 0)::int FROM (
+              SELECT sum(CASE WHEN type = 'claimed' THEN 1 ELSE -1 END) OVER (ORDER BY position) AS running
+                FROM ferry.events
+               WHERE type IN ('claimed', 'succeeded', 'failed', 'retry_scheduled', 'deferred', 'released', 'rescued', 'cancelled')
+            ) r
+            """)
+        #expect(peak <= 2, "peak \(peak) running")
+    }
+
+    @Test("ferry account update --max-concurrent raises the cap for running workers without a restart")
+    func updateCapForRunningWorkers() async throws {
+        // Each upload takes a while (latency per request), so running jobs can be counted.
+        let server = try await DevServerProcess(["--latency-ms", "150"])
+        let db = try await TestDatabase.make("cap_update")
+        try await DropboxAccounts.add("narrow", server: server, databaseURL: db.url, extra: ["--max-concurrent", "1"])
+        let dir = try DropboxUploadTests.folder("cap-update")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await Self.enqueueSmallFiles(db, count: 60, account: "narrow", batch: "wide", in: dir)
+        let worker = try DropboxUploadTests.startWorker(db, name: "cap-update", ["--concurrency", "8", "--poll-interval", "60"])
+
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "the first job to run") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") >= 1
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") <= 1)
+
+        let update = try await FerryProcess.run(["account", "update", "narrow", "--max-concurrent", "6", "--json"], databaseURL: db.url)
+        #expect(update.status == 0, "\(update.stderr)")
+        #expect(update.stdout.contains(#""max_concurrent":6"#), "\(update.stdout)")
+        var peak = 0
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(20), "more than one job of the account at once") {
+            peak = max(peak, try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'"))
+            return peak > 1
+        }
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "wide")
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let events = try await db.query(
+            "SELECT data->>'max_concurrent' FROM ferry.account_events WHERE account = 'narrow' AND type = 'updated'").rows
+        let changed = try events.first?.decode(String?.self, at: 0)
+        #expect(events.count == 1 && changed == "6", "the change is in the account history")
+
+        let missing = try await FerryProcess.run(["account", "update", "nobody", "--max-concurrent", "2"], databaseURL: db.url)
+        #expect(missing.status == 65, "\(missing.stderr)")
+        let nothing = try await FerryProcess.run(["account", "update", "narrow"], databaseURL: db.url)
+        #expect(nothing.status == 64, "\(nothing.stderr)")
+    }
+}
