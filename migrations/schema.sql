@@ -2266,6 +2266,28 @@ ALTER TABLE ferry.batch_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS I
 
 
 --
+-- Name: live_progress; Type: TABLE; Schema: ferry; Owner: -
+--
+
+CREATE TABLE ferry.live_progress (
+    job_id uuid NOT NULL,
+    worker text NOT NULL,
+    batch text,
+    bytes_done bigint NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT live_progress_bytes_done_check CHECK ((bytes_done >= 0))
+)
+WITH (fillfactor='50');
+
+
+--
+-- Name: TABLE live_progress; Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON TABLE ferry.live_progress IS 'Bytes moved by running transfers beyond their last progress event, published by their workers about once a second. Operational, not history.';
+
+
+--
 -- Name: batch_status; Type: VIEW; Schema: ferry; Owner: -
 --
 
@@ -2277,7 +2299,7 @@ CREATE VIEW ferry.batch_status AS
     s.succeeded,
     s.failed,
     s.cancelled,
-    s.bytes_done,
+    (s.bytes_done + l.live) AS bytes_done,
         CASE
             WHEN (s.sized > 0) THEN s.bytes_total
             ELSE NULL::bigint
@@ -2285,7 +2307,7 @@ CREATE VIEW ferry.batch_status AS
     (
         CASE
             WHEN ((s.queued + s.running) = 0) THEN 100.0
-            WHEN ((s.sized = s.jobs) AND (s.bytes_total > 0)) THEN LEAST(99.9, round(((100.0 * (s.bytes_done)::numeric) / (s.bytes_total)::numeric), 1))
+            WHEN ((s.sized = s.jobs) AND (s.bytes_total > 0)) THEN LEAST(99.9, round(((100.0 * (LEAST((s.bytes_done + l.live), s.bytes_total))::numeric) / (s.bytes_total)::numeric), 1))
             ELSE LEAST(99.9, round(((100.0 * (((s.succeeded + s.failed) + s.cancelled))::numeric) / (s.jobs)::numeric), 1))
         END)::numeric(4,1) AS percent,
     ((s.queued + s.running) = 0) AS done,
@@ -2306,7 +2328,7 @@ CREATE VIEW ferry.batch_status AS
          LIMIT 1) AS completed_at,
     (s.jobs - s.sized) AS sizes_unknown,
     s.first_job AS first_job_id
-   FROM ( SELECT t.batch,
+   FROM (( SELECT t.batch,
             (sum(t.jobs))::bigint AS jobs,
             (sum(t.queued))::bigint AS queued,
             (sum(t.running))::bigint AS running,
@@ -2352,7 +2374,12 @@ CREATE VIEW ferry.batch_status AS
                     batch_count_deltas.first_job
                    FROM ferry.batch_count_deltas) t
           GROUP BY t.batch
-         HAVING (sum(t.jobs) > (0)::numeric)) s;
+         HAVING (sum(t.jobs) > (0)::numeric)) s
+     CROSS JOIN LATERAL ( SELECT (COALESCE(sum(GREATEST((0)::bigint, (lp.bytes_done - ( SELECT k.bytes_done
+                   FROM ferry.jobs k
+                  WHERE ((k.job_id = lp.job_id) AND (k.worker = lp.worker) AND (k.state = 'running'::text)))))), (0)::numeric))::bigint AS live
+           FROM ferry.live_progress lp
+          WHERE (lp.batch = s.batch)) l);
 
 
 --
@@ -2399,12 +2426,12 @@ CREATE VIEW ferry.job_status AS
     j.source,
     j.destination,
     j.account,
-    j.bytes_done,
+    GREATEST(j.bytes_done, lp.bytes_done) AS bytes_done,
     j.bytes_total,
     (
         CASE
             WHEN (j.state = 'succeeded'::text) THEN 100.0
-            WHEN (j.bytes_total > 0) THEN LEAST(99.9, round(((100.0 * (LEAST(j.bytes_done, j.bytes_total))::numeric) / (j.bytes_total)::numeric), 1))
+            WHEN (j.bytes_total > 0) THEN LEAST(99.9, round(((100.0 * (LEAST(GREATEST(j.bytes_done, lp.bytes_done), j.bytes_total))::numeric) / (j.bytes_total)::numeric), 1))
             WHEN (j.bytes_total = 0) THEN 0.0
             ELSE NULL::numeric
         END)::numeric(4,1) AS percent,
@@ -2422,8 +2449,9 @@ CREATE VIEW ferry.job_status AS
             WHEN ((j.state = 'queued'::text) AND (a.status = 'revoked'::text)) THEN ((('account '::text || a.name) || ' was signed out (token revoked): run ferry account login '::text) || a.name)
             ELSE NULL::text
         END AS held_reason
-   FROM (ferry.jobs j
-     LEFT JOIN ferry.accounts a ON ((a.name = j.account)));
+   FROM ((ferry.jobs j
+     LEFT JOIN ferry.accounts a ON ((a.name = j.account)))
+     LEFT JOIN ferry.live_progress lp ON (((lp.job_id = j.job_id) AND (lp.worker = j.worker) AND (j.state = 'running'::text))));
 
 
 --
@@ -2924,6 +2952,14 @@ ALTER TABLE ONLY ferry.jobs
 
 
 --
+-- Name: live_progress live_progress_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.live_progress
+    ADD CONSTRAINT live_progress_pkey PRIMARY KEY (job_id);
+
+
+--
 -- Name: queue_controls queue_controls_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
 --
 
@@ -3071,6 +3107,20 @@ CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE 
 --
 
 CREATE INDEX jobs_running_idx ON ferry.jobs USING btree (worker) WHERE (state = 'running'::text);
+
+
+--
+-- Name: live_progress_batch; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX live_progress_batch ON ferry.live_progress USING btree (batch) WHERE (batch IS NOT NULL);
+
+
+--
+-- Name: live_progress_worker; Type: INDEX; Schema: ferry; Owner: -
+--
+
+CREATE INDEX live_progress_worker ON ferry.live_progress USING btree (worker);
 
 
 --
@@ -3226,6 +3276,14 @@ CREATE TRIGGER workers_guard BEFORE INSERT OR DELETE OR UPDATE ON ferry.workers 
 
 ALTER TABLE ONLY ferry.archived_jobs
     ADD CONSTRAINT archived_jobs_archive_id_fkey FOREIGN KEY (archive_id) REFERENCES ferry.archives(archive_id);
+
+
+--
+-- Name: live_progress live_progress_worker_fkey; Type: FK CONSTRAINT; Schema: ferry; Owner: -
+--
+
+ALTER TABLE ONLY ferry.live_progress
+    ADD CONSTRAINT live_progress_worker_fkey FOREIGN KEY (worker) REFERENCES ferry.workers(name) ON DELETE CASCADE;
 
 
 --
@@ -3692,6 +3750,13 @@ GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_worker;
+
+
+--
+-- Name: TABLE live_progress; Type: ACL; Schema: ferry; Owner: -
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.live_progress TO ferry_worker;
 
 
 --

@@ -22,6 +22,25 @@ extension FerryStore {
         return updated > 0
     }
 
+    /// Replaces this worker's rows of `ferry.live_progress` with `jobs` (bytes moved beyond their durable progress):
+    /// one statement, whatever the number of jobs.
+    public func publishLiveProgress(worker: String, jobs: [(jobID: UUID, batch: String?, bytes: Int64)]) async throws {
+        let sql = """
+            WITH gone AS (
+                DELETE FROM ferry.live_progress WHERE worker = $1 AND job_id <> ALL ($2::uuid[])
+            )
+            INSERT INTO ferry.live_progress AS p (job_id, worker, batch, bytes_done, updated_at)
+            SELECT u.job_id, $1, u.batch, u.bytes, now()
+              FROM unnest($2::uuid[], $3::text[], $4::bigint[]) AS u(job_id, batch, bytes)
+            ON CONFLICT (job_id) DO UPDATE
+               SET worker = excluded.worker, batch = excluded.batch, bytes_done = excluded.bytes_done,
+                   updated_at = excluded.updated_at
+            """
+        _ = try await run(
+            sql,
+            [worker, PostgresArray(jobs.map(\.jobID)), PostgresArray(jobs.map(\.batch)), PostgresArray(jobs.map(\.bytes))])
+    }
+
     /// Removes a worker's row at a clean exit.
     public func deregister(worker: String) async throws {
         try await run("DELETE FROM ferry.workers WHERE name = $1", [worker])

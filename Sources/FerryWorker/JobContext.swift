@@ -33,12 +33,15 @@ public final class JobContext: Sendable {
     let attemptSpanID: String?
     /// The folders this worker may read and write (`--local-root`): every local path goes through them.
     public let localRoots: LocalRoots
+    /// Where `noteBytes` goes (published about once a second for the status views).
+    let live: LiveProgress?
 
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
-        localRoots: LocalRoots = .none
+        localRoots: LocalRoots = .none, live: LiveProgress? = nil
     ) {
+        self.live = live
         self.localRoots = localRoots
         self.cancelledByRequest = cancelledByRequest
         self.attemptSpanID = attemptSpanID
@@ -69,10 +72,17 @@ public final class JobContext: Sendable {
         }
         metrics.bytesMoved(delta, job: job)
         guard ack.accepted else { throw LeaseLost() }
+        live?.recorded(job.jobID, bytes: bytesDone)
         if ack.cancelRequested {
             state.withLock { $0.cancelRequested = true }
             throw CancellationError()
         }
+    }
+
+    /// Notes that the transfer has moved `bytesDone` bytes so far (sent or received, not yet durable): cheap, no
+    /// database write. The status views show it within about a second; progress events stay the resume points.
+    public func noteBytes(_ bytesDone: Int64) {
+        live?.note(job.jobID, bytes: bytesDone)
     }
 
     /// A progress event of this attempt, carrying its span id when tracing.

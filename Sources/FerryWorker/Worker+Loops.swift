@@ -84,6 +84,25 @@ extension Worker {
         }
     }
 
+    /// Publishes the bytes running transfers have moved beyond their durable progress, about once a second and
+    /// only when they changed: one statement for all of this worker's jobs (rows of jobs no longer ahead go).
+    func liveProgressLoop() async {
+        var published = [UUID: LiveProgress.Entry]()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if Task.isCancelled { return }
+            let ahead = live.ahead()
+            guard ahead != published else { continue }
+            do {
+                try await store.publishLiveProgress(
+                    worker: configuration.name, jobs: ahead.map { (jobID: $0.key, batch: $0.value.batch, bytes: $0.value.bytes) })
+                published = ahead
+            } catch {
+                logger.debug("publishing live progress failed; the views show durable progress meanwhile", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Stops running jobs someone asked to cancel: at once on notification, else within the poll interval.
     func cancelWatchLoop() async {
         while !Task.isCancelled {

@@ -28,6 +28,8 @@ public final class Worker: Service, Sendable {
     let cancelWakeup = WakeupSignal()
     /// When slots freed, oldest first: each start takes one, to measure how long a free slot waited.
     let freedSlots = Mutex<[ContinuousClock.Instant]>([])
+    /// Bytes of running transfers beyond their durable progress, published by `liveProgressLoop`.
+    let live = LiveProgress()
     let batcher: CompletionBatcher
 
     /// - Parameters:
@@ -78,6 +80,7 @@ public final class Worker: Service, Sendable {
             group.addTask { await self.rescueLoop() }
             group.addTask { await self.cancelWatchLoop() }
             group.addTask { await self.queueDepthLoop() }
+            group.addTask { await self.liveProgressLoop() }
 
             await withGracefulShutdownHandler {
                 await self.claimLoop()
@@ -157,6 +160,7 @@ public final class Worker: Service, Sendable {
         let now = ContinuousClock.now
         if let freed = freedSlots.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { metrics.slotWait(now - freed) }
         running.add(job)
+        live.begin(job)
         metrics.claimed(job)
         metrics.startLatency(job)
         let tracing = configuration.tracing
@@ -167,6 +171,7 @@ public final class Worker: Service, Sendable {
                 await self.execute(job)
             }
             self.running.remove(job.jobID)
+            self.live.end(job.jobID)
             let limit = self.configuration.concurrency
             self.freedSlots.withLock { if $0.count < limit { $0.append(ContinuousClock.now) } }
             self.wakeup.notify()
@@ -207,7 +212,7 @@ public final class Worker: Service, Sendable {
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
-            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots)
+            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

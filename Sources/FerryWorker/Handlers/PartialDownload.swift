@@ -46,6 +46,8 @@ final class PartialDownload: @unchecked Sendable {
     private static let maxPieces = 64
     /// Bytes received: durable, being written or pending.
     private(set) var offset: Int64 = 0
+    /// Told the bytes received so far, for live progress (set by `open`).
+    private var onBytes: (@Sendable (Int64) -> Void)?
     private var sha256: SHA256?
     private var contentHash: DropboxContentHasher?
     private var md5: Insecure.MD5?
@@ -84,6 +86,7 @@ final class PartialDownload: @unchecked Sendable {
                 target: target, root: root, roots: roots, jobID: jobID, resumeAt: resumeAt, digests: digests, flushSize: flushSize)
         }
         context.whenJobEnds { await partial.discard() }
+        partial.onBytes = { context.noteBytes($0) }
         return partial
     }
 
@@ -171,6 +174,7 @@ final class PartialDownload: @unchecked Sendable {
         pending.append(bytes)
         pendingBytes += bytes.readableBytes
         offset += Int64(bytes.readableBytes)
+        onBytes?(offset)
         if pendingBytes >= flushSize || pending.count >= Self.maxPieces { try await startWrite() }
     }
 

@@ -113,9 +113,10 @@ extension DropboxUploadHandler {
         let hash = ContentHashCursor()
 
         func body(from start: Int64, to end: Int64) -> HTTPClientRequest.Body {
-            let hash = self.hash
+            let (hash, context) = (self.hash, self.context)
             let stream = FileByteStream(file: source, start: start, end: end, pieceSize: handler.pieceSize) { offset, buffer in
                 hash.observe(offset, buffer)
+                context.noteBytes(offset + Int64(buffer.readableBytes))
             }
             return .stream(stream, length: .known(end - start))
         }

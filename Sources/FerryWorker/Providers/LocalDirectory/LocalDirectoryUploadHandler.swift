@@ -90,6 +90,7 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             }
             hasher.update(data: chunk)
             offset += Int64(chunk.count)
+            context.noteBytes(offset)
             if offset < expected.size {
                 try await context.reportProgress(
                     bytesDone: offset, bytesTotal: expected.size,

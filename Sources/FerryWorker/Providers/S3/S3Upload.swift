@@ -17,6 +17,8 @@ struct S3Upload: Sendable {
     let bucket: String
     let key: String
     let options: S3UploadDetails
+    /// Bytes handed to the network by this attempt's part streams (live progress).
+    let sent = ByteTally()
 
     /// `PutObject` with `Content-MD5`; the ETag of a plain upload is the MD5, so it is checked too.
     func single() async throws -> String {
@@ -213,7 +215,9 @@ struct S3Upload: Sendable {
 
     func body(_ range: Range<Int64>) -> S3Body {
         .stream(
-            FileByteStream(file: source, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize) { _, _ in },
+            FileByteStream(file: source, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize) {
+                [sent, context, size] _, buffer in context.noteBytes(min(size, sent.add(buffer.readableBytes)))
+            },
             length: Int64(range.count))
     }
 
