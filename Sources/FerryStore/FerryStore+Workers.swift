@@ -105,6 +105,53 @@ extension FerryStore {
     }
 
     /// Records one progress event if the claim is still current, and reports whether a cancel is pending.
+    /// Progress of many jobs in one statement (each under its own lease, as `recordProgress(_:)` for one), locked in
+    /// job id order like outcomes. The answer has an entry for every job: not accepted when its claim is gone.
+    public func recordProgress(_ outcomes: [JobOutcome]) async throws -> [UUID: ProgressAck] {
+        guard !outcomes.isEmpty else { return [:] }
+        var latest = [UUID: Int]()
+        for (index, outcome) in outcomes.enumerated() { latest[outcome.jobID] = index }
+        let outcomes = latest.values.map { outcomes[$0] }.sorted { $0.jobID.uuidString.lowercased() < $1.jobID.uuidString.lowercased() }
+        // As in `record`: one primary-key probe and lock per job (OFFSET 0 keeps the lease and state checks on the
+        // locked row), then one insert for all.
+        let sql = """
+            WITH u AS (
+                SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::jsonb[]) WITH ORDINALITY AS u(job_id, lease, data, n)
+            ), target AS (
+                SELECT j.job_id, j.version, j.cancel_requested, u.data, u.n
+                  FROM u
+                 CROSS JOIN LATERAL (SELECT k.job_id, k.version, k.cancel_requested, k.lease, k.state FROM ferry.jobs k
+                                      WHERE k.job_id = u.job_id OFFSET 0 FOR UPDATE) j
+                 WHERE j.lease = u.lease AND j.state = 'running'
+            ), appended AS (
+                INSERT INTO ferry.events (job_id, version, type, data)
+                SELECT t.job_id, t.version + 1, 'progress', t.data FROM target t ORDER BY t.n
+                RETURNING job_id
+            )
+            SELECT t.job_id, t.cancel_requested FROM target t JOIN appended a ON a.job_id = t.job_id
+            """
+        let binds: [any PostgresBindable] = [
+            PostgresArray(outcomes.map(\.jobID)), PostgresArray(outcomes.map(\.lease)),
+            PostgresArray(outcomes.map { outcome -> String in
+                var payload = outcome.data
+                payload["lease"] = .int(outcome.lease)
+                return JSONValue.object(payload).jsonText
+            }),
+        ]
+        do {
+            return try await client.withConnection { connection in
+                var acks = [UUID: ProgressAck]()
+                for outcome in outcomes { acks[outcome.jobID] = ProgressAck(accepted: false, cancelRequested: false) }
+                for row in try connection.query(sql, binds).rows {
+                    acks[try row.decode(UUID.self, at: 0)] = ProgressAck(accepted: true, cancelRequested: try row.decode(Bool.self, at: 1))
+                }
+                return acks
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     public func recordProgress(_ outcome: JobOutcome) async throws -> ProgressAck {
         var payload = outcome.data
         payload["lease"] = .int(outcome.lease)

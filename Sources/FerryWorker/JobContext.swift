@@ -35,13 +35,16 @@ public final class JobContext: Sendable {
     public let localRoots: LocalRoots
     /// Where `noteBytes` goes (published about once a second for the status views).
     let live: LiveProgress?
+    /// Writes progress events with other jobs' in one statement; `nil` writes each on its own.
+    let progressBatcher: ProgressBatcher?
 
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
-        localRoots: LocalRoots = .none, live: LiveProgress? = nil
+        localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil
     ) {
         self.live = live
+        self.progressBatcher = progressBatcher
         self.localRoots = localRoots
         self.cancelledByRequest = cancelledByRequest
         self.attemptSpanID = attemptSpanID
@@ -62,8 +65,12 @@ public final class JobContext: Sendable {
             force || session != nil || ContinuousClock.now - state.lastRecorded >= progressInterval
         }
         guard due else { return }
-        let ack = try await withDatabaseRetry(logger: logger) {
-            try await self.store.recordProgress(self.progressOutcome(bytesDone: bytesDone, bytesTotal: bytesTotal, session: session))
+        let outcome = progressOutcome(bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
+        let ack: ProgressAck
+        if let progressBatcher {
+            ack = try await progressBatcher.record(outcome)
+        } else {
+            ack = try await withDatabaseRetry(logger: logger) { try await self.store.recordProgress(outcome) }
         }
         let delta = state.withLock { state -> Int64 in
             state.lastRecorded = ContinuousClock.now

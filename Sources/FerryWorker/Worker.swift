@@ -31,6 +31,7 @@ public final class Worker: Service, Sendable {
     /// Bytes of running transfers beyond their durable progress, published by `liveProgressLoop`.
     let live = LiveProgress()
     let batcher: CompletionBatcher
+    let progressBatcher: ProgressBatcher?
 
     /// - Parameters:
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
@@ -59,6 +60,11 @@ public final class Worker: Service, Sendable {
         self.batcher = CompletionBatcher(
             store: store, batchSize: configuration.completionBatchSize,
             flushInterval: configuration.completionFlushInterval, logger: logger, claimsEnded: { wakeup.notify() })
+        self.progressBatcher = configuration.batchProgress
+            ? ProgressBatcher(
+                store: store, batchSize: configuration.completionBatchSize, flushInterval: configuration.completionFlushInterval,
+                logger: logger)
+            : nil
     }
 
     public func run() async throws {
@@ -76,6 +82,7 @@ public final class Worker: Service, Sendable {
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.batcher.run() }
+            if let progressBatcher = self.progressBatcher { group.addTask { await progressBatcher.run() } }
             group.addTask { await self.heartbeatLoop(registration) }
             group.addTask { await self.rescueLoop() }
             group.addTask { await self.cancelWatchLoop() }
@@ -212,7 +219,7 @@ public final class Worker: Service, Sendable {
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
-            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live)
+            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

@@ -32,6 +32,8 @@ public struct WorkerConfiguration: Sendable {
     public var tracing: Bool
     /// The folders jobs may read from and write to (`--local-root`); `.none` refuses every local path.
     public var localRoots: LocalRoots
+    /// Progress events of many jobs in one statement (false: one statement each, for comparison).
+    public var batchProgress: Bool
 
     public init(
         name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
@@ -40,9 +42,10 @@ public struct WorkerConfiguration: Sendable {
         completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
         progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
         retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false,
-        localRoots: LocalRoots = .none
+        localRoots: LocalRoots = .none, batchProgress: Bool = true
     ) {
         self.localRoots = localRoots
+        self.batchProgress = batchProgress
         self.tracing = tracing
         self.name = name
         self.queues = queues

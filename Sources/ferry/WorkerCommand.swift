@@ -105,6 +105,10 @@ struct WorkerCommand: AsyncParsableCommand {
         valueName: "script"))
     var handler: String?
 
+    // Benchmarks compare batched progress events with one statement each.
+    @Flag(name: .customLong("no-progress-batching"), help: .hidden)
+    var noProgressBatching = false
+
     @Option(name: .customLong("retry-base"), help: .hidden)
     var retryBase: Double = 2
 
@@ -211,7 +215,8 @@ struct WorkerCommand: AsyncParsableCommand {
                 heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
                 rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
                 queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
-                retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil, localRoots: roots)
+                retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil, localRoots: roots,
+                batchProgress: !noProgressBatching)
             if roots.isUnconfined {
                 logger.warning(
                     "--any-local-path: this worker reads and writes any local path a job names; every producer can reach every file of this user",
