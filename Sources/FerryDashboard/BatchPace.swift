@@ -2,8 +2,10 @@ import FerryCore
 import FerryStore
 import Foundation
 
-/// A batch's average pace since its first job started, and the time left at that pace: by bytes when every size
-/// is known, by jobs otherwise (a partial byte total would promise too early an end).
+/// A batch's average pace since its first job started, and the time left at that pace: the longer of the time the
+/// remaining bytes take at the byte rate (when every size is known: a partial byte total would promise too early an
+/// end) and the time the remaining jobs take at the job rate. Bytes include transfers in flight (live progress),
+/// so the byte rate moves smoothly instead of per chunk.
 struct BatchPace {
     var bytesPerSecond: Double?
     var jobsPerSecond: Double?
@@ -18,11 +20,14 @@ struct BatchPace {
         if batch.bytesDone > 0 { bytesPerSecond = Double(batch.bytesDone) / elapsed }
         if finished > 0 { jobsPerSecond = Double(finished) / elapsed }
         guard !batch.done else { return }
+        var estimates = [Double]()
         if let total = batch.bytesTotal, batch.sizesUnknown == 0, let rate = bytesPerSecond, rate > 0 {
-            etaSeconds = Double(max(0, total - batch.bytesDone)) / rate
-        } else if let rate = jobsPerSecond, rate > 0 {
-            etaSeconds = Double(batch.jobs - finished) / rate
+            estimates.append(Double(max(0, total - batch.bytesDone)) / rate)
         }
+        if let rate = jobsPerSecond, rate > 0 {
+            estimates.append(Double(batch.jobs - finished) / rate)
+        }
+        etaSeconds = estimates.max()
     }
 
     var rateText: String {

@@ -102,16 +102,19 @@ struct ProgressBar {
         return nil
     }
 
-    /// Time left at the current rate: by bytes when every size is known and bytes move, else by jobs.
+    /// Time left at the current rates: the longer of what the remaining bytes take at the byte rate (when every
+    /// size is known) and what the remaining jobs take at the job rate. Many small files are bound by jobs (each
+    /// costs a commit), a few big ones by bytes; taking the binding one keeps the figure steady as the mix changes.
     static func eta(_ snapshot: WaitSnapshot, rates: RateEstimator) -> String? {
         if snapshot.finished { return nil }
+        var estimates = [Double]()
         if snapshot.sizesUnknown == 0, let total = snapshot.bytesTotal, let rate = rates.bytesPerSecond, rate > 0 {
-            return duration(Double(max(0, total - snapshot.bytesDone)) / rate)
+            estimates.append(Double(max(0, total - snapshot.bytesDone)) / rate)
         }
         if let rate = rates.jobsPerSecond, rate > 0 {
-            return duration(Double(snapshot.jobs - snapshot.jobsFinished) / rate)
+            estimates.append(Double(snapshot.jobs - snapshot.jobsFinished) / rate)
         }
-        return nil
+        return estimates.max().map(duration)
     }
 
     /// `42s`, `3m07s`, `2h05m`.
