@@ -5,8 +5,14 @@ public struct AccountChanges: Sendable, Equatable {
     public var apiURL: String?
     public var contentURL: String?
     public var authorizeURL: String?
+    /// Requests per second per worker process to this account; 0 removes the limit.
+    public var tpsLimit: Double?
 
-    public init(maxConcurrent: Int? = nil, apiURL: String? = nil, contentURL: String? = nil, authorizeURL: String? = nil) {
+    public init(
+        maxConcurrent: Int? = nil, apiURL: String? = nil, contentURL: String? = nil, authorizeURL: String? = nil,
+        tpsLimit: Double? = nil
+    ) {
+        self.tpsLimit = tpsLimit
         self.maxConcurrent = maxConcurrent
         self.apiURL = apiURL
         self.contentURL = contentURL

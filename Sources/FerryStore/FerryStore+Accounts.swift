@@ -226,22 +226,33 @@ extension FerryStore {
                 UPDATE ferry.accounts
                    SET max_concurrent = coalesce($2, max_concurrent), api_url = coalesce($3, api_url),
                        content_url = coalesce($4, content_url), authorize_url = coalesce($5, authorize_url),
+                       settings = CASE WHEN $6::float8 IS NULL THEN settings
+                                       WHEN $6::float8 = 0 THEN settings - 'tps_limit'
+                                       ELSE settings || jsonb_build_object('tps_limit', $6::float8) END,
                        updated_at = now()
                  WHERE name = $1
-                """, [name, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL])
+                """, [name, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit])
             guard result.affectedRows == 1 else { return false }
             _ = try connection.query(
                 """
                 INSERT INTO ferry.account_events (account, type, data)
                 SELECT $1, 'updated', jsonb_strip_nulls(jsonb_build_object(
                            'by', $2::text, 'max_concurrent', $3::integer, 'api_url', $4::text, 'content_url', $5::text,
-                           'authorize_url', $6::text))
-                """, [name, actor, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL])
+                           'authorize_url', $6::text, 'tps_limit', $7::float8))
+                """, [name, actor, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit])
             _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
             return true
         }
         guard changed, let account = try await account(named: name) else { throw Self.unknownAccount(name) }
         return account
+    }
+
+    /// The account's requests-per-second limit (`settings.tps_limit`), or nil for none.
+    public func accountRequestLimit(_ name: String) async throws -> Double? {
+        let rows = try await client.withConnection { connection in
+            try connection.query("SELECT (settings->>'tps_limit')::float8 FROM ferry.accounts WHERE name = $1", [name]).rows
+        }
+        return try rows.first?.decode(Double?.self, at: 0)
     }
 
     /// Forgets the tokens after a sign-out; jobs are held until the next login.

@@ -100,4 +100,31 @@ struct AccountCapTests {
         let nothing = try await FerryProcess.run(["account", "update", "narrow"], databaseURL: db.url)
         #expect(nothing.status == 64, "\(nothing.stderr)")
     }
+
+    @Test("--tps-limit paces one worker's requests to an account: 20 single-request uploads at 5 per second take at least 3.8 s")
+    func requestsPerSecond() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("cap_tps")
+        try await DropboxAccounts.add("paced", server: server, databaseURL: db.url, extra: ["--max-concurrent", "16"])
+        let update = try await FerryProcess.run(["account", "update", "paced", "--tps-limit", "5", "--json"], databaseURL: db.url)
+        #expect(update.status == 0 && update.stdout.contains(#""tps_limit":5"#), "\(update.stdout) \(update.stderr)")
+        let dir = try DropboxUploadTests.folder("cap-tps")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try await Self.enqueueSmallFiles(db, count: 20, account: "paced", batch: "paced", in: dir)
+        let worker = try DropboxUploadTests.startWorker(db, name: "paced", ["--concurrency", "16"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "paced")
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 20)
+        // 20 requests, one every 200 ms: the last starts at least 3.8 s after the first (a lower bound: a slow
+        // machine only adds to it).
+        let span = try await db.query(
+            "SELECT extract(epoch FROM max(finished_at) - min(started_at))::float8 FROM ferry.jobs WHERE batch = 'paced'"
+        ).rows[0].decode(Double.self, at: 0)
+        #expect(span >= 3.8, "20 uploads took \(span) s")
+        let bad = try await FerryProcess.run(["account", "update", "paced", "--tps-limit", "-1"], databaseURL: db.url)
+        #expect(bad.status == 65, "\(bad.stderr)")
+    }
 }

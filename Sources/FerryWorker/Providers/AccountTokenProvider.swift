@@ -19,6 +19,8 @@ public final class AccountTokenProvider: Sendable {
     let logger: Logger
     let actor: String
     let registry: ProviderRegistry
+    /// Paces each account's API requests at its `tps_limit`, shared by every job of the process.
+    public let pacer: RequestPacer
     private let cache = Mutex<[String: AccountCredentials]>([:])
 
     public init(
@@ -26,6 +28,7 @@ public final class AccountTokenProvider: Sendable {
         registry: ProviderRegistry = .standard
     ) {
         self.registry = registry
+        self.pacer = RequestPacer(store: store)
         self.store = store
         self.box = box
         self.httpClient = httpClient

@@ -19,6 +19,7 @@ struct DropboxCaller: Sendable {
         var transient = 0
         while true {
             let token = credentials.accessToken ?? ""
+            try await tokens.pacer.awaitSlot(account: account)
             do {
                 return try await body(tokens.dropbox(credentials), token)
             } catch let error as DropboxError where (error.code == .expiredAccessToken || error.code == .invalidAccessToken) && !refreshed {
