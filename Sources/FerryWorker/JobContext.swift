@@ -33,13 +33,17 @@ public final class JobContext: Sendable {
     let attemptSpanID: String?
     /// The folders this worker may read and write (`--local-root`): every local path goes through them.
     public let localRoots: LocalRoots
+    /// The process's bandwidth limit (`--bwlimit`), shared by all its transfers; nil without one. Data paths
+    /// spend from it before each piece they move (`throttle`).
+    public let bandwidth: BandwidthLimit?
 
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
-        localRoots: LocalRoots = .none
+        localRoots: LocalRoots = .none, bandwidth: BandwidthLimit? = nil
     ) {
         self.localRoots = localRoots
+        self.bandwidth = bandwidth
         self.cancelledByRequest = cancelledByRequest
         self.attemptSpanID = attemptSpanID
         self.job = job
@@ -80,6 +84,11 @@ public final class JobContext: Sendable {
         var outcome = JobOutcome.progress(job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
         if let attemptSpanID { outcome.data["span_id"] = .string(attemptSpanID) }
         return outcome
+    }
+
+    /// Waits until the process's bandwidth limit allows `bytes` more (at once without `--bwlimit`).
+    public func throttle(_ bytes: Int) async throws {
+        try await bandwidth?.spend(bytes)
     }
 
     /// Throws `CancellationError` if the job should stop (cancel requested or the worker is shutting down).

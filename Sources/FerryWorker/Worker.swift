@@ -26,6 +26,8 @@ public final class Worker: Service, Sendable {
     let wakeup = WakeupSignal()
     let cancelWakeup = WakeupSignal()
     let batcher: CompletionBatcher
+    /// `--bwlimit`: one bucket for every transfer of the process.
+    let bandwidth: BandwidthLimit?
 
     /// - Parameters:
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
@@ -42,6 +44,7 @@ public final class Worker: Service, Sendable {
         self.metrics = WorkerMetrics(
             registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
         self.readiness = readiness
+        self.bandwidth = configuration.bandwidthLimit.map { BandwidthLimit(bytesPerSecond: $0) }
         self.store = store
         self.liveness = liveness ?? store
         self.handlers = handlers
@@ -198,7 +201,7 @@ public final class Worker: Service, Sendable {
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
-            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots)
+            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, bandwidth: bandwidth)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

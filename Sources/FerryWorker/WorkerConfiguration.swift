@@ -32,6 +32,8 @@ public struct WorkerConfiguration: Sendable {
     public var tracing: Bool
     /// The folders jobs may read from and write to (`--local-root`); `.none` refuses every local path.
     public var localRoots: LocalRoots
+    /// Bytes per second for all of this process's transfers together (`--bwlimit`); nil for no limit.
+    public var bandwidthLimit: Int64?
 
     public init(
         name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
@@ -40,9 +42,10 @@ public struct WorkerConfiguration: Sendable {
         completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
         progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
         retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false,
-        localRoots: LocalRoots = .none
+        localRoots: LocalRoots = .none, bandwidthLimit: Int64? = nil
     ) {
         self.localRoots = localRoots
+        self.bandwidthLimit = bandwidthLimit.flatMap { $0 > 0 ? $0 : nil }
         self.tracing = tracing
         self.name = name
         self.queues = queues

@@ -114,7 +114,9 @@ extension DropboxUploadHandler {
 
         func body(from start: Int64, to end: Int64) -> HTTPClientRequest.Body {
             let hash = self.hash
-            let stream = FileByteStream(file: source, start: start, end: end, pieceSize: handler.pieceSize) { offset, buffer in
+            let stream = FileByteStream(
+                file: source, start: start, end: end, pieceSize: handler.pieceSize, bandwidth: context.bandwidth
+            ) { offset, buffer in
                 hash.observe(offset, buffer)
             }
             return .stream(stream, length: .known(end - start))
