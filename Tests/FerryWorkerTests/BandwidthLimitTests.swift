@@ -6,11 +6,11 @@ import Testing
 struct BandwidthLimitTests {
     @Test("rates in rclone's notation")
     func parsing() {
-        #expect(BandwidthLimit.parseRate("20M") == 20 * 1024 * 1024)
-        #expect(BandwidthLimit.parseRate("20m") == 20 * 1024 * 1024)
-        #expect(BandwidthLimit.parseRate("512K") == 512 * 1024)
-        #expect(BandwidthLimit.parseRate("1.5G") == 1536 * 1024 * 1024)
-        #expect(BandwidthLimit.parseRate("100") == 100 * 1024, "a bare number is KiB/s, as in rclone")
+        #expect(BandwidthLimit.parseRate("20M") == Int64(20 * 1024 * 1024))
+        #expect(BandwidthLimit.parseRate("20m") == Int64(20 * 1024 * 1024))
+        #expect(BandwidthLimit.parseRate("512K") == Int64(512 * 1024))
+        #expect(BandwidthLimit.parseRate("1.5G") == Int64(1536 * 1024 * 1024))
+        #expect(BandwidthLimit.parseRate("100") == Int64(100 * 1024), "a bare number is KiB/s, as in rclone")
         #expect(BandwidthLimit.parseRate("4096B") == 4096)
         #expect(BandwidthLimit.parseRate("off") == 0)
         #expect(BandwidthLimit.parseRate("0") == 0)
