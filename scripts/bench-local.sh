@@ -49,6 +49,7 @@ per_second() { python3 -c "print('%.0f' % ($1 / ($3 - $2)))"; }
 ferry_run() { # batch folder count → files/s
     local batch=$1 folder=$2 count=$3
     "$ferry" enqueue upload "$work/$folder"/*.bin --to "file://$work/ferry-$folder/" --batch "$batch" >/dev/null
+    sync   # every run starts with nothing dirty, so none pays for the writes of the one before
     local workers=()
     for w in 1 2; do
         "$ferry" worker --name "bench-$batch-$w" --concurrency 32 --poll-interval 0.05 --log-level error &
@@ -64,11 +65,13 @@ ferry_run() { # batch folder count → files/s
 }
 rclone_run() { # folder count → files/s
     local t0 t1
+    sync
     t0=$(now); rclone copy --transfers 32 --config /dev/null "$work/$1" "$work/rclone-$1"; t1=$(now)
     per_second "$2" "$t0" "$t1"
 }
 cp_run() { # folder count → files/s
     local t0 t1
+    sync
     t0=$(now); cp -r "$work/$1" "$work/cp-$1"; sync; t1=$(now)
     per_second "$2" "$t0" "$t1"
 }
