@@ -9,6 +9,7 @@
 # NOTE: workers run with --poll-interval 0.05 until the wake-up fix for idle workers lands (another change).
 # Usage: scripts/bench-local.sh BIN_DIR DATABASE_ADMIN_URL
 set -euo pipefail
+shopt -s inherit_errexit   # a failure inside $(...) stops the run too
 bin=$1
 admin=$2
 ferry="$bin/ferry"

@@ -7,6 +7,7 @@
 # NOTE: Ferry's workers run with --poll-interval 0.05 until the wake-up fix for idle workers lands (another change).
 # Usage: scripts/bench-s3.sh BIN_DIR DATABASE_ADMIN_URL
 set -euo pipefail
+shopt -s inherit_errexit   # a failure inside $(...) stops the run too
 bin=$1
 admin=$2
 ferry="$bin/ferry"
@@ -44,6 +45,7 @@ echo "$AWS_SECRET_ACCESS_KEY" | "$ferry" account add bench --provider s3 --regio
     --access-key-id-file "$work/key-id" --secret-access-key-file - --max-concurrent 16 >/dev/null
 
 # Many files: Ferry (2 workers × 32, an account that allows 64 at once) against rclone and the AWS CLI.
+# rclone 1.60 cannot use AWS_CA_BUNDLE with its HTTP transport (and needs none for a plain-HTTP moto): unset for it.
 command -v rclone >/dev/null || { echo "error: rclone is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
 export RCLONE_CONFIG_MOTO_TYPE=s3 RCLONE_CONFIG_MOTO_PROVIDER=Other RCLONE_CONFIG_MOTO_ENDPOINT="$server" \
     RCLONE_CONFIG_MOTO_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" RCLONE_CONFIG_MOTO_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
@@ -64,7 +66,7 @@ PY
 s3_files() { # name count bytes → prints "ferry rclone aws" in files/s
     local name=$1 count=$2 t0 t1 workers=() rclone_fps aws_fps ferry_fps
     make_files "$work/$name" "$count" "$3"
-    t0=$(date +%s.%N); rclone copy --transfers 32 --config /dev/null "$work/$name" "moto:bench/rclone/$name/"; t1=$(date +%s.%N)
+    t0=$(date +%s.%N); env -u AWS_CA_BUNDLE rclone copy --transfers 32 --config /dev/null "$work/$name" "moto:bench/rclone/$name/"; t1=$(date +%s.%N)
     rclone_fps=$(files_per_second "$count" "$t0" "$t1")
     t0=$(date +%s.%N); s3 cp --recursive "$work/$name" "s3://bench/aws/$name/"; t1=$(date +%s.%N)
     aws_fps=$(files_per_second "$count" "$t0" "$t1")
