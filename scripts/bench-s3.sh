@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # S3 benchmark against a moto server: Ferry's uploads and downloads of many photos and of one large file, as
 # ratios to the AWS CLI (`aws s3 cp`) moving the same bytes to and from the same server in the same run, plus the
-# worker's peak resident memory with 8 concurrent multipart uploads of the large file.
+# worker's peak resident memory with 8 concurrent multipart uploads of the large file. First, many small files:
+# 1,000 × 64 KiB and 150 × 3 MiB uploaded by Ferry (2 workers × 32 jobs) against `rclone copy --transfers 32`
+# and `aws s3 cp --recursive`, as files/s and ratios (FERRY_BENCH_S3_FILES_ONLY=1 stops after that part).
+# NOTE: Ferry's workers run with --poll-interval 0.05 until the wake-up fix for idle workers lands (another change).
 # Usage: scripts/bench-s3.sh BIN_DIR DATABASE_ADMIN_URL
 set -euo pipefail
+shopt -s inherit_errexit   # a failure inside $(...) stops the run too
 bin=$1
 admin=$2
 ferry="$bin/ferry"
@@ -39,6 +43,57 @@ s3 mb s3://bench
 echo "$AWS_ACCESS_KEY_ID" >"$work/key-id"
 echo "$AWS_SECRET_ACCESS_KEY" | "$ferry" account add bench --provider s3 --region us-east-1 --endpoint-url "$server" --path-style \
     --access-key-id-file "$work/key-id" --secret-access-key-file - --max-concurrent 16 >/dev/null
+
+# Many files: Ferry (2 workers × 32, an account that allows 64 at once) against rclone and the AWS CLI.
+# rclone 1.60 cannot use AWS_CA_BUNDLE with its HTTP transport (and needs none for a plain-HTTP moto): unset for it.
+command -v rclone >/dev/null || { echo "error: rclone is missing (scripts/install-deps.sh installs it)" >&2; exit 1; }
+export RCLONE_CONFIG_MOTO_TYPE=s3 RCLONE_CONFIG_MOTO_PROVIDER=Other RCLONE_CONFIG_MOTO_ENDPOINT="$server" \
+    RCLONE_CONFIG_MOTO_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" RCLONE_CONFIG_MOTO_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" \
+    RCLONE_CONFIG_MOTO_REGION=us-east-1 RCLONE_CONFIG_MOTO_FORCE_PATH_STYLE=true
+echo "$AWS_SECRET_ACCESS_KEY" | "$ferry" account add wide --provider s3 --region us-east-1 --endpoint-url "$server" --path-style \
+    --access-key-id-file "$work/key-id" --secret-access-key-file - --max-concurrent 64 >/dev/null
+files_per_second() { python3 -c "print('%.0f' % ($1 / ($3 - $2)))"; }
+make_files() { # folder count bytes
+    python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+folder, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(folder, exist_ok=True)
+for i in range(count):
+    with open(f"{folder}/f{i:05d}.bin", "wb") as f:
+        f.write(os.urandom(size))
+PY
+}
+s3_files() { # name count bytes → prints "ferry rclone aws" in files/s
+    local name=$1 count=$2 t0 t1 workers=() rclone_fps aws_fps ferry_fps
+    make_files "$work/$name" "$count" "$3"
+    t0=$(date +%s.%N); env -u AWS_CA_BUNDLE rclone copy --transfers 32 --config /dev/null "$work/$name" "moto:bench/rclone/$name/"; t1=$(date +%s.%N)
+    rclone_fps=$(files_per_second "$count" "$t0" "$t1")
+    t0=$(date +%s.%N); s3 cp --recursive "$work/$name" "s3://bench/aws/$name/"; t1=$(date +%s.%N)
+    aws_fps=$(files_per_second "$count" "$t0" "$t1")
+    "$ferry" enqueue upload "$work/$name"/*.bin --to "s3:wide:bench/ferry/$name/" --batch "files-$name" >/dev/null
+    for w in 1 2; do
+        "$ferry" worker --name "bench-$name-$w" --concurrency 32 --poll-interval 0.05 --log-level error &
+        workers+=($!)
+        pids+=($!)
+    done
+    until [[ $(psql "$FERRY_DATABASE_URL" -Atc "SELECT done FROM ferry.batch_status WHERE batch = 'files-$name'") == t ]]; do sleep 0.1; done
+    for pid in "${workers[@]}"; do kill -TERM "$pid"; wait "$pid" || true; done
+    [[ $(psql "$FERRY_DATABASE_URL" -Atc "SELECT count(*) FROM ferry.jobs WHERE batch = 'files-$name' AND state = 'succeeded'") == "$count" ]] \
+        || { echo "error: not every upload of $name succeeded" >&2; exit 1; }
+    ferry_fps=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT round(count(*) / extract(epoch FROM max(finished_at) - min(started_at)))
+                                                  FROM ferry.jobs WHERE batch = 'files-$name'")
+    rm -rf "${work:?}/$name"
+    s3 rm --recursive s3://bench/rclone/ && s3 rm --recursive s3://bench/aws/ && s3 rm --recursive s3://bench/ferry/
+    echo "$ferry_fps $rclone_fps $aws_fps"
+}
+files_ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
+out=$(s3_files small "${FERRY_BENCH_S3_SMALL_FILES:-1000}" $((64 * 1024)))
+read -r f r a <<<"$out"
+echo "S3 upload, ${FERRY_BENCH_S3_SMALL_FILES:-1000} × 64 KiB: ferry $f files/s; rclone $r files/s (ferry $(files_ratio "$f" "$r")×); aws s3 cp $a files/s (ferry $(files_ratio "$f" "$a")×)"
+out=$(s3_files medium "${FERRY_BENCH_S3_MEDIUM_FILES:-150}" $((3 * 1024 * 1024)))
+read -r f r a <<<"$out"
+echo "S3 upload, ${FERRY_BENCH_S3_MEDIUM_FILES:-150} × 3 MiB: ferry $f files/s; rclone $r files/s (ferry $(files_ratio "$f" "$r")×); aws s3 cp $a files/s (ferry $(files_ratio "$f" "$a")×)"
+[[ "${FERRY_BENCH_S3_FILES_ONLY:-}" == 1 ]] && exit 0
 
 mkdir -p "$work/src"
 for i in $(seq -w 1 "$photos"); do head -c $((3 * 1024 * 1024)) /dev/urandom >"$work/src/p$i.jpg"; done

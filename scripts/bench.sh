@@ -42,7 +42,10 @@ scripts/bench-upload.sh "$bin" "$url"
 echo "==> fetch benchmark (dev server, against curl; 20,000-entry folder fan-out)"
 scripts/bench-fetch.sh "$bin" "$url"
 
-echo "==> S3 benchmark (moto, against aws s3 cp)"
+echo "==> local directory benchmark (copy_file_range, against rclone copy and cp -r + sync; peak memory at 64 jobs)"
+scripts/bench-local.sh "$bin" "$url"
+
+echo "==> S3 benchmark (moto, against rclone and aws s3 cp)"
 scripts/bench-s3.sh "$bin" "$url"
 
 echo "==> tracing overhead (no-op jobs, tracing off against on with an OTLP/HTTP receiver on loopback)"

@@ -4,8 +4,9 @@ set -euo pipefail
 
 # systemd (for systemd-analyze) and python3-yaml: scripts/check-deploy.sh checks deploy/ with them.
 # chromium and chromium-driver: scripts/browser-test.sh drives `ferry dashboard` in a headless browser.
+# rclone: the baseline of the local and S3 benchmarks (make bench); nothing else needs it.
 packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl systemd python3-yaml
-    chromium chromium-driver)
+    chromium chromium-driver rclone)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,15 +37,20 @@ public final class JobContext: Sendable {
     let live: LiveProgress?
     /// Writes progress events with other jobs' in one statement; `nil` writes each on its own.
     let progressBatcher: ProgressBatcher?
+    /// The process's bandwidth limit (`--bwlimit`), shared by all its transfers; nil without one. Data paths
+    /// spend from it before each piece they move (`throttle`).
+    public let bandwidth: BandwidthLimit?
 
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
-        localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil
+        localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil,
+        bandwidth: BandwidthLimit? = nil
     ) {
         self.live = live
         self.progressBatcher = progressBatcher
         self.localRoots = localRoots
+        self.bandwidth = bandwidth
         self.cancelledByRequest = cancelledByRequest
         self.attemptSpanID = attemptSpanID
         self.job = job
@@ -97,6 +102,11 @@ public final class JobContext: Sendable {
         var outcome = JobOutcome.progress(job, bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
         if let attemptSpanID { outcome.data["span_id"] = .string(attemptSpanID) }
         return outcome
+    }
+
+    /// Waits until the process's bandwidth limit allows `bytes` more (at once without `--bwlimit`).
+    public func throttle(_ bytes: Int) async throws {
+        try await bandwidth?.spend(bytes)
     }
 
     /// Throws `CancellationError` if the job should stop (cancel requested or the worker is shutting down).

@@ -32,6 +32,8 @@ public final class Worker: Service, Sendable {
     let live = LiveProgress()
     let batcher: CompletionBatcher
     let progressBatcher: ProgressBatcher?
+    /// `--bwlimit`: one bucket for every transfer of the process.
+    let bandwidth: BandwidthLimit?
 
     /// - Parameters:
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
@@ -48,6 +50,7 @@ public final class Worker: Service, Sendable {
         self.metrics = WorkerMetrics(
             registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
         self.readiness = readiness
+        self.bandwidth = configuration.bandwidthLimit.map { BandwidthLimit(bytesPerSecond: $0) }
         self.store = store
         self.liveness = liveness ?? store
         self.handlers = handlers
@@ -219,7 +222,8 @@ public final class Worker: Service, Sendable {
         let context = JobContext(
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
-            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher)
+            attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher,
+            bandwidth: bandwidth)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

@@ -34,6 +34,8 @@ public struct WorkerConfiguration: Sendable {
     public var localRoots: LocalRoots
     /// Progress events of many jobs in one statement (false: one statement each, for comparison).
     public var batchProgress: Bool
+    /// Bytes per second for all of this process's transfers together (`--bwlimit`); nil for no limit.
+    public var bandwidthLimit: Int64?
 
     public init(
         name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
@@ -42,10 +44,11 @@ public struct WorkerConfiguration: Sendable {
         completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
         progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
         retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false,
-        localRoots: LocalRoots = .none, batchProgress: Bool = true
+        localRoots: LocalRoots = .none, batchProgress: Bool = true, bandwidthLimit: Int64? = nil
     ) {
         self.localRoots = localRoots
         self.batchProgress = batchProgress
+        self.bandwidthLimit = bandwidthLimit.flatMap { $0 > 0 ? $0 : nil }
         self.tracing = tracing
         self.name = name
         self.queues = queues

@@ -32,6 +32,7 @@ struct WorkerCommand: AsyncParsableCommand {
                   --metrics-listen 127.0.0.1:9464
               ferry worker --name nas-1 --shutdown-timeout 60 --log-format json
               ferry worker --poll-only          # behind PgBouncer in transaction mode
+              ferry worker --bwlimit 20M        # this process moves at most 20 MiB/s in all
               ferry worker --wait-for-schema 10m   # started before ferry migrate ends
 
             Local files: a worker reads upload sources and writes local copies and fetched files only inside its \
@@ -100,6 +101,11 @@ struct WorkerCommand: AsyncParsableCommand {
         valueName: "mib"))
     var chunkSize = 8
 
+    @Option(name: .customLong("bwlimit"), help: ArgumentHelp(
+        "Bandwidth limit for this worker process, bytes per second shared by all its transfers (uploads and downloads, every provider), as rclone's --bwlimit: 20M, 512K, 1.5G (K/M/G = KiB/MiB/GiB; a bare number is KiB). Per process: N workers move up to N times this. Default: off.",
+        valueName: "rate"))
+    var bwlimit: String?
+
     @Option(help: ArgumentHelp(
         "Move no data; behave as scripted (noop, sleep:MS, progress:N, fail-until:N, fail, ratelimit-until:N) to rehearse a deployment.",
         valueName: "script"))
@@ -166,6 +172,14 @@ struct WorkerCommand: AsyncParsableCommand {
                     field: "--chunk-size", problem: "must be from 1 to 150 MiB (Dropbox accepts at most 150 MiB per request)",
                     fix: "for example --chunk-size 8 or --chunk-size 48")
             }
+            var bandwidthLimit: Int64?
+            if let bwlimit {
+                guard let rate = BandwidthLimit.parseRate(bwlimit) else {
+                    throw ValidationIssue(
+                        field: "--bwlimit", problem: "'\(bwlimit)' is not a rate", fix: "give bytes per second with K, M or G: --bwlimit 20M, --bwlimit 512K (0 or off: no limit)")
+                }
+                bandwidthLimit = rate > 0 ? rate : nil
+            }
             var scripted: ScriptedHandler?
             if let handler {
                 guard let script = ScriptedHandler(script: handler) else {
@@ -216,7 +230,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
                 queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
                 retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil, localRoots: roots,
-                batchProgress: !noProgressBatching)
+                batchProgress: !noProgressBatching, bandwidthLimit: bandwidthLimit)
             if roots.isUnconfined {
                 logger.warning(
                     "--any-local-path: this worker reads and writes any local path a job names; every producer can reach every file of this user",

@@ -41,6 +41,8 @@ final class PartialDownload: @unchecked Sendable {
     /// The write of the batch before, running off the cooperative pool.
     private var writing: Task<Void, any Error>?
     private let flushSize: Int
+    /// `--bwlimit`: each piece received is paid for before the next is taken, so the connection slows to the limit.
+    private let bandwidth: BandwidthLimit?
     /// Pieces per write. Each can hold on to a whole receive buffer (up to 64 KiB) however few bytes it carries,
     /// so a slow link's many small pieces are written (and released) early; also below `IOV_MAX`.
     private static let maxPieces = 64
@@ -80,10 +82,14 @@ final class PartialDownload: @unchecked Sendable {
         target: String, root: String, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, context: JobContext,
         flushSize: Int = 1 << 20
     ) async throws -> PartialDownload {
-        let roots = context.localRoots
-        let partial = try await BlockingIO.run {
-            try PartialDownload(
-                target: target, root: root, roots: roots, jobID: jobID, resumeAt: resumeAt, digests: digests, flushSize: flushSize)
+        let (roots, bandwidth) = (context.localRoots, context.bandwidth)
+        // The kept bytes are read back for the digests through a pooled buffer (nothing allocated per resume).
+        let partial = try await BufferPool.shared.withBuffer { scratch in
+            try await BlockingIO.run {
+                try PartialDownload(
+                    target: target, root: root, roots: roots, jobID: jobID, resumeAt: resumeAt, digests: digests,
+                    flushSize: flushSize, bandwidth: bandwidth, scratch: scratch)
+            }
         }
         context.whenJobEnds { await partial.discard() }
         partial.onBytes = { context.noteBytes($0) }
@@ -91,7 +97,8 @@ final class PartialDownload: @unchecked Sendable {
     }
 
     private init(
-        target: String, root: String, roots: LocalRoots, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int
+        target: String, root: String, roots: LocalRoots, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int,
+        bandwidth: BandwidthLimit?, scratch: BufferPool.Buffer
     ) throws {
         guard SafePath.isInside(target, root: root), let normalized = SafePath.normalize(target), normalized == target
                 || normalized == String(target.trimmingSuffix("/"))
@@ -113,6 +120,7 @@ final class PartialDownload: @unchecked Sendable {
         self.temporary = SafePath.directory(of: target) + temporaryName
         self.file = try folder.openChild(temporaryName, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
         self.flushSize = flushSize
+        self.bandwidth = bandwidth
         if digests.contains(.sha256) { sha256 = SHA256() }
         if digests.contains(.dropboxContentHash) { contentHash = DropboxContentHasher() }
         if digests.contains(.md5) { md5 = Insecure.MD5() }
@@ -122,10 +130,11 @@ final class PartialDownload: @unchecked Sendable {
         // Hash what is kept so the final checksums cover the whole file.
         var position: Int64 = 0
         while position < keep {
-            let piece = try file.read(at: position, count: Int(min(Int64(4 << 20), keep - position)))
-            guard !piece.isEmpty else { break }
-            absorb(piece)
-            position += Int64(piece.count)
+            let piece = UnsafeMutableRawBufferPointer(rebasing: scratch.bytes[..<Int(min(Int64(scratch.bytes.count), keep - position))])
+            let count = try file.read(into: piece, at: position)
+            guard count > 0 else { break }
+            absorb(UnsafeRawBufferPointer(rebasing: piece[..<count]))
+            position += Int64(count)
         }
         offset = keep
         stretchOffset = keep
@@ -163,14 +172,11 @@ final class PartialDownload: @unchecked Sendable {
         md5?.update(bufferPointer: bytes)
     }
 
-    private func absorb(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { absorb($0) }
-    }
-
     /// Takes bytes received from the server. Every `flushSize` they are handed to a write that runs while the
     /// next ones arrive; this waits only while the write before is still running.
     func append(_ bytes: ByteBuffer) async throws {
         guard bytes.readableBytes > 0 else { return }
+        try await bandwidth?.spend(bytes.readableBytes)
         pending.append(bytes)
         pendingBytes += bytes.readableBytes
         offset += Int64(bytes.readableBytes)

@@ -57,14 +57,20 @@ final class OwnedFile: @unchecked Sendable {
         return info
     }
 
-    /// Reads up to `count` bytes at `offset` (fewer only at end of file).
+    /// Reads up to `count` bytes at `offset` (fewer only at end of file) into an array of that capacity, not
+    /// zero-filled first. Cap `count` to what is left of the file: the capacity is allocated whatever the size.
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
+        try [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
+            initialized = try read(into: UnsafeMutableRawBufferPointer(raw), at: offset)
+        }
+    }
+
+    /// Fills `buffer` from `offset` (`pread`, retried on short reads); returns the bytes read, fewer than
+    /// `buffer.count` only at end of file.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         var filled = 0
-        while filled < count {
-            let n = buffer.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
-            }
+        while filled < buffer.count {
+            let n = pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset) + off_t(filled))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw POSIXFailure(operation: "read", path: path, code: errno)
@@ -72,22 +78,24 @@ final class OwnedFile: @unchecked Sendable {
             if n == 0 { break }
             filled += n
         }
-        buffer.removeLast(count - filled)
-        return buffer
+        return filled
     }
 
-    func write(_ bytes: [UInt8], at offset: Int64) throws {
+    /// Writes all of `bytes` at `offset` (`pwrite`, retried on short writes).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                pwrite(descriptor, raw.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
-            }
+            let n = pwrite(descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw POSIXFailure(operation: "write", path: path, code: errno)
             }
             written += n
         }
+    }
+
+    func write(_ bytes: [UInt8], at offset: Int64) throws {
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
     }
 
     func truncate(to size: Int64) throws {

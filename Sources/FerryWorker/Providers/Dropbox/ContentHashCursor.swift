@@ -13,27 +13,37 @@ final class ContentHashCursor: Sendable {
     var position: Int64 { state.withLock { $0.position } }
 
     func observe(_ offset: Int64, _ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { observe(offset, $0) }
+    }
+
+    /// The same for bytes in memory that is not a `ByteBuffer` (a pooled buffer).
+    func observe(_ offset: Int64, _ bytes: UnsafeRawBufferPointer) {
         state.withLock { state in
-            let end = offset + Int64(buffer.readableBytes)
+            let end = offset + Int64(bytes.count)
             guard offset <= state.position, end > state.position else { return }
             let skip = Int(state.position - offset)
-            if let tail = buffer.getSlice(at: buffer.readerIndex + skip, length: buffer.readableBytes - skip) {
-                state.hasher.update(tail)
-                state.position = end
-            }
+            state.hasher.update(UnsafeRawBufferPointer(rebasing: bytes[skip...]))
+            state.position = end
         }
     }
 
-    /// Hashes the file from the current position up to `target` by reading it (no network).
+    /// Hashes the file from the current position up to `target` by reading it (no network), into one of the
+    /// process's pooled buffers (nothing allocated per piece).
     func catchUp(to target: Int64, file: OwnedFile, pieceSize: Int) async throws {
-        while position < target {
-            let at = position
-            let count = Int(min(Int64(pieceSize), target - at))
-            let buffer = try await BlockingIO.run { try file.readBuffer(at: at, count: count) }
-            guard buffer.readableBytes == count else {
-                throw JobFailure.permanent("source_changed", "\(file.path) became shorter during the upload; enqueue it again")
+        guard position < target else { return }
+        try await BufferPool.shared.withBuffer { buffer in
+            while position < target {
+                let at = position
+                let size = Int(min(Int64(min(pieceSize, buffer.bytes.count)), target - at))
+                try await BlockingIO.run { [self] in
+                    let piece = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[..<size])
+                    let count = try file.read(into: piece, at: at)
+                    guard count == piece.count else {
+                        throw JobFailure.permanent("source_changed", "\(file.path) became shorter during the upload; enqueue it again")
+                    }
+                    observe(at, UnsafeRawBufferPointer(piece))
+                }
             }
-            observe(at, buffer)
         }
     }
 

@@ -114,7 +114,9 @@ extension DropboxUploadHandler {
 
         func body(from start: Int64, to end: Int64) -> HTTPClientRequest.Body {
             let (hash, context) = (self.hash, self.context)
-            let stream = FileByteStream(file: source, start: start, end: end, pieceSize: handler.pieceSize) { offset, buffer in
+            let stream = FileByteStream(
+                file: source, start: start, end: end, pieceSize: handler.pieceSize, bandwidth: context.bandwidth
+            ) { offset, buffer in
                 hash.observe(offset, buffer)
                 context.noteBytes(offset + Int64(buffer.readableBytes))
             }

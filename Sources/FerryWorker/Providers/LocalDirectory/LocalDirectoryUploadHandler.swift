@@ -9,10 +9,22 @@ import Foundation
 
 /// Uploads into a local directory (a mounted NAS or volume): `--to file:///dir/`.
 ///
-/// Writes chunks to a temporary name beside the target, records a progress event per chunk (with the offset,
+/// Copies chunks to a temporary name beside the target, records a progress event per chunk (with the offset,
 /// after `fsync`, so a crash never records bytes that are not on disk), resumes from the recorded offset on
 /// the next attempt, checks that the source did not change since enqueue (size, mtime, inode) nor during the
-/// copy, verifies the written file's SHA-256 against the bytes read, then fsyncs and renames into place.
+/// copy, then fsyncs the file, renames it into place and fsyncs the folder.
+///
+/// One pass over the data (``LocalCopyPass``): the kernel copies each piece (`copy_file_range`; the bytes never
+/// enter the worker) and the worker reads that piece back once from the destination, still in the page cache, to
+/// hash it; where the kernel cannot copy (another filesystem), the worker reads the source once, writes it and
+/// hashes what it wrote. So each byte is read by the worker once, and the SHA-256 in the result is of the
+/// destination's bytes (including a resumed attempt's kept part, read once at the start). The earlier second
+/// pass (re-reading the written file to compare digests) is gone: it read the same page-cache pages this hash
+/// reads, so it could only catch a write that did not land as written, which hashing the destination covers;
+/// that the destination equals the source rests on the kernel's copy together with the source checks before and
+/// after (a source changed in place must change its mtime or size) and the `fsync` before the rename. Buffers
+/// come from the process's `BufferPool` (one per transfer while it runs, never chunk-sized), and with
+/// `--bwlimit` each piece is paid for before it is copied.
 ///
 /// Source and destination are confined to the worker's local roots; the destination folder is opened once
 /// (walked from its root) and the temporary file, the check for an existing target and the rename all go
@@ -53,73 +65,89 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         }
 
         // Resume where the last attempt's recorded progress says the bytes are durable.
-        var offset: Int64 = 0
-        var hasher = SHA256()
+        var resumeAt: Int64 = 0
         if let session = job.session.flatMap({ try? JSONValue.parse($0) }), session["temp"]?.stringValue == temporary,
             let recorded = session["offset"]?.intValue, recorded > 0, recorded <= expected.size,
             (try? part.status().st_size).map({ Int64($0) >= recorded }) == true
         {
-            offset = recorded
-            var position: Int64 = 0
-            while position < offset {
-                let (at, count) = (position, Int(min(Int64(chunkSize), offset - position)))
-                let bytes = try await BlockingIO.run { try part.read(at: at, count: count) }
-                hasher.update(data: bytes)
-                position += Int64(bytes.count)
-            }
-            context.logger.info("resuming upload", metadata: ["offset": "\(offset)"])
+            resumeAt = recorded
+            context.logger.info("resuming upload", metadata: ["offset": "\(recorded)"])
         }
-        try part.truncate(to: offset)
-
-        while offset < expected.size {
-            try context.checkCancellation()
-            let start = offset
-            // Never more than is left: a 64 KiB file must not cost a chunk-sized (8 MiB) zeroed buffer.
-            let count = Int(min(Int64(chunkSize), expected.size - start))
-            let chunk = try await BlockingIO.run { try source.read(at: start, count: count) }
-            guard !chunk.isEmpty else {
-                throw JobFailure.permanent("source_changed", "\(job.source) became shorter during the upload")
+        let digest = try await BufferPool.shared.withBuffer { buffer in
+            var pass = try await BlockingIO.run { [resumeAt] in
+                var pass = LocalCopyPass()
+                try pass.absorb(part, 0..<resumeAt, buffer: buffer)
+                try part.truncate(to: resumeAt)
+                return pass
             }
-            do {
-                try await BlockingIO.run {
-                    try part.write(chunk, at: start)
-                    try part.sync()
+            var offset = resumeAt
+            while offset < expected.size {
+                try context.checkCancellation()
+                let chunk = offset..<min(expected.size, offset + Int64(chunkSize))
+                do {
+                    pass = try await copy(chunk, from: source, to: part, pass: pass, buffer: buffer, context: context)
+                } catch let error as POSIXFailure {
+                    throw Self.classify(error)
                 }
-            } catch let error as POSIXFailure {
-                throw Self.classify(error)
+                offset = chunk.upperBound
+                context.noteBytes(offset)
+                if offset < expected.size {
+                    try await context.reportProgress(
+                        bytesDone: offset, bytesTotal: expected.size,
+                        session: .object(["temp": .string(temporary), "offset": .int(offset)]))
+                }
             }
-            hasher.update(data: chunk)
-            offset += Int64(chunk.count)
-            context.noteBytes(offset)
-            if offset < expected.size {
-                try await context.reportProgress(
-                    bytesDone: offset, bytesTotal: expected.size,
-                    session: .object(["temp": .string(temporary), "offset": .int(offset)]))
+            if !pass.kernelCopy { context.logger.debug("copied with read and write (copy_file_range not available here)") }
+            try expected.check(try source.status(), path: job.source, when: "during the upload")
+            let digest = pass.hex()
+            try await BlockingIO.run {
+                try Self.publish(temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, buffer: buffer)
             }
-        }
-        try expected.check(try source.status(), path: job.source, when: "during the upload")
-
-        // Read back what landed on disk: a resume bug or a bad disk must not pass as success.
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        let written = try await BlockingIO.run { try Self.sha256(of: part, size: expected.size, chunk: self.chunkSize) }
-        guard written == digest else {
-            folder.removeChild(temporaryName)
-            throw JobFailure.retryable("verify_failed", "the written file does not match the source (SHA-256); starting over")
-        }
-        try await BlockingIO.run {
-            try Self.publish(temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, chunk: self.chunkSize)
+            return digest
         }
         return JobResult(bytes: expected.size, details: .object(["sha256": .string(digest), "path": .string(target)]))
+    }
+
+    /// Copies one chunk and makes it durable (`fsync`): in one trip off the cooperative pool, or piece by piece
+    /// with a bandwidth limit to pay for each piece first.
+    private func copy(
+        _ chunk: Range<Int64>, from source: OwnedFile, to part: OwnedFile, pass: LocalCopyPass, buffer: BufferPool.Buffer,
+        context: JobContext
+    ) async throws -> LocalCopyPass {
+        guard let bandwidth = context.bandwidth else {
+            return try await BlockingIO.run {
+                var pass = pass
+                try pass.copy(chunk, from: source, to: part, buffer: buffer)
+                try part.sync()
+                return pass
+            }
+        }
+        var pass = pass
+        var at = chunk.lowerBound
+        while at < chunk.upperBound {
+            try context.checkCancellation()
+            let piece = at..<min(chunk.upperBound, at + Int64(buffer.bytes.count))
+            try await bandwidth.spend(piece.count)
+            pass = try await BlockingIO.run { [pass] in
+                var pass = pass
+                try pass.copy(piece, from: source, to: part, buffer: buffer)
+                return pass
+            }
+            at = piece.upperBound
+        }
+        try await BlockingIO.run { try part.sync() }
+        return pass
     }
 
     /// Renames into place within `folder`; an existing target with the same content means an earlier attempt
     /// already did it. A symlink at the target is never followed (it is "different content").
     static func publish(
-        _ temporaryName: String, as name: String, in folder: OwnedFile, target: String, digest: String, size: Int64, chunk: Int
+        _ temporaryName: String, as name: String, in folder: OwnedFile, target: String, digest: String, size: Int64,
+        buffer: BufferPool.Buffer
     ) throws {
         if let existing = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) {
             let info = try existing.status()
-            if (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == size, try sha256(of: existing, size: size, chunk: chunk) == digest {
+            if (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == size, try sha256(of: existing, size: size, buffer: buffer) == digest {
                 folder.removeChild(temporaryName)
                 return
             }
@@ -134,16 +162,11 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         try? folder.sync()
     }
 
-    static func sha256(of file: OwnedFile, size: Int64, chunk: Int) throws -> String {
-        var hasher = SHA256()
-        var position: Int64 = 0
-        while position < size {
-            let bytes = try file.read(at: position, count: Int(min(Int64(chunk), size - position)))
-            if bytes.isEmpty { break }
-            hasher.update(data: bytes)
-            position += Int64(bytes.count)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    /// The SHA-256 of a file already at the target (an earlier attempt's rename), read through `buffer`.
+    static func sha256(of file: OwnedFile, size: Int64, buffer: BufferPool.Buffer) throws -> String {
+        var pass = LocalCopyPass()
+        try pass.absorb(file, 0..<size, buffer: buffer)
+        return pass.hex()
     }
 
     /// Disk full and I/O errors may pass; permissions and missing mounts will not.

@@ -195,29 +195,42 @@ struct S3Upload: Sendable {
         }
     }
 
-    /// MD5 of a byte range of the file, read in pieces off the cooperative pool.
+    /// MD5 of a byte range of the file, read off the cooperative pool into one of the process's pooled buffers
+    /// (nothing allocated per part), up to 8 MiB per trip so that a cancel is seen between them.
     func digest(_ range: Range<Int64>) async throws -> [UInt8] {
         var md5 = Insecure.MD5()
-        let (file, piece) = (source, handler.pieceSize)
+        let (file, path) = (source, job.source)
         var offset = range.lowerBound
-        while offset < range.upperBound {
-            let count = Int(min(Int64(piece), range.upperBound - offset))
-            let at = offset
-            let buffer = try await BlockingIO.run { try file.readBuffer(at: at, count: count) }
-            guard buffer.readableBytes == count else {
-                throw JobFailure.permanent("source_changed", "\(job.source) became shorter during the upload; enqueue it again")
+        try await BufferPool.shared.withBuffer { buffer in
+            while offset < range.upperBound {
+                try context.checkCancellation()
+                let (start, end) = (offset, min(range.upperBound, offset + 8 << 20))
+                md5 = try await BlockingIO.run { [md5] in
+                    var md5 = md5
+                    var at = start
+                    while at < end {
+                        let piece = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[..<Int(min(Int64(buffer.bytes.count), end - at))])
+                        let count = try file.read(into: piece, at: at)
+                        guard count == piece.count else {
+                            throw JobFailure.permanent("source_changed", "\(path) became shorter during the upload; enqueue it again")
+                        }
+                        md5.update(bufferPointer: UnsafeRawBufferPointer(piece))
+                        at += Int64(count)
+                    }
+                    return md5
+                }
+                offset = end
             }
-            buffer.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
-            offset += Int64(count)
         }
         return Array(md5.finalize())
     }
 
     func body(_ range: Range<Int64>) -> S3Body {
         .stream(
-            FileByteStream(file: source, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize) {
-                [sent, context, size] _, buffer in context.noteBytes(min(size, sent.add(buffer.readableBytes)))
-            },
+            FileByteStream(
+                file: source, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize,
+                bandwidth: context.bandwidth
+            ) { [sent, context, size] _, buffer in context.noteBytes(min(size, sent.add(buffer.readableBytes))) },
             length: Int64(range.count))
     }
 
