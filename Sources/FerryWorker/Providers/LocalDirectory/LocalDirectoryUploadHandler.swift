@@ -100,9 +100,11 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             if !pass.kernelCopy { context.logger.debug("copied with read and write (copy_file_range not available here)") }
             try expected.check(try source.status(), path: job.source, when: "during the upload")
             let digest = pass.hex()
-            try await BlockingIO.run {
+            let renamed = try await BlockingIO.run {
                 try Self.publish(temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, buffer: buffer)
             }
+            // Make the rename itself durable (with other jobs' renames: one flush for the group).
+            if renamed { try await GroupSync.shared.sync(folder) }
             return digest
         }
         return JobResult(bytes: expected.size, details: .object(["sha256": .string(digest), "path": .string(target)]))
@@ -115,12 +117,13 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         context: JobContext
     ) async throws -> LocalCopyPass {
         guard let bandwidth = context.bandwidth else {
-            return try await BlockingIO.run {
+            let copied = try await BlockingIO.run {
                 var pass = pass
                 try pass.copy(chunk, from: source, to: part, buffer: buffer)
-                try part.sync()
                 return pass
             }
+            try await GroupSync.shared.sync(part)
+            return copied
         }
         var pass = pass
         var at = chunk.lowerBound
@@ -135,21 +138,22 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             }
             at = piece.upperBound
         }
-        try await BlockingIO.run { try part.sync() }
+        try await GroupSync.shared.sync(part)
         return pass
     }
 
     /// Renames into place within `folder`; an existing target with the same content means an earlier attempt
-    /// already did it. A symlink at the target is never followed (it is "different content").
+    /// already did it. A symlink at the target is never followed (it is "different content"). Returns whether it
+    /// renamed (the folder then needs a sync).
     static func publish(
         _ temporaryName: String, as name: String, in folder: OwnedFile, target: String, digest: String, size: Int64,
         buffer: BufferPool.Buffer
-    ) throws {
+    ) throws -> Bool {
         if let existing = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) {
             let info = try existing.status()
             if (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == size, try sha256(of: existing, size: size, buffer: buffer) == digest {
                 folder.removeChild(temporaryName)
-                return
+                return false
             }
             throw JobFailure.permanent("destination_exists", "\(target) already exists with different content")
         }
@@ -158,8 +162,7 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         } catch let error as POSIXFailure {
             throw classify(error)
         }
-        // Make the rename itself durable.
-        try? folder.sync()
+        return true
     }
 
     /// The SHA-256 of a file already at the target (an earlier attempt's rename), read through `buffer`.
