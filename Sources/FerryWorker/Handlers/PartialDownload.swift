@@ -285,12 +285,11 @@ final class PartialDownload: @unchecked Sendable {
             try await mismatch("MD5 of the download is \(actual), the store's ETag says \(expectedMD5.lowercased())")
         }
         let (file, folder, temporaryName, name) = (self.file, self.folder, self.temporaryName, self.name)
-        try await BlockingIO.run {
-            try file.sync()
-            try folder.renameChild(temporaryName, to: name)
-            // The rename is durable only once the folder is synced.
-            try folder.sync()
-        }
+        // Durable in groups with the other transfers finishing now (GroupSync): the data before the rename, the
+        // rename (the folder) before success.
+        try await GroupSync.shared.sync(file)
+        try await BlockingIO.run { try folder.renameChild(temporaryName, to: name) }
+        try await GroupSync.shared.sync(folder)
         return finished
     }
 
