@@ -95,6 +95,9 @@ extension DevServerResponder {
         if let expectedHash, expectedHash != hash {
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
         }
+        try await enterCommit(account)
+        backend.stats.record { $0.singleCommits += 1 }
+        if failsByPath(info) { throw uploadError(.insufficientSpace) }
         do throws(WriteFailure) {
             var (entry, written) = try backend.files.commit(account: account.name, info: info, source: temporary, size: received, contentHash: hash)
             if corrupt && written { entry = corrupted(entry, account: account) }
@@ -237,6 +240,9 @@ extension DevServerResponder {
             recordContention()
             throw finishFailure(.tooManyWriteOperations)
         }
+        try await enterCommit(account)
+        backend.stats.record { $0.singleCommits += 1 }
+        if failsByPath(info) { throw finishFailure(.write(.insufficientSpace)) }
         let session: UploadSession
         do throws(SessionLookupFailure) {
             session = try backend.files.beginWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset, forFinish: true)
@@ -278,17 +284,23 @@ extension DevServerResponder {
     // MARK: files/upload_session/finish_batch_v2 (and finish_batch + check)
 
     /// Commits up to 1,000 closed sessions; each entry succeeds or fails on its own.
-    func finishBatch(_ account: Account, _ argument: JSONValue, route: String, contention: Bool) throws(DropboxError) -> JSONValue {
+    /// The namespace lock is taken once for the whole call; `corrupt` (the `corrupt_commit` fault) changes every file
+    /// the call writes.
+    func finishBatch(_ account: Account, _ argument: JSONValue, route: String, contention: Bool, corrupt: Bool = false) async throws -> JSONValue {
         let arg = try requireObject(argument, route: route, known: ArgumentFields.uploadSessionFinishBatch)
-        guard let entries = arg["entries"]?.arrayValue else { throw .badRequest(route: route, "missing required field 'entries'") }
-        guard entries.count <= 1000 else { throw .badRequest(route: route, "entries: list has more than 1000 items") }
+        guard let entries = arg["entries"]?.arrayValue else { throw DropboxError.badRequest(route: route, "missing required field 'entries'") }
+        guard entries.count <= 1000 else { throw DropboxError.badRequest(route: route, "entries: list has more than 1000 items") }
         var parsed: [(cursor: (id: String, offset: Int64), info: CommitInfo?, problem: DropboxPath.Problem?)] = []
         for (index, entry) in entries.enumerated() {
             let entry = try requireObject(entry, route: route, field: "entries[\(index)]", known: ArgumentFields.uploadSessionFinish)
             let cursor = try sessionCursor(entry["cursor"], route: route, field: "entries[\(index)].cursor")
-            guard let commit = entry["commit"] else { throw .badRequest(route: route, "missing required field 'entries[\(index)].commit'") }
+            guard let commit = entry["commit"] else { throw DropboxError.badRequest(route: route, "missing required field 'entries[\(index)].commit'") }
             let (info, problem) = try CommitInfo.parse(commit, route: route, field: "entries[\(index)].commit")
             parsed.append((cursor, info, problem))
+        }
+        if !contention && !parsed.isEmpty {
+            try await enterCommit(account)
+            backend.stats.record { $0.finishBatchEntries.append(parsed.count) }
         }
         var results: [JSONValue] = []
         for item in parsed {
@@ -297,10 +309,13 @@ extension DevServerResponder {
                 if contention || backend.faults.decideBatchEntryContention(route: route) {
                     recordContention()
                     outcome = .failure(.tooManyWriteOperations)
+                } else if failsByPath(info) {
+                    outcome = .failure(.write(.insufficientSpace))
                 } else {
                     do throws(FinishFailure) {
-                        let (entry, written) = try backend.files.finishClosedSession(account: account.name, sessionID: item.cursor.id,
+                        var (entry, written) = try backend.files.finishClosedSession(account: account.name, sessionID: item.cursor.id,
                                                                                      offset: item.cursor.offset, info: info)
+                        if corrupt && written { entry = corrupted(entry, account: account) }
                         recordCommit(entry, written: written)
                         outcome = .success(entry)
                     } catch {

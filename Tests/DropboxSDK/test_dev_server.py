@@ -147,6 +147,55 @@ def test_finish_batch_v2_and_the_async_finish_batch_with_check(dbx):
     assert entries[0].get_success().path_display == "/batch/async.txt"
 
 
+def test_closed_starts_committed_by_finish_batch_v2_with_a_per_entry_failure(dbx, server):
+    """What Ferry's batch commit does: every small file in one upload_session/start with close=True, then one
+    finish_batch_v2 for all; an entry the server refuses (fail_commit_paths) fails alone, in the SDK's shapes."""
+    server.faults(fail_commit_paths=["/closed/refused"])
+    entries = []
+    blobs = {}
+    for index in range(5):
+        data = random.Random(40 + index).randbytes(65_536)
+        name = "refused" if index == 2 else f"file-{index}"
+        path = f"/closed/{name}.bin"
+        session_id = dbx.files_upload_session_start(data, close=True).session_id
+        entries.append(files.UploadSessionFinishArg(files.UploadSessionCursor(session_id, len(data)), files.CommitInfo(path)))
+        blobs[path] = data
+    before = server.stats()["finish_batch_entries"]
+    result = dbx.files_upload_session_finish_batch_v2(entries)
+    assert [entry.is_success() for entry in result.entries] == [True, True, False, True, True]
+    for entry in result.entries:
+        if entry.is_success():
+            metadata = entry.get_success()
+            assert metadata.content_hash == content_hash(blobs[metadata.path_display])
+    failure = result.entries[2].get_failure()
+    assert failure.is_path() and failure.get_path().is_insufficient_space()
+    assert server.stats()["finish_batch_entries"] == before + [5]
+
+    # Committed once: the same sessions again are gone (lookup_failed/not_found), nothing is written twice.
+    again = dbx.files_upload_session_finish_batch_v2(entries[:2])
+    for entry in again.entries:
+        assert entry.is_failure() and entry.get_failure().get_lookup_failed().is_not_found()
+
+
+def test_namespace_lock_contention_is_a_429_the_sdk_reads(dbx, server):
+    """Two commits at once to one account with a long namespace lock: the loser gets 429 too_many_write_operations,
+    which the SDK retries after Retry-After (1 s), so both uploads succeed."""
+    import threading
+    server.faults(namespace_lock_milliseconds=300)
+    results = []
+
+    def upload(index):
+        results.append(dbx.files_upload(b"contended %d" % index, f"/lock/file-{index}.txt"))
+
+    threads = [threading.Thread(target=upload, args=(index,)) for index in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 3
+    assert server.stats()["namespace_lock_contention"] >= 1
+
+
 # Listing and downloads
 
 
