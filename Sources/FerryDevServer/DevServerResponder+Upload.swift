@@ -115,17 +115,20 @@ extension DevServerResponder {
         try checkUploadContentType(request, route: route)
         let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.uploadSessionStart)
         let close = try optionalBool(arg, "close", route: route)
+        var concurrent = false
         if let type = arg["session_type"], !type.isNull {
             switch try ArgumentFields.unionTag(type, route: route, field: "session_type") {
             case "sequential": break
-            case "concurrent":
-                throw DropboxError.badRequest(route: route, "session_type: concurrent upload sessions are not supported by the Ferry dev server")
+            case "concurrent": concurrent = true
             default:
                 throw DropboxError.badRequest(route: route, "session_type: unknown tag")
             }
         }
+        if concurrent && close {
+            throw DropboxError.routeError(summary: "concurrent_session_close_not_allowed", .tag("concurrent_session_close_not_allowed"))
+        }
         let expectedHash = try optionalContentHash(arg, route: route)
-        let session = try backend.files.startSession(account: account.name)
+        let session = try backend.files.startSession(account: account.name, concurrent: concurrent)
         backend.stats.record { $0.sessionsStarted += 1 }
         var hasher = ContentHasher()
         do throws(SessionLookupFailure) {
@@ -146,6 +149,11 @@ extension DevServerResponder {
             rollBack(session.filePath, to: 0)
             backend.files.abortWrite(sessionID: session.id)
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
+        }
+        if concurrent && received.bytes > 0 {
+            rollBack(session.filePath, to: 0)
+            backend.files.abortWrite(sessionID: session.id)
+            throw DropboxError.routeError(summary: "concurrent_session_data_not_allowed", .tag("concurrent_session_data_not_allowed"))
         }
         backend.files.endWrite(sessionID: session.id, newOffset: received.bytes, hasher: hasher, close: close)
         return .json(.object(["session_id": .string(session.id)]))
@@ -172,6 +180,9 @@ extension DevServerResponder {
         }
         let expectedHash = isV1 ? nil : try optionalContentHash(arg, route: route)
         backend.stats.record { $0.appendOffsetsPerSession[cursor.id, default: []].append(cursor.offset) }
+        if !isV1 && backend.files.isConcurrentSession(cursor.id) {
+            return try await concurrentAppend(account, request: request, cursor: cursor, close: close, expectedHash: expectedHash, keepPartial: keepPartial)
+        }
         let session: UploadSession
         do throws(SessionLookupFailure) {
             session = try backend.files.beginWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset, forFinish: false)
@@ -210,6 +221,49 @@ extension DevServerResponder {
             return .json(.null)
         }
         backend.files.endWrite(sessionID: session.id, newOffset: cursor.offset + received.bytes, hasher: hasher, close: close)
+        return .json(.null)
+    }
+
+    /// `append_v2` to a concurrent session: any multiple of 4 MiB, in any order, in parallel. Only the closing chunk
+    /// may have another size. The session is hashed once it is closed and complete. A `partial_chunk` fault records
+    /// nothing (the chunk did not arrive whole; the client sends it again).
+    private func concurrentAppend(
+        _ account: Account, request: Request, cursor: (id: String, offset: Int64), close: Bool, expectedHash: String?, keepPartial: Bool
+    ) async throws -> Response {
+        let session: UploadSession
+        do throws(SessionLookupFailure) {
+            session = try backend.files.checkConcurrentWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset)
+        } catch {
+            // Read (and drop) the refused chunk, so the connection is ready for the client's next request.
+            for try await _ in request.body {}
+            throw lookupFailure(error)
+        }
+        var unused = ContentHasher()
+        let received: (bytes: Int64, chunkHash: String?)
+        backend.stats.record { stats in
+            stats.concurrentAppendsInFlight += 1
+            stats.concurrentAppendsPeak = max(stats.concurrentAppendsPeak, stats.concurrentAppendsInFlight)
+        }
+        defer { backend.stats.record { $0.concurrentAppendsInFlight -= 1 } }
+        do {
+            received = try await receiveBody(request, path: session.filePath, offset: cursor.offset, hasher: &unused,
+                                             chunkHash: expectedHash != nil, sessionID: session.id)
+        } catch is BodyTooLarge {
+            throw lookupFailure(.payloadTooLarge)
+        }
+        if let expectedHash, expectedHash != received.chunkHash { throw lookupFailure(.contentHashMismatch) }
+        if !close && received.bytes % FileStore.concurrentChunkGranularity != 0 { throw lookupFailure(.concurrentSessionInvalidDataSize) }
+        if keepPartial { return .json(.null) }
+        let complete: Bool
+        do throws(SessionLookupFailure) {
+            complete = try backend.files.endConcurrentWrite(sessionID: session.id, offset: cursor.offset, length: received.bytes, close: close)
+        } catch {
+            throw lookupFailure(error)
+        }
+        if complete {
+            let (hash, size) = try DiskFile.contentHash(ofFileAt: session.filePath)
+            backend.files.completeConcurrentSession(session.id, hash: hash, size: size)
+        }
         return .json(.null)
     }
 

@@ -30,6 +30,10 @@ public struct DevServerStats: Sendable, Codable, Equatable {
     /// Commits answered 429 `too_many_write_operations` because the account's namespace lock stayed taken
     /// (see ``FaultConfiguration/namespaceLockMilliseconds``).
     public var namespaceLockContention: Int = 0
+    /// Most appends to concurrent upload sessions in flight at once (bodies being received), over the run.
+    public var concurrentAppendsPeak: Int = 0
+    /// Appends to concurrent upload sessions in flight now.
+    public var concurrentAppendsInFlight: Int = 0
     /// Commits per `path_lower` that wrote a new revision.
     public var commitsPerPath: [String: Int] = [:]
     /// Body bytes received by content routes.
@@ -68,6 +72,8 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         case filesCommitted = "files_committed"
         case commitsPerPath = "commits_per_path"
         case singleCommits = "single_commits"
+        case concurrentAppendsPeak = "concurrent_appends_peak"
+        case concurrentAppendsInFlight = "concurrent_appends_in_flight"
         case finishBatchEntries = "finish_batch_entries"
         case namespaceLockContention = "namespace_lock_contention"
         case bytesReceived = "bytes_received"
@@ -96,6 +102,8 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         filesCommitted = try c.decodeIfPresent(Int.self, forKey: .filesCommitted) ?? 0
         commitsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .commitsPerPath) ?? [:]
         singleCommits = try c.decodeIfPresent(Int.self, forKey: .singleCommits) ?? 0
+        concurrentAppendsPeak = try c.decodeIfPresent(Int.self, forKey: .concurrentAppendsPeak) ?? 0
+        concurrentAppendsInFlight = try c.decodeIfPresent(Int.self, forKey: .concurrentAppendsInFlight) ?? 0
         finishBatchEntries = try c.decodeIfPresent([Int].self, forKey: .finishBatchEntries) ?? []
         namespaceLockContention = try c.decodeIfPresent(Int.self, forKey: .namespaceLockContention) ?? 0
         bytesReceived = try c.decodeIfPresent(Int64.self, forKey: .bytesReceived) ?? 0

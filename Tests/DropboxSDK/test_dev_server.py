@@ -196,6 +196,22 @@ def test_namespace_lock_contention_is_a_429_the_sdk_reads(dbx, server):
     assert server.stats()["namespace_lock_contention"] >= 1
 
 
+def test_concurrent_session_appends_out_of_order_then_finish(dbx):
+    """session_type=concurrent: chunks at multiples of 4 MiB, sent in any order, the last one closing the session."""
+    block = 4 * 1024 * 1024
+    data = random.Random(77).randbytes(2 * block + 4321)
+    session_id = dbx.files_upload_session_start(b"", session_type=files.UploadSessionType.concurrent).session_id
+    for offset, close in [(block, False), (2 * block, True), (0, False)]:
+        end = min(len(data), offset + block)
+        dbx.files_upload_session_append_v2(data[offset:end], files.UploadSessionCursor(session_id, offset), close=close)
+    with pytest.raises(ApiError) as failure:
+        dbx.files_upload_session_append_v2(b"x" * 10, files.UploadSessionCursor(session_id, 3))
+    assert failure.value.error.is_concurrent_session_invalid_offset() or failure.value.error.is_closed()
+    metadata = dbx.files_upload_session_finish(b"", files.UploadSessionCursor(session_id, len(data)), files.CommitInfo("/concurrent/c.bin"))
+    assert metadata.size == len(data)
+    assert metadata.content_hash == content_hash(data)
+
+
 # Listing and downloads
 
 

@@ -107,3 +107,53 @@ struct BatchCommitTests {
         }
     }
 }
+
+@Suite("Concurrent upload sessions")
+struct ConcurrentSessionTests {
+    static let block = 4 * 1024 * 1024
+
+    @Test("session_type concurrent: no data or close at start, appends at multiples of 4 MiB in any order, committed by finish_batch_v2")
+    func outOfOrderAppends() async throws {
+        try await DevServerHarness.run { h in
+            let token = try await h.accessToken()
+            let refusedData = try await h.content("files/upload_session/start", token: token, arg: #"{"session_type":"concurrent"}"#, body: [1])
+            #expect(refusedData.status == 409)
+            #expect(refusedData.errorTag == "concurrent_session_data_not_allowed")
+            let refusedClose = try await h.content(
+                "files/upload_session/start", token: token, arg: #"{"close":true,"session_type":{".tag":"concurrent"}}"#)
+            #expect(refusedClose.errorTag == "concurrent_session_close_not_allowed")
+
+            let start = try await h.content("files/upload_session/start", token: token, arg: #"{"session_type":"concurrent"}"#)
+            let id = try #require(start.json["session_id"] as? String)
+            let data: [UInt8] = (0..<(2 * Self.block + 1000)).map { UInt8(($0 * 7 + 3) % 251) }
+            func append(_ offset: Int, _ count: Int, close: Bool) async throws -> HTTPResult {
+                try await h.content(
+                    "files/upload_session/append_v2", token: token,
+                    arg: #"{"cursor":{"session_id":"\#(id)","offset":\#(offset)},"close":\#(close)}"#,
+                    body: Array(data[offset..<(offset + count)]))
+            }
+            let misaligned = try await append(1000, Self.block, close: false)
+            #expect(misaligned.errorTag == "concurrent_session_invalid_offset")
+            let oddSize = try await append(0, 1000, close: false)
+            #expect(oddSize.errorTag == "concurrent_session_invalid_data_size")
+            // Not complete yet: a commit is refused.
+            let early = try await h.rpc("files/upload_session/finish_batch_v2", token: token,
+                                        #"{"entries":[{"cursor":{"session_id":"\#(id)","offset":\#(data.count)},"commit":{"path":"/c.bin"}}]}"#)
+            #expect((early.json["entries"] as? [[String: Any]])?.first?[".tag"] as? String == "failure")
+
+            #expect(try await append(Self.block, Self.block, close: false).status == 200)
+            #expect(try await append(2 * Self.block, 1000, close: true).status == 200)
+            #expect(try await append(0, Self.block, close: false).status == 200)
+            let batch = try await h.rpc("files/upload_session/finish_batch_v2", token: token,
+                                        #"{"entries":[{"cursor":{"session_id":"\#(id)","offset":\#(data.count)},"commit":{"path":"/c.bin"}}]}"#)
+            let entry = try #require((batch.json["entries"] as? [[String: Any]])?.first)
+            #expect(entry[".tag"] as? String == "success")
+            #expect(entry["size"] as? Int == data.count)
+            var hasher = ContentHasher()
+            data.withUnsafeBytes { hasher.update($0) }
+            #expect(entry["content_hash"] as? String == hasher.finalize())
+            let downloaded = try await h.download(#"{"path":"/c.bin"}"#, token: token)
+            #expect(downloaded.body == data)
+        }
+    }
+}

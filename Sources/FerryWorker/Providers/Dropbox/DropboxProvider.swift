@@ -79,7 +79,8 @@ public struct DropboxProvider: TransferProvider {
             let granularity = DropboxUploadHandler.chunkGranularity
             return DropboxUploadHandler(
                 tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
-                batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment))
+                batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
+                parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4)
         case .fetch:
             return DropboxFetchHandler(tokens: tokens)
         }

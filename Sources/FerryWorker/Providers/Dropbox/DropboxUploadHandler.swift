@@ -31,14 +31,22 @@ public struct DropboxUploadHandler: JobHandler {
     let commitBatcher: DropboxCommitBatcher?
     /// How often one attempt retries a commit that hit write contention before deferring the job.
     let contentionRetries = 6
+    /// Chunks of one file in flight at once in a concurrent upload session; 1 keeps every session sequential.
+    public let parallelAppends: Int
+    /// Files of at least this many chunks go up in a concurrent upload session (when ``parallelAppends`` > 1).
+    public static let concurrentSessionChunks = 4
 
     /// Largest chunk Dropbox accepts in one request.
     public static let maximumChunkSize = 150 * 1024 * 1024
     public static let chunkGranularity = 4 * 1024 * 1024
 
     /// `batching: nil` commits every file on its own (`files/upload`, `upload_session/finish`).
-    public init(tokens: AccountTokenProvider, chunkSize: Int = 8 * 1024 * 1024, batching: DropboxBatchSettings? = DropboxBatchSettings()) {
+    public init(
+        tokens: AccountTokenProvider, chunkSize: Int = 8 * 1024 * 1024, batching: DropboxBatchSettings? = DropboxBatchSettings(),
+        parallelAppends: Int = 4
+    ) {
         self.tokens = tokens
+        self.parallelAppends = min(16, max(1, parallelAppends))
         self.commitBatcher = batching.map { DropboxCommitBatcher(tokens: tokens, window: $0.window, maxEntries: $0.maxEntries) }
         let rounded = (chunkSize / Self.chunkGranularity) * Self.chunkGranularity
         self.chunkSize = min(Self.maximumChunkSize, max(Self.chunkGranularity, rounded))
@@ -80,7 +88,7 @@ public struct DropboxUploadHandler: JobHandler {
 
         let metadata: DropboxFileMetadata
         if expected.size > Int64(chunkSize) {
-            metadata = try await upload.session()
+            metadata = upload.usesConcurrentSession ? try await upload.concurrentSession() : try await upload.session()
         } else {
             metadata = commitBatcher == nil ? try await upload.single() : try await upload.batched()
         }
