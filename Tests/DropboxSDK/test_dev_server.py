@@ -178,22 +178,30 @@ def test_closed_starts_committed_by_finish_batch_v2_with_a_per_entry_failure(dbx
 
 
 def test_namespace_lock_contention_is_a_429_the_sdk_reads(dbx, server):
-    """Two commits at once to one account with a long namespace lock: the loser gets 429 too_many_write_operations,
-    which the SDK retries after Retry-After (1 s), so both uploads succeed."""
+    """Commits at once to one account with a long namespace lock: the losers get HTTP 429 with RateLimitError's
+    shape (reason too_many_write_operations, retry_after), which the SDK raises as its RateLimitError."""
     import threading
+    from dropbox.exceptions import RateLimitError
     server.faults(namespace_lock_milliseconds=300)
-    results = []
+    uploaded, refused = [], []
 
     def upload(index):
-        results.append(dbx.files_upload(b"contended %d" % index, f"/lock/file-{index}.txt"))
+        try:
+            uploaded.append(dbx.files_upload(b"contended %d" % index, f"/lock/file-{index}.txt"))
+        except RateLimitError as error:
+            refused.append(error)
 
-    threads = [threading.Thread(target=upload, args=(index,)) for index in range(3)]
+    threads = [threading.Thread(target=upload, args=(index,)) for index in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(results) == 3
-    assert server.stats()["namespace_lock_contention"] >= 1
+    assert uploaded and refused
+    assert len(uploaded) + len(refused) == 4
+    for error in refused:
+        assert error.error.reason.is_too_many_write_operations()
+        assert error.backoff == 1
+    assert server.stats()["namespace_lock_contention"] == len(refused)
 
 
 def test_concurrent_session_appends_out_of_order_then_finish(dbx):
