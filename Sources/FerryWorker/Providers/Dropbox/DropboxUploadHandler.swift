@@ -23,7 +23,8 @@ import Tracing
 /// match the hash in the server's metadata.
 public struct DropboxUploadHandler: JobHandler {
     let tokens: AccountTokenProvider
-    /// Bytes per `append_v2` (a multiple of 4 MiB, at most 150 MiB). Files up to this size use `/2/files/upload`.
+    /// Bytes per `append_v2` (a multiple of 4 MiB, at most 150 MiB). Files up to this size go up in one request
+    /// (`upload_session/start` with `close: true`, or `/2/files/upload` without batching).
     public let chunkSize: Int
     let pieceSize = 256 * 1024
     let commitGate = AccountCommitGate()
