@@ -39,6 +39,9 @@ echo "==> status views at 1,000,000 jobs / 10,000,000 events; archive and restor
 echo "==> upload benchmark (dev server, against curl)"
 scripts/bench-upload.sh "$bin" "$url"
 
+echo "==> Dropbox small files: batch commit (finish_batch_v2) against single commits, 0 and 30 ms latency"
+scripts/bench-dropbox-small.sh "$bin" "$url"
+
 echo "==> fetch benchmark (dev server, against curl; 20,000-entry folder fan-out)"
 scripts/bench-fetch.sh "$bin" "$url"
 

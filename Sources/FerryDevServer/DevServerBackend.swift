@@ -10,6 +10,8 @@ final class DevServerBackend: Sendable {
     let flickr: FlickrStore
     let stats = StatsRecorder()
     let faults: FaultInjector
+    /// Per-account commit serialization (see ``FaultConfiguration/namespaceLockMilliseconds``).
+    let namespaceLock = NamespaceLock()
     let logger: Logger
 
     init(configuration: DevServerConfiguration, logger: Logger) throws {

@@ -95,6 +95,9 @@ extension DevServerResponder {
         if let expectedHash, expectedHash != hash {
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
         }
+        try await enterCommit(account)
+        backend.stats.record { $0.singleCommits += 1 }
+        if failsByPath(info) { throw uploadError(.insufficientSpace) }
         do throws(WriteFailure) {
             var (entry, written) = try backend.files.commit(account: account.name, info: info, source: temporary, size: received, contentHash: hash)
             if corrupt && written { entry = corrupted(entry, account: account) }
@@ -112,17 +115,20 @@ extension DevServerResponder {
         try checkUploadContentType(request, route: route)
         let arg = try requireObject(try contentArgument(request, route: route), route: route, known: ArgumentFields.uploadSessionStart)
         let close = try optionalBool(arg, "close", route: route)
+        var concurrent = false
         if let type = arg["session_type"], !type.isNull {
             switch try ArgumentFields.unionTag(type, route: route, field: "session_type") {
             case "sequential": break
-            case "concurrent":
-                throw DropboxError.badRequest(route: route, "session_type: concurrent upload sessions are not supported by the Ferry dev server")
+            case "concurrent": concurrent = true
             default:
                 throw DropboxError.badRequest(route: route, "session_type: unknown tag")
             }
         }
+        if concurrent && close {
+            throw DropboxError.routeError(summary: "concurrent_session_close_not_allowed", .tag("concurrent_session_close_not_allowed"))
+        }
         let expectedHash = try optionalContentHash(arg, route: route)
-        let session = try backend.files.startSession(account: account.name)
+        let session = try backend.files.startSession(account: account.name, concurrent: concurrent)
         backend.stats.record { $0.sessionsStarted += 1 }
         var hasher = ContentHasher()
         do throws(SessionLookupFailure) {
@@ -143,6 +149,11 @@ extension DevServerResponder {
             rollBack(session.filePath, to: 0)
             backend.files.abortWrite(sessionID: session.id)
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
+        }
+        if concurrent && received.bytes > 0 {
+            rollBack(session.filePath, to: 0)
+            backend.files.abortWrite(sessionID: session.id)
+            throw DropboxError.routeError(summary: "concurrent_session_data_not_allowed", .tag("concurrent_session_data_not_allowed"))
         }
         backend.files.endWrite(sessionID: session.id, newOffset: received.bytes, hasher: hasher, close: close)
         return .json(.object(["session_id": .string(session.id)]))
@@ -169,6 +180,9 @@ extension DevServerResponder {
         }
         let expectedHash = isV1 ? nil : try optionalContentHash(arg, route: route)
         backend.stats.record { $0.appendOffsetsPerSession[cursor.id, default: []].append(cursor.offset) }
+        if !isV1 && backend.files.isConcurrentSession(cursor.id) {
+            return try await concurrentAppend(account, request: request, cursor: cursor, close: close, expectedHash: expectedHash, keepPartial: keepPartial)
+        }
         let session: UploadSession
         do throws(SessionLookupFailure) {
             session = try backend.files.beginWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset, forFinish: false)
@@ -210,6 +224,49 @@ extension DevServerResponder {
         return .json(.null)
     }
 
+    /// `append_v2` to a concurrent session: any multiple of 4 MiB, in any order, in parallel. Only the closing chunk
+    /// may have another size. The session is hashed once it is closed and complete. A `partial_chunk` fault records
+    /// nothing (the chunk did not arrive whole; the client sends it again).
+    private func concurrentAppend(
+        _ account: Account, request: Request, cursor: (id: String, offset: Int64), close: Bool, expectedHash: String?, keepPartial: Bool
+    ) async throws -> Response {
+        let session: UploadSession
+        do throws(SessionLookupFailure) {
+            session = try backend.files.checkConcurrentWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset)
+        } catch {
+            // Read (and drop) the refused chunk, so the connection is ready for the client's next request.
+            for try await _ in request.body {}
+            throw lookupFailure(error)
+        }
+        var unused = ContentHasher()
+        let received: (bytes: Int64, chunkHash: String?)
+        backend.stats.record { stats in
+            stats.concurrentAppendsInFlight += 1
+            stats.concurrentAppendsPeak = max(stats.concurrentAppendsPeak, stats.concurrentAppendsInFlight)
+        }
+        defer { backend.stats.record { $0.concurrentAppendsInFlight -= 1 } }
+        do {
+            received = try await receiveBody(request, path: session.filePath, offset: cursor.offset, hasher: &unused,
+                                             chunkHash: expectedHash != nil, sessionID: session.id)
+        } catch is BodyTooLarge {
+            throw lookupFailure(.payloadTooLarge)
+        }
+        if let expectedHash, expectedHash != received.chunkHash { throw lookupFailure(.contentHashMismatch) }
+        if !close && received.bytes % FileStore.concurrentChunkGranularity != 0 { throw lookupFailure(.concurrentSessionInvalidDataSize) }
+        if keepPartial { return .json(.null) }
+        let complete: Bool
+        do throws(SessionLookupFailure) {
+            complete = try backend.files.endConcurrentWrite(sessionID: session.id, offset: cursor.offset, length: received.bytes, close: close)
+        } catch {
+            throw lookupFailure(error)
+        }
+        if complete {
+            let (hash, size) = try DiskFile.contentHash(ofFileAt: session.filePath)
+            backend.files.completeConcurrentSession(session.id, hash: hash, size: size)
+        }
+        return .json(.null)
+    }
+
     /// Feeds `count` bytes of the file at `path`, from `offset`, to `hasher` (a kept part of a chunk, read back).
     private func hashStored(_ path: String, from offset: Int64, count: Int64, into hasher: inout ContentHasher) throws {
         let file = try DiskFile.openForReading(path)
@@ -237,6 +294,9 @@ extension DevServerResponder {
             recordContention()
             throw finishFailure(.tooManyWriteOperations)
         }
+        try await enterCommit(account)
+        backend.stats.record { $0.singleCommits += 1 }
+        if failsByPath(info) { throw finishFailure(.write(.insufficientSpace)) }
         let session: UploadSession
         do throws(SessionLookupFailure) {
             session = try backend.files.beginWrite(account: account.name, sessionID: cursor.id, offset: cursor.offset, forFinish: true)
@@ -278,17 +338,23 @@ extension DevServerResponder {
     // MARK: files/upload_session/finish_batch_v2 (and finish_batch + check)
 
     /// Commits up to 1,000 closed sessions; each entry succeeds or fails on its own.
-    func finishBatch(_ account: Account, _ argument: JSONValue, route: String, contention: Bool) throws(DropboxError) -> JSONValue {
+    /// The namespace lock is taken once for the whole call; `corrupt` (the `corrupt_commit` fault) changes every file
+    /// the call writes.
+    func finishBatch(_ account: Account, _ argument: JSONValue, route: String, contention: Bool, corrupt: Bool = false) async throws -> JSONValue {
         let arg = try requireObject(argument, route: route, known: ArgumentFields.uploadSessionFinishBatch)
-        guard let entries = arg["entries"]?.arrayValue else { throw .badRequest(route: route, "missing required field 'entries'") }
-        guard entries.count <= 1000 else { throw .badRequest(route: route, "entries: list has more than 1000 items") }
+        guard let entries = arg["entries"]?.arrayValue else { throw DropboxError.badRequest(route: route, "missing required field 'entries'") }
+        guard entries.count <= 1000 else { throw DropboxError.badRequest(route: route, "entries: list has more than 1000 items") }
         var parsed: [(cursor: (id: String, offset: Int64), info: CommitInfo?, problem: DropboxPath.Problem?)] = []
         for (index, entry) in entries.enumerated() {
             let entry = try requireObject(entry, route: route, field: "entries[\(index)]", known: ArgumentFields.uploadSessionFinish)
             let cursor = try sessionCursor(entry["cursor"], route: route, field: "entries[\(index)].cursor")
-            guard let commit = entry["commit"] else { throw .badRequest(route: route, "missing required field 'entries[\(index)].commit'") }
+            guard let commit = entry["commit"] else { throw DropboxError.badRequest(route: route, "missing required field 'entries[\(index)].commit'") }
             let (info, problem) = try CommitInfo.parse(commit, route: route, field: "entries[\(index)].commit")
             parsed.append((cursor, info, problem))
+        }
+        if !contention && !parsed.isEmpty {
+            try await enterCommit(account)
+            backend.stats.record { $0.finishBatchEntries.append(parsed.count) }
         }
         var results: [JSONValue] = []
         for item in parsed {
@@ -297,10 +363,13 @@ extension DevServerResponder {
                 if contention || backend.faults.decideBatchEntryContention(route: route) {
                     recordContention()
                     outcome = .failure(.tooManyWriteOperations)
+                } else if failsByPath(info) {
+                    outcome = .failure(.write(.insufficientSpace))
                 } else {
                     do throws(FinishFailure) {
-                        let (entry, written) = try backend.files.finishClosedSession(account: account.name, sessionID: item.cursor.id,
+                        var (entry, written) = try backend.files.finishClosedSession(account: account.name, sessionID: item.cursor.id,
                                                                                      offset: item.cursor.offset, info: info)
+                        if corrupt && written { entry = corrupted(entry, account: account) }
                         recordCommit(entry, written: written)
                         outcome = .success(entry)
                     } catch {

@@ -134,10 +134,14 @@ struct DevServerResponder: HTTPResponder {
         case .createFolder:
             return .json(try createFolder(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
         case .uploadSessionFinishBatchV2:
-            let result = try finishBatch(auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention)
+            let result = try await finishBatch(
+                auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention,
+                corrupt: decision == .corruptCommit)
             return .json(result)
         case .uploadSessionFinishBatch:
-            let result = try finishBatch(auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention)
+            let result = try await finishBatch(
+                auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention,
+                corrupt: decision == .corruptCommit)
             let jobID = backend.files.storeBatchJob(result)
             return .json(.object([".tag": .string("async_job_id"), "async_job_id": .string(jobID)]))
         case .uploadSessionFinishBatchCheck:

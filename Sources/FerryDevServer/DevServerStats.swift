@@ -23,6 +23,17 @@ public struct DevServerStats: Sendable, Codable, Equatable {
     public var sessionsStarted: Int = 0
     /// Files written (a commit of identical content that wrote nothing is not counted).
     public var filesCommitted: Int = 0
+    /// Commits of one file each that reached the commit step: `files/upload` and `upload_session/finish`.
+    public var singleCommits: Int = 0
+    /// Entries of every `finish_batch_v2` (and `finish_batch`) call that reached the commit step, in arrival order.
+    public var finishBatchEntries: [Int] = []
+    /// Commits answered 429 `too_many_write_operations` because the account's namespace lock stayed taken
+    /// (see ``FaultConfiguration/namespaceLockMilliseconds``).
+    public var namespaceLockContention: Int = 0
+    /// Most appends to concurrent upload sessions in flight at once (bodies being received), over the run.
+    public var concurrentAppendsPeak: Int = 0
+    /// Appends to concurrent upload sessions in flight now.
+    public var concurrentAppendsInFlight: Int = 0
     /// Commits per `path_lower` that wrote a new revision.
     public var commitsPerPath: [String: Int] = [:]
     /// Body bytes received by content routes.
@@ -60,6 +71,11 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         case sessionsStarted = "sessions_started"
         case filesCommitted = "files_committed"
         case commitsPerPath = "commits_per_path"
+        case singleCommits = "single_commits"
+        case concurrentAppendsPeak = "concurrent_appends_peak"
+        case concurrentAppendsInFlight = "concurrent_appends_in_flight"
+        case finishBatchEntries = "finish_batch_entries"
+        case namespaceLockContention = "namespace_lock_contention"
         case bytesReceived = "bytes_received"
         case bytesSent = "bytes_sent"
         case flickrCallsPerMethod = "flickr_calls_per_method"
@@ -85,6 +101,11 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         sessionsStarted = try c.decodeIfPresent(Int.self, forKey: .sessionsStarted) ?? 0
         filesCommitted = try c.decodeIfPresent(Int.self, forKey: .filesCommitted) ?? 0
         commitsPerPath = try c.decodeIfPresent([String: Int].self, forKey: .commitsPerPath) ?? [:]
+        singleCommits = try c.decodeIfPresent(Int.self, forKey: .singleCommits) ?? 0
+        concurrentAppendsPeak = try c.decodeIfPresent(Int.self, forKey: .concurrentAppendsPeak) ?? 0
+        concurrentAppendsInFlight = try c.decodeIfPresent(Int.self, forKey: .concurrentAppendsInFlight) ?? 0
+        finishBatchEntries = try c.decodeIfPresent([Int].self, forKey: .finishBatchEntries) ?? []
+        namespaceLockContention = try c.decodeIfPresent(Int.self, forKey: .namespaceLockContention) ?? 0
         bytesReceived = try c.decodeIfPresent(Int64.self, forKey: .bytesReceived) ?? 0
         bytesSent = try c.decodeIfPresent(Int64.self, forKey: .bytesSent) ?? 0
         flickrCallsPerMethod = try c.decodeIfPresent([String: Int].self, forKey: .flickrCallsPerMethod) ?? [:]

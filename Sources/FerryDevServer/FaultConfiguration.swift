@@ -51,6 +51,18 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// the limit is raised or cleared: a test can then be sure a download is still in flight when it acts, however
     /// late it gets to act. Read before every piece, like the pace.
     public var downloadPauseAtByte: Int64
+    /// How long each commit holds its account's namespace lock, in milliseconds (0: no lock, commits never contend).
+    /// As at Dropbox, commits to one account are serialized: one that finds the lock taken waits up to as long again,
+    /// then gets HTTP 429 `too_many_write_operations` (with `Retry-After`). A `finish_batch_v2` takes the lock once
+    /// for all its entries, which is why batching helps.
+    public var namespaceLockMilliseconds: Int
+    /// While true, commit routes (`upload`, `upload_session/finish`, `finish_batch_v2`, `finish_batch`) stop just
+    /// before committing and wait until it is cleared, then commit (a client gone meanwhile does not stop them): a
+    /// test can kill a worker while its data is up and its commit is in flight.
+    public var holdCommits: Bool
+    /// Commits whose destination's `path_lower` contains one of these strings fail with `path/insufficient_space`
+    /// (for `finish_batch_v2`, only those entries fail): a per-entry failure on demand.
+    public var failCommitPaths: [String]?
 
     /// Creates a fault configuration; the default injects nothing.
     public init(
@@ -70,7 +82,10 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         includeOAuth: Bool = false,
         downloadBytesPerSecond: Int64 = 0,
         uploadBytesPerSecond: Int64 = 0,
-        downloadPauseAtByte: Int64 = 0
+        downloadPauseAtByte: Int64 = 0,
+        namespaceLockMilliseconds: Int = 0,
+        holdCommits: Bool = false,
+        failCommitPaths: [String]? = nil
     ) {
         self.seed = seed
         self.failureRate = failureRate
@@ -89,6 +104,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.downloadBytesPerSecond = downloadBytesPerSecond
         self.uploadBytesPerSecond = uploadBytesPerSecond
         self.downloadPauseAtByte = downloadPauseAtByte
+        self.namespaceLockMilliseconds = namespaceLockMilliseconds
+        self.holdCommits = holdCommits
+        self.failCommitPaths = failCommitPaths
     }
 
     /// No faults at all.
@@ -112,6 +130,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         case downloadBytesPerSecond = "download_bytes_per_second"
         case uploadBytesPerSecond = "upload_bytes_per_second"
         case downloadPauseAtByte = "download_pause_at_byte"
+        case namespaceLockMilliseconds = "namespace_lock_milliseconds"
+        case holdCommits = "hold_commits"
+        case failCommitPaths = "fail_commit_paths"
     }
 
     /// Accepts snake_case (`failure_rate`) or the Swift names (`failureRate`); missing keys keep
@@ -139,6 +160,9 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         downloadBytesPerSecond = try value(.downloadBytesPerSecond, "downloadBytesPerSecond", Int64.self) ?? downloadBytesPerSecond
         uploadBytesPerSecond = try value(.uploadBytesPerSecond, "uploadBytesPerSecond", Int64.self) ?? uploadBytesPerSecond
         downloadPauseAtByte = try value(.downloadPauseAtByte, "downloadPauseAtByte", Int64.self) ?? downloadPauseAtByte
+        namespaceLockMilliseconds = try value(.namespaceLockMilliseconds, "namespaceLockMilliseconds", Int.self) ?? namespaceLockMilliseconds
+        holdCommits = try value(.holdCommits, "holdCommits", Bool.self) ?? holdCommits
+        failCommitPaths = try value(.failCommitPaths, "failCommitPaths", [String].self)
     }
 
     private struct FlexibleKey: CodingKey {

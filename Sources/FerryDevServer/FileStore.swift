@@ -354,11 +354,12 @@ final class FileStore: Sendable {
     // MARK: Upload sessions
 
     /// Creates an empty session owned by `account`.
-    func startSession(account: String) throws -> UploadSession {
+    func startSession(account: String, concurrent: Bool = false) throws -> UploadSession {
         let id = "pid_upload_session:" + RandomToken.make(bytes: 24)
         let path = sessionsDirectory + "/" + RandomToken.make(bytes: 16)
         _ = try DiskFile.openForWriting(path, truncate: true)
-        let session = UploadSession(id: id, account: account, filePath: path, createdAt: Date())
+        var session = UploadSession(id: id, account: account, filePath: path, createdAt: Date())
+        session.concurrent = concurrent
         state.withLock { $0.sessions[id] = session }
         return session
     }
@@ -369,6 +370,8 @@ final class FileStore: Sendable {
         try state.withLock { state throws(SessionLookupFailure) -> UploadSession in
             guard var session = state.sessions[sessionID], session.account == account else { throw .notFound }
             if session.finished { throw forFinish ? .notFound : .closed }
+            // A concurrent session commits once closed and complete; it never takes sequential data.
+            if forFinish && session.concurrent && session.finalHash == nil { throw .notClosed }
             if session.busy || session.offset != offset { throw .incorrectOffset(correct: session.offset) }
             if session.closed && !forFinish { throw .closed }
             session.busy = true
@@ -376,6 +379,49 @@ final class FileStore: Sendable {
             return session
         }
     }
+
+    /// Checks an append to a concurrent session: known, not committed, before the end a closing append set, at a
+    /// multiple of 4 MiB. Appends may overlap in time (each writes its own range of the file).
+    func checkConcurrentWrite(account: String, sessionID: String, offset: Int64) throws(SessionLookupFailure) -> UploadSession {
+        try state.withLock { state throws(SessionLookupFailure) -> UploadSession in
+            guard let session = state.sessions[sessionID], session.account == account else { throw .notFound }
+            // Chunks go in any order, so one may still arrive after the closing one, but none beyond the end.
+            if session.finished || session.end.map({ offset >= $0 }) == true { throw .closed }
+            guard offset % Self.concurrentChunkGranularity == 0 else { throw .concurrentSessionInvalidOffset }
+            return session
+        }
+    }
+
+    /// Records a range of a concurrent session; true when that completed the session (closed, every byte there),
+    /// which the caller then hashes (outside the lock) and reports with ``completeConcurrentSession(_:hash:size:)``.
+    func endConcurrentWrite(sessionID: String, offset: Int64, length: Int64, close: Bool) throws(SessionLookupFailure) -> Bool {
+        try state.withLock { state throws(SessionLookupFailure) -> Bool in
+            guard var session = state.sessions[sessionID], !session.finished else { throw .notFound }
+            // An append that began before the closing one ended may still land; a second close may not.
+            if close && session.end != nil { throw .closed }
+            session.ranges[offset] = max(session.ranges[offset] ?? 0, length)
+            if close { session.end = offset + length }
+            state.sessions[sessionID] = session
+            return session.isComplete
+        }
+    }
+
+    /// A complete concurrent session's size and hash: from now on it commits like a closed sequential one.
+    func completeConcurrentSession(_ sessionID: String, hash: String, size: Int64) {
+        state.withLock { state in
+            state.sessions[sessionID]?.finalHash = hash
+            state.sessions[sessionID]?.offset = size
+            state.sessions[sessionID]?.closed = true
+        }
+    }
+
+    /// Whether the session was started with `session_type: concurrent`.
+    func isConcurrentSession(_ sessionID: String) -> Bool {
+        state.withLock { $0.sessions[sessionID]?.concurrent == true }
+    }
+
+    /// Concurrent sessions take data at multiples of 4 MiB.
+    static let concurrentChunkGranularity: Int64 = 4 * 1024 * 1024
 
     /// Records a fully received chunk.
     func endWrite(sessionID: String, newOffset: Int64, hasher: ContentHasher, close: Bool) {
@@ -405,7 +451,7 @@ final class FileStore: Sendable {
             current.busy = false
             defer { state.sessions[session.id] = current }
             let entry = try Self.commitLocked(&state, account: account, info: info, source: current.filePath,
-                                              size: newOffset, contentHash: hasher.finalize())
+                                              size: newOffset, contentHash: current.finalHash ?? hasher.finalize())
             current.finished = true
             return entry
         }
@@ -417,11 +463,12 @@ final class FileStore: Sendable {
             guard var session = state.sessions[sessionID], session.account == account, !session.finished else {
                 throw .lookup(.notFound)
             }
+            if session.concurrent && session.finalHash == nil { throw .lookup(.notClosed) }
             if session.busy || session.offset != offset { throw .lookup(.incorrectOffset(correct: session.offset)) }
             guard session.closed else { throw .lookup(.notClosed) }
             do throws(WriteFailure) {
                 let entry = try Self.commitLocked(&state, account: account, info: info, source: session.filePath,
-                                                  size: session.offset, contentHash: session.hasher.finalize())
+                                                  size: session.offset, contentHash: session.finalHash ?? session.hasher.finalize())
                 session.finished = true
                 state.sessions[sessionID] = session
                 return entry

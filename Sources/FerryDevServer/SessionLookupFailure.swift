@@ -8,6 +8,10 @@ enum SessionLookupFailure: Error, Equatable {
     case notClosed
     case payloadTooLarge
     case contentHashMismatch
+    /// Concurrent sessions: an append whose offset is not a multiple of 4 MiB.
+    case concurrentSessionInvalidOffset
+    /// Concurrent sessions: a chunk other than the closing one whose size is not a multiple of 4 MiB.
+    case concurrentSessionInvalidDataSize
 
     var json: JSONValue {
         switch self {
@@ -18,6 +22,8 @@ enum SessionLookupFailure: Error, Equatable {
         case .notClosed: return .tag("not_closed")
         case .payloadTooLarge: return .tag("payload_too_large")
         case .contentHashMismatch: return .tag("content_hash_mismatch")
+        case .concurrentSessionInvalidOffset: return .tag("concurrent_session_invalid_offset")
+        case .concurrentSessionInvalidDataSize: return .tag("concurrent_session_invalid_data_size")
         }
     }
 
@@ -29,6 +35,8 @@ enum SessionLookupFailure: Error, Equatable {
         case .notClosed: return "not_closed"
         case .payloadTooLarge: return "payload_too_large"
         case .contentHashMismatch: return "content_hash_mismatch"
+        case .concurrentSessionInvalidOffset: return "concurrent_session_invalid_offset"
+        case .concurrentSessionInvalidDataSize: return "concurrent_session_invalid_data_size"
         }
     }
 }

@@ -7,6 +7,8 @@ enum WriteFailure: Error, Equatable {
     case malformedPath
     case disallowedName
     case tooManyWriteOperations
+    /// `insufficient_space` (the `fail_commit_paths` fault).
+    case insufficientSpace
     case io(String)
 
     init(_ problem: DropboxPath.Problem) {
@@ -20,6 +22,7 @@ enum WriteFailure: Error, Equatable {
         case .malformedPath: return .object([".tag": .string("malformed_path")])
         case .disallowedName: return .tag("disallowed_name")
         case .tooManyWriteOperations: return .tag("too_many_write_operations")
+        case .insufficientSpace: return .tag("insufficient_space")
         case .io: return .tag("other")
         }
     }
@@ -31,6 +34,7 @@ enum WriteFailure: Error, Equatable {
         case .malformedPath: return "malformed_path"
         case .disallowedName: return "disallowed_name"
         case .tooManyWriteOperations: return "too_many_write_operations"
+        case .insufficientSpace: return "insufficient_space"
         case .io: return "other"
         }
     }

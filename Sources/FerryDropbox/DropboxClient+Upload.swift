@@ -14,10 +14,15 @@ extension DropboxClient {
         return try await sendJSON(request, Call(route: route, secrets: [accessToken]))
     }
 
-    /// `files/upload_session/start` (sequential session) with the first bytes (may be empty);
-    /// returns the session ID. `close` marks the last data (required before finish_batch).
-    public func uploadSessionStart(close: Bool, body: HTTPClientRequest.Body, accessToken: String) async throws(DropboxError) -> String {
-        let result = try await upload("files/upload_session/start", argument: .object(["close": .bool(close)]), body: body, accessToken: accessToken)
+    /// `files/upload_session/start` with the first bytes (may be empty); returns the session ID. `close` marks the
+    /// last data (required before finish_batch). `concurrent` starts a `session_type: concurrent` session, whose
+    /// appends go at multiples of 4 MiB in any order and in parallel: it takes no data and cannot close here.
+    public func uploadSessionStart(close: Bool, concurrent: Bool = false, body: HTTPClientRequest.Body, accessToken: String) async throws(DropboxError)
+        -> String
+    {
+        var argument: [String: JSONValue] = ["close": .bool(close)]
+        if concurrent { argument["session_type"] = .tag("concurrent") }
+        let result = try await upload("files/upload_session/start", argument: .object(argument), body: body, accessToken: accessToken)
         guard let sessionID = result["session_id"]?.stringValue else {
             throw DropboxError(code: .invalidResponse, httpStatus: 200, summary: "upload_session/start returned no session_id")
         }

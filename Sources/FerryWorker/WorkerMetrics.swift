@@ -51,6 +51,9 @@ final class WorkerMetrics: Sendable {
     }
 
     let registry: PrometheusCollectorRegistry
+    /// Dropbox commit calls by kind and entries per batch (see `WorkerMetrics+Dropbox.swift`).
+    let dropboxCommitCalls: [String: Counter]
+    let dropboxBatchEntries: ValueHistogram
     private let counters = Mutex<[Key: Counter]>([:])
     private let histograms = Mutex<[Key: DurationHistogram]>([:])
     private let gauges = Mutex<[Key: Gauge]>([:])
@@ -75,6 +78,11 @@ final class WorkerMetrics: Sendable {
     /// failures has a series to work with before the first failure.
     init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queues: [String] = [], concurrency: Int = 0) {
         self.registry = registry
+        dropboxCommitCalls = Dictionary(uniqueKeysWithValues: Self.dropboxCommitKinds.map { kind in
+            (kind, registry.makeCounter(descriptor: Self.dropboxCommits.descriptor, labels: [("kind", kind)]))
+        })
+        dropboxBatchEntries = registry.makeValueHistogram(
+            descriptor: Self.dropboxBatchSize.descriptor, buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000])
         for spec in Self.outcomes.values {
             for kind in JobKind.allCases {
                 for queue in queues { _ = counter(spec, kind: kind, queue: queue) }

@@ -30,7 +30,8 @@ struct DevServerCommand: AsyncParsableCommand {
 
             Control endpoints (not part of any service): GET /__dev/stats, POST /__dev/reset-stats, \
             POST /__dev/accounts {"account": NAME, "public_client"?} → a refresh token, \
-            GET|POST /__dev/faults {"failure_rate", "partial_chunk_rate", "requests_per_second", …}, \
+            GET|POST /__dev/faults {"failure_rate", "partial_chunk_rate", "requests_per_second", "latency_milliseconds", \
+            "namespace_lock_milliseconds", "hold_commits": true|false, "fail_commit_paths": ["substring", …], …}, \
             POST /__dev/seed {"account", "folder", "count", "size"}, POST /__dev/reset-cursors {"account"}, \
             POST /__dev/flickr/users {"user_id", "count", "total_as": "string"|"number"}, \
             POST /__dev/web {"path", "size", "seed"}, PUT|DELETE /__dev/web/{path}, \
@@ -44,6 +45,7 @@ struct DevServerCommand: AsyncParsableCommand {
                   --upload-bytes-per-second 262144
               ferry dev-server --storage /tmp/dropbox --tls-cert cert.pem \\
                   --tls-key key.pem --app-secret-file secret
+              ferry dev-server --storage /tmp/dropbox --latency-ms 30 --namespace-lock-ms 20
               ferry dev-server --storage /tmp/dropbox --partial-chunk-rate 0.2 \\
                   --write-rate-limit-rate 0.05 --requests-per-second 20
             """)
@@ -108,8 +110,15 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("requests-per-second"), help: ArgumentHelp("Requests a second answered before 429s (0 = no budget).", valueName: "n"))
     var requestsPerSecond = 0
 
-    @Option(name: .customLong("latency-ms"), help: "Added latency per request.")
+    @Option(name: .customLong("latency-ms"), help: ArgumentHelp("Added latency per /2/ request, in milliseconds.", valueName: "ms"))
     var latencyMilliseconds = 0
+
+    @Option(
+        name: .customLong("namespace-lock-ms"),
+        help: ArgumentHelp(
+            "Time each commit holds its account's namespace lock, as at Dropbox; a commit that waits as long again gets 429 "
+                + "too_many_write_operations, a finish_batch_v2 takes the lock once (0 = no lock).", valueName: "ms"))
+    var namespaceLockMilliseconds = 0
 
     @Option(
         name: .customLong("download-bytes-per-second"),
@@ -146,6 +155,9 @@ struct DevServerCommand: AsyncParsableCommand {
             guard uploadBytesPerSecond >= 0 else {
                 throw CLIUsageError(message: "--upload-bytes-per-second must not be negative")
             }
+            guard latencyMilliseconds >= 0, namespaceLockMilliseconds >= 0 else {
+                throw CLIUsageError(message: "--latency-ms and --namespace-lock-ms must not be negative")
+            }
             guard requestsPerSecond >= 0 else {
                 throw CLIUsageError(message: "--requests-per-second must not be negative")
             }
@@ -157,7 +169,7 @@ struct DevServerCommand: AsyncParsableCommand {
                 rateLimitRate: rateLimitRate, writeContentionRate: writeContentionRate, writeRateLimitRate: writeRateLimitRate,
                 partialChunkRate: partialChunkRate, corruptCommitRate: corruptCommitRate, requestsPerSecond: requestsPerSecond,
                 latencyMilliseconds: latencyMilliseconds, downloadBytesPerSecond: downloadBytesPerSecond,
-                uploadBytesPerSecond: uploadBytesPerSecond)
+                uploadBytesPerSecond: uploadBytesPerSecond, namespaceLockMilliseconds: namespaceLockMilliseconds)
             var configuration = DevServerConfiguration(
                 host: host, port: port, storageDirectory: storage, appKey: appKey, appSecret: secret,
                 accessTokenLifetime: tokenLifetime, faults: faults)

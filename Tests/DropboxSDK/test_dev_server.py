@@ -147,6 +147,79 @@ def test_finish_batch_v2_and_the_async_finish_batch_with_check(dbx):
     assert entries[0].get_success().path_display == "/batch/async.txt"
 
 
+def test_closed_starts_committed_by_finish_batch_v2_with_a_per_entry_failure(dbx, server):
+    """What Ferry's batch commit does: every small file in one upload_session/start with close=True, then one
+    finish_batch_v2 for all; an entry the server refuses (fail_commit_paths) fails alone, in the SDK's shapes."""
+    server.faults(fail_commit_paths=["/closed/refused"])
+    entries = []
+    blobs = {}
+    for index in range(5):
+        data = random.Random(40 + index).randbytes(65_536)
+        name = "refused" if index == 2 else f"file-{index}"
+        path = f"/closed/{name}.bin"
+        session_id = dbx.files_upload_session_start(data, close=True).session_id
+        entries.append(files.UploadSessionFinishArg(files.UploadSessionCursor(session_id, len(data)), files.CommitInfo(path)))
+        blobs[path] = data
+    before = server.stats()["finish_batch_entries"]
+    result = dbx.files_upload_session_finish_batch_v2(entries)
+    assert [entry.is_success() for entry in result.entries] == [True, True, False, True, True]
+    for entry in result.entries:
+        if entry.is_success():
+            metadata = entry.get_success()
+            assert metadata.content_hash == content_hash(blobs[metadata.path_display])
+    failure = result.entries[2].get_failure()
+    assert failure.is_path() and failure.get_path().is_insufficient_space()
+    assert server.stats()["finish_batch_entries"] == before + [5]
+
+    # Committed once: the same sessions again are gone (lookup_failed/not_found), nothing is written twice.
+    again = dbx.files_upload_session_finish_batch_v2(entries[:2])
+    for entry in again.entries:
+        assert entry.is_failure() and entry.get_failure().get_lookup_failed().is_not_found()
+
+
+def test_namespace_lock_contention_is_a_429_the_sdk_reads(dbx, server):
+    """Commits at once to one account with a long namespace lock: the losers get HTTP 429 with RateLimitError's
+    shape (reason too_many_write_operations, retry_after), which the SDK raises as its RateLimitError."""
+    import threading
+    from dropbox.exceptions import RateLimitError
+    server.faults(namespace_lock_milliseconds=300)
+    uploaded, refused = [], []
+
+    def upload(index):
+        try:
+            uploaded.append(dbx.files_upload(b"contended %d" % index, f"/lock/file-{index}.txt"))
+        except RateLimitError as error:
+            refused.append(error)
+
+    threads = [threading.Thread(target=upload, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert uploaded and refused
+    assert len(uploaded) + len(refused) == 4
+    for error in refused:
+        assert error.error.reason.is_too_many_write_operations()
+        assert error.backoff == 1
+    assert server.stats()["namespace_lock_contention"] == len(refused)
+
+
+def test_concurrent_session_appends_out_of_order_then_finish(dbx):
+    """session_type=concurrent: chunks at multiples of 4 MiB, sent in any order, the last one closing the session."""
+    block = 4 * 1024 * 1024
+    data = random.Random(77).randbytes(2 * block + 4321)
+    session_id = dbx.files_upload_session_start(b"", session_type=files.UploadSessionType.concurrent).session_id
+    for offset, close in [(block, False), (2 * block, True), (0, False)]:
+        end = min(len(data), offset + block)
+        dbx.files_upload_session_append_v2(data[offset:end], files.UploadSessionCursor(session_id, offset), close=close)
+    with pytest.raises(ApiError) as failure:
+        dbx.files_upload_session_append_v2(b"x" * 10, files.UploadSessionCursor(session_id, 3))
+    assert failure.value.error.is_concurrent_session_invalid_offset() or failure.value.error.is_closed()
+    metadata = dbx.files_upload_session_finish(b"", files.UploadSessionCursor(session_id, len(data)), files.CommitInfo("/concurrent/c.bin"))
+    assert metadata.size == len(data)
+    assert metadata.content_hash == content_hash(data)
+
+
 # Listing and downloads
 
 

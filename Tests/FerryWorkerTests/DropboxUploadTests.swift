@@ -17,12 +17,15 @@ struct DropboxUploadTests {
         return dir
     }
 
-    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
+    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> BackgroundProcess {
         try BackgroundProcess(
             ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
                     "--log-level", "info", "--retry-base", "0.2"] + extra,
-            databaseURL: db.url, environment: DropboxAccounts.environment)
+            databaseURL: db.url, environment: DropboxAccounts.environment.merging(environment) { $1 })
     }
+
+    /// Large files in sequential upload sessions (one chunk in flight), whose offsets these tests follow.
+    static let sequentialSessions = ["FERRY_DROPBOX_PARALLEL_APPENDS": "1"]
 
     static func enqueue(_ db: TestDatabase, _ lines: [String], in dir: String) async throws {
         let path = dir + "/jobs.jsonl"
@@ -212,7 +215,7 @@ struct DropboxUploadTests {
         try DropboxAccounts.randomFile(dir + "/big.bin", size: size)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/big.bin","to":"dropbox:vault:/big.bin"}"#], in: dir)
 
-        let victim = try Self.startWorker(db, name: "victim", ["--chunk-size", "4"])
+        let victim = try Self.startWorker(db, name: "victim", ["--chunk-size", "4"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
         }
@@ -222,7 +225,7 @@ struct DropboxUploadTests {
         let offset = try recorded.decode(Int64.self, at: 0)
         let sessionID = try recorded.decode(String.self, at: 1)
 
-        let survivor = try Self.startWorker(db, name: "survivor", ["--chunk-size", "4"])
+        let survivor = try Self.startWorker(db, name: "survivor", ["--chunk-size", "4"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -256,7 +259,9 @@ struct DropboxUploadTests {
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/photo.jpg","to":"dropbox:vault:/photo.jpg","batch":"z"}"#], in: dir)
         let job = try await db.query("SELECT job_id::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
 
-        let zombie = try Self.startWorker(db, name: "zombie", ["--log-format", "json"])
+        // Single commits: with batch commit the zombie would stop at its progress record before the commit (its
+        // claim gone), never reaching the outcome refusal this test is about.
+        let zombie = try Self.startWorker(db, name: "zombie", ["--log-format", "json"], environment: ["FERRY_DROPBOX_COMMIT": "single"])
         try await eventually(timeout: .seconds(300), "the upload to be in flight") {
             try await server.stats()["bytes_received"]?.intValue ?? 0 > 0
         }
@@ -292,7 +297,7 @@ struct DropboxUploadTests {
         try DropboxAccounts.randomFile(dir + "/tails.bin", size: size)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/tails.bin","to":"dropbox:tails:/tails.bin","max_attempts":10}"#], in: dir)
 
-        let worker = try Self.startWorker(db, name: "tails", ["--chunk-size", "2"])
+        let worker = try Self.startWorker(db, name: "tails", ["--chunk-size", "2"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }

@@ -139,7 +139,7 @@ struct WorkerMetricsTests {
         #expect(try await rescuer.waitForExit() == 0)
     }
 
-    /// Every family has HELP and TYPE; counters end in _total, histograms of time in _seconds, byte counts in
+    /// Every family has HELP and TYPE; counters end in _total, histograms of time in _seconds (of sizes in _entries), byte counts in
     /// _bytes_total; names and labels are low-cardinality (no job ids).
     static func expectConventions(_ scrape: PrometheusText) {
         #expect(!scrape.families.isEmpty)
@@ -148,7 +148,8 @@ struct WorkerMetricsTests {
             #expect(!(scrape.help[name] ?? "").isEmpty, "# HELP for \(name)")
             switch scrape.types[name] {
             case "counter": #expect(name.hasSuffix("_total"), "counter \(name) ends in _total")
-            case "histogram": #expect(name.hasSuffix("_seconds"), "histogram \(name) ends in _seconds")
+            // Histograms are of time, or of sizes counted in entries (Dropbox batch commits).
+            case "histogram": #expect(name.hasSuffix("_seconds") || name.hasSuffix("_entries"), "histogram \(name) ends in _seconds or _entries")
             default: #expect(!name.hasSuffix("_total"), "gauge \(name) does not end in _total")
             }
             if name.contains("bytes") { #expect(name.hasSuffix("_bytes_total") || name.hasSuffix("_bytes"), "\(name)") }

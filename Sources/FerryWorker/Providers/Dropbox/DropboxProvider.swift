@@ -1,4 +1,5 @@
 import FerryCore
+import Foundation
 
 /// Dropbox API v2: uploads to and fetches from `dropbox:ACCOUNT:/path` (files, folders, thumbnails), with
 /// OAuth 2 refresh-token accounts.
@@ -76,7 +77,10 @@ public struct DropboxProvider: TransferProvider {
         case .upload:
             // Dropbox takes chunks in multiples of 4 MiB.
             let granularity = DropboxUploadHandler.chunkGranularity
-            return DropboxUploadHandler(tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity)
+            return DropboxUploadHandler(
+                tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
+                batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
+                parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4)
         case .fetch:
             return DropboxFetchHandler(tokens: tokens)
         }

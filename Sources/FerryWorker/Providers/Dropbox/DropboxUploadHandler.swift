@@ -12,26 +12,43 @@ import Tracing
 
 /// Uploads a local file to Dropbox: `--to dropbox:ACCOUNT:/path`.
 ///
-/// Files up to one chunk go in a single `/2/files/upload`. Larger files use an upload session: `start`, then
-/// `append_v2` per chunk, each accepted chunk recorded as a progress event with the session id and offset (so a
-/// new attempt, after a crash or on another machine, resumes the same session there), then `finish` with the
-/// commit, serialized per account. Bodies stream from disk in small pieces (memory stays bounded whatever the
-/// file size) while Dropbox's `content_hash` is computed; it must match the hash in the server's metadata.
+/// Files up to one chunk go up in one `upload_session/start` with `close: true`; larger files use an upload session:
+/// `start`, then `append_v2` per chunk (the last one closing the session), each accepted chunk recorded as a
+/// progress event with the session id and offset (so a new attempt, after a crash or on another machine, resumes
+/// the same session there). Once the data is up, the closed session is recorded and its commit joins the account's
+/// next `finish_batch_v2` (see ``DropboxCommitBatcher``): a new attempt finds the recorded session and commits it
+/// without sending the data again. With batching off (`FERRY_DROPBOX_COMMIT=single`, for comparisons) small files
+/// go in one `/2/files/upload` and sessions end with `finish`, serialized per account. Bodies stream from disk in
+/// small pieces (memory stays bounded whatever the file size) while Dropbox's `content_hash` is computed; it must
+/// match the hash in the server's metadata.
 public struct DropboxUploadHandler: JobHandler {
     let tokens: AccountTokenProvider
-    /// Bytes per `append_v2` (a multiple of 4 MiB, at most 150 MiB). Files up to this size use `/2/files/upload`.
+    /// Bytes per `append_v2` (a multiple of 4 MiB, at most 150 MiB). Files up to this size go up in one request
+    /// (`upload_session/start` with `close: true`, or `/2/files/upload` without batching).
     public let chunkSize: Int
     let pieceSize = 256 * 1024
     let commitGate = AccountCommitGate()
+    /// Commits closed sessions in `finish_batch_v2` calls; nil commits each file on its own.
+    let commitBatcher: DropboxCommitBatcher?
     /// How often one attempt retries a commit that hit write contention before deferring the job.
     let contentionRetries = 6
+    /// Chunks of one file in flight at once in a concurrent upload session; 1 keeps every session sequential.
+    public let parallelAppends: Int
+    /// Files of at least this many chunks go up in a concurrent upload session (when ``parallelAppends`` > 1).
+    public static let concurrentSessionChunks = 4
 
     /// Largest chunk Dropbox accepts in one request.
     public static let maximumChunkSize = 150 * 1024 * 1024
     public static let chunkGranularity = 4 * 1024 * 1024
 
-    public init(tokens: AccountTokenProvider, chunkSize: Int = 8 * 1024 * 1024) {
+    /// `batching: nil` commits every file on its own (`files/upload`, `upload_session/finish`).
+    public init(
+        tokens: AccountTokenProvider, chunkSize: Int = 8 * 1024 * 1024, batching: DropboxBatchSettings? = DropboxBatchSettings(),
+        parallelAppends: Int = 4
+    ) {
         self.tokens = tokens
+        self.parallelAppends = min(16, max(1, parallelAppends))
+        self.commitBatcher = batching.map { DropboxCommitBatcher(tokens: tokens, window: $0.window, maxEntries: $0.maxEntries) }
         let rounded = (chunkSize / Self.chunkGranularity) * Self.chunkGranularity
         self.chunkSize = min(Self.maximumChunkSize, max(Self.chunkGranularity, rounded))
     }
@@ -40,6 +57,12 @@ public struct DropboxUploadHandler: JobHandler {
 
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        guard let commitBatcher else { return try await upload(job, context: context) }
+        let account = try DropboxLocation(job: job.destination).account
+        return try await commitBatcher.participating(account) { try await upload(job, context: context) }
+    }
+
+    func upload(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let location = try DropboxLocation(job: job.destination)
         let (account, path) = (location.account, location.path)
         let options = try job.details(as: DropboxUploadDetails.self)
@@ -64,7 +87,12 @@ public struct DropboxUploadHandler: JobHandler {
             caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account,
             replacing: replacing)
 
-        let metadata = expected.size <= Int64(chunkSize) ? try await upload.single() : try await upload.session()
+        let metadata: DropboxFileMetadata
+        if expected.size > Int64(chunkSize) {
+            metadata = upload.usesConcurrentSession ? try await upload.concurrentSession() : try await upload.session()
+        } else {
+            metadata = commitBatcher == nil ? try await upload.single() : try await upload.batched()
+        }
         try expected.check(try source.status(), path: job.source, when: "during the upload")
 
         // The server's hash is of what it stored; ours of the file. They must agree.
@@ -130,7 +158,8 @@ extension DropboxUploadHandler {
                 return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) {
                     try await withContentionRetries("uploading") {
                         try await caller.call("uploading") { client, token in
-                            try await client.uploadFile(commit: commit, contentHash: nil, body: body(from: 0, to: size), accessToken: token)
+                            context.metrics.dropboxCommit("upload")
+                            return try await client.uploadFile(commit: commit, contentHash: nil, body: body(from: 0, to: size), accessToken: token)
                         }
                     }
                 }
@@ -139,8 +168,52 @@ extension DropboxUploadHandler {
             }
         }
 
+        /// A file that fits in one request: `upload_session/start` with `close: true` and all its bytes, the closed
+        /// session recorded before its commit joins the account's next batch. A new attempt that finds the session
+        /// recorded commits it without sending the data again; one whose session is gone (committed by a call whose
+        /// answer was lost, or expired) checks the destination before sending the file again.
+        func batched() async throws -> DropboxFileMetadata {
+            var recorded = recordedCursor().flatMap { $0.closed && $0.offset == size ? $0.sessionID : nil }
+            while true {
+                let sessionID: String
+                if let recorded {
+                    context.logger.info("committing the upload session an earlier attempt closed")
+                    sessionID = recorded
+                } else {
+                    sessionID = try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(0), "ferry.bytes": .int64(size)]) {
+                        try await call("sending the file") { client, token in
+                            try await client.uploadSessionStart(close: true, body: body(from: 0, to: size), accessToken: token)
+                        }
+                    }
+                    // Before the commit, so that a crash between the two leaves a session the next attempt commits.
+                    try await record(sessionID, size, closed: true)
+                }
+                recorded = nil
+                if let metadata = try await commitInBatch(sessionID) { return metadata }
+                context.logger.notice("upload session gone before commit; sending the file again")
+            }
+        }
+
+        /// Commits a closed session through the account's batcher. Nil when the session is gone and the destination
+        /// does not hold our content: the data must go up again.
+        func commitInBatch(_ sessionID: String) async throws -> DropboxFileMetadata? {
+            guard let batcher = handler.commitBatcher else { throw JobFailure.permanent("internal", "batch commit without a batcher") }
+            do {
+                return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.batch": .bool(true)]) {
+                    try await batcher.commit(
+                        account: account, sessionID: sessionID, offset: size, commit: commit, logger: context.logger, metrics: context.metrics)
+                }
+            } catch let error as DropboxError {
+                // An applied commit whose answer was lost leaves the session finished (`not_found`): the file at the
+                // destination tells whether it is ours. A session at another offset cannot be committed either.
+                guard Self.sessionGone(error) || error.correctOffset != nil else { throw error.jobFailure(doing: "committing") }
+                return try await committedEarlier()
+            }
+        }
+
         /// An upload session, resumed from the recorded cursor when an earlier attempt left one.
         func session() async throws -> DropboxFileMetadata {
+            let batching = handler.commitBatcher != nil
             var cursor = recordedCursor()
             if let cursor {
                 context.logger.info("resuming upload session", metadata: ["offset": "\(cursor.offset)"])
@@ -148,8 +221,9 @@ extension DropboxUploadHandler {
             while true {
                 let sessionID: String
                 var offset: Int64
+                var closed = false
                 if let cursor {
-                    (sessionID, offset) = (cursor.sessionID, cursor.offset)
+                    (sessionID, offset, closed) = (cursor.sessionID, cursor.offset, cursor.closed && cursor.offset == size)
                 } else {
                     sessionID = try await call("starting an upload session") { client, token in
                         try await client.uploadSessionStart(close: false, body: .bytes(ByteBuffer()), accessToken: token)
@@ -157,6 +231,7 @@ extension DropboxUploadHandler {
                     offset = 0
                     try await record(sessionID, offset)
                 }
+                let resumedClosed = closed
                 cursor = nil
 
                 // Chunks. The server's correct_offset says what it really holds: skip ahead or resend the tail.
@@ -168,11 +243,14 @@ extension DropboxUploadHandler {
                     do {
                         try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(start), "ferry.bytes": .int64(end - start)]) {
                             try await caller.call("sending bytes \(start)–\(end)") { client, token in
+                                // The last chunk closes the session: finish_batch_v2 commits closed sessions only.
                                 try await client.uploadSessionAppend(
-                                    sessionID: sessionID, offset: start, close: false, body: body(from: start, to: end), accessToken: token)
+                                    sessionID: sessionID, offset: start, close: batching && end == size, body: body(from: start, to: end),
+                                    accessToken: token)
                             }
                         }
                         offset = end
+                        closed = batching && end == size
                     } catch let error as DropboxError {
                         if let correct = error.correctOffset, correct <= size {
                             context.logger.notice("server holds a different offset; continuing there", metadata: ["sent_at": "\(start)", "server_offset": "\(correct)"])
@@ -190,6 +268,32 @@ extension DropboxUploadHandler {
                     context.logger.notice("upload session expired or unknown; starting over from zero")
                     continue
                 }
+                if batching {
+                    if !closed {
+                        // Every byte is up but the session is open (the closing chunk's answer was lost, or an
+                        // earlier attempt did not batch): close it with an empty append.
+                        do {
+                            try await caller.call("closing the upload session") { client, token in
+                                try await client.uploadSessionAppend(sessionID: sessionID, offset: size, close: true, body: .bytes(ByteBuffer()), accessToken: token)
+                            }
+                        } catch let error as DropboxError where error.tags.first == "closed" {
+                            // Closed already: the chunk that completed it asked for it.
+                        } catch let error as DropboxError {
+                            if let correct = error.correctOffset, correct < size {
+                                cursor = (sessionID, correct, false)
+                                continue
+                            }
+                            guard Self.sessionGone(error) else { throw error.jobFailure(doing: "closing the upload session") }
+                            if let existing = try await committedEarlier() { return existing }
+                            context.logger.notice("upload session gone before commit; starting over from zero")
+                            continue
+                        }
+                    }
+                    if !resumedClosed { try await record(sessionID, size, closed: true) }
+                    if let metadata = try await commitInBatch(sessionID) { return metadata }
+                    context.logger.notice("upload session gone before commit; starting over from zero")
+                    continue
+                }
 
                 // The commit. A lost answer to an applied finish leaves the session finished: then the file at
                 // the destination tells whether it is ours.
@@ -198,7 +302,8 @@ extension DropboxUploadHandler {
                         try await handler.commitGate.withLock(account) {
                             try await withContentionRetries("committing") {
                                 try await caller.call("committing") { client, token in
-                                    try await client.uploadSessionFinish(
+                                    context.metrics.dropboxCommit("finish")
+                                    return try await client.uploadSessionFinish(
                                         sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
                                         accessToken: token)
                                 }
@@ -207,7 +312,7 @@ extension DropboxUploadHandler {
                     }
                 } catch let error as DropboxError {
                     if let correct = error.correctOffset, correct < size {
-                        cursor = (sessionID, correct)
+                        cursor = (sessionID, correct, false)
                         continue
                     }
                     guard Self.sessionGone(error) else { throw error.jobFailure(doing: "committing") }
@@ -247,31 +352,33 @@ extension DropboxUploadHandler {
             while true {
                 do {
                     return try await body()
-                } catch let error as DropboxError where error.code == .tooManyWriteOperations && tries < handler.contentionRetries {
+                } catch let error as DropboxError where error.isWriteContention && tries < handler.contentionRetries {
                     tries += 1
                     let wait = max(error.retryAfter ?? 0, Double.random(in: 0.05...min(2.0, 0.1 * pow(2, Double(tries)))))
                     context.logger.notice("write contention; retrying the commit", metadata: ["retry_in_s": "\(String(format: "%.2f", wait))"])
                     try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
-                } catch let error as DropboxError where error.code != .tooManyWriteOperations && !Self.sessionGone(error) && error.correctOffset == nil {
+                } catch let error as DropboxError where !error.isWriteContention && !Self.sessionGone(error) && error.correctOffset == nil {
                     throw error.jobFailure(doing: action)
                 }
             }
         }
 
-        func record(_ sessionID: String, _ offset: Int64) async throws {
+        /// Records the session cursor; `closed` says every byte is up and the session closed, only its commit left.
+        func record(_ sessionID: String, _ offset: Int64, closed: Bool = false) async throws {
             var session: [String: JSONValue] = [
                 "upload_session_id": .string(sessionID), "offset": .int(offset), "chunk": .int(Int64(handler.chunkSize)),
             ]
+            if closed { session["closed"] = .bool(true) }
             if let replacing { session["replace"] = .object(["path": .string(replacing.path), "rev": .string(replacing.rev)]) }
             try await context.reportProgress(bytesDone: offset, bytesTotal: size, session: .object(session))
         }
 
-        func recordedCursor() -> (sessionID: String, offset: Int64)? {
+        func recordedCursor() -> (sessionID: String, offset: Int64, closed: Bool)? {
             guard let text = job.session, let session = try? JSONValue.parse(text),
                 let id = session["upload_session_id"]?.stringValue, let offset = session["offset"]?.intValue,
                 offset >= 0, offset <= size
             else { return nil }
-            return (id, offset)
+            return (id, offset, session["closed"]?.boolValue == true)
         }
 
         static func sessionGone(_ error: DropboxError) -> Bool {
