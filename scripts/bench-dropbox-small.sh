@@ -15,8 +15,8 @@ small=${FERRY_BENCH_SMALL_FILES:-1000}
 medium=${FERRY_BENCH_MEDIUM_FILES:-100}
 lock_ms=${FERRY_BENCH_LOCK_MS:-10}
 cap=${FERRY_BENCH_CAP:-4}
-# Until idle workers behind an account cap wake on their own, a short poll interval keeps them busy.
-poll=${FERRY_BENCH_POLL_INTERVAL:-0.05}
+# The worker's default poll interval: a slot freed behind the account cap wakes the claim loop by itself.
+poll=${FERRY_BENCH_POLL_INTERVAL:-2}
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

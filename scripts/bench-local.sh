@@ -6,7 +6,7 @@
 #
 # Sources are read from the page cache in every run (they were just written); the destinations are on the same
 # filesystem. rclone does not fsync; `cp -r` + `sync` flushes everything it wrote once, at the end.
-# NOTE: workers run with --poll-interval 0.05 until the wake-up fix for idle workers lands (another change).
+# Workers run with their default poll interval: a freed slot wakes the claim loop by itself.
 # Usage: scripts/bench-local.sh BIN_DIR DATABASE_ADMIN_URL
 set -euo pipefail
 shopt -s inherit_errexit   # a failure inside $(...) stops the run too
@@ -53,7 +53,7 @@ ferry_run() { # batch folder count → files/s
     sync   # every run starts with nothing dirty, so none pays for the writes of the one before
     local workers=()
     for w in 1 2; do
-        "$ferry" worker --name "bench-$batch-$w" --concurrency 32 --poll-interval 0.05 --log-level error &
+        "$ferry" worker --name "bench-$batch-$w" --concurrency 32 --log-level error &
         workers+=($!)
         pids+=($!)
     done
@@ -96,7 +96,7 @@ make_files "$work/large" 16 $((64 * 1024 * 1024))
     done
 } | python3 -c 'import random, sys; lines = sys.stdin.readlines(); random.seed(1); random.shuffle(lines); sys.stdout.writelines(lines)' >"$work/mem.jsonl"
 "$ferry" enqueue --from "$work/mem.jsonl" >/dev/null
-"$ferry" worker --name bench-mem --concurrency 64 --poll-interval 0.05 --log-level error &
+"$ferry" worker --name bench-mem --concurrency 64 --log-level error &
 mem_pid=$!
 pids+=($mem_pid)
 peak_kib=0

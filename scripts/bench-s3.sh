@@ -4,7 +4,7 @@
 # worker's peak resident memory with 8 concurrent multipart uploads of the large file. First, many small files:
 # 1,000 × 64 KiB and 150 × 3 MiB uploaded by Ferry (2 workers × 32 jobs) against `rclone copy --transfers 32`
 # and `aws s3 cp --recursive`, as files/s and ratios (FERRY_BENCH_S3_FILES_ONLY=1 stops after that part).
-# NOTE: Ferry's workers run with --poll-interval 0.05 until the wake-up fix for idle workers lands (another change).
+# Ferry's workers run with their default poll interval: a freed slot wakes the claim loop by itself.
 # Usage: scripts/bench-s3.sh BIN_DIR DATABASE_ADMIN_URL
 set -euo pipefail
 shopt -s inherit_errexit   # a failure inside $(...) stops the run too
@@ -72,7 +72,7 @@ s3_files() { # name count bytes → prints "ferry rclone aws" in files/s
     aws_fps=$(files_per_second "$count" "$t0" "$t1")
     "$ferry" enqueue upload "$work/$name"/*.bin --to "s3:wide:bench/ferry/$name/" --batch "files-$name" >/dev/null
     for w in 1 2; do
-        "$ferry" worker --name "bench-$name-$w" --concurrency 32 --poll-interval 0.05 --log-level error &
+        "$ferry" worker --name "bench-$name-$w" --concurrency 32 --log-level error &
         workers+=($!)
         pids+=($!)
     done
