@@ -51,12 +51,26 @@ run() { # batch files-dir latency-ms commit-mode → prints files/s
     curl -fsS -X POST "$server/__dev/reset-stats" >/dev/null
     for f in "$dir"/*.bin; do echo "{\"kind\":\"upload\",\"source\":\"$f\",\"to\":\"dropbox:bench:/$batch/\",\"batch\":\"$batch\"}"; done >"$work/$batch.jsonl"
     "$ferry" enqueue --from "$work/$batch.jsonl" >/dev/null
-    FERRY_DROPBOX_COMMIT=$mode "$ferry" worker --name "bench-$batch" --concurrency 16 --poll-interval "$poll" --log-level error &
+    local port=$((19400 + RANDOM % 500))
+    FERRY_DROPBOX_COMMIT=$mode "$ferry" worker --name "bench-$batch" --concurrency 16 --poll-interval "$poll" --log-level error \
+        --metrics-listen "127.0.0.1:$port" &
     local pid=$!
     pids+=($pid)
     until [[ $(psql "$FERRY_DATABASE_URL" -Atc "SELECT count(*) FILTER (WHERE state IN ('succeeded', 'failed')) = count(*) FROM ferry.jobs WHERE batch = '$batch'") == t ]]; do
         sleep 0.2
     done
+    # Slot-free-to-next-start latency, p50 and p99 as the bucket bounds that hold them (ferry_worker_slot_wait_seconds).
+    local slots
+    slots=$(curl -fsS "http://127.0.0.1:$port/metrics" | python3 -c '
+import re, sys
+buckets = sorted((float("inf") if le == "+Inf" else float(le), float(n))
+                 for le, n in re.findall(r"ferry_worker_slot_wait_seconds_bucket\{le=\"([^\"]+)\"\} (\S+)", sys.stdin.read()))
+total = buckets[-1][1] if buckets else 0
+def q(f):
+    for le, n in buckets:
+        if total and n >= f * total: return "<= %g ms" % (le * 1000) if le != float("inf") else "> 30 s"
+    return "?"
+print("slot wait p50 %s, p99 %s over %d starts" % (q(0.5), q(0.99), total))' || echo "slot wait: metrics unavailable")
     kill -TERM $pid && wait $pid || true
     local failed
     failed=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT count(*) FROM ferry.jobs WHERE batch = '$batch' AND state <> 'succeeded'")
@@ -65,7 +79,7 @@ run() { # batch files-dir latency-ms commit-mode → prints files/s
     local rate
     rate=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT round((count(*) / extract(epoch FROM max(finished_at) - min(started_at)))::numeric, 1)
                                            FROM ferry.jobs WHERE batch = '$batch'")
-    echo "$rate files/s ($failed failed; $stats)"
+    echo "$rate files/s ($failed failed; $stats; $slots)"
 }
 
 for latency in 0 30; do
