@@ -45,7 +45,8 @@ struct DevServerCommand: AsyncParsableCommand {
                   --upload-bytes-per-second 262144
               ferry dev-server --storage /tmp/dropbox --tls-cert cert.pem \\
                   --tls-key key.pem --app-secret-file secret
-              ferry dev-server --storage /tmp/dropbox --latency-ms 30 --namespace-lock-ms 20
+              ferry dev-server --storage /tmp/dropbox --latency-ms 30 \\
+                  --namespace-lock-ms 20
               ferry dev-server --storage /tmp/dropbox --partial-chunk-rate 0.2 \\
                   --write-rate-limit-rate 0.05 --requests-per-second 20
             """)

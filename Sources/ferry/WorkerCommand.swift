@@ -32,7 +32,7 @@ struct WorkerCommand: AsyncParsableCommand {
                   --metrics-listen 127.0.0.1:9464
               ferry worker --name nas-1 --shutdown-timeout 60 --log-format json
               ferry worker --poll-only          # behind PgBouncer in transaction mode
-              ferry worker --bwlimit 20M        # this process moves at most 20 MiB/s in all
+              ferry worker --bwlimit 20M        # at most 20 MiB/s for this process
               ferry worker --wait-for-schema 10m   # started before ferry migrate ends
 
             Local files: a worker reads upload sources and writes local copies and fetched files only inside its \

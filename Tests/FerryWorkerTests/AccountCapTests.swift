@@ -69,10 +69,12 @@ struct AccountCapTests {
         try await DropboxAccounts.add("narrow", server: server, databaseURL: db.url, extra: ["--max-concurrent", "1"])
         let dir = try DropboxUploadTests.folder("cap-update")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try await Self.enqueueSmallFiles(db, count: 60, account: "narrow", batch: "wide", in: dir)
+        // Enough work (cap 1, two requests of at least 150 ms each per file) that the batch is far from done when the
+        // cap changes, however slow the machine.
+        try await Self.enqueueSmallFiles(db, count: 150, account: "narrow", batch: "wide", in: dir)
         let worker = try DropboxUploadTests.startWorker(db, name: "cap-update", ["--concurrency", "8", "--poll-interval", "60"])
 
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(50), "the first job to run") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first job to run") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") >= 1
         }
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") <= 1)
@@ -81,7 +83,7 @@ struct AccountCapTests {
         #expect(update.status == 0, "\(update.stderr)")
         #expect(update.stdout.contains(#""max_concurrent":6"#), "\(update.stdout)")
         var peak = 0
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(20), "more than one job of the account at once") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(20), "more than one job of the account at once") {
             peak = max(peak, try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'"))
             return peak > 1
         }

@@ -54,7 +54,9 @@ struct TracingTests {
 
         // The first attempt's upload would take minutes (a busy test task still kills it midway); lifted after.
         try await server.setFaults(["latency_milliseconds": .int(200), "upload_bytes_per_second": .int(256 * 1024)])
-        let environment = Self.environment(receiver)
+        // Sequential sessions: the check below follows one chunk after another (a concurrent session resumes only
+        // the chunks not recorded, which need not be contiguous).
+        let environment = Self.environment(receiver).merging(["FERRY_DROPBOX_PARALLEL_APPENDS": "1"]) { $1 }
         let victim = try Self.startWorker(db, name: "victim", environment: environment, ["--chunk-size", "1"])
         try await eventually(timeout: .seconds(300), "chunks recorded and their spans exported") {
             let recorded = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1

@@ -220,9 +220,11 @@ struct WorkerBehaviorTests {
     func heartbeatsIndependentOfJobs() async throws {
         let db = try await TestDatabase.make("liveness")
         try await enqueueFetches(db, count: 8, batch: "busy")
-        // Eight jobs that report progress without pause fill the pool of eight; no rescue can confuse the check.
+        // Eight jobs that report progress without pause fill the pool of eight (each on its own connection: batched
+        // progress would block one connection only); no rescue can confuse the check.
         let worker = try WorkerFixtures.startWorker(
-            db, name: "steady", ["--handler", "progress:100000000", "--concurrency", "8", "--rescue-after", "600", "--shutdown-timeout", "1"])
+            db, name: "steady",
+            ["--handler", "progress:100000000", "--concurrency", "8", "--rescue-after", "600", "--shutdown-timeout", "1", "--no-progress-batching"])
         try await eventually(timeout: .seconds(300), "all eight running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 8
         }
