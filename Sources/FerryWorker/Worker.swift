@@ -28,6 +28,9 @@ public final class Worker: Service, Sendable {
     let cancelWakeup = WakeupSignal()
     /// When slots freed, oldest first: each start takes one, to measure how long a free slot waited.
     let freedSlots = Mutex<[ContinuousClock.Instant]>([])
+    /// The earliest time a job this worker put back (retry backoff, rate-limit deferral) becomes due: nobody
+    /// announces that moment, so the claim loop wakes for it instead of waiting out the poll interval.
+    let nextDue = Mutex<ContinuousClock.Instant?>(nil)
     /// Bytes of running transfers beyond their durable progress, published by `liveProgressLoop`.
     let live = LiveProgress()
     let batcher: CompletionBatcher
@@ -120,7 +123,7 @@ public final class Worker: Service, Sendable {
             var free = configuration.concurrency - running.count
             metrics.slotsBusy(running.count)
             if free <= 0 {
-                await wakeup.wait(timeout: configuration.pollInterval)
+                await wakeup.wait(timeout: idleWait())
                 continue
             }
             if free < configuration.concurrency / 2 && lastClaimWasFull {
@@ -160,7 +163,7 @@ public final class Worker: Service, Sendable {
             }
             for job in claimed { start(job, traceFacts: traceFacts) }
             if claimed.count < free {
-                await wakeup.wait(timeout: configuration.pollInterval)
+                await wakeup.wait(timeout: idleWait())
             }
         }
     }
@@ -284,14 +287,36 @@ public final class Worker: Service, Sendable {
             logger.warning("job failed: attempts exhausted", metadata: ["error": "\(failure)"])
         case .retryable:
             let delay = configuration.retryPolicy.delay(afterAttempt: job.attempt)
+            remember(dueIn: delay)
             submit(.retry(job, error: failure.description, at: Date().addingTimeInterval(delay)), job, started, "retried")
             logger.notice("job will be retried", metadata: ["error": "\(failure)", "delay_s": "\(String(format: "%.2f", delay))"])
         case .held:
             submit(.released(job, reason: failure.description), job, started, "held")
             logger.warning("job held until its account is usable again", metadata: ["error": "\(failure)"])
         case .rateLimited(let until):
+            remember(dueIn: until.timeIntervalSinceNow)
             submit(.deferred(job, reason: failure.description, until: until), job, started, "deferred")
             logger.notice("job deferred (rate limited)", metadata: ["until": "\(until)"])
+        }
+    }
+
+    /// Notes that a job becomes due `seconds` from now (a little after, so the claim finds it due).
+    func remember(dueIn seconds: Double) {
+        let due = ContinuousClock.now + .milliseconds(Int(max(0, seconds) * 1000) + 20)
+        nextDue.withLock { $0 = min($0 ?? due, due) }
+    }
+
+    /// How long the claim loop may sleep without news: the poll interval, or less when a job this worker put back
+    /// becomes due sooner.
+    func idleWait() -> Duration {
+        let now = ContinuousClock.now
+        return nextDue.withLock { next -> Duration in
+            guard let due = next else { return configuration.pollInterval }
+            if due <= now {
+                next = nil
+                return .zero
+            }
+            return min(configuration.pollInterval, due - now)
         }
     }
 

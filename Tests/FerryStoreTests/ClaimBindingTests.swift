@@ -62,9 +62,11 @@ struct ClaimBindingTests {
         let claimed = try await Self.query(holder, "SELECT job_id FROM ferry.claim_jobs('w-holder', '{default}', 1)").rows
         #expect(claimed.count == 1)
         let version = try await Self.version(db, job)
-        // The holder is alive: it heartbeats before each attempt of the thief (a loaded test machine may take
-        // longer than the 3 s after which a silent holder's claim may be rescued).
-        let beat = { _ = try await Self.query(holder, "UPDATE ferry.workers SET heartbeat_at = now() WHERE name = 'w-holder'") }
+        // The holder is alive: its heartbeat is set an hour ahead before each attempt of the thief, so however slow
+        // the machine, no attempt falls after the 3 s that would let another login rescue a silent holder's claim.
+        let beat = {
+            _ = try await Self.query(holder, "UPDATE ferry.workers SET heartbeat_at = now() + interval '1 hour' WHERE name = 'w-holder'")
+        }
 
         // The attack: the thief appends the holder's outcome with the current lease.
         for (type, data) in [("succeeded", #"{"lease": 1}"#), ("progress", #"{"lease": 1, "bytes_done": 5}"#), ("failed", #"{"lease": 1, "error": "x"}"#), ("released", #"{"lease": 1, "reason": "x"}"#)] {
@@ -75,7 +77,9 @@ struct ClaimBindingTests {
         }
         // A zero-interval rescue does not take a live worker's job.
         try await beat()
-        let rescue = await Self.refusal(thief, "SELECT * FROM ferry.rescue_stale_jobs('0 seconds')")
+        // (A negative interval makes even the holder's heartbeat an hour ahead look stale to the function; the
+        // database's own floor, 3 s of silence, still refuses.)
+        let rescue = await Self.refusal(thief, "SELECT * FROM ferry.rescue_stale_jobs('-2 hours')")
         #expect(rescue?.sqlState == .insufficientPrivilege, "\(String(describing: rescue))")
         // The registration is the holder's: not refreshed, aged, removed or re-registered by the thief.
         for sql in [
