@@ -42,6 +42,26 @@ CREATE TYPE ferry.job_change AS (
 );
 
 
+--
+-- Name: account_transfers(text); Type: FUNCTION; Schema: ferry; Owner: -
+--
+
+CREATE FUNCTION ferry.account_transfers(p_account text) RETURNS bigint
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT count(*) FROM ferry.jobs r
+     WHERE r.state = 'running' AND r.account = p_account
+       AND NOT coalesce(r.bytes_total > 0 AND r.bytes_done >= r.bytes_total, false)   -- size unknown: counts
+$$;
+
+
+--
+-- Name: FUNCTION account_transfers(p_account text); Type: COMMENT; Schema: ferry; Owner: -
+--
+
+COMMENT ON FUNCTION ferry.account_transfers(p_account text) IS 'Running jobs of an account that still move bytes (not those waiting only for a commit): what max_concurrent caps.';
+
+
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
@@ -619,9 +639,7 @@ BEGIN
     room AS MATERIALIZED (
         SELECT g.queue, g.acct, g.p, g.r, g.id,
                CASE WHEN g.acct = '' THEN p_limit
-                    ELSE least(p_limit, coalesce(a.max_concurrent, 4)
-                                        - (SELECT count(*) FROM ferry.jobs r
-                                            WHERE r.state = 'running' AND r.account = g.acct))
+                    ELSE least(p_limit, coalesce(a.max_concurrent, 4) - ferry.account_transfers(g.acct))
                END AS n
           FROM groups g
           LEFT JOIN ferry.accounts a ON a.name = g.acct
@@ -681,7 +699,7 @@ BEGIN
     LOOP
         PERFORM pg_advisory_xact_lock(hashtext('ferry.account'), hashtext(acct.name));
         -- A fresh snapshot after the lock sees every claim committed by whoever held it before us.
-        SELECT count(*) INTO running FROM ferry.jobs r WHERE r.state = 'running' AND r.account = acct.name;
+        running := ferry.account_transfers(acct.name);
         -- Keep the account's first (cap - running) winners in claim order, and everything else.
         SELECT coalesce(array_agg(x.id ORDER BY x.pos), '{}'), coalesce(array_agg(x.owner ORDER BY x.pos), '{}')
           INTO picked, owners
@@ -3293,6 +3311,14 @@ ALTER TABLE ONLY ferry.live_progress
 GRANT USAGE ON SCHEMA ferry TO ferry_reader;
 GRANT USAGE ON SCHEMA ferry TO ferry_producer;
 GRANT USAGE ON SCHEMA ferry TO ferry_worker;
+
+
+--
+-- Name: FUNCTION account_transfers(p_account text); Type: ACL; Schema: ferry; Owner: -
+--
+
+REVOKE ALL ON FUNCTION ferry.account_transfers(p_account text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.account_transfers(p_account text) TO ferry_worker;
 
 
 --

@@ -16,6 +16,11 @@ extension DevServerResponder {
         var written: Int64 = 0
         let faults = backend.faults
         var throttle = BandwidthThrottle(rate: { faults.configuration.uploadBytesPerSecond })
+        backend.stats.record { stats in
+            stats.uploadBodiesInFlight += 1
+            stats.uploadBodiesPeak = max(stats.uploadBodiesPeak, stats.uploadBodiesInFlight)
+        }
+        defer { backend.stats.record { $0.uploadBodiesInFlight -= 1 } }
         for try await buffer in request.body {
             _ = throttle.nextPieceSize()  // picks up a changed rate
             let count = Int64(buffer.readableBytes)

@@ -34,6 +34,11 @@ public struct DevServerStats: Sendable, Codable, Equatable {
     public var concurrentAppendsPeak: Int = 0
     /// Appends to concurrent upload sessions in flight now.
     public var concurrentAppendsInFlight: Int = 0
+    /// Most upload bodies (`files/upload`, `upload_session/start`, `append_v2`) being received at once, over the run:
+    /// the concurrent transfers an account cap should bound.
+    public var uploadBodiesPeak: Int = 0
+    /// Upload bodies being received now.
+    public var uploadBodiesInFlight: Int = 0
     /// Commits per `path_lower` that wrote a new revision.
     public var commitsPerPath: [String: Int] = [:]
     /// Body bytes received by content routes.
@@ -75,6 +80,8 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         case concurrentAppendsPeak = "concurrent_appends_peak"
         case concurrentAppendsInFlight = "concurrent_appends_in_flight"
         case finishBatchEntries = "finish_batch_entries"
+        case uploadBodiesPeak = "upload_bodies_peak"
+        case uploadBodiesInFlight = "upload_bodies_in_flight"
         case namespaceLockContention = "namespace_lock_contention"
         case bytesReceived = "bytes_received"
         case bytesSent = "bytes_sent"
@@ -105,6 +112,8 @@ public struct DevServerStats: Sendable, Codable, Equatable {
         concurrentAppendsPeak = try c.decodeIfPresent(Int.self, forKey: .concurrentAppendsPeak) ?? 0
         concurrentAppendsInFlight = try c.decodeIfPresent(Int.self, forKey: .concurrentAppendsInFlight) ?? 0
         finishBatchEntries = try c.decodeIfPresent([Int].self, forKey: .finishBatchEntries) ?? []
+        uploadBodiesPeak = try c.decodeIfPresent(Int.self, forKey: .uploadBodiesPeak) ?? 0
+        uploadBodiesInFlight = try c.decodeIfPresent(Int.self, forKey: .uploadBodiesInFlight) ?? 0
         namespaceLockContention = try c.decodeIfPresent(Int.self, forKey: .namespaceLockContention) ?? 0
         bytesReceived = try c.decodeIfPresent(Int64.self, forKey: .bytesReceived) ?? 0
         bytesSent = try c.decodeIfPresent(Int64.self, forKey: .bytesSent) ?? 0

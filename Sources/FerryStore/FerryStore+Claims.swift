@@ -64,11 +64,15 @@ extension FerryStore {
     /// claims again now instead of at its next poll.
     public func announceCapacity() async throws {
         do {
-            try await client.withConnection { connection in
-                _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
-            }
+            try await client.withConnection { try Self.announceCapacity(on: $0) }
         } catch {
             throw Self.translate(error)
         }
+    }
+
+    /// `NOTIFY ferry_jobs` on a connection in hand (after a progress event that ended a transfer of a capped
+    /// account: its slot is free for another transfer although the job still waits for its commit).
+    static func announceCapacity(on connection: PostgresConnection) throws {
+        _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
     }
 }

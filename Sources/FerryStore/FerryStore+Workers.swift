@@ -145,6 +145,9 @@ extension FerryStore {
                 for row in try connection.query(sql, binds).rows {
                     acks[try row.decode(UUID.self, at: 0)] = ProgressAck(accepted: true, cancelRequested: try row.decode(Bool.self, at: 1))
                 }
+                if outcomes.contains(where: { $0.freedAccount != nil && acks[$0.jobID]?.accepted == true }) {
+                    try Self.announceCapacity(on: connection)
+                }
                 return acks
             }
         } catch {
@@ -174,8 +177,10 @@ extension FerryStore {
                     sql, [outcome.jobID, outcome.lease, outcome.type.rawValue, data]
                 ).rows
                 guard let row = rows.first else { return ProgressAck(accepted: false, cancelRequested: false) }
-                return ProgressAck(
+                let ack = ProgressAck(
                     accepted: try row.decode(Int.self, at: 1) == 1, cancelRequested: try row.decode(Bool.self, at: 0))
+                if ack.accepted, outcome.freedAccount != nil { try Self.announceCapacity(on: connection) }
+                return ack
             }
         } catch {
             throw Self.translate(error)

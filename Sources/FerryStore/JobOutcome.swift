@@ -9,8 +9,9 @@ public struct JobOutcome: Sendable, Hashable {
     public var type: JobEventType
     /// The event's payload (the lease is added to it).
     public var data: [String: JSONValue]
-    /// The account whose concurrency cap the job counted against, when this outcome ends its claim: writing it
-    /// frees a slot of that account, which workers waiting on the cap are told of (not stored in the event).
+    /// The account whose concurrency cap the job counted against, when this outcome ends its claim or (a progress
+    /// event with every byte up) its transfer: writing it frees a slot of that account, which workers waiting on
+    /// the cap are told of (not stored in the event).
     public var freedAccount: String?
 
     public init(jobID: UUID, lease: Int64, type: JobEventType, data: [String: JSONValue] = [:], freedAccount: String? = nil) {
@@ -58,6 +59,9 @@ public struct JobOutcome: Sendable, Hashable {
         var data: [String: JSONValue] = ["bytes_done": .int(bytesDone)]
         if let bytesTotal { data["bytes_total"] = .int(bytesTotal) }
         if let session { data["session"] = session }
-        return JobOutcome(jobID: job.jobID, lease: job.lease, type: .progress, data: data)
+        // Every byte up: only the commit is left, and the job stops counting against its account's cap.
+        let total = bytesTotal ?? job.bytesTotal ?? 0
+        let dataUp = total > 0 && bytesDone >= total
+        return JobOutcome(jobID: job.jobID, lease: job.lease, type: .progress, data: data, freedAccount: dataUp ? job.account : nil)
     }
 }

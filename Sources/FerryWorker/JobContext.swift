@@ -40,13 +40,17 @@ public final class JobContext: Sendable {
     /// The process's bandwidth limit (`--bwlimit`), shared by all its transfers; nil without one. Data paths
     /// spend from it before each piece they move (`throttle`).
     public let bandwidth: BandwidthLimit?
+    /// Wakes this process's claim loop when a progress event ended a transfer of a capped account (every byte up,
+    /// only the commit left): the account has room for another transfer now.
+    let transferEnded: @Sendable () -> Void
 
     init(
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
         localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil,
-        bandwidth: BandwidthLimit? = nil
+        bandwidth: BandwidthLimit? = nil, transferEnded: @escaping @Sendable () -> Void = {}
     ) {
+        self.transferEnded = transferEnded
         self.live = live
         self.progressBatcher = progressBatcher
         self.localRoots = localRoots
@@ -84,6 +88,7 @@ public final class JobContext: Sendable {
         }
         metrics.bytesMoved(delta, job: job)
         guard ack.accepted else { throw LeaseLost() }
+        if outcome.freedAccount != nil { transferEnded() }
         live?.recorded(job.jobID, bytes: bytesDone)
         if ack.cancelRequested {
             state.withLock { $0.cancelRequested = true }

@@ -226,7 +226,7 @@ public final class Worker: Service, Sendable {
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
             attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher,
-            bandwidth: bandwidth)
+            bandwidth: bandwidth, transferEnded: { [wakeup] in wakeup.notify() })
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

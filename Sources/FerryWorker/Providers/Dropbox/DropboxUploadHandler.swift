@@ -174,12 +174,19 @@ extension DropboxUploadHandler {
         /// answer was lost, or expired) checks the destination before sending the file again.
         func batched() async throws -> DropboxFileMetadata {
             var recorded = recordedCursor().flatMap { $0.closed && $0.offset == size ? $0.sessionID : nil }
+            // A job whose every byte is recorded as up does not count against the account's cap: sending the data
+            // again (its session gone) must count again.
+            var recordedAsUp = size > 0 && job.bytesDone >= size
             while true {
                 let sessionID: String
                 if let recorded {
                     context.logger.info("committing the upload session an earlier attempt closed")
                     sessionID = recorded
                 } else {
+                    if recordedAsUp {
+                        try await context.reportProgress(bytesDone: 0, bytesTotal: size, session: replacingSession ?? .null, force: true)
+                    }
+                    recordedAsUp = true
                     sessionID = try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(0), "ferry.bytes": .int64(size)]) {
                         try await call("sending the file") { client, token in
                             try await client.uploadSessionStart(close: true, body: body(from: 0, to: size), accessToken: token)
@@ -364,6 +371,11 @@ extension DropboxUploadHandler {
         }
 
         /// Records the session cursor; `closed` says every byte is up and the session closed, only its commit left.
+        /// What a session record keeps across the sessions of this attempt: the revision to replace, if any.
+        var replacingSession: JSONValue? {
+            replacing.map { .object(["replace": .object(["path": .string($0.path), "rev": .string($0.rev)])]) }
+        }
+
         func record(_ sessionID: String, _ offset: Int64, closed: Bool = false) async throws {
             var session: [String: JSONValue] = [
                 "upload_session_id": .string(sessionID), "offset": .int(offset), "chunk": .int(Int64(handler.chunkSize)),
