@@ -1,17 +1,20 @@
 /// What `ferry account update` changes: each field given replaces the account's; `nil` leaves it.
 public struct AccountChanges: Sendable, Equatable {
-    /// Jobs of the account running at once across the fleet (1-1000).
+    /// Transfers of the account running at once across the fleet (1-1000).
     public var maxConcurrent: Int?
     public var apiURL: String?
     public var contentURL: String?
     public var authorizeURL: String?
     /// Requests per second per worker process to this account; 0 removes the limit.
     public var tpsLimit: Double?
+    /// Bytes per second per worker process moved for this account's transfers; 0 removes the limit.
+    public var bandwidthLimit: Int64?
 
     public init(
         maxConcurrent: Int? = nil, apiURL: String? = nil, contentURL: String? = nil, authorizeURL: String? = nil,
-        tpsLimit: Double? = nil
+        tpsLimit: Double? = nil, bandwidthLimit: Int64? = nil
     ) {
+        self.bandwidthLimit = bandwidthLimit
         self.tpsLimit = tpsLimit
         self.maxConcurrent = maxConcurrent
         self.apiURL = apiURL

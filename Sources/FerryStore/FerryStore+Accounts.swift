@@ -226,20 +226,26 @@ extension FerryStore {
                 UPDATE ferry.accounts
                    SET max_concurrent = coalesce($2, max_concurrent), api_url = coalesce($3, api_url),
                        content_url = coalesce($4, content_url), authorize_url = coalesce($5, authorize_url),
-                       settings = CASE WHEN $6::float8 IS NULL THEN settings
-                                       WHEN $6::float8 = 0 THEN settings - 'tps_limit'
-                                       ELSE settings || jsonb_build_object('tps_limit', $6::float8) END,
+                       settings = CASE WHEN $7::bigint IS NULL THEN s.settings
+                                       WHEN $7::bigint = 0 THEN s.settings - 'bwlimit'
+                                       ELSE s.settings || jsonb_build_object('bwlimit', $7::bigint) END,
                        updated_at = now()
+                  FROM (SELECT CASE WHEN $6::float8 IS NULL THEN a.settings
+                                    WHEN $6::float8 = 0 THEN a.settings - 'tps_limit'
+                                    ELSE a.settings || jsonb_build_object('tps_limit', $6::float8) END AS settings
+                          FROM ferry.accounts a WHERE a.name = $1) s
                  WHERE name = $1
-                """, [name, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit])
+                """, [name, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit,
+                      changes.bandwidthLimit])
             guard result.affectedRows == 1 else { return false }
             _ = try connection.query(
                 """
                 INSERT INTO ferry.account_events (account, type, data)
                 SELECT $1, 'updated', jsonb_strip_nulls(jsonb_build_object(
                            'by', $2::text, 'max_concurrent', $3::integer, 'api_url', $4::text, 'content_url', $5::text,
-                           'authorize_url', $6::text, 'tps_limit', $7::float8))
-                """, [name, actor, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit])
+                           'authorize_url', $6::text, 'tps_limit', $7::float8, 'bwlimit', $8::bigint))
+                """, [name, actor, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit,
+                      changes.bandwidthLimit])
             _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
             return true
         }
@@ -253,6 +259,18 @@ extension FerryStore {
             try connection.query("SELECT (settings->>'tps_limit')::float8 FROM ferry.accounts WHERE name = $1", [name]).rows
         }
         return try rows.first?.decode(Double?.self, at: 0)
+    }
+
+    /// The account's bandwidth limit in bytes per second per worker process (`settings.bwlimit`), or nil for none.
+    public func accountBandwidthLimit(_ name: String) async throws -> Int64? {
+        do {
+            let rows = try await client.withConnection { connection in
+                try connection.query("SELECT (settings->>'bwlimit')::bigint FROM ferry.accounts WHERE name = $1", [name]).rows
+            }
+            return try rows.first?.decode(Int64?.self, at: 0)
+        } catch {
+            throw Self.translate(error)
+        }
     }
 
     /// Forgets the tokens after a sign-out; jobs are held until the next login.

@@ -37,9 +37,9 @@ public final class JobContext: Sendable {
     let live: LiveProgress?
     /// Writes progress events with other jobs' in one statement; `nil` writes each on its own.
     let progressBatcher: ProgressBatcher?
-    /// The process's bandwidth limit (`--bwlimit`), shared by all its transfers; nil without one. Data paths
-    /// spend from it before each piece they move (`throttle`).
-    public let bandwidth: BandwidthLimit?
+    /// The process's bandwidth limit (`--bwlimit`, shared by all its transfers) and the job's account's (`ferry
+    /// account update NAME --bwlimit`); nil with neither. Data paths spend from it before each piece they move.
+    public let bandwidth: BandwidthBudget?
     /// Wakes this process's claim loop when a progress event ended a transfer of a capped account (every byte up,
     /// only the commit left): the account has room for another transfer now.
     let transferEnded: @Sendable () -> Void
@@ -48,7 +48,7 @@ public final class JobContext: Sendable {
         job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
         localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil,
-        bandwidth: BandwidthLimit? = nil, transferEnded: @escaping @Sendable () -> Void = {}
+        bandwidth: BandwidthBudget? = nil, transferEnded: @escaping @Sendable () -> Void = {}
     ) {
         self.transferEnded = transferEnded
         self.live = live
@@ -109,7 +109,7 @@ public final class JobContext: Sendable {
         return outcome
     }
 
-    /// Waits until the process's bandwidth limit allows `bytes` more (at once without `--bwlimit`).
+    /// Waits until the process's and the account's bandwidth limits allow `bytes` more (at once without either).
     public func throttle(_ bytes: Int) async throws {
         try await bandwidth?.spend(bytes)
     }

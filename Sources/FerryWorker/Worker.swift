@@ -37,6 +37,8 @@ public final class Worker: Service, Sendable {
     let progressBatcher: ProgressBatcher?
     /// `--bwlimit`: one bucket for every transfer of the process.
     let bandwidth: BandwidthLimit?
+    /// `ferry account update NAME --bwlimit`: one bucket per account for the process's transfers of it.
+    let accountBandwidth: AccountBandwidthLimits
 
     /// - Parameters:
     ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
@@ -54,6 +56,7 @@ public final class Worker: Service, Sendable {
             registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
         self.readiness = readiness
         self.bandwidth = configuration.bandwidthLimit.map { BandwidthLimit(bytesPerSecond: $0) }
+        self.accountBandwidth = AccountBandwidthLimits(store: store)
         self.store = store
         self.liveness = liveness ?? store
         self.handlers = handlers
@@ -226,7 +229,7 @@ public final class Worker: Service, Sendable {
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
             attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher,
-            bandwidth: bandwidth, transferEnded: { [wakeup] in wakeup.notify() })
+            bandwidth: BandwidthBudget.make(process: bandwidth, account: job.account, accounts: accountBandwidth), transferEnded: { [wakeup] in wakeup.notify() })
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")

@@ -13,7 +13,7 @@ struct FileByteStream: AsyncSequence, Sendable {
     let start: Int64
     let end: Int64
     let pieceSize: Int
-    var bandwidth: BandwidthLimit? = nil
+    var bandwidth: BandwidthBudget? = nil
     let observe: @Sendable (Int64, ByteBuffer) -> Void
 
     struct AsyncIterator: AsyncIteratorProtocol {

@@ -42,7 +42,7 @@ final class PartialDownload: @unchecked Sendable {
     private var writing: Task<Void, any Error>?
     private let flushSize: Int
     /// `--bwlimit`: each piece received is paid for before the next is taken, so the connection slows to the limit.
-    private let bandwidth: BandwidthLimit?
+    private let bandwidth: BandwidthBudget?
     /// Pieces per write. Each can hold on to a whole receive buffer (up to 64 KiB) however few bytes it carries,
     /// so a slow link's many small pieces are written (and released) early; also below `IOV_MAX`.
     private static let maxPieces = 64
@@ -98,7 +98,7 @@ final class PartialDownload: @unchecked Sendable {
 
     private init(
         target: String, root: String, roots: LocalRoots, jobID: UUID, resumeAt: Int64?, digests: Set<Digest>, flushSize: Int,
-        bandwidth: BandwidthLimit?, scratch: BufferPool.Buffer
+        bandwidth: BandwidthBudget?, scratch: BufferPool.Buffer
     ) throws {
         guard SafePath.isInside(target, root: root), let normalized = SafePath.normalize(target), normalized == target
                 || normalized == String(target.trimmingSuffix("/"))

@@ -1,27 +1,30 @@
 import ArgumentParser
 import FerryCore
 import FerryStore
+import FerryWorker
 
 struct AccountUpdate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
         abstract: "Change an account's cap or endpoints in place (recorded in its history).",
         discussion: """
-            --max-concurrent is how many jobs of the account run at once across every worker (providers punish \
-            parallel writes to one account; Dropbox serializes commits per account). Running workers use the new cap \
-            at their next claim, and those waiting on the old one are woken at once. Secrets are changed with \
-            ferry account login, not here.
+            --max-concurrent is how many transfers of the account run at once across every worker (providers punish \
+            parallel writes to one account); a job whose data is up and that waits only for its commit does not \
+            count. Running workers use the new cap at their next claim, and those waiting on the old one are woken \
+            at once. --tps-limit and --bwlimit are per worker process (N processes send up to N times them), read \
+            by running workers within 5 seconds. Secrets are changed with ferry account login, not here.
 
             Examples:
               ferry account update photos --max-concurrent 16
               ferry account update photos --tps-limit 8     # requests per second, per worker process
+              ferry account update photos --bwlimit 20M     # bytes per second, per worker process (0: none)
               ferry account update dev --api-url http://127.0.0.1:8910 --content-url http://127.0.0.1:8910
             """)
 
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
     var name: String
 
-    @Option(name: .customLong("max-concurrent"), parsing: .unconditional, help: ArgumentHelp("Jobs of this account running at once, across all workers (1-1000).", valueName: "n"))
+    @Option(name: .customLong("max-concurrent"), parsing: .unconditional, help: ArgumentHelp("Transfers of this account running at once, across all workers (1-1000).", valueName: "n"))
     var maxConcurrent: Int?
 
     @Option(name: .customLong("api-url"), help: ArgumentHelp("API base URL.", valueName: "url"))
@@ -36,6 +39,11 @@ struct AccountUpdate: AsyncParsableCommand {
     @Option(name: .customLong("tps-limit"), parsing: .unconditional, help: ArgumentHelp(
         "Requests per second to this account's API, per worker process (Dropbox); 0 removes the limit.", valueName: "n"))
     var tpsLimit: Double?
+
+    @Option(name: .customLong("bwlimit"), help: ArgumentHelp(
+        "Bytes per second for this account's transfers, per worker process, as rclone's --bwlimit: 20M, 512K (K/M/G = KiB/MiB/GiB; a bare number is KiB); 0 or off removes the limit.",
+        valueName: "rate"))
+    var bwlimit: String?
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -62,10 +70,21 @@ struct AccountUpdate: AsyncParsableCommand {
                     throw CLIUsageError(message: "\(flag) carries credentials (user:password@): remove them; account secrets go in their own flags and files, sealed")
                 }
             }
+            var bandwidthLimit: Int64?
+            if let bwlimit {
+                guard let rate = BandwidthLimit.parseRate(bwlimit) else {
+                    throw ValidationIssue(
+                        field: "--bwlimit", problem: "'\(bwlimit)' is not a rate",
+                        fix: "give bytes per second with K, M or G: --bwlimit 20M, --bwlimit 512K (0 or off: no limit)")
+                }
+                bandwidthLimit = rate
+            }
             let changes = AccountChanges(
-                maxConcurrent: maxConcurrent, apiURL: apiURL, contentURL: contentURL, authorizeURL: authorizeURL, tpsLimit: tpsLimit)
+                maxConcurrent: maxConcurrent, apiURL: apiURL, contentURL: contentURL, authorizeURL: authorizeURL, tpsLimit: tpsLimit,
+                bandwidthLimit: bandwidthLimit)
             guard !changes.isEmpty else {
-                throw CLIUsageError(message: "say what to change: --max-concurrent N, --tps-limit N, --api-url, --content-url or --authorize-url")
+                throw CLIUsageError(
+                    message: "say what to change: --max-concurrent N, --tps-limit N, --bwlimit RATE, --api-url, --content-url or --authorize-url")
             }
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
@@ -77,9 +96,13 @@ struct AccountUpdate: AsyncParsableCommand {
                     "content_url": account.contentURL.map(JSONValue.string) ?? .null,
                     "authorize_url": account.authorizeURL.map(JSONValue.string) ?? .null,
                     "tps_limit": account.settings["tps_limit"] ?? .null,
+                    "bwlimit": account.settings["bwlimit"] ?? .null,
                 ]).jsonText)
             } else {
-                print("updated \(account.name): at most \(account.maxConcurrent) job(s) at once across the fleet")
+                var limits = ""
+                if let tps = account.settings["tps_limit"] { limits += ", \(tps.jsonText) requests/s per worker process" }
+                if let rate = account.settings["bwlimit"]?.intValue { limits += ", \(TablePrinter.bytes(rate))/s per worker process" }
+                print("updated \(account.name): at most \(account.maxConcurrent) transfer(s) at once across the fleet\(limits)")
             }
         }
     }
