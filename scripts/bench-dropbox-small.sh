@@ -76,10 +76,28 @@ print("slot wait p50 %s, p99 %s over %d starts" % (q(0.5), q(0.99), total))' || 
     failed=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT count(*) FROM ferry.jobs WHERE batch = '$batch' AND state <> 'succeeded'")
     local stats
     stats=$(curl -fsS "$server/__dev/stats" | python3 -c "import json,sys; s=json.load(sys.stdin); b=s.get('finish_batch_entries',[]); print('batch calls %d (mean %.1f entries), single commits %d, lock 429s %d' % (len(b), sum(b)/max(1,len(b)), s.get('single_commits',0), s.get('namespace_lock_contention',0)))")
+    # Account slot free to next transfer start: with the account saturated, claim k can only follow transfer end
+    # k - cap (a transfer ends at its attempt's first event with every byte up, or the attempt's end), so the gap
+    # between the two is how long a freed account slot stayed idle (transaction start times from the log).
+    local account_slots
+    account_slots=$(psql "$FERRY_DATABASE_URL" -Atc "
+        WITH ev AS (SELECT e.position, e.job_id, e.type, e.data, e.recorded_at FROM ferry.events e
+                      JOIN ferry.jobs j ON j.job_id = e.job_id WHERE j.batch = '$batch'),
+        c AS (SELECT recorded_at AS t, row_number() OVER (ORDER BY position) AS k FROM ev WHERE type = 'claimed'),
+        f AS (SELECT t, row_number() OVER (ORDER BY t) AS k FROM (
+                SELECT min(recorded_at) AS t FROM ev
+                 WHERE type IN ('succeeded', 'failed', 'retry_scheduled', 'deferred', 'released', 'rescued', 'cancelled')
+                    OR (type = 'progress' AND (data->>'bytes_total')::bigint > 0
+                        AND (data->>'bytes_done')::bigint >= (data->>'bytes_total')::bigint)
+                 GROUP BY job_id, data->>'lease') x),
+        g AS (SELECT extract(epoch FROM c.t - f.t) * 1000 AS ms FROM c JOIN f ON f.k = c.k - $cap)
+        SELECT format('account slot free to next start p50 %s ms, p99 %s ms',
+                      round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
+                      round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1)) FROM g")
     local rate
     rate=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT round((count(*) / extract(epoch FROM max(finished_at) - min(started_at)))::numeric, 1)
                                            FROM ferry.jobs WHERE batch = '$batch'")
-    echo "$rate files/s ($failed failed; $stats; $slots)"
+    echo "$rate files/s ($failed failed; $stats; $account_slots; worker $slots)"
 }
 
 for latency in 0 30; do
