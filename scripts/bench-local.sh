@@ -77,16 +77,34 @@ cp_run() { # folder count → files/s
     per_second "$2" "$t0" "$t1"
 }
 
-ferry_small=$(ferry_run small small "$small")
-rclone_small=$(rclone_run small "$small")
-cp_small=$(cp_run small "$small")
-for f in "$work"/small/*.bin; do cmp -s "$f" "$work/ferry-small/${f##*/}" || { echo "error: $f differs" >&2; exit 1; }; done
-rm -rf "$work"/ferry-small "$work"/rclone-small "$work"/cp-small
-ferry_medium=$(ferry_run medium medium "$medium")
-rclone_medium=$(rclone_run medium "$medium")
-cp_medium=$(cp_run medium "$medium")
-for f in "$work"/medium/*.bin; do cmp -s "$f" "$work/ferry-medium/${f##*/}" || { echo "error: $f differs" >&2; exit 1; }; done
-rm -rf "$work"/ferry-medium "$work"/rclone-medium "$work"/cp-medium
+# The disk is shared and its speed drifts by 3x within minutes here: each size runs in rounds (Ferry, rclone,
+# cp + sync, the order rotating), and the figures are each tool's median with the median of the per-round ratios.
+rounds=${FERRY_BENCH_ROUNDS:-3}
+median() { python3 -c "import statistics, sys; print('%.0f' % statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+median_ratio() { python3 -c "import statistics, sys; a, b = sys.argv[1].split(), sys.argv[2].split(); print('%.2f' % statistics.median(float(x) / float(y) for x, y in zip(a, b)))" "$1" "$2"; }
+compare() { # folder count → sets f_rates, r_rates, c_rates (space-separated, one per round)
+    local folder=$1 count=$2 round order tool
+    f_rates="" r_rates="" c_rates=""
+    for round in $(seq "$rounds"); do
+        case $((round % 3)) in 1) order="ferry rclone cp" ;; 2) order="rclone cp ferry" ;; 0) order="cp ferry rclone" ;; esac
+        for tool in $order; do
+            case $tool in
+                ferry) f_rates+=" $(ferry_run "$folder-$round" "$folder" "$count")"
+                       for f in "$work/$folder"/*.bin; do cmp -s "$f" "$work/ferry-$folder/${f##*/}" || { echo "error: $f differs" >&2; exit 1; }; done
+                       rm -rf "$work/ferry-$folder" ;;
+                rclone) r_rates+=" $(rclone_run "$folder" "$count")"; rm -rf "$work/rclone-$folder" ;;
+                cp) c_rates+=" $(cp_run "$folder" "$count")"; rm -rf "$work/cp-$folder" ;;
+            esac
+        done
+    done
+}
+report() { # label
+    echo "local, $1: ferry $(median $f_rates) files/s; rclone copy $(median $r_rates) files/s (ferry $(median_ratio "$f_rates" "$r_rates")×); cp -r + sync $(median $c_rates) files/s (ferry $(median_ratio "$f_rates" "$c_rates")×); medians of $rounds rounds (ferry:$f_rates; rclone:$r_rates; cp:$c_rates)"
+}
+compare small "$small"
+small_line=$(report "$small × 64 KiB")
+compare medium "$medium"
+medium_line=$(report "$medium × 3 MiB")
 
 # Peak memory: one worker, 64 jobs at once, a mix of 64 KiB, 3 MiB and 64 MiB files.
 make_files "$work/large" 16 $((64 * 1024 * 1024))
@@ -108,7 +126,6 @@ peak_kib=$(awk '/VmHWM/ {print $2}' /proc/$mem_pid/status)
 kill -TERM $mem_pid && wait $mem_pid || true
 mem_jobs=$(wc -l <"$work/mem.jsonl")
 
-ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
-echo "local, $small × 64 KiB: ferry $ferry_small files/s; rclone copy $rclone_small files/s (ferry $(ratio "$ferry_small" "$rclone_small")×); cp -r + sync $cp_small files/s (ferry $(ratio "$ferry_small" "$cp_small")×)"
-echo "local, $medium × 3 MiB: ferry $ferry_medium files/s; rclone copy $rclone_medium files/s (ferry $(ratio "$ferry_medium" "$rclone_medium")×); cp -r + sync $cp_medium files/s (ferry $(ratio "$ferry_medium" "$cp_medium")×)"
+echo "$small_line"
+echo "$medium_line"
 echo "worker peak resident memory (VmHWM), $mem_jobs uploads 64 at once (64 KiB, 3 MiB, 64 MiB): $(python3 -c "print('%.1f' % ($peak_kib / 1024))") MiB (target ≤ 96 MiB)"
