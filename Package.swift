@@ -6,6 +6,7 @@ import PackageDescription
 //   FerryCore                  domain: jobs, events, state machine, retry policy (no I/O)
 //   FerryStore                 everything Ferry does in PostgreSQL (events, projection, accounts, sealed secrets)
 //   FerryArchive               archive files of finished jobs (gzip JSON Lines, SHA-256, manifests), restore
+//   FerryHTTP                  what the HTTP provider clients share (a bounded body reader)
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
@@ -85,9 +86,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "FerryDropbox",
             dependencies: [
                 "FerryCore",
+                "FerryHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -108,6 +117,7 @@ let package = Package(
             name: "FerryS3",
             dependencies: [
                 "FerryCore",
+                "FerryHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

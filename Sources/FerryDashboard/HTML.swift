@@ -1,21 +1,9 @@
+import FerryCore
+
 /// The one place text becomes HTML: everything from the database goes through `escape`.
 enum HTML {
     /// Escapes text for element content and quoted attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { MarkupEscaping.escape(text) }
 
     /// Percent-encodes a path segment or query value for an href.
     static func component(_ text: String) -> String {

@@ -109,18 +109,5 @@ enum FlickrResponseFormat: Equatable {
         }
     }
 
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    private static func escape(_ text: String) -> String { MarkupEscaping.escape(text) }
 }

@@ -1,5 +1,6 @@
-import FerryCore
 import AsyncHTTPClient
+import FerryCore
+import FerryHTTP
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -71,32 +72,8 @@ extension DropboxClient {
     func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, _ call: Call, truncating: Bool) async throws(DropboxError) -> [UInt8] {
         let timeout = requestTimeout
         do {
-            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask {
-                    var bytes: [UInt8] = []
-                    for try await buffer in body {
-                        guard bytes.count + buffer.readableBytes <= limit else {
-                            if truncating {
-                                bytes.append(contentsOf: buffer.readableBytesView.prefix(limit - bytes.count))
-                                return bytes
-                            }
-                            throw NIOTooManyBytesError(maxBytes: limit)
-                        }
-                        bytes.append(contentsOf: buffer.readableBytesView)
-                    }
-                    return bytes
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let bytes = first else {
-                    throw HTTPClientError.deadlineExceeded
-                }
-                return bytes
-            }
-        } catch is NIOTooManyBytesError {
+            return try await HTTPBodyCollector.collect(body, upTo: limit, timeout: timeout, truncating: truncating)
+        } catch is HTTPBodyCollector.TooLarge {
             throw DropboxError(code: .invalidResponse, summary: "response body larger than \(limit) bytes")
         } catch {
             throw Self.transportError(error, secrets: call.secrets)

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryHTTP
 import Foundation
 import Logging
 import NIOCore
@@ -118,32 +119,8 @@ extension S3Client {
     ) async throws(S3Error) -> [UInt8] {
         let timeout = requestTimeout
         do {
-            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask {
-                    var bytes: [UInt8] = []
-                    for try await buffer in body {
-                        guard bytes.count + buffer.readableBytes <= limit else {
-                            if truncating {
-                                bytes.append(contentsOf: buffer.readableBytesView.prefix(limit - bytes.count))
-                                return bytes
-                            }
-                            throw NIOTooManyBytesError(maxBytes: limit)
-                        }
-                        bytes.append(contentsOf: buffer.readableBytesView)
-                    }
-                    return bytes
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let bytes = first else {
-                    throw HTTPClientError.deadlineExceeded
-                }
-                return bytes
-            }
-        } catch is NIOTooManyBytesError {
+            return try await HTTPBodyCollector.collect(body, upTo: limit, timeout: timeout, truncating: truncating)
+        } catch is HTTPBodyCollector.TooLarge {
             throw S3Error(code: .invalidResponse, operation: operation, message: "response body larger than \(limit) bytes")
         } catch {
             throw Self.transportError(error, operation: operation, secrets: secrets)

@@ -108,8 +108,17 @@ struct RoleCommandTests {
         let list = try await FerryProcess.run(["account", "list", "--json"], databaseURL: producer)
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.stdout.contains("\"box\"") && list.stdout.contains("dropbox"), "\(list.stdout)")
+        // Whether each secret is set, from the rows the producer may read.
+        #expect(list.stdout.contains(#""has_refresh_token":true"#) && list.stdout.contains(#""has_app_secret":false"#), "\(list.stdout)")
         let show = try await FerryProcess.run(["account", "show", "box"], databaseURL: producer)
         #expect(show.status == 0, "\(show.stderr)")
-        #expect(show.stdout.contains("box"))
+        let lines = show.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("refresh token") && $0.hasSuffix("stored (encrypted)") }, "\(show.stdout)")
+        #expect(lines.contains { $0.hasPrefix("app secret") && $0.hasSuffix("none") }, "\(show.stdout)")
+        #expect(lines.contains { $0.hasPrefix("app key") && $0.hasSuffix("key-1") }, "\(show.stdout)")
+        // Never the sealed value itself, in any form.
+        for output in [list.stdout, show.stdout] {
+            #expect(!output.contains("00ff") && !output.contains("\\x") && !output.contains("refresh_token_sealed"), "\(output)")
+        }
     }
 }

@@ -141,7 +141,7 @@ struct ScheduleCommandTests {
         #expect(try history.map { try $0.decode(String.self, at: 0) } == ["added", "replaced", "paused", "resumed", "removed"])
         // The history is append-only, and the projection is the triggers' alone.
         for statement in ["DELETE FROM ferry.schedule_events", "UPDATE ferry.schedule_ticks SET missed = 0"] {
-            await #expect(throws: (any Error).self) { _ = try await db.query(statement) }
+            await expectSQLState("42501", "\(statement)") { _ = try await db.query(statement) }
         }
         // Adding a removed name again starts afresh.
         let readd = try await ferry(["add", "feed", "--every", "1d"] + job)
@@ -260,7 +260,7 @@ struct ScheduleCommandTests {
                 .decode(Int.self, at: 0)
         }
         #expect(seen >= 2, "a reader sees the history and the state")
-        await #expect(throws: (any Error).self) {
+        await expectSQLState("42501", "a reader may not write schedule history") {
             try await client.withConnection { connection in
                 _ = try connection.query("INSERT INTO ferry.schedule_events (schedule, type) VALUES ('r', 'resumed')")
             }
@@ -390,7 +390,7 @@ struct ScheduleCommandTests {
         // Every tick has exactly one outcome, and the history is still append-only.
         #expect(try await Self.count(
             db, "SELECT count(*) FROM ferry.schedule_ticks WHERE num_nonnulls(job_id, error, skipped_for) <> 1") == 0)
-        await #expect(throws: (any Error).self) {
+        await expectSQLState("23514", "a tick has exactly one outcome (schedule_ticks_outcome)") {
             _ = try await db.query("INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, skipped_for) VALUES ('o', now(), $1, $1)", [firstJob])
         }
     }

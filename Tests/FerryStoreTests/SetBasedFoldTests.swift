@@ -69,8 +69,8 @@ struct SetBasedFoldTests {
                 (error as? PostgresError)?.sqlState?.code == state
             }
         }
-        // A statement where two rows fit the fast path and one does not: nothing of it stays.
-        await #expect(throws: (any Error).self) {
+        // A statement where two rows fit the fast path and one does not (the wrong next lease): nothing of it stays.
+        await expectSQLState("FY001") {
             try await db.query("""
                 INSERT INTO ferry.events (job_id, version, type, data)
                 SELECT id, 2, 'claimed', jsonb_build_object('lease', CASE WHEN id = $3::uuid THEN 9 ELSE 1 END, 'worker', 'w')

@@ -8,7 +8,9 @@ import Testing
 struct FetchHelperTests {
     @Test("Content-Range parses start, end and total; malformed ones are refused")
     func contentRange() {
-        #expect(ContentRange("bytes 100-199/1000") == ContentRange("bytes 100-199/1000"))
+        // Equal values compare equal and different ones do not (nil == nil would pass the first alone).
+        #expect(ContentRange("bytes 100-199/1000") != nil && ContentRange("bytes 100-199/1000") == ContentRange("bytes 100-199/1000"))
+        #expect(ContentRange("bytes 100-199/1000") != ContentRange("bytes 100-199/1001"))
         let range = ContentRange("bytes 100-199/1000")
         #expect(range?.start == 100 && range?.end == 199 && range?.total == 1000)
         #expect(ContentRange("bytes 5-9/*")?.total == nil)
