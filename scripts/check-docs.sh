@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the documentation: every relative link and #anchor in README.md and docs/*.md resolves (the file exists;
+# Checks the documentation: every relative link and #anchor in README.md, docs/*.md and deploy/README.md resolves (the file exists;
 # an anchor names a heading of the target, slugged as GitHub does), every docs/*.md page is linked from README.md
 # or docs/README.md, and README.md stays a front door (at most 200 lines). Prints each problem as FILE:LINE and
 # exits 1 if there is any.
@@ -14,9 +14,8 @@ import unicodedata
 from urllib.parse import unquote
 
 MAX_README_LINES = 200
-files = ["README.md"] + sorted(
-    os.path.join("docs", name) for name in os.listdir("docs") if name.endswith(".md")
-)
+pages = sorted(os.path.join("docs", name) for name in os.listdir("docs") if name.endswith(".md"))
+files = ["README.md"] + pages + ["deploy/README.md"]
 
 
 def strip_code(lines):
@@ -107,7 +106,7 @@ for source in files:
                 elif unquote(anchor) not in anchors(resolved):
                     problems.append(f"{where} {resolved} has no heading with the anchor #{anchor}")
 
-for page in files[1:]:
+for page in pages:
     if page != os.path.join("docs", "README.md") and page not in linked:
         problems.append(f"{page}:1: not linked from README.md or docs/README.md")
 if not os.path.exists(os.path.join("docs", "README.md")):
