@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The chaos suite: real worker processes, the dev server and PostgreSQL under faults, kill -9 and restarts, then
-# exact checks that nothing was lost, duplicated or damaged (README, "Chaos"). Options go to ferry-chaos
+# exact checks that nothing was lost, duplicated or damaged (docs/operations.md, "Chaos"). Options go to ferry-chaos
 # (ferry-chaos --help lists them all):
 #
 #   scripts/chaos.sh                                                 # 2 minutes of chaos, release build

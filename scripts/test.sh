@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Starts a throwaway PostgreSQL (as an unprivileged user) and moto (S3), builds, runs every test, checks deploy/,
-# stops both.
+# Starts a throwaway PostgreSQL (as an unprivileged user) and moto (S3), builds, runs every test, checks deploy/
+# and the documentation's links, stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +40,9 @@ fi
 
 echo "==> checking deploy/ (systemd-analyze verify, Kubernetes manifests, Dockerfile)"
 scripts/check-deploy.sh
+
+echo "==> checking docs links"
+scripts/check-docs.sh
 
 # Only for a full run (arguments select Swift tests): the official Dropbox SDK against the dev server, the dashboard
 # in a real browser, an install into a temporary prefix, then the chaos suite, short (about a minute: real workers,

@@ -13,7 +13,7 @@ public struct ProviderOption: Sendable, Hashable {
     /// The option's name in `--option NAME=VALUE` and in a JSON Lines record (`"options": {NAME: …}`).
     public var name: String
     public var type: ValueType
-    /// One line for `--help` and the README.
+    /// One line for `--help` and docs/cli.md.
     public var help: String
 
     public init(_ name: String, _ type: ValueType, help: String) {

@@ -2,7 +2,7 @@ import Prometheus
 
 /// A Prometheus metric: its name in two parts, so the unit suffix Prometheus' conventions ask for is never
 /// forgotten (counters end in `_total`, durations in `_seconds`, sizes in `_bytes`), and its `# HELP` text.
-/// README, "Metrics", lists them all.
+/// docs/operations.md, "Metrics and probes", lists them all.
 struct MetricSpec: Sendable, Hashable {
     /// `ferry_jobs_succeeded`.
     let base: String

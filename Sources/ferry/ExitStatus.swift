@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// Documented exit codes (see README "Exit codes"). Scripts branch on these.
+/// Documented exit codes (see docs/cli.md, "Exit codes"). Scripts branch on these.
 enum ExitStatus {
     /// Success.
     static let ok: Int32 = 0

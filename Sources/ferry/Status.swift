@@ -8,7 +8,7 @@ struct Status: AsyncParsableCommand {
         abstract: "Show jobs, a batch or a queue from the status views.",
         discussion: """
             Without arguments: per-queue counts and recent batches. The same data is plain SQL: see \
-            ferry.job_status, ferry.batch_status and ferry.queue_stats in the README.
+            ferry.job_status, ferry.batch_status and ferry.queue_stats in docs/sql-reference.md.
 
             Examples:
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
