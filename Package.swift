@@ -228,7 +228,7 @@ let package = Package(
         ),
         .target(
             name: "FerryTestSupport",
-            dependencies: ["Postgres", "FerryStore", "FerryCore"],
+            dependencies: ["Postgres", "FerryStore", "FerryCore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/FerryTestSupport"
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
@@ -247,7 +247,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FerryDropboxTests",
-            dependencies: ["FerryDropbox", "FerryDevServer", "FerryCore"]
+            dependencies: ["FerryDropbox", "FerryDevServer", "FerryCore", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryFlickrTests",

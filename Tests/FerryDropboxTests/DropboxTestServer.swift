@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryDevServer
+import FerryTestSupport
 import Foundation
 import Logging
 import NIOCore

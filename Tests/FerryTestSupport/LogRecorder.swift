@@ -2,15 +2,17 @@ import Logging
 import Synchronization
 
 /// Collects every log line (message and metadata) so tests can check that no secret was logged.
-final class LogRecorder: Sendable {
+public final class LogRecorder: Sendable {
     private let lines = Mutex<[String]>([])
 
-    var all: [String] { lines.withLock { $0 } }
+    public init() {}
 
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    public var all: [String] { lines.withLock { $0 } }
+
+    public func append(_ line: String) { lines.withLock { $0.append(line) } }
 
     /// A logger at `trace` level writing here.
-    func logger(label: String) -> Logger {
+    public func logger(label: String) -> Logger {
         var logger = Logger(label: label) { _ in RecordingLogHandler(recorder: self) }
         logger.logLevel = .trace
         return logger
