@@ -17,7 +17,7 @@ final class DevServerBackend: Sendable {
     init(configuration: DevServerConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        tokens = try TokenStore(storageRoot: configuration.storageDirectory)
+        tokens = try TokenStore(storageRoot: configuration.storageDirectory, clock: configuration.clock)
         files = try FileStore(storageRoot: configuration.storageDirectory)
         web = try WebStore(storageRoot: configuration.storageDirectory)
         flickr = try FlickrStore(storageRoot: configuration.storageDirectory)

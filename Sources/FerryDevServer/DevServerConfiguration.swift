@@ -19,6 +19,8 @@ public struct DevServerConfiguration: Sendable {
     public var tlsKeyFile: String?
     /// Lifetime of issued access tokens, in seconds (Dropbox uses 14400).
     public var accessTokenLifetime: Double = 14400
+    /// The time tokens and authorization codes expire by (tests advance it instead of sleeping).
+    public var clock = DevServerClock()
     /// Seeded fault injection.
     public var faults: FaultConfiguration = .none
     /// Account used by `/oauth2/authorize` when the request has no `account` query parameter.

@@ -43,7 +43,7 @@ extension DevServerResponder {
             challengeMethod: method,
             redirectURI: query["redirect_uri"],
             offline: accessType == "offline",
-            expiresAt: Date().timeIntervalSince1970 + 600
+            expiresAt: backend.tokens.clock.now + 600
         ))
         if let redirect = query["redirect_uri"] {
             var location = redirect + (redirect.contains("?") ? "&" : "?") + "code=" + FormDecoding.escape(code)

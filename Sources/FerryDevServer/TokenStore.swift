@@ -21,8 +21,10 @@ final class TokenStore: Sendable {
 
     private let statePath: String
     private let state: Mutex<State>
+    let clock: DevServerClock
 
-    init(storageRoot: String) throws {
+    init(storageRoot: String, clock: DevServerClock = DevServerClock()) throws {
+        self.clock = clock
         statePath = storageRoot + "/.devserver/tokens.json"
         try FileManager.default.createDirectory(atPath: storageRoot + "/.devserver", withIntermediateDirectories: true)
         state = Mutex(State())
@@ -82,7 +84,7 @@ final class TokenStore: Sendable {
     func issueAccessToken(account: String, refreshToken: String?, lifetime: Double) -> String {
         let token = "sl." + RandomToken.make(bytes: 96)
         state.withLock { state in
-            let now = Date().timeIntervalSince1970
+            let now = clock.now
             // Forget long-expired tokens so the file stays small; recently expired ones are kept
             // so clients still get `expired_access_token` rather than `invalid_access_token`.
             state.accessTokens = state.accessTokens.filter { $0.value.expiresAt > now - 86_400 }
@@ -95,7 +97,7 @@ final class TokenStore: Sendable {
     func checkAccessToken(_ token: String) -> AccessCheck {
         state.withLock { state in
             guard let record = state.accessTokens[token] else { return .invalid }
-            guard record.expiresAt > Date().timeIntervalSince1970 else { return .expired }
+            guard record.expiresAt > clock.now else { return .expired }
             guard let account = state.accounts[record.account] else { return .invalid }
             return .valid(account)
         }
@@ -124,7 +126,7 @@ final class TokenStore: Sendable {
     /// Codes are single use: a second exchange fails even if the first one did.
     func consumeCode(_ value: String) -> AuthorizationCode? {
         state.withLock { state in
-            guard let code = state.codes.removeValue(forKey: value), code.expiresAt > Date().timeIntervalSince1970 else {
+            guard let code = state.codes.removeValue(forKey: value), code.expiresAt > clock.now else {
                 return nil
             }
             return code
