@@ -23,6 +23,24 @@ extension FerryStore {
         }
     }
 
+    /// Whether `queue` is known: it has jobs, a live worker serves it, or it was paused or resumed before. A pause
+    /// of a misspelled queue would otherwise succeed and stop nothing.
+    public func queueIsKnown(_ queue: String) async throws -> Bool {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM ferry.queue_stats WHERE queue = $1)
+                        OR EXISTS (SELECT 1 FROM ferry.queue_controls WHERE queue = $1)
+                        OR EXISTS (SELECT 1 FROM ferry.workers WHERE $1 = ANY (queues))
+                    """, [queue]
+                ).rows[0].decode(Bool.self, at: 0)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// Every queue that was ever paused or resumed, with its current state.
     public func queueControls() async throws -> [QueueControl] {
         do {

@@ -154,11 +154,12 @@ struct Enqueue: AsyncParsableCommand {
             throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload or fetch")
         }
         let operands = Array(arguments.dropFirst())
-        guard let to else {
-            throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : "download goes")")
-        }
+        // What to move comes first: `ferry enqueue upload` alone lacks the files before it lacks --to.
         guard !operands.isEmpty else {
             throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to fetch")
+        }
+        guard let to else {
+            throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : "download goes")")
         }
         if operands.count > 1 && !to.hasSuffix("/") {
             throw CLIUsageError(message: "several \(kind == .upload ? "files" : "sources") need a folder destination: end --to with /")

@@ -20,9 +20,19 @@ struct Ferry: AsyncParsableCommand {
               ferry status --batch trip
               ferry cancel --batch trip
 
-            Exit codes: 0 ok, 1 negative answer, 64 usage, 65 invalid input, 66 not found,
-            69 database unavailable, 70 internal error, 74 file I/O error, 77 permission denied,
-            78 schema not migrated.
+            Exit codes (docs/cli.md#exit-codes):
+              0    ok
+              1    negative answer (a job failed, a check found differences)
+              64   usage: a bad command line
+              65   invalid input: nothing was written
+              66   not found: no such job, batch, account, queue or schedule
+              69   PostgreSQL unavailable: safe to retry
+              70   internal error
+              74   file I/O error
+              75   try again: a wait timed out, or a concurrent enqueue won a key
+              77   permission denied: the database role may not do this
+              78   configuration: schema not migrated, secret key missing
+              130  interrupted (SIGINT)
             """,
         version: FerryRelease.description,
         subcommands: [

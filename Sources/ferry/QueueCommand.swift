@@ -14,6 +14,7 @@ struct QueueCommand: AsyncParsableCommand {
             Examples:
               ferry queue pause photos --reason "Dropbox maintenance"
               ferry queue resume photos
+              ferry queue pause nightly --create            # before its first job
               ferry queue list --json
             """,
         subcommands: [Pause.self, Resume.self, List.self])
@@ -27,13 +28,16 @@ struct QueueCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Why, kept with the event and shown by ferry queue list.", valueName: "text"))
         var reason: String?
 
+        @Flag(help: "Pause a queue that has no jobs and no worker yet (otherwise refused as a likely typo).")
+        var create = false
+
         @Flag(help: "Print JSON.")
         var json = false
 
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await QueueCommand.set(queue, paused: true, reason: reason, json: json, connection: connection)
+            try await QueueCommand.set(queue, paused: true, reason: reason, create: create, json: json, connection: connection)
         }
     }
 
@@ -49,7 +53,7 @@ struct QueueCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
-            try await QueueCommand.set(queue, paused: false, reason: nil, json: json, connection: connection)
+            try await QueueCommand.set(queue, paused: false, reason: nil, create: false, json: json, connection: connection)
         }
     }
 
@@ -74,13 +78,19 @@ struct QueueCommand: AsyncParsableCommand {
         }
     }
 
-    static func set(_ queue: String, paused: Bool, reason: String?, json: Bool, connection: ConnectionOptions) async throws {
+    static func set(_ queue: String, paused: Bool, reason: String?, create: Bool, json: Bool, connection: ConnectionOptions) async throws {
         try await runReporting {
             guard JobLimits.isValidQueueName(queue) else {
                 throw ValidationIssue(field: "queue", problem: "'\(queue)' is not a queue name", fix: "queue names are 1-63 lowercase letters, digits, _ . -")
             }
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
+            if !create, !(try await store.queueIsKnown(queue)) {
+                throw FerryStoreError(
+                    .notFound, "no queue '\(queue)': it has no jobs, no worker serves it and it was never paused",
+                    fix: paused ? "check the name (ferry status --queue NAME), or pause it ahead of its first job with --create"
+                                : "check the name (ferry queue list)")
+            }
             let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
             let state = paused ? "paused" : "resumed"
             if json {

@@ -53,7 +53,7 @@ struct WorkerCommand: AsyncParsableCommand {
             /metrics serves Prometheus metrics.
             """)
 
-    @Option(help: ArgumentHelp("Comma-separated queues to work. Default: default.", valueName: "a,b"))
+    @Option(help: ArgumentHelp("Comma-separated queues to work.", valueName: "a,b"))
     var queues = "default"
 
     @Option(help: "Jobs run at once by this process.")

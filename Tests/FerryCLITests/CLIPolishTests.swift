@@ -177,4 +177,27 @@ struct CLIPolishTests {
             }
         }
     }
+
+    @Test("one voice for errors: a mistyped command gets 'error:' and the closest command; enqueue upload alone asks for files first; --help lists every exit code")
+    func errorsSpeakAlike() async throws {
+        let typo = try await FerryProcess.run(["stauts"])
+        #expect(typo.status == 64, "\(typo.stderr)")
+        #expect(typo.stderr.hasPrefix("error: ") && typo.stderr.contains("did you mean 'status'?"), "\(typo.stderr)")
+        #expect(!typo.stderr.contains("Error:"), "\(typo.stderr)")
+        let far = try await FerryProcess.run(["xyzzy"])
+        #expect(far.status == 64 && !far.stderr.contains("did you mean"), "\(far.stderr)")
+        let option = try await FerryProcess.run(["status", "--bogus"])
+        #expect(option.status == 64 && option.stderr.hasPrefix("error: "), "\(option.stderr)")
+
+        let bare = try await FerryProcess.run(["enqueue", "upload"])
+        #expect(bare.status == 64 && bare.stderr.contains("name at least one FILE to upload"), "\(bare.stderr)")
+
+        let help = try await FerryProcess.run(["--help"])
+        #expect(help.status == 0)
+        for code in ["0", "1", "64", "65", "66", "69", "70", "74", "75", "77", "78", "130"] {
+            #expect(help.stdout.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix(code + " ") }, "exit code \(code)")
+        }
+        let worker = try await FerryProcess.run(["worker", "--help"])
+        #expect(!worker.stdout.contains("Default: default."), "said twice: \(worker.stdout)")
+    }
 }

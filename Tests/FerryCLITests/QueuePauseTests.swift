@@ -80,4 +80,23 @@ struct QueuePauseTests {
         #expect(refused.status == 65 && refused.stderr.contains("queue name"))
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
     }
+
+    @Test("pausing a queue nobody knows (no jobs, no worker, never paused) is refused as a likely typo; --create pauses it ahead of its first job")
+    func unknownQueue() async throws {
+        let db = try await TestDatabase.make("qpause_unknown")
+        try await Self.enqueue(db, queue: "photos", count: 1, batch: "known")
+        let typo = try await FerryProcess.run(["queue", "pause", "phtos"], databaseURL: db.url)
+        #expect(typo.status == 66, "\(typo.stdout) \(typo.stderr)")
+        #expect(typo.stderr.contains("no queue 'phtos'") && typo.stderr.contains("--create"), "\(typo.stderr)")
+        let resumeTypo = try await FerryProcess.run(["queue", "resume", "phtos"], databaseURL: db.url)
+        #expect(resumeTypo.status == 66, "\(resumeTypo.stderr)")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.queue_events") == 0, "nothing was recorded")
+
+        let known = try await FerryProcess.run(["queue", "pause", "photos"], databaseURL: db.url)
+        #expect(known.status == 0 && known.stdout.contains("paused photos"), "\(known.stderr)")
+        let ahead = try await FerryProcess.run(["queue", "pause", "nightly", "--create", "--json"], databaseURL: db.url)
+        #expect(ahead.status == 0 && ahead.stdout.contains(#""paused":true"#), "\(ahead.stderr)")
+        // Once paused it is known: resuming needs no flag.
+        #expect(try await FerryProcess.run(["queue", "resume", "nightly"], databaseURL: db.url).status == 0)
+    }
 }
