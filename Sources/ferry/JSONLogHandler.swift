@@ -22,7 +22,7 @@ struct JSONLogHandler: LogHandler {
     func log(event: LogEvent) {
         var object: [String: JSONValue] = [:]
         for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
-            object[key] = Self.json(value)
+            object[key] = Self.textualKeys.contains(key) ? .string(Self.text(value)) : Self.json(value)
         }
         object["time"] = .string(Self.timestamp())
         object["level"] = .string(event.level.rawValue)
@@ -31,8 +31,25 @@ struct JSONLogHandler: LogHandler {
         FileHandle.standardError.write(Data((JSONValue.object(object).jsonText + "\n").utf8))
     }
 
-    /// Metadata as JSON: text that is exactly an integer or a finite decimal number becomes a number (metadata is
-    /// mostly interpolated text, `"\(offset)"`), so log queries can compare and sum; everything else stays text.
+    /// Fields that name things: always text, whatever their value looks like (a batch named `2024` must not be a
+    /// number on one line and a string on the next, or log queries on the field break).
+    static let textualKeys: Set<String> = [
+        "job", "job_id", "job_ids", "batch", "queue", "queues", "account", "worker", "name", "path", "source", "destination",
+        "file", "key", "schedule", "kind", "handler", "action", "error", "reason", "rev", "trace_id", "span_id",
+        "version", "provider", "route", "label",
+    ]
+
+    /// A metadata value as plain text.
+    static func text(_ value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let text): return text
+        default: return "\(value)"
+        }
+    }
+
+    /// Metadata as JSON: text that is an integer or a fixed-point decimal becomes a number (metadata is mostly
+    /// interpolated text, `"\(offset)"`), so log queries can compare and sum; everything else stays text. A field
+    /// keeps one type on every line: `"0.30"` and `"0.15"` are both numbers.
     static func json(_ value: Logger.Metadata.Value) -> JSONValue {
         switch value {
         case .string(let text): return number(text) ?? .string(text)
@@ -47,13 +64,16 @@ struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// A number only when the text is its canonical form (no leading zeros, `+`, spaces or exponent), so ids such as
-    /// `007` or a version `1.10` keep their text.
+    /// A number when the text is a plain integer or fixed-point decimal (no leading zeros before the point, no `+`,
+    /// spaces or exponent), so ids such as `007` keep their text while `0.30` is a number like `0.15`.
     static func number(_ text: String) -> JSONValue? {
         guard !text.isEmpty, text.count <= 20 else { return nil }
         if let integer = Int64(text), String(integer) == text { return .int(integer) }
-        if text.contains("."), let double = Double(text), double.isFinite, "\(double)" == text { return .double(double) }
-        return nil
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let whole = Int64(parts[0]), String(whole) == parts[0] || parts[0] == "-0",
+            !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let double = Double(text), double.isFinite
+        else { return nil }
+        return .double(double)
     }
 
     /// `2026-11-24T18:20:05.123Z`.
