@@ -164,6 +164,9 @@ struct ArchiveCommand: AsyncParsableCommand {
         @Option(help: "Show at most this many.")
         var limit = 100
 
+        @Flag(help: "Print JSON: an array of archive files, newest first.")
+        var json = false
+
         @OptionGroup var connection: ConnectionOptions
 
         func run() async throws {
@@ -171,6 +174,7 @@ struct ArchiveCommand: AsyncParsableCommand {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
                 let records = try await store.archives(limit: max(1, limit))
+                if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
                 print(
                     TablePrinter.render(
                         headers: ["CREATED", "STATE", "JOBS", "EVENTS", "BYTES", "FILE"],

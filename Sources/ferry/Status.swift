@@ -25,8 +25,8 @@ struct Status: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"))
     var queue: String?
 
-    @Option(help: "Show at most this many jobs.")
-    var limit = 100
+    @Option(help: "Show at most this many jobs (100), or batches in the overview (20).")
+    var limit: Int?
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -37,6 +37,8 @@ struct Status: AsyncParsableCommand {
         try await runReporting {
             let chosen = [job != nil, batch != nil, queue != nil].filter { $0 }.count
             guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch or --queue") }
+            if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
+            let jobLimit = limit ?? 100
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
             if let job {
@@ -50,25 +52,30 @@ struct Status: AsyncParsableCommand {
                 guard let summary = try await store.batchStatus(batch).first else {
                     throw FerryStoreError(.notFound, "no batch named \(batch)", fix: "check the name (ferry status lists batches)")
                 }
-                let jobs = try await store.jobStatus(.batch(batch), limit: limit)
+                let jobs = try await store.jobStatus(.batch(batch), limit: jobLimit)
                 if json {
                     return print(JSONValue.object(["batch": summary.json, "jobs": .array(jobs.map(\.json))]).jsonText)
                 }
                 printBatches([summary])
                 print("")
-                printJobs(jobs)
+                printJobs(jobs, limit: jobLimit)
             } else if let queue {
                 let stats = try await store.queueStats(queue)
-                let jobs = try await store.jobStatus(.queue(queue), limit: limit)
+                let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
                 if json {
-                    return print(JSONValue.object(["queue": .array(stats.map(\.json)), "jobs": .array(jobs.map(\.json))]).jsonText)
+                    // One object for the queue, as --batch prints one for the batch; its counts per state inside.
+                    let summary = JSONValue.object([
+                        "queue": .string(queue), "paused": .bool(stats.contains(where: \.paused)),
+                        "jobs": .int(stats.reduce(0) { $0 + $1.jobs }), "states": .array(stats.map(\.json)),
+                    ])
+                    return print(JSONValue.object(["queue": summary, "jobs": .array(jobs.map(\.json))]).jsonText)
                 }
                 printQueues(stats)
                 print("")
-                printJobs(jobs)
+                printJobs(jobs, limit: jobLimit)
             } else {
                 let stats = try await store.queueStats()
-                let batches = try await store.batchStatus(nil, limit: 20)
+                let batches = try await store.batchStatus(nil, limit: limit ?? 20)
                 if json {
                     return print(JSONValue.object(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]).jsonText)
                 }
@@ -76,6 +83,7 @@ struct Status: AsyncParsableCommand {
                 if !batches.isEmpty {
                     print("")
                     printBatches(batches)
+                    if batches.count == (limit ?? 20) { print("(newest \(limit ?? 20) batches; use --limit for more)") }
                 }
             }
         }
@@ -96,7 +104,7 @@ struct Status: AsyncParsableCommand {
         }
     }
 
-    func printJobs(_ rows: [JobStatusRow]) {
+    func printJobs(_ rows: [JobStatusRow], limit: Int) {
         print(
             TablePrinter.render(
                 headers: ["JOB", "KIND", "STATUS", "ATTEMPT", "PROGRESS", "DESTINATION", "LAST ERROR"],

@@ -200,4 +200,33 @@ struct CLIPolishTests {
         let worker = try await FerryProcess.run(["worker", "--help"])
         #expect(!worker.stdout.contains("Default: default."), "said twice: \(worker.stdout)")
     }
+
+    @Test("status honours --limit for the overview's batches; --queue --json is one object like --batch --json; archive list --json")
+    func statusShapes() async throws {
+        let db = try await TestDatabase.make("polish_status_shapes")
+        let lines = (0..<25).map { #"{"kind":"fetch","source":"https://example.com/\#($0).jpg","to":"/srv/in/","batch":"b\#($0)","queue":"photos"}"# }
+        let enqueued = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+
+        let overview = try await FerryProcess.run(["status", "--json", "--limit", "3"], databaseURL: db.url)
+        let batches = try #require(try JSONValue.parse(overview.stdout)["batches"]?.arrayValue)
+        #expect(batches.count == 3, "\(overview.stdout)")
+        let wide = try await FerryProcess.run(["status", "--json", "--limit", "25"], databaseURL: db.url)
+        #expect(try JSONValue.parse(wide.stdout)["batches"]?.arrayValue?.count == 25, "more than the old fixed 20")
+        #expect(try await FerryProcess.run(["status", "--limit", "0"], databaseURL: db.url).status == 64)
+
+        let queue = try JSONValue.parse(try await FerryProcess.run(["status", "--queue", "photos", "--json", "--limit", "5"], databaseURL: db.url).stdout)
+        let batch = try JSONValue.parse(try await FerryProcess.run(["status", "--batch", "b1", "--json"], databaseURL: db.url).stdout)
+        guard case .object(let summary)? = queue["queue"], case .object? = batch["batch"] else {
+            Issue.record("--queue and --batch must both print an object: \(queue) \(batch)")
+            return
+        }
+        #expect(summary["queue"]?.stringValue == "photos" && summary["jobs"]?.intValue == 25 && summary["paused"] == .bool(false))
+        #expect(summary["states"]?.arrayValue?.first?["state"]?.stringValue == "queued")
+        #expect(queue["jobs"]?.arrayValue?.count == 5)
+
+        let archives = try await FerryProcess.run(["archive", "list", "--json"], databaseURL: db.url)
+        let listed = try JSONValue.parse(archives.stdout)
+        #expect(archives.status == 0 && listed == .array([]), "\(archives.stdout) \(archives.stderr)")
+    }
 }
