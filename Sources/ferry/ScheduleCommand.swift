@@ -33,7 +33,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             abstract: "Add a schedule (or replace one with --replace).",
             usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--overlap skip|allow] [--replace] -- fetch <source> --to <path> [enqueue options]",
             discussion: """
-                --every: 30s, 15m, 1h, 1d or a sum such as 1h30m (at least 1m); ticks fall on whole multiples of \
+                --every: 15m, 1h, 1d, 90s or a sum such as 1h30m (at least 1m); ticks fall on whole multiples of \
                 the interval since 1970-01-01T00:00Z (1h ticks on the hour, UTC).
 
                 --cron: minute hour day-of-month month day-of-week, with lists (1,15), ranges (1-5), steps (*/15), \
@@ -54,7 +54,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"))
         var name: String
 
-        @Option(parsing: .unconditional, help: ArgumentHelp("Interval between ticks: 30s, 15m, 1h, 1d, 1h30m (at least 1m).", valueName: "interval"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Interval between ticks: 15m, 1h, 1d, 90s, 1h30m (at least 1m).", valueName: "interval"))
         var every: String?
 
         @Option(help: ArgumentHelp("A 5-field cron expression, quoted: \"0 * * * *\".", valueName: "expr"))
@@ -121,7 +121,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                     throw CLIUsageError(message: "--timezone applies to --cron; --every ticks on multiples of the interval since 1970-01-01T00:00Z (for a local time of day use --cron \"0 6 * * *\" --timezone ZONE)")
                 }
                 guard let seconds = ScheduleRecurrence.parseInterval(text) else {
-                    throw ValidationIssue(field: "--every", problem: "'\(text)' is not an interval", fix: "write 30s, 15m, 1h, 1d or a sum such as 1h30m")
+                    throw ValidationIssue(field: "--every", problem: "'\(text)' is not an interval", fix: "write 15m, 1h, 1d, 90s or a sum such as 1h30m (at least 1m)")
                 }
                 let minimum = ScheduleCommand.minimumInterval
                 guard seconds >= minimum else {
