@@ -5,8 +5,9 @@ set -euo pipefail
 # systemd (for systemd-analyze) and python3-yaml: scripts/check-deploy.sh checks deploy/ with them.
 # chromium and chromium-driver: scripts/browser-test.sh drives `ferry dashboard` in a headless browser.
 # rclone: the baseline of the local and S3 benchmarks (make bench); nothing else needs it.
+# prometheus: only for its promtool, which lints a worker's /metrics in the tests.
 packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl systemd python3-yaml
-    chromium chromium-driver rclone)
+    chromium chromium-driver rclone prometheus)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -33,4 +34,6 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 # Debian's package starts a system cluster; Ferry never uses it, so leave the machine as it was.
 $sudo systemctl disable --now postgresql >/dev/null 2>&1 || $sudo service postgresql stop >/dev/null 2>&1 || true
+# The same for the Prometheus server that comes with promtool.
+$sudo systemctl disable --now prometheus >/dev/null 2>&1 || $sudo service prometheus stop >/dev/null 2>&1 || true
 install_moto

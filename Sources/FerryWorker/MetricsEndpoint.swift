@@ -15,12 +15,14 @@ import ServiceLifecycle
 /// It keeps serving while the worker waits for the schema and while it drains.
 public struct MetricsEndpoint: Service, CustomStringConvertible {
     let registry: PrometheusCollectorRegistry
+    let processMetrics: ProcessMetrics
     let address: ListenAddress
     let readiness: WorkerReadiness?
     let logger: Logger
 
     public init(registry: PrometheusCollectorRegistry, address: ListenAddress, readiness: WorkerReadiness?, logger: Logger) {
         self.registry = registry
+        self.processMetrics = ProcessMetrics(registry: registry)
         self.address = address
         self.readiness = readiness
         self.logger = logger
@@ -30,9 +32,10 @@ public struct MetricsEndpoint: Service, CustomStringConvertible {
 
     public func run() async throws {
         let router = Router()
-        let registry = self.registry
+        let (registry, processMetrics) = (self.registry, self.processMetrics)
         let readiness = self.readiness
         router.get("metrics") { _, _ -> Response in
+            processMetrics.update()
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))

@@ -62,11 +62,13 @@ final class WorkerMetrics: Sendable {
 
     private static let durationBuckets: [Duration] = [
         .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5),
-        .seconds(15), .seconds(60), .seconds(300), .seconds(900), .seconds(3600),
+        .seconds(15), .seconds(60), .seconds(300), .seconds(900), .seconds(3600), .seconds(4 * 3600), .seconds(12 * 3600),
+        .seconds(24 * 3600),
     ]
     private static let latencyBuckets: [Duration] = [
         .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1),
-        .seconds(5), .seconds(30), .seconds(60), .seconds(300), .seconds(1800), .seconds(3600),
+        .seconds(5), .seconds(30), .seconds(60), .seconds(300), .seconds(1800), .seconds(3600), .seconds(4 * 3600),
+        .seconds(24 * 3600),
     ]
 
     private static let slotWaitBuckets: [Duration] = [

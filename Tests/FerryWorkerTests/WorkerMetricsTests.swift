@@ -144,7 +144,8 @@ struct WorkerMetricsTests {
     static func expectConventions(_ scrape: PrometheusText) {
         #expect(!scrape.families.isEmpty)
         for name in scrape.families {
-            #expect(name.range(of: "^ferry_[a-z_]+$", options: .regularExpression) != nil, "\(name)")
+            // Ferry's own families, and the standard process_* ones every Prometheus client exports.
+            #expect(name.range(of: "^(ferry|process)_[a-z_]+$", options: .regularExpression) != nil, "\(name)")
             #expect(!(scrape.help[name] ?? "").isEmpty, "# HELP for \(name)")
             switch scrape.types[name] {
             case "counter": #expect(name.hasSuffix("_total"), "counter \(name) ends in _total")
@@ -156,7 +157,8 @@ struct WorkerMetricsTests {
         }
         #expect(!scrape.text.contains("job_id"))
         let labelNames = Set(scrape.samples.flatMap(\.labels.keys))
-        #expect(labelNames.isSubset(of: ["kind", "queue", "state", "outcome", "le"]), "\(labelNames)")
+        // version and schema label only ferry_build_info (one series).
+        #expect(labelNames.isSubset(of: ["kind", "queue", "state", "outcome", "le", "version", "schema"]), "\(labelNames)")
     }
 
     @Test("without the schema: /health 200, /ready 503 and one clear log line; after ferry migrate it starts and claims")

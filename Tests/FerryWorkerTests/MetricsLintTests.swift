@@ -1,0 +1,66 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A worker's `/metrics` after real jobs, checked by Prometheus's own linter (`promtool check metrics`, from
+/// Debian's `prometheus` package, which `make test` installs), plus the standard process metrics and the build info.
+@Suite("metrics lint")
+struct MetricsLintTests {
+    @Test("promtool check metrics finds nothing in a worker's scrape; process_* metrics and ferry_build_info are there")
+    func promtoolClean() async throws {
+        let promtool = try #require(
+            ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "promtool is missing: scripts/install-deps.sh installs Debian's prometheus package")
+        let db = try await TestDatabase.make("metrics_lint")
+        for index in 0..<5 {
+            _ = try await FerryProcess.run(
+                ["enqueue", "fetch", "https://example.com/\(index).jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
+        }
+        let port = Int.random(in: 20_000...32_000)
+        let worker = try WorkerFixtures.startWorker(
+            db, name: "linted", ["--handler", "fail-until:2", "--queues", "photos", "--metrics-port", "\(port)", "--retry-base", "0.05"])
+        try await eventually(timeout: .seconds(300), "jobs done") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5
+        }
+        var body = ""
+        try await eventually(timeout: .seconds(300), "a scrape") {
+            let data = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+            body = data.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return body.contains("ferry_jobs_succeeded_total")
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        for name in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds",
+                     "process_max_fds", "process_start_time_seconds"] {
+            #expect(body.contains("\n\(name) ") || body.hasPrefix("\(name) "), "\(name) missing")
+        }
+        #expect(body.split(separator: "\n").contains { $0.hasPrefix("ferry_build_info{") && $0.contains("schema=") && $0.hasSuffix(" 1.0") || $0.hasSuffix(" 1") },
+                "build info: \(body.prefix(400))")
+        let resident = body.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") }
+        #expect((resident.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0) > 1_000_000, "a real RSS: \(resident ?? "none")")
+
+        let lint = Process()
+        lint.executableURL = URL(fileURLWithPath: promtool)
+        lint.arguments = ["check", "metrics"]
+        let input = Pipe(), output = Pipe()
+        lint.standardInput = input
+        lint.standardOutput = output
+        lint.standardError = output
+        try lint.run()
+        input.fileHandleForWriting.write(Data(body.utf8))
+        try input.fileHandleForWriting.close()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        lint.waitUntilExit()
+        #expect(lint.terminationStatus == 0, "promtool: \(report)")
+        #expect(report.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool warnings: \(report)")
+    }
+}
