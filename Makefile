@@ -2,13 +2,14 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build test demo bench chaos install clean
+.PHONY: help deps build check test demo bench chaos install clean
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
 help:
 	@echo "make demo   install what is missing, start a private PostgreSQL, run workers on sample photos"
+	@echo "make check  build, then the in-process tier only (worker against MemoryWorkerStore, store contract): seconds, no PostgreSQL"
 	@echo "make test   install what is missing, start a throwaway PostgreSQL, build, run every test"
 	@echo "make bench  benchmarks (figures as ratios against baselines measured in the same run)"
 	@echo "make chaos  a 10-minute chaos soak: kill -9, restarts, faults, a zombie; then exact checks"
@@ -19,6 +20,12 @@ deps:
 
 build: deps
 	swift build
+
+# The fast tier: tests tagged .fast in Tests/FerryInProcessTests. The PostgreSQL half of the store contract runs
+# under make test (it is skipped here even with FERRY_TEST_DATABASE_URL set).
+check:
+	swift build --build-tests
+	swift test --skip-build --filter FerryInProcessTests --skip PostgresStoreContractTests
 
 test: deps
 	@scripts/test.sh

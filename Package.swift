@@ -11,6 +11,7 @@ import PackageDescription
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
 //   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
+//   FerryTesting               in-process test tier: MemoryWorkerStore (a WorkerStore without PostgreSQL), WorkerHarness
 //   FerryClient                the Swift API for apps: enqueue, status, wait (what the CLI's producer commands do)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   FerryDashboard             `ferry dashboard`: the web UI over FerryStore (Hummingbird, server-rendered HTML, SSE)
@@ -158,6 +159,18 @@ let package = Package(
                 .product(name: "ServiceContextModule", package: "swift-service-context"),
             ]
         ),
+        // The in-process test tier: links the PostgreSQL client library (types) but needs no server.
+        .target(
+            name: "FerryTesting",
+            dependencies: [
+                "FerryWorker",
+                "FerryStore",
+                "FerryCore",
+                "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "FerryClient",
             dependencies: [
@@ -276,6 +289,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        // `make check`: the worker against MemoryWorkerStore, and the store contract against both stores.
+        .testTarget(
+            name: "FerryInProcessTests",
+            dependencies: ["FerryTesting", "FerryWorker", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
         ),
         .testTarget(
             name: "FerryWorkerTests",

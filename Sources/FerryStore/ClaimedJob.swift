@@ -34,6 +34,35 @@ public struct ClaimedJob: Sendable, Hashable {
     /// inherit it). Not read by the claim.
     public var traceparent: TraceParent?
 
+    /// A claim as a store other than PostgreSQL hands it out (`MemoryWorkerStore`, tests).
+    public init(
+        jobID: UUID, lease: Int64, attempt: Int, maxAttempts: Int, kind: JobKind, queue: String, batch: String? = nil,
+        source: String, destination: String, account: String? = nil, spec: String = "{}", metadata: String? = nil,
+        bytesDone: Int64 = 0, bytesTotal: Int64? = nil, session: String? = nil, enqueuedAt: PostgresTimestamp,
+        claimedAt: PostgresTimestamp, priority: Int = 0, runAt: PostgresTimestamp, traceparent: TraceParent? = nil
+    ) {
+        self.jobID = jobID
+        self.lease = lease
+        self.attempt = attempt
+        self.maxAttempts = maxAttempts
+        self.kind = kind
+        self.queue = queue
+        self.batch = batch
+        self.source = source
+        self.destination = destination
+        self.account = account
+        self.spec = spec
+        self.metadata = metadata
+        self.bytesDone = bytesDone
+        self.bytesTotal = bytesTotal
+        self.session = session
+        self.enqueuedAt = enqueuedAt
+        self.claimedAt = claimedAt
+        self.priority = priority
+        self.runAt = runAt
+        self.traceparent = traceparent
+    }
+
     static let columns = """
         job_id, lease, attempt, max_attempts, kind, queue, batch, source, destination, account, spec::text,
         metadata::text, bytes_done, bytes_total, session::text, enqueued_at, updated_at, priority, run_at
@@ -65,7 +94,7 @@ public struct ClaimedJob: Sendable, Hashable {
     }
 
     /// Claim order: highest priority first, then oldest `run_at`, then job id (as PostgreSQL orders uuids).
-    static func claimOrder(_ lhs: ClaimedJob, _ rhs: ClaimedJob) -> Bool {
+    public static func claimOrder(_ lhs: ClaimedJob, _ rhs: ClaimedJob) -> Bool {
         if lhs.priority != rhs.priority { return lhs.priority > rhs.priority }
         if lhs.runAt != rhs.runAt { return lhs.runAt < rhs.runAt }
         return lhs.jobID.uuidString.lowercased() < rhs.jobID.uuidString.lowercased()

@@ -6,4 +6,11 @@ public struct FanOutAck: Sendable, Hashable {
     public var cancelRequested: Bool
     /// Children newly enqueued (the rest already existed from an earlier run of the listing).
     public var created: Int
+
+    /// An answer as a store gives it.
+    public init(accepted: Bool, cancelRequested: Bool, created: Int) {
+        self.accepted = accepted
+        self.cancelRequested = cancelRequested
+        self.created = created
+    }
 }

@@ -12,11 +12,11 @@ final class AccountBandwidthLimits: Sendable {
         var readAt: ContinuousClock.Instant
     }
 
-    private let store: FerryStore
+    private let store: any WorkerStore
     private let entries = Mutex<[String: Entry]>([:])
     private static let reread: Duration = .seconds(5)
 
-    init(store: FerryStore) {
+    init(store: any WorkerStore) {
         self.store = store
     }
 

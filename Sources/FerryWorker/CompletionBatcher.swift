@@ -7,7 +7,7 @@ import Synchronization
 /// Writes job outcomes in batches: finishing many short jobs costs one statement per batch, not one
 /// transaction per job. Outcomes wait here while PostgreSQL is down and are written when it is back.
 final class CompletionBatcher: Sendable {
-    private let store: FerryStore
+    private let store: any WorkerStore
     private let batchSize: Int
     private let flushInterval: Duration
     private let logger: Logger
@@ -23,7 +23,7 @@ final class CompletionBatcher: Sendable {
     }
 
     init(
-        store: FerryStore, batchSize: Int, flushInterval: Duration, logger: Logger,
+        store: any WorkerStore, batchSize: Int, flushInterval: Duration, logger: Logger,
         claimsEnded: @escaping @Sendable () -> Void = {}
     ) {
         self.claimsEnded = claimsEnded

@@ -1,5 +1,6 @@
 import FerryCore
 import FerryStore
+import Foundation
 
 extension JobContext {
     /// Enqueues children the job discovered and records the job's resumable cursor with them (one transaction).
@@ -11,7 +12,7 @@ extension JobContext {
         try Task.checkCancellation()
         let outcome = progressOutcome(bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
         let ack = try await withDatabaseRetry(logger: logger) {
-            try await self.store.fanOut(children, from: self.job, progress: outcome)
+            try await self.store.fanOut(children, from: self.job, progress: outcome, now: Date())
         }
         guard ack.accepted else { throw LeaseLost() }
         if ack.cancelRequested {

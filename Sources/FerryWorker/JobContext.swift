@@ -11,7 +11,7 @@ public final class JobContext: Sendable {
     public let job: ClaimedJob
     /// Carries job id, kind, attempt and worker as metadata (attached once per job).
     public let logger: Logger
-    let store: FerryStore
+    let store: any WorkerStore
     let metrics: WorkerMetrics
     private let state = Mutex(State())
 
@@ -45,7 +45,7 @@ public final class JobContext: Sendable {
     let transferEnded: @Sendable () -> Void
 
     init(
-        job: ClaimedJob, logger: Logger, store: FerryStore, metrics: WorkerMetrics, progressInterval: Duration,
+        job: ClaimedJob, logger: Logger, store: any WorkerStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
         localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil,
         bandwidth: BandwidthBudget? = nil, transferEnded: @escaping @Sendable () -> Void = {}

@@ -19,14 +19,14 @@ final class ProgressBatcher: Sendable {
         var stopped = false
     }
 
-    private let store: FerryStore
+    private let store: any WorkerStore
     private let batchSize: Int
     private let flushInterval: Duration
     private let logger: Logger
     private let signal = WakeupSignal()
     private let state = Mutex(State())
 
-    init(store: FerryStore, batchSize: Int, flushInterval: Duration, logger: Logger) {
+    init(store: any WorkerStore, batchSize: Int, flushInterval: Duration, logger: Logger) {
         self.store = store
         self.batchSize = max(1, batchSize)
         self.flushInterval = flushInterval

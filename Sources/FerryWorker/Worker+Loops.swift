@@ -1,27 +1,22 @@
 import FerryStore
 import Foundation
 import Logging
-import Postgres
 import ServiceLifecycle
 
 extension Worker {
-    /// LISTEN for new work and cancel requests; polling stays as the fallback.
-    func startListener() -> PostgresListener {
-        let listener = PostgresListener(
-            configuration: listenerConfiguration, channels: ["ferry_jobs", "ferry_cancel"], logger: logger)
-        let wakeup = self.wakeup
-        let cancelWake = self.cancelWakeup
-        listener.start { note in
-            switch note.channel {
-            case "ferry_jobs": wakeup.notify()
-            case "ferry_cancel": cancelWake.notify()
-            default:
+    /// Hands the store's announcements to the loops they concern; polling stays as the fallback. Ends when the
+    /// task is cancelled (which stops the store's listener).
+    func forward(_ wakeups: AsyncStream<WorkerWakeup>) async {
+        for await wakeup in wakeups {
+            switch wakeup {
+            case .jobs: self.wakeup.notify()
+            case .cancel: cancelWakeup.notify()
+            case .missed:
                 // Reconnected: anything announced meanwhile was lost, so look at both again.
-                wakeup.notify()
-                cancelWake.notify()
+                self.wakeup.notify()
+                cancelWakeup.notify()
             }
         }
-        return listener
     }
 
     /// One write per worker per interval, on the liveness connection. A missing row means we were declared dead:

@@ -2,7 +2,6 @@ import FerryCore
 import FerryStore
 import Foundation
 import Logging
-import Postgres
 import Prometheus
 import ServiceLifecycle
 import Synchronization
@@ -14,13 +13,13 @@ import Tracing
 /// Many workers on many machines share one PostgreSQL and coordinate only through it.
 public final class Worker: Service, Sendable {
     public let configuration: WorkerConfiguration
-    let store: FerryStore
+    /// The queue: PostgreSQL (`FerryStore`) in production, `MemoryWorkerStore` in the in-process tests.
+    let store: any WorkerStore
     /// Heartbeats and registration: a connection of their own, so that a pool busy with (or blocked behind) job
     /// writes never delays the proof of life that keeps this worker's jobs from being rescued.
-    let liveness: FerryStore
+    let liveness: any WorkerStore
     let handlers: JobHandlers
     let logger: Logger
-    let listenerConfiguration: PostgresConfiguration
     let metrics: WorkerMetrics
     let readiness: WorkerReadiness?
     let running = RunningJobs()
@@ -41,14 +40,16 @@ public final class Worker: Service, Sendable {
     let accountBandwidth: AccountBandwidthLimits
 
     /// - Parameters:
-    ///   - listenerConfiguration: connection settings for the LISTEN connection (ignored with `pollOnly`).
+    ///   - store: where jobs are claimed and their outcomes recorded; it also announces new work and cancel
+    ///     requests (`WorkerStore.wakeups(logger:)`: LISTEN on a connection of its own for `FerryStore`), unless
+    ///     `configuration.pollOnly`.
     ///   - metricsRegistry: where the worker's Prometheus metrics go (serve it with `MetricsEndpoint`).
     ///   - readiness: told when the worker runs and when it starts draining, for `/ready`.
     ///   - liveness: the store heartbeats go through; give it a client of its own (one connection) so that job
     ///     traffic cannot hold them up. Defaults to `store`.
     public init(
-        configuration: WorkerConfiguration, store: FerryStore, liveness: FerryStore? = nil, handlers: JobHandlers,
-        listenerConfiguration: PostgresConfiguration, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        configuration: WorkerConfiguration, store: any WorkerStore, liveness: (any WorkerStore)? = nil, handlers: JobHandlers,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         readiness: WorkerReadiness? = nil, logger: Logger
     ) {
         self.configuration = configuration
@@ -60,7 +61,6 @@ public final class Worker: Service, Sendable {
         self.store = store
         self.liveness = liveness ?? store
         self.handlers = handlers
-        self.listenerConfiguration = listenerConfiguration
         var logger = logger
         logger[metadataKey: "worker"] = "\(configuration.name)"
         self.logger = logger
@@ -86,10 +86,11 @@ public final class Worker: Service, Sendable {
             "worker started",
             metadata: ["queues": "\(configuration.queues.joined(separator: ","))", "concurrency": "\(configuration.concurrency)"])
 
-        let listener = configuration.pollOnly ? nil : startListener()
-        defer { listener?.stop() }
+        // Started before the loops, as LISTEN was: nothing announced from here on is missed.
+        let wakeups = configuration.pollOnly ? nil : store.wakeups(logger: logger)
 
         await withTaskGroup(of: Void.self) { group in
+            if let wakeups { group.addTask { await self.forward(wakeups) } }
             group.addTask { await self.batcher.run() }
             if let progressBatcher = self.progressBatcher { group.addTask { await progressBatcher.run() } }
             group.addTask { await self.heartbeatLoop(registration) }

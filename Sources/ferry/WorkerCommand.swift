@@ -256,7 +256,6 @@ struct WorkerCommand: AsyncParsableCommand {
                         environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes))
                 let worker = Worker(
                     configuration: configuration, store: store, liveness: liveness, handlers: handlers,
-                    listenerConfiguration: pgConfiguration,
                     metricsRegistry: registry, readiness: readiness, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,

@@ -7,7 +7,7 @@ import Logging
 import Postgres
 import Testing
 
-@Suite("archive and restore")
+@Suite("archive and restore", .tags(.postgres))
 struct ArchiveTests {
     @Test("archive moves finished jobs out whole, keeps open batches and the completion record; restore brings back exactly what left")
     func roundTrip() async throws {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `ferry account …` against a real database and a real dev server.
-@Suite("ferry account")
+@Suite("ferry account", .tags(.postgres, .process))
 struct AccountCommandTests {
     static func run(_ arguments: [String], _ db: TestDatabase, stdin: String? = nil, key: String? = DropboxAccounts.secretKey) async throws -> FerryProcess.Result {
         try await FerryProcess.run(

@@ -7,7 +7,7 @@ import Postgres
 import Testing
 
 /// `ferry archive`: the real binary, killed with SIGKILL at each step of a chunk, then run again.
-@Suite("ferry archive")
+@Suite("ferry archive", .tags(.postgres, .process))
 struct ArchiveCommandTests {
     /// `count` jobs enqueued, claimed and succeeded (two of them failed).
     static func finishedJobs(_ db: TestDatabase, count: Int) async throws -> Set<String> {

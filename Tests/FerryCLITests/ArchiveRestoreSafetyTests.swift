@@ -7,7 +7,7 @@ import Testing
 
 /// `ferry archive restore` does not trust the file (issue 20): the real binary, files edited the way an attacker
 /// with write access to the archive directory would (edit, gzip again, recompute the manifest).
-@Suite("ferry archive restore refuses what it cannot trust")
+@Suite("ferry archive restore refuses what it cannot trust", .tags(.postgres, .process))
 struct ArchiveRestoreSafetyTests {
     /// An archive of `count` finished jobs of `db` (plus one cancelled job): the file, its manifest next to it.
     static func archive(_ db: TestDatabase, count: Int = 5, _ extra: [String] = []) async throws -> (file: String, directory: String) {

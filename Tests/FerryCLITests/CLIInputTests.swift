@@ -8,7 +8,7 @@ import Postgres
 import Testing
 
 /// The real `ferry` binary against a real database.
-@Suite("ferry CLI: producer commands")
+@Suite("ferry CLI: producer commands", .tags(.postgres, .process))
 struct CLIInputTests {
     static let scratch: String = {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-cli-\(UUID().uuidString)").path

@@ -10,7 +10,7 @@ import Testing
 
 /// What a new user scripting `ferry` ran into: several sources at once, plain lists of sources, a plain folder
 /// as an upload destination, retry's JSON, a wait nobody serves, and help examples that can be copied.
-@Suite("ferry CLI: scripting polish")
+@Suite("ferry CLI: scripting polish", .tags(.postgres, .process))
 struct CLIPolishTests {
     static func folder(_ label: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path

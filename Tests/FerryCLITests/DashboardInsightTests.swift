@@ -8,7 +8,7 @@ import Testing
 /// The dashboard's second wave: the last hour's throughput, batch pace and ETA, jobs held by accounts that need a
 /// login, a job's resume cursor and timeline, a read-only dashboard that runs as `ferry_reader`, and a throttle on
 /// wrong tokens. A real `ferry dashboard` process against a real database.
-@Suite("ferry dashboard insight")
+@Suite("ferry dashboard insight", .tags(.postgres))
 struct DashboardInsightTests {
     @Test("overview and batches: throughput per minute, busy slots, batch rate and ETA, held jobs, all from the database")
     func overviewInsight() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// CSRF cookies, cross-origin posts, wrong tokens locking the operator out, sessions that never end, missing
 /// browser-hardening headers, HEAD, bad base paths, and batch names that need percent-encoding. A real
 /// `ferry dashboard` process over loopback against a real database.
-@Suite("ferry dashboard security")
+@Suite("ferry dashboard security", .tags(.postgres, .process))
 struct DashboardSecurityTests {
     static let token = DashboardTests.token
 

@@ -14,7 +14,7 @@ import Testing
 /// The real `ferry dashboard` process over loopback against a real database: pages and JSON show what the
 /// database holds, keyset pages cover a batch exactly once, the event stream reports changes, and actions are
 /// guarded (read-only, token, CSRF) and act like `ferry retry`.
-@Suite("ferry dashboard")
+@Suite("ferry dashboard", .tags(.postgres, .process))
 struct DashboardTests {
     static let token = "dashboard-secret-0123456789abcdef"
 

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Issue 20's findings at the CLI: each refused with a clear error, a documented exit code, and nothing written.
-@Suite("ferry CLI: hostile and careless input")
+@Suite("ferry CLI: hostile and careless input", .tags(.postgres, .process))
 struct HostileInputTests {
     static let scratch: String = {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-hostile-\(UUID().uuidString)").path

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// `ferry queue pause|resume`: real workers, a real database.
-@Suite("ferry queue pause and resume")
+@Suite("ferry queue pause and resume", .tags(.postgres, .process))
 struct QueuePauseTests {
     static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
         try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)

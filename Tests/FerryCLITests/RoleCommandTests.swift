@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// The CLI as deployments run it: producers, workers and dashboards each log in as a member of one group role.
-@Suite("ferry as least-privilege roles")
+@Suite("ferry as least-privilege roles", .tags(.postgres, .process))
 struct RoleCommandTests {
     static func state(_ db: TestDatabase, _ job: String) async throws -> String {
         try await db.query("SELECT state FROM ferry.jobs WHERE job_id = $1::uuid", [job]).rows[0].decode(String.self, at: 0)

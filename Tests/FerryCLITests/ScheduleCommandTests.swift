@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// `ferry schedule`: the CLI against a real database, and real worker processes firing ticks.
-@Suite("ferry schedule")
+@Suite("ferry schedule", .tags(.postgres, .process))
 struct ScheduleCommandTests {
     /// Schedules as short as 1 s, for the firing tests only.
     static let shortTicks = ["FERRY_SCHEDULE_MIN_INTERVAL": "1"]

@@ -5,7 +5,7 @@ import Testing
 
 /// `ferry enqueue --from` streams: inputs larger than one chunk (4,096 lines) go to the database in several
 /// COPY statements of one transaction. These tests use enough lines for several chunks.
-@Suite("ferry CLI: streaming bulk enqueue")
+@Suite("ferry CLI: streaming bulk enqueue", .tags(.postgres, .process))
 struct StreamingEnqueueTests {
     static let lineCount = 30_000
 

@@ -5,7 +5,7 @@ import Postgres
 import Testing
 
 /// `--traceparent` and the JSON Lines `traceparent` field: checked at enqueue, kept in the `enqueued` event.
-@Suite("ferry enqueue: trace context")
+@Suite("ferry enqueue: trace context", .tags(.postgres, .process))
 struct TraceParentTests {
     static let valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 

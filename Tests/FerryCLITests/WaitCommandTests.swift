@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `ferry wait`: the real binary, real workers, a real database.
-@Suite("ferry wait")
+@Suite("ferry wait", .tags(.postgres, .process))
 struct WaitCommandTests {
     /// Enqueues fetch jobs (one per queue given) into `batch`; returns their ids in order.
     static func enqueue(_ db: TestDatabase, batch: String, queues: [String]) async throws -> [String] {

@@ -9,7 +9,7 @@ import Testing
 
 /// The Swift API, used as an app would: only `import FerryClient` (no @testable), a real database and a real
 /// worker process.
-@Suite("FerryClient: the public Swift API")
+@Suite("FerryClient: the public Swift API", .tags(.postgres, .process))
 struct FerryClientTests {
     @Test("enqueue a batch, wait for it, read job states; invalid requests enqueue nothing; keys are idempotent")
     func enqueueAndWait() async throws {

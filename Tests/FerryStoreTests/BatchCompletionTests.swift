@@ -6,7 +6,7 @@ import Postgres
 import Testing
 
 /// Batch completion: `ferry.batch_events` and the `ferry_batch` notification, recorded by a trigger on the log.
-@Suite("batch completion")
+@Suite("batch completion", .tags(.postgres))
 struct BatchCompletionTests {
     static let finishSQL = """
         INSERT INTO ferry.events (job_id, version, type, data)

@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("batch and throughput counters")
+@Suite("batch and throughput counters", .tags(.postgres, .process))
 struct BatchCounterTests {
     /// ferry.batch_status computed the old way, from every job of the batch (timestamps that a requeue can move
     /// are left out: the counters keep the first start).

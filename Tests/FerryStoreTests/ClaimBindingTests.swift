@@ -8,7 +8,7 @@ import Testing
 /// Migration 0025: a claim belongs to the login that registered its worker. Another `ferry_worker` login cannot
 /// finish, fail, release or report progress for it, cannot take it with a zero-interval rescue while the holder
 /// heartbeats, and cannot rewrite or remove the holder's registration.
-@Suite("claims are bound to the worker's login")
+@Suite("claims are bound to the worker's login", .tags(.postgres))
 struct ClaimBindingTests {
     static func refusal(_ client: PostgresClient, _ sql: String, _ binds: [any PostgresBindable] = []) async -> PostgresError? {
         do {

@@ -10,7 +10,7 @@ import Testing
 /// `ferry.claim_jobs` is PL/pgSQL, so `EXPLAIN` of the call shows only a function scan. `auto_explain` (with
 /// `log_nested_statements`) logs `EXPLAIN (ANALYZE, FORMAT JSON)` of every statement the real claim runs,
 /// triggers included, and `client_min_messages = log` sends those plans to this connection.
-@Suite("claims at depth")
+@Suite("claims at depth", .tags(.postgres))
 struct ClaimPlanTests {
     static let queuedJobs = 210_000
     static let limit = 128

@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("enqueue, commands and status views")
+@Suite("enqueue, commands and status views", .tags(.postgres))
 struct EnqueueTests {
     @Test("a batch enqueues whole or not at all")
     func allOrNothing() async throws {

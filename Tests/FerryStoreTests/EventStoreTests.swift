@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("event store")
+@Suite("event store", .tags(.postgres))
 struct EventStoreTests {
     @Test("events are append-only for the owner: UPDATE, DELETE and TRUNCATE raise")
     func appendOnlyForOwner() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// `JobFold` (Swift) and `ferry.apply_event` with the projection trigger (SQL) are two spellings of one
 /// definition. Random histories, valid and not, go through both: every append is accepted or refused alike,
 /// with the same SQLSTATE, and every job ends with the same row.
-@Suite("job fold property")
+@Suite("job fold property", .tags(.postgres))
 struct JobFoldPropertyTests {
     @Test("random histories: the Swift fold and the database accept, refuse (same SQLSTATE) and fold alike", arguments: [0, 1])
     func swiftFoldEqualsDatabase(round: Int) async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// Migration 0015: which role may append which event, read what, and write nothing else. Every check connects as
 /// a real login role that is a member of one group role only.
-@Suite("least privilege")
+@Suite("least privilege", .tags(.postgres))
 struct LeastPrivilegeTests {
     /// The ways to connect: the migrating superuser, a login in one group role each, and a login in none.
     enum Login: String, CaseIterable, CustomStringConvertible {

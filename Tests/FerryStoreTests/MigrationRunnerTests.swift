@@ -5,7 +5,7 @@ import Logging
 import Postgres
 import Testing
 
-@Suite("migrations")
+@Suite("migrations", .tags(.postgres, .process))
 struct MigrationRunnerTests {
     func freshDatabase() async throws -> (PostgresClient, String) {
         let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: try TestDatabase.adminURL, poolSize: 1))

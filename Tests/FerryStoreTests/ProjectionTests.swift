@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("projection replay")
+@Suite("projection replay", .tags(.postgres, .process))
 struct ProjectionTests {
     /// Drives many jobs through every kind of event from concurrent writers.
     func churn(_ store: FerryStore, db: TestDatabase, jobs: Int, workers: Int) async throws {

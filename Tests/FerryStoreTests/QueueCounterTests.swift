@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("queue counters")
+@Suite("queue counters", .tags(.postgres, .process))
 struct QueueCounterTests {
     /// ferry.queue_stats computed the old way: counting every job.
     static let naive = """

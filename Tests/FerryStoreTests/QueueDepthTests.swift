@@ -7,7 +7,7 @@ import Testing
 
 /// `ferry.queue_depth`, what every worker reads for its queue gauges: exact, zeros for empty queues, and cheap at
 /// depth (its plan read from the server with auto_explain, as in ClaimPlanTests).
-@Suite("queue depth for metrics")
+@Suite("queue depth for metrics", .tags(.postgres))
 struct QueueDepthTests {
     /// The same figures by counting every job.
     static let naive = """

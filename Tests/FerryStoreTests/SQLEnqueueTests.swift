@@ -6,7 +6,7 @@ import Postgres
 import Testing
 
 /// `ferry.enqueue` and `ferry.enqueue_many`: enqueue from SQL in the caller's transaction (migration 0020).
-@Suite("Enqueue from SQL")
+@Suite("Enqueue from SQL", .tags(.postgres))
 struct SQLEnqueueTests {
     /// Runs `body` on one connection as `role` (SET ROLE narrows the test's login to the group role).
     static func asRole<T: Sendable>(

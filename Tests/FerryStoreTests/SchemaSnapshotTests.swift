@@ -5,7 +5,7 @@ import Testing
 
 /// migrations/schema.sql is the schema the migrations produce, as pg_dump prints it: reviewers read the
 /// whole schema in one place, and a migration that changes more (or less) than its author thought shows here.
-@Suite("schema snapshot")
+@Suite("schema snapshot", .tags(.postgres))
 struct SchemaSnapshotTests {
     @Test("the schema version this build expects (ferry --version) is the newest migration it ships")
     func schemaVersionIsNewestMigration() throws {

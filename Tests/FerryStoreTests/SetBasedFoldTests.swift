@@ -7,7 +7,7 @@ import Testing
 
 /// The set-based fold of `claimed`, `progress` and `succeeded` (migration 0009) is a second spelling of
 /// `ferry.apply_event`; replay uses only `apply_event`, so a replay equal to the stored rows proves they agree.
-@Suite("set-based fold")
+@Suite("set-based fold", .tags(.postgres))
 struct SetBasedFoldTests {
     @Test("every payload shape of the hot events folds exactly as apply_event replays it, one job or many per statement")
     func fastFoldEqualsReplay() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// An account's concurrency cap limits transfers, never the pace: a slot freed by a job of a capped account is
 /// taken again at once (in the worker and across workers), not at the next poll; `ferry account update` changes
 /// the cap for running workers.
-@Suite("account caps without idle workers")
+@Suite("account caps without idle workers", .tags(.postgres, .process))
 struct AccountCapTests {
     static func enqueueSmallFiles(_ db: TestDatabase, count: Int, account: String, batch: String, in dir: String) async throws {
         var lines = [String]()

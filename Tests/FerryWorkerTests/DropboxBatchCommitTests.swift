@@ -10,7 +10,7 @@ import Testing
 
 /// Small Dropbox uploads committed together with `upload_session/finish_batch_v2`: real `ferry` workers, a real
 /// `ferry dev-server` emulating Dropbox's namespace lock, real PostgreSQL.
-@Suite("Dropbox batch commit", .serialized)
+@Suite("Dropbox batch commit", .tags(.postgres, .process), .serialized)
 struct DropboxBatchCommitTests {
     static let size = 64 * 1024
 

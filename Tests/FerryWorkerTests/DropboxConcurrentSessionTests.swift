@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Large Dropbox uploads in `session_type: concurrent` upload sessions: several chunks of one file in flight at once.
-@Suite("Dropbox concurrent upload sessions", .serialized)
+@Suite("Dropbox concurrent upload sessions", .tags(.postgres, .process), .serialized)
 struct DropboxConcurrentSessionTests {
     static let chunk = 4 * 1024 * 1024
 

@@ -10,7 +10,7 @@ import Testing
 
 /// Real `ferry` workers fetching from a real `ferry dev-server`: folders fanned out into child jobs, resumed
 /// listings and downloads, thumbnails.
-@Suite("Dropbox fetches", .serialized)
+@Suite("Dropbox fetches", .tags(.postgres, .process), .serialized)
 struct DropboxFetchTests {
     static func folder(_ label: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-fetch-\(label)-\(UUID().uuidString)").path

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Real `ferry` workers uploading to a real `ferry dev-server` over loopback, with faults.
-@Suite("Dropbox uploads", .serialized)
+@Suite("Dropbox uploads", .tags(.postgres, .process), .serialized)
 struct DropboxUploadTests {
     static func folder(_ label: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path

@@ -11,7 +11,7 @@ import Testing
 /// The hidden `.NAME.ferry-JOB.part` files of fetches: removed when the job ends for good (cancelled, failed for
 /// good), kept for a later attempt otherwise, and on `ferry retry` reused only where the job's cursor still
 /// matches them. Real workers, a real dev server, `kill -9`.
-@Suite("Leftover partial files")
+@Suite("Leftover partial files", .tags(.postgres, .process))
 struct FetchLeftoverTests {
     static let size: Int64 = 24 * 1024 * 1024 + 7
 

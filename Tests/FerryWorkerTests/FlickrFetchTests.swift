@@ -15,7 +15,7 @@ import FerryFlickr
 #endif
 
 /// Real `ferry` workers listing a Flickr photostream on a real `ferry dev-server` and fetching every photo.
-@Suite("Flickr fetches")
+@Suite("Flickr fetches", .tags(.postgres, .process))
 struct FlickrFetchTests {
     static let devKey = "ferry-dev-flickr"
 

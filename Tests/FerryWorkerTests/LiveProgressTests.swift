@@ -10,7 +10,7 @@ import Testing
 
 /// Live byte progress (migration 0026): a running transfer's bytes show in the status views within about a second,
 /// a file smaller than a chunk too, while progress events stay the resume points.
-@Suite("live byte progress")
+@Suite("live byte progress", .tags(.postgres, .process))
 struct LiveProgressTests {
     @Test("a 40 MiB upload in one request (below a 48 MiB chunk) shows its bytes in job_status, batch_status and ferry status before it finishes, with no progress event meanwhile")
     func smallFileVisibleWhileRunning() async throws {

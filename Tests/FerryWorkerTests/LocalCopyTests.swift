@@ -10,7 +10,7 @@ import Testing
 
 /// Local directory uploads through real workers: the kernel copy (`copy_file_range`) and its read/write fallback,
 /// resume after kill -9, and `--bwlimit`.
-@Suite("local copies", .serialized)
+@Suite("local copies", .tags(.postgres, .process), .serialized)
 struct LocalCopyTests {
     /// The worker's environment that turns `copy_file_range` off (the fallback), or nothing.
     static func environment(fallback: Bool) -> [String: String] {

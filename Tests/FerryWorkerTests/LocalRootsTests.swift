@@ -11,7 +11,7 @@ import Testing
 /// `ferry worker --local-root`: a producer names paths on the workers' machines, and a worker reads and writes
 /// only inside its roots, judged by the real path of what it opens. Real `ferry_producer` logins, real worker
 /// processes, a real dev server.
-@Suite("local roots confine what producers can make workers read and write")
+@Suite("local roots confine what producers can make workers read and write", .tags(.postgres, .process))
 struct LocalRootsTests {
     static func producer(_ db: TestDatabase) async throws -> PostgresClient {
         let name = "lr_producer_\(UInt32.random(in: 0...UInt32.max))"

@@ -5,7 +5,7 @@ import Postgres
 import Testing
 
 /// A folder fetched again into the same place brings only what is new or changed.
-@Suite("re-fetch only what changed")
+@Suite("re-fetch only what changed", .tags(.postgres, .process))
 struct RefetchTests {
     @Test("a Dropbox folder fetched again: unchanged files are skipped, a changed, a new and a locally damaged one are downloaded")
     func dropboxFolderAgain() async throws {

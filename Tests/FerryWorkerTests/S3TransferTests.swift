@@ -13,7 +13,7 @@ import Testing
 #endif
 
 /// Real `ferry` workers moving files to and from a real S3 implementation (moto) over loopback.
-@Suite("S3 transfers", .serialized)
+@Suite("S3 transfers", .tags(.postgres, .process), .serialized)
 struct S3TransferTests {
     static let keyID = "AKIAFERRYTEST0000001"
     static let secret = "ferry-test-secret-access-key-0000000000000"

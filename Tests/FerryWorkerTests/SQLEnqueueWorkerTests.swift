@@ -11,7 +11,7 @@ import Testing
 /// Jobs enqueued with `ferry.enqueue` (SQL) run by real `ferry worker` processes against a real dev server: the
 /// first worker settles each one (a `resolved` event) with the same checks as `ferry enqueue`, or fails it for good
 /// naming the field.
-@Suite("SQL-enqueued jobs in real workers")
+@Suite("SQL-enqueued jobs in real workers", .tags(.postgres, .process))
 struct SQLEnqueueWorkerTests {
     static func enqueue(_ db: TestDatabase, _ kind: String, _ source: String, _ destination: String, _ options: String = "{}") async throws -> UUID {
         try await db.query("SELECT ferry.enqueue($1, $2, $3, $4::jsonb)", [kind, source, destination, options]).rows[0].decode(UUID.self, at: 0)

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// The scheduler's counters on the worker's metrics endpoint agree with the schedule history in the database.
-@Suite("scheduler metrics")
+@Suite("scheduler metrics", .tags(.postgres, .process))
 struct SchedulerMetricsTests {
     @Test("ferry_schedule_ticks_total and ferry_schedule_missed_ticks_total count what the worker fired and caught up")
     func countersFollowTheHistory() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// A worker with the wrong FERRY_SECRET_KEY, and key rotation with `ferry account rekey`: real workers, a real
 /// dev server, real PostgreSQL.
-@Suite("secret key rotation", .serialized)
+@Suite("secret key rotation", .tags(.postgres, .process), .serialized)
 struct SecretKeyRotationTests {
     static func randomKey() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// OpenTelemetry spans from real `ferry worker` processes, received by a real OTLP/HTTP receiver on loopback.
-@Suite("tracing")
+@Suite("tracing", .tags(.postgres, .process))
 struct TracingTests {
     static let traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
     static let producerSpan = "00f067aa0ba902b7"

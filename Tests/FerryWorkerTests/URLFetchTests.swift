@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Real `ferry` workers fetching plain web files from a real `ferry dev-server`.
-@Suite("URL fetches")
+@Suite("URL fetches", .tags(.postgres, .process))
 struct URLFetchTests {
     static func folder(_ label: String) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("worker behaviour")
+@Suite("worker behaviour", .tags(.postgres, .process))
 struct WorkerBehaviorTests {
     func enqueueFetches(_ db: TestDatabase, count: Int, batch: String, extra: String = "") async throws {
         let lines = (0..<count).map { #"{"kind":"fetch","source":"https://example.com/\#(batch)/\#($0).jpg","to":"/srv/","batch":"\#(batch)"\#(extra)}"# }

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Real processes: PostgreSQL, the CLI, and several `ferry worker` processes moving real files.
-@Suite("workers end to end")
+@Suite("workers end to end", .tags(.postgres, .process))
 struct WorkerEndToEndTests {
     @Test("2,000 uploads across three workers: each succeeds exactly once, no overlapping claims, replay clean")
     func twoThousandJobs() async throws {

@@ -11,7 +11,7 @@ import Testing
 
 /// A real worker process, scraped over loopback: metric values against the database, names and HELP lines,
 /// and the probes.
-@Suite("worker metrics and probes")
+@Suite("worker metrics and probes", .tags(.postgres, .process))
 struct WorkerMetricsTests {
     static let outcomes = ["claimed", "succeeded", "failed", "retried", "deferred", "released", "held", "cancelled", "rescued"]
 

@@ -10,7 +10,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("worker observability")
+@Suite("worker observability", .tags(.postgres, .process))
 struct WorkerObservabilityTests {
     @Test("Prometheus metrics on --metrics-port (every interface) and JSON logs carrying job metadata")
     func metricsAndJSONLogs() async throws {

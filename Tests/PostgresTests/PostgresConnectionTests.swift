@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("libpq connection layer")
+@Suite("libpq connection layer", .tags(.postgres))
 struct PostgresConnectionTests {
     @Test("typed values round-trip through parameters and results")
     func typedRoundTrip() async throws {

@@ -1,0 +1,95 @@
+import FerryCore
+import Foundation
+import Logging
+
+/// What a worker needs of the queue: claim, record outcomes and progress, fan out, prove liveness, rescue, poll
+/// for cancel requests, and hear wake-ups. `FerryStore` implements it on PostgreSQL; `FerryTesting`'s
+/// `MemoryWorkerStore` implements it in process, and one contract test suite runs against both so they cannot
+/// drift apart.
+///
+/// Everything here is the worker's side of a job's life. Producers (enqueue, cancel, status), accounts'
+/// credentials and token refreshes (`AccountTokenProvider`), schedules (`Scheduler`) and the schema check
+/// (`SchemaGate`, `WorkerReadiness`) stay on `FerryStore` for now: they are not part of the claim loop.
+///
+/// Every method may be called concurrently. Events carry the claim's lease (fencing token): a method that
+/// appends for a job does so only while that lease is the job's current claim.
+public protocol WorkerStore: Sendable {
+    // MARK: Claims and outcomes
+
+    /// Claims up to `limit` due jobs from `queues`: highest priority first, then oldest `run_at`, then job id;
+    /// only jobs whose `run_at` has passed, of unpaused queues; at most `max_concurrent` transfers per account
+    /// (a job whose bytes are all up no longer counts). Each claim starts an attempt under a new lease. Jobs come
+    /// back in claim order.
+    func claim(worker: String, queues: [String], limit: Int) async throws -> [ClaimedJob]
+
+    /// Appends outcomes (finishes, retries, deferrals, releases, cancellations, resolutions), each only if its
+    /// lease is still the job's current claim; the others come back as rejected. With several outcomes for one
+    /// job, only the last counts.
+    func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>)
+
+    /// Records a progress event if its claim is current, and says whether a cancel was requested.
+    func recordProgress(_ outcome: JobOutcome) async throws -> ProgressAck
+
+    /// Progress events of many jobs at once; the answer has an entry for every job (not accepted when its claim
+    /// is gone).
+    func recordProgress(_ outcomes: [JobOutcome]) async throws -> [UUID: ProgressAck]
+
+    /// Enqueues the children a running job found into its batch and records its progress, atomically, if the
+    /// parent's claim is current. Children are keyed (`FanOutChild.idempotencyKey`): a repeat creates none.
+    func fanOut(_ children: [FanOutChild], from parent: ClaimedJob, progress: JobOutcome, now: Date) async throws -> FanOutAck
+
+    /// Tells every worker that account capacity freed, so one whose claim came back short claims again.
+    func announceCapacity() async throws
+
+    // MARK: Liveness and recovery
+
+    /// Registers (or re-registers) a worker; its heartbeat starts now.
+    func register(_ worker: WorkerRegistration) async throws
+
+    /// One heartbeat. Returns false when the worker's registration is gone (it was declared dead).
+    func heartbeat(worker: String, stopping: Bool) async throws -> Bool
+
+    /// Removes a worker's registration at a clean exit.
+    func deregister(worker: String) async throws
+
+    /// Puts back (or fails, with attempts exhausted) the running jobs of workers whose heartbeat is older than
+    /// `staleAfter`, or who are not registered at all; exactly once across all workers.
+    func rescueStaleJobs(staleAfter: Duration) async throws -> [RescuedJob]
+
+    /// Releases claims held by `worker` that it is not running (their reply was lost) and that are older than
+    /// `grace`. Returns the released jobs.
+    func releaseOrphanedClaims(worker: String, running: [UUID], grace: Duration) async throws -> [UUID]
+
+    /// Running jobs of `worker` that someone asked to cancel.
+    func cancelRequests(worker: String) async throws -> Set<UUID>
+
+    // MARK: Wake-ups
+
+    /// Announcements of new work and cancel requests, until the stream's consumer stops iterating. PostgreSQL
+    /// delivers them through LISTEN on a connection of its own; polling stays the fallback, so a lost
+    /// announcement only delays work.
+    /// `logger` is for the listener's own notices (reconnects).
+    func wakeups(logger: Logger) -> AsyncStream<WorkerWakeup>
+
+    // MARK: Views and accounts
+
+    /// Replaces this worker's live-progress entries (bytes moved beyond durable progress) with `jobs`.
+    func publishLiveProgress(worker: String, jobs: [(jobID: UUID, batch: String?, bytes: Int64)]) async throws
+
+    /// Folds pending counter deltas; returns how many were folded.
+    @discardableResult
+    func compactCounters() async throws -> Int
+
+    /// Queue depth for metrics: every queue with unfinished jobs, and each of `queues`.
+    func queueDepth(including queues: [String]) async throws -> [QueueDepthRow]
+
+    /// What is known of freshly claimed jobs' traces (called only with tracing on).
+    func traceFacts(for jobs: [ClaimedJob]) async throws -> [UUID: JobTraceFacts]
+
+    /// The account a job enqueued from SQL uses: `name`, which must exist and belong to `provider`, or else the
+    /// only usable account of `provider`. Throws `FerryStoreError` (`unknownAccount`).
+    func settleAccount(named name: String?, provider: String) async throws -> String
+
+    /// The account's bandwidth limit in bytes per second per worker process, or nil for none.
+    func accountBandwidthLimit(_ name: String) async throws -> Int64?
+}

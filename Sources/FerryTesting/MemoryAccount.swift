@@ -1,0 +1,20 @@
+/// An account as `MemoryWorkerStore` knows it: what claims (its cap), enqueue-from-SQL resolution (its provider)
+/// and transfers (its bandwidth limit) read.
+public struct MemoryAccount: Sendable, Hashable {
+    public var name: String
+    public var provider: String
+    /// Transfers of the account running at once across all workers (`ferry.accounts.max_concurrent`).
+    public var maxConcurrent: Int
+    /// `active`, `needs_reauth` or `revoked`: only active accounts' jobs are claimed.
+    public var status: String
+    /// Bytes per second per worker process (`settings.bwlimit`), nil for none.
+    public var bandwidthLimit: Int64?
+
+    public init(name: String, provider: String = "dropbox", maxConcurrent: Int = 4, status: String = "active", bandwidthLimit: Int64? = nil) {
+        self.name = name
+        self.provider = provider
+        self.maxConcurrent = maxConcurrent
+        self.status = status
+        self.bandwidthLimit = bandwidthLimit
+    }
+}

@@ -1,0 +1,20 @@
+import FerryCore
+import FerryStore
+import Foundation
+
+/// One store under contract test, with the producer's and operator's moves the contract needs to set the stage
+/// (which are not part of `WorkerStore`).
+protocol StoreFixture: Sendable {
+    var store: any WorkerStore { get }
+    func enqueue(_ specs: [JobSpec]) async throws
+    /// `ferry cancel` of one job.
+    func cancel(_ jobID: UUID) async throws
+    func snapshot(_ jobID: UUID) async throws -> JobSnapshot
+    /// Jobs of `batch`, in id order.
+    func batch(_ batch: String) async throws -> [UUID]
+    func addAccount(_ name: String, maxConcurrent: Int) async throws
+    func pauseQueue(_ queue: String) async throws
+    /// Makes `worker`'s last heartbeat an hour old.
+    func stopHeartbeats(of worker: String) async throws
+    func close() async
+}
