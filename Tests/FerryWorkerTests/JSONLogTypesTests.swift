@@ -10,7 +10,7 @@ import Testing
 /// Log pipelines index JSON fields by type: a field that is a number on one line and a string on the next
 /// (`retry_in_s` 0.15, then "0.30") breaks queries and mappings. Every line a worker writes through real faults
 /// keeps each field's type.
-@Suite("JSON log field types")
+@Suite("JSON log field types", .tags(.postgres, .process))
 struct JSONLogTypesTests {
     @Test("a worker through 5xx faults, retries and a numeric queue name: every line is JSON and every field keeps one type")
     func stableTypes() async throws {

@@ -12,7 +12,7 @@ import Testing
 
 /// A worker's `/metrics` after real jobs, checked by Prometheus's own linter (`promtool check metrics`, from
 /// Debian's `prometheus` package, which `make test` installs), plus the standard process metrics and the build info.
-@Suite("metrics lint")
+@Suite("metrics lint", .tags(.postgres, .process))
 struct MetricsLintTests {
     @Test("promtool check metrics finds nothing in a worker's scrape; process_* metrics and ferry_build_info are there")
     func promtoolClean() async throws {
