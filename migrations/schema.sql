@@ -2279,6 +2279,14 @@ ALTER TABLE ferry.schedule_ticks ALTER COLUMN "position" ADD GENERATED ALWAYS AS
     CACHE 1
 );
 
+CREATE TABLE ferry.schema_definitions (
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+);
+
+COMMENT ON TABLE ferry.schema_definitions IS 'Each text (SHA-256 of the file) a migrations/definitions/ file was applied with; the latest per name is current.';
+
 CREATE TABLE ferry.schema_migrations (
     version integer NOT NULL,
     name text NOT NULL,
@@ -2406,6 +2414,9 @@ ALTER TABLE ONLY ferry.schedule_ticks
 
 ALTER TABLE ONLY ferry.schedules
     ADD CONSTRAINT schedules_pkey PRIMARY KEY (name);
+
+ALTER TABLE ONLY ferry.schema_definitions
+    ADD CONSTRAINT schema_definitions_pkey PRIMARY KEY (name, checksum);
 
 ALTER TABLE ONLY ferry.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
@@ -2732,6 +2743,9 @@ GRANT SELECT ON TABLE ferry.schedules TO ferry_worker;
 GRANT SELECT ON TABLE ferry.schedule_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.schedule_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_status TO ferry_worker;
+
+GRANT SELECT ON TABLE ferry.schema_definitions TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schema_definitions TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
