@@ -163,7 +163,8 @@ public struct MigrationRunner: Sendable {
             if history.contains(definition.checksum) {
                 throw FerryStoreError(
                     .migrationUnknown,
-                    "the database has a newer definition of \(definition.name) than this ferry build (\(definition.order)_\(definition.name).sql was replaced since it was applied)",
+                    "the database has a newer definition of \(definition.name) than this ferry build "
+                        + "(\(definition.order)_\(definition.name).sql was replaced since it was applied)",
                     fix: "upgrade ferry to the build that applied it; to revert a definition on purpose, change its text")
             }
             pending.append(definition)

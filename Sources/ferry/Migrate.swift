@@ -67,7 +67,9 @@ struct Migrate: AsyncParsableCommand {
             for definition in outcome.definitions {
                 print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
             }
-            print("schema is up to date (\(outcome.applied.count) applied now, \(outcome.alreadyApplied) before)")
+            print(
+                "schema is up to date (\(outcome.applied.count) applied now, \(outcome.alreadyApplied) before; "
+                    + "\(outcome.definitions.count) of \(definitions.count) definitions applied now)")
         }
     }
 }

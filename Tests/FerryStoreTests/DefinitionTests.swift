@@ -82,6 +82,8 @@ struct DefinitionTests {
             #expect(definition.sql.firstMatch(of: plain) == nil, "\(definition.name) must CREATE OR REPLACE: it runs again")
             defined.formUnion(names)
         }
-        #expect(defined == objects, "only in the database: \(objects.subtracting(defined).sorted()); only in files: \(defined.subtracting(objects).sorted())")
+        #expect(
+            defined == objects,
+            "only in the database: \(objects.subtracting(defined).sorted()); only in files: \(defined.subtracting(objects).sorted())")
     }
 }
