@@ -20,7 +20,9 @@ struct Migrate: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("Directory of NNNN_name.sql files. Default: $FERRY_MIGRATIONS_DIR or ./migrations.", valueName: "dir"))
+    @Option(help: ArgumentHelp(
+            "Directory of NNNN_name.sql files and definitions/. Default: $FERRY_MIGRATIONS_DIR or ./migrations.",
+            valueName: "dir"))
     var migrations: String?
 
     @Flag(help: "Only check that every migration is applied; change nothing (exit 78 if not).")
