@@ -21,6 +21,22 @@ struct SchemaParityTests {
         #expect(types == Set(JobEventType.allCases.map(\.rawValue)))
     }
 
+    @Test("the roles' event lists in ferry.authorize_events cover JobEventType; lease-holding events are workers'")
+    func authorizedEventTypes() throws {
+        let definitions = try Definition.load(fromMigrations: TestDatabase.migrationsDirectory)
+        let sql = try #require(definitions.first { $0.name == "authorize_events" }).sql
+        func list(_ name: String) throws -> Set<String> {
+            let array = try Regex("\(name)\\s+CONSTANT\\s+text\\[\\]\\s*:=\\s*ARRAY\\[([^\\]]*)\\]")
+            let match = try #require(sql.firstMatch(of: array), "\(name) not found")
+            let items = String(try #require(match.output[1].substring))
+            return Set(items.matches(of: try Regex("'([a-z_]+)'")).compactMap { $0.output[1].substring.map(String.init) })
+        }
+        let workers = try list("worker_types"), producers = try list("producer_types")
+        let all = Set(JobEventType.allCases.map(\.rawValue))
+        #expect(workers.union(producers) == all)
+        #expect(Set(JobEventType.allCases.filter(\.requiresLease).map(\.rawValue)).isSubset(of: workers))
+    }
+
     /// Enqueues through `ferry.enqueue` with `options` (a JSON object); nil when it refuses them.
     static func enqueue(_ db: TestDatabase, _ options: [String: JSONValue]) async throws -> UUID? {
         do {
