@@ -1,30 +1,4 @@
---
--- PostgreSQL database dump
---
-
-
-
-SET statement_timeout = 0;
-SET lock_timeout = 0;
-SET idle_in_transaction_session_timeout = 0;
-SET client_encoding = 'UTF8';
-SET standard_conforming_strings = on;
-SELECT pg_catalog.set_config('search_path', '', false);
-SET check_function_bodies = false;
-SET xmloption = content;
-SET client_min_messages = warning;
-SET row_security = off;
-
---
--- Name: ferry; Type: SCHEMA; Schema: -; Owner: -
---
-
 CREATE SCHEMA ferry;
-
-
---
--- Name: job_change; Type: TYPE; Schema: ferry; Owner: -
---
 
 CREATE TYPE ferry.job_change AS (
 	job_id uuid,
@@ -41,11 +15,6 @@ CREATE TYPE ferry.job_change AS (
 	finished_at timestamp with time zone
 );
 
-
---
--- Name: account_transfers(text); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.account_transfers(p_account text) RETURNS bigint
     LANGUAGE sql STABLE PARALLEL SAFE
     AS $$
@@ -54,21 +23,7 @@ CREATE FUNCTION ferry.account_transfers(p_account text) RETURNS bigint
        AND NOT coalesce(r.bytes_total > 0 AND r.bytes_done >= r.bytes_total, false)   -- size unknown: counts
 $$;
 
-
---
--- Name: FUNCTION account_transfers(p_account text); Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON FUNCTION ferry.account_transfers(p_account text) IS 'Running jobs of an account that still move bytes (not those waiting only for a commit): what max_concurrent caps.';
-
-
-SET default_tablespace = '';
-
-SET default_table_access_method = heap;
-
---
--- Name: jobs; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.jobs (
     job_id uuid NOT NULL,
@@ -101,11 +56,6 @@ CREATE TABLE ferry.jobs (
     updated_at timestamp with time zone NOT NULL
 )
 WITH (fillfactor='70', autovacuum_analyze_scale_factor='0.02', autovacuum_vacuum_cost_delay='0', autovacuum_vacuum_scale_factor='0.01');
-
-
---
--- Name: apply_event(ferry.jobs, uuid, text, integer, jsonb, timestamp with time zone); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.apply_event(j ferry.jobs, p_job_id uuid, p_type text, p_version integer, p_data jsonb, p_at timestamp with time zone) RETURNS ferry.jobs
     LANGUAGE plpgsql STABLE
@@ -247,11 +197,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: authorize_account_events(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.authorize_account_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -275,11 +220,6 @@ BEGIN
     RETURN NULL;
 END
 $$;
-
-
---
--- Name: authorize_events(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.authorize_events() RETURNS trigger
     LANGUAGE plpgsql
@@ -408,21 +348,11 @@ BEGIN
 END
 $$;
 
-
---
--- Name: batch_bytes_done(text, bigint, bigint); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.batch_bytes_done(p_state text, p_done bigint, p_total bigint) RETURNS bigint
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     SELECT CASE WHEN p_state = 'succeeded' THEN coalesce(p_total, p_done) ELSE least(p_done, coalesce(p_total, p_done)) END
 $$;
-
-
---
--- Name: batch_counts; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.batch_counts (
     batch text NOT NULL,
@@ -442,17 +372,7 @@ CREATE TABLE ferry.batch_counts (
 )
 WITH (fillfactor='50');
 
-
---
--- Name: TABLE batch_counts; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.batch_counts IS 'Jobs, states and bytes per batch, compacted; add ferry.batch_count_deltas for the exact figures.';
-
-
---
--- Name: batch_counts_actual(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.batch_counts_actual() RETURNS SETOF ferry.batch_counts
     LANGUAGE sql STABLE
@@ -477,11 +397,6 @@ SELECT j.batch,
  GROUP BY j.batch
 $$;
 
-
---
--- Name: batch_summary(text); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
     LANGUAGE sql STABLE
     AS $$
@@ -494,11 +409,6 @@ CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
       FROM ferry.jobs j
      WHERE j.batch = p_batch
 $$;
-
-
---
--- Name: check_enqueued(jsonb, text); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.check_enqueued(d jsonb, p_place text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
@@ -596,11 +506,6 @@ BEGIN
     END IF;
 END
 $_$;
-
-
---
--- Name: claim_jobs(text, text[], integer); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) RETURNS SETOF ferry.jobs
     LANGUAGE plpgsql
@@ -722,11 +627,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: compact_counters(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.compact_counters() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -791,11 +691,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: compact_queue_counts(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.compact_queue_counts() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -820,11 +715,6 @@ BEGIN
     RETURN folded;
 END
 $$;
-
-
---
--- Name: count_changes(ferry.job_change[]); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.count_changes(p_changes ferry.job_change[]) RETURNS void
     LANGUAGE plpgsql
@@ -881,11 +771,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: enqueue(text, text, text, jsonb); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb DEFAULT '{}'::jsonb) RETURNS uuid
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -896,17 +781,7 @@ CREATE FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_
                || jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination))) m
 $$;
 
-
---
--- Name: FUNCTION enqueue(p_kind text, p_source text, p_destination text, p_options jsonb); Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) IS 'Enqueues one upload or fetch in the caller''s transaction; returns the job id. Options: queue, priority, max_attempts, batch, run_at, key, metadata, account, traceparent, options (provider options). See migration 0020.';
-
-
---
--- Name: enqueue_many(jsonb); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.enqueue_many(p_jobs jsonb) RETURNS TABLE(ordinal integer, job_id uuid, created boolean)
     LANGUAGE plpgsql
@@ -1003,17 +878,7 @@ BEGIN
 END
 $$;
 
-
---
--- Name: FUNCTION enqueue_many(p_jobs jsonb); Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON FUNCTION ferry.enqueue_many(p_jobs jsonb) IS 'Enqueues a JSON array of jobs in the caller''s transaction, all or none; one row per element: ordinal, job_id, created.';
-
-
---
--- Name: enqueue_request(text, text, text, jsonb, text); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) RETURNS record
     LANGUAGE plpgsql
@@ -1204,11 +1069,6 @@ BEGIN
 END
 $_$;
 
-
---
--- Name: enqueued_ok(jsonb); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -1246,11 +1106,6 @@ CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
        AND (d ->> 'kind' <> 'upload' OR d ->> 'destination' !~* '^(file:|/)' OR d ->> 'destination' !~* '(^|/)(\.|%2e){2}(/|$)')
 $_$;
 
-
---
--- Name: forbid_account_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.forbid_account_event_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -1259,11 +1114,6 @@ BEGIN
         USING ERRCODE = 'FY010', HINT = 'Record a change by appending a new account event.';
 END
 $$;
-
-
---
--- Name: forbid_batch_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.forbid_batch_event_change() RETURNS trigger
     LANGUAGE plpgsql
@@ -1275,11 +1125,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: forbid_event_change(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.forbid_event_change() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -1289,11 +1134,6 @@ BEGIN
               HINT = 'Record a change by appending a new event (for example with ferry cancel or ferry retry).';
 END
 $$;
-
-
---
--- Name: guard_event_removal(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.guard_event_removal() RETURNS trigger
     LANGUAGE plpgsql
@@ -1310,11 +1150,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: guard_projection(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.guard_projection() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1327,11 +1162,6 @@ BEGIN
     RETURN NULL;
 END
 $$;
-
-
---
--- Name: guard_worker_rows(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.guard_worker_rows() RETURNS trigger
     LANGUAGE plpgsql
@@ -1360,11 +1190,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: job_from_enqueued(uuid, integer, jsonb, timestamp with time zone); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.job_from_enqueued(p_job_id uuid, p_version integer, p_data jsonb, p_at timestamp with time zone) RETURNS SETOF ferry.jobs
     LANGUAGE sql STABLE
     AS $$
@@ -1375,11 +1200,6 @@ CREATE FUNCTION ferry.job_from_enqueued(p_job_id uuid, p_version integer, p_data
            coalesce((p_data->>'run_at')::timestamptz, p_at), false, 0::bigint, (p_data->>'bytes_total')::bigint,
            NULL::jsonb, NULL::text, NULL::jsonb, p_at, NULL::timestamptz, NULL::timestamptz, p_at
 $$;
-
-
---
--- Name: project_events(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.project_events() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1505,11 +1325,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: project_queue_events(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.project_queue_events() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1524,11 +1339,6 @@ BEGIN
     RETURN NULL;
 END
 $$;
-
-
---
--- Name: project_schedule_events(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.project_schedule_events() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1566,11 +1376,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: project_schedule_ticks(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.project_schedule_ticks() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1585,11 +1390,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: projection_differences(integer); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.projection_differences(p_limit integer) RETURNS TABLE(job_id uuid, stored jsonb, replayed jsonb)
     LANGUAGE sql STABLE
     AS $$
@@ -1603,11 +1403,6 @@ CREATE FUNCTION ferry.projection_differences(p_limit integer) RETURNS TABLE(job_
      ORDER BY 1
      LIMIT p_limit
 $$;
-
-
---
--- Name: queue_depth(text[]); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.queue_depth(p_queues text[] DEFAULT '{}'::text[]) RETURNS TABLE(queue text, queued bigint, running bigint, oldest_waiting_seconds double precision)
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -1638,17 +1433,7 @@ CREATE FUNCTION ferry.queue_depth(p_queues text[] DEFAULT '{}'::text[]) RETURNS 
      ORDER BY q.queue
 $$;
 
-
---
--- Name: FUNCTION queue_depth(p_queues text[]); Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON FUNCTION ferry.queue_depth(p_queues text[]) IS 'Per queue (every queue with queued or running jobs, and each of p_queues): queued and running jobs (from the counters) and the oldest due job''s wait in seconds (index probes; 0 when none is due).';
-
-
---
--- Name: queue_events_append_only(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.queue_events_append_only() RETURNS trigger
     LANGUAGE plpgsql
@@ -1658,11 +1443,6 @@ BEGIN
         HINT = 'pause or resume with ferry queue pause|resume NAME';
 END
 $$;
-
-
---
--- Name: queue_oldest_run_at(text); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.queue_oldest_run_at(p_queue text) RETURNS timestamp with time zone
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -1697,11 +1477,6 @@ CREATE FUNCTION ferry.queue_oldest_run_at(p_queue text) RETURNS timestamp with t
     -- Each level's first entry is its smallest run_at (the index orders a level by run_at).
     SELECT min(first_run_at) FROM levels
 $$;
-
-
---
--- Name: queue_waiting(text); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) RETURNS record
     LANGUAGE sql STABLE SECURITY DEFINER
@@ -1743,11 +1518,6 @@ CREATE FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT olde
       FROM levels l
 $$;
 
-
---
--- Name: rebuild_projection(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.rebuild_projection() RETURNS bigint
     LANGUAGE plpgsql
     AS $$
@@ -1764,11 +1534,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: recount_batches(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.recount_batches() RETURNS void
     LANGUAGE plpgsql
     AS $$
@@ -1779,11 +1544,6 @@ BEGIN
     INSERT INTO ferry.batch_counts SELECT * FROM ferry.batch_counts_actual();
 END
 $$;
-
-
---
--- Name: recount_queues(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.recount_queues() RETURNS void
     LANGUAGE plpgsql
@@ -1796,11 +1556,6 @@ BEGIN
     SELECT queue, state, count(*) FROM ferry.jobs GROUP BY queue, state;
 END
 $$;
-
-
---
--- Name: release_orphaned_claims(text, uuid[], interval); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval) RETURNS TABLE(job_id uuid)
     LANGUAGE sql
@@ -1819,11 +1574,6 @@ CREATE FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p
     RETURNING ferry.events.job_id
 $$;
 
-
---
--- Name: events; Type: TABLE; Schema: ferry; Owner: -
---
-
 CREATE TABLE ferry.events (
     "position" bigint NOT NULL,
     job_id uuid NOT NULL,
@@ -1837,28 +1587,13 @@ CREATE TABLE ferry.events (
 )
 WITH (fillfactor='100', autovacuum_vacuum_insert_scale_factor='0.1');
 
-
---
--- Name: TABLE events; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.events IS 'Append-only job event log. UPDATE, DELETE and TRUNCATE raise for every role.';
-
-
---
--- Name: replay_step(ferry.jobs, ferry.events); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.replay_step(j ferry.jobs, e ferry.events) RETURNS ferry.jobs
     LANGUAGE sql STABLE
     AS $$
     SELECT ferry.apply_event(j, e.job_id, e.type, e.version, e.data, e.recorded_at)
 $$;
-
-
---
--- Name: rescue_stale_jobs(interval); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) RETURNS TABLE(job_id uuid, outcome text, worker text)
     LANGUAGE plpgsql
@@ -1894,11 +1629,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: restoring(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.restoring() RETURNS boolean
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1913,11 +1643,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: schedule_history_append_only(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.schedule_history_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -1926,11 +1651,6 @@ BEGIN
         HINT = 'change schedules with ferry schedule add|pause|resume|remove';
 END
 $$;
-
-
---
--- Name: track_batches(); Type: FUNCTION; Schema: ferry; Owner: -
---
 
 CREATE FUNCTION ferry.track_batches() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
@@ -2006,11 +1726,6 @@ BEGIN
 END
 $$;
 
-
---
--- Name: uuid_v7(); Type: FUNCTION; Schema: ferry; Owner: -
---
-
 CREATE FUNCTION ferry.uuid_v7() RETURNS uuid
     LANGUAGE sql PARALLEL SAFE
     AS $$
@@ -2023,20 +1738,10 @@ CREATE FUNCTION ferry.uuid_v7() RETURNS uuid
                'hex')::uuid
 $$;
 
-
---
--- Name: replay(ferry.events); Type: AGGREGATE; Schema: ferry; Owner: -
---
-
 CREATE AGGREGATE ferry.replay(ferry.events) (
     SFUNC = ferry.replay_step,
     STYPE = ferry.jobs
 );
-
-
---
--- Name: account_events; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.account_events (
     "position" bigint NOT NULL,
@@ -2047,17 +1752,7 @@ CREATE TABLE ferry.account_events (
     CONSTRAINT account_events_type_check CHECK ((type = ANY (ARRAY['added'::text, 'linked'::text, 'token_refreshed'::text, 'needs_reauth'::text, 'revoked'::text, 'removed'::text, 'updated'::text])))
 );
 
-
---
--- Name: TABLE account_events; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.account_events IS 'Append-only account history (linked, token refreshed, needs re-auth, revoked). No secrets.';
-
-
---
--- Name: account_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
---
 
 ALTER TABLE ferry.account_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.account_events_position_seq
@@ -2067,11 +1762,6 @@ ALTER TABLE ferry.account_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS
     NO MAXVALUE
     CACHE 1
 );
-
-
---
--- Name: accounts; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.accounts (
     name text NOT NULL,
@@ -2101,22 +1791,12 @@ CREATE TABLE ferry.accounts (
 )
 WITH (fillfactor='70');
 
-
---
--- Name: queue_count_deltas; Type: TABLE; Schema: ferry; Owner: -
---
-
 CREATE TABLE ferry.queue_count_deltas (
     queue text NOT NULL,
     state text NOT NULL,
     delta bigint NOT NULL
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
-
-
---
--- Name: queue_counts; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.queue_counts (
     queue text NOT NULL,
@@ -2125,17 +1805,7 @@ CREATE TABLE ferry.queue_counts (
 )
 WITH (fillfactor='50');
 
-
---
--- Name: TABLE queue_counts; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.queue_counts IS 'Jobs per queue and state, compacted; add ferry.queue_count_deltas for the exact count.';
-
-
---
--- Name: account_status; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.account_status AS
  SELECT a.name,
@@ -2171,11 +1841,6 @@ CREATE VIEW ferry.account_status AS
     a.settings
    FROM ferry.accounts a;
 
-
---
--- Name: archived_jobs; Type: TABLE; Schema: ferry; Owner: -
---
-
 CREATE TABLE ferry.archived_jobs (
     job_id uuid NOT NULL,
     archive_id uuid NOT NULL,
@@ -2185,17 +1850,7 @@ CREATE TABLE ferry.archived_jobs (
     finished_at timestamp with time zone NOT NULL
 );
 
-
---
--- Name: TABLE archived_jobs; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.archived_jobs IS 'Jobs whose events were moved to an archive file, and which file.';
-
-
---
--- Name: archives; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.archives (
     archive_id uuid NOT NULL,
@@ -2215,17 +1870,7 @@ CREATE TABLE ferry.archives (
     CONSTRAINT archives_state_check CHECK ((state = ANY (ARRAY['sealed'::text, 'complete'::text, 'restored'::text])))
 );
 
-
---
--- Name: TABLE archives; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.archives IS 'Archive files written by ferry archive: where, checksum, counts, and whether restored.';
-
-
---
--- Name: batch_count_deltas; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.batch_count_deltas (
     batch text NOT NULL,
@@ -2245,11 +1890,6 @@ CREATE TABLE ferry.batch_count_deltas (
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
 
-
---
--- Name: batch_events; Type: TABLE; Schema: ferry; Owner: -
---
-
 CREATE TABLE ferry.batch_events (
     "position" bigint NOT NULL,
     batch text NOT NULL,
@@ -2261,17 +1901,7 @@ CREATE TABLE ferry.batch_events (
 )
 WITH (fillfactor='100');
 
-
---
--- Name: TABLE batch_events; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.batch_events IS 'Append-only batch history (completed, reopened), written by a trigger on ferry.events. UPDATE, DELETE and TRUNCATE raise.';
-
-
---
--- Name: batch_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
---
 
 ALTER TABLE ferry.batch_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.batch_events_position_seq
@@ -2281,11 +1911,6 @@ ALTER TABLE ferry.batch_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS I
     NO MAXVALUE
     CACHE 1
 );
-
-
---
--- Name: live_progress; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.live_progress (
     job_id uuid NOT NULL,
@@ -2297,17 +1922,7 @@ CREATE TABLE ferry.live_progress (
 )
 WITH (fillfactor='50');
 
-
---
--- Name: TABLE live_progress; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.live_progress IS 'Bytes moved by running transfers beyond their last progress event, published by their workers about once a second. Operational, not history.';
-
-
---
--- Name: batch_status; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.batch_status AS
  SELECT s.batch,
@@ -2399,17 +2014,7 @@ CREATE VIEW ferry.batch_status AS
            FROM ferry.live_progress lp
           WHERE (lp.batch = s.batch)) l);
 
-
---
--- Name: VIEW batch_status; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, and how many sizes are still unknown.';
-
-
---
--- Name: events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
---
 
 ALTER TABLE ferry.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.events_position_seq
@@ -2419,11 +2024,6 @@ ALTER TABLE ferry.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTIT
     NO MAXVALUE
     CACHE 1
 );
-
-
---
--- Name: job_status; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.job_status AS
  SELECT j.job_id,
@@ -2471,17 +2071,7 @@ CREATE VIEW ferry.job_status AS
      LEFT JOIN ferry.accounts a ON ((a.name = j.account)))
      LEFT JOIN ferry.live_progress lp ON (((lp.job_id = j.job_id) AND (lp.worker = j.worker) AND (j.state = 'running'::text))));
 
-
---
--- Name: VIEW job_status; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON VIEW ferry.job_status IS 'One row per job: state, attempts, progress and last error.';
-
-
---
--- Name: job_timeline; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.job_timeline AS
  SELECT e."position",
@@ -2495,11 +2085,6 @@ CREATE VIEW ferry.job_timeline AS
     ((e.data ->> 'lease'::text))::bigint AS lease
    FROM ferry.events e;
 
-
---
--- Name: queue_controls; Type: TABLE; Schema: ferry; Owner: -
---
-
 CREATE TABLE ferry.queue_controls (
     queue text NOT NULL,
     paused boolean NOT NULL,
@@ -2507,17 +2092,7 @@ CREATE TABLE ferry.queue_controls (
     reason text
 );
 
-
---
--- Name: TABLE queue_controls; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.queue_controls IS 'Projection of ferry.queue_events: whether each queue is paused, since when and why.';
-
-
---
--- Name: queue_events; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.queue_events (
     "position" bigint NOT NULL,
@@ -2531,17 +2106,7 @@ CREATE TABLE ferry.queue_events (
     CONSTRAINT queue_events_type_check CHECK ((type = ANY (ARRAY['paused'::text, 'resumed'::text])))
 );
 
-
---
--- Name: TABLE queue_events; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.queue_events IS 'Append-only history of queue pauses and resumes (ferry queue pause|resume).';
-
-
---
--- Name: queue_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
---
 
 ALTER TABLE ferry.queue_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.queue_events_position_seq
@@ -2551,11 +2116,6 @@ ALTER TABLE ferry.queue_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS I
     NO MAXVALUE
     CACHE 1
 );
-
-
---
--- Name: queue_stats; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.queue_stats AS
  WITH counted AS (
@@ -2603,17 +2163,7 @@ CREATE VIEW ferry.queue_stats AS
    FROM (counted c
      LEFT JOIN waiting w ON (((w.queue = c.queue) AND (c.state = 'queued'::text))));
 
-
---
--- Name: VIEW queue_stats; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from counters), due jobs, the oldest due job''s wait (from index probes), and whether the queue is paused.';
-
-
---
--- Name: schedule_events; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.schedule_events (
     "position" bigint NOT NULL,
@@ -2627,17 +2177,7 @@ CREATE TABLE ferry.schedule_events (
     CONSTRAINT schedule_events_type_check CHECK ((type = ANY (ARRAY['added'::text, 'replaced'::text, 'paused'::text, 'resumed'::text, 'removed'::text])))
 );
 
-
---
--- Name: TABLE schedule_events; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.schedule_events IS 'Append-only history of schedule definitions (ferry schedule add|pause|resume|remove): who, when, what.';
-
-
---
--- Name: schedule_events_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
---
 
 ALTER TABLE ferry.schedule_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.schedule_events_position_seq
@@ -2647,11 +2187,6 @@ ALTER TABLE ferry.schedule_events ALTER COLUMN "position" ADD GENERATED ALWAYS A
     NO MAXVALUE
     CACHE 1
 );
-
-
---
--- Name: schedule_ticks; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.schedule_ticks (
     "position" bigint NOT NULL,
@@ -2669,17 +2204,7 @@ CREATE TABLE ferry.schedule_ticks (
     CONSTRAINT schedule_ticks_outcome CHECK ((num_nonnulls(job_id, error, skipped_for) = 1))
 );
 
-
---
--- Name: TABLE schedule_ticks; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.schedule_ticks IS 'Append-only: one row per fired schedule tick (its job, or why none), with the ticks missed before it.';
-
-
---
--- Name: schedule_runs; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.schedule_runs AS
  SELECT t.schedule,
@@ -2696,17 +2221,7 @@ CREATE VIEW ferry.schedule_runs AS
    FROM (ferry.schedule_ticks t
      LEFT JOIN ferry.jobs j ON ((j.job_id = t.job_id)));
 
-
---
--- Name: VIEW schedule_runs; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON VIEW ferry.schedule_runs IS 'Per fired schedule tick: the tick, when it fired, the job (and its state), ticks missed before it, the error, or the job still going that it was skipped for (overlap skip).';
-
-
---
--- Name: schedules; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.schedules (
     name text NOT NULL,
@@ -2728,17 +2243,7 @@ CREATE TABLE ferry.schedules (
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['allow'::text, 'skip'::text])))
 );
 
-
---
--- Name: TABLE schedules; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.schedules IS 'Projection of ferry.schedule_events and ferry.schedule_ticks: each schedule''s definition, state and next tick.';
-
-
---
--- Name: schedule_status; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.schedule_status AS
  SELECT s.name,
@@ -2763,17 +2268,7 @@ CREATE VIEW ferry.schedule_status AS
    FROM (ferry.schedules s
      LEFT JOIN ferry.jobs j ON ((j.job_id = s.last_job_id)));
 
-
---
--- Name: VIEW schedule_status; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON VIEW ferry.schedule_status IS 'Per schedule: spec, time zone, paused, removed, next tick, the last tick''s job and its state.';
-
-
---
--- Name: schedule_ticks_position_seq; Type: SEQUENCE; Schema: ferry; Owner: -
---
 
 ALTER TABLE ferry.schedule_ticks ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.schedule_ticks_position_seq
@@ -2784,10 +2279,13 @@ ALTER TABLE ferry.schedule_ticks ALTER COLUMN "position" ADD GENERATED ALWAYS AS
     CACHE 1
 );
 
+CREATE TABLE ferry.schema_definitions (
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL
+);
 
---
--- Name: schema_migrations; Type: TABLE; Schema: ferry; Owner: -
---
+COMMENT ON TABLE ferry.schema_definitions IS 'Each text (SHA-256 of the file) a migrations/definitions/ file was applied with; the latest per name is current.';
 
 CREATE TABLE ferry.schema_migrations (
     version integer NOT NULL,
@@ -2795,11 +2293,6 @@ CREATE TABLE ferry.schema_migrations (
     checksum text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-
-
---
--- Name: throughput_counts; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.throughput_counts (
     minute timestamp with time zone NOT NULL,
@@ -2810,17 +2303,7 @@ CREATE TABLE ferry.throughput_counts (
 )
 WITH (fillfactor='50');
 
-
---
--- Name: TABLE throughput_counts; Type: COMMENT; Schema: ferry; Owner: -
---
-
 COMMENT ON TABLE ferry.throughput_counts IS 'Jobs finished per minute and queue (kept a day), compacted; add ferry.throughput_deltas.';
-
-
---
--- Name: throughput_deltas; Type: TABLE; Schema: ferry; Owner: -
---
 
 CREATE TABLE ferry.throughput_deltas (
     minute timestamp with time zone NOT NULL,
@@ -2830,11 +2313,6 @@ CREATE TABLE ferry.throughput_deltas (
     bytes bigint NOT NULL
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
-
-
---
--- Name: throughput; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.throughput AS
  SELECT t.minute,
@@ -2859,11 +2337,6 @@ CREATE VIEW ferry.throughput AS
           WHERE (throughput_deltas.minute >= (date_trunc('minute'::text, now()) - '00:59:00'::interval))) t
   GROUP BY t.minute, t.queue;
 
-
---
--- Name: workers; Type: TABLE; Schema: ferry; Owner: -
---
-
 CREATE TABLE ferry.workers (
     name text NOT NULL,
     queues text[] NOT NULL,
@@ -2876,11 +2349,6 @@ CREATE TABLE ferry.workers (
     login name DEFAULT SESSION_USER NOT NULL
 )
 WITH (fillfactor='50');
-
-
---
--- Name: worker_status; Type: VIEW; Schema: ferry; Owner: -
---
 
 CREATE VIEW ferry.worker_status AS
  SELECT w.name,
@@ -2896,1130 +2364,399 @@ CREATE VIEW ferry.worker_status AS
     w.started_at
    FROM ferry.workers w;
 
-
---
--- Name: account_events account_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.account_events
     ADD CONSTRAINT account_events_pkey PRIMARY KEY ("position");
-
-
---
--- Name: accounts accounts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.accounts
     ADD CONSTRAINT accounts_pkey PRIMARY KEY (name);
 
-
---
--- Name: archived_jobs archived_jobs_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.archived_jobs
     ADD CONSTRAINT archived_jobs_pkey PRIMARY KEY (job_id);
-
-
---
--- Name: archives archives_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.archives
     ADD CONSTRAINT archives_pkey PRIMARY KEY (archive_id);
 
-
---
--- Name: batch_counts batch_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.batch_counts
     ADD CONSTRAINT batch_counts_pkey PRIMARY KEY (batch);
-
-
---
--- Name: batch_events batch_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.batch_events
     ADD CONSTRAINT batch_events_pkey PRIMARY KEY ("position");
 
-
---
--- Name: events events_job_version_key; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.events
     ADD CONSTRAINT events_job_version_key UNIQUE (job_id, version);
-
-
---
--- Name: events events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.events
     ADD CONSTRAINT events_pkey PRIMARY KEY ("position");
 
-
---
--- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (job_id);
-
-
---
--- Name: live_progress live_progress_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.live_progress
     ADD CONSTRAINT live_progress_pkey PRIMARY KEY (job_id);
 
-
---
--- Name: queue_controls queue_controls_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.queue_controls
     ADD CONSTRAINT queue_controls_pkey PRIMARY KEY (queue);
-
-
---
--- Name: queue_counts queue_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.queue_counts
     ADD CONSTRAINT queue_counts_pkey PRIMARY KEY (queue, state);
 
-
---
--- Name: queue_events queue_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.queue_events
     ADD CONSTRAINT queue_events_pkey PRIMARY KEY ("position");
-
-
---
--- Name: schedule_events schedule_events_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.schedule_events
     ADD CONSTRAINT schedule_events_pkey PRIMARY KEY ("position");
 
-
---
--- Name: schedule_ticks schedule_ticks_once; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.schedule_ticks
     ADD CONSTRAINT schedule_ticks_once UNIQUE (schedule, tick_at);
-
-
---
--- Name: schedule_ticks schedule_ticks_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.schedule_ticks
     ADD CONSTRAINT schedule_ticks_pkey PRIMARY KEY ("position");
 
-
---
--- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.schedules
     ADD CONSTRAINT schedules_pkey PRIMARY KEY (name);
 
-
---
--- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
+ALTER TABLE ONLY ferry.schema_definitions
+    ADD CONSTRAINT schema_definitions_pkey PRIMARY KEY (name, checksum);
 
 ALTER TABLE ONLY ferry.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
-
---
--- Name: throughput_counts throughput_counts_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.throughput_counts
     ADD CONSTRAINT throughput_counts_pkey PRIMARY KEY (minute, queue);
-
-
---
--- Name: workers workers_pkey; Type: CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (name);
 
-
---
--- Name: account_events_account_idx; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX account_events_account_idx ON ferry.account_events USING btree (account, "position");
-
-
---
--- Name: archived_jobs_archive_idx; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE INDEX archived_jobs_archive_idx ON ferry.archived_jobs USING btree (archive_id);
 
-
---
--- Name: batch_events_batch_idx; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX batch_events_batch_idx ON ferry.batch_events USING btree (batch, "position");
-
-
---
--- Name: events_recorded_at_brin; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE INDEX events_recorded_at_brin ON ferry.events USING brin (recorded_at);
 
-
---
--- Name: jobs_batch_idx; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state, job_id) WHERE (batch IS NOT NULL);
-
-
---
--- Name: jobs_claim_idx; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE INDEX jobs_claim_idx ON ferry.jobs USING btree (queue, COALESCE(account, ''::text), priority DESC, run_at, job_id) WHERE (state = 'queued'::text);
 
-
---
--- Name: jobs_finished_idx; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX jobs_finished_idx ON ferry.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]));
-
-
---
--- Name: jobs_idempotency_key; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE UNIQUE INDEX jobs_idempotency_key ON ferry.jobs USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
-
---
--- Name: jobs_running_account_idx; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE ((state = 'running'::text) AND (account IS NOT NULL));
-
-
---
--- Name: jobs_running_idx; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE INDEX jobs_running_idx ON ferry.jobs USING btree (worker) WHERE (state = 'running'::text);
 
-
---
--- Name: live_progress_batch; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX live_progress_batch ON ferry.live_progress USING btree (batch) WHERE (batch IS NOT NULL);
-
-
---
--- Name: live_progress_worker; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE INDEX live_progress_worker ON ferry.live_progress USING btree (worker);
 
-
---
--- Name: schedule_events_schedule_idx; Type: INDEX; Schema: ferry; Owner: -
---
-
 CREATE INDEX schedule_events_schedule_idx ON ferry.schedule_events USING btree (schedule, "position");
-
-
---
--- Name: schedules_due_idx; Type: INDEX; Schema: ferry; Owner: -
---
 
 CREATE INDEX schedules_due_idx ON ferry.schedules USING btree (next_tick) WHERE ((NOT paused) AND (NOT removed));
 
-
---
--- Name: account_events account_events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER account_events_append_only_rows BEFORE DELETE OR UPDATE ON ferry.account_events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_account_event_change();
-
-
---
--- Name: account_events account_events_append_only_truncate; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER account_events_append_only_truncate BEFORE TRUNCATE ON ferry.account_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_account_event_change();
 
-
---
--- Name: account_events account_events_authorize; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER account_events_authorize AFTER INSERT ON ferry.account_events REFERENCING NEW TABLE AS new_account_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.authorize_account_events();
-
-
---
--- Name: batch_events batch_events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER batch_events_append_only_rows BEFORE DELETE OR UPDATE ON ferry.batch_events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_batch_event_change();
 
-
---
--- Name: batch_events batch_events_append_only_truncate; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER batch_events_append_only_truncate BEFORE TRUNCATE ON ferry.batch_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_batch_event_change();
-
-
---
--- Name: events events_append_only_rows; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER events_append_only_rows BEFORE UPDATE ON ferry.events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_event_change();
 
-
---
--- Name: events events_append_only_truncate; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER events_append_only_truncate BEFORE TRUNCATE ON ferry.events FOR EACH STATEMENT EXECUTE FUNCTION ferry.forbid_event_change();
-
-
---
--- Name: events events_authorize; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER events_authorize AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.authorize_events();
 
-
---
--- Name: events events_leave_only_archived; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER events_leave_only_archived AFTER DELETE ON ferry.events REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_event_removal();
-
-
---
--- Name: events events_project; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER events_project AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT WHEN (((COALESCE(current_setting('ferry.restore_token'::text, true), ''::text) = ''::text) OR (NOT ferry.restoring()))) EXECUTE FUNCTION ferry.project_events();
 
-
---
--- Name: events events_track_batches; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER events_track_batches AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT WHEN (((COALESCE(current_setting('ferry.restore_token'::text, true), ''::text) = ''::text) OR (NOT ferry.restoring()))) EXECUTE FUNCTION ferry.track_batches();
-
-
---
--- Name: jobs jobs_written_by_projection_only; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER jobs_written_by_projection_only BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON ferry.jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_projection();
 
-
---
--- Name: queue_events queue_events_no_change; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER queue_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.queue_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.queue_events_append_only();
-
-
---
--- Name: queue_events queue_events_project; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER queue_events_project AFTER INSERT ON ferry.queue_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_queue_events();
 
-
---
--- Name: schedule_events schedule_events_no_change; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER schedule_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.schedule_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.schedule_history_append_only();
-
-
---
--- Name: schedule_events schedule_events_project; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER schedule_events_project AFTER INSERT ON ferry.schedule_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_schedule_events();
 
-
---
--- Name: schedule_ticks schedule_ticks_no_change; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER schedule_ticks_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.schedule_ticks FOR EACH STATEMENT EXECUTE FUNCTION ferry.schedule_history_append_only();
-
-
---
--- Name: schedule_ticks schedule_ticks_project; Type: TRIGGER; Schema: ferry; Owner: -
---
 
 CREATE TRIGGER schedule_ticks_project AFTER INSERT ON ferry.schedule_ticks REFERENCING NEW TABLE AS new_ticks FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_schedule_ticks();
 
-
---
--- Name: workers workers_guard; Type: TRIGGER; Schema: ferry; Owner: -
---
-
 CREATE TRIGGER workers_guard BEFORE INSERT OR DELETE OR UPDATE ON ferry.workers FOR EACH ROW EXECUTE FUNCTION ferry.guard_worker_rows();
-
-
---
--- Name: archived_jobs archived_jobs_archive_id_fkey; Type: FK CONSTRAINT; Schema: ferry; Owner: -
---
 
 ALTER TABLE ONLY ferry.archived_jobs
     ADD CONSTRAINT archived_jobs_archive_id_fkey FOREIGN KEY (archive_id) REFERENCES ferry.archives(archive_id);
 
-
---
--- Name: live_progress live_progress_worker_fkey; Type: FK CONSTRAINT; Schema: ferry; Owner: -
---
-
 ALTER TABLE ONLY ferry.live_progress
     ADD CONSTRAINT live_progress_worker_fkey FOREIGN KEY (worker) REFERENCES ferry.workers(name) ON DELETE CASCADE;
-
-
---
--- Name: SCHEMA ferry; Type: ACL; Schema: -; Owner: -
---
 
 GRANT USAGE ON SCHEMA ferry TO ferry_reader;
 GRANT USAGE ON SCHEMA ferry TO ferry_producer;
 GRANT USAGE ON SCHEMA ferry TO ferry_worker;
 
-
---
--- Name: FUNCTION account_transfers(p_account text); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.account_transfers(p_account text) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.account_transfers(p_account text) TO ferry_worker;
-
-
---
--- Name: TABLE jobs; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_producer;
 GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_worker;
 
-
---
--- Name: FUNCTION batch_counts_actual(); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.batch_counts_actual() FROM PUBLIC;
-
-
---
--- Name: FUNCTION check_enqueued(d jsonb, p_place text); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) TO ferry_worker;
 
-
---
--- Name: FUNCTION claim_jobs(p_worker text, p_queues text[], p_limit integer); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) TO ferry_worker;
-
-
---
--- Name: FUNCTION compact_counters(); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.compact_counters() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.compact_counters() TO ferry_worker;
 
-
---
--- Name: FUNCTION compact_queue_counts(); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.compact_queue_counts() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.compact_queue_counts() TO ferry_worker;
 
-
---
--- Name: FUNCTION count_changes(p_changes ferry.job_change[]); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.count_changes(p_changes ferry.job_change[]) FROM PUBLIC;
-
-
---
--- Name: FUNCTION enqueue(p_kind text, p_source text, p_destination text, p_options jsonb); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) TO ferry_worker;
 
-
---
--- Name: FUNCTION enqueue_many(p_jobs jsonb); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.enqueue_many(p_jobs jsonb) TO ferry_worker;
-
-
---
--- Name: FUNCTION enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.enqueue_request(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text, OUT job_id uuid, OUT data jsonb) TO ferry_worker;
 
-
---
--- Name: FUNCTION enqueued_ok(d jsonb); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.enqueued_ok(d jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.enqueued_ok(d jsonb) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.enqueued_ok(d jsonb) TO ferry_worker;
-
-
---
--- Name: FUNCTION queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_reader;
 GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_worker;
 
-
---
--- Name: FUNCTION rebuild_projection(); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.rebuild_projection() FROM PUBLIC;
-
-
---
--- Name: FUNCTION recount_batches(); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.recount_batches() FROM PUBLIC;
 
-
---
--- Name: FUNCTION recount_queues(); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.recount_queues() FROM PUBLIC;
-
-
---
--- Name: FUNCTION release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p_grace interval) TO ferry_worker;
 
-
---
--- Name: TABLE events; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.events TO ferry_worker;
-
-
---
--- Name: COLUMN events.job_id; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(job_id) ON TABLE ferry.events TO ferry_producer;
 GRANT INSERT(job_id) ON TABLE ferry.events TO ferry_worker;
 
-
---
--- Name: COLUMN events.version; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(version) ON TABLE ferry.events TO ferry_producer;
 GRANT INSERT(version) ON TABLE ferry.events TO ferry_worker;
-
-
---
--- Name: COLUMN events.type; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(type) ON TABLE ferry.events TO ferry_producer;
 GRANT INSERT(type) ON TABLE ferry.events TO ferry_worker;
 
-
---
--- Name: COLUMN events.data; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(data) ON TABLE ferry.events TO ferry_producer;
 GRANT INSERT(data) ON TABLE ferry.events TO ferry_worker;
 
-
---
--- Name: FUNCTION rescue_stale_jobs(p_stale_after interval); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) TO ferry_worker;
-
-
---
--- Name: FUNCTION restoring(); Type: ACL; Schema: ferry; Owner: -
---
 
 REVOKE ALL ON FUNCTION ferry.restoring() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_worker;
 
-
---
--- Name: FUNCTION uuid_v7(); Type: ACL; Schema: ferry; Owner: -
---
-
 REVOKE ALL ON FUNCTION ferry.uuid_v7() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.uuid_v7() TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.uuid_v7() TO ferry_worker;
 
-
---
--- Name: TABLE account_events; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT,INSERT ON TABLE ferry.account_events TO ferry_worker;
 GRANT SELECT ON TABLE ferry.account_events TO ferry_producer;
 
-
---
--- Name: TABLE accounts; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.accounts TO ferry_worker;
-
-
---
--- Name: COLUMN accounts.name; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(name) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.provider; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(provider) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: COLUMN accounts.created_at; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(created_at) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.max_concurrent; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(max_concurrent) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: COLUMN accounts.app_key; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(app_key) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.access_token_sealed; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT UPDATE(access_token_sealed) ON TABLE ferry.accounts TO ferry_worker;
-
-
---
--- Name: COLUMN accounts.access_token_issued_at; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT UPDATE(access_token_issued_at) ON TABLE ferry.accounts TO ferry_worker;
 GRANT SELECT(access_token_issued_at) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.access_token_expires_at; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT UPDATE(access_token_expires_at) ON TABLE ferry.accounts TO ferry_worker;
 GRANT SELECT(access_token_expires_at) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: COLUMN accounts.key_id; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT UPDATE(key_id) ON TABLE ferry.accounts TO ferry_worker;
 GRANT SELECT(key_id) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.api_url; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(api_url) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: COLUMN accounts.content_url; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(content_url) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.authorize_url; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(authorize_url) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.provider_account_id; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(provider_account_id) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: COLUMN accounts.status; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT UPDATE(status) ON TABLE ferry.accounts TO ferry_worker;
 GRANT SELECT(status) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.status_reason; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT UPDATE(status_reason) ON TABLE ferry.accounts TO ferry_worker;
 GRANT SELECT(status_reason) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: COLUMN accounts.updated_at; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT UPDATE(updated_at) ON TABLE ferry.accounts TO ferry_worker;
 GRANT SELECT(updated_at) ON TABLE ferry.accounts TO ferry_producer;
 
-
---
--- Name: COLUMN accounts.settings; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(settings) ON TABLE ferry.accounts TO ferry_producer;
-
-
---
--- Name: TABLE account_status; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.account_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.account_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.account_status TO ferry_worker;
 
-
---
--- Name: TABLE archived_jobs; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.archived_jobs TO ferry_producer;
 GRANT SELECT ON TABLE ferry.archived_jobs TO ferry_worker;
-
-
---
--- Name: COLUMN archives.archive_id; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(archive_id) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(archive_id) ON TABLE ferry.archives TO ferry_worker;
 
-
---
--- Name: COLUMN archives.state; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(state) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(state) ON TABLE ferry.archives TO ferry_worker;
-
-
---
--- Name: COLUMN archives.file; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(file) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(file) ON TABLE ferry.archives TO ferry_worker;
 
-
---
--- Name: COLUMN archives.sha256; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(sha256) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(sha256) ON TABLE ferry.archives TO ferry_worker;
-
-
---
--- Name: COLUMN archives.jobs; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(jobs) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(jobs) ON TABLE ferry.archives TO ferry_worker;
 
-
---
--- Name: COLUMN archives.events; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(events) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(events) ON TABLE ferry.archives TO ferry_worker;
-
-
---
--- Name: COLUMN archives.first_position; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(first_position) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(first_position) ON TABLE ferry.archives TO ferry_worker;
 
-
---
--- Name: COLUMN archives.last_position; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(last_position) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(last_position) ON TABLE ferry.archives TO ferry_worker;
-
-
---
--- Name: COLUMN archives.finished_before; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(finished_before) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(finished_before) ON TABLE ferry.archives TO ferry_worker;
 
-
---
--- Name: COLUMN archives.created_at; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(created_at) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(created_at) ON TABLE ferry.archives TO ferry_worker;
-
-
---
--- Name: COLUMN archives.completed_at; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT(completed_at) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(completed_at) ON TABLE ferry.archives TO ferry_worker;
 
-
---
--- Name: COLUMN archives.restored_at; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_worker;
-
-
---
--- Name: TABLE batch_events; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_worker;
 
-
---
--- Name: TABLE live_progress; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.live_progress TO ferry_worker;
-
-
---
--- Name: TABLE batch_status; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.batch_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.batch_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.batch_status TO ferry_worker;
 
-
---
--- Name: TABLE job_status; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.job_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.job_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.job_status TO ferry_worker;
-
-
---
--- Name: TABLE job_timeline; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.job_timeline TO ferry_reader;
 GRANT SELECT ON TABLE ferry.job_timeline TO ferry_producer;
 GRANT SELECT ON TABLE ferry.job_timeline TO ferry_worker;
 
-
---
--- Name: TABLE queue_controls; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.queue_controls TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_controls TO ferry_worker;
-
-
---
--- Name: TABLE queue_events; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.queue_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_events TO ferry_worker;
 
-
---
--- Name: COLUMN queue_events.queue; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(queue) ON TABLE ferry.queue_events TO ferry_producer;
-
-
---
--- Name: COLUMN queue_events.type; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(type) ON TABLE ferry.queue_events TO ferry_producer;
 
-
---
--- Name: COLUMN queue_events.data; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(data) ON TABLE ferry.queue_events TO ferry_producer;
-
-
---
--- Name: TABLE queue_stats; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_reader;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_worker;
 
-
---
--- Name: TABLE schedule_events; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.schedule_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_events TO ferry_worker;
 
-
---
--- Name: COLUMN schedule_events.schedule; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(schedule) ON TABLE ferry.schedule_events TO ferry_producer;
-
-
---
--- Name: COLUMN schedule_events.type; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(type) ON TABLE ferry.schedule_events TO ferry_producer;
 
-
---
--- Name: COLUMN schedule_events.data; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(data) ON TABLE ferry.schedule_events TO ferry_producer;
-
-
---
--- Name: TABLE schedule_ticks; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.schedule_ticks TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_ticks TO ferry_worker;
 
-
---
--- Name: COLUMN schedule_ticks.schedule; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(schedule) ON TABLE ferry.schedule_ticks TO ferry_worker;
-
-
---
--- Name: COLUMN schedule_ticks.tick_at; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(tick_at) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
-
---
--- Name: COLUMN schedule_ticks.job_id; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(job_id) ON TABLE ferry.schedule_ticks TO ferry_worker;
-
-
---
--- Name: COLUMN schedule_ticks.missed; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(missed) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
-
---
--- Name: COLUMN schedule_ticks.first_missed; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(first_missed) ON TABLE ferry.schedule_ticks TO ferry_worker;
-
-
---
--- Name: COLUMN schedule_ticks.error; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(error) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
-
---
--- Name: COLUMN schedule_ticks.next_tick; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(next_tick) ON TABLE ferry.schedule_ticks TO ferry_worker;
-
-
---
--- Name: COLUMN schedule_ticks.worker; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT INSERT(worker) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
-
---
--- Name: COLUMN schedule_ticks.skipped_for; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT INSERT(skipped_for) ON TABLE ferry.schedule_ticks TO ferry_worker;
-
-
---
--- Name: TABLE schedule_runs; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_reader;
 GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_worker;
 
-
---
--- Name: TABLE schedules; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.schedules TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedules TO ferry_worker;
-
-
---
--- Name: TABLE schedule_status; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.schedule_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.schedule_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_status TO ferry_worker;
 
-
---
--- Name: TABLE schema_migrations; Type: ACL; Schema: ferry; Owner: -
---
+GRANT SELECT ON TABLE ferry.schema_definitions TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schema_definitions TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
-
-
---
--- Name: TABLE throughput; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.throughput TO ferry_reader;
 GRANT SELECT ON TABLE ferry.throughput TO ferry_producer;
 GRANT SELECT ON TABLE ferry.throughput TO ferry_worker;
 
-
---
--- Name: TABLE workers; Type: ACL; Schema: ferry; Owner: -
---
-
 GRANT SELECT ON TABLE ferry.workers TO ferry_producer;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.workers TO ferry_worker;
-
-
---
--- Name: TABLE worker_status; Type: ACL; Schema: ferry; Owner: -
---
 
 GRANT SELECT ON TABLE ferry.worker_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.worker_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.worker_status TO ferry_worker;
-
-
---
--- PostgreSQL database dump complete
---
-
-

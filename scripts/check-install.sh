@@ -22,6 +22,9 @@ url="${admin%/*}/ferry_install_check"
 (cd / && PATH="$prefix/bin:$PATH" ferry migrate --database-url "$url" >/dev/null) || fail "installed ferry migrate failed"
 version=$(psql "$url" -Atc "SELECT max(version) FROM ferry.schema_migrations")
 [[ "$got" == *"(schema $version)"* ]] || fail "migrated to schema $version, but the binary says '$got'"
+definitions=$(psql "$url" -Atc "SELECT count(DISTINCT name) FROM ferry.schema_definitions")
+[[ "$definitions" == "$(ls migrations/definitions/*.sql | wc -l)" ]] \
+    || fail "applied $definitions definitions: share/ferry/migrations/definitions is incomplete"
 
 bash -n "$prefix/share/bash-completion/completions/ferry" || fail "the bash completion does not parse"
 grep -q "enqueue" "$prefix/share/bash-completion/completions/ferry" || fail "the bash completion lacks subcommands"

@@ -4,6 +4,7 @@
 # Layout under PREFIX (DESTDIR is prepended, for packaging):
 #   bin/ferry
 #   share/ferry/migrations/NNNN_*.sql           (ferry migrate finds them beside the binary)
+#   share/ferry/migrations/definitions/NNN_*.sql (the current functions and views, applied after them)
 #   share/bash-completion/completions/ferry, share/zsh/site-functions/_ferry, share/fish/vendor_completions.d/ferry.fish
 #   share/man/man1/ferry.1                      (generated from the argument parser by its generate-manual plugin)
 set -euo pipefail
@@ -35,10 +36,11 @@ swift package --disable-sandbox --allow-writing-to-directory "$mandir" \
 test -s "$mandir/ferry.1" || { echo "install.sh: the man page was not generated" >&2; exit 70; }
 
 echo "==> installing into $root"
-install -d "$root/bin" "$root/share/ferry/migrations" "$root/share/man/man1" \
+install -d "$root/bin" "$root/share/ferry/migrations/definitions" "$root/share/man/man1" \
     "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" "$root/share/fish/vendor_completions.d"
 install -m 0755 "$bin" "$root/bin/ferry"
 install -m 0644 migrations/[0-9][0-9][0-9][0-9]_*.sql "$root/share/ferry/migrations/"
+install -m 0644 migrations/definitions/[0-9]*_*.sql "$root/share/ferry/migrations/definitions/"
 install -m 0644 "$mandir/ferry.1" "$root/share/man/man1/ferry.1"
 "$root/bin/ferry" --generate-completion-script bash > "$root/share/bash-completion/completions/ferry"
 "$root/bin/ferry" --generate-completion-script zsh > "$root/share/zsh/site-functions/_ferry"

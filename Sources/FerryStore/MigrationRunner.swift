@@ -1,34 +1,67 @@
 import Logging
 import Postgres
 
-/// Applies numbered migrations in order, once each, under an advisory lock.
+/// Applies numbered migrations in order, once each, then the definitions whose text changed, under an advisory lock.
+///
+/// Two kinds of files (see `migrations/README.md`):
+/// - Numbered migrations (`migrations/NNNN_name.sql`) are history: tables, indexes, triggers, data moves and
+///   grants. Each runs once, recorded with its checksum in `ferry.schema_migrations`; one that changed after it
+///   was applied stops everything, and so does one the database has but this build lacks (a newer database).
+/// - Definitions (`migrations/definitions/NNN_name.sql`, `Definition`) are the present: the whole current text of
+///   one function or view, `CREATE OR REPLACE`, edited in place. After the numbered migrations, each definition
+///   whose checksum differs from the one last recorded in `ferry.schema_definitions` (migration 0028) runs again,
+///   in number order, in its own transaction with its record. Replacing keeps the object's grants and comment.
+///   Functions and views of 0001–0027 were created there and are re-created identically by their definitions,
+///   so a database at schema 24–27 upgrades by applying the missing numbered files and then every definition once.
+///
+/// Definitions run after every numbered migration, so a numbered migration must not rely on a definition's new
+/// text (it may create what it needs itself; the definition then replaces it). A change a `CREATE OR REPLACE`
+/// cannot make (a function's return type, a view's columns dropped or reordered) is a numbered migration that
+/// drops the object and deletes its `ferry.schema_definitions` rows, so the definition creates it again.
+///
+/// The records keep every text a definition was applied with. A build whose definition matches an older record
+/// but not the latest is older than the database (like a numbered migration it does not know) and is refused,
+/// so an old `ferry migrate` cannot roll functions back. Reverting a definition on purpose means new text
+/// (a changed comment suffices).
 ///
 /// Many workers may start at once and all call `migrate`: the lock serializes them and the later ones find
 /// nothing left to do. Each file runs in its own transaction together with its bookkeeping row, so a failed
-/// file leaves no trace. A file whose checksum differs from the applied one stops everything.
+/// file leaves no trace.
 public struct MigrationRunner: Sendable {
     /// Key of the session advisory lock that serializes migrators ("ferry" in ASCII).
     public static let lockKey: Int64 = 0x66_6572_7279
 
     public let client: PostgresClient
     public let migrations: [Migration]
+    public let definitions: [Definition]
     public let logger: Logger
 
-    public init(client: PostgresClient, migrations: [Migration], logger: Logger) {
+    public init(client: PostgresClient, migrations: [Migration], definitions: [Definition], logger: Logger) {
         self.client = client
         self.migrations = migrations
+        self.definitions = definitions
         self.logger = logger
+    }
+
+    /// Loads both kinds of files of a migrations directory (`Migration.load`, `Definition.load`).
+    public init(client: PostgresClient, directory: String, logger: Logger) throws {
+        self.init(
+            client: client, migrations: try Migration.load(from: directory),
+            definitions: try Definition.load(fromMigrations: directory), logger: logger)
     }
 
     /// What `migrate` did.
     public struct Outcome: Sendable {
         public var applied: [Migration]
         public var alreadyApplied: Int
+        /// Definitions applied now: new, or changed since they were last applied.
+        public var definitions: [Definition] = []
     }
 
     @discardableResult
     public func migrate() async throws -> Outcome {
         let migrations = self.migrations
+        let definitions = self.definitions
         let logger = self.logger
         return try await client.withConnection { connection in
             try connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
@@ -56,13 +89,35 @@ public struct MigrationRunner: Sendable {
                 }
                 done.append(migration)
             }
-            return Outcome(applied: done, alreadyApplied: applied.count)
+            var outcome = Outcome(applied: done, alreadyApplied: applied.count)
+            guard !definitions.isEmpty else { return outcome }
+            let records = try Self.definitionRecords(connection)
+            guard let records else {
+                throw FerryStoreError(
+                    .migrationFiles, "this build has definitions but its migrations do not create ferry.schema_definitions",
+                    fix: "install the numbered migrations and migrations/definitions/ of the same build")
+            }
+            let pending = try Self.pending(definitions, records: records)
+            for definition in pending {
+                logger.info("applying definition", metadata: ["order": "\(definition.order)", "name": "\(definition.name)"])
+                try connection.transaction { tx in
+                    try tx.execute(definition.sql)
+                    try tx.query(
+                        "INSERT INTO ferry.schema_definitions (name, checksum) VALUES ($1, $2)",
+                        [definition.name, definition.checksum])
+                }
+            }
+            outcome.definitions = pending
+            return outcome
         }
     }
 
-    /// Fails unless every migration is applied with the same checksum (used by workers at startup).
+    /// Fails unless every migration and every definition is applied with this build's checksum (used by workers at
+    /// startup): `notMigrated` when `ferry migrate` would apply something, `migrationChanged` or `migrationUnknown`
+    /// when the database and this build disagree in a way migrating cannot fix.
     public func verifyUpToDate() async throws {
         let migrations = self.migrations
+        let definitions = self.definitions
         try await client.withConnection { connection in
             let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL")
             guard try exists.rows[0].decode(Bool.self, at: 0) else {
@@ -75,7 +130,46 @@ public struct MigrationRunner: Sendable {
                 throw FerryStoreError(
                     .notMigrated, "migration \(first.version)_\(first.name) is not applied", fix: "run ferry migrate")
             }
+            guard !definitions.isEmpty else { return }
+            let pending = try Self.pending(definitions, records: try Self.definitionRecords(connection) ?? [:])
+            if let first = pending.first {
+                throw FerryStoreError(
+                    .notMigrated, "definition \(first.order)_\(first.name) is not applied in this build's text",
+                    fix: "run ferry migrate")
+            }
         }
+    }
+
+    /// What `ferry.schema_definitions` holds: per name, every checksum applied, the latest first; nil when the
+    /// table does not exist (a database before migration 0028).
+    static func definitionRecords(_ connection: PostgresConnection) throws -> [String: [String]]? {
+        let exists = try connection.query("SELECT to_regclass('ferry.schema_definitions') IS NOT NULL")
+        guard try exists.rows[0].decode(Bool.self, at: 0) else { return nil }
+        var records = [String: [String]]()
+        for row in try connection.query(
+            "SELECT name, checksum FROM ferry.schema_definitions ORDER BY name, applied_at DESC, checksum").rows {
+            records[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
+        }
+        return records
+    }
+
+    /// The definitions to apply, in order: those never applied or whose text is new. Throws when a definition's
+    /// text is one the database replaced since (this build is older than the database).
+    static func pending(_ definitions: [Definition], records: [String: [String]]) throws -> [Definition] {
+        var pending = [Definition]()
+        for definition in definitions {
+            let history = records[definition.name] ?? []
+            if history.first == definition.checksum { continue }
+            if history.contains(definition.checksum) {
+                throw FerryStoreError(
+                    .migrationUnknown,
+                    "the database has a newer definition of \(definition.name) than this ferry build "
+                        + "(\(definition.order)_\(definition.name).sql was replaced since it was applied)",
+                    fix: "upgrade ferry to the build that applied it; to revert a definition on purpose, change its text")
+            }
+            pending.append(definition)
+        }
+        return pending
     }
 
     static func appliedChecksums(_ connection: PostgresConnection) throws -> [Int: (name: String, checksum: String)] {

@@ -22,11 +22,12 @@ public struct SchemaGate: Sendable {
     let maxDelay: Duration
 
     public init(
-        store: FerryStore, migrations: [Migration], expected: Int = FerryRelease.schemaVersion, bound: Duration,
+        store: FerryStore, migrations: [Migration], definitions: [Definition], expected: Int = FerryRelease.schemaVersion,
+        bound: Duration,
         readiness: WorkerReadiness?, logger: Logger, firstDelay: Duration = .milliseconds(500), maxDelay: Duration = .seconds(30)
     ) {
         self.store = store
-        self.runner = MigrationRunner(client: store.client, migrations: migrations, logger: logger)
+        self.runner = MigrationRunner(client: store.client, migrations: migrations, definitions: definitions, logger: logger)
         self.expected = expected
         self.bound = bound
         self.readiness = readiness
@@ -43,7 +44,7 @@ public struct SchemaGate: Sendable {
         case gap(String)
     }
 
-    /// Returns true once every migration of this build is applied (checksums included); false when a graceful
+    /// Returns true once every migration and definition of this build is applied (checksums included); false when a graceful
     /// shutdown arrived while waiting. Throws when `bound` passed first, or at once for a problem waiting cannot fix.
     public func wait() async throws -> Bool {
         let deadline = ContinuousClock.now + bound

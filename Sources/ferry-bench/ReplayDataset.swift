@@ -32,7 +32,7 @@ struct ReplayDataset {
     func build(url: String) async throws -> Built {
         let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
         defer { client.close() }
-        _ = try await MigrationRunner(client: client, migrations: Migration.load(from: migrations), logger: Logger(label: "bench.migrate")).migrate()
+        _ = try await MigrationRunner(client: client, directory: migrations, logger: Logger(label: "bench.migrate")).migrate()
 
         let start = ContinuousClock.now
         try await client.withConnection { connection in

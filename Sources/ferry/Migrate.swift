@@ -8,7 +8,9 @@ struct Migrate: AsyncParsableCommand {
         abstract: "Apply pending SQL migrations (safe to run from many processes at once).",
         discussion: """
             Applies the numbered files of migrations/ in order, each once, in its own transaction, under an \
-            advisory lock. Refuses to run if a file that was already applied has changed since.
+            advisory lock; then the files of migrations/definitions/ (one function or view each) whose text \
+            changed since they were last applied. Refuses to run if a numbered file that was already applied has \
+            changed since, or if the database is newer than this build.
 
             Examples:
               ferry migrate
@@ -18,7 +20,9 @@ struct Migrate: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("Directory of NNNN_name.sql files. Default: $FERRY_MIGRATIONS_DIR or ./migrations.", valueName: "dir"))
+    @Option(help: ArgumentHelp(
+            "Directory of NNNN_name.sql files and definitions/. Default: $FERRY_MIGRATIONS_DIR or ./migrations.",
+            valueName: "dir"))
     var migrations: String?
 
     @Flag(help: "Only check that every migration is applied; change nothing (exit 78 if not).")
@@ -31,15 +35,21 @@ struct Migrate: AsyncParsableCommand {
         try await runReporting {
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
-            let files = try Migration.load(from: MigrationsLocator.locate(migrations))
-            let runner = MigrationRunner(client: store.client, migrations: files, logger: Logger(label: "ferry.migrate"))
+            let directory = MigrationsLocator.locate(migrations)
+            let files = try Migration.load(from: directory)
+            let definitions = try Definition.load(fromMigrations: directory)
+            let runner = MigrationRunner(
+                client: store.client, migrations: files, definitions: definitions, logger: Logger(label: "ferry.migrate"))
             let newest = Int64(files.map(\.version).max() ?? 0)
             if check {
                 try await runner.verifyUpToDate()
                 if json {
-                    print(JSONValue.object(["up_to_date": .bool(true), "schema_version": .int(newest), "migrations": .int(Int64(files.count))]).jsonText)
+                    print(JSONValue.object([
+                        "up_to_date": .bool(true), "schema_version": .int(newest), "migrations": .int(Int64(files.count)),
+                        "definitions": .int(Int64(definitions.count)),
+                    ]).jsonText)
                 } else {
-                    print("schema is up to date (\(files.count) migrations)")
+                    print("schema is up to date (\(files.count) migrations, \(definitions.count) definitions)")
                 }
                 return
             }
@@ -49,13 +59,19 @@ struct Migrate: AsyncParsableCommand {
                     "up_to_date": .bool(true), "schema_version": .int(newest),
                     "applied": .array(outcome.applied.map { .object(["version": .int(Int64($0.version)), "name": .string($0.name)]) }),
                     "already_applied": .int(Int64(outcome.alreadyApplied)),
+                    "definitions_applied": .array(outcome.definitions.map { .object(["order": .int(Int64($0.order)), "name": .string($0.name)]) }),
                 ]).jsonText)
                 return
             }
             for migration in outcome.applied {
                 print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
             }
-            print("schema is up to date (\(outcome.applied.count) applied now, \(outcome.alreadyApplied) before)")
+            for definition in outcome.definitions {
+                print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
+            }
+            print(
+                "schema is up to date (\(outcome.applied.count) applied now, \(outcome.alreadyApplied) before; "
+                    + "\(outcome.definitions.count) of \(definitions.count) definitions applied now)")
         }
     }
 }

@@ -212,8 +212,10 @@ struct WorkerCommand: AsyncParsableCommand {
             defer { livenessClient.close() }
             let liveness = FerryStore(client: livenessClient, logger: logger)
             let readiness = WorkerReadiness(store: liveness)
+            let migrationsDirectory = MigrationsLocator.locate(nil)
             let gate = SchemaGate(
-                store: store, migrations: try Migration.load(from: MigrationsLocator.locate(nil)), bound: schemaWait,
+                store: store, migrations: try Migration.load(from: migrationsDirectory),
+                definitions: try Definition.load(fromMigrations: migrationsDirectory), bound: schemaWait,
                 readiness: readiness, logger: logger)
             let workerName = name ?? WorkerConfiguration.defaultName()
             let tracing: (any Service)?

@@ -21,23 +21,29 @@ struct MigrationRunnerTests {
         let (client, _) = try await freshDatabase()
         defer { client.close() }
         let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
-        let outcomes = try await withThrowingTaskGroup(of: Int.self) { group in
+        let definitions = try Definition.load(fromMigrations: TestDatabase.migrationsDirectory)
+        let outcomes = try await withThrowingTaskGroup(of: (migrations: Int, definitions: Int).self) { group in
             for _ in 0..<6 {
                 group.addTask {
                     let own = PostgresClient(configuration: client.configuration)
                     defer { own.close() }
-                    return try await MigrationRunner(client: own, migrations: migrations, logger: Logger(label: "m")).migrate().applied.count
+                    let outcome = try await MigrationRunner(
+                        client: own, migrations: migrations, definitions: definitions, logger: Logger(label: "m")
+                    ).migrate()
+                    return (outcome.applied.count, outcome.definitions.count)
                 }
             }
-            var counts = [Int]()
+            var counts = [(migrations: Int, definitions: Int)]()
             for try await count in group { counts.append(count) }
             return counts
         }
-        #expect(outcomes.reduce(0, +) == migrations.count)
-        #expect(outcomes.filter { $0 > 0 }.count == 1)
+        #expect(outcomes.map(\.migrations).reduce(0, +) == migrations.count)
+        #expect(outcomes.filter { $0.migrations > 0 }.count == 1)
+        #expect(outcomes.map(\.definitions).reduce(0, +) == definitions.count)
         let rows = try await client.withConnection { try $0.query("SELECT version FROM ferry.schema_migrations ORDER BY version").rows }
         #expect(try rows.map { try $0.decode(Int.self, at: 0) } == migrations.map(\.version))
-        try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).verifyUpToDate()
+        try await MigrationRunner(client: client, migrations: migrations, definitions: definitions, logger: Logger(label: "m"))
+            .verifyUpToDate()
     }
 
     @Test("several databases of a fresh cluster migrate at once (roles are cluster-wide)")
@@ -47,14 +53,14 @@ struct MigrationRunnerTests {
             let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: cluster.adminURL, poolSize: 1))
             for index in 0..<4 { try await admin.withConnection { try $0.execute("CREATE DATABASE race_\(index)") } }
             admin.close()
-            let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+            let directory = TestDatabase.migrationsDirectory
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<4 {
                     group.addTask {
                         let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "race_\(index)")
                         let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
                         defer { client.close() }
-                        try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+                        try await MigrationRunner(client: client, directory: directory, logger: Logger(label: "m")).migrate()
                     }
                 }
                 try await group.waitForAll()
@@ -71,17 +77,17 @@ struct MigrationRunnerTests {
         let (client, _) = try await freshDatabase()
         defer { client.close() }
         var migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
-        try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+        try await MigrationRunner(client: client, migrations: migrations, definitions: [], logger: Logger(label: "m")).migrate()
         let original = migrations[1]
         migrations[1] = Migration(version: original.version, name: original.name, sql: original.sql + "\n-- edited")
         await #expect {
-            try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+            try await MigrationRunner(client: client, migrations: migrations, definitions: [], logger: Logger(label: "m")).migrate()
         } throws: { error in
             (error as? FerryStoreError)?.code == .migrationChanged
         }
         let older = Array(try Migration.load(from: TestDatabase.migrationsDirectory).dropLast())
         await #expect {
-            try await MigrationRunner(client: client, migrations: older, logger: Logger(label: "m")).migrate()
+            try await MigrationRunner(client: client, migrations: older, definitions: [], logger: Logger(label: "m")).migrate()
         } throws: { error in
             (error as? FerryStoreError)?.code == .migrationUnknown
         }
@@ -94,7 +100,7 @@ struct MigrationRunnerTests {
         var migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
         migrations.append(Migration(version: 9999, name: "broken", sql: "CREATE TABLE ferry.half (x int); SELECT 1/0;"))
         await #expect(throws: PostgresError.self) {
-            try await MigrationRunner(client: client, migrations: migrations, logger: Logger(label: "m")).migrate()
+            try await MigrationRunner(client: client, migrations: migrations, definitions: [], logger: Logger(label: "m")).migrate()
         }
         let check = try await client.withConnection {
             try $0.query("SELECT to_regclass('ferry.half') IS NULL, (SELECT count(*) FROM ferry.schema_migrations WHERE version = 9999)").rows[0]

@@ -3,8 +3,9 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// migrations/schema.sql is the schema the migrations produce, as pg_dump prints it: reviewers read the
-/// whole schema in one place, and a migration that changes more (or less) than its author thought shows here.
+/// migrations/schema.sql is the schema the migrations and definitions produce, as pg_dump prints it without its
+/// framing (scripts/schema-dump.sh): reviewers read the whole schema in one place, and a migration that changes
+/// more (or less) than its author thought shows here.
 @Suite("schema snapshot", .tags(.postgres))
 struct SchemaSnapshotTests {
     @Test("the schema version this build expects (ferry --version) is the newest migration it ships")
@@ -16,17 +17,28 @@ struct SchemaSnapshotTests {
     @Test("a database migrated from scratch dumps exactly migrations/schema.sql")
     func snapshotMatches() async throws {
         let db = try await TestDatabase.make("snapshot")
+        try Self.expectSnapshot(of: db.url)
+    }
+
+    /// The schema of `url` as `scripts/schema-dump.sh` prints it (pg_dump, normalized).
+    static func dump(_ url: String) throws -> String {
         let script = URL(fileURLWithPath: TestDatabase.migrationsDirectory).deletingLastPathComponent()
             .appendingPathComponent("scripts/schema-dump.sh").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, db.url]
+        process.arguments = [script, url]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let dumped = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+        return dumped
+    }
+
+    /// Expects the schema of `url` to be exactly migrations/schema.sql; a failure names the first differing line.
+    static func expectSnapshot(of url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let dumped = try dump(url)
         let snapshot = try String(
             contentsOfFile: TestDatabase.migrationsDirectory + "/" + Migration.snapshotFile, encoding: .utf8)
         let (dumpedLines, snapshotLines) = (dumped.split(separator: "\n", omittingEmptySubsequences: false),
@@ -38,6 +50,6 @@ struct SchemaSnapshotTests {
             """
             migrations and migrations/schema.sql differ\(first.map { " at line \($0.offset + 1): migrated \"\($0.element.0)\", snapshot \"\($0.element.1)\"" } ?? " in length");
             run scripts/schema-snapshot.sh, review the diff and commit it
-            """)
+            """, sourceLocation: sourceLocation)
     }
 }

@@ -117,9 +117,8 @@ public struct TestDatabase: Sendable {
             let templateClient = PostgresClient(
                 configuration: PostgresConfiguration(
                     connectionString: TestDatabase.replacingDatabase(in: adminURL, with: "ferry_template"), poolSize: 1))
-            let runner = MigrationRunner(
-                client: templateClient, migrations: try Migration.load(from: TestDatabase.migrationsDirectory),
-                logger: Logger(label: "test.migrate"))
+            let runner = try MigrationRunner(
+                client: templateClient, directory: TestDatabase.migrationsDirectory, logger: Logger(label: "test.migrate"))
             try await runner.migrate()
             templateClient.close()
             // Closing is asynchronous (the connection thread finishes queued work): wait until it is gone.
