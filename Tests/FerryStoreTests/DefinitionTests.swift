@@ -7,7 +7,7 @@ import Testing
 
 /// migrations/definitions/: one file per function or view, applied again when its text changes, so the next change
 /// to a function is a diff of its file.
-@Suite("migration definitions")
+@Suite("migration definitions", .tags(.postgres))
 struct DefinitionTests {
     /// A copy of the repository's migrations directory, to edit.
     static func copyOfMigrations() throws -> String {

@@ -7,7 +7,7 @@ import Testing
 
 /// Lists and limits that exist both in Swift and in SQL: the events table's types and `ferry.enqueue`'s checks
 /// must say what `JobEventType` and `JobLimits` say, or one path accepts what the other refuses.
-@Suite("schema parity")
+@Suite("schema parity", .tags(.postgres))
 struct SchemaParityTests {
     @Test("the event types ferry.events accepts are JobEventType's cases")
     func eventTypes() async throws {

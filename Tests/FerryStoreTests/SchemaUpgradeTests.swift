@@ -8,7 +8,7 @@ import Testing
 
 /// Databases migrated before functions and views became definitions (schema 24–27) upgrade in place, with their
 /// data, to exactly the schema a fresh database gets.
-@Suite("schema upgrade")
+@Suite("schema upgrade", .tags(.postgres))
 struct SchemaUpgradeTests {
     /// A new, empty database on the test cluster.
     static func emptyDatabase() async throws -> TestDatabase {
