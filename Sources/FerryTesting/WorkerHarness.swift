@@ -40,7 +40,7 @@ public final class WorkerHarness: Sendable {
     /// A worker configuration for tests: every interval in milliseconds.
     public static func configuration(
         name: String = "test-\(UInt16.random(in: 0...UInt16.max))", queues: [String] = ["default"], concurrency: Int = 4,
-        rescueAfter: Duration = .milliseconds(300), retryBaseSeconds: Double = 0.01, pollOnly: Bool = false
+        rescueAfter: Duration = .seconds(10), retryBaseSeconds: Double = 0.01, pollOnly: Bool = false
     ) -> WorkerConfiguration {
         WorkerConfiguration(
             name: name, queues: queues, concurrency: concurrency, shutdownTimeout: .milliseconds(500),
@@ -52,7 +52,7 @@ public final class WorkerHarness: Sendable {
 
     /// Waits until `condition` holds for the store (checked every few milliseconds), or throws `HarnessTimeout`.
     public func waitUntil(
-        timeout: Duration = .seconds(5), _ what: String = "condition", _ condition: (MemoryWorkerStore) -> Bool
+        timeout: Duration = .seconds(120), _ what: String = "condition", _ condition: (MemoryWorkerStore) -> Bool
     ) async throws(HarnessTimeout) {
         let deadline = ContinuousClock.now + timeout
         while !condition(store) {
@@ -63,7 +63,7 @@ public final class WorkerHarness: Sendable {
 
     /// Waits until every job in `jobIDs` is in a terminal state (succeeded, failed, cancelled); returns them.
     @discardableResult
-    public func settle(_ jobIDs: [UUID], timeout: Duration = .seconds(5)) async throws(HarnessTimeout) -> [MemoryJob] {
+    public func settle(_ jobIDs: [UUID], timeout: Duration = .seconds(120)) async throws(HarnessTimeout) -> [MemoryJob] {
         try await waitUntil(timeout: timeout, "jobs to finish") { store in
             jobIDs.allSatisfy { store.job($0)?.state.isTerminal == true }
         }

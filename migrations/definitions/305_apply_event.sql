@@ -109,6 +109,8 @@ BEGIN
         j.state := 'succeeded';
         j.worker := NULL;
         j.finished_at := p_at;
+        -- An earlier attempt's error stays in the history (ferry events JOB), not on a job that succeeded.
+        j.last_error := NULL;
         j.bytes_done := coalesce((p_data->>'bytes_done')::bigint, j.bytes_done);
         j.bytes_total := coalesce((p_data->>'bytes_total')::bigint, j.bytes_total);
         j.result := nullif(p_data->'result', 'null'::jsonb);

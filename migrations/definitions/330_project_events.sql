@@ -67,7 +67,8 @@ BEGIN
                                       THEN coalesce((e.data->>'bytes_total')::bigint, j.bytes_total) ELSE j.bytes_total END,
                    session     = CASE WHEN e.type = 'progress' AND e.data ? 'session'
                                       THEN nullif(e.data->'session', 'null'::jsonb) ELSE j.session END,
-                   result      = CASE e.type WHEN 'succeeded' THEN nullif(e.data->'result', 'null'::jsonb) ELSE j.result END
+                   result      = CASE e.type WHEN 'succeeded' THEN nullif(e.data->'result', 'null'::jsonb) ELSE j.result END,
+                   last_error  = CASE e.type WHEN 'succeeded' THEN NULL ELSE j.last_error END
               FROM new_events e
               JOIN ferry.jobs o ON o.job_id = e.job_id
              WHERE j.job_id = e.job_id

@@ -98,6 +98,8 @@ enum JobFold {
             job.state = .succeeded
             job.worker = .null
             job.finishedAt = at
+            // An earlier attempt's error stays in the history, not on a job that succeeded.
+            job.lastError = .null
             job.bytesDone = try bigint(event.bytesDone, in: arena) ?? job.bytesDone
             job.bytesTotal = try bigint(event.bytesTotal, in: arena) ?? job.bytesTotal
             job.result = event.json
