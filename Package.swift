@@ -10,8 +10,9 @@ import PackageDescription
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
-//   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
-//   FerryClient                the Swift API for apps: enqueue, status, wait (what the CLI's producer commands do)
+//   FerryProviders             provider descriptors: schemes, typed options, resolve, job details (FerryCore only, no I/O)
+//   FerryClient                the Swift API for apps: enqueue, status, wait (FerryStore + FerryProviders, no worker)
+//   FerryWorker                claims jobs and runs them through each provider's handlers (found via its descriptor)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   FerryDashboard             `ferry dashboard`: the web UI over FerryStore (Hummingbird, server-rendered HTML, SSE)
 //   ferry                      the CLI executable
@@ -29,6 +30,7 @@ let package = Package(
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
         .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
         .library(name: "FerryS3", targets: ["FerryS3"]),
+        .library(name: "FerryProviders", targets: ["FerryProviders"]),
         .library(name: "FerryClient", targets: ["FerryClient"]),
     ],
     dependencies: [
@@ -126,6 +128,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryProviders",
+            dependencies: ["FerryCore"]
+        ),
+        .target(
             name: "FerryDevServer",
             dependencies: [
                 "FerryCore",
@@ -140,6 +146,7 @@ let package = Package(
         .target(
             name: "FerryWorker",
             dependencies: [
+                "FerryProviders",
                 "FerryStore",
                 "FerryDropbox",
                 "FerryFlickr",
@@ -160,10 +167,11 @@ let package = Package(
         ),
         .target(
             name: "FerryClient",
+            // Not FerryWorker: an app that only enqueues links no HTTP server, metrics or provider client.
             dependencies: [
                 "FerryCore",
+                "FerryProviders",
                 "FerryStore",
-                "FerryWorker",
                 "Postgres",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -186,6 +194,7 @@ let package = Package(
             dependencies: [
                 "FerryDashboard",
                 "FerryClient",
+                "FerryProviders",
                 "FerryWorker",
                 "FerryArchive",
                 "FerryDropbox",
@@ -233,6 +242,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryProvidersTests", dependencies: ["FerryProviders", "FerryCore"]),
         .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard"]),
         // Only the public API: the test imports FerryClient without @testable.
         .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
@@ -280,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "FerryWorkerTests",
             dependencies: [
-                "FerryWorker", "FerryStore", "FerryCore", "FerryS3", "Postgres", "FerryTestSupport",
+                "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "Postgres", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FerryCore
+import FerryProviders
 import FerryStore
+import FerryWorker
 import Foundation
 
 struct AccountShow: AsyncParsableCommand {
@@ -37,17 +39,17 @@ struct AccountShow: AsyncParsableCommand {
                 print(object.jsonText)
                 return
             }
+            // Each kind shows its own fields in its own words; the settings it does not show follow as they are.
+            let kind = ProviderRegistry.standard.accountKind(of: account.provider)
+            let own = kind?.shownFields(of: account) ?? AccountShow.unknownKindFields(of: account)
             var rows: [(String, String)] = [
                 ("name", account.name), ("provider", account.provider), ("status", account.status.rawValue),
-                ("status reason", account.statusReason ?? "-"), ("app key", account.appKey ?? "-"),
-                ("app secret", account.hasAppSecret ? "stored (encrypted)" : "none"),
-                ("refresh token", account.hasRefreshToken ? "stored (encrypted)" : "none"),
-                ("access token expires", account.accessTokenExpiresAt.map { ScheduleTime.iso8601($0) } ?? "-"),
-                ("api url", account.apiURL ?? "(provider default)"), ("content url", account.contentURL ?? "(provider default)"),
-                ("authorize url", account.authorizeURL ?? "(provider default)"),
-                ("max concurrent", String(account.maxConcurrent)), ("unfinished jobs", String(account.unfinishedJobs)),
+                ("status reason", account.statusReason ?? "-"),
             ]
-            for key in account.settings.keys.sorted() {
+            rows += own.map { ($0.label, $0.value) }
+            rows += [("max concurrent", String(account.maxConcurrent)), ("unfinished jobs", String(account.unfinishedJobs))]
+            let shown = Set(rows.map(\.0))
+            for key in account.settings.keys.sorted() where !shown.contains(key.replacingOccurrences(of: "_", with: " ")) {
                 let value = account.settings[key]!
                 rows.append((key.replacingOccurrences(of: "_", with: " "), value.stringValue ?? value.jsonText))
             }
@@ -55,5 +57,10 @@ struct AccountShow: AsyncParsableCommand {
             print("\nhistory:")
             for event in events { print("  \(ScheduleTime.iso8601(event.recordedAt))  \(event.type)  \(event.data)") }
         }
+    }
+
+    /// An account of a provider this version of Ferry does not know: only whether secrets are stored.
+    static func unknownKindFields(of account: AccountRecord) -> [AccountField] {
+        [.secret("secret", isStored: account.hasAppSecret), .secret("refresh token", isStored: account.hasRefreshToken)]
     }
 }
