@@ -19,19 +19,23 @@ extension ProviderRegistry {
         return lines.joined(separator: "\n")
     }
 
-    /// Help for a shorthand flag of the option `name` (`--sha256` for `sha256`): the first declaration's help
-    /// and which jobs take it, so the flag's text is never written apart from the declarations.
+    /// Help for a shorthand flag of the option `name` (`--sha256` for `sha256`): which jobs take it and each
+    /// declaration's help (once for jobs that declare it alike), so the flag's text is never written apart from
+    /// the declarations.
     public func help(forOption name: String) -> String {
-        var help: String?
-        var takers = [String]()
+        var groups = [(help: String, takers: [String])]()
         for provider in providers {
             for kind in JobKind.allCases where provider.example(for: kind) != nil {
                 guard let option = provider.options(for: kind).first(where: { $0.name == name }) else { continue }
-                help = help ?? option.help
-                takers.append("\(provider.displayName) \(kind == .upload ? "uploads" : "fetches")")
+                let taker = "\(provider.displayName) \(kind == .upload ? "uploads" : "fetches")"
+                if let index = groups.firstIndex(where: { $0.help == option.help }) {
+                    groups[index].takers.append(taker)
+                } else {
+                    groups.append((option.help, [taker]))
+                }
             }
         }
-        guard let help else { return "No provider takes this option." }
-        return "\(takers.joined(separator: ", ")): \(help)"
+        guard !groups.isEmpty else { return "No provider takes this option." }
+        return groups.map { "\($0.takers.joined(separator: ", ")): \($0.help)" }.joined(separator: " ")
     }
 }

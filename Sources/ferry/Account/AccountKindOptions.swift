@@ -68,7 +68,8 @@ struct AccountKindOptions {
         for provider in registry.accountProviderNames {
             guard let kind = registry.accountKind(of: provider), let declared = inputs(kind), !declared.isEmpty else { continue }
             lines.append("  \(provider):")
-            for input in declared { lines.append("    \(input.usage)  \(input.help)") }
+            // The help on a line of its own: ArgumentParser wraps discussion text without a hanging indent.
+            for input in declared { lines += ["    \(input.usage)", "        \(input.help)"] }
         }
         return lines.joined(separator: "\n")
     }

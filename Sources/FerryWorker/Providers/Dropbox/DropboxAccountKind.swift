@@ -9,9 +9,9 @@ import Logging
 struct DropboxAccountKind: AccountKind {
     static let appKey = AccountInput("app-key", .value(valueName: "key"), help: "The app key (OAuth client_id; not a secret). Required.")
     static let appSecret = AccountInput(
-        "app-secret", .secretFile, help: "File holding the app secret (omit for PKCE-only apps); - reads standard input.")
+        "app-secret", .secretFile, help: "File holding the app secret (PKCE-only apps have none); - reads stdin.")
     static let refreshToken = AccountInput(
-        "refresh-token", .secretFile, help: "File holding a refresh token; without one, link with ferry account login.")
+        "refresh-token", .secretFile, help: "File holding a refresh token; without one: ferry account login.")
     static let apiURL = AccountInput("api-url", .value(valueName: "url"), help: "API base URL. Default: \(DropboxEndpoints.production.api)")
     static let contentURL = AccountInput(
         "content-url", .value(valueName: "url"), help: "Content base URL. Default: \(DropboxEndpoints.production.content)")

@@ -8,7 +8,7 @@ struct FlickrAccountKind: AccountKind {
     var linkedWithoutLogin: Bool { true }
     var usesStoredSecretsOnly: Bool { true }
 
-    static let apiKey = AccountInput("api-key", .secretFile, help: "File holding the API key; - reads standard input. Required.")
+    static let apiKey = AccountInput("api-key", .secretFile, help: "File holding the API key; - reads stdin. Required.")
     static let apiURL = AccountInput(
         "api-url", .value(valueName: "url"), help: "REST endpoint. Default: \(FlickrEndpoints.production.rest)")
     static let photoURL = AccountInput(

@@ -11,14 +11,14 @@ struct S3AccountKind: AccountKind {
     var usesStoredSecretsOnly: Bool { true }
 
     static let region = AccountInput(
-        "region", .value(valueName: "region"), help: "The region (us-east-1 …; MinIO and R2 accept their own or auto). Required.")
+        "region", .value(valueName: "region"), help: "The region: us-east-1 …; MinIO and R2 take theirs or auto. Required.")
     static let endpointURL = AccountInput(
-        "endpoint-url", .value(valueName: "url"), help: "The endpoint of an S3-compatible store (MinIO, R2 …). Default: AWS.")
+        "endpoint-url", .value(valueName: "url"), help: "Endpoint of an S3-compatible store (MinIO, R2 …). Default: AWS.")
     static let pathStyle = AccountInput(
-        "path-style", .flag, help: "Address buckets in the path (http://host/bucket/key), as MinIO and moto need.")
-    static let accessKeyID = AccountInput("access-key-id", .secretFile, help: "File holding the access key id; - reads standard input.")
+        "path-style", .flag, help: "Buckets in the path (http://host/bucket/key): MinIO and moto.")
+    static let accessKeyID = AccountInput("access-key-id", .secretFile, help: "File holding the access key id; - reads stdin.")
     static let secretAccessKey = AccountInput(
-        "secret-access-key", .secretFile, help: "File holding the secret access key; - reads standard input.")
+        "secret-access-key", .secretFile, help: "File holding the secret access key; - reads stdin.")
     static let sessionToken = AccountInput("session-token", .secretFile, help: "File holding a session token (temporary credentials).")
 
     var inputs: [AccountInput] {
