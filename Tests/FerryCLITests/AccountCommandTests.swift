@@ -168,6 +168,8 @@ struct AccountCommandTests {
         #expect(s3Rows["path style"] == "yes" && s3Rows["endpoint url"] == "(provider default)", "\(s3Rows)")
         let flickrRows = try await rows("stream")
         #expect(flickrRows["api key"] == "stored (encrypted)" && flickrRows["photo url"] == "(provider default)", "\(flickrRows)")
+        let json = try JSONValue.parse(try await Self.run(["show", "archive", "--json"], db).stdout)
+        #expect(json["fields"]?["access keys"] == .string("stored (encrypted)") && json["fields"]?["region"] == .string("eu-central-1"))
         for dropboxWord in ["app key", "app secret", "refresh token", "authorize url"] {
             #expect(s3Rows[dropboxWord] == nil && flickrRows[dropboxWord] == nil, "\(dropboxWord)")
         }

@@ -25,9 +25,14 @@ struct AccountShow: AsyncParsableCommand {
                 throw FerryStoreError(.notFound, "no account named '\(name)'", fix: "check the name with ferry account list")
             }
             let events = try await store.accountEvents(name)
+            // Each kind shows its own fields in its own words; the settings it does not show follow as they are.
+            let kind = ProviderRegistry.standard.accountKind(of: account.provider)
+            let own = kind?.shownFields(of: account) ?? AccountShow.unknownKindFields(of: account)
             if json {
                 var object = account.json
                 if case .object(var members) = object {
+                    // The kind's own fields as printed, beside the generic columns kept for scripts.
+                    members["fields"] = .object(Dictionary(own.map { ($0.label, JSONValue.string($0.value)) }, uniquingKeysWith: { first, _ in first }))
                     members["events"] = .array(events.map { event in
                         .object([
                             "type": .string(event.type), "recorded_at": .string(ScheduleTime.iso8601(event.recordedAt)),
@@ -39,9 +44,6 @@ struct AccountShow: AsyncParsableCommand {
                 print(object.jsonText)
                 return
             }
-            // Each kind shows its own fields in its own words; the settings it does not show follow as they are.
-            let kind = ProviderRegistry.standard.accountKind(of: account.provider)
-            let own = kind?.shownFields(of: account) ?? AccountShow.unknownKindFields(of: account)
             var rows: [(String, String)] = [
                 ("name", account.name), ("provider", account.provider), ("status", account.status.rawValue),
                 ("status reason", account.statusReason ?? "-"),
