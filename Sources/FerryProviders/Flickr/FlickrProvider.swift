@@ -16,6 +16,7 @@ public struct FlickrProvider: ProviderDescriptor {
         kind == .fetch ? "flickr:USER_ID" : nil
     }
 
+    /// Fetch options, each declared once (name, type, help) and read typed in ``resolve(_:)``.
     public static let size: TypedProviderOption<String> = .choice(
         "size", sizes, help: "Photo size suffix (s q t m n w z c b h k). Default: Flickr's 500 px.")
     public static let max: TypedProviderOption<Int64> = .integer(

@@ -12,6 +12,7 @@ public struct WebProvider: ProviderDescriptor {
         kind == .fetch ? "https://example.com/photo.jpg" : nil
     }
 
+    /// The fetch option, declared once (name, type, help) and read typed in ``resolve(_:)``.
     public static let sha256: TypedProviderOption<String> = .string(
         "sha256", help: "Expected SHA-256 of the file (64 hex digits); a mismatch fails the job.")
 
