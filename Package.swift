@@ -10,9 +10,10 @@ import PackageDescription
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
-//   FerryWorker                claims jobs and runs them through handlers (providers plug in here)
+//   FerryProviders             provider descriptors: schemes, typed options, resolve, job details (FerryCore only, no I/O)
+//   FerryClient                the Swift API for apps: enqueue, status, wait (FerryStore + FerryProviders, no worker)
+//   FerryWorker                claims jobs and runs them through each provider's handlers (found via its descriptor)
 //   FerryTesting               in-process test tier: MemoryWorkerStore (a WorkerStore without PostgreSQL), WorkerHarness
-//   FerryClient                the Swift API for apps: enqueue, status, wait (what the CLI's producer commands do)
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   FerryDashboard             `ferry dashboard`: the web UI over FerryStore (Hummingbird, server-rendered HTML, SSE)
 //   ferry                      the CLI executable
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
         .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
         .library(name: "FerryS3", targets: ["FerryS3"]),
+        .library(name: "FerryProviders", targets: ["FerryProviders"]),
         .library(name: "FerryClient", targets: ["FerryClient"]),
     ],
     dependencies: [
@@ -127,6 +129,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryProviders",
+            dependencies: ["FerryCore"]
+        ),
+        .target(
             name: "FerryDevServer",
             dependencies: [
                 "FerryCore",
@@ -141,6 +147,7 @@ let package = Package(
         .target(
             name: "FerryWorker",
             dependencies: [
+                "FerryProviders",
                 "FerryStore",
                 "FerryDropbox",
                 "FerryFlickr",
@@ -173,10 +180,11 @@ let package = Package(
         ),
         .target(
             name: "FerryClient",
+            // Not FerryWorker: an app that only enqueues links no HTTP server, metrics or provider client.
             dependencies: [
                 "FerryCore",
+                "FerryProviders",
                 "FerryStore",
-                "FerryWorker",
                 "Postgres",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -199,6 +207,7 @@ let package = Package(
             dependencies: [
                 "FerryDashboard",
                 "FerryClient",
+                "FerryProviders",
                 "FerryWorker",
                 "FerryArchive",
                 "FerryDropbox",
@@ -246,6 +255,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryProvidersTests", dependencies: ["FerryProviders", "FerryCore"]),
         .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard"]),
         // Only the public API: the test imports FerryClient without @testable.
         .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
@@ -298,7 +308,7 @@ let package = Package(
         .testTarget(
             name: "FerryWorkerTests",
             dependencies: [
-                "FerryWorker", "FerryStore", "FerryCore", "FerryS3", "Postgres", "FerryTestSupport",
+                "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "Postgres", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,6 +1,6 @@
 @_exported import FerryCore
+import FerryProviders
 import FerryStore
-import FerryWorker
 import Foundation
 import Logging
 import Postgres

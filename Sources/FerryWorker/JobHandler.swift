@@ -1,6 +1,6 @@
 import FerryStore
 
-/// Does the work of a job. Providers return theirs from `TransferProvider.handler(for:environment:)`; a
+/// Does the work of a job. Providers return theirs from `ProviderHandlers.handler(for:environment:)`; a
 /// benchmark runs every job through a scripted one.
 ///
 /// Throw `JobFailure` to say how a failure should be treated (retry with backoff, fail now, or defer when rate

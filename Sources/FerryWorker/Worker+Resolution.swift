@@ -1,4 +1,5 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 import Foundation
 import Logging

@@ -56,9 +56,6 @@ enum CLIFailure {
         case let error as AccountSetupError:
             printError("error: \(error)")
             return ExitCode(error.code == .unreachable ? ExitStatus.databaseUnavailable : ExitStatus.invalidInput)
-        case let error as AccountCommandError:
-            printError("error: \(error)")
-            return ExitCode(error.isRejection ? ExitStatus.invalidInput : ExitStatus.databaseUnavailable)
         case let error as PostgresError where error.isConnectionLoss:
             printError("error: PostgreSQL is unavailable (\(error.reason))")
             if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FerryClient
 import FerryCore
+import FerryProviders
 import FerryStore
 import FerryWorker
 import Foundation
@@ -46,7 +47,7 @@ struct Enqueue: AsyncParsableCommand {
 
             Provider options (--option NAME=VALUE, or "options": {"NAME": VALUE} in a line); an option the job's \
             provider does not take is refused:
-            \(ProviderOptionFlags.help(.standard))
+            \(ProviderRegistry.standard.optionsHelp)
 
             A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).

@@ -1,5 +1,6 @@
 import FerryClient
 import FerryCore
+import FerryProviders
 import FerryStore
 import FerryWorker
 import Foundation

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FerryCore
-import FerryWorker
+import FerryProviders
 
 /// Provider options on the command line: the generic `--option NAME=VALUE`, and shorthand flags for the common
 /// fetch options. Every provider checks its own (see `ferry enqueue --help`).
@@ -10,25 +10,25 @@ struct ProviderOptionFlags: ParsableArguments {
         help: ArgumentHelp("A provider option, NAME=VALUE (repeat for several): for example mode=overwrite for Dropbox uploads.", valueName: "name=value"))
     var option: [String] = []
 
-    @Option(help: ArgumentHelp("Expected SHA-256 of the file (URL or Dropbox file); a mismatch fails the job.", valueName: "hex"))
+    @Option(help: Self.help("sha256", valueName: "hex"))
     var sha256: String?
 
-    @Flag(help: "Dropbox folder: include subfolders.")
+    @Flag(help: Self.help("recursive"))
     var recursive = false
 
-    @Option(help: ArgumentHelp("Dropbox: fetch thumbnails of this size instead of the files (w32h32 … w2048h1536).", valueName: "size"))
+    @Option(help: Self.help("thumbnail", valueName: "size"))
     var thumbnail: String?
 
-    @Option(help: ArgumentHelp("Flickr: photo size suffix (s q t m n w z c b h k). Default: Flickr's 500 px.", valueName: "suffix"))
+    @Option(help: Self.help("size", valueName: "suffix"))
     var size: String?
 
-    @Option(help: ArgumentHelp("Flickr: fetch at most this many photos, newest first.", valueName: "n"))
+    @Option(help: Self.help("max", valueName: "n"))
     var max: Int64?
 
-    @Option(help: ArgumentHelp("Flickr: the account holding the API key. Default: the only Flickr account.", valueName: "name"))
+    @Option(help: Self.help("account", valueName: "name"))
     var account: String?
 
-    @Option(name: .customLong("page-size"), help: ArgumentHelp("Dropbox folder: entries per list_folder page (1 … 2000). Default: 2000.", valueName: "n"))
+    @Option(name: .customLong("page-size"), help: Self.help("page_size", valueName: "n"))
     var pageSize: Int64?
 
     /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused.
@@ -62,28 +62,8 @@ struct ProviderOptionFlags: ParsableArguments {
         return options
     }
 
-    /// Every provider's options, for `--help`.
-    static func help(_ registry: ProviderRegistry) -> String {
-        var lines = [String]()
-        for provider in registry.providers {
-            for kind in JobKind.allCases where provider.example(for: kind) != nil {
-                let options = provider.options(for: kind)
-                guard !options.isEmpty else { continue }
-                lines.append("  \(provider.displayName) \(kind == .upload ? "uploads" : "fetches") (\(provider.example(for: kind)!)):")
-                for option in options {
-                    lines.append("    \(option.name)=\(Self.valueHint(option.type))  \(option.help)")
-                }
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static func valueHint(_ type: ProviderOption.ValueType) -> String {
-        switch type {
-        case .string: "TEXT"
-        case .boolean: "true|false"
-        case .integer(let range): "\(range.lowerBound)…\(range.upperBound)"
-        case .choice(let words): words.count <= 4 ? words.joined(separator: "|") : "NAME"
-        }
+    /// A shorthand flag's help, from the providers' declarations of the option.
+    static func help(_ option: String, valueName: String? = nil) -> ArgumentHelp {
+        ArgumentHelp(ProviderRegistry.standard.help(forOption: option), valueName: valueName)
     }
 }

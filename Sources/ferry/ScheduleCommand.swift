@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryProviders
 import FerryStore
 import FerryWorker
 import Foundation

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import FerryCore
+import FerryProviders
 import FerryStore
 import FerryWorker
 import Foundation

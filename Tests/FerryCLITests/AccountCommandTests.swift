@@ -137,6 +137,51 @@ struct AccountCommandTests {
         let types = try await db.query("SELECT string_agg(type, ',' ORDER BY position) FROM ferry.account_events").rows[0].decode(String.self, at: 0)
         #expect(types == "added,revoked,removed")
     }
+
+    @Test("show prints each kind's own fields: S3 its keys and region, Flickr its API key, never Dropbox's words")
+    func showPerKind() async throws {
+        let db = try await TestDatabase.make("acct_show_kinds")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-show-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "AKIDEXAMPLE".write(toFile: dir + "/id", atomically: true, encoding: .utf8)
+        try "wJalrXUtnFEMI".write(toFile: dir + "/secret", atomically: true, encoding: .utf8)
+        let s3 = try await Self.run(
+            ["add", "archive", "--provider", "s3", "--region", "eu-central-1", "--path-style", "--access-key-id-file", dir + "/id",
+             "--secret-access-key-file", "-", "--no-verify"], db, stdin: "wJalrXUtnFEMI\n")
+        #expect(s3.status == 0, "\(s3.stderr)")
+        let flickr = try await Self.run(["add", "stream", "--provider", "flickr", "--api-key-file=-"], db, stdin: "key\n")
+        #expect(flickr.status == 0, "\(flickr.stderr)")
+
+        func rows(_ name: String) async throws -> [String: String] {
+            let show = try await Self.run(["show", name], db)
+            #expect(show.status == 0, "\(show.stderr)")
+            #expect(!show.stdout.contains("AKIDEXAMPLE") && !show.stdout.contains("wJalrXUtnFEMI"), "never a secret")
+            var rows = [String: String]()
+            for line in show.stdout.split(separator: "\n").prefix(while: { !$0.hasPrefix("history") }) where line.count > 22 {
+                rows[String(line.prefix(22)).trimmingCharacters(in: .whitespaces)] = String(line.dropFirst(22))
+            }
+            return rows
+        }
+        let s3Rows = try await rows("archive")
+        #expect(s3Rows["access keys"] == "stored (encrypted)" && s3Rows["region"] == "eu-central-1", "\(s3Rows)")
+        #expect(s3Rows["path style"] == "yes" && s3Rows["endpoint url"] == "(provider default)", "\(s3Rows)")
+        let flickrRows = try await rows("stream")
+        #expect(flickrRows["api key"] == "stored (encrypted)" && flickrRows["photo url"] == "(provider default)", "\(flickrRows)")
+        let json = try JSONValue.parse(try await Self.run(["show", "archive", "--json"], db).stdout)
+        #expect(json["fields"]?["access keys"] == .string("stored (encrypted)") && json["fields"]?["region"] == .string("eu-central-1"))
+        for dropboxWord in ["app key", "app secret", "refresh token", "authorize url"] {
+            #expect(s3Rows[dropboxWord] == nil && flickrRows[dropboxWord] == nil, "\(dropboxWord)")
+        }
+
+        // A kind's options are its own, in every form; login and revoke belong to the kinds that have them.
+        let twice = try await Self.run(["add", "x", "--provider", "s3", "--region", "a", "--region=b"], db)
+        #expect(twice.status == 64 && twice.stderr.contains("--region is given twice"), "\(twice.stderr)")
+        let revoke = try await Self.run(["revoke", "archive"], db)
+        #expect(revoke.status == 64 && revoke.stderr.contains("nothing to revoke"), "\(revoke.stderr)")
+        let login = try await Self.run(["login", "stream"], db)
+        #expect(login.status == 64 && login.stderr.contains("login is for accounts linked with OAuth (dropbox)"), "\(login.stderr)")
+    }
 }
 
 /// A random key in the documented format.

@@ -386,6 +386,20 @@ struct DropboxUploadTests {
         _ = try await worker.waitForExit()
     }
 
+    @Test("login creates a new account from its kind's own options (app key, secret file, hosts)")
+    func loginNewAccount() async throws {
+        let server = try await DevServerProcess([])
+        let db = try await TestDatabase.make("dbx_login_new")
+        try await Self.login(
+            "fresh", server: server, db: db,
+            extra: ["--provider", "dropbox", "--app-key", DevServerProcess.appKey] + server.secretOptions + server.urlOptions)
+        let row = try await db.query(
+            "SELECT provider, status, app_key, refresh_token_sealed IS NOT NULL, api_url FROM ferry.accounts WHERE name = 'fresh'").rows[0]
+        #expect(try row.decode(String.self, at: 0) == "dropbox" && row.decode(String.self, at: 1) == "active")
+        #expect(try row.decode(String.self, at: 2) == DevServerProcess.appKey && row.decode(Bool.self, at: 3))
+        #expect(try row.decode(String.self, at: 4) == server.baseURL)
+    }
+
     /// Runs `ferry account login NAME` interactively: the dev server's authorize page answers with the code.
     static func login(_ name: String, server: DevServerProcess, db: TestDatabase, extra: [String] = []) async throws {
         let process = Process()

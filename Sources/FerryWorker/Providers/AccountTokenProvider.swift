@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryProviders
 import FerryStore
 import Foundation
 import Tracing
@@ -72,7 +73,7 @@ public final class AccountTokenProvider: Sendable {
         // The account's name only: tokens never go into span attributes.
         let fresh = try await JobSpan.run("ferry.token.refresh", ["ferry.account": .string(account)]) {
             try await store.refreshAccessToken(account: account, box: box, replacing: stale, by: actor) { credentials in
-                guard let kind = registry.provider(named: credentials.provider)?.accountKind else {
+                guard let kind = registry.accountKind(of: credentials.provider) else {
                     return .rejected(reason: "no provider named \(credentials.provider) in this version of Ferry")
                 }
                 return try await kind.refreshAccess(credentials, httpClient: httpClient, logger: logger)

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 
 /// Which handler runs a claimed job: the one its provider registered for the job's kind, found by the URI
@@ -18,8 +19,9 @@ public struct JobHandlers: Sendable {
     public init(registry: ProviderRegistry, environment: ProviderEnvironment) {
         var table = [Key: any JobHandler]()
         for provider in registry.providers {
+            guard let plugin = provider as? any ProviderHandlers else { continue }
             for kind in JobKind.allCases {
-                guard let handler = provider.handler(for: kind, environment: environment) else { continue }
+                guard let handler = plugin.handler(for: kind, environment: environment) else { continue }
                 for scheme in provider.schemes { table[Key(kind: kind, scheme: scheme)] = handler }
             }
         }

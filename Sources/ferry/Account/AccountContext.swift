@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import FerryDropbox
 import FerryStore
 import FerryWorker
 import Foundation
@@ -33,9 +32,5 @@ struct AccountContext {
 
     func tokens() -> AccountTokenProvider {
         AccountTokenProvider(store: store, box: box, httpClient: http, actor: requester, logger: logger)
-    }
-
-    func dropbox(_ endpoints: DropboxEndpoints) -> DropboxClient {
-        DropboxClient(httpClient: http, endpoints: endpoints, logger: logger)
     }
 }

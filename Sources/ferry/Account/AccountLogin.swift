@@ -1,17 +1,21 @@
 import ArgumentParser
 import FerryCore
-import FerryDropbox
+import FerryProviders
 import FerryStore
+import FerryWorker
 import Foundation
 
 struct AccountLogin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Link a Dropbox account with OAuth 2 (authorization code + PKCE, offline access).",
+        abstract: "Link an account with OAuth 2 (authorization code + PKCE, offline access).",
         discussion: """
             Prints the authorize URL; open it, allow access, and paste the code shown. Ferry stores the refresh \
-            token (encrypted) and releases the account's held jobs. For a new account give --provider dropbox and \
-            --app-key (and the base URLs for a non-Dropbox server); an existing account keeps its settings.
+            token (encrypted) and releases the account's held jobs. For a new account give --provider and the \
+            kind's options below; an existing account keeps its settings.
+
+            Options of each kind that links with OAuth, for a new account:
+            \(AccountKindOptions.help(ProviderRegistry.standard) { $0.login?.inputs })
 
             Examples:
               ferry account login photos
@@ -22,6 +26,9 @@ struct AccountLogin: AsyncParsableCommand {
     var name: String
 
     @OptionGroup var provider: AccountProviderOptions
+
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("For a new account, its kind's own options, listed above.", valueName: "kind-options"))
+    var kindOptions: [String] = []
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -36,61 +43,64 @@ struct AccountLogin: AsyncParsableCommand {
             }
             try await AccountContext.with(connection) { context in
                 let existing = try await context.store.account(named: name)
-                var appKey = provider.appKey
-                var appSecret = try provider.appSecretFile.map { try SecretInput.read($0, what: "app secret") }
-                var endpoints = DropboxEndpoints(
-                    api: provider.apiURL ?? DropboxEndpoints.production.api,
-                    content: provider.contentURL ?? DropboxEndpoints.production.content,
-                    authorize: provider.authorizeURL ?? DropboxEndpoints.production.authorize)
+                let registry = ProviderRegistry.standard
+                let app: AccountApp
+                let providerName: String
                 if let existing {
-                    guard existing.provider == "dropbox" else {
-                        throw CLIUsageError(message: "\(name) is a \(existing.provider) account; login is for Dropbox (OAuth) accounts")
-                    }
-                    if provider.provider != nil || provider.appKey != nil || provider.apiURL != nil {
+                    if provider.provider != nil || !kindOptions.isEmpty {
                         throw CLIUsageError(message: "\(name) exists: its settings stay as they are (remove and add it again to change them)")
                     }
-                    // The stored settings; stale tokens are irrelevant here, only the app and hosts.
-                    let stored = try await context.store.credentials(for: name, box: context.box)
-                    appKey = stored.appKey
-                    appSecret = stored.appSecret
-                    endpoints = stored.dropboxEndpoints
+                    providerName = existing.provider
                 } else {
-                    guard provider.provider == "dropbox", appKey != nil else {
-                        throw CLIUsageError(message: "no account named \(name): to create it, give --provider dropbox --app-key KEY")
+                    guard let given = provider.provider else {
+                        throw CLIUsageError(message: "no account named \(name): to create it, give --provider and the kind's options (see --help)")
+                    }
+                    providerName = given
+                }
+                guard let flow = registry.accountKind(of: providerName)?.login else {
+                    let names = registry.accountProviderNames.filter { registry.accountKind(of: $0)?.login != nil }
+                    throw CLIUsageError(
+                        message: "\(name) is a \(providerName) account; login is for accounts linked with OAuth (\(names.joined(separator: ", ")))")
+                }
+                if existing != nil {
+                    // The stored app and hosts; stale tokens are irrelevant here.
+                    let stored = try await context.store.credentials(for: name, box: context.box)
+                    guard let appKey = stored.appKey else {
+                        throw CLIUsageError(message: "\(name) has no app key stored: remove it and add it again")
+                    }
+                    app = AccountApp(
+                        appKey: appKey, appSecret: stored.appSecret, apiURL: stored.apiURL, contentURL: stored.contentURL,
+                        authorizeURL: stored.authorizeURL)
+                } else {
+                    let given = try AccountKindOptions(kindOptions, inputs: flow.inputs, provider: providerName)
+                    let inputs = AccountInputs(
+                        name: name, provider: providerName, maxConcurrent: provider.maxConcurrent, values: given.values,
+                        secrets: try given.readSecrets())
+                    do {
+                        app = try flow.app(from: inputs)
+                    } catch let error as AccountSetupError where error.code == .usage {
+                        throw CLIUsageError(message: error.message)
                     }
                 }
-                guard let appKey else {
-                    throw CLIUsageError(message: "\(name) has no app key stored: remove it and add it again with --app-key")
-                }
-                let client = context.dropbox(endpoints)
-                let pkce = PKCE.generate()
-                let url = client.authorizeURL(appKey: appKey, codeChallenge: pkce.challenge, state: nil, redirectURI: nil)
+                let started = flow.start(app, httpClient: context.http, logger: context.logger)
                 printError("Open this URL in a browser, allow access, then paste the authorization code here:")
-                printError("  \(url)")
+                printError("  \(started.url)")
                 FileHandle.standardError.write(Data("code: ".utf8))
                 let code = try SecretInput.readLine(what: "authorization code")
-                let grant: DropboxTokenGrant
-                do {
-                    grant = try await client.exchangeAuthorizationCode(
-                        code, codeVerifier: pkce.verifier, appKey: appKey, appSecret: appSecret, redirectURI: nil)
-                } catch let error as DropboxError {
-                    throw AccountCommandError.provider(error, action: "exchange the authorization code (it may have expired or been used)")
-                }
-                guard let refreshToken = grant.refreshToken else {
-                    throw CLIUsageError(message: "the provider returned no refresh token (offline access refused): check the app's settings")
-                }
-                let expiresAt = Date().addingTimeInterval(grant.expiresIn ?? 14400)
+                let grant = try await flow.finish(code: code, started: started, app: app, httpClient: context.http, logger: context.logger)
                 if existing != nil {
                     try await context.store.linkAccount(
-                        name, refreshToken: refreshToken, accessToken: grant.accessToken, accessTokenExpiresAt: expiresAt,
-                        providerAccountID: grant.accountID, box: context.box, by: context.requester)
+                        name, refreshToken: grant.refreshToken, accessToken: grant.accessToken,
+                        accessTokenExpiresAt: grant.accessTokenExpiresAt, providerAccountID: grant.providerAccountID,
+                        box: context.box, by: context.requester)
                 } else {
                     try await context.store.addAccount(
                         FerryStore.NewAccount(
-                            name: name, provider: "dropbox", appKey: appKey, appSecret: appSecret, refreshToken: refreshToken,
-                            accessToken: grant.accessToken, accessTokenExpiresAt: expiresAt, apiURL: provider.apiURL,
-                            contentURL: provider.contentURL, authorizeURL: provider.authorizeURL,
-                            providerAccountID: grant.accountID, maxConcurrent: provider.maxConcurrent),
+                            name: name, provider: providerName, appKey: app.appKey, appSecret: app.appSecret,
+                            refreshToken: grant.refreshToken, accessToken: grant.accessToken,
+                            accessTokenExpiresAt: grant.accessTokenExpiresAt, apiURL: app.apiURL, contentURL: app.contentURL,
+                            authorizeURL: app.authorizeURL, providerAccountID: grant.providerAccountID,
+                            maxConcurrent: provider.maxConcurrent),
                         box: context.box, by: context.requester)
                 }
                 let held = existing?.unfinishedJobs ?? 0

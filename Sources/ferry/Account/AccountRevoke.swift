@@ -1,7 +1,8 @@
 import ArgumentParser
 import FerryCore
-import FerryDropbox
+import FerryProviders
 import FerryStore
+import FerryWorker
 import Foundation
 
 struct AccountRevoke: AsyncParsableCommand {
@@ -9,9 +10,10 @@ struct AccountRevoke: AsyncParsableCommand {
         commandName: "revoke",
         abstract: "Sign out: revoke the token at the provider, then forget it.",
         discussion: """
-            Dropbox's /2/auth/token/revoke disables the access token and the refresh token behind it. The account \
-            stays (with its settings and history) and its jobs are held until ferry account login. A token the \
-            provider already considers invalid counts as revoked.
+            For account kinds with tokens to revoke (Dropbox: /2/auth/token/revoke disables the access token and the \
+            refresh token behind it); kinds with keys (S3, Flickr) have nothing to revoke. The account stays (with \
+            its settings and history) and its jobs are held until ferry account login. A token the provider already \
+            considers invalid counts as revoked.
             """)
 
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
@@ -28,21 +30,24 @@ struct AccountRevoke: AsyncParsableCommand {
                 guard let account = try await context.store.account(named: name) else {
                     throw FerryStoreError(.notFound, "no account named '\(name)'", fix: "check the name with ferry account list")
                 }
-                guard account.provider == "dropbox" else {
+                guard let revocation = ProviderRegistry.standard.accountKind(of: account.provider)?.revocation else {
                     throw CLIUsageError(message: "\(name) is a \(account.provider) account: nothing to revoke (use ferry account remove)")
                 }
                 var atProvider = false
                 if account.status == .active {
                     do {
-                        let credentials = try await context.tokens().credentials(for: name)
-                        try await context.tokens().dropbox(credentials).revokeToken(accessToken: credentials.accessToken!)
+                        let tokens = context.tokens()
+                        try await revocation.revoke(try await tokens.credentials(for: name), tokens: tokens, logger: context.logger)
                         atProvider = true
-                    } catch let error as DropboxError where error.code == .invalidAccessToken || error.code == .expiredAccessToken {
-                        atProvider = true  // already unusable at the provider
-                    } catch let error as DropboxError {
-                        throw AccountCommandError.provider(error, action: "revoke the token at the provider; nothing was forgotten")
                     } catch let error as FerryStoreError where error.code == .accountNeedsReauthorization {
                         atProvider = true  // the refresh token was already rejected
+                    } catch let error as FerryStoreError {
+                        throw error
+                    } catch let error as AccountSetupError {
+                        throw AccountSetupError(error.code, error.message + "; nothing was forgotten")
+                    } catch {
+                        // Renewing the token to revoke failed at the provider (the error's text is safe: no secrets).
+                        throw AccountSetupError(.unreachable, "could not get a token to revoke (\(error)); nothing was forgotten")
                     }
                 }
                 try await context.store.markAccountRevoked(name, revokedAtProvider: atProvider, by: context.requester)

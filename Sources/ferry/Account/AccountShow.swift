@@ -1,6 +1,8 @@
 import ArgumentParser
 import FerryCore
+import FerryProviders
 import FerryStore
+import FerryWorker
 import Foundation
 
 struct AccountShow: AsyncParsableCommand {
@@ -23,9 +25,14 @@ struct AccountShow: AsyncParsableCommand {
                 throw FerryStoreError(.notFound, "no account named '\(name)'", fix: "check the name with ferry account list")
             }
             let events = try await store.accountEvents(name)
+            // Each kind shows its own fields in its own words; the settings it does not show follow as they are.
+            let kind = ProviderRegistry.standard.accountKind(of: account.provider)
+            let own = kind?.shownFields(of: account) ?? AccountShow.unknownKindFields(of: account)
             if json {
                 var object = account.json
                 if case .object(var members) = object {
+                    // The kind's own fields as printed, beside the generic columns kept for scripts.
+                    members["fields"] = .object(Dictionary(own.map { ($0.label, JSONValue.string($0.value)) }, uniquingKeysWith: { first, _ in first }))
                     members["events"] = .array(events.map { event in
                         .object([
                             "type": .string(event.type), "recorded_at": .string(ScheduleTime.iso8601(event.recordedAt)),
@@ -39,15 +46,12 @@ struct AccountShow: AsyncParsableCommand {
             }
             var rows: [(String, String)] = [
                 ("name", account.name), ("provider", account.provider), ("status", account.status.rawValue),
-                ("status reason", account.statusReason ?? "-"), ("app key", account.appKey ?? "-"),
-                ("app secret", account.hasAppSecret ? "stored (encrypted)" : "none"),
-                ("refresh token", account.hasRefreshToken ? "stored (encrypted)" : "none"),
-                ("access token expires", account.accessTokenExpiresAt.map { ScheduleTime.iso8601($0) } ?? "-"),
-                ("api url", account.apiURL ?? "(provider default)"), ("content url", account.contentURL ?? "(provider default)"),
-                ("authorize url", account.authorizeURL ?? "(provider default)"),
-                ("max concurrent", String(account.maxConcurrent)), ("unfinished jobs", String(account.unfinishedJobs)),
+                ("status reason", account.statusReason ?? "-"),
             ]
-            for key in account.settings.keys.sorted() {
+            rows += own.map { ($0.label, $0.value) }
+            rows += [("max concurrent", String(account.maxConcurrent)), ("unfinished jobs", String(account.unfinishedJobs))]
+            let shown = Set(rows.map(\.0))
+            for key in account.settings.keys.sorted() where !shown.contains(key.replacingOccurrences(of: "_", with: " ")) {
                 let value = account.settings[key]!
                 rows.append((key.replacingOccurrences(of: "_", with: " "), value.stringValue ?? value.jsonText))
             }
@@ -55,5 +59,10 @@ struct AccountShow: AsyncParsableCommand {
             print("\nhistory:")
             for event in events { print("  \(ScheduleTime.iso8601(event.recordedAt))  \(event.type)  \(event.data)") }
         }
+    }
+
+    /// An account of a provider this version of Ferry does not know: only whether secrets are stored.
+    static func unknownKindFields(of account: AccountRecord) -> [AccountField] {
+        [.secret("secret", isStored: account.hasAppSecret), .secret("refresh token", isStored: account.hasRefreshToken)]
     }
 }

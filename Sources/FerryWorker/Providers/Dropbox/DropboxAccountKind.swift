@@ -7,29 +7,37 @@ import Logging
 /// Dropbox accounts: an app key (OAuth `client_id`), an optional app secret, and a refresh token from
 /// `ferry account login` or `ferry account add`; access tokens are short-lived and renewed from the refresh token.
 struct DropboxAccountKind: AccountKind {
-    var addOptions: [String] {
-        ["app-key", "app-secret-file", "refresh-token-file", "api-url", "content-url", "authorize-url"]
-    }
+    static let appKey = AccountInput("app-key", .value(valueName: "key"), help: "The app key (OAuth client_id; not a secret). Required.")
+    static let appSecret = AccountInput(
+        "app-secret", .secretFile, help: "File holding the app secret (PKCE-only apps have none); - reads stdin.")
+    static let refreshToken = AccountInput(
+        "refresh-token", .secretFile, help: "File holding a refresh token; without one: ferry account login.")
+    static let apiURL = AccountInput("api-url", .value(valueName: "url"), help: "API base URL. Default: \(DropboxEndpoints.production.api)")
+    static let contentURL = AccountInput(
+        "content-url", .value(valueName: "url"), help: "Content base URL. Default: \(DropboxEndpoints.production.content)")
+    static let authorizeURL = AccountInput(
+        "authorize-url", .value(valueName: "url"), help: "Authorize base URL. Default: \(DropboxEndpoints.production.authorize)")
+
+    var inputs: [AccountInput] { [Self.appKey, Self.appSecret, Self.refreshToken, Self.apiURL, Self.contentURL, Self.authorizeURL] }
+    var revocation: (any AccountRevocation)? { DropboxRevocation() }
+    var login: (any AccountLoginFlow)? { DropboxLoginFlow() }
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
     ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
-        guard let appKey = inputs.appKey else {
-            throw AccountSetupError(.usage, "--app-key is required for Dropbox (the app's OAuth client_id)")
+        guard let appKey = inputs[Self.appKey] else {
+            throw AccountSetupError(.usage, "\(Self.appKey.flag) is required for Dropbox (the app's OAuth client_id)")
         }
+        let app = try Self.app(appKey: appKey, inputs)
         var account = FerryStore.NewAccount(
-            name: inputs.name, provider: inputs.provider, appKey: appKey, appSecret: inputs.secrets["app-secret"],
-            refreshToken: inputs.secrets["refresh-token"], apiURL: inputs.apiURL, contentURL: inputs.contentURL,
-            authorizeURL: inputs.authorizeURL, maxConcurrent: inputs.maxConcurrent)
+            name: inputs.name, provider: inputs.provider, appKey: appKey, appSecret: app.appSecret,
+            refreshToken: inputs[Self.refreshToken], apiURL: app.apiURL, contentURL: app.contentURL,
+            authorizeURL: app.authorizeURL, maxConcurrent: inputs.maxConcurrent)
         guard let refreshToken = account.refreshToken else {
             return (account, "added \(inputs.name) (dropbox); link it with: ferry account login \(inputs.name)")
         }
         guard inputs.verify else { return (account, "added \(inputs.name) (dropbox)") }
-        let endpoints = DropboxEndpoints(
-            api: inputs.apiURL ?? DropboxEndpoints.production.api,
-            content: inputs.contentURL ?? DropboxEndpoints.production.content,
-            authorize: inputs.authorizeURL ?? DropboxEndpoints.production.authorize)
-        let client = DropboxClient(httpClient: httpClient, endpoints: endpoints, logger: logger)
+        let client = DropboxLoginFlow.client(app, httpClient: httpClient, logger: logger)
         let grant: DropboxTokenGrant
         do {
             grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: account.appSecret)
@@ -67,5 +75,12 @@ struct DropboxAccountKind: AccountKind {
         }
         logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 14400))"])
         return .granted(accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 14400))
+    }
+
+    /// The app and hosts from what `add` or `login` was given.
+    static func app(appKey: String, _ inputs: AccountInputs) throws(AccountSetupError) -> AccountApp {
+        AccountApp(
+            appKey: appKey, appSecret: inputs[appSecret], apiURL: try inputs.url(apiURL), contentURL: try inputs.url(contentURL),
+            authorizeURL: try inputs.url(authorizeURL))
     }
 }

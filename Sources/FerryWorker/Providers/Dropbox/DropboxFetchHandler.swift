@@ -1,5 +1,6 @@
 import FerryCore
 import FerryDropbox
+import FerryProviders
 import FerryStore
 import Foundation
 

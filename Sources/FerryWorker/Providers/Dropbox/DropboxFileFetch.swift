@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryDropbox
+import FerryProviders
 import FerryStore
 import Foundation
 import NIOCore

@@ -1,6 +1,7 @@
 import Crypto
 import FerryCore
 import FerryDropbox
+import FerryProviders
 import FerryStore
 import Foundation
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryDropbox
+import FerryProviders
 import FerryStore
 import Foundation
 import NIOCore
@@ -69,7 +70,7 @@ public struct DropboxUploadHandler: JobHandler {
         let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
 
         var commit = DropboxCommitInfo(
-            path: path, mode: options.mode == "overwrite" ? .overwrite : .add,
+            path: path, mode: options.mode == .overwrite ? .overwrite : .add,
             autorename: options.autorename == true,
             clientModified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),
             mute: options.mute == true, strictConflict: false)

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryFlickr
 import FerryStore
 import Logging
 
@@ -6,18 +7,25 @@ import Logging
 struct FlickrAccountKind: AccountKind {
     var linkedWithoutLogin: Bool { true }
     var usesStoredSecretsOnly: Bool { true }
-    var addOptions: [String] { ["api-key-file", "api-url", "content-url"] }
+
+    static let apiKey = AccountInput("api-key", .secretFile, help: "File holding the API key; - reads stdin. Required.")
+    static let apiURL = AccountInput(
+        "api-url", .value(valueName: "url"), help: "REST endpoint. Default: \(FlickrEndpoints.production.rest)")
+    static let photoURL = AccountInput(
+        "content-url", .value(valueName: "url"), help: "Photo base URL. Default: \(FlickrEndpoints.production.photos)")
+
+    var inputs: [AccountInput] { [Self.apiKey, Self.apiURL, Self.photoURL] }
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
     ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
-        guard let apiKey = inputs.secrets["api-key"] else {
-            throw AccountSetupError(.usage, "--api-key-file is required for Flickr (the API key, from a file or -)")
+        guard let apiKey = inputs[Self.apiKey] else {
+            throw AccountSetupError(.usage, "\(Self.apiKey.flag) is required for Flickr (the API key, from a file or -)")
         }
         // The API key is kept sealed like any other secret.
         var account = FerryStore.NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: nil, appSecret: apiKey, refreshToken: nil,
-            apiURL: inputs.apiURL, contentURL: inputs.contentURL, maxConcurrent: inputs.maxConcurrent)
+            apiURL: try inputs.url(Self.apiURL), contentURL: try inputs.url(Self.photoURL), maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true
         return (account, "added \(inputs.name) (flickr)")
     }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryFlickr
+import FerryProviders
 import FerryStore
 import Foundation
 

@@ -1,5 +1,6 @@
 import Crypto
 import FerryCore
+import FerryProviders
 import FerryStore
 import Foundation
 

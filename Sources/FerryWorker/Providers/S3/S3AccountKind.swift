@@ -9,33 +9,49 @@ import Logging
 struct S3AccountKind: AccountKind {
     var linkedWithoutLogin: Bool { true }
     var usesStoredSecretsOnly: Bool { true }
-    var addOptions: [String] {
-        ["region", "endpoint-url", "path-style", "access-key-id-file", "secret-access-key-file", "session-token-file"]
+
+    static let region = AccountInput(
+        "region", .value(valueName: "region"), help: "The region: us-east-1 …; MinIO and R2 take theirs or auto. Required.")
+    static let endpointURL = AccountInput(
+        "endpoint-url", .value(valueName: "url"), help: "Endpoint of an S3-compatible store (MinIO, R2 …). Default: AWS.")
+    static let pathStyle = AccountInput(
+        "path-style", .flag, help: "Buckets in the path (http://host/bucket/key): MinIO and moto.")
+    static let accessKeyID = AccountInput("access-key-id", .secretFile, help: "File holding the access key id; - reads stdin.")
+    static let secretAccessKey = AccountInput(
+        "secret-access-key", .secretFile, help: "File holding the secret access key; - reads stdin.")
+    static let sessionToken = AccountInput("session-token", .secretFile, help: "File holding a session token (temporary credentials).")
+
+    var inputs: [AccountInput] {
+        [Self.region, Self.endpointURL, Self.pathStyle, Self.accessKeyID, Self.secretAccessKey, Self.sessionToken]
     }
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
     ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
-        guard let region = inputs.region, !region.isEmpty, region.utf8.allSatisfy({ EndpointSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") }) else {
-            throw AccountSetupError(.usage, "--region is required for S3 (for example us-east-1; MinIO and R2 accept their own or auto)")
+        guard let region = inputs[Self.region], !region.isEmpty, region.utf8.allSatisfy({ EndpointSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") }) else {
+            throw AccountSetupError(.usage, "\(Self.region.flag) is required for S3 (for example us-east-1; MinIO and R2 accept their own or auto)")
         }
-        guard let accessKeyID = inputs.secrets["access-key-id"], let secret = inputs.secrets["secret-access-key"] else {
-            throw AccountSetupError(.usage, "S3 needs --access-key-id-file and --secret-access-key-file (files, or - for one of them on standard input)")
+        guard let accessKeyID = inputs[Self.accessKeyID], let secret = inputs[Self.secretAccessKey] else {
+            throw AccountSetupError(
+                .usage, "S3 needs \(Self.accessKeyID.flag) and \(Self.secretAccessKey.flag) (files, or - for one of them on standard input)")
         }
-        if let url = inputs.endpointURL, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
-            throw AccountSetupError(.usage, "--endpoint-url must be an http(s) URL, for example http://127.0.0.1:9000")
+        let endpointURL = inputs[Self.endpointURL]
+        if let url = endpointURL, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+            throw AccountSetupError(.usage, "\(Self.endpointURL.flag) must be an http(s) URL, for example http://127.0.0.1:9000")
         }
-        if let url = inputs.endpointURL, EndpointSyntax.hasUserInfo(url) {
-            throw AccountSetupError(.usage, "--endpoint-url carries credentials (user:password@): remove them; S3 keys go in --access-key-id-file and --secret-access-key-file, sealed")
+        if let url = endpointURL, EndpointSyntax.hasUserInfo(url) {
+            throw AccountSetupError(
+                .usage,
+                "\(Self.endpointURL.flag) carries credentials (user:password@): remove them; S3 keys go in \(Self.accessKeyID.flag) and \(Self.secretAccessKey.flag), sealed")
         }
         var keys: [String: JSONValue] = ["access_key_id": .string(accessKeyID), "secret_access_key": .string(secret)]
-        if let token = inputs.secrets["session-token"] { keys["session_token"] = .string(token) }
+        if let token = inputs[Self.sessionToken] { keys["session_token"] = .string(token) }
         var account = FerryStore.NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: nil, appSecret: JSONValue.object(keys).jsonText,
             refreshToken: nil, maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true
-        var settings: [String: JSONValue] = ["region": .string(region), "path_style": .bool(inputs.pathStyle)]
-        if let url = inputs.endpointURL { settings["endpoint_url"] = .string(url) }
+        var settings: [String: JSONValue] = ["region": .string(region), "path_style": .bool(inputs.isSet(Self.pathStyle))]
+        if let url = endpointURL { settings["endpoint_url"] = .string(url) }
         account.settings = settings
         guard inputs.verify else { return (account, "added \(inputs.name) (s3, \(region))") }
         // A signed ListBuckets proves the keys: AccessDenied still means they were accepted (keys scoped to one

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryProviders
 import FerryS3
 import FerryStore
 import Foundation

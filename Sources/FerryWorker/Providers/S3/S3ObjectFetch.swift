@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryProviders
 import FerryS3
 import FerryStore
 import Foundation

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FerryCore
+import FerryProviders
 import FerryS3
 import FerryStore
 import Foundation

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryProviders
 import FerryStore
 import Foundation
 import NIOCore

@@ -1,0 +1,76 @@
+import FerryCore
+import Foundation
+
+/// Dropbox API v2: uploads to and fetches from `dropbox:ACCOUNT:/path` (files, folders, thumbnails), with
+/// OAuth 2 refresh-token accounts.
+public struct DropboxProvider: ProviderDescriptor {
+    public init() {}
+
+    public var name: String { "dropbox" }
+    public var displayName: String { "Dropbox" }
+    public var schemes: [String] { ["dropbox"] }
+
+    /// `get_thumbnail_v2` sizes (`ThumbnailSize` in the API).
+    public static let thumbnailSizes: [String] = [
+        "w32h32", "w64h64", "w128h128", "w256h256", "w480h320", "w640h480", "w960h640", "w1024h768", "w2048h1536",
+    ]
+
+    public func example(for kind: JobKind) -> String? {
+        kind == .upload ? "dropbox:ACCOUNT:/Photos/" : "dropbox:ACCOUNT:/Photos/a.jpg"
+    }
+
+    /// Upload options.
+    public static let mode: TypedProviderOption<DropboxWriteMode> = .choice(
+        "mode", help: "add (default: a different file at the path fails the job) or overwrite (replace it).")
+    public static let autorename: TypedProviderOption<Bool> = .boolean(
+        "autorename", help: "On a conflict, let Dropbox pick a free name instead of failing.")
+    public static let mute: TypedProviderOption<Bool> = .boolean("mute", help: "Do not notify the account's devices of the change.")
+
+    /// Fetch options.
+    public static let sha256: TypedProviderOption<String> = .string(
+        "sha256", help: "Expected SHA-256 of a single file; a mismatch fails the job.")
+    public static let recursive: TypedProviderOption<Bool> = .boolean("recursive", help: "Folders: include subfolders.")
+    public static let thumbnail: TypedProviderOption<String> = .choice(
+        "thumbnail", thumbnailSizes, help: "Fetch thumbnails of this size instead of the files (images only).")
+    public static let pageSize: TypedProviderOption<Int64> = .integer(
+        "page_size", 1...2000, help: "Folders: entries per list_folder page. Default: 2000.")
+
+    public func options(for kind: JobKind) -> [ProviderOption] {
+        switch kind {
+        case .upload: [Self.mode.declaration, Self.autorename.declaration, Self.mute.declaration]
+        case .fetch: [Self.sha256.declaration, Self.recursive.declaration, Self.thumbnail.declaration, Self.pageSize.declaration]
+        }
+    }
+
+    public func resolve(_ request: EndpointRequest) throws(ValidationIssue) -> ResolvedEndpoint {
+        let location = try DropboxLocation(request.remote, field: request.remoteField, line: request.line)
+        let options = request.options
+        switch request.kind {
+        case .upload:
+            let path = location.path.hasSuffix("/") ? location.path + request.localName : location.path
+            let details = DropboxUploadDetails(
+                mode: options[Self.mode], autorename: options[Self.autorename], mute: options[Self.mute])
+            return ResolvedEndpoint(
+                source: request.local, destination: DropboxLocation(account: location.account, path: path).text,
+                account: location.account, accountProvider: name, typedDetails: details)
+        case .fetch:
+            let thumbnail = options[Self.thumbnail]
+            if thumbnail != nil && options.contains(Self.sha256) {
+                throw request.issue(Self.sha256.name, "a thumbnail has no fixed checksum", "drop --sha256 or --thumbnail")
+            }
+            let details = DropboxFetchDetails(
+                root: request.local.hasSuffix("/") ? request.local : SafePath.directory(of: request.local),
+                recursive: options[Self.recursive] == true ? true : nil,
+                thumbnail: thumbnail,
+                requestedPageSize: options[Self.pageSize],
+                sha256: try options[Self.sha256].map { text throws(ValidationIssue) in
+                    try EndpointSyntax.sha256Hex(text, field: Self.sha256.name, line: request.line)
+                })
+            // A folder fans out into one child per file; a file is fetched by this job alone, but whether the
+            // path is a folder is only known to the worker, so every Dropbox fetch gets a batch.
+            return ResolvedEndpoint(
+                source: location.text, destination: request.local, account: location.account, accountProvider: name,
+                fansOut: true, typedDetails: details)
+        }
+    }
+}

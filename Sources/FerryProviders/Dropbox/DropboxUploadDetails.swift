@@ -1,0 +1,15 @@
+/// The Dropbox options of an upload job, applied to the commit (`/2/files/upload`, `upload_session/finish`).
+public struct DropboxUploadDetails: Codable, Sendable, Equatable {
+    /// `add` (default: a different file at the path is a conflict) or `overwrite` (replace it).
+    public var mode: DropboxWriteMode?
+    /// On a conflict, let Dropbox pick a free name (`photo (1).jpg`) instead of failing.
+    public var autorename: Bool?
+    /// Do not notify the account's devices of the change.
+    public var mute: Bool?
+
+    public init(mode: DropboxWriteMode? = nil, autorename: Bool? = nil, mute: Bool? = nil) {
+        self.mode = mode
+        self.autorename = autorename
+        self.mute = mute
+    }
+}

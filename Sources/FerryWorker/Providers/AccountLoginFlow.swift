@@ -1,0 +1,20 @@
+import AsyncHTTPClient
+import Logging
+
+/// Linking an account interactively (`ferry account login`), for kinds that link through OAuth: the
+/// command prints ``start(_:httpClient:logger:)``'s URL, reads the code a person pastes, and stores what
+/// ``finish(code:started:app:httpClient:logger:)`` returns. The command itself names no provider.
+public protocol AccountLoginFlow: Sendable {
+    /// The options `ferry account login` takes to create an account of this kind (its app and hosts); an
+    /// existing account keeps what it has.
+    var inputs: [AccountInput] { get }
+    /// The app and hosts of a new account from what `login` was given.
+    func app(from inputs: AccountInputs) throws(AccountSetupError) -> AccountApp
+    /// The authorize URL for `app`, with a fresh PKCE challenge.
+    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart
+    /// Redeems the pasted code. Throws ``AccountSetupError``: `rejected` for a code or app the provider
+    /// refused, `unreachable` when it could not be asked.
+    func finish(
+        code: String, started: AccountLoginStart, app: AccountApp, httpClient: HTTPClient, logger: Logger
+    ) async throws(AccountSetupError) -> AccountLoginGrant
+}

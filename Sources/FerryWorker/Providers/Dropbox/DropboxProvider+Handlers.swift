@@ -1,0 +1,22 @@
+import FerryCore
+import FerryProviders
+import Foundation
+
+extension DropboxProvider: ProviderHandlers {
+    public var accountKind: (any AccountKind)? { DropboxAccountKind() }
+
+    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
+        guard let tokens = environment.tokens else { return nil }
+        switch kind {
+        case .upload:
+            // Dropbox takes chunks in multiples of 4 MiB.
+            let granularity = DropboxUploadHandler.chunkGranularity
+            return DropboxUploadHandler(
+                tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
+                batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
+                parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4)
+        case .fetch:
+            return DropboxFetchHandler(tokens: tokens)
+        }
+    }
+}

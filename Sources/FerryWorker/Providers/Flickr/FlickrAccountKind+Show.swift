@@ -1,0 +1,10 @@
+import FerryStore
+
+extension FlickrAccountKind {
+    func shownFields(of account: AccountRecord) -> [AccountField] {
+        [
+            .secret("api key", isStored: account.hasAppSecret),
+            .url("api url", account.apiURL), .url("photo url", account.contentURL),
+        ]
+    }
+}

@@ -1,0 +1,16 @@
+import FerryCore
+import FerryProviders
+import FerryS3
+
+extension S3Provider: ProviderHandlers {
+    public var accountKind: (any AccountKind)? { S3AccountKind() }
+
+    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
+        guard let tokens = environment.tokens else { return nil }
+        let access = S3AccountAccess(tokens: tokens, httpClient: environment.httpClient)
+        switch kind {
+        case .upload: return S3UploadHandler(access: access, partSize: max(S3PartPlan.minPartSize, Int64(environment.chunkSize)))
+        case .fetch: return S3FetchHandler(access: access)
+        }
+    }
+}

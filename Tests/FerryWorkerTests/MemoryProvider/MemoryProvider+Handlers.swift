@@ -1,0 +1,10 @@
+import FerryCore
+import FerryWorker
+
+extension MemoryProvider: ProviderHandlers {
+    var accountKind: (any AccountKind)? { MemoryAccountKind() }
+
+    func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
+        kind == .upload ? MemoryUploadHandler() : nil
+    }
+}

@@ -1,0 +1,5 @@
+/// The typed details of a memory upload, as the job's spec keeps them.
+struct MemoryUploadDetails: Codable, Sendable, Equatable {
+    var label: String?
+    var copies: Int64
+}
