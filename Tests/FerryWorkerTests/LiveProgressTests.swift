@@ -14,9 +14,9 @@ import Testing
 struct LiveProgressTests {
     @Test("a 40 MiB upload in one request (below a 48 MiB chunk) shows its bytes in job_status, batch_status and ferry status before it finishes, with no progress event meanwhile")
     func smallFileVisibleWhileRunning() async throws {
-        // 2 MiB/s: loopback socket buffers take up to about 10 MiB at once, the rest trickles for about 15 s, a window
-        // a test task starved on a loaded machine still sees.
-        let server = try await DevServerProcess(["--upload-bytes-per-second", "2097152"])
+        // 1 MiB/s: loopback socket buffers take up to about 10 MiB at once, the rest trickles for about 30 s, a window
+        // a test task starved on a loaded machine still sees (at 2 MiB/s a full make test once slept through it).
+        let server = try await DevServerProcess(["--upload-bytes-per-second", "1048576"])
         let db = try await TestDatabase.make("live_progress")
         try await DropboxAccounts.add("live", server: server, databaseURL: db.url)
         let dir = try DropboxUploadTests.folder("live-progress")
