@@ -26,14 +26,14 @@ final class ProcessMetrics: Sendable {
             descriptor: MetricNameDescriptor(metricName: "process_resident_memory", unitName: "bytes", helpText: "Resident memory size in bytes."))
         virtual = registry.makeGauge(
             descriptor: MetricNameDescriptor(metricName: "process_virtual_memory", unitName: "bytes", helpText: "Virtual memory size in bytes."))
-        openFDs = registry.makeGauge(descriptor: MetricNameDescriptor(metricName: "process_open_fds", helpText: "Number of open file descriptors."))
-        maxFDs = registry.makeGauge(descriptor: MetricNameDescriptor(metricName: "process_max_fds", helpText: "Maximum number of open file descriptors."))
+        openFDs = registry.makeGauge(descriptor: MetricNameDescriptor(metricName: "process_open_fds", unitName: "", helpText: "Number of open file descriptors."))
+        maxFDs = registry.makeGauge(descriptor: MetricNameDescriptor(metricName: "process_max_fds", unitName: "", helpText: "Maximum number of open file descriptors."))
         let start = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 metricName: "process_start_time", unitName: "seconds", helpText: "Start time of the process since unix epoch in seconds."))
         start.set(to: Self.startTime() ?? Date().timeIntervalSince1970)
         registry.makeGauge(
-            descriptor: MetricNameDescriptor(metricName: "ferry_build_info", helpText: "Always 1: the Ferry release and the schema version it expects."),
+            descriptor: MetricNameDescriptor(metricName: "ferry_build_info", unitName: "", helpText: "Always 1: the Ferry release and the schema version it expects."),
             labels: [("version", FerryRelease.version), ("schema", "\(FerryRelease.schemaVersion)")]
         ).set(to: 1)
         update()

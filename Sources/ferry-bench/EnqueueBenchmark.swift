@@ -54,7 +54,7 @@ struct EnqueueBenchmark: AsyncParsableCommand {
             let copyTime = try await client.withConnection { connection -> Double in
                 try connection.execute("CREATE TABLE raw_events (job_id uuid, version int, type text, data jsonb)")
                 let start = ContinuousClock.now
-                try connection.transaction { tx in
+                _ = try connection.transaction { tx in
                     try tx.copyIn("COPY raw_events (job_id, version, type, data) FROM STDIN") { writer in
                         for row in rendered { try writer.writeRow(row) }
                     }

@@ -21,7 +21,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         for (key, value) in environment { env[key] = value }
         process.environment = env
         logPath = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-proc-\(UUID().uuidString).log").path
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = log
         process.standardError = log

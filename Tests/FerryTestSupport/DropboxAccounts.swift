@@ -24,7 +24,7 @@ public enum DropboxAccounts {
 
     /// Writes `count` bytes from /dev/urandom to `path` (fast, without holding the file in memory).
     public static func randomFile(_ path: String, size: Int) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/urandom"))
         defer {
