@@ -45,6 +45,7 @@ extension MemoryWorkerStore {
 
     public func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
         guard !outcomes.isEmpty else { return ([], []) }
+        await passOutcomeGate()
         // One event per job per call: the latest outcome of each, as `FerryStore.record`.
         var latest = [UUID: JobOutcome]()
         for outcome in outcomes { latest[outcome.jobID] = outcome }

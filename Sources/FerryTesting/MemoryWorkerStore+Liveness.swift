@@ -58,6 +58,7 @@ extension MemoryWorkerStore {
     public func releaseOrphanedClaims(worker: String, running: [UUID], grace: Duration) async throws -> [UUID] {
         let running = Set(running)
         let released = state.withLock { state -> [UUID] in
+            state.orphanChecks += 1
             let now = state.now
             let cutoff = now.addingTimeInterval(-Self.seconds(grace))
             var released = [UUID]()

@@ -32,6 +32,9 @@ public final class MemoryWorkerStore: WorkerStore {
         var liveProgress: [UUID: (worker: String, bytes: Int64)] = [:]
         var listeners: [UUID: AsyncStream<WorkerWakeup>.Continuation] = [:]
         var offset: TimeInterval = 0
+        var outcomesHeld = false
+        var heldRecords: [CheckedContinuation<Void, Never>] = []
+        var orphanChecks = 0
         var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
 
         var now: Date { Date().addingTimeInterval(offset) }
@@ -47,6 +50,39 @@ public final class MemoryWorkerStore: WorkerStore {
     /// Moves the store's clock forward (retries and deferrals fall due, heartbeats go stale).
     public func advance(by seconds: TimeInterval) {
         state.withLock { $0.offset += seconds }
+    }
+
+    /// Makes `record(_:)` wait until `releaseOutcomes()`, as a slow or stalled database would: for tests of what
+    /// a worker does while its outcomes are in flight.
+    public func holdOutcomes() {
+        state.withLock { $0.outcomesHeld = true }
+    }
+
+    /// Lets held and later `record(_:)` calls through.
+    public func releaseOutcomes() {
+        let waiting = state.withLock { state in
+            state.outcomesHeld = false
+            defer { state.heldRecords = [] }
+            return state.heldRecords
+        }
+        for call in waiting { call.resume() }
+    }
+
+    /// How many `record(_:)` calls are waiting for `releaseOutcomes()`.
+    public var heldRecordCalls: Int { state.withLock { $0.heldRecords.count } }
+
+    /// How many times a worker has asked to release its orphaned claims (its liveness loop's pace).
+    public var orphanChecks: Int { state.withLock { $0.orphanChecks } }
+
+    /// Waits while outcomes are held.
+    func passOutcomeGate() async {
+        await withCheckedContinuation { (call: CheckedContinuation<Void, Never>) in
+            let held = state.withLock { state in
+                if state.outcomesHeld { state.heldRecords.append(call) }
+                return state.outcomesHeld
+            }
+            if !held { call.resume() }
+        }
     }
 
     // MARK: Wake-ups

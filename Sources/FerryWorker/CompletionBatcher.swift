@@ -19,6 +19,8 @@ final class CompletionBatcher: Sendable {
 
     private struct State {
         var buffer: [JobOutcome] = []
+        /// Jobs whose outcomes are being written now: out of the buffer, not yet in the database.
+        var writing: [UUID] = []
         var finishing = false
     }
 
@@ -44,6 +46,13 @@ final class CompletionBatcher: Sendable {
 
     var pending: Int { state.withLock { $0.buffer.count } }
 
+    /// Jobs with an outcome not yet in the database (buffered or being written). The worker counts them as its
+    /// own when it releases orphaned claims: a job whose handler returned is out of the running set before its
+    /// outcome lands, and releasing it then would fence off that outcome (a deferral or success lost).
+    var unwrittenJobIDs: [UUID] {
+        state.withLock { state in state.writing + state.buffer.map(\.jobID) }
+    }
+
     /// Flushes until `finish()` is called and everything is written.
     func run() async {
         while true {
@@ -60,9 +69,11 @@ final class CompletionBatcher: Sendable {
             let batch = state.withLock { state -> [JobOutcome] in
                 let taken = Array(state.buffer.prefix(batchSize))
                 state.buffer.removeFirst(taken.count)
+                state.writing = taken.map(\.jobID)
                 return taken
             }
             await write(batch)
+            state.withLock { $0.writing = [] }
         }
     }
 

@@ -55,8 +55,11 @@ extension Worker {
             do {
                 // Claims whose reply was lost when the connection dropped after commit: this worker holds them in the
                 // database but is not running them. On the job pool, not the heartbeat's connection: it appends events.
+                // Running jobs first, then unwritten outcomes: a job moves from the first to the second, so
+                // reading in this order never misses it between the two.
+                let held = running.jobs.map(\.jobID)
                 let orphans = try await store.releaseOrphanedClaims(
-                    worker: configuration.name, running: running.jobs.map(\.jobID),
+                    worker: configuration.name, running: held + batcher.unwrittenJobIDs,
                     grace: max(configuration.heartbeatInterval * 3, .seconds(5)))
                 if !orphans.isEmpty {
                     logger.notice("released claims whose reply was lost with the connection", metadata: ["jobs": "\(orphans.count)"])

@@ -217,6 +217,23 @@ struct WorkerInProcessTests {
         #expect(!harness.store.isRegistered(harness.worker.configuration.name))
     }
 
+    @Test("an outcome still being written is not released as an orphaned claim: the deferral or success lands")
+    func slowOutcomeIsNotOrphaned() async throws {
+        let store = MemoryWorkerStore()
+        store.holdOutcomes()
+        let harness = WorkerHarness(store: store, handler: Self.succeed, configuration: WorkerHarness.configuration(concurrency: 1))
+        let id = store.enqueue(.test()).jobID
+        try await harness.waitUntil("the outcome to be on its way") { $0.heldRecordCalls == 1 }
+        // The claim is older than the orphan grace (5 s) while its outcome is in flight, as under a slow database.
+        store.advance(by: 6)
+        let checks = store.orphanChecks
+        try await harness.waitUntil("three orphan checks") { $0.orphanChecks >= checks + 3 }
+        store.releaseOutcomes()
+        let job = try await harness.settle([id])[0]
+        try await harness.stop()
+        #expect(job.events == [.enqueued, .claimed, .succeeded])
+    }
+
     @Test("a lost claim stops the handler without recording anything")
     func lostClaim() async throws {
         let store = MemoryWorkerStore()
