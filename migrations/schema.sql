@@ -1786,6 +1786,7 @@ CREATE TABLE ferry.accounts (
     status_reason text,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     settings jsonb DEFAULT '{}'::jsonb NOT NULL,
+    secrets_sealed bytea,
     CONSTRAINT accounts_max_concurrent_check CHECK (((max_concurrent >= 1) AND (max_concurrent <= 1000))),
     CONSTRAINT accounts_name_check CHECK ((name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$'::text)),
     CONSTRAINT accounts_provider_name CHECK ((provider ~ '^[a-z][a-z0-9-]{0,31}$'::text)),
@@ -1793,6 +1794,10 @@ CREATE TABLE ferry.accounts (
     CONSTRAINT accounts_status_check CHECK ((status = ANY (ARRAY['active'::text, 'needs_reauth'::text, 'revoked'::text])))
 )
 WITH (fillfactor='70');
+
+COMMENT ON COLUMN ferry.accounts.app_secret_sealed IS 'Before schema 30: the one secret of an account (its kind reads it); ferry account rekey moves it to secrets_sealed.';
+
+COMMENT ON COLUMN ferry.accounts.secrets_sealed IS 'The account kind''s secrets: one JSON object sealed by Ferry (AES-GCM), never readable by PostgreSQL.';
 
 CREATE TABLE ferry.queue_count_deltas (
     queue text NOT NULL,
@@ -1837,7 +1842,7 @@ CREATE VIEW ferry.account_status AS
     a.content_url,
     a.authorize_url,
     a.provider_account_id,
-    (a.app_secret_sealed IS NOT NULL) AS has_app_secret,
+    ((a.secrets_sealed IS NOT NULL) OR (a.app_secret_sealed IS NOT NULL)) AS has_secrets,
     (a.refresh_token_sealed IS NOT NULL) AS has_refresh_token,
     a.access_token_expires_at,
     a.created_at,

@@ -7,7 +7,11 @@ public struct AccountCredentials: Sendable, CustomStringConvertible, CustomDebug
     public var name: String
     public var provider: String
     public var appKey: String?
-    public var appSecret: String?
+    /// The kind's own secrets, by the names the kind gave them when it stored them (opened).
+    public var secrets: [String: String] = [:]
+    /// The one secret of an account stored before schema 30 (a Dropbox app secret, S3 keys as JSON text, a
+    /// Flickr API key): its kind reads it when `secrets` is empty. A key rotation moves it into `secrets`.
+    public var legacySecret: String?
     public var refreshToken: String?
     public var accessToken: String?
     public var accessTokenIssuedAt: Date?

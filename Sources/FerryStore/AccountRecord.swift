@@ -22,7 +22,8 @@ public struct AccountRecord: Sendable, Hashable {
     public var authorizeURL: String?
     public var providerAccountID: String?
     public var maxConcurrent: Int
-    public var hasAppSecret: Bool
+    /// Whether the kind's secrets are stored (never what they are).
+    public var hasSecrets: Bool
     public var hasRefreshToken: Bool
     public var accessTokenExpiresAt: Date?
     public var createdAt: Date

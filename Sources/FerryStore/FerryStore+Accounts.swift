@@ -10,7 +10,9 @@ extension FerryStore {
         public var name: String
         public var provider: String
         public var appKey: String?
-        public var appSecret: String?
+        /// The kind's own secrets, named as the kind names them (Dropbox `app_secret`, S3 `access_key_id` and
+        /// `secret_access_key`, Flickr `api_key`): sealed together as one value.
+        public var secrets: [String: String]
         public var refreshToken: String?
         public var accessToken: String?
         public var accessTokenExpiresAt: Date?
@@ -26,7 +28,7 @@ extension FerryStore {
         public var settings: [String: JSONValue] = [:]
 
         public init(
-            name: String, provider: String, appKey: String?, appSecret: String?, refreshToken: String?,
+            name: String, provider: String, appKey: String?, secrets: [String: String] = [:], refreshToken: String?,
             accessToken: String? = nil, accessTokenExpiresAt: Date? = nil, apiURL: String? = nil,
             contentURL: String? = nil, authorizeURL: String? = nil, providerAccountID: String? = nil,
             maxConcurrent: Int? = nil
@@ -34,7 +36,7 @@ extension FerryStore {
             self.name = name
             self.provider = provider
             self.appKey = appKey
-            self.appSecret = appSecret
+            self.secrets = secrets
             self.refreshToken = refreshToken
             self.accessToken = accessToken
             self.accessTokenExpiresAt = accessTokenExpiresAt
@@ -61,8 +63,9 @@ extension FerryStore {
             try value.map { PostgresBytes(try box.seal($0, context: Self.sealContext(account.name, field))) }
         }
         let linked = account.refreshToken != nil || account.linkedWithoutLogin
+        let secrets = account.secrets.isEmpty ? nil : AccountSecrets.text(account.secrets)
         let binds: [any PostgresBindable] = [
-            account.name, account.provider, account.appKey, try seal(account.appSecret, "app_secret"),
+            account.name, account.provider, account.appKey, try seal(secrets, AccountSecrets.field),
             try seal(account.refreshToken, "refresh_token"), try seal(account.accessToken, "access_token"),
             account.accessTokenExpiresAt, box.key.id, account.apiURL, account.contentURL, account.authorizeURL,
             account.providerAccountID, linked ? "active" : "needs_reauth",
@@ -77,7 +80,7 @@ extension FerryStore {
             try await client.withTransaction { connection in
                 _ = try connection.query(
                     """
-                    INSERT INTO ferry.accounts (name, provider, app_key, app_secret_sealed, refresh_token_sealed,
+                    INSERT INTO ferry.accounts (name, provider, app_key, secrets_sealed, refresh_token_sealed,
                         access_token_sealed, access_token_issued_at, access_token_expires_at, key_id, api_url,
                         content_url, authorize_url, provider_account_id, status, status_reason, max_concurrent, settings)
                     VALUES ($1, $2, $3, $4::bytea, $5::bytea, $6::bytea, CASE WHEN $6::bytea IS NULL THEN NULL ELSE now() END,
@@ -114,7 +117,6 @@ extension FerryStore {
                 "access_token_expires_at": accessTokenExpiresAt.map { .string(ScheduleTime.iso8601($0)) } ?? .null,
             ]).jsonText),
         ]
-        // An account sealed with another key cannot keep its app secret: re-sealing needs the old key.
         let updated = try await client.withTransaction { connection in
             let result = try connection.query(
                 """
@@ -151,27 +153,16 @@ extension FerryStore {
             try connection.query(
                 """
                 SELECT a.name, a.provider, a.app_key, a.status, a.status_reason, a.api_url, a.content_url,
-                       a.authorize_url, a.provider_account_id, a.max_concurrent, a.has_app_secret,
+                       a.authorize_url, a.provider_account_id, a.max_concurrent, a.has_secrets,
                        a.has_refresh_token, a.access_token_expires_at, a.created_at, a.updated_at,
                        (SELECT count(*) FROM ferry.jobs j
-                         WHERE j.account = a.name AND j.state IN ('queued', 'running')),
-                       a.settings::text
+                         WHERE j.account = a.name AND j.state IN ('queued', 'running')) AS unfinished_jobs,
+                       a.settings::text AS settings
                   FROM ferry.account_status a
                  WHERE \(condition)
                  ORDER BY a.name
                 """, binds
-            ).rows.map { row in
-                AccountRecord(
-                    name: try row.decode(at: 0), provider: try row.decode(at: 1), appKey: try row.decode(String?.self, at: 2),
-                    status: AccountRecord.Status(rawValue: try row.decode(at: 3)) ?? .needsReauth,
-                    statusReason: try row.decode(String?.self, at: 4), apiURL: try row.decode(String?.self, at: 5),
-                    contentURL: try row.decode(String?.self, at: 6), authorizeURL: try row.decode(String?.self, at: 7),
-                    providerAccountID: try row.decode(String?.self, at: 8), maxConcurrent: try row.decode(at: 9),
-                    hasAppSecret: try row.decode(at: 10), hasRefreshToken: try row.decode(at: 11),
-                    accessTokenExpiresAt: try row.decode(Date?.self, at: 12), createdAt: try row.decode(at: 13),
-                    updatedAt: try row.decode(at: 14), unfinishedJobs: try row.decode(at: 15),
-                    settings: (try? JSONValue.parse(try row.decode(String.self, at: 16)))?.objectValue ?? [:])
-            }
+            ).rows.map(AccountRecord.init(row:))
         }
     }
 
@@ -180,12 +171,16 @@ extension FerryStore {
         try await client.withConnection { connection in
             try connection.query(
                 """
-                SELECT type, data::text, recorded_at FROM (
+                SELECT type, data::text AS data, recorded_at FROM (
                     SELECT position, type, data, recorded_at FROM ferry.account_events
                      WHERE account = $1 ORDER BY position DESC LIMIT $2) e
                  ORDER BY position
                 """, [name, limit]
-            ).rows.map { AccountEvent(type: try $0.decode(at: 0), data: try $0.decode(at: 1), recordedAt: try $0.decode(at: 2)) }
+            ).rows.map {
+                AccountEvent(
+                    type: try $0.decode(column: "type"), data: try $0.decode(column: "data"),
+                    recordedAt: try $0.decode(column: "recorded_at"))
+            }
         }
     }
 
@@ -392,69 +387,5 @@ extension FerryStore {
         FerryStoreError(
             .accountNeedsReauthorization, "account '\(name)' needs re-authorization (\(reason))",
             fix: "run ferry account login \(name); its jobs are held until then")
-    }
-}
-
-/// An `accounts` row as stored: secrets still sealed.
-struct SealedAccountRow: Sendable {
-    static let columns = """
-        name, provider, app_key, encode(app_secret_sealed, 'base64'), encode(refresh_token_sealed, 'base64'),
-        encode(access_token_sealed, 'base64'), access_token_issued_at, access_token_expires_at, api_url, content_url,
-        authorize_url, status, status_reason, key_id, settings::text
-        """
-
-    var name: String
-    var provider: String
-    var appKey: String?
-    var appSecret: String?
-    var refreshToken: String?
-    var accessToken: String?
-    var issuedAt: Date?
-    var expiresAt: Date?
-    var apiURL: String?
-    var contentURL: String?
-    var authorizeURL: String?
-    var status: String
-    var statusReason: String?
-    var keyID: String?
-    var settings: [String: JSONValue]
-
-    init(row: PostgresRow) throws {
-        name = try row.decode(at: 0)
-        provider = try row.decode(at: 1)
-        appKey = try row.decode(String?.self, at: 2)
-        appSecret = try row.decode(String?.self, at: 3)
-        refreshToken = try row.decode(String?.self, at: 4)
-        accessToken = try row.decode(String?.self, at: 5)
-        issuedAt = try row.decode(Date?.self, at: 6)
-        expiresAt = try row.decode(Date?.self, at: 7)
-        apiURL = try row.decode(String?.self, at: 8)
-        contentURL = try row.decode(String?.self, at: 9)
-        authorizeURL = try row.decode(String?.self, at: 10)
-        status = try row.decode(at: 11)
-        statusReason = try row.decode(String?.self, at: 12)
-        keyID = try row.decode(String?.self, at: 13)
-        settings = (try? JSONValue.parse(try row.decode(String.self, at: 14)))?.objectValue ?? [:]
-    }
-
-    func open(_ box: SecretBox) throws -> AccountCredentials {
-        func open(_ base64: String?, _ field: String) throws -> String? {
-            guard let base64 else { return nil }
-            // encode(…, 'base64') wraps lines every 76 characters.
-            guard let data = Data(base64Encoded: base64.filter { !$0.isWhitespace }) else {
-                throw FerryStoreError(.credentials, "account '\(name)': stored \(field) is not readable")
-            }
-            do {
-                return try box.open(Array(data), context: FerryStore.sealContext(name, field), keyID: keyID)
-            } catch {
-                throw FerryStoreError(error.code == .damaged ? .credentials : .secretKeyMismatch, "account '\(name)': \(error.description)")
-            }
-        }
-        return AccountCredentials(
-            name: name, provider: provider, appKey: appKey, appSecret: try open(appSecret, "app_secret"),
-            refreshToken: try open(refreshToken, "refresh_token"), accessToken: try open(accessToken, "access_token"),
-            accessTokenIssuedAt: issuedAt, accessTokenExpiresAt: expiresAt, apiURL: apiURL, contentURL: contentURL,
-            authorizeURL: authorizeURL, status: AccountRecord.Status(rawValue: status) ?? .needsReauth,
-            statusReason: statusReason, settings: settings)
     }
 }

@@ -338,7 +338,7 @@ extension WorkerCommand {
             try await store.checkSecretKey(box)
             return box
         } catch let error as SecretKeyError where error.code == .missing {
-            let linked = try await store.accounts().filter { $0.hasRefreshToken || $0.hasAppSecret }
+            let linked = try await store.accounts().filter { $0.hasRefreshToken || $0.hasSecrets }
             guard linked.isEmpty else { throw error }
             return nil
         }

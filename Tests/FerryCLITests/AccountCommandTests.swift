@@ -55,8 +55,10 @@ struct AccountCommandTests {
         #expect(flickr.status == 0, "\(flickr.stderr)")
         let row = try await db.query("SELECT status, settings::text FROM ferry.accounts WHERE name = 'f'").rows[0]
         #expect(try row.decode(String.self, at: 0) == "active" && row.decode(String.self, at: 1) == "{}")
-        let dump = try await db.query("SELECT app_secret_sealed::text FROM ferry.accounts").rows[0].decode(String.self, at: 0)
-        #expect(!dump.contains("flickr-api-key"), "the API key is sealed")
+        let sealed = try await db.query(
+            "SELECT secrets_sealed::text, app_secret_sealed IS NULL FROM ferry.accounts WHERE name = 'f'").rows[0]
+        #expect(try !sealed.decode(String.self, at: 0).contains("flickr-api-key"), "the API key is sealed")
+        #expect(try sealed.decode(Bool.self, at: 1), "the kind's secrets are one sealed value, not the old app_secret")
     }
 
     @Test("add checks the refresh token with the provider, stores it sealed, and records the event")

@@ -109,7 +109,7 @@ struct RoleCommandTests {
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.stdout.contains("\"box\"") && list.stdout.contains("dropbox"), "\(list.stdout)")
         // Whether each secret is set, from the rows the producer may read.
-        #expect(list.stdout.contains(#""has_refresh_token":true"#) && list.stdout.contains(#""has_app_secret":false"#), "\(list.stdout)")
+        #expect(list.stdout.contains(#""has_refresh_token":true"#) && list.stdout.contains(#""has_secrets":false"#), "\(list.stdout)")
         let show = try await FerryProcess.run(["account", "show", "box"], databaseURL: producer)
         #expect(show.status == 0, "\(show.stderr)")
         let lines = show.stdout.split(separator: "\n").map(String.init)

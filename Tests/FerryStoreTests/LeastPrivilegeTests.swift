@@ -373,8 +373,9 @@ struct LeastPrivilegeTests {
         let logins = try await Logins.make("lpsecrets")
         try await logins.db.query(
             """
-            INSERT INTO ferry.accounts (name, provider, app_secret_sealed, refresh_token_sealed, access_token_sealed)
-            VALUES ('acct', 'dropbox', '\\x01', '\\x02', '\\x03')
+            INSERT INTO ferry.accounts (name, provider, secrets_sealed, app_secret_sealed, refresh_token_sealed,
+                                        access_token_sealed)
+            VALUES ('acct', 'dropbox', '\\x00', '\\x01', '\\x02', '\\x03')
             """)
         // Every sealed column of the schema (found in the catalog), for every role.
         let sealed = try await logins.db.query(
@@ -383,7 +384,7 @@ struct LeastPrivilegeTests {
              WHERE table_schema = 'ferry' AND column_name LIKE '%\\_sealed' ORDER BY 1, 2
             """
         ).rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
-        #expect(sealed.count == 3)
+        #expect(sealed.count == 4)
         for (table, column) in sealed {
             let sql = "SELECT \(PostgresIdentifier(column).quoted) FROM ferry.\(PostgresIdentifier(table).quoted)"
             for login in Login.allCases {

@@ -1,6 +1,8 @@
 import FerryCore
+import FerryStore
 import FerryTestSupport
 import Foundation
+import Postgres
 import Testing
 
 #if canImport(Glibc)
@@ -84,6 +86,50 @@ struct SecretKeyRotationTests {
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
         #expect(!worker.log.contains(newKey))
+    }
+
+    @Test("an account stored before schema 30 (its one secret in app_secret_sealed) still runs its jobs; rekey moves the secret into its kind's shape and they still run")
+    func legacySecretUpgrade() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("rekeylegacy")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-rekeylegacy-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await FlickrFetchTests.seedUser(server, "31313131@N01", count: 3)
+        try await FlickrFetchTests.addAccount("stream", key: FlickrFetchTests.devKey, server: server, db: db)
+        // As schema 29 stored it: the API key alone, sealed for the app_secret field, and no secrets_sealed.
+        let box = SecretBox(key: try SecretKey(text: DropboxAccounts.secretKey))
+        let legacy = try box.seal(FlickrFetchTests.devKey, context: "ferry.accounts/stream/app_secret")
+        try await db.query(
+            "UPDATE ferry.accounts SET app_secret_sealed = $1::bytea, secrets_sealed = NULL WHERE name = 'stream'",
+            [PostgresBytes(legacy)])
+        let list = try await FerryProcess.run(["account", "list", "--json"], databaseURL: db.url)
+        #expect(list.stdout.contains(#""has_secrets":true"#), "\(list.stdout)")
+
+        func fetchAll(_ batch: String, key: String) async throws {
+            let enqueued = try await FerryProcess.run(
+                ["enqueue", "fetch", "flickr:31313131@N01", "--to", dir + "/\(batch)/", "--size", "s", "--batch", batch],
+                databaseURL: db.url)
+            #expect(enqueued.status == 0, "\(enqueued.stderr)")
+            let worker = try Self.worker(db, key: key, name: "w-\(batch)")
+            try await eventually(timeout: .seconds(300), "batch \(batch) to finish") { try await WorkerFixtures.batchDone(db, batch) }
+            worker.signal(SIGTERM)
+            _ = try await worker.waitForExit()
+            // The listing and its three photos: a wrong or missing API key fails the listing for good.
+            #expect(
+                try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = '\(batch)' AND state = 'succeeded'") == 4,
+                "\(worker.log)")
+        }
+        try await fetchAll("before", key: DropboxAccounts.secretKey)
+
+        let newKey = Self.randomKey()
+        let rekey = try await FerryProcess.run(
+            ["account", "rekey"], databaseURL: db.url,
+            environment: ["FERRY_OLD_SECRET_KEY": DropboxAccounts.secretKey, "FERRY_SECRET_KEY": newKey])
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        let row = try await db.query(
+            "SELECT secrets_sealed IS NOT NULL, app_secret_sealed IS NULL FROM ferry.accounts WHERE name = 'stream'").rows[0]
+        #expect(try row.decode(Bool.self, at: 0) && row.decode(Bool.self, at: 1), "moved into the kind's shape")
+        try await fetchAll("after", key: newKey)
     }
 
     @Test("rekey with an old key that opens nothing changes nothing")

@@ -75,7 +75,7 @@ struct TestProviderTests {
         let fetch = handlers?.handler(for: .fetch, environment: environment)
         try await http.shutdown()
 
-        #expect(prepared?.account.appSecret == "t0ken" && prepared?.account.linkedWithoutLogin == true)
+        #expect(prepared?.account.secrets == ["token": "t0ken"] && prepared?.account.linkedWithoutLogin == true)
         #expect(prepared?.note == "added box (memory)")
         #expect(upload == "memory_upload" && fetch == nil)
     }

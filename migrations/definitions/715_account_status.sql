@@ -15,7 +15,10 @@ SELECT a.name, a.provider, a.status, a.status_reason, a.updated_at, a.max_concur
                                     AND coalesce(j.account, '') = a.name) n)
        END AS held_jobs,
        a.app_key, a.api_url, a.content_url, a.authorize_url, a.provider_account_id,
-       a.app_secret_sealed IS NOT NULL AS has_app_secret,
+       (a.secrets_sealed IS NOT NULL OR a.app_secret_sealed IS NOT NULL) AS has_secrets,
        a.refresh_token_sealed IS NOT NULL AS has_refresh_token,
        a.access_token_expires_at, a.created_at, a.settings
   FROM ferry.accounts a;
+
+-- Dropped and created again when its columns change (0030): the grants go with it.
+GRANT SELECT ON ferry.account_status TO ferry_reader, ferry_producer, ferry_worker;

@@ -32,8 +32,14 @@ extension FerryStore {
     /// changed. Accounts already sealed with the new key are left alone, so an interrupted rotation can simply be
     /// run again. Returns the names of the accounts re-sealed.
     ///
+    /// An account stored before schema 30 holds its one secret in the old column; when `upgrade` maps that secret
+    /// to its kind's named secrets (the kind knows what the value was), it is sealed in the new shape instead.
+    ///
     /// Throws ``SecretKeyError`` (`oldKeyDoesNotOpen`) and changes nothing when an account opens with neither key.
-    public func rekeyAccounts(from old: SecretBox, to new: SecretBox, by actor: String) async throws -> [String] {
+    public func rekeyAccounts(
+        from old: SecretBox, to new: SecretBox, by actor: String,
+        upgrade: @escaping @Sendable (_ provider: String, _ legacySecret: String) -> [String: String]? = { _, _ in nil }
+    ) async throws -> [String] {
         do {
             return try await client.withTransaction { connection -> [String] in
                 // Row locks: a worker refreshing a token waits, and then reads the re-sealed row.
@@ -44,12 +50,18 @@ extension FerryStore {
                 var refused = [SealedAccountRow]()
                 for row in rows {
                     if row.keyID == new.key.id, (try? row.openAll(new)) != nil { continue }
-                    let secrets: [String: String]
+                    var secrets: [String: String]
                     do throws(SecretBoxError) {
                         secrets = try row.openAll(old)
                     } catch {
                         refused.append(row)
                         continue
+                    }
+                    if secrets[AccountSecrets.field] == nil, let legacy = secrets["app_secret"],
+                        let named = upgrade(row.provider, legacy)
+                    {
+                        secrets[AccountSecrets.field] = AccountSecrets.text(named)
+                        secrets["app_secret"] = nil
                     }
                     let sealed = try SealedAccountRow.sealedFields.map { field -> PostgresBytes? in
                         try secrets[field].map { PostgresBytes(try new.seal($0, context: Self.sealContext(row.name, field))) }
@@ -57,10 +69,10 @@ extension FerryStore {
                     try connection.query(
                         """
                         UPDATE ferry.accounts
-                           SET app_secret_sealed = $2::bytea, refresh_token_sealed = $3::bytea,
-                               access_token_sealed = $4::bytea, key_id = $5, updated_at = now()
+                           SET secrets_sealed = $2::bytea, app_secret_sealed = $3::bytea, refresh_token_sealed = $4::bytea,
+                               access_token_sealed = $5::bytea, key_id = $6, updated_at = now()
                          WHERE name = $1
-                        """, [row.name, sealed[0], sealed[1], sealed[2], new.key.id])
+                        """, [row.name, sealed[0], sealed[1], sealed[2], sealed[3], new.key.id])
                     try connection.query(
                         """
                         INSERT INTO ferry.account_events (account, type, data)
@@ -83,7 +95,10 @@ extension FerryStore {
 
     /// Accounts that hold at least one sealed value.
     static let hasSealedValue =
-        "(app_secret_sealed IS NOT NULL OR refresh_token_sealed IS NOT NULL OR access_token_sealed IS NOT NULL)"
+        """
+        (secrets_sealed IS NOT NULL OR app_secret_sealed IS NOT NULL OR refresh_token_sealed IS NOT NULL
+         OR access_token_sealed IS NOT NULL)
+        """
 
     private func sealedAccountRows() async throws -> [SealedAccountRow] {
         do {

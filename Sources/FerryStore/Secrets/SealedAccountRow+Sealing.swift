@@ -2,11 +2,11 @@ import Foundation
 
 extension SealedAccountRow {
     /// The sealed columns a row may hold (`<field>_sealed`), in a fixed order.
-    static let sealedFields = ["app_secret", "refresh_token", "access_token"]
+    static let sealedFields = [AccountSecrets.field, "app_secret", "refresh_token", "access_token"]
 
     /// The row's sealed values (base64, as selected), by field; absent fields are left out.
     var sealedValues: [(field: String, base64: String)] {
-        zip(Self.sealedFields, [appSecret, refreshToken, accessToken]).compactMap { field, value in
+        zip(Self.sealedFields, [secrets, appSecret, refreshToken, accessToken]).compactMap { field, value in
             value.map { (field, $0) }
         }
     }

@@ -22,6 +22,9 @@ public protocol AccountKind: Sendable {
     var revocation: (any AccountRevocation)? { get }
     /// How `ferry account login` links an account of this kind, or `nil` when it is usable once added.
     var login: (any AccountLoginFlow)? { get }
+    /// This kind's named secrets from the one secret an account stored before schema 30 (`ferry account rekey`
+    /// moves it into the new shape with this); `nil` when the kind did not exist then.
+    func secrets(fromLegacy secret: String) -> [String: String]?
     /// Asks the provider for a new access token. Called under the account's row lock, once across the fleet.
     func refreshAccess(
         _ credentials: AccountCredentials, httpClient: HTTPClient, logger: Logger
@@ -33,6 +36,7 @@ extension AccountKind {
     public var login: (any AccountLoginFlow)? { nil }
     public var linkedWithoutLogin: Bool { false }
     public var usesStoredSecretsOnly: Bool { false }
+    public func secrets(fromLegacy secret: String) -> [String: String]? { nil }
     public func refreshAccess(
         _ credentials: AccountCredentials, httpClient: HTTPClient, logger: Logger
     ) async throws -> AccountTokenRefresh {

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryStore
 import Logging
 
 /// Linking an account interactively (`ferry account login`), for kinds that link through OAuth: the
@@ -10,6 +11,10 @@ public protocol AccountLoginFlow: Sendable {
     var inputs: [AccountInput] { get }
     /// The app and hosts of a new account from what `login` was given.
     func app(from inputs: AccountInputs) throws(AccountSetupError) -> AccountApp
+    /// The app and hosts of an existing account, to link it again.
+    func app(of stored: AccountCredentials) throws(AccountSetupError) -> AccountApp
+    /// The secrets a new account created by `login` stores for `app` (its kind's shape).
+    func secrets(of app: AccountApp) -> [String: String]
     /// The authorize URL for `app`, with a fresh PKCE challenge.
     func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart
     /// Redeems the pasted code. Throws ``AccountSetupError``: `rejected` for a code or app the provider

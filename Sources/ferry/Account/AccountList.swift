@@ -46,7 +46,7 @@ extension AccountRecord {
             "status": .string(status.rawValue), "status_reason": text(statusReason), "api_url": text(apiURL),
             "content_url": text(contentURL), "authorize_url": text(authorizeURL),
             "provider_account_id": text(providerAccountID), "max_concurrent": .int(Int64(maxConcurrent)),
-            "has_app_secret": .bool(hasAppSecret), "has_refresh_token": .bool(hasRefreshToken),
+            "has_secrets": .bool(hasSecrets), "has_refresh_token": .bool(hasRefreshToken),
             "access_token_expires_at": text(accessTokenExpiresAt.map { ScheduleTime.iso8601($0) }),
             "unfinished_jobs": .int(Int64(unfinishedJobs)), "settings": .object(settings),
             "created_at": .string(ScheduleTime.iso8601(createdAt)), "updated_at": .string(ScheduleTime.iso8601(updatedAt)),

@@ -65,12 +65,11 @@ struct AccountLogin: AsyncParsableCommand {
                 if existing != nil {
                     // The stored app and hosts; stale tokens are irrelevant here.
                     let stored = try await context.store.credentials(for: name, box: context.box)
-                    guard let appKey = stored.appKey else {
-                        throw CLIUsageError(message: "\(name) has no app key stored: remove it and add it again")
+                    do {
+                        app = try flow.app(of: stored)
+                    } catch let error as AccountSetupError where error.code == .usage {
+                        throw CLIUsageError(message: error.message)
                     }
-                    app = AccountApp(
-                        appKey: appKey, appSecret: stored.appSecret, apiURL: stored.apiURL, contentURL: stored.contentURL,
-                        authorizeURL: stored.authorizeURL)
                 } else {
                     let given = try AccountKindOptions(kindOptions, inputs: flow.inputs, provider: providerName)
                     let inputs = AccountInputs(
@@ -96,7 +95,7 @@ struct AccountLogin: AsyncParsableCommand {
                 } else {
                     try await context.store.addAccount(
                         FerryStore.NewAccount(
-                            name: name, provider: providerName, appKey: app.appKey, appSecret: app.appSecret,
+                            name: name, provider: providerName, appKey: app.appKey, secrets: flow.secrets(of: app),
                             refreshToken: grant.refreshToken, accessToken: grant.accessToken,
                             accessTokenExpiresAt: grant.accessTokenExpiresAt, apiURL: app.apiURL, contentURL: app.contentURL,
                             authorizeURL: app.authorizeURL, providerAccountID: grant.providerAccountID,

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FerryCore
 import FerryStore
+import FerryProviders
+import FerryWorker
 import Foundation
 
 /// `ferry account rekey`: re-seals every stored secret under a new key, in one transaction.
@@ -14,7 +16,8 @@ struct AccountRekey: AsyncParsableCommand {
             use), never from the command line. Every secret sealed with the old key is opened and sealed again with \
             the new one in one transaction, with an 'updated' account event (change rekeyed, the two key \
             fingerprints) per account: all accounts or none. Accounts already sealed with the new key are left as \
-            they are, so it can be run again. Runs as the schema owner.
+            they are, so it can be run again. An account added before schema 30 has its secret stored in the \
+            kind's own shape on the way. Runs as the schema owner.
 
             Rotation: stop the workers, run rekey, start the workers with the new key. A worker whose key does \
             not open the stored secrets does not start (exit 78): one started with the old key by mistake says \
@@ -55,8 +58,11 @@ struct AccountRekey: AsyncParsableCommand {
             }
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
+            // Accounts stored before schema 30 move into their kind's shape of secrets on the way.
+            let registry = ProviderRegistry.standard
             let resealed = try await store.rekeyAccounts(
-                from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester)
+                from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester,
+                upgrade: { provider, legacy in registry.accountKind(of: provider)?.secrets(fromLegacy: legacy) })
             if json {
                 print(JSONValue.object([
                     "resealed": .array(resealed.map(JSONValue.string)), "key_id": .string(new.id),

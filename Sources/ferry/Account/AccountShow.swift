@@ -63,6 +63,6 @@ struct AccountShow: AsyncParsableCommand {
 
     /// An account of a provider this version of Ferry does not know: only whether secrets are stored.
     static func unknownKindFields(of account: AccountRecord) -> [AccountField] {
-        [.secret("secret", isStored: account.hasAppSecret), .secret("refresh token", isStored: account.hasRefreshToken)]
+        [.secret("secret", isStored: account.hasSecrets), .secret("refresh token", isStored: account.hasRefreshToken)]
     }
 }

@@ -18,13 +18,13 @@ struct MemoryAccountKind: AccountKind {
             throw AccountSetupError(.usage, "\(Self.token.flag) is required for memory accounts")
         }
         var account = FerryStore.NewAccount(
-            name: inputs.name, provider: inputs.provider, appKey: nil, appSecret: token, refreshToken: nil,
+            name: inputs.name, provider: inputs.provider, appKey: nil, secrets: ["token": token], refreshToken: nil,
             maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true
         return (account, "added \(inputs.name) (memory)")
     }
 
     func shownFields(of account: AccountRecord) -> [AccountField] {
-        [.secret("token", isStored: account.hasAppSecret)]
+        [.secret("token", isStored: account.hasSecrets)]
     }
 }

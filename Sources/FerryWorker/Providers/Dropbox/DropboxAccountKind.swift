@@ -4,8 +4,9 @@ import FerryStore
 import Foundation
 import Logging
 
-/// Dropbox accounts: an app key (OAuth `client_id`), an optional app secret, and a refresh token from
-/// `ferry account login` or `ferry account add`; access tokens are short-lived and renewed from the refresh token.
+/// Dropbox accounts: an app key (OAuth `client_id`), an optional app secret (its secrets: `{"app_secret"}`), and a
+/// refresh token from `ferry account login` or `ferry account add`; access tokens are short-lived and renewed
+/// from the refresh token.
 struct DropboxAccountKind: AccountKind {
     static let appKey = AccountInput("app-key", .value(valueName: "key"), help: "The app key (OAuth client_id; not a secret). Required.")
     static let appSecret = AccountInput(
@@ -30,7 +31,7 @@ struct DropboxAccountKind: AccountKind {
         }
         let app = try Self.app(appKey: appKey, inputs)
         var account = FerryStore.NewAccount(
-            name: inputs.name, provider: inputs.provider, appKey: appKey, appSecret: app.appSecret,
+            name: inputs.name, provider: inputs.provider, appKey: appKey, secrets: Self.secrets(appSecret: app.appSecret),
             refreshToken: inputs[Self.refreshToken], apiURL: app.apiURL, contentURL: app.contentURL,
             authorizeURL: app.authorizeURL, maxConcurrent: inputs.maxConcurrent)
         guard let refreshToken = account.refreshToken else {
@@ -40,7 +41,7 @@ struct DropboxAccountKind: AccountKind {
         let client = DropboxLoginFlow.client(app, httpClient: httpClient, logger: logger)
         let grant: DropboxTokenGrant
         do {
-            grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: account.appSecret)
+            grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: app.appSecret)
         } catch {
             switch error.code {
             case .invalidGrant:
@@ -67,7 +68,7 @@ struct DropboxAccountKind: AccountKind {
         let client = DropboxClient(httpClient: httpClient, endpoints: credentials.dropboxEndpoints, logger: logger)
         let grant: DropboxTokenGrant
         do {
-            grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: credentials.appSecret)
+            grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: credentials.dropboxAppSecret)
         } catch {
             guard error.code == .invalidGrant || error.code == .invalidClient else { throw error }
             logger.warning("refresh token rejected; account needs re-authorization", metadata: ["account": "\(credentials.name)"])
@@ -76,6 +77,14 @@ struct DropboxAccountKind: AccountKind {
         logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 14400))"])
         return .granted(accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 14400))
     }
+
+    /// The secrets a Dropbox account stores: its app secret, when the app has one (PKCE-only apps do not).
+    static func secrets(appSecret: String?) -> [String: String] {
+        appSecret.map { ["app_secret": $0] } ?? [:]
+    }
+
+    /// Before schema 30 the one secret was the app secret.
+    func secrets(fromLegacy secret: String) -> [String: String]? { Self.secrets(appSecret: secret) }
 
     /// The app and hosts from what `add` or `login` was given.
     static func app(appKey: String, _ inputs: AccountInputs) throws(AccountSetupError) -> AccountApp {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryDropbox
+import FerryStore
 import Foundation
 import Logging
 
@@ -15,6 +16,19 @@ struct DropboxLoginFlow: AccountLoginFlow {
             throw AccountSetupError(.usage, "no account named \(inputs.name): to create it, give --provider dropbox \(DropboxAccountKind.appKey.usage)")
         }
         return try DropboxAccountKind.app(appKey: appKey, inputs)
+    }
+
+    func app(of stored: AccountCredentials) throws(AccountSetupError) -> AccountApp {
+        guard let appKey = stored.appKey else {
+            throw AccountSetupError(.usage, "\(stored.name) has no app key stored: remove it and add it again")
+        }
+        return AccountApp(
+            appKey: appKey, appSecret: stored.dropboxAppSecret, apiURL: stored.apiURL, contentURL: stored.contentURL,
+            authorizeURL: stored.authorizeURL)
+    }
+
+    func secrets(of app: AccountApp) -> [String: String] {
+        DropboxAccountKind.secrets(appSecret: app.appSecret)
     }
 
     func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {

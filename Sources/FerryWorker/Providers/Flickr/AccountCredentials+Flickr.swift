@@ -2,6 +2,9 @@ import FerryFlickr
 import FerryStore
 
 extension AccountCredentials {
+    /// The API key.
+    public var flickrAPIKey: String? { secrets["api_key"] ?? legacySecret }
+
     /// The account's Flickr hosts: `apiURL` replaces the REST endpoint and `contentURL` the photo base where
     /// set, Flickr's real hosts otherwise.
     public var flickrEndpoints: FlickrEndpoints {

@@ -3,7 +3,7 @@ import FerryFlickr
 import FerryStore
 import Logging
 
-/// Flickr accounts hold an API key (sealed as the app secret) and need no OAuth link: public photos only.
+/// Flickr accounts hold an API key (their secrets: `{"api_key"}`) and need no OAuth link: public photos only.
 struct FlickrAccountKind: AccountKind {
     var linkedWithoutLogin: Bool { true }
     var usesStoredSecretsOnly: Bool { true }
@@ -24,9 +24,12 @@ struct FlickrAccountKind: AccountKind {
         }
         // The API key is kept sealed like any other secret.
         var account = FerryStore.NewAccount(
-            name: inputs.name, provider: inputs.provider, appKey: nil, appSecret: apiKey, refreshToken: nil,
+            name: inputs.name, provider: inputs.provider, appKey: nil, secrets: ["api_key": apiKey], refreshToken: nil,
             apiURL: try inputs.url(Self.apiURL), contentURL: try inputs.url(Self.photoURL), maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true
         return (account, "added \(inputs.name) (flickr)")
     }
+
+    /// Before schema 30 the one secret was the API key.
+    func secrets(fromLegacy secret: String) -> [String: String]? { ["api_key": secret] }
 }

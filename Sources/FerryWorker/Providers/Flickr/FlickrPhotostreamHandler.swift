@@ -139,7 +139,7 @@ public struct FlickrPhotostreamHandler: JobHandler {
                 account = names[0]
             }
             let credentials = try await tokens.plainCredentials(for: account!)
-            guard credentials.provider == "flickr", let apiKey = credentials.appSecret, !apiKey.isEmpty else {
+            guard credentials.provider == "flickr", let apiKey = credentials.flickrAPIKey, !apiKey.isEmpty else {
                 throw JobFailure.permanent("account_unusable", "account \(account!) is not a Flickr account with an API key")
             }
             return (apiKey, credentials.flickrEndpoints)

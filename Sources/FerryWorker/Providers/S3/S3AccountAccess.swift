@@ -24,15 +24,14 @@ struct S3AccountAccess: Sendable {
             throw JobFailure.permanent("account_unusable", "account \(account) is a \(credentials.provider) account, not s3")
         }
         return try Self.client(
-            account: account, sealedKeys: credentials.appSecret, settings: credentials.settings, httpClient: httpClient, logger: logger)
+            account: account, keys: credentials.s3Keys, settings: credentials.settings, httpClient: httpClient, logger: logger)
     }
 
-    /// A client from the sealed key pair (opened) and the settings of an account.
+    /// A client from the key pair (opened) and the settings of an account.
     static func client(
-        account: String, sealedKeys: String?, settings: [String: JSONValue], httpClient: HTTPClient, logger: Logger
+        account: String, keys: [String: String], settings: [String: JSONValue], httpClient: HTTPClient, logger: Logger
     ) throws -> S3Client {
-        guard let sealedKeys, let keys = try? JSONValue.parse(sealedKeys),
-            let accessKeyID = keys["access_key_id"]?.stringValue, let secret = keys["secret_access_key"]?.stringValue,
+        guard let accessKeyID = keys["access_key_id"], let secret = keys["secret_access_key"],
             let region = settings["region"]?.stringValue
         else {
             throw JobFailure.permanent("account_unusable", "account \(account) is not an S3 account with keys and a region")
@@ -49,7 +48,7 @@ struct S3AccountAccess: Sendable {
         return S3Client(
             httpClient: httpClient,
             configuration: S3Configuration(region: region, endpoint: endpoint, addressingStyle: pathStyle ? .path : nil),
-            credentials: S3Credentials(accessKeyID: accessKeyID, secretAccessKey: secret, sessionToken: keys["session_token"]?.stringValue),
+            credentials: S3Credentials(accessKeyID: accessKeyID, secretAccessKey: secret, sessionToken: keys["session_token"]),
             logger: logger)
     }
 }

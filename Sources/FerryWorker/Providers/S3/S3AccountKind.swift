@@ -44,11 +44,11 @@ struct S3AccountKind: AccountKind {
                 .usage,
                 "\(Self.endpointURL.flag) carries credentials (user:password@): remove them; S3 keys go in \(Self.accessKeyID.flag) and \(Self.secretAccessKey.flag), sealed")
         }
-        var keys: [String: JSONValue] = ["access_key_id": .string(accessKeyID), "secret_access_key": .string(secret)]
-        if let token = inputs[Self.sessionToken] { keys["session_token"] = .string(token) }
+        var keys = ["access_key_id": accessKeyID, "secret_access_key": secret]
+        if let token = inputs[Self.sessionToken] { keys["session_token"] = token }
         var account = FerryStore.NewAccount(
-            name: inputs.name, provider: inputs.provider, appKey: nil, appSecret: JSONValue.object(keys).jsonText,
-            refreshToken: nil, maxConcurrent: inputs.maxConcurrent)
+            name: inputs.name, provider: inputs.provider, appKey: nil, secrets: keys, refreshToken: nil,
+            maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true
         var settings: [String: JSONValue] = ["region": .string(region), "path_style": .bool(inputs.isSet(Self.pathStyle))]
         if let url = endpointURL { settings["endpoint_url"] = .string(url) }
@@ -59,7 +59,7 @@ struct S3AccountKind: AccountKind {
         let client: S3Client
         do {
             client = try S3AccountAccess.client(
-                account: inputs.name, sealedKeys: account.appSecret, settings: settings, httpClient: httpClient, logger: logger)
+                account: inputs.name, keys: keys, settings: settings, httpClient: httpClient, logger: logger)
         } catch {
             throw AccountSetupError(.usage, "--endpoint-url is not a usable URL")
         }
@@ -78,5 +78,13 @@ struct S3AccountKind: AccountKind {
             }
         }
         return (account, "added \(inputs.name) (s3, \(region)), keys verified")
+    }
+
+    /// Before schema 30 the key pair was sealed as JSON text in the one secret.
+    func secrets(fromLegacy secret: String) -> [String: String]? { Self.keys(fromLegacy: secret) }
+
+    static func keys(fromLegacy secret: String) -> [String: String]? {
+        guard let object = (try? JSONValue.parse(secret))?.objectValue else { return nil }
+        return object.compactMapValues(\.stringValue)
     }
 }
