@@ -6,11 +6,12 @@ public enum HTTPRetryAfter {
     public static func seconds(_ value: String?, now: Date = Date()) -> Double? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Double(value), seconds.isFinite { return max(0, seconds) }
+        if let date = RemoteTimestamp.http(value) { return max(0, date.timeIntervalSince(now)) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        // IMF-fixdate, then the obsolete RFC 850 and asctime forms HTTP still allows.
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+        // The obsolete RFC 850 and asctime forms HTTP still allows.
+        for format in ["EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             formatter.dateFormat = format
             if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
         }

@@ -6,8 +6,8 @@ import Hummingbird
 ///
 /// - `POST /__dev/flickr/users {"user_id", "count", "total_as": "string"|"number"}` creates or
 ///   replaces a Flickr user and answers `{"user_id", "count", "total_as", "photos": [...]}`.
-/// - `POST /__dev/web {"path", "size", "seed"}` creates or replaces a web file with pseudo-random
-///   content; `PUT /__dev/web/{path}` stores the raw body; both answer
+/// - `POST /__dev/web {"path", "size", "seed", "modified"?}` creates or replaces a web file with pseudo-random
+///   content (dated `modified`, seconds since 1970, when given); `PUT /__dev/web/{path}` stores the raw body; both answer
 ///   `{"path", "size", "etag", "last_modified", "sha256"}`. `DELETE /__dev/web/{path}` removes one.
 /// - `POST /__dev/web/status {"path", "status"}` forces a status (e.g. 410) for a path;
 ///   `"status": null` serves the file again.
@@ -61,7 +61,8 @@ extension DevServerResponder {
             }
             let seed = json["seed"]?.intValue.map { UInt64(bitPattern: $0) } ?? 0
             do {
-                return .json(Self.webFileJSON(try backend.web.create(path: relative, size: size, seed: seed)))
+                return .json(Self.webFileJSON(try backend.web.create(
+                    path: relative, size: size, seed: seed, modified: json["modified"]?.intValue)))
             } catch let error as DevServerError {
                 throw DropboxError.text(.conflict, error.description)
             }

@@ -85,9 +85,10 @@ final class WebStore: Sendable {
 
     // MARK: Writes
 
-    /// Creates or replaces the file with `size` pseudo-random bytes fully determined by `seed`.
-    func create(path relative: String, size: Int64, seed: UInt64) throws -> WebFile {
-        try write(relative) { file in
+    /// Creates or replaces the file with `size` pseudo-random bytes fully determined by `seed`, dated `modified`
+    /// (seconds since 1970) when given.
+    func create(path relative: String, size: Int64, seed: UInt64, modified: Int64? = nil) throws -> WebFile {
+        try write(relative, modified: modified) { file in
             var generator = SplitMix64(seed: seed)
             var hasher = SHA256()
             var offset: Int64 = 0
@@ -149,19 +150,19 @@ final class WebStore: Sendable {
     }
 
     /// Writes a new version through `fill` (which returns the SHA-256) and installs it.
-    private func write(_ relative: String, fill: (DiskFile) throws -> String) throws -> WebFile {
+    private func write(_ relative: String, modified: Int64? = nil, fill: (DiskFile) throws -> String) throws -> WebFile {
         let temporary = temporaryDirectory + "/" + RandomToken.make(bytes: 16)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         let sha256 = try fill(try DiskFile.openForWriting(temporary, truncate: true))
-        return try install(temporary, as: relative, sha256: sha256)
+        return try install(temporary, as: relative, sha256: sha256, modified: modified)
     }
 
     /// Dates the new version after the one it replaces and renames it into place.
-    private func install(_ temporary: String, as relative: String, sha256: String) throws -> WebFile {
+    private func install(_ temporary: String, as relative: String, sha256: String, modified given: Int64? = nil) throws -> WebFile {
         let destination = diskPath(relative)
         let file = try DiskFile.openForReading(temporary)
-        var modified = Int64(Date().timeIntervalSince1970)
-        if let previous = try? DiskFile.openForReading(destination).status() {
+        var modified = given ?? Int64(Date().timeIntervalSince1970)
+        if given == nil, let previous = try? DiskFile.openForReading(destination).status() {
             // Whole seconds are all Last-Modified can say: the new version must differ there too.
             modified = max(modified, previous.modifiedSeconds + 1)
         }

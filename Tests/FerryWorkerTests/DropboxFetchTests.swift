@@ -44,12 +44,16 @@ struct DropboxFetchTests {
     }
 
     /// Uploads `data` to `path` through the Dropbox API, as another app would.
-    static func upload(_ server: DevServerProcess, refreshToken: String, path: String, data: Data) async throws {
+    static func upload(
+        _ server: DevServerProcess, refreshToken: String, path: String, data: Data, clientModified: String? = nil
+    ) async throws {
         let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)"
         let grant = try await server.request(
             "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
         let access = try #require(grant["access_token"]?.stringValue)
-        let argument = JSONValue.object(["path": .string(path), "mode": .string("overwrite")]).jsonText
+        var commit: [String: JSONValue] = ["path": .string(path), "mode": .string("overwrite")]
+        if let clientModified { commit["client_modified"] = .string(clientModified) }
+        let argument = JSONValue.object(commit).jsonText
         _ = try await server.request(
             "POST", "/2/files/upload",
             headers: ["Authorization": "Bearer \(access)", "Dropbox-API-Arg": argument, "Content-Type": "application/octet-stream"],
@@ -422,6 +426,32 @@ struct DropboxFetchTests {
         #expect(try failure.decode(String.self, at: 0) == "failed")
         #expect(try failure.decode(String?.self, at: 1)?.contains("SHA-256") == true)
         #expect(Self.localFiles(dir + "/bad").isEmpty, "nothing written, not even a temporary file")
+    }
+
+    @Test("a fetched file carries the source's client_modified as its modification time, for a file and a folder's files")
+    func keepsModificationTime() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("dbx_fetch_mtime")
+        let refreshToken = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await Self.upload(
+            server, refreshToken: refreshToken, path: "/Old/a.jpg", data: Data(repeating: 7, count: 5000),
+            clientModified: "2019-06-01T12:34:56Z")
+        try await Self.upload(
+            server, refreshToken: refreshToken, path: "/Old/b.jpg", data: Data(repeating: 8, count: 300),
+            clientModified: "2003-02-01T00:00:01Z")
+        let dir = try Self.folder("mtime")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.enqueueFetch(db, "dropbox:box:/Old/a.jpg", to: dir + "/one/", ["--batch", "mtime"])
+        _ = try await Self.enqueueFetch(db, "dropbox:box:/Old", to: dir + "/all/", ["--batch", "mtime"])
+        let worker = try Self.startWorker(db, name: "mtime")
+        try await Self.waitForBatch(db, "mtime")
+        try await Self.stop([worker])
+        func modified(_ path: String) throws -> TimeInterval? {
+            (try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)?.timeIntervalSince1970
+        }
+        #expect(try modified(dir + "/one/a.jpg") == 1_559_392_496)
+        #expect(try modified(dir + "/all/a.jpg") == 1_559_392_496)
+        #expect(try modified(dir + "/all/b.jpg") == 1_044_057_601)
     }
 
     @Test("a missing Dropbox path fails the fetch for good on its first attempt")

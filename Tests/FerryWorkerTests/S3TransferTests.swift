@@ -111,13 +111,34 @@ struct S3TransferTests {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the fetches to finish") {
             try await WorkerFixtures.batchDone(setup.db, "down")
         }
-        for worker in workers { worker.signal(SIGTERM) }
-        for worker in workers { _ = try await worker.waitForExit() }
         #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'down' AND state = 'succeeded'") == 22)
         for file in files {
             let name = (file as NSString).lastPathComponent
             #expect(try DropboxAccounts.sha256(target + name) == DropboxAccounts.sha256(file), "\(name)")
+            // Each file keeps its object's Last-Modified as its modification time.
+            let object = try await setup.client.headObject(bucket: setup.bucket, key: "camera/" + name)
+            let local = try FileManager.default.attributesOfItem(atPath: target + name)[.modificationDate] as? Date
+            #expect(local.map { Int64($0.timeIntervalSince1970) } == RemoteTimestamp.http(object.lastModified).map { Int64($0.timeIntervalSince1970) }, "\(name)")
         }
+
+        // The prefix again, with one object replaced: only that one is downloaded; the others (the multipart video
+        // by size and time, the rest by size and MD5) are skipped as unchanged.
+        let replaced = Data(repeating: 0x5A, count: 4321)
+        _ = try await setup.client.putObject(
+            bucket: setup.bucket, key: "camera/IMG 1000.jpg", body: .bytes(ByteBuffer(bytes: replaced)))
+        let again = try await FerryProcess.run(
+            ["enqueue", "fetch", "s3:s3:\(setup.bucket)/camera/", "--to", target, "--batch", "again"], databaseURL: setup.db.url)
+        #expect(again.status == 0, "\(again.stderr)")
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the second fetch to finish") {
+            try await WorkerFixtures.batchDone(setup.db, "again")
+        }
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { _ = try await worker.waitForExit() }
+        let skipped = try await setup.db.query(
+            "SELECT source FROM ferry.jobs WHERE batch = 'again' AND state = 'succeeded' AND result->>'skipped' = 'unchanged' ORDER BY 1"
+        ).rows.map { try $0.decode(String.self, at: 0) }
+        #expect(skipped.count == 20 && !skipped.contains { $0.hasSuffix("IMG 1000.jpg") }, "\(skipped)")
+        #expect(FileManager.default.contents(atPath: target + "IMG 1000.jpg") == replaced)
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         // The keys are sealed: neither the secret nor the key id is in the database's text or the logs.

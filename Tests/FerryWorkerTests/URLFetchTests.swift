@@ -65,6 +65,10 @@ struct URLFetchTests {
             expected["\(dir)/file-\(index).bin"] = try await Self.webFile(server, "files/file-\(index).bin", size: size, seed: Int64(index + 1))
             try await Self.enqueue(db, server.baseURL + "/web/files/file-\(index).bin?sig=SECRETSIG", to: dir + "/")
         }
+        // A file last modified in 2011 keeps that time (Last-Modified) when fetched.
+        _ = try await server.request(
+            "POST", "/__dev/web", json: .object(["path": .string("files/old.bin"), "size": .int(2_000), "seed": .int(9), "modified": .int(1_300_000_000)]))
+        try await Self.enqueue(db, server.baseURL + "/web/files/old.bin", to: dir + "/old.bin")
         let checked = try await Self.webFile(server, "files/checked.bin", size: 50_000, seed: 40)
         try await Self.enqueue(db, server.baseURL + "/web/files/checked.bin", to: dir + "/checked.bin", ["--sha256", checked])
         try await Self.webFile(server, "files/wrong.bin", size: 70_000, seed: 41)
@@ -84,6 +88,8 @@ struct URLFetchTests {
             #expect(try DropboxAccounts.sha256(path) == sha, "\(path)")
         }
         #expect(try await Self.job(db, destination: dir + "/checked.bin").state == "succeeded")
+        let old = try FileManager.default.attributesOfItem(atPath: dir + "/old.bin")[.modificationDate] as? Date
+        #expect(old?.timeIntervalSince1970 == 1_300_000_000, "the source's Last-Modified")
         #expect(try DropboxAccounts.sha256(dir + "/checked.bin") == checked)
 
         let wrong = try await Self.job(db, destination: dir + "/wrong.bin")
@@ -101,7 +107,7 @@ struct URLFetchTests {
         }
         // Only the finished files: no temporary files left behind, and the signature never reached the log.
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
-        #expect(names == Set(expected.keys.map { ($0 as NSString).lastPathComponent } + ["checked.bin"]))
+        #expect(names == Set(expected.keys.map { ($0 as NSString).lastPathComponent } + ["checked.bin", "old.bin"]))
         #expect(!worker.log.contains("SECRETSIG"))
         let leaked = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%SECRETSIG%'")
         #expect(leaked == 0)

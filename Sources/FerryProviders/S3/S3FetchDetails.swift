@@ -13,19 +13,22 @@ public struct S3FetchDetails: Codable, Sendable, Equatable {
     /// What the listing saw (children only): the object must still be this version.
     public var listedETag: String?
     public var listedSize: Int64?
+    /// The listing's `LastModified` (ISO 8601): with the size, how a multipart object already fetched is known.
+    public var listedModified: String?
 
     enum CodingKeys: String, CodingKey {
         case root, recursive, sha256, entry
         case requestedPageSize = "page_size"
         case listedETag = "etag"
         case listedSize = "size"
+        case listedModified = "modified"
     }
 
     public var pageSize: Int { requestedPageSize.map { Int(min(1000, max(1, $0))) } ?? 1000 }
 
     public init(
         root: String, recursive: Bool? = nil, requestedPageSize: Int64? = nil, sha256: String? = nil, entry: Bool? = nil,
-        listedETag: String? = nil, listedSize: Int64? = nil
+        listedETag: String? = nil, listedSize: Int64? = nil, listedModified: String? = nil
     ) {
         self.root = root
         self.recursive = recursive
@@ -34,5 +37,6 @@ public struct S3FetchDetails: Codable, Sendable, Equatable {
         self.entry = entry
         self.listedETag = listedETag
         self.listedSize = listedSize
+        self.listedModified = listedModified
     }
 }

@@ -260,8 +260,12 @@ final class PartialDownload: @unchecked Sendable {
 
     /// Verifies, syncs and renames into place. On a length or checksum mismatch the temporary file is removed
     /// (its bytes are wrong, so resuming from them would be too) and the error says what differed.
+    ///
+    /// - Parameter modified: the source's modification time, given to the file (as `rclone` and `cp -p` keep it),
+    ///   so a later run can tell an unchanged file by size and time.
     func finish(
-        expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?, expectedMD5: String? = nil
+        expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?, expectedMD5: String? = nil,
+        modified: Date? = nil
     ) async throws -> Finished {
         try await flush()
         endStretch("ferry.download.checkpoint")
@@ -285,6 +289,7 @@ final class PartialDownload: @unchecked Sendable {
             try await mismatch("MD5 of the download is \(actual), the store's ETag says \(expectedMD5.lowercased())")
         }
         let (file, folder, temporaryName, name) = (self.file, self.folder, self.temporaryName, self.name)
+        if let modified { try await BlockingIO.run { try file.setModificationTime(modified) } }
         // Durable in groups with the other transfers finishing now (GroupSync): the data before the rename, the
         // rename (the folder) before success.
         try await GroupSync.shared.sync(file)

@@ -51,6 +51,17 @@ final class OwnedFile: @unchecked Sendable {
         guard fchmod(descriptor, mode) == 0 else { throw POSIXFailure(operation: "chmod", path: path, code: errno) }
     }
 
+    /// Sets the modification time (`futimens`; the access time becomes now).
+    func setModificationTime(_ date: Date) throws {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        var times = [
+            // UTIME_NOW ((1 << 30) - 1) is a macro Swift does not import.
+            timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1),
+            timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000)),
+        ]
+        guard futimens(descriptor, &times) == 0 else { throw POSIXFailure(operation: "set the modification time of", path: path, code: errno) }
+    }
+
     func status() throws -> stat {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw POSIXFailure(operation: "stat", path: path, code: errno) }

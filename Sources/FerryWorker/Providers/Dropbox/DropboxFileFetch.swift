@@ -44,7 +44,8 @@ struct DropboxFileFetch: Sendable {
                 DropboxDownloadCursor(offset: offset, rev: metadata.rev, contentHash: metadata.contentHash)
             }, total: metadata.size)
             let finished = try await partial.finish(
-                expectedLength: metadata.size, expectedSHA256: details.sha256, expectedContentHash: metadata.contentHash)
+                expectedLength: metadata.size, expectedSHA256: details.sha256, expectedContentHash: metadata.contentHash,
+                modified: RemoteTimestamp.iso8601(metadata.clientModified))
             var result: [String: JSONValue] = [
                 "bytes": .int(finished.bytes), "rev": .string(metadata.rev),
                 "content_hash": finished.contentHash.map(JSONValue.string) ?? .null,

@@ -25,6 +25,7 @@ struct S3ObjectFetch: Sendable {
     static let checkpointInterval: Duration = .seconds(2)
 
     func run() async throws -> JobResult {
+        if let unchanged = try await alreadyPresent() { return unchanged }
         var digests: Set<PartialDownload.Digest> = [.md5]
         if details.sha256 != nil { digests.insert(.sha256) }
         let recorded = S3DownloadCursor(session: job.session)
@@ -34,7 +35,8 @@ struct S3ObjectFetch: Sendable {
         try await receive(download.body, into: partial, etag: etag, total: total)
         let plainMD5 = Self.plainMD5(etag)
         let finished = try await partial.finish(
-            expectedLength: total, expectedSHA256: details.sha256, expectedContentHash: nil, expectedMD5: plainMD5)
+            expectedLength: total, expectedSHA256: details.sha256, expectedContentHash: nil, expectedMD5: plainMD5,
+            modified: RemoteTimestamp.http(download.lastModified))
         var result: [String: JSONValue] = ["bytes": .int(finished.bytes), "etag": .string(etag)]
         if let listed = details.listedETag, S3MultipartETag.unquoted(listed) != S3MultipartETag.unquoted(etag) {
             // Newer bytes are what the user wants; the result says the listing was stale.
@@ -43,6 +45,27 @@ struct S3ObjectFetch: Sendable {
             result["listed_etag"] = .string(listed)
         }
         return JobResult(bytes: finished.bytes, details: .object(result))
+    }
+
+    /// An object a prefix listing saw that is already at the target is not downloaded again, so a prefix fetched
+    /// again brings only new or changed objects: same size and MD5 for a plain ETag; for a multipart ETag (no MD5
+    /// of the whole), same size and modification time, which a fetch gives the file from `Last-Modified`.
+    private func alreadyPresent() async throws -> JobResult? {
+        guard details.entry == true, let etag = details.listedETag, let size = details.listedSize, details.sha256 == nil else {
+            return nil
+        }
+        let target = self.target
+        let same: Bool
+        if let md5 = Self.plainMD5(etag) {
+            same = try await BlockingIO.run { LocalContentHash.md5(of: target, size: size) } == md5
+        } else if let listed = RemoteTimestamp.iso8601(details.listedModified) {
+            same = try await BlockingIO.run { LocalContentHash.modified(of: target, size: size) } == Int64(listed.timeIntervalSince1970)
+        } else {
+            same = false
+        }
+        guard same else { return nil }
+        context.logger.info("already present with the same size and content; not downloaded again")
+        return JobResult(bytes: 0, details: .object(["skipped": .string("unchanged"), "size": .int(size), "etag": .string(etag)]))
     }
 
     /// Asks for the bytes from the durable offset, of the same version (`If-Match`). A changed object (412), an

@@ -57,7 +57,8 @@ struct S3PrefixFanOut: Sendable {
                 continue
             }
             state.files += 1
-            let child = S3FetchDetails(root: root, entry: true, listedETag: object.etag, listedSize: object.size)
+            let child = S3FetchDetails(
+                root: root, entry: true, listedETag: object.etag, listedSize: object.size, listedModified: object.lastModified)
             children.append(FanOutChild(
                 kind: .fetch, source: S3Location(account: location.account, bucket: location.bucket, key: object.key).text,
                 destination: target, account: location.account,

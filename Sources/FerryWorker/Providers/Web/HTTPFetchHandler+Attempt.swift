@@ -55,7 +55,8 @@ extension HTTPFetchHandler {
 
                 let cursor = FetchCursor(temp: partial.temporary, offset: 0, etag: etag, lastModified: lastModified, length: total)
                 try await receive(response.body, total: total, cursor: cursor)
-                return try await finish(total: total, etag: etag, expectedSHA256: expectedSHA256)
+                return try await finish(
+                    total: total, etag: etag, expectedSHA256: expectedSHA256, modified: RemoteTimestamp.http(lastModified))
             }
         }
 
@@ -112,11 +113,12 @@ extension HTTPFetchHandler {
             return durable
         }
 
-        func finish(total: Int64?, etag: String?, expectedSHA256: String?) async throws -> JobResult {
+        func finish(total: Int64?, etag: String?, expectedSHA256: String?, modified: Date?) async throws -> JobResult {
             let complete = total.map { $0 == partial.offset } ?? true
             let finished: PartialDownload.Finished
             do {
-                finished = try await partial.finish(expectedLength: total, expectedSHA256: expectedSHA256, expectedContentHash: nil)
+                finished = try await partial.finish(
+                    expectedLength: total, expectedSHA256: expectedSHA256, expectedContentHash: nil, modified: modified)
             } catch let failure as JobFailure where failure.code == "checksum_mismatch" && complete && expectedSHA256 != nil {
                 // The whole file arrived and is not the one asked for: fetching it again gives the same bytes.
                 throw JobFailure.permanent("sha256_mismatch", "\(shown): \(failure.message)")
