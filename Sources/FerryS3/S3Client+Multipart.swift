@@ -6,13 +6,15 @@ extension S3Client {
     /// sent with a SHA-256 checksum (``S3Checksum/sendsSHA256Checksum``), which S3 then verifies
     /// and lists per part.
     public func createMultipartUpload(
-        bucket: String, key: String, contentType: String? = nil, storageClass: String? = nil, sha256Checksums: Bool = false
+        bucket: String, key: String, contentType: String? = nil, storageClass: String? = nil, sha256Checksums: Bool = false,
+        metadata: [String: String] = [:]
     ) async throws(S3Error) -> String {
         var request = S3Request(operation: "CreateMultipartUpload", method: .POST, bucket: bucket, key: key, notFound: .noSuchBucket)
         request.query = [("uploads", "")]
         if let contentType { request.headers.append(("Content-Type", contentType)) }
         if let storageClass { request.headers.append(("x-amz-storage-class", storageClass)) }
         if sha256Checksums { request.headers.append(("x-amz-checksum-algorithm", "SHA256")) }
+        try Self.addMetadata(metadata, to: &request)
         let document = try await sendXML(request)
         try Self.expectRoot(document, "InitiateMultipartUpload", request.operation)
         guard let uploadID = document.text(of: "UploadId"), !uploadID.isEmpty else {

@@ -5,15 +5,17 @@ import NIOCore
 extension S3Client {
     /// `PutObject`: uploads `body` as `key` in one request (at most 5 GiB) and returns the new
     /// ETag, quotes included. `checksum` makes S3 verify the bytes (`Content-MD5`,
-    /// `x-amz-checksum-sha256`, signed payload hash); a mismatch is `.badDigest`.
+    /// `x-amz-checksum-sha256`, signed payload hash); a mismatch is `.badDigest`. `metadata` is stored as
+    /// `x-amz-meta-NAME` headers (names lowercase letters, digits, `-` and `_`; values printable ASCII).
     public func putObject(
         bucket: String, key: String, body: S3Body, checksum: S3Checksum = .none, contentType: String? = nil,
-        storageClass: String? = nil
+        storageClass: String? = nil, metadata: [String: String] = [:]
     ) async throws(S3Error) -> String {
         var request = S3Request(operation: "PutObject", method: .PUT, bucket: bucket, key: key, notFound: .noSuchBucket)
         guard checksum.isWellFormed else { throw Self.malformedChecksum(request.operation) }
         if let contentType { request.headers.append(("Content-Type", contentType)) }
         if let storageClass { request.headers.append(("x-amz-storage-class", storageClass)) }
+        try Self.addMetadata(metadata, to: &request)
         request.setObjectBody(body, checksum: checksum)
         let response = try await send(request)
         try await drain(response, request.operation)
@@ -30,9 +32,30 @@ extension S3Client {
             throw S3Error(code: .invalidResponse, operation: request.operation, httpStatus: Int(response.status.code),
                           message: "answer without a usable Content-Length")
         }
+        var metadata = [String: String]()
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            if lower.hasPrefix("x-amz-meta-") { metadata[String(lower.dropFirst("x-amz-meta-".count))] = value }
+        }
         return S3ObjectInfo(
             contentLength: length, etag: try Self.etag(response, request.operation),
-            lastModified: response.headers.first(name: "Last-Modified"), contentType: response.headers.first(name: "Content-Type"))
+            lastModified: response.headers.first(name: "Last-Modified"), contentType: response.headers.first(name: "Content-Type"),
+            metadata: metadata)
+    }
+
+    /// Adds `x-amz-meta-NAME` headers, refusing names and values a header cannot carry as they are.
+    static func addMetadata(_ metadata: [String: String], to request: inout S3Request) throws(S3Error) {
+        for (name, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            let nameOK = !name.isEmpty && name.utf8.allSatisfy {
+                (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            }
+            guard nameOK, value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                throw S3Error(
+                    code: .invalidArgument, operation: request.operation,
+                    message: "metadata \(name) cannot be sent: names are lowercase letters, digits, - and _; values printable ASCII")
+            }
+            request.headers.append(("x-amz-meta-" + name, value))
+        }
     }
 
     /// `GetObject`, with the body left on the wire for the caller to stream (see ``S3Download``).

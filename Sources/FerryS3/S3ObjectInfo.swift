@@ -8,11 +8,14 @@ public struct S3ObjectInfo: Sendable, Hashable {
     public var lastModified: String?
     /// `Content-Type` stored with the object.
     public var contentType: String?
+    /// User metadata (`x-amz-meta-NAME`), by lowercase NAME.
+    public var metadata: [String: String]
 
-    public init(contentLength: Int64, etag: String, lastModified: String?, contentType: String?) {
+    public init(contentLength: Int64, etag: String, lastModified: String?, contentType: String?, metadata: [String: String] = [:]) {
         self.contentLength = contentLength
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
+        self.metadata = metadata
     }
 }

@@ -31,6 +31,9 @@ struct ProviderOptionFlags: ParsableArguments {
     @Option(name: .customLong("page-size"), help: Self.help("page_size", valueName: "n"))
     var pageSize: Int64?
 
+    @Flag(name: .customLong("if-changed"), help: Self.help("if_changed"))
+    var ifChanged = false
+
     /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused.
     func options() throws -> [String: OptionValue] {
         var options = [String: OptionValue]()
@@ -58,6 +61,7 @@ struct ProviderOptionFlags: ParsableArguments {
         if let size { try add("size", .commandLine(size), from: "--size") }
         if let max { try add("max", .json(.int(max)), from: "--max") }
         if let account { try add("account", .commandLine(account), from: "--account") }
+        if ifChanged { try add("if_changed", .json(.bool(true)), from: "--if-changed") }
         if let pageSize { try add("page_size", .json(.int(pageSize)), from: "--page-size") }
         return options
     }

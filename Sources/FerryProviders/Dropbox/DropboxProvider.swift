@@ -25,6 +25,8 @@ public struct DropboxProvider: ProviderDescriptor {
     public static let autorename: TypedProviderOption<Bool> = .boolean(
         "autorename", help: "On a conflict, let Dropbox pick a free name instead of failing.")
     public static let mute: TypedProviderOption<Bool> = .boolean("mute", help: "Do not notify the account's devices of the change.")
+    public static let ifChanged: TypedProviderOption<Bool> = .boolean(
+        "if_changed", help: "Skip the upload when the destination already holds the same content (size and content_hash).")
 
     /// Fetch options.
     public static let sha256: TypedProviderOption<String> = .string(
@@ -37,7 +39,7 @@ public struct DropboxProvider: ProviderDescriptor {
 
     public func options(for kind: JobKind) -> [ProviderOption] {
         switch kind {
-        case .upload: [Self.mode.declaration, Self.autorename.declaration, Self.mute.declaration]
+        case .upload: [Self.mode.declaration, Self.autorename.declaration, Self.mute.declaration, Self.ifChanged.declaration]
         case .fetch: [Self.sha256.declaration, Self.recursive.declaration, Self.thumbnail.declaration, Self.pageSize.declaration]
         }
     }
@@ -49,7 +51,8 @@ public struct DropboxProvider: ProviderDescriptor {
         case .upload:
             let path = location.path.hasSuffix("/") ? location.path + request.localName : location.path
             let details = DropboxUploadDetails(
-                mode: options[Self.mode], autorename: options[Self.autorename], mute: options[Self.mute])
+                mode: options[Self.mode], autorename: options[Self.autorename], mute: options[Self.mute],
+                ifChanged: options[Self.ifChanged] == true ? true : nil)
             return ResolvedEndpoint(
                 source: request.local, destination: DropboxLocation(account: location.account, path: path).text,
                 account: location.account, accountProvider: name, typedDetails: details)

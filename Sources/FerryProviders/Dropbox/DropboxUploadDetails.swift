@@ -6,10 +6,18 @@ public struct DropboxUploadDetails: Codable, Sendable, Equatable {
     public var autorename: Bool?
     /// Do not notify the account's devices of the change.
     public var mute: Bool?
+    /// Skip the upload when the destination already holds the same content (size and `content_hash`).
+    public var ifChanged: Bool?
 
-    public init(mode: DropboxWriteMode? = nil, autorename: Bool? = nil, mute: Bool? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case mode, autorename, mute
+        case ifChanged = "if_changed"
+    }
+
+    public init(mode: DropboxWriteMode? = nil, autorename: Bool? = nil, mute: Bool? = nil, ifChanged: Bool? = nil) {
         self.mode = mode
         self.autorename = autorename
         self.mute = mute
+        self.ifChanged = ifChanged
     }
 }

@@ -12,9 +12,21 @@ public struct LocalDirectoryProvider: ProviderDescriptor {
         kind == .upload ? "file:///mnt/nas/photos/" : nil
     }
 
+    /// Upload options.
+    public static let ifChanged: TypedProviderOption<Bool> = .boolean(
+        "if_changed", help: "Skip the copy when the destination holds the same content (same size, compared byte for byte).")
+
+    public func options(for kind: JobKind) -> [ProviderOption] {
+        kind == .upload ? [Self.ifChanged.declaration] : []
+    }
+
     public func resolve(_ request: EndpointRequest) throws(ValidationIssue) -> ResolvedEndpoint {
         let folder = try FileURL.path(of: request.remote, field: "to", line: request.line)
         let path = folder.hasSuffix("/") ? folder + request.localName : folder
-        return ResolvedEndpoint(source: request.local, destination: FileURL.text(of: path))
+        guard request.options[Self.ifChanged] == true else {
+            return ResolvedEndpoint(source: request.local, destination: FileURL.text(of: path))
+        }
+        return ResolvedEndpoint(
+            source: request.local, destination: FileURL.text(of: path), typedDetails: LocalDirectoryUploadDetails(ifChanged: true))
     }
 }

@@ -22,7 +22,9 @@ public struct S3Provider: ProviderDescriptor {
     public static let storageClass: TypedProviderOption<String> = .choice(
         "storage_class", storageClasses, help: "The object's storage class. Default: the bucket's (STANDARD).")
     public static let contentType: TypedProviderOption<String> = .string(
-        "content_type", help: "The object's Content-Type. Default: application/octet-stream.")
+        "content_type", help: "The object's Content-Type. Default: from the file name's extension (image/jpeg for .jpg …), else application/octet-stream.")
+    public static let ifChanged: TypedProviderOption<Bool> = .boolean(
+        "if_changed", help: "Skip the upload when the object holds the same content (size, and MD5 or the stored modification time).")
 
     /// Fetch options.
     public static let sha256: TypedProviderOption<String> = .string(
@@ -34,7 +36,7 @@ public struct S3Provider: ProviderDescriptor {
 
     public func options(for kind: JobKind) -> [ProviderOption] {
         switch kind {
-        case .upload: [Self.storageClass.declaration, Self.contentType.declaration]
+        case .upload: [Self.storageClass.declaration, Self.contentType.declaration, Self.ifChanged.declaration]
         case .fetch: [Self.sha256.declaration, Self.recursive.declaration, Self.pageSize.declaration]
         }
     }
@@ -51,7 +53,9 @@ public struct S3Provider: ProviderDescriptor {
             if let type = options[Self.contentType], type.isEmpty || type.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value >= 0x7F }) {
                 throw request.issue(Self.contentType.name, "must be a printable ASCII media type", "for example content_type=image/jpeg")
             }
-            let details = S3UploadDetails(storageClass: options[Self.storageClass], contentType: options[Self.contentType])
+            let details = S3UploadDetails(
+                storageClass: options[Self.storageClass], contentType: options[Self.contentType],
+                ifChanged: options[Self.ifChanged] == true ? true : nil)
             return ResolvedEndpoint(
                 source: request.local, destination: S3Location(account: location.account, bucket: location.bucket, key: key).text,
                 account: location.account, accountProvider: name, typedDetails: details)

@@ -31,6 +31,42 @@ enum LocalContentHash {
         return hasher.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
+    /// MD5 of an open file (an upload's source, opened through the local roots) of `size` bytes.
+    static func md5(of file: OwnedFile, size: Int64) throws -> String? {
+        var hasher = Insecure.MD5()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < size {
+            let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), size - offset))]), at: offset)
+            guard count > 0 else { return nil }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            offset += Int64(count)
+        }
+        return hasher.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// Whether two open files hold the same `size` bytes (compared piece by piece; the first difference ends it).
+    static func sameContent(_ a: OwnedFile, _ b: OwnedFile, size: Int64) throws -> Bool {
+        let piece = 1 << 20
+        let left = UnsafeMutableRawBufferPointer.allocate(byteCount: piece, alignment: 16)
+        let right = UnsafeMutableRawBufferPointer.allocate(byteCount: piece, alignment: 16)
+        defer {
+            left.deallocate()
+            right.deallocate()
+        }
+        var offset: Int64 = 0
+        while offset < size {
+            let want = Int(min(Int64(piece), size - offset))
+            let got = try a.read(into: UnsafeMutableRawBufferPointer(rebasing: left[..<want]), at: offset)
+            guard got == want, try b.read(into: UnsafeMutableRawBufferPointer(rebasing: right[..<want]), at: offset) == want,
+                memcmp(left.baseAddress!, right.baseAddress!, want) == 0
+            else { return false }
+            offset += Int64(want)
+        }
+        return true
+    }
+
     /// The modification time (whole seconds) of the regular file at `path` when its size is `size`.
     static func modified(of path: String, size: Int64) -> Int64? {
         var info = stat()

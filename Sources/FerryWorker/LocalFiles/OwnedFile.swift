@@ -54,10 +54,16 @@ final class OwnedFile: @unchecked Sendable {
     /// Sets the modification time (`futimens`; the access time becomes now).
     func setModificationTime(_ date: Date) throws {
         let seconds = date.timeIntervalSince1970.rounded(.down)
+        try setModificationTime(nanoseconds: Int64(seconds) * 1_000_000_000 + Int64((date.timeIntervalSince1970 - seconds) * 1_000_000_000))
+    }
+
+    /// Sets the modification time to `nanoseconds` since 1970, exactly (a copy keeps its source's).
+    func setModificationTime(nanoseconds: Int64) throws {
+        let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         var times = [
             // UTIME_NOW ((1 << 30) - 1) is a macro Swift does not import.
             timespec(tv_sec: 0, tv_nsec: (1 << 30) - 1),
-            timespec(tv_sec: Int(seconds), tv_nsec: Int((date.timeIntervalSince1970 - seconds) * 1_000_000_000)),
+            timespec(tv_sec: Int(seconds), tv_nsec: Int(fraction)),
         ]
         guard futimens(descriptor, &times) == 0 else { throw POSIXFailure(operation: "set the modification time of", path: path, code: errno) }
     }

@@ -73,9 +73,7 @@ struct DropboxFileFetch: Sendable {
             return nil
         }
         context.logger.info("already present with the same size and content hash; not downloaded again")
-        return JobResult(
-            bytes: 0,
-            details: .object(["skipped": .string("unchanged"), "size": .int(size), "content_hash": .string(hash)]))
+        return .unchanged(["size": .int(size), "content_hash": .string(hash)])
     }
 
     /// Asks for the bytes from the recorded offset. A changed `rev`, an ignored range or an offset past the end

@@ -87,6 +87,13 @@ public struct DropboxUploadHandler: JobHandler {
             handler: self, job: job, context: context, source: source, size: expected.size, commit: commit,
             caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account,
             replacing: replacing)
+        if options.ifChanged == true, replacing == nil, let present = try await upload.committedEarlier() {
+            context.logger.info("the destination holds the same content already; not uploaded again")
+            return .unchanged([
+                "path": .string(present.pathDisplay), "rev": .string(present.rev), "size": .int(present.size),
+                "content_hash": .string(present.contentHash ?? ""),
+            ])
+        }
 
         let metadata: DropboxFileMetadata
         if expected.size > Int64(chunkSize) {

@@ -55,6 +55,19 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         let temporaryName = SafePath.temporaryName(for: name, jobID: job.jobID)
         let temporary = directory + "/" + temporaryName
         let folder = try await BlockingIO.run { try roots.openDirectory(directory, create: true, role: "destination") }
+        if try job.details(as: LocalDirectoryUploadDetails.self).ifChanged == true {
+            let size = expected.size
+            let same = try await BlockingIO.run { () throws -> Bool in
+                guard let existing = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) else { return false }
+                let info = try existing.status()
+                guard (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == size else { return false }
+                return try LocalContentHash.sameContent(source, existing, size: size)
+            }
+            if same {
+                context.logger.info("the destination holds the same content already; not copied again")
+                return .unchanged(["size": .int(size), "path": .string(target)])
+            }
+        }
         // The source's permission bits, never wider (a root worker must not turn a 0600 secret into a 0644 copy).
         let mode = mode_t(try source.status().st_mode & 0o777)
         let part: OwnedFile
@@ -101,6 +114,9 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             if !pass.kernelCopy { context.logger.debug("copied with read and write (copy_file_range not available here)") }
             try expected.check(try source.status(), path: job.source, when: "during the upload")
             let digest = pass.hex()
+            // The copy keeps the source's modification time, as cp -p and rclone do.
+            let mtime = expected.modifiedNanoseconds
+            try await BlockingIO.run { try part.setModificationTime(nanoseconds: mtime) }
             let renamed = try await BlockingIO.run {
                 try Self.publish(temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, buffer: buffer)
             }

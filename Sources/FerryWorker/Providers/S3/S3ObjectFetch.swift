@@ -65,7 +65,7 @@ struct S3ObjectFetch: Sendable {
         }
         guard same else { return nil }
         context.logger.info("already present with the same size and content; not downloaded again")
-        return JobResult(bytes: 0, details: .object(["skipped": .string("unchanged"), "size": .int(size), "etag": .string(etag)]))
+        return .unchanged(["size": .int(size), "etag": .string(etag)])
     }
 
     /// Asks for the bytes from the durable offset, of the same version (`If-Match`). A changed object (412), an

@@ -18,6 +18,10 @@ struct S3Upload: Sendable {
     let bucket: String
     let key: String
     let options: S3UploadDetails
+    /// `x-amz-meta-*` stored with the object (the source's modification time).
+    let metadata: [String: String]
+    /// The option, else a guess from the key's extension.
+    var contentType: String { options.contentType ?? MediaType.guess(forFileName: key) }
     /// Bytes handed to the network by this attempt's part streams (live progress).
     let sent = ByteTally()
 
@@ -28,7 +32,7 @@ struct S3Upload: Sendable {
             try await call("uploading") {
                 try await client.putObject(
                     bucket: bucket, key: key, body: body(0..<size), checksum: S3Checksum(md5: md5),
-                    contentType: options.contentType, storageClass: options.storageClass)
+                    contentType: contentType, storageClass: options.storageClass, metadata: metadata)
             }
         }
         try checkPlainETag(etag, md5: md5, what: "the object")
@@ -46,7 +50,7 @@ struct S3Upload: Sendable {
         } else {
             uploadID = try await call("starting a multipart upload") {
                 try await client.createMultipartUpload(
-                    bucket: bucket, key: key, contentType: options.contentType, storageClass: options.storageClass)
+                    bucket: bucket, key: key, contentType: contentType, storageClass: options.storageClass, metadata: metadata)
             }
         }
         do {

@@ -40,9 +40,14 @@ struct S3UploadHandler: JobHandler {
         let options = try job.details(as: S3UploadDetails.self)
         let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
         let client = try await access.client(for: location.account, logger: context.logger)
+        let mtime = Self.mtimeText(expected.modifiedNanoseconds)
+        if options.ifChanged == true, let present = try await Self.present(location, expected, mtime, source: source, client: client) {
+            context.logger.info("the object holds the same content already; not uploaded again")
+            return .unchanged(present)
+        }
         let upload = S3Upload(
             handler: self, job: job, context: context, client: client, source: source, size: expected.size,
-            bucket: location.bucket, key: location.key, options: options)
+            bucket: location.bucket, key: location.key, options: options, metadata: ["mtime": mtime])
         let etag: String
         let recorded = S3UploadCursor(session: job.session, key: location.key)
         let plan = try Self.plan(size: expected.size, preferred: recorded?.partSize ?? partSize)
@@ -55,6 +60,36 @@ struct S3UploadHandler: JobHandler {
         return JobResult(
             bytes: expected.size,
             details: .object(["etag": .string(etag), "bucket": .string(location.bucket), "key": .string(location.key)]))
+    }
+
+    /// The source's modification time as `x-amz-meta-mtime` carries it: seconds since 1970 with nanoseconds, as
+    /// rclone writes it, so either tool can tell an unchanged file by it.
+    static func mtimeText(_ nanoseconds: Int64) -> String {
+        let fraction = String(nanoseconds % 1_000_000_000)
+        return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction
+    }
+
+    /// What shows the object at `location` already holds the source's content, or `nil` (no object, or another):
+    /// the same size and either the MD5 of a plain ETag or the same stored modification time (within 1 ms, for
+    /// objects rclone wrote). A missing object or bucket answers `nil`; other errors fail as the upload would.
+    static func present(
+        _ location: S3Location, _ expected: SourceExpectation, _ mtime: String, source: OwnedFile, client: S3Client
+    ) async throws -> [String: JSONValue]? {
+        let info: S3ObjectInfo
+        do {
+            info = try await client.headObject(bucket: location.bucket, key: location.key)
+        } catch {
+            if error.code == .noSuchKey || error.code == .noSuchBucket { return nil }
+            throw error.jobFailure(doing: "checking \(location.key)")
+        }
+        guard info.contentLength == expected.size else { return nil }
+        if let stored = info.metadata["mtime"].flatMap(Double.init), let ours = Double(mtime), abs(stored - ours) < 0.001 {
+            return ["size": .int(expected.size), "etag": .string(info.etag), "mtime": .string(mtime)]
+        }
+        guard let md5 = S3ObjectFetch.plainMD5(info.etag) else { return nil }
+        let size = expected.size
+        guard try await BlockingIO.run({ try LocalContentHash.md5(of: source, size: size) }) == md5 else { return nil }
+        return ["size": .int(expected.size), "etag": .string(info.etag)]
     }
 
     static func plan(size: Int64, preferred: Int64) throws -> S3PartPlan {

@@ -1,0 +1,144 @@
+import FerryCore
+import FerryS3
+import FerryTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `--if-changed` on uploads: a tree uploaded again moves no data where the destination already holds the same
+/// content, for a local directory, the Dropbox dev server and S3 (moto). Real workers, real PostgreSQL.
+@Suite("uploads with --if-changed", .tags(.postgres, .process), .serialized)
+struct IfChangedUploadTests {
+    static func worker(_ db: TestDatabase, _ name: String, _ extra: [String] = []) throws -> BackgroundProcess {
+        try BackgroundProcess(
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
+                    "--log-level", "info", "--retry-base", "0.2"] + extra,
+            databaseURL: db.url, environment: DropboxAccounts.environment)
+    }
+
+    /// Enqueues `files` to `destination` as `batch` and runs one worker until the batch is done.
+    static func upload(
+        _ db: TestDatabase, _ files: [String], to destination: String, batch: String, _ options: [String] = [],
+        worker extra: [String] = []
+    ) async throws {
+        let enqueued = try await FerryProcess.run(
+            ["enqueue", "upload"] + files + ["--to", destination, "--batch", batch] + options, databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        let worker = try Self.worker(db, batch, extra)
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
+            try await WorkerFixtures.batchDone(db, batch)
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+    }
+
+    /// Jobs of `batch` that succeeded: all of them, and those that moved no data (`result->>'skipped'`).
+    static func outcome(_ db: TestDatabase, _ batch: String) async throws -> (succeeded: Int, unchanged: Int, failed: Int) {
+        let row = try await db.query(
+            """
+            SELECT count(*) FILTER (WHERE state = 'succeeded'),
+                   count(*) FILTER (WHERE state = 'succeeded' AND result->>'skipped' = 'unchanged'),
+                   count(*) FILTER (WHERE state = 'failed')
+              FROM ferry.jobs WHERE batch = $1
+            """, [batch]).rows[0]
+        return (try row.decode(Int.self, at: 0), try row.decode(Int.self, at: 1), try row.decode(Int.self, at: 2))
+    }
+
+    static func photos(_ dir: String, count: Int, size: ClosedRange<Int> = 2_000...60_000) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return try (0..<count).map { index in
+            let path = dir + "/IMG_\(1000 + index).jpg"
+            try DropboxAccounts.randomFile(path, size: Int.random(in: size))
+            return path
+        }
+    }
+
+    static func folder(_ label: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-ifchanged-\(label)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func modified(_ path: String) throws -> Date? {
+        try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+    }
+
+    @Test("local directory: copies keep the source's mtime; again with --if-changed nothing is copied and a new file is; a different file is refused")
+    func localDirectory() async throws {
+        let db = try await TestDatabase.make("ifchanged_local")
+        let dir = try Self.folder("local")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var files = try Self.photos(dir + "/src", count: 5)
+        let target = dir + "/dst/"
+        try await Self.upload(db, files, to: target, batch: "first")
+        #expect(try await Self.outcome(db, "first") == (5, 0, 0))
+        for file in files {
+            let copy = target + (file as NSString).lastPathComponent
+            #expect(try DropboxAccounts.sha256(copy) == DropboxAccounts.sha256(file))
+            #expect(try Self.modified(copy) == Self.modified(file), "the copy keeps the source's modification time")
+        }
+
+        files += try Self.photos(dir + "/more", count: 1).map { path in
+            let moved = dir + "/src/IMG_2000.jpg"
+            try FileManager.default.moveItem(atPath: path, toPath: moved)
+            return moved
+        }
+        try await Self.upload(db, files, to: target, batch: "second", ["--if-changed"])
+        #expect(try await Self.outcome(db, "second") == (6, 5, 0), "the five already there are skipped, the new one copied")
+        #expect(try DropboxAccounts.sha256(target + "IMG_2000.jpg") == DropboxAccounts.sha256(files[5]))
+
+        // A different file of the same name: not the same content, and a local directory never replaces.
+        try DropboxAccounts.randomFile(files[0], size: 1234)
+        try await Self.upload(db, [files[0]], to: target, batch: "third", ["--if-changed", "--max-attempts", "1"])
+        #expect(try await Self.outcome(db, "third") == (0, 0, 1))
+        let error = try await db.query("SELECT last_error FROM ferry.jobs WHERE batch = 'third'").rows[0].decode(String?.self, at: 0)
+        #expect(error?.contains("already exists with different content") == true, "\(error ?? "")")
+    }
+
+    @Test("Dropbox: again with --if-changed uploads nothing (size and content_hash); a changed file goes up with mode=overwrite")
+    func dropbox() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("ifchanged_dbx")
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        let dir = try Self.folder("dbx")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let files = try Self.photos(dir, count: 6)
+        try await Self.upload(db, files, to: "dropbox:box:/Cam/", batch: "first")
+        #expect(try await Self.outcome(db, "first") == (6, 0, 0))
+        let stored = server.storedFile(account: "box", path: "/Cam/IMG_1000.jpg")
+        let before = try Self.modified(stored)
+
+        try DropboxAccounts.randomFile(files[2], size: 7_777)
+        try await Self.upload(db, files, to: "dropbox:box:/Cam/", batch: "second", ["--if-changed", "--option", "mode=overwrite"])
+        #expect(try await Self.outcome(db, "second") == (6, 5, 0))
+        #expect(try Self.modified(stored) == before, "an unchanged file is not written again")
+        #expect(try DropboxAccounts.sha256(server.storedFile(account: "box", path: "/Cam/IMG_1002.jpg")) == DropboxAccounts.sha256(files[2]))
+    }
+
+    @Test("S3: Content-Type from the extension, mtime stored; again with --if-changed nothing goes up, multipart objects included")
+    func s3() async throws {
+        let setup = try await S3TransferTests.setUp("ifchanged_s3")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        var files = try Self.photos(setup.dir + "/src", count: 3)
+        let big = setup.dir + "/src/clip.mov"
+        try DropboxAccounts.randomFile(big, size: 11 * 1024 * 1024)
+        files.append(big)
+        let destination = "s3:s3:\(setup.bucket)/cam/"
+        try await Self.upload(setup.db, files, to: destination, batch: "first", worker: ["--chunk-size", "5"])
+        #expect(try await Self.outcome(setup.db, "first") == (4, 0, 0))
+        let photo = try await setup.client.headObject(bucket: setup.bucket, key: "cam/IMG_1000.jpg")
+        #expect(photo.contentType == "image/jpeg")
+        let clip = try await setup.client.headObject(bucket: setup.bucket, key: "cam/clip.mov")
+        #expect(clip.contentType == "video/quicktime" && clip.etag.hasSuffix("-3\""), "\(clip)")
+        let seconds = try #require(try Self.modified(big)).timeIntervalSince1970
+        #expect(clip.metadata["mtime"].flatMap(Double.init).map { abs($0 - seconds) < 0.001 } == true, "\(clip.metadata)")
+
+        try await Self.upload(setup.db, files, to: destination, batch: "second", ["--if-changed"], worker: ["--chunk-size", "5"])
+        #expect(try await Self.outcome(setup.db, "second") == (4, 4, 0))
+        let again = try await setup.client.headObject(bucket: setup.bucket, key: "cam/clip.mov")
+        #expect(again.lastModified == clip.lastModified && again.etag == clip.etag)
+    }
+}
