@@ -17,6 +17,7 @@ import PackageDescription
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
 //   FerryDashboard             `ferry dashboard`: the web UI over FerryStore (Hummingbird, server-rendered HTML, SSE)
 //   ferry                      the CLI executable
+//   ferry-bench                the benchmarks (make bench): times real ferry processes and store calls
 //   ferry-chaos                drives real ferry processes under faults and checks nothing was lost (make chaos)
 let package = Package(
     name: "ferry",
@@ -40,7 +41,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.70.0"),
@@ -103,6 +103,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -139,7 +140,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -157,7 +160,6 @@ let package = Package(
                 "FerryCore",
                 "Postgres",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -210,7 +212,6 @@ let package = Package(
                 "FerryProviders",
                 "FerryWorker",
                 "FerryArchive",
-                "FerryDropbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "FerryDevServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -218,21 +219,23 @@ let package = Package(
                 "FerryCore",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .executableTarget(
             name: "ferry-bench",
+            // Workers run as `ferry worker` processes: the benchmarks link no worker code.
             dependencies: [
-                "FerryWorker",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "FerryStore",
                 "FerryCore",
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -259,22 +262,41 @@ let package = Package(
         .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard"]),
         // Only the public API: the test imports FerryClient without @testable.
         .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
-        .testTarget(name: "FerryStoreTests", dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]),
+        .testTarget(
+            name: "FerryStoreTests",
+            dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "FerryDevServerTests",
             dependencies: [
                 "FerryDevServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
             name: "FerryDropboxTests",
-            dependencies: ["FerryDropbox", "FerryDevServer", "FerryCore", "FerryTestSupport"]
+            dependencies: [
+                "FerryDropbox", "FerryDevServer", "FerryCore", "FerryTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FerryFlickrTests",
-            dependencies: ["FerryFlickr", "FerryDevServer", "FerryCore", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "FerryFlickr", "FerryDevServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FerryS3Tests",
@@ -283,13 +305,16 @@ let package = Package(
                 "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "FerryArchiveTests",
-            dependencies: ["FerryArchive", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
+            dependencies: [
+                "FerryArchive", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FerryCLITests",
@@ -303,13 +328,17 @@ let package = Package(
         // `make check`: the worker against MemoryWorkerStore, and the store contract against both stores.
         .testTarget(
             name: "FerryInProcessTests",
-            dependencies: ["FerryTesting", "FerryWorker", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport"]
+            dependencies: [
+                "FerryTesting", "FerryWorker", "FerryStore", "FerryCore", "Postgres", "FerryTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "FerryWorkerTests",
             dependencies: [
-                "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "Postgres", "FerryTestSupport",
+                "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "FerryFlickr", "Postgres", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

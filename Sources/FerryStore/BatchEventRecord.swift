@@ -20,24 +20,6 @@ public struct BatchEventRecord: Sendable, Hashable {
     public var transactionID: String
     public var recordedAt: PostgresTimestamp
 
-    static let columns = "position, batch, type, data::text, tx_id::text, recorded_at"
-
-    init(row: PostgresRow) throws {
-        position = try row.decode(Int64.self, at: 0)
-        batch = try row.decode(String.self, at: 1)
-        guard let kind = Kind(rawValue: try row.decode(String.self, at: 2)) else {
-            throw PostgresError(code: .decoding, reason: "unknown batch event type")
-        }
-        self.kind = kind
-        do {
-            data = try JSONValue.parse(try row.decode(String.self, at: 3))
-        } catch {
-            throw PostgresError(code: .decoding, reason: "batch event data is not JSON")
-        }
-        transactionID = try row.decode(String.self, at: 4)
-        recordedAt = try row.decode(PostgresTimestamp.self, at: 5)
-    }
-
     /// A count from `data` (for example `succeeded`), if present.
     public func count(_ name: String) -> Int64? {
         data[name]?.intValue

@@ -24,30 +24,6 @@ public struct BatchStatusRow: Sendable, Hashable {
     /// The lowest job id the batch ever had: a walk of its jobs in id order starts here.
     public var firstJobID: UUID?
 
-    static let columns = """
-        batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, percent::text, done,
-        enqueued_at, started_at, finished_at, sizes_unknown, first_job_id
-        """
-
-    init(row: PostgresRow) throws {
-        batch = try row.decode(String.self, at: 0)
-        jobs = try row.decode(Int64.self, at: 1)
-        queued = try row.decode(Int64.self, at: 2)
-        running = try row.decode(Int64.self, at: 3)
-        succeeded = try row.decode(Int64.self, at: 4)
-        failed = try row.decode(Int64.self, at: 5)
-        cancelled = try row.decode(Int64.self, at: 6)
-        bytesDone = try row.decode(Int64.self, at: 7)
-        bytesTotal = try row.decode(Int64?.self, at: 8)
-        percent = try row.decode(String.self, at: 9)
-        done = try row.decode(Bool.self, at: 10)
-        enqueuedAt = try row.decode(PostgresTimestamp.self, at: 11)
-        startedAt = try row.decode(PostgresTimestamp?.self, at: 12)
-        finishedAt = try row.decode(PostgresTimestamp?.self, at: 13)
-        sizesUnknown = try row.decode(Int64.self, at: 14)
-        firstJobID = try row.decode(UUID?.self, at: 15)
-    }
-
     public var json: JSONValue {
         .object([
             "batch": .string(batch), "jobs": .int(jobs), "queued": .int(queued), "running": .int(running),

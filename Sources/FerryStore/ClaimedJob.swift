@@ -63,36 +63,6 @@ public struct ClaimedJob: Sendable, Hashable {
         self.traceparent = traceparent
     }
 
-    static let columns = """
-        job_id, lease, attempt, max_attempts, kind, queue, batch, source, destination, account, spec::text,
-        metadata::text, bytes_done, bytes_total, session::text, enqueued_at, updated_at, priority, run_at
-        """
-
-    init(row: PostgresRow) throws {
-        jobID = try row.decode(UUID.self, at: 0)
-        lease = try row.decode(Int64.self, at: 1)
-        attempt = try row.decode(Int.self, at: 2)
-        maxAttempts = try row.decode(Int.self, at: 3)
-        guard let kind = JobKind(rawValue: try row.decode(String.self, at: 4)) else {
-            throw PostgresError(code: .decoding, reason: "unknown job kind")
-        }
-        self.kind = kind
-        queue = try row.decode(String.self, at: 5)
-        batch = try row.decode(String?.self, at: 6)
-        source = try row.decode(String.self, at: 7)
-        destination = try row.decode(String.self, at: 8)
-        account = try row.decode(String?.self, at: 9)
-        spec = try row.decode(String.self, at: 10)
-        metadata = try row.decode(String?.self, at: 11)
-        bytesDone = try row.decode(Int64.self, at: 12)
-        bytesTotal = try row.decode(Int64?.self, at: 13)
-        session = try row.decode(String?.self, at: 14)
-        enqueuedAt = try row.decode(PostgresTimestamp.self, at: 15)
-        claimedAt = try row.decode(PostgresTimestamp.self, at: 16)
-        priority = try row.decode(Int.self, at: 17)
-        runAt = try row.decode(PostgresTimestamp.self, at: 18)
-    }
-
     /// Claim order: highest priority first, then oldest `run_at`, then job id (as PostgreSQL orders uuids).
     public static func claimOrder(_ lhs: ClaimedJob, _ rhs: ClaimedJob) -> Bool {
         if lhs.priority != rhs.priority { return lhs.priority > rhs.priority }

@@ -47,8 +47,8 @@ extension FerryStore {
         do {
             return try await client.withConnection { connection in
                 let listening = try connection.query(
-                    "SELECT EXISTS (SELECT 1 FROM pg_listening_channels() AS c WHERE c = $1)", [channel])
-                guard try listening.rows[0].decode(Bool.self, at: 0) else {
+                    "SELECT EXISTS (SELECT 1 FROM pg_listening_channels() AS c WHERE c = $1) AS listening", [channel])
+                guard try listening.rows[0].decode(Bool.self, column: "listening") else {
                     try connection.listen(channel)
                     return .subscribed
                 }

@@ -51,7 +51,7 @@ extension FerryStore {
         ]
         do {
             let accepted = try await client.withConnection { connection in
-                Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, at: 0) })
+                Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
             }
             return (accepted, Set(outcomes.map(\.jobID)).subtracting(accepted))
         } catch {

@@ -50,7 +50,7 @@ extension FerryStore {
             return try await client.withTransaction { connection in
                 var changed = [UUID: CommandOutcome.Action]()
                 for row in try connection.query(sql, binds).rows {
-                    changed[try row.decode(UUID.self, at: 0)] = action(try row.decode(String.self, at: 1))
+                    changed[try row.decode(UUID.self, column: "job_id")] = action(try row.decode(String.self, column: "type"))
                 }
                 // Read after the append: the projection already holds each job's new state. Ids are UUIDv7, so
                 // this is enqueue order.
@@ -62,8 +62,8 @@ extension FerryStore {
                         fix: "check the id or batch name with ferry status")
                 }
                 return try all.rows.map { row in
-                    let id = try row.decode(UUID.self, at: 0)
-                    return CommandOutcome(jobID: id, action: changed[id] ?? .unchanged, state: try row.decode(String.self, at: 1))
+                    let id = try row.decode(UUID.self, column: "job_id")
+                    return CommandOutcome(jobID: id, action: changed[id] ?? .unchanged, state: try row.decode(String.self, column: "state"))
                 }
             }
         } catch {

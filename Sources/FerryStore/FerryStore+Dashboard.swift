@@ -149,8 +149,8 @@ extension FerryStore {
     public func latestEventPosition() async throws -> Int64 {
         do {
             return try await client.withConnection { connection in
-                try connection.query("SELECT coalesce(max(position), 0)::bigint FROM ferry.job_timeline", []).rows[0]
-                    .decode(Int64.self, at: 0)
+                try connection.query("SELECT coalesce(max(position), 0)::bigint AS position FROM ferry.job_timeline", []).rows[0]
+                    .decode(Int64.self, column: "position")
             }
         } catch {
             throw Self.translate(error)

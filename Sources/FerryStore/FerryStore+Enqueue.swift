@@ -65,7 +65,7 @@ extension FerryStore {
             for provider in Set(unnamed.compactMap { specs[$0].accountProvider }).sorted() {
                 let found = try connection.query(
                     "SELECT name FROM ferry.accounts WHERE provider = $1 AND status <> 'revoked' ORDER BY name LIMIT 2", [provider])
-                let names = try found.rows.map { try $0.decode(String.self, at: 0) }
+                let names = try found.rows.map { try $0.decode(String.self, column: "name") }
                 guard names.count == 1 else {
                     let first = unnamed.first { specs[$0].accountProvider == provider }
                     throw FerryStoreError(
@@ -86,7 +86,7 @@ extension FerryStore {
             let found = try connection.query(
                 "SELECT name, provider FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
             var providers = [String: String]()
-            for row in found.rows { providers[try row.decode(String.self, at: 0)] = try row.decode(String.self, at: 1) }
+            for row in found.rows { providers[try row.decode(String.self, column: "name")] = try row.decode(String.self, column: "provider") }
             if let missing = accounts.subtracting(providers.keys).sorted().first {
                 let index = specs.firstIndex { $0.account == missing }
                 let kind = index.flatMap { specs[$0].accountProvider } ?? "PROVIDER"
@@ -111,14 +111,15 @@ extension FerryStore {
         if !keys.isEmpty {
             let found = try connection.query(
                 """
-                SELECT j.idempotency_key, j.job_id, e.data->>'fingerprint'
+                SELECT j.idempotency_key, j.job_id, e.data->>'fingerprint' AS fingerprint
                   FROM ferry.jobs j
                   LEFT JOIN ferry.events e ON e.job_id = j.job_id AND e.version = 1
                  WHERE j.idempotency_key = ANY($1::text[])
                 """,
                 [PostgresArray(keys)])
             for row in found.rows {
-                existing[try row.decode(String.self, at: 0)] = (try row.decode(UUID.self, at: 1), try row.decode(String?.self, at: 2))
+                existing[try row.decode(String.self, column: "idempotency_key")] =
+                    (try row.decode(UUID.self, column: "job_id"), try row.decode(String?.self, column: "fingerprint"))
             }
         }
 

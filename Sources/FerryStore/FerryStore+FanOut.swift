@@ -39,9 +39,9 @@ extension FerryStore {
                          WHERE job_id = $1::uuid AND lease = $2 AND state = 'running' FOR UPDATE
                         """, [parent.jobID, parent.lease]).rows
                     guard let row = locked.first else { return FanOutAck(accepted: false, cancelRequested: false, created: 0) }
-                    let version = try row.decode(Int64.self, at: 0)
-                    let cancel = try row.decode(Bool.self, at: 1)
-                    let priority = try row.decode(Int64.self, at: 2)
+                    let version = try row.decode(Int64.self, column: "version")
+                    let cancel = try row.decode(Bool.self, column: "cancel_requested")
+                    let priority = try row.decode(Int64.self, column: "priority")
                     var prioritized = specs
                     for index in prioritized.indices { prioritized[index].priority = priority }
                     let outcomes = try Self.enqueue(prioritized, lines: nil, on: connection)

@@ -22,7 +22,7 @@ extension FerryStore {
                                           AND w.heartbeat_at > now() - make_interval(secs => $2))
                      ORDER BY 1
                     """, [key, seconds]
-                ).rows.map { try $0.decode(String.self, at: 0) }
+                ).rows.map { try $0.decode(String.self, column: "queue") }
             }
         } catch {
             throw Self.translate(error)

@@ -11,8 +11,8 @@ extension FerryStore {
     public func verifyProjection(limit: Int = 50, scope: ProjectionScope = .all, chunkEvents: Int = 200_000) async throws -> ProjectionReport {
         do {
             return try await client.withTransaction(isolation: .repeatableRead) { connection in
-                let lastPosition = try connection.query("SELECT coalesce(max(position), 0) FROM ferry.events").rows[0]
-                    .decode(Int64.self, at: 0)
+                let lastPosition = try connection.query("SELECT coalesce(max(position), 0) AS position FROM ferry.events").rows[0]
+                    .decode(Int64.self, column: "position")
                 var comparison = ProjectionComparison(limit: limit)
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
                 try replay.forEachChunk(scope) { replay, range in
@@ -42,15 +42,16 @@ extension FerryStore {
                     ), real AS (
                         SELECT queue, state, count(*) AS jobs FROM ferry.jobs GROUP BY queue, state
                     )
-                    SELECT coalesce(c.queue, r.queue), coalesce(c.state, r.state), coalesce(c.jobs, 0), coalesce(r.jobs, 0)
+                    SELECT coalesce(c.queue, r.queue) AS queue, coalesce(c.state, r.state) AS state,
+                           coalesce(c.jobs, 0) AS counted, coalesce(r.jobs, 0) AS actual
                       FROM counted c FULL JOIN real r ON r.queue = c.queue AND r.state = c.state
                      WHERE coalesce(c.jobs, 0) <> coalesce(r.jobs, 0)
                      ORDER BY 1, 2
                     """
                 ).rows.map { row in
                     QueueCountDifference(
-                        queue: try row.decode(String.self, at: 0), state: try row.decode(String.self, at: 1),
-                        counted: try row.decode(Int.self, at: 2), actual: try row.decode(Int.self, at: 3))
+                        queue: try row.decode(String.self, column: "queue"), state: try row.decode(String.self, column: "state"),
+                        counted: try row.decode(Int.self, column: "counted"), actual: try row.decode(Int.self, column: "actual"))
                 }
             }
         } catch {
@@ -73,7 +74,8 @@ extension FerryStore {
                           FROM (SELECT * FROM ferry.batch_counts UNION ALL SELECT * FROM ferry.batch_count_deltas) t
                          GROUP BY batch
                     )
-                    SELECT coalesce(c.batch, r.batch), f.field, coalesce(f.counted, 0), coalesce(f.actual, 0)
+                    SELECT coalesce(c.batch, r.batch) AS batch, f.field, coalesce(f.counted, 0) AS counted,
+                           coalesce(f.actual, 0) AS actual
                       FROM counted c
                       FULL JOIN ferry.batch_counts_actual() r ON r.batch = c.batch
                      CROSS JOIN LATERAL (VALUES \(pairs)) AS f(field, counted, actual)
@@ -83,8 +85,8 @@ extension FerryStore {
                     """, [limit]
                 ).rows.map { row in
                     BatchCountDifference(
-                        batch: try row.decode(String.self, at: 0), field: try row.decode(String.self, at: 1),
-                        counted: try row.decode(Int64.self, at: 2), actual: try row.decode(Int64.self, at: 3))
+                        batch: try row.decode(String.self, column: "batch"), field: try row.decode(String.self, column: "field"),
+                        counted: try row.decode(Int64.self, column: "counted"), actual: try row.decode(Int64.self, column: "actual"))
                 }
             }
         } catch {
@@ -98,7 +100,7 @@ extension FerryStore {
     public func compactCounters() async throws -> Int {
         do {
             return try await client.withConnection { connection in
-                try connection.query("SELECT ferry.compact_counters()").rows[0].decode(Int.self, at: 0)
+                try connection.query("SELECT ferry.compact_counters() AS folded").rows[0].decode(Int.self, column: "folded")
             }
         } catch {
             throw Self.translate(error)

@@ -32,9 +32,9 @@ extension FerryStore {
                     """
                     SELECT EXISTS (SELECT 1 FROM ferry.queue_stats WHERE queue = $1)
                         OR EXISTS (SELECT 1 FROM ferry.queue_controls WHERE queue = $1)
-                        OR EXISTS (SELECT 1 FROM ferry.workers WHERE $1 = ANY (queues))
+                        OR EXISTS (SELECT 1 FROM ferry.workers WHERE $1 = ANY (queues)) AS known
                     """, [queue]
-                ).rows[0].decode(Bool.self, at: 0)
+                ).rows[0].decode(Bool.self, column: "known")
             }
         } catch {
             throw Self.translate(error)
@@ -47,8 +47,9 @@ extension FerryStore {
             return try await client.withConnection { connection in
                 try connection.query("SELECT queue, paused, changed_at, reason FROM ferry.queue_controls ORDER BY queue").rows.map {
                     QueueControl(
-                        queue: try $0.decode(String.self, at: 0), paused: try $0.decode(Bool.self, at: 1),
-                        changedAt: try $0.decode(PostgresTimestamp.self, at: 2), reason: try $0.decode(String?.self, at: 3))
+                        queue: try $0.decode(String.self, column: "queue"), paused: try $0.decode(Bool.self, column: "paused"),
+                        changedAt: try $0.decode(PostgresTimestamp.self, column: "changed_at"),
+                        reason: try $0.decode(String?.self, column: "reason"))
                 }
             }
         } catch {

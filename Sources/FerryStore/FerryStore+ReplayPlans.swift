@@ -8,14 +8,14 @@ extension FerryStore {
     public func replayPlans(skipEvents: Int = 0, chunkEvents: Int = 200_000) async throws -> [(statement: String, plan: String)] {
         try await client.withTransaction(isolation: .repeatableRead) { connection in
             let from = try connection.query(ReplayQueries.boundary, ["00000000-0000-0000-0000-000000000000", skipEvents])
-                .rows.first?.decode(String.self, at: 0) ?? "00000000-0000-0000-0000-000000000000"
-            let until = try connection.query(ReplayQueries.boundary, [from, chunkEvents]).rows.first?.decode(String.self, at: 0)
+                .rows.first?.decode(String.self, column: "boundary") ?? "00000000-0000-0000-0000-000000000000"
+            let until = try connection.query(ReplayQueries.boundary, [from, chunkEvents]).rows.first?.decode(String.self, column: "boundary")
                 ?? "ffffffff-ffff-ffff-ffff-ffffffffffff"
             try connection.query(ReplayQueries.setBounds, [from, until])
             try connection.query("SELECT set_config('ferry.replay_limit', $1, true)", [String(chunkEvents)])
             try connection.query(ReplayQueries.setIDs, ["{\(from),\(until)}"])
             func plan(_ sql: String, _ binds: [any PostgresBindable] = []) throws -> String {
-                try connection.query(sql, binds).rows.map { try $0.decode(String.self, at: 0) }.joined(separator: "\n")
+                try connection.query(sql, binds).rows.map { try $0.decode(String.self, column: "QUERY PLAN") }.joined(separator: "\n")
             }
             return [
                 ("chunk events", try plan("EXPLAIN " + ReplayQueries.eventsSelect(.limited))),

@@ -17,7 +17,7 @@ extension FerryStore {
                             .unknownAccount, "unknown account '\(name)'",
                             fix: "add it with ferry account add \(name) --provider \(provider) …, or check the name with ferry account list")
                     }
-                    let actual = try row.decode(String.self, at: 0)
+                    let actual = try row.decode(String.self, column: "provider")
                     guard actual == provider else {
                         throw FerryStoreError(
                             .unknownAccount, "account '\(name)' is a \(actual) account, not \(provider)",
@@ -27,7 +27,7 @@ extension FerryStore {
                 }
                 let found = try connection.query(
                     "SELECT name FROM ferry.accounts WHERE provider = $1 AND status <> 'revoked' ORDER BY name LIMIT 2", [provider])
-                let names = try found.rows.map { try $0.decode(String.self, at: 0) }
+                let names = try found.rows.map { try $0.decode(String.self, column: "name") }
                 guard names.count == 1 else {
                     throw FerryStoreError(
                         .unknownAccount, names.isEmpty ? "no \(provider) account to use" : "several \(provider) accounts; say which",

@@ -40,7 +40,7 @@ extension FerryStore {
             return try await client.withTransaction { connection in
                 _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
                 let existing = try connection.query("SELECT removed FROM ferry.schedules WHERE name = $1", [name]).rows
-                let live = try existing.first.map { try !$0.decode(Bool.self, at: 0) } ?? false
+                let live = try existing.first.map { try !$0.decode(Bool.self, column: "removed") } ?? false
                 if live && !replace {
                     throw FerryStoreError(
                         .scheduleExists, "a schedule named '\(name)' exists already",
@@ -140,14 +140,14 @@ extension FerryStore {
             return try await client.withConnection { connection in
                 let rows = try connection.query(
                     """
-                    SELECT name, next_tick, now() FROM ferry.schedules
+                    SELECT name, next_tick, now() AS now FROM ferry.schedules
                      WHERE NOT paused AND NOT removed AND next_tick IS NOT NULL
                      ORDER BY next_tick LIMIT $1
                     """, [limit]
                 ).rows
-                let now = try rows.first?.decode(Date.self, at: 2)
-                    ?? connection.query("SELECT now()").rows[0].decode(Date.self, at: 0)
-                return (try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(Date.self, at: 1)) }, now)
+                let now = try rows.first?.decode(Date.self, column: "now")
+                    ?? connection.query("SELECT now() AS now").rows[0].decode(Date.self, column: "now")
+                return (try rows.map { (try $0.decode(String.self, column: "name"), try $0.decode(Date.self, column: "next_tick")) }, now)
             }
         } catch {
             throw Self.translate(error)
@@ -162,7 +162,7 @@ extension FerryStore {
             """
             SELECT t.job_id,
                    j.state IN ('queued', 'running')
-                   OR coalesce((SELECT NOT b.done FROM ferry.batch_status b WHERE b.batch = j.batch), false)
+                   OR coalesce((SELECT NOT b.done FROM ferry.batch_status b WHERE b.batch = j.batch), false) AS going
               FROM ferry.schedule_ticks t
               LEFT JOIN ferry.jobs j ON j.job_id = t.job_id
              WHERE t.schedule = $1 AND t.job_id IS NOT NULL
@@ -171,8 +171,8 @@ extension FerryStore {
             """, [name]
         ).rows
         // An archived job (no row any more) finished long ago.
-        guard let row = rows.first, try row.decode(Bool?.self, at: 1) == true else { return nil }
-        return try row.decode(UUID.self, at: 0)
+        guard let row = rows.first, try row.decode(Bool?.self, column: "going") == true else { return nil }
+        return try row.decode(UUID.self, column: "job_id")
     }
 
     /// Fires schedule `name` if it is still due, in one transaction: enqueues the job for its latest due tick (key
@@ -188,24 +188,24 @@ extension FerryStore {
     ) async throws -> ScheduleFiring? {
         do {
             return try await client.withTransaction { connection in
-                guard try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
-                    .rows[0].decode(Bool.self, at: 0)
+                guard try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.scheduleLockSQL)) AS locked", [name])
+                    .rows[0].decode(Bool.self, column: "locked")
                 else { return nil }
                 // Read again under the lock (a fresh snapshot): a firing committed meanwhile moved next_tick on.
                 let rows = try connection.query(
                     """
-                    SELECT every_seconds, cron, timezone, template::text, next_tick, now(), overlap FROM ferry.schedules
+                    SELECT every_seconds, cron, timezone, template::text, next_tick, now() AS now, overlap FROM ferry.schedules
                      WHERE name = $1 AND NOT paused AND NOT removed AND next_tick <= now()
                     """, [name]
                 ).rows
                 guard let row = rows.first else { return nil }
-                let now = try row.decode(Date.self, at: 5)
-                let due = try row.decode(Date.self, at: 4)
-                let timezone = try row.decode(String.self, at: 2)
+                let now = try row.decode(Date.self, column: "now")
+                let due = try row.decode(Date.self, column: "next_tick")
+                let timezone = try row.decode(String.self, column: "timezone")
                 let recurrence: ScheduleRecurrence?
-                if let every = try row.decode(Int64?.self, at: 0) {
+                if let every = try row.decode(Int64?.self, column: "every_seconds") {
                     recurrence = .every(seconds: every)
-                } else if let cron = try row.decode(String?.self, at: 1), let zone = TimeZone(identifier: timezone),
+                } else if let cron = try row.decode(String?.self, column: "cron"), let zone = TimeZone(identifier: timezone),
                     let expression = try? CronExpression(cron)
                 {
                     recurrence = .cron(expression, zone: zone)
@@ -223,8 +223,8 @@ extension FerryStore {
                     firing.nextTick = now.addingTimeInterval(86_400)
                     firing.error = "the schedule's time zone '\(timezone)' or cron expression is unknown to this worker"
                 }
-                let template = (try? JSONValue.parse(try row.decode(String.self, at: 3))).flatMap(JobRequest.init(template:))
-                let overlap = ScheduleOverlap(rawValue: try row.decode(String.self, at: 6)) ?? .allow
+                let template = (try? JSONValue.parse(try row.decode(String.self, column: "template"))).flatMap(JobRequest.init(template:))
+                let overlap = ScheduleOverlap(rawValue: try row.decode(String.self, column: "overlap")) ?? .allow
                 if firing.error == nil && overlap == .skip {
                     firing.skippedFor = try Self.runStillGoing(name, on: connection)
                 }

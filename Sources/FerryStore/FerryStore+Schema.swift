@@ -8,10 +8,10 @@ extension FerryStore {
     public func appliedSchemaVersion() async throws -> Int {
         do {
             return try await client.withConnection { connection in
-                let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL")
-                guard try exists.rows[0].decode(Bool.self, at: 0) else { return 0 }
-                return try connection.query("SELECT coalesce(max(version), 0) FROM ferry.schema_migrations")
-                    .rows[0].decode(Int.self, at: 0)
+                let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL AS exists")
+                guard try exists.rows[0].decode(Bool.self, column: "exists") else { return 0 }
+                return try connection.query("SELECT coalesce(max(version), 0) AS version FROM ferry.schema_migrations")
+                    .rows[0].decode(Int.self, column: "version")
             }
         } catch {
             throw Self.translate(error)

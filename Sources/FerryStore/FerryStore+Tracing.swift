@@ -11,8 +11,8 @@ extension FerryStore {
     public func traceFacts(for jobs: [ClaimedJob]) async throws -> [UUID: JobTraceFacts] {
         guard !jobs.isEmpty else { return [:] }
         let sql = """
-            SELECT e.job_id, e.type, e.data->>'traceparent', e.data->>'worker', e.data->>'span_id',
-                   (e.data->>'bytes_done')::bigint, e.recorded_at
+            SELECT e.job_id, e.type, e.data->>'traceparent' AS traceparent, e.data->>'worker' AS worker,
+                   e.data->>'span_id' AS span_id, (e.data->>'bytes_done')::bigint AS bytes_done, e.recorded_at
               FROM unnest($1::uuid[], $2::bigint[]) AS u(job_id, lease)
               JOIN ferry.events e ON e.job_id = u.job_id
              WHERE e.version = 1
@@ -33,18 +33,18 @@ extension FerryStore {
             let rows = try await client.withConnection { connection in try connection.query(sql, binds).rows }
             var partial = [UUID: Partial]()
             for row in rows {
-                let jobID = try row.decode(UUID.self, at: 0)
-                let at = try row.decode(PostgresTimestamp.self, at: 6).date
+                let jobID = try row.decode(UUID.self, column: "job_id")
+                let at = try row.decode(PostgresTimestamp.self, column: "recorded_at").date
                 var facts = partial[jobID] ?? Partial()
-                switch try row.decode(String.self, at: 1) {
-                case "enqueued": facts.traceparent = try row.decode(String?.self, at: 2).flatMap(TraceParent.init)
+                switch try row.decode(String.self, column: "type") {
+                case "enqueued": facts.traceparent = try row.decode(String?.self, column: "traceparent").flatMap(TraceParent.init)
                 case "claimed":
-                    facts.worker = try row.decode(String?.self, at: 3)
+                    facts.worker = try row.decode(String?.self, column: "worker")
                     facts.claimedAt = at
                 case "rescued": facts.rescuedAt = at
                 default:
-                    if let span = try row.decode(String?.self, at: 4) { facts.spanID = span }
-                    if let bytes = try row.decode(Int64?.self, at: 5) { facts.bytesDone = bytes }
+                    if let span = try row.decode(String?.self, column: "span_id") { facts.spanID = span }
+                    if let bytes = try row.decode(Int64?.self, column: "bytes_done") { facts.bytesDone = bytes }
                 }
                 partial[jobID] = facts
             }

@@ -56,16 +56,16 @@ extension FerryStore {
                 try connection.query(
                     """
                     SELECT r.job_id, r.outcome, r.worker,
-                           (SELECT j.kind FROM ferry.jobs j WHERE j.job_id = r.job_id),
-                           (SELECT j.queue FROM ferry.jobs j WHERE j.job_id = r.job_id)
+                           (SELECT j.kind FROM ferry.jobs j WHERE j.job_id = r.job_id) AS kind,
+                           (SELECT j.queue FROM ferry.jobs j WHERE j.job_id = r.job_id) AS queue
                       FROM ferry.rescue_stale_jobs(make_interval(secs => $1)) r
                     """, [seconds]
                 ).rows.map { row in
                     RescuedJob(
-                        jobID: try row.decode(UUID.self, at: 0), outcome: try row.decode(String.self, at: 1),
-                        worker: try row.decode(String?.self, at: 2),
-                        kind: try row.decode(String?.self, at: 3).flatMap(JobKind.init(rawValue:)),
-                        queue: try row.decode(String?.self, at: 4))
+                        jobID: try row.decode(UUID.self, column: "job_id"), outcome: try row.decode(String.self, column: "outcome"),
+                        worker: try row.decode(String?.self, column: "worker"),
+                        kind: try row.decode(String?.self, column: "kind").flatMap(JobKind.init(rawValue:)),
+                        queue: try row.decode(String?.self, column: "queue"))
                 }
             }
         } catch {
@@ -82,7 +82,7 @@ extension FerryStore {
                 try connection.query(
                     "SELECT job_id FROM ferry.release_orphaned_claims($1, $2::uuid[], make_interval(secs => $3))",
                     [worker, PostgresArray(running), seconds]
-                ).rows.map { try $0.decode(UUID.self, at: 0) }
+                ).rows.map { try $0.decode(UUID.self, column: "job_id") }
             }
         } catch {
             throw Self.translate(error)
@@ -97,7 +97,7 @@ extension FerryStore {
                     try connection.query(
                         "SELECT job_id FROM ferry.jobs WHERE state = 'running' AND worker = $1 AND cancel_requested",
                         [worker]
-                    ).rows.map { try $0.decode(UUID.self, at: 0) })
+                    ).rows.map { try $0.decode(UUID.self, column: "job_id") })
             }
         } catch {
             throw Self.translate(error)
@@ -143,7 +143,8 @@ extension FerryStore {
                 var acks = [UUID: ProgressAck]()
                 for outcome in outcomes { acks[outcome.jobID] = ProgressAck(accepted: false, cancelRequested: false) }
                 for row in try connection.query(sql, binds).rows {
-                    acks[try row.decode(UUID.self, at: 0)] = ProgressAck(accepted: true, cancelRequested: try row.decode(Bool.self, at: 1))
+                    acks[try row.decode(UUID.self, column: "job_id")] =
+                        ProgressAck(accepted: true, cancelRequested: try row.decode(Bool.self, column: "cancel_requested"))
                 }
                 if outcomes.contains(where: { $0.freedAccount != nil && acks[$0.jobID]?.accepted == true }) {
                     try Self.announceCapacity(on: connection)
@@ -169,7 +170,7 @@ extension FerryStore {
                 SELECT job_id, version + 1, $3, $4::jsonb FROM target
                 RETURNING job_id
             )
-            SELECT cancel_requested, (SELECT count(*) FROM appended) FROM target
+            SELECT cancel_requested, (SELECT count(*) FROM appended) AS appended FROM target
             """
         do {
             return try await client.withConnection { connection in
@@ -178,7 +179,8 @@ extension FerryStore {
                 ).rows
                 guard let row = rows.first else { return ProgressAck(accepted: false, cancelRequested: false) }
                 let ack = ProgressAck(
-                    accepted: try row.decode(Int.self, at: 1) == 1, cancelRequested: try row.decode(Bool.self, at: 0))
+                    accepted: try row.decode(Int.self, column: "appended") == 1,
+                    cancelRequested: try row.decode(Bool.self, column: "cancel_requested"))
                 if ack.accepted, outcome.freedAccount != nil { try Self.announceCapacity(on: connection) }
                 return ack
             }

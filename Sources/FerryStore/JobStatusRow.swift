@@ -29,39 +29,6 @@ public struct JobStatusRow: Sendable, Hashable {
     public var updatedAt: PostgresTimestamp
     public var eventCount: Int
 
-    static let columns = """
-        job_id, kind, queue, batch, status, state, attempt, max_attempts, priority, source, destination, account,
-        bytes_done, bytes_total, percent::text, last_error, worker, metadata::text, run_at, enqueued_at, started_at,
-        finished_at, updated_at, event_count
-        """
-
-    init(row: PostgresRow) throws {
-        jobID = try row.decode(UUID.self, at: 0)
-        kind = try row.decode(String.self, at: 1)
-        queue = try row.decode(String.self, at: 2)
-        batch = try row.decode(String?.self, at: 3)
-        status = try row.decode(String.self, at: 4)
-        state = try row.decode(String.self, at: 5)
-        attempt = try row.decode(Int.self, at: 6)
-        maxAttempts = try row.decode(Int.self, at: 7)
-        priority = try row.decode(Int.self, at: 8)
-        source = try row.decode(String.self, at: 9)
-        destination = try row.decode(String.self, at: 10)
-        account = try row.decode(String?.self, at: 11)
-        bytesDone = try row.decode(Int64.self, at: 12)
-        bytesTotal = try row.decode(Int64?.self, at: 13)
-        percent = try row.decode(String?.self, at: 14)
-        lastError = try row.decode(String?.self, at: 15)
-        worker = try row.decode(String?.self, at: 16)
-        metadata = try row.decode(String?.self, at: 17)
-        runAt = try row.decode(PostgresTimestamp.self, at: 18)
-        enqueuedAt = try row.decode(PostgresTimestamp.self, at: 19)
-        startedAt = try row.decode(PostgresTimestamp?.self, at: 20)
-        finishedAt = try row.decode(PostgresTimestamp?.self, at: 21)
-        updatedAt = try row.decode(PostgresTimestamp.self, at: 22)
-        eventCount = try row.decode(Int.self, at: 23)
-    }
-
     /// The row as JSON (for `--json` output).
     public var json: JSONValue {
         var object: [String: JSONValue] = [

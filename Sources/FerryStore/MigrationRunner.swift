@@ -119,8 +119,8 @@ public struct MigrationRunner: Sendable {
         let migrations = self.migrations
         let definitions = self.definitions
         try await client.withConnection { connection in
-            let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL")
-            guard try exists.rows[0].decode(Bool.self, at: 0) else {
+            let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL AS exists")
+            guard try exists.rows[0].decode(Bool.self, column: "exists") else {
                 throw FerryStoreError(.notMigrated, "the database has no Ferry schema", fix: "run ferry migrate first")
             }
             let applied = try Self.appliedChecksums(connection)
@@ -143,12 +143,12 @@ public struct MigrationRunner: Sendable {
     /// What `ferry.schema_definitions` holds: per name, every checksum applied, the latest first; nil when the
     /// table does not exist (a database before migration 0028).
     static func definitionRecords(_ connection: PostgresConnection) throws -> [String: [String]]? {
-        let exists = try connection.query("SELECT to_regclass('ferry.schema_definitions') IS NOT NULL")
-        guard try exists.rows[0].decode(Bool.self, at: 0) else { return nil }
+        let exists = try connection.query("SELECT to_regclass('ferry.schema_definitions') IS NOT NULL AS exists")
+        guard try exists.rows[0].decode(Bool.self, column: "exists") else { return nil }
         var records = [String: [String]]()
         for row in try connection.query(
             "SELECT name, checksum FROM ferry.schema_definitions ORDER BY name, applied_at DESC, checksum").rows {
-            records[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
+            records[try row.decode(String.self, column: "name"), default: []].append(try row.decode(String.self, column: "checksum"))
         }
         return records
     }
@@ -175,7 +175,8 @@ public struct MigrationRunner: Sendable {
     static func appliedChecksums(_ connection: PostgresConnection) throws -> [Int: (name: String, checksum: String)] {
         var applied = [Int: (name: String, checksum: String)]()
         for row in try connection.query("SELECT version, name, checksum FROM ferry.schema_migrations").rows {
-            applied[try row.decode(Int.self, at: 0)] = (try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
+            applied[try row.decode(Int.self, column: "version")] =
+                (try row.decode(String.self, column: "name"), try row.decode(String.self, column: "checksum"))
         }
         return applied
     }

@@ -15,13 +15,4 @@ public struct QueueDepthRow: Sendable, Hashable {
         self.running = running
         self.oldestWaitingSeconds = oldestWaitingSeconds
     }
-
-    static let columns = "queue, queued, running, oldest_waiting_seconds"
-
-    init(row: PostgresRow) throws {
-        queue = try row.decode(String.self, at: 0)
-        queued = try row.decode(Int64.self, at: 1)
-        running = try row.decode(Int64.self, at: 2)
-        oldestWaitingSeconds = try row.decode(Double.self, at: 3)
-    }
 }

@@ -21,29 +21,6 @@ public struct ScheduleRecord: Sendable, Hashable {
     /// What a tick does while the previous run is still going.
     public var overlap: ScheduleOverlap
 
-    static let columns = """
-        name, every_seconds, cron, timezone, template::text, paused, removed, next_tick, last_tick, last_fired_at,
-        last_job_id, last_job_state, created_at, changed_at, overlap
-        """
-
-    init(row: PostgresRow) throws {
-        name = try row.decode(String.self, at: 0)
-        everySeconds = try row.decode(Int64?.self, at: 1)
-        cron = try row.decode(String?.self, at: 2)
-        timezone = try row.decode(String.self, at: 3)
-        template = (try? JSONValue.parse(try row.decode(String.self, at: 4))) ?? .null
-        paused = try row.decode(Bool.self, at: 5)
-        removed = try row.decode(Bool.self, at: 6)
-        nextTick = try row.decode(Date?.self, at: 7)
-        lastTick = try row.decode(Date?.self, at: 8)
-        lastFiredAt = try row.decode(Date?.self, at: 9)
-        lastJobID = try row.decode(UUID?.self, at: 10)
-        lastJobState = try row.decode(String?.self, at: 11)
-        createdAt = try row.decode(Date.self, at: 12)
-        changedAt = try row.decode(Date.self, at: 13)
-        overlap = ScheduleOverlap(rawValue: try row.decode(String.self, at: 14)) ?? .allow
-    }
-
     /// `every 1h` or `cron 0 * * * *`, as the user wrote it.
     public var spec: String {
         if let cron { return "cron \(cron)" }

@@ -17,21 +17,6 @@ public struct ScheduleRun: Sendable, Hashable {
     /// The job of an earlier tick that was still going, when this tick was skipped (overlap `skip`).
     public var skippedFor: UUID?
 
-    static let columns = "schedule, tick_at, fired_at, job_id, job_state, missed, first_missed, error, worker, skipped_for"
-
-    init(row: PostgresRow) throws {
-        schedule = try row.decode(String.self, at: 0)
-        tickAt = try row.decode(Date.self, at: 1)
-        firedAt = try row.decode(Date.self, at: 2)
-        jobID = try row.decode(UUID?.self, at: 3)
-        jobState = try row.decode(String?.self, at: 4)
-        missed = try row.decode(Int64.self, at: 5)
-        firstMissed = try row.decode(Date?.self, at: 6)
-        error = try row.decode(String?.self, at: 7)
-        worker = try row.decode(String?.self, at: 8)
-        skippedFor = try row.decode(UUID?.self, at: 9)
-    }
-
     public var json: JSONValue {
         .object([
             "schedule": .string(schedule), "tick_at": .string(ScheduleTime.iso8601(tickAt)),

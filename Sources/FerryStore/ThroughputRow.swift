@@ -10,16 +10,6 @@ public struct ThroughputRow: Sendable, Hashable {
     /// Bytes of the jobs that succeeded in that minute.
     public var bytes: Int64
 
-    static let columns = "minute, queue, succeeded, failed, bytes"
-
-    init(row: PostgresRow) throws {
-        minute = try row.decode(PostgresTimestamp.self, at: 0)
-        queue = try row.decode(String.self, at: 1)
-        succeeded = try row.decode(Int64.self, at: 2)
-        failed = try row.decode(Int64.self, at: 3)
-        bytes = try row.decode(Int64.self, at: 4)
-    }
-
     public var json: JSONValue {
         .object([
             "minute": .string(minute.iso8601), "queue": .string(queue), "succeeded": .int(succeeded),

@@ -206,6 +206,7 @@ struct ArchiveTests {
                 var written = [String]()
                 for _ in 0..<20 {
                     written += try await archiver.run(finishedBefore: Date().addingTimeInterval(5), jobsPerFile: 25).written.map(\.file)
+                    // Spreads the 20 archive runs over the workers' claims (time is the point).
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 return written

@@ -12,12 +12,6 @@ import Testing
 /// as an upload destination, retry's JSON, a wait nobody serves, and help examples that can be copied.
 @Suite("ferry CLI: scripting polish", .tags(.postgres, .process))
 struct CLIPolishTests {
-    static func folder(_ label: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     static func destinations(_ db: TestDatabase, batch: String) async throws -> [String] {
         try await db.query("SELECT destination FROM ferry.jobs WHERE batch = $1 ORDER BY job_id", [batch]).rows
             .map { try $0.decode(String.self, at: 0) }
@@ -41,7 +35,7 @@ struct CLIPolishTests {
     @Test("--format lines: one URL or path per line (mark, CRLF and empty lines accepted), all or nothing")
     func plainLines() async throws {
         let db = try await TestDatabase.make("polish_lines")
-        let dir = try Self.folder("lines")
+        let dir = try temporaryFolder("lines")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let list = "\u{FEFF}https://example.com/a.jpg\r\n\r\nhttps://example.com/b.jpg\r\n"
         let fetch = try await FerryProcess.run(
@@ -75,7 +69,7 @@ struct CLIPolishTests {
     @Test("an upload to a plain folder path goes to the local directory provider, and a worker puts it there")
     func uploadToPlainFolder() async throws {
         let db = try await TestDatabase.make("polish_plain")
-        let dir = try Self.folder("plain")
+        let dir = try temporaryFolder("plain")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: dir + "/photo.jpg"))
         let result = try await FerryProcess.run(

@@ -187,6 +187,7 @@ struct DashboardSecurityTests {
             var longestGap = Duration.zero
             var busyPastIdle = false
             while ContinuousClock.now - start < .seconds(5) {
+                // Time is the subject: the idle timeout of a dashboard process, whose clock a test cannot move.
                 try await Task.sleep(for: .milliseconds(300))
                 let sent = ContinuousClock.now
                 let busyNow = try await loggedIn(dashboard, busy)
@@ -211,6 +212,7 @@ struct DashboardSecurityTests {
             let start = ContinuousClock.now
             while ContinuousClock.now - start < .seconds(4) {
                 _ = try await loggedIn(dashboard, busy)
+                // Time is the subject: a use every 300 ms through the session's lifetime.
                 try await Task.sleep(for: .milliseconds(300))
             }
             #expect(try await acts(dashboard, busy) == 401, "in use, but past its 3 s lifetime")

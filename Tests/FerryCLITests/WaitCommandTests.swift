@@ -200,23 +200,14 @@ struct WaitCommandTests {
 
     @Test("a PostgreSQL restart while waiting: ferry wait reconnects, keeps waiting, and returns on completion")
     func survivesRestart() async throws {
-        let cluster = try await PrivateCluster()
-        do {
-            try await restartScenario(cluster)
-        } catch {
-            await cluster.stop()
-            throw error
-        }
-        await cluster.stop()
+        try await PrivateCluster.withNew { try await restartScenario($0) }
     }
 
     func restartScenario(_ cluster: PrivateCluster) async throws {
-        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "postgres")
-        #expect(try await FerryProcess.run(["migrate"], databaseURL: url).status == 0)
-        let db = TestDatabase(url: url, name: "postgres")
+        let db = try await cluster.migratedDatabase()
         _ = try await Self.enqueue(db, batch: "restart", queues: ["default", "default"])
         let waiter = try BackgroundProcess(
-            ferry: ["wait", "--batch", "restart", "--progress", "--interval", "0.3", "--timeout", "120"], databaseURL: url)
+            ferry: ["wait", "--batch", "restart", "--progress", "--interval", "0.3", "--timeout", "120"], databaseURL: db.url)
         try await eventually(timeout: .seconds(300), "the first progress line") { waiter.log.contains("jobs finished") }
         // The private cluster runs without synchronous commit, and the restart is a crash: make the jobs durable.
         try await db.query("CHECKPOINT")

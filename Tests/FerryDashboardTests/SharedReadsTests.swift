@@ -21,6 +21,7 @@ struct SharedReadsTests {
             for _ in 0..<50 {
                 group.addTask {
                     try await reads.value("batches") {
+                        // A slow read, so the fifty loads arrive while it runs.
                         try await Task.sleep(for: .milliseconds(100))
                         return counter.next()
                     }
@@ -36,6 +37,7 @@ struct SharedReadsTests {
 
         let brief = SharedReads(maxAge: .milliseconds(1), costFactor: 0)
         #expect(try await brief.value("batches") { 10 } == 10)
+        // Time is the subject: SharedReads ages values on the monotonic clock (nothing to inject).
         try await Task.sleep(for: .milliseconds(20))
         #expect(try await brief.value("batches") { 11 } == 11, "older than maxAge: read again")
     }
@@ -55,9 +57,11 @@ struct SharedReadsTests {
         let reads = SharedReads(maxAge: .milliseconds(1), costFactor: 10_000)
         let counter = Counter()
         _ = try await reads.value("batch:big") { () async throws -> Int in
+            // A read that takes 50 ms: its cost sets how long it is kept.
             try await Task.sleep(for: .milliseconds(50))
             return counter.next()
         }
+        // Time is the subject: past maxAge, within the cost-based lifetime.
         try await Task.sleep(for: .milliseconds(100))
         #expect(try await reads.value("batch:big") { counter.next() } == 1, "50 ms × 10,000: still fresh after 100 ms")
     }

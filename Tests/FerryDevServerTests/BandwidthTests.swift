@@ -98,6 +98,7 @@ struct BandwidthTests {
         var received: [UInt8] = []
         while received.count < Int(pause), let buffer = try await body.next() { received += buffer.readableBytesView }
         #expect(received.count == Int(pause), "nothing past the pause")
+        // Nothing must happen: still held a while later.
         try await Task.sleep(for: .milliseconds(300))
         #expect(h.server.stats().webBytesSent == Int64(expected.count) + pause, "still held after 300 ms")
 
@@ -106,6 +107,7 @@ struct BandwidthTests {
         late.headers.add(name: "Range", value: "bytes=\(2 << 20)-")
         let lateResponse = try await client.execute(late, timeout: .seconds(120))
         #expect(lateResponse.status.code == 206)
+        // Nothing must happen: no byte of it a while later.
         try await Task.sleep(for: .milliseconds(300))
         #expect(h.server.stats().webBytesSent == Int64(expected.count) + pause, "the Range body sent nothing yet")
 

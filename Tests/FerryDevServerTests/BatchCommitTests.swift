@@ -95,6 +95,7 @@ struct BatchCommitTests {
                 try await h.rpc("files/upload_session/finish_batch_v2", token: token,
                                 #"{"entries":[{"cursor":{"session_id":"\#(id)","offset":4},"commit":{"path":"/held.txt"}}]}"#)
             }
+            // Nothing must happen: the commit is still held a while later.
             try await Task.sleep(for: .milliseconds(300))
             #expect(h.server.stats().filesCommitted == 0, "held")
             h.server.updateFaults(FaultConfiguration(latencyMilliseconds: 30))

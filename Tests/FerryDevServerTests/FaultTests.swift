@@ -231,6 +231,7 @@ struct FaultTests {
             #expect(answer.header("Retry-After") == "1")
             #expect(answer.errorSummary.hasPrefix("too_many_requests/"))
             #expect(try await h.rpc("users/get_space_usage", token: token).status == 200, "routes outside the filter are not counted")
+            // Time is the subject: the budget refills on the server's monotonic clock (no injectable clock there).
             try await Task.sleep(for: .milliseconds(1100))
             #expect(try await h.rpc("users/get_current_account", token: token).status == 200)
             #expect((h.server.stats().faultsInjected["rate_budget"] ?? 0) >= 1)

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryDevServer
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
@@ -108,8 +109,13 @@ struct FaultTests {
             let token = try await t.accessToken()
             t.server.updateFaults(FaultConfiguration(latencyMilliseconds: 5000))
             let client = t.client
+            let route = "users/get_current_account"
+            let before = t.server.stats().requestsPerRoute[route, default: 0]
             let task = Task { try await client.currentAccount(accessToken: token) }
-            try await Task.sleep(for: .milliseconds(200))
+            // Cancelled in flight: the server has counted the call and holds it in its latency.
+            try await eventually(timeout: .seconds(60), "the call to reach the server") {
+                t.server.stats().requestsPerRoute[route, default: 0] > before
+            }
             task.cancel()
             let result = await task.result
             guard case .failure(let failure) = result, let error = failure as? DropboxError else {

@@ -167,6 +167,7 @@ extension StoreContract {
         try await fixture.enqueue([kept, lost])
         let claimed = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 5)
         #expect(claimed.count == 2)
+        // Time is the subject: the claims must be older than the 1 ms grace, on PostgreSQL's clock too.
         try await Task.sleep(for: .milliseconds(20))
         #expect(try await fixture.store.releaseOrphanedClaims(worker: "w1", running: [kept.jobID], grace: .seconds(3600)).isEmpty)
         #expect(try await fixture.store.releaseOrphanedClaims(worker: "w1", running: [kept.jobID], grace: .milliseconds(1)) == [lost.jobID])

@@ -23,7 +23,7 @@ final class WakeupRecorder: Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if seen.withLock({ $0.contains(wakeup) }) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await Task.sleep(for: .milliseconds(5))  // a poll interval, as in eventually(...)
         }
         return seen.withLock { $0.contains(wakeup) }
     }

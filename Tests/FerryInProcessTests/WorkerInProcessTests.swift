@@ -88,7 +88,7 @@ struct WorkerInProcessTests {
                 while true {
                     done += 1
                     try await context.reportProgress(bytesDone: done)
-                    try await Task.sleep(for: .milliseconds(2))
+                    try await Task.sleep(for: .milliseconds(2))  // a job at work until cancelled
                 }
             })
         let id = harness.store.enqueue(.test()).jobID
@@ -106,7 +106,7 @@ struct WorkerInProcessTests {
     func cancelSilentJob() async throws {
         let harness = WorkerHarness(
             handler: TestHandler { _, _ in
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: .seconds(30))  // silent until cancelled (the test ends long before)
                 return JobResult()
             }, configuration: WorkerHarness.configuration(pollOnly: true))
         let id = harness.store.enqueue(.test()).jobID
@@ -141,7 +141,7 @@ struct WorkerInProcessTests {
         let stuck = WorkerHarness(
             store: store,
             handler: TestHandler { _, _ in
-                while gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                while gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }  // polls the gate
                 return JobResult()
             },
             configuration: WorkerHarness.configuration(name: "stuck", concurrency: 1), liveness: MemoryWorkerStore())
@@ -193,7 +193,7 @@ struct WorkerInProcessTests {
             store: store,
             handler: TestHandler { _, _ in
                 running.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
-                try await Task.sleep(for: .milliseconds(5))
+                try await Task.sleep(for: .milliseconds(5))  // holds the slot, so jobs overlap
                 running.withLock { $0.now -= 1 }
                 return JobResult()
             }, configuration: WorkerHarness.configuration(concurrency: 8))
@@ -206,7 +206,7 @@ struct WorkerInProcessTests {
     func shutdownReleases() async throws {
         let harness = WorkerHarness(
             handler: TestHandler { _, _ in
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(for: .seconds(30))  // outlives the 500 ms shutdown timeout
                 return JobResult()
             })
         let id = harness.store.enqueue(.test()).jobID
@@ -237,9 +237,11 @@ struct WorkerInProcessTests {
     @Test("a lost claim stops the handler without recording anything")
     func lostClaim() async throws {
         let store = MemoryWorkerStore()
+        let ended = Locked(false)
         let harness = WorkerHarness(
             store: store,
             handler: TestHandler { job, context in
+                defer { ended.withLock { $0 = true } }
                 // Someone else holds the job now (as after a rescue and a new claim).
                 _ = try await store.record([.released(job, reason: "taken")])
                 _ = try await store.claim(worker: "other", queues: ["default"], limit: 1)
@@ -250,7 +252,8 @@ struct WorkerInProcessTests {
         try await store.register(WorkerRegistration(name: "other", queues: ["default"], concurrency: 1, host: "h", pid: 2))
         let id = store.enqueue(.test()).jobID
         try await harness.waitUntil("the other worker to hold the job") { $0.job(id)?.worker == "other" }
-        try await Task.sleep(for: .milliseconds(50))
+        // The handler ends on its lost claim; stopping then flushes anything the worker would (wrongly) record.
+        try await harness.waitUntil("the handler to end") { _ in ended.withLock { $0 } }
         try await harness.stop()
         let job = try #require(store.job(id))
         #expect(job.state == .running && job.worker == "other")

@@ -32,17 +32,7 @@ struct ClaimPlanTests {
         try await Self.loadBacklog(db, analyze: analyzed)
 
         let (claimed, plans) = try await client.withConnection { connection in
-            try connection.execute("""
-                LOAD 'auto_explain';
-                SET auto_explain.log_min_duration = 0;
-                SET auto_explain.log_nested_statements = on;
-                SET auto_explain.log_analyze = on;
-                SET auto_explain.log_timing = off;
-                SET auto_explain.log_format = json;
-                SET client_min_messages = log;
-                """)
-            defer { try? connection.execute("SET client_min_messages = warning") }
-            return try connection.collectingServerMessages {
+            try connection.collectingPlans {
                 try connection.query(
                     "SELECT job_id::text, queue, account, priority, run_at <= now() FROM ferry.claim_jobs($1, $2::text[], $3)",
                     ["plan-test", PostgresArray(["default", "video", "photos"]), Self.limit]

@@ -48,8 +48,7 @@ struct MigrationRunnerTests {
 
     @Test("several databases of a fresh cluster migrate at once (roles are cluster-wide)")
     func concurrentDatabasesOnFreshCluster() async throws {
-        let cluster = try await PrivateCluster()
-        do {
+        try await PrivateCluster.withNew { cluster in
             let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: cluster.adminURL, poolSize: 1))
             for index in 0..<4 { try await admin.withConnection { try $0.execute("CREATE DATABASE race_\(index)") } }
             admin.close()
@@ -65,11 +64,7 @@ struct MigrationRunnerTests {
                 }
                 try await group.waitForAll()
             }
-        } catch {
-            await cluster.stop()
-            throw error
         }
-        await cluster.stop()
     }
 
     @Test("a changed applied migration and an unknown applied migration are refused")

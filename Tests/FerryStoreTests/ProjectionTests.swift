@@ -22,6 +22,7 @@ struct ProjectionTests {
                         let claimed = try await store.claim(worker: "w\(worker)", queues: ["default", "slow"], limit: 8)
                         if claimed.isEmpty {
                             idle += 1
+                            // A worker's idle poll: three empty ones 20 ms apart end the churn.
                             try await Task.sleep(for: .milliseconds(20))
                             continue
                         }
@@ -44,6 +45,7 @@ struct ProjectionTests {
                 for round in 0..<10 {
                     _ = try? await store.cancel(.batch("b\(round % 7)"), requestedBy: "chaos")
                     _ = try? await store.retry(.batch("b\((round + 3) % 7)"), requestedBy: "chaos")
+                    // Spreads the commands over the workers' churn (time is the point).
                     try await Task.sleep(for: .milliseconds(15))
                 }
             }
@@ -162,9 +164,8 @@ struct ProjectionTests {
         let old = try await store.enqueue((0..<3).map { StoreFixtures.fetchSpec(queue: $0 == 0 ? "slow" : "default") }).map(\.jobID)
         let cut = try await db.query("SELECT max(position), now() FROM ferry.events").rows[0]
         let position = try cut.decode(Int64.self, at: 0)
-        try await Task.sleep(for: .milliseconds(20))
-        let midpoint = Date()
-        try await Task.sleep(for: .milliseconds(20))
+        // The server's clock between the two enqueues (events carry its transaction times): no sleep needed.
+        let midpoint = try await db.query("SELECT clock_timestamp() AS midpoint").rows[0].decode(Date.self, column: "midpoint")
         let recent = try await store.enqueue((0..<2).map { _ in StoreFixtures.fetchSpec() }).map(\.jobID)
         // An old job touched after the cut-off is recent too: its whole history is replayed.
         let claimed = try await store.claim(worker: "w", queues: ["slow"], limit: 1)

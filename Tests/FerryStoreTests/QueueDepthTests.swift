@@ -126,17 +126,7 @@ struct QueueDepthTests {
         defer { client.close() }
         func rowsOfJobsRead(_ sql: String) async throws -> (rows: Int, seqScans: Int) {
             let (_, plans) = try await client.withConnection { connection in
-                try connection.execute("""
-                    LOAD 'auto_explain';
-                    SET auto_explain.log_min_duration = 0;
-                    SET auto_explain.log_nested_statements = on;
-                    SET auto_explain.log_analyze = on;
-                    SET auto_explain.log_timing = off;
-                    SET auto_explain.log_format = json;
-                    SET client_min_messages = log;
-                    """)
-                defer { try? connection.execute("SET client_min_messages = warning") }
-                return try connection.collectingServerMessages { try connection.query(sql).rows.count }
+                try connection.collectingPlans { try connection.query(sql).rows.count }
             }
             var rows = 0
             var seqScans = 0

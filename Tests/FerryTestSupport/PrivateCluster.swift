@@ -35,6 +35,29 @@ public final class PrivateCluster: @unchecked Sendable {
         _ = try await Self.run(["start", directory, "--fast"])
     }
 
+    /// Runs `body` on a new cluster and stops the cluster after it, whether `body` returns or throws.
+    public static func withNew<T>(_ body: (PrivateCluster) async throws -> T) async throws -> T {
+        let cluster = try await PrivateCluster()
+        do {
+            let result = try await body(cluster)
+            await cluster.stop()
+            return result
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+    }
+
+    /// The cluster's `postgres` database after `ferry migrate`.
+    public func migratedDatabase() async throws -> TestDatabase {
+        let url = TestDatabase.replacingDatabase(in: adminURL, with: "postgres")
+        let migrate = try await FerryProcess.run(["migrate"], databaseURL: url)
+        guard migrate.status == 0 else {
+            throw TestSupportError("ferry migrate failed (\(migrate.status)): \(migrate.stderr)")
+        }
+        return TestDatabase(url: url, name: "postgres")
+    }
+
     public func stop() async {
         _ = try? await Self.run(["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)

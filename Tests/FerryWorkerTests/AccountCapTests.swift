@@ -28,12 +28,12 @@ struct AccountCapTests {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("cap_no_poll")
         try await DropboxAccounts.add("capped", server: server, databaseURL: db.url, extra: ["--max-concurrent", "2"])
-        let dir = try DropboxUploadTests.folder("cap-no-poll")
+        let dir = try temporaryFolder("cap-no-poll")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try await Self.enqueueSmallFiles(db, count: 300, account: "capped", batch: "small", in: dir)
 
         let workers = try (0..<2).map {
-            try DropboxUploadTests.startWorker(db, name: "cap-\($0)", ["--concurrency", "16", "--poll-interval", "60"])
+            try TestWorker.transfers(db, name: "cap-\($0)", ["--concurrency", "16", "--poll-interval", "60"])
         }
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "small")
@@ -75,12 +75,12 @@ struct AccountCapTests {
         let server = try await DevServerProcess(["--latency-ms", "150", "--upload-bytes-per-second", "65536"])
         let db = try await TestDatabase.make("cap_update")
         try await DropboxAccounts.add("narrow", server: server, databaseURL: db.url, extra: ["--max-concurrent", "1"])
-        let dir = try DropboxUploadTests.folder("cap-update")
+        let dir = try temporaryFolder("cap-update")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Enough work (cap 1, two requests of at least 150 ms each per file) that the batch is far from done when the
         // cap changes, however slow the machine.
         try await Self.enqueueSmallFiles(db, count: 150, account: "narrow", batch: "wide", in: dir)
-        let worker = try DropboxUploadTests.startWorker(db, name: "cap-update", ["--concurrency", "8", "--poll-interval", "60"])
+        let worker = try TestWorker.transfers(db, name: "cap-update", ["--concurrency", "8", "--poll-interval", "60"])
 
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first job to run") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") >= 1
@@ -134,10 +134,10 @@ struct AccountCapTests {
         try await DropboxAccounts.add("paced", server: server, databaseURL: db.url, extra: ["--max-concurrent", "16"])
         let update = try await FerryProcess.run(["account", "update", "paced", "--tps-limit", "5", "--json"], databaseURL: db.url)
         #expect(update.status == 0 && update.stdout.contains(#""tps_limit":5"#), "\(update.stdout) \(update.stderr)")
-        let dir = try DropboxUploadTests.folder("cap-tps")
+        let dir = try temporaryFolder("cap-tps")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try await Self.enqueueSmallFiles(db, count: 20, account: "paced", batch: "paced", in: dir)
-        let worker = try DropboxUploadTests.startWorker(db, name: "paced", ["--concurrency", "16"])
+        let worker = try TestWorker.transfers(db, name: "paced", ["--concurrency", "16"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "paced")
         }
@@ -162,7 +162,7 @@ struct AccountCapTests {
         try await DropboxAccounts.add("free", server: server, databaseURL: db.url, extra: ["--max-concurrent", "4"])
         let update = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "2M", "--json"], databaseURL: db.url)
         #expect(update.status == 0 && update.stdout.contains(#""bwlimit":2097152"#), "\(update.stdout) \(update.stderr)")
-        let dir = try DropboxUploadTests.folder("cap-bw")
+        let dir = try temporaryFolder("cap-bw")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var lines = [String]()
         for account in ["slow", "free"] {
@@ -173,7 +173,7 @@ struct AccountCapTests {
             }
         }
         try await DropboxUploadTests.enqueue(db, lines, in: dir)
-        let worker = try DropboxUploadTests.startWorker(db, name: "bw", ["--concurrency", "8"])
+        let worker = try TestWorker.transfers(db, name: "bw", ["--concurrency", "8"])
         for batch in ["slow", "free"] {
             try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch) to finish") {
                 try await WorkerFixtures.batchDone(db, batch)

@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Testing
 
 @testable import FerryWorker
@@ -14,6 +15,7 @@ struct BufferPoolTests {
                         #expect(buffer.bytes.count == 64 * 1024)
                         // Every byte is written before it is read: no zero-fill needed.
                         buffer.bytes.initializeMemory(as: UInt8.self, repeating: 7)
+                        // Held a moment, as a transfer holds it, so the 200 queue for the pool's four.
                         try await Task.sleep(for: .milliseconds(1))
                     }
                 }
@@ -31,7 +33,7 @@ struct BufferPoolTests {
         var held = [BufferPool.Buffer]()
         for _ in 0..<4 { held.append(await pool.acquire()) }
         let fifth = Task { await pool.acquire() }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually(timeout: .seconds(60), "the fifth holder to wait") { pool.waiting == 1 }
         #expect(pool.allocated == 4)
         #expect(pool.lent == 4)
         let released = held.removeLast()

@@ -48,12 +48,12 @@ struct DropboxBatchCommitTests {
         let server = try await DevServerProcess(["--namespace-lock-ms", "20"])
         let db = try await TestDatabase.make("dbx_batch")
         try await DropboxAccounts.add("many", server: server, databaseURL: db.url, extra: ["--max-concurrent", "16"])
-        let dir = try DropboxUploadTests.folder("batch")
+        let dir = try temporaryFolder("batch")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try Self.files(60, in: dir)
         try await Self.enqueue(db, files, account: "many", batch: "small", in: dir)
 
-        let worker = try DropboxUploadTests.startWorker(db, name: "batcher", ["--concurrency", "16", "--poll-interval", "0.05"])
+        let worker = try TestWorker.transfers(db, name: "batcher", ["--concurrency", "16", "--poll-interval", "0.05"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "small")
         }
@@ -84,7 +84,7 @@ struct DropboxBatchCommitTests {
         try await server.setFaults(["upload_bytes_per_second": .int(640 * 1024)])
         let db = try await TestDatabase.make("dbx_batch_cap")
         try await DropboxAccounts.add("capped", server: server, databaseURL: db.url, extra: ["--max-concurrent", "2"])
-        let dir = try DropboxUploadTests.folder("batchcap")
+        let dir = try temporaryFolder("batchcap")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try Self.files(16, in: dir)
         try await Self.enqueue(db, files, account: "capped", batch: "capped", in: dir)
@@ -116,7 +116,7 @@ struct DropboxBatchCommitTests {
         try await server.setFaults(["fail_commit_paths": .array([.string("/batch/bad-")])])
         let db = try await TestDatabase.make("dbx_batch_fail")
         try await DropboxAccounts.add("mixed", server: server, databaseURL: db.url, extra: ["--max-concurrent", "8"])
-        let dir = try DropboxUploadTests.folder("batchfail")
+        let dir = try temporaryFolder("batchfail")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let good = try Self.files(7, in: dir, prefix: "good")
         let bad = try Self.files(1, in: dir, prefix: "bad")
@@ -156,12 +156,12 @@ struct DropboxBatchCommitTests {
         try await server.setFaults(["hold_commits": .bool(true)])
         let db = try await TestDatabase.make("dbx_batch_kill")
         try await DropboxAccounts.add("held", server: server, databaseURL: db.url, extra: ["--max-concurrent", "8"])
-        let dir = try DropboxUploadTests.folder("batchkill")
+        let dir = try temporaryFolder("batchkill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try Self.files(8, in: dir)
         try await Self.enqueue(db, files, account: "held", batch: "held", in: dir)
 
-        let victim = try DropboxUploadTests.startWorker(db, name: "victim", ["--concurrency", "8", "--poll-interval", "0.05"])
+        let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "8", "--poll-interval", "0.05"])
         // The data of every file is up and recorded, and a batch commit is in flight (held by the server).
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "closed sessions recorded and a commit held") {
             let closed = try await WorkerFixtures.count(
@@ -174,7 +174,7 @@ struct DropboxBatchCommitTests {
         // The held call commits once released, its answer going nowhere: like a commit whose answer was lost.
         try await server.setFaults([:])
 
-        let survivor = try DropboxUploadTests.startWorker(db, name: "survivor", ["--concurrency", "8", "--poll-interval", "0.05"])
+        let survivor = try TestWorker.transfers(db, name: "survivor", ["--concurrency", "8", "--poll-interval", "0.05"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "held")
         }

@@ -19,13 +19,13 @@ struct DropboxConcurrentSessionTests {
         let server = try await DevServerProcess(["--upload-bytes-per-second", "16777216"])
         let db = try await TestDatabase.make("dbx_concurrent")
         try await DropboxAccounts.add("wide", server: server, databaseURL: db.url)
-        let dir = try DropboxUploadTests.folder("concurrent")
+        let dir = try temporaryFolder("concurrent")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size = 9 * Self.chunk + 12_345
         try DropboxAccounts.randomFile(dir + "/wide.bin", size: size)
         try await DropboxUploadTests.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/wide.bin","to":"dropbox:wide:/wide.bin"}"#], in: dir)
 
-        let worker = try DropboxUploadTests.startWorker(db, name: "wide", ["--chunk-size", "4"])
+        let worker = try TestWorker.transfers(db, name: "wide", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -55,20 +55,20 @@ struct DropboxConcurrentSessionTests {
         let server = try await DevServerProcess(["--upload-bytes-per-second", "2097152"])
         let db = try await TestDatabase.make("dbx_concurrent_kill")
         try await DropboxAccounts.add("wide", server: server, databaseURL: db.url)
-        let dir = try DropboxUploadTests.folder("concurrentkill")
+        let dir = try temporaryFolder("concurrentkill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size = 15 * Self.chunk + 99
         try DropboxAccounts.randomFile(dir + "/big.bin", size: size)
         try await DropboxUploadTests.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/big.bin","to":"dropbox:wide:/big.bin"}"#], in: dir)
 
-        let victim = try DropboxUploadTests.startWorker(db, name: "victim", ["--chunk-size", "4"])
+        let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(5 * Self.chunk)]) == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
 
-        let survivor = try DropboxUploadTests.startWorker(db, name: "survivor", ["--chunk-size", "4"])
+        let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }

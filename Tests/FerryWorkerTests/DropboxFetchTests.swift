@@ -12,19 +12,6 @@ import Testing
 /// listings and downloads, thumbnails.
 @Suite("Dropbox fetches", .tags(.postgres, .process), .serialized)
 struct DropboxFetchTests {
-    static func folder(_ label: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-fetch-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
-                    "--log-level", "info", "--retry-base", "0.2"] + extra,
-            databaseURL: db.url, environment: DropboxAccounts.environment)
-    }
-
     /// `ferry enqueue fetch …`; returns the job id.
     static func enqueueFetch(_ db: TestDatabase, _ source: String, to: String, _ options: [String]) async throws -> String {
         let result = try await FerryProcess.run(["enqueue", "fetch", source, "--to", to] + options, databaseURL: db.url)
@@ -110,11 +97,11 @@ struct DropboxFetchTests {
         let db = try await TestDatabase.make("dbx_fetch_big")
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         try await Self.seed(server, account: "box", folder: "/Big", count: 2500, size: 100)
-        let dir = try Self.folder("big")
+        let dir = try temporaryFolder("big")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Big", to: dir + "/out/", ["--page-size", "1000", "--batch", "big"])
 
-        let workers = try (0..<2).map { try Self.startWorker(db, name: "fetch-\($0)", ["--concurrency", "8"]) }
+        let workers = try (0..<2).map { try TestWorker.transfers(db, name: "fetch-\($0)", ["--concurrency", "8"]) }
         try await Self.waitForBatch(db, "big")
         try await Self.stop(workers)
 
@@ -149,11 +136,11 @@ struct DropboxFetchTests {
         try await Self.seed(server, account: "box", folder: "/Big", count: 2500, size: 64)
         // Slow pages leave time to kill the worker between two of them (latency applies to every route).
         try await server.setFaults(["latency_milliseconds": .int(4000)])
-        let dir = try Self.folder("kill-list")
+        let dir = try temporaryFolder("kill-list")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Big", to: dir + "/out/", ["--page-size", "1000", "--batch", "crash"])
 
-        let victim = try Self.startWorker(db, name: "victim", ["--concurrency", "4"])
+        let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
@@ -163,7 +150,7 @@ struct DropboxFetchTests {
         #expect(recorded >= 1000 && recorded < 2500, "killed mid-listing (\(recorded) listed)")
         try await server.setFaults([:])
 
-        let survivors = try (0..<2).map { try Self.startWorker(db, name: "survivor-\($0)", ["--concurrency", "8"]) }
+        let survivors = try (0..<2).map { try TestWorker.transfers(db, name: "survivor-\($0)", ["--concurrency", "8"]) }
         try await Self.waitForBatch(db, "crash")
         try await Self.stop(survivors)
 
@@ -184,11 +171,11 @@ struct DropboxFetchTests {
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         try await Self.seed(server, account: "box", folder: "/Reset", count: 300, size: 40)
         try await server.setFaults(["latency_milliseconds": .int(1500)])
-        let dir = try Self.folder("reset")
+        let dir = try temporaryFolder("reset")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Reset", to: dir + "/out/", ["--page-size", "50", "--batch", "reset"])
 
-        let worker = try Self.startWorker(db, name: "reset", ["--concurrency", "8"])
+        let worker = try TestWorker.transfers(db, name: "reset", ["--concurrency", "8"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
@@ -216,14 +203,14 @@ struct DropboxFetchTests {
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         let layout = [("/Tree", 3), ("/Tree/Albums", 2), ("/Tree/Albums/Summer 2026", 4), ("/Tree/Empty Not", 1)]
         for (folder, count) in layout { try await Self.seed(server, account: "box", folder: folder, count: count, size: 300) }
-        let dir = try Self.folder("tree")
+        let dir = try temporaryFolder("tree")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Mixed case on purpose: local paths keep path_display, matched on path_lower.
         _ = try await Self.enqueueFetch(db, "dropbox:box:/tree", to: dir + "/all", ["--recursive", "--page-size", "3", "--batch", "deep"])
         _ = try await Self.enqueueFetch(db, "dropbox:box:/Tree/", to: dir + "/top/", ["--batch", "flat"])
         _ = try await Self.enqueueFetch(db, "dropbox:box:/", to: dir + "/root/", ["--recursive", "--batch", "whole"])
 
-        let worker = try Self.startWorker(db, name: "tree", ["--concurrency", "4"])
+        let worker = try TestWorker.transfers(db, name: "tree", ["--concurrency", "4"])
         try await Self.waitForBatch(db, "deep")
         try await Self.waitForBatch(db, "flat")
         try await Self.waitForBatch(db, "whole")
@@ -257,12 +244,12 @@ struct DropboxFetchTests {
         }
         try await Self.upload(server, refreshToken: refreshToken, path: "/Pics/notes.txt", data: Data("not an image".utf8))
         try await Self.seed(server, account: "box", folder: "/Pics", count: 2, size: 50)
-        let dir = try Self.folder("thumbs")
+        let dir = try temporaryFolder("thumbs")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await Self.enqueueFetch(
             db, "dropbox:box:/Pics", to: dir + "/out/", ["--thumbnail", "w256h256", "--recursive", "--batch", "thumbs"])
 
-        let worker = try Self.startWorker(db, name: "thumbs", ["--concurrency", "4"])
+        let worker = try TestWorker.transfers(db, name: "thumbs", ["--concurrency", "4"])
         try await Self.waitForBatch(db, "thumbs")
         try await Self.stop([worker])
 
@@ -291,11 +278,11 @@ struct DropboxFetchTests {
         try await Self.seed(server, account: "box", folder: "/Video", count: 1, size: size)
         // Minutes for the whole file: a busy test task still kills it midway. The throttle is lifted for the retry.
         try await server.setFaults(["download_bytes_per_second": .int(256 * 1024)])
-        let dir = try Self.folder("resume")
+        let dir = try temporaryFolder("resume")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])
 
-        let victim = try Self.startWorker(db, name: "victim")
+        let victim = try TestWorker.transfers(db, name: "victim")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
@@ -312,7 +299,7 @@ struct DropboxFetchTests {
         }
         try await server.setFaults([:])
 
-        let survivor = try Self.startWorker(db, name: "survivor")
+        let survivor = try TestWorker.transfers(db, name: "survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
         }
@@ -340,11 +327,11 @@ struct DropboxFetchTests {
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         try await Self.seed(server, account: "box", folder: "/Video", count: 1, size: 24 * 1024 * 1024)
         try await server.setFaults(["download_bytes_per_second": .int(256 * 1024)])  // minutes: a busy test task still cancels midway
-        let dir = try Self.folder("cancel")
+        let dir = try temporaryFolder("cancel")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Video/\(Self.seededName(0))", to: dir + "/out/", [])
 
-        let worker = try Self.startWorker(db, name: "cancel")
+        let worker = try TestWorker.transfers(db, name: "cancel")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
@@ -366,10 +353,10 @@ struct DropboxFetchTests {
         try await Self.seed(server, account: "box", folder: "/Docs", count: 2, size: 500)
         // Slow enough that the worker can be stopped after the listing, before any download completes.
         try await server.setFaults(["latency_milliseconds": .int(3000)])
-        let dir = try Self.folder("changed")
+        let dir = try temporaryFolder("changed")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Docs", to: dir + "/out/", ["--batch", "changed"])
-        let lister = try Self.startWorker(db, name: "lister", ["--concurrency", "1"])
+        let lister = try TestWorker.transfers(db, name: "lister", ["--concurrency", "1"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the listing to be fanned out") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
@@ -379,7 +366,7 @@ struct DropboxFetchTests {
         let changed = Data(String(repeating: "new content\n", count: 40).utf8)
         try await Self.upload(server, refreshToken: refreshToken, path: "/Docs/" + Self.seededName(1), data: changed)
 
-        let worker = try Self.startWorker(db, name: "fetcher", ["--concurrency", "2"])
+        let worker = try TestWorker.transfers(db, name: "fetcher", ["--concurrency", "2"])
         try await Self.waitForBatch(db, "changed")
         try await Self.stop([worker])
 
@@ -402,7 +389,7 @@ struct DropboxFetchTests {
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         let size = 3000
         try await Self.seed(server, account: "box", folder: "/One", count: 1, size: size)
-        let dir = try Self.folder("sha")
+        let dir = try temporaryFolder("sha")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // The seeded content is known: its line repeated up to the size.
         let line = Array("00000 /One/\(Self.seededName(0))\n".utf8)
@@ -414,7 +401,7 @@ struct DropboxFetchTests {
         let bad = try await Self.enqueueFetch(
             db, "dropbox:box:/One/\(Self.seededName(0))", to: dir + "/bad/", ["--sha256", wrong, "--max-attempts", "1"])
 
-        let worker = try Self.startWorker(db, name: "sha")
+        let worker = try TestWorker.transfers(db, name: "sha")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both fetches to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 2
         }
@@ -459,10 +446,10 @@ struct DropboxFetchTests {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("dbx_fetch_missing")
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
-        let dir = try Self.folder("missing")
+        let dir = try temporaryFolder("missing")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Nope", to: dir + "/out/", [])
-        let worker = try Self.startWorker(db, name: "missing")
+        let worker = try TestWorker.transfers(db, name: "missing")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
         }

@@ -11,19 +11,6 @@ import Testing
 /// Real `ferry` workers uploading to a real `ferry dev-server` over loopback, with faults.
 @Suite("Dropbox uploads", .tags(.postgres, .process), .serialized)
 struct DropboxUploadTests {
-    static func folder(_ label: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> BackgroundProcess {
-        try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
-                    "--log-level", "info", "--retry-base", "0.2"] + extra,
-            databaseURL: db.url, environment: DropboxAccounts.environment.merging(environment) { $1 })
-    }
-
     /// Large files in sequential upload sessions (one chunk in flight), whose offsets these tests follow.
     static let sequentialSessions = ["FERRY_DROPBOX_PARALLEL_APPENDS": "1"]
 
@@ -42,7 +29,7 @@ struct DropboxUploadTests {
         ])
         let db = try await TestDatabase.make("dbx_faults")
         let refreshToken = try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
-        let dir = try Self.folder("photos")
+        let dir = try temporaryFolder("photos")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var files = [String]()
         for index in 0..<20 {
@@ -59,7 +46,7 @@ struct DropboxUploadTests {
             db, files.map { #"{"kind":"upload","source":"\#($0)","to":"dropbox:photos:/Camera/","batch":"trip","max_attempts":25}"# },
             in: dir)
 
-        let workers = try (0..<2).map { try Self.startWorker(db, name: "dbx-\($0)", ["--concurrency", "4", "--chunk-size", "8"]) }
+        let workers = try (0..<2).map { try TestWorker.transfers(db, name: "dbx-\($0)", ["--concurrency", "4", "--chunk-size", "8"]) }
         try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "trip")
         }
@@ -117,10 +104,10 @@ struct DropboxUploadTests {
         let server = try await DevServerProcess([])
         let db = try await TestDatabase.make("dbx_modes")
         try await DropboxAccounts.add("nightly", server: server, databaseURL: db.url)
-        let dir = try Self.folder("modes")
+        let dir = try temporaryFolder("modes")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/backup.tar"
-        let worker = try Self.startWorker(db, name: "modes")
+        let worker = try TestWorker.transfers(db, name: "modes")
         func upload(_ options: [String], key: String) async throws -> String {
             let result = try await FerryProcess.run(
                 ["enqueue", "upload", file, "--to", "dropbox:nightly:/Backups/", "--key", key] + options, databaseURL: db.url)
@@ -169,7 +156,7 @@ struct DropboxUploadTests {
         let server = try await DevServerProcess(["--corrupt-commit-rate", "1"])
         let db = try await TestDatabase.make("dbx_corrupt")
         try await DropboxAccounts.add("rot", server: server, databaseURL: db.url)
-        let dir = try Self.folder("corrupt")
+        let dir = try temporaryFolder("corrupt")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // One single-request upload and one upload session (4 MiB chunks), both in the default add mode.
         try DropboxAccounts.randomFile(dir + "/small.jpg", size: 200_000)
@@ -179,7 +166,7 @@ struct DropboxUploadTests {
             #"{"kind":"upload","source":"\#(dir)/large.bin","to":"dropbox:rot:/Rot/","max_attempts":10}"#,
         ], in: dir)
 
-        let worker = try Self.startWorker(db, name: "rot", ["--chunk-size", "4"])
+        let worker = try TestWorker.transfers(db, name: "rot", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "both commits to be found corrupted") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%content_hash_mismatch%'") == 2
         }
@@ -208,14 +195,14 @@ struct DropboxUploadTests {
         let server = try await DevServerProcess(["--latency-ms", "250"])
         let db = try await TestDatabase.make("dbx_kill")
         try await DropboxAccounts.add("vault", server: server, databaseURL: db.url)
-        let dir = try Self.folder("kill")
+        let dir = try temporaryFolder("kill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size = 64 * 1024 * 1024 + 123
         let chunk = 4 * 1024 * 1024
         try DropboxAccounts.randomFile(dir + "/big.bin", size: size)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/big.bin","to":"dropbox:vault:/big.bin"}"#], in: dir)
 
-        let victim = try Self.startWorker(db, name: "victim", ["--chunk-size", "4"], environment: Self.sequentialSessions)
+        let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "4"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
         }
@@ -225,7 +212,7 @@ struct DropboxUploadTests {
         let offset = try recorded.decode(Int64.self, at: 0)
         let sessionID = try recorded.decode(String.self, at: 1)
 
-        let survivor = try Self.startWorker(db, name: "survivor", ["--chunk-size", "4"], environment: Self.sequentialSessions)
+        let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "4"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -253,7 +240,7 @@ struct DropboxUploadTests {
         let server = try await DevServerProcess(["--upload-bytes-per-second", "131072"])
         let db = try await TestDatabase.make("dbx_zombie")
         try await DropboxAccounts.add("vault", server: server, databaseURL: db.url)
-        let dir = try Self.folder("zombie")
+        let dir = try temporaryFolder("zombie")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try DropboxAccounts.randomFile(dir + "/photo.jpg", size: 1024 * 1024)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/photo.jpg","to":"dropbox:vault:/photo.jpg","batch":"z"}"#], in: dir)
@@ -261,13 +248,13 @@ struct DropboxUploadTests {
 
         // Single commits: with batch commit the zombie would stop at its progress record before the commit (its
         // claim gone), never reaching the outcome refusal this test is about.
-        let zombie = try Self.startWorker(db, name: "zombie", ["--log-format", "json"], environment: ["FERRY_DROPBOX_COMMIT": "single"])
+        let zombie = try TestWorker.transfers(db, name: "zombie", ["--log-format", "json"], environment: ["FERRY_DROPBOX_COMMIT": "single"])
         try await eventually(timeout: .seconds(300), "the upload to be in flight") {
             try await server.stats()["bytes_received"]?.intValue ?? 0 > 0
         }
         zombie.signal(SIGSTOP)
         try await server.setFaults([:])
-        let other = try Self.startWorker(db, name: "other")
+        let other = try TestWorker.transfers(db, name: "other")
         try await eventually(timeout: .seconds(300), "the other worker to upload the file") { try await WorkerFixtures.batchDone(db, "z") }
         zombie.signal(SIGCONT)
         // Its request goes on and meets the identical file: success, which the lease check refuses.
@@ -290,14 +277,14 @@ struct DropboxUploadTests {
         let server = try await DevServerProcess(["--partial-chunk-rate", "0.4", "--seed", "5"])
         let db = try await TestDatabase.make("dbx_partial")
         try await DropboxAccounts.add("tails", server: server, databaseURL: db.url)
-        let dir = try Self.folder("partial")
+        let dir = try temporaryFolder("partial")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size = 24 * 1024 * 1024 + 77
         let chunk = 2 * 1024 * 1024
         try DropboxAccounts.randomFile(dir + "/tails.bin", size: size)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/tails.bin","to":"dropbox:tails:/tails.bin","max_attempts":10}"#], in: dir)
 
-        let worker = try Self.startWorker(db, name: "tails", ["--chunk-size", "2"], environment: Self.sequentialSessions)
+        let worker = try TestWorker.transfers(db, name: "tails", ["--chunk-size", "2"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -327,7 +314,7 @@ struct DropboxUploadTests {
         let db = try await TestDatabase.make("dbx_refresh")
         try await DropboxAccounts.add("shared", server: server, databaseURL: db.url, verify: false)
         _ = try await db.query("UPDATE ferry.accounts SET max_concurrent = 12")
-        let dir = try Self.folder("refresh")
+        let dir = try temporaryFolder("refresh")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var lines = [String]()
         for index in 0..<12 {
@@ -335,8 +322,10 @@ struct DropboxUploadTests {
             lines.append(#"{"kind":"upload","source":"\#(dir)/f\#(index).jpg","to":"dropbox:shared:/in/"}"#)
         }
         // Workers first, so they all find the jobs at the same moment.
-        let workers = try (0..<3).map { try Self.startWorker(db, name: "r\($0)", ["--concurrency", "4"]) }
-        try await Task.sleep(for: .seconds(1))
+        let workers = try (0..<3).map { try TestWorker.transfers(db, name: "r\($0)", ["--concurrency", "4"]) }
+        try await eventually(timeout: .seconds(300), "the three workers to register") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 3
+        }
         try await Self.enqueue(db, lines, in: dir)
         try await eventually(timeout: .seconds(300), "the uploads to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12
@@ -361,11 +350,11 @@ struct DropboxUploadTests {
         let access = try #require(grant["access_token"]?.stringValue)
         _ = try await server.raw("POST", "/2/auth/token/revoke", headers: ["Authorization": "Bearer \(access)"])
 
-        let dir = try Self.folder("held")
+        let dir = try temporaryFolder("held")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try DropboxAccounts.randomFile(dir + "/a.jpg", size: 10_000)
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/a.jpg","to":"dropbox:family:/a.jpg"}"#], in: dir)
-        let worker = try Self.startWorker(db, name: "held")
+        let worker = try TestWorker.transfers(db, name: "held")
         try await eventually(timeout: .seconds(300), "the job to be held") {
             let rows = try await db.query("SELECT status FROM ferry.job_status").rows
             return try rows.first?.decode(String.self, at: 0) == "held"

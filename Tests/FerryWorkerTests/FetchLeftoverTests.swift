@@ -51,12 +51,12 @@ struct FetchLeftoverTests {
     func cancelWhileRunning() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("leftover_cancel")
-        let dir = try URLFetchTests.folder("leftover-cancel")
+        let dir = try temporaryFolder("leftover-cancel")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sha = try await URLFetchTests.webFile(server, "big/movie.bin", size: Self.size, seed: 5)
         try await server.setFaults(["download_bytes_per_second": .int(128 << 10)])  // minutes: a busy test task still cancels mid-transfer
         let job = try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/movie.bin", to: dir + "/movie.bin")
-        let worker = try URLFetchTests.startWorker(db, name: "leftover-cancel")
+        let worker = try TestWorker.transfers(db, name: "leftover-cancel")
 
         try await Self.waitForCheckpoints(db, [dir + "/movie.bin"])
         #expect(try Self.partFiles(dir).count == 1, "the running download writes a hidden .part file")
@@ -84,7 +84,7 @@ struct FetchLeftoverTests {
     func failedForGood() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("leftover_failed")
-        let dir = try URLFetchTests.folder("leftover-failed")
+        let dir = try temporaryFolder("leftover-failed")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for (index, name) in ["gone.bin", "flaky.bin"].enumerated() {
             try await URLFetchTests.webFile(server, "big/\(name)", size: Self.size, seed: Int64(10 + index))
@@ -94,7 +94,7 @@ struct FetchLeftoverTests {
         try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/flaky.bin", to: dir + "/flaky.bin", ["--max-attempts", "2"])
 
         // First attempts: killed once both have durable bytes, which stay for the next attempt.
-        let victim = try URLFetchTests.startWorker(db, name: "victim", ["--concurrency", "2"])
+        let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "2"])
         try await Self.waitForCheckpoints(db, [dir + "/gone.bin", dir + "/flaky.bin"])
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
@@ -103,7 +103,7 @@ struct FetchLeftoverTests {
         for (path, status) in [("big/gone.bin", 404), ("big/flaky.bin", 503)] {
             _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string(path), "status": .int(Int64(status))]))
         }
-        let survivor = try URLFetchTests.startWorker(db, name: "survivor", ["--concurrency", "2"])
+        let survivor = try TestWorker.transfers(db, name: "survivor", ["--concurrency", "2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both fetches to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 2
         }
@@ -119,7 +119,7 @@ struct FetchLeftoverTests {
     func retryReusesMatchingPart() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("leftover_retry")
-        let dir = try URLFetchTests.folder("leftover-retry")
+        let dir = try temporaryFolder("leftover-retry")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var sha = [String: String]()
         for (index, name) in ["kept.bin", "stale.bin"].enumerated() {
@@ -129,7 +129,7 @@ struct FetchLeftoverTests {
         for name in ["kept.bin", "stale.bin"] {
             try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/\(name)", to: dir + "/" + name, ["--batch", "trip"])
         }
-        let victim = try URLFetchTests.startWorker(db, name: "victim", ["--concurrency", "2"])
+        let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "2"])
         try await Self.waitForCheckpoints(db, [dir + "/kept.bin", dir + "/stale.bin"])
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
@@ -137,7 +137,7 @@ struct FetchLeftoverTests {
 
         // Cancelled with no worker running them: the rescue ends them, on whatever machine, so the files stay.
         try await Self.ferry(db, ["cancel", "--batch", "trip"])
-        let rescuer = try URLFetchTests.startWorker(db, name: "rescuer")
+        let rescuer = try TestWorker.transfers(db, name: "rescuer")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the rescue to cancel both") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 2
         }

@@ -58,14 +58,14 @@ struct FlickrFetchTests {
     func threePages() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("flickr_pages")
-        let parent = try URLFetchTests.folder("flickr-pages")
+        let parent = try temporaryFolder("flickr-pages")
         defer { try? FileManager.default.removeItem(atPath: parent) }
         let target = parent + "/stream"
         let photos = try await Self.seedUser(server, "42424242@N01", count: 1050)
         try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
         let listing = try await Self.enqueue(db, ["flickr:42424242@N01", "--to", target + "/", "--size", "s", "--batch", "stream"])
 
-        let workers = try (0..<2).map { try URLFetchTests.startWorker(db, name: "flickr-\($0)", ["--concurrency", "8"]) }
+        let workers = try (0..<2).map { try TestWorker.transfers(db, name: "flickr-\($0)", ["--concurrency", "8"]) }
         try await eventually(timeout: .seconds(900), interval: .milliseconds(500), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "stream")
         }
@@ -126,7 +126,7 @@ struct FlickrFetchTests {
     func listingResumesAfterKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("flickr_resume")
-        let target = try URLFetchTests.folder("flickr-resume")
+        let target = try temporaryFolder("flickr-resume")
         defer { try? FileManager.default.removeItem(atPath: target) }
         let photos = try await Self.seedUser(server, "99@N09", count: 2000)
         try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
@@ -135,7 +135,7 @@ struct FlickrFetchTests {
         try await server.setFaults(["latency_milliseconds": .int(4000), "routes": .array([.string("flickr/rest")])])
         let listing = try await Self.enqueue(db, ["flickr:99@N09", "--to", target + "/", "--size", "s", "--batch", "resume"])
 
-        let victim = try URLFetchTests.startWorker(db, name: "flickr-victim", ["--concurrency", "2"])
+        let victim = try TestWorker.transfers(db, name: "flickr-victim", ["--concurrency", "2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first page to be committed") {
             try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND (session->>'page')::int >= 2", [listing]) == 1
@@ -147,7 +147,7 @@ struct FlickrFetchTests {
         _ = try await server.request("POST", "/__dev/reset-stats")
         try await server.setFaults([:])
 
-        let survivor = try URLFetchTests.startWorker(db, name: "flickr-survivor", ["--concurrency", "8"])
+        let survivor = try TestWorker.transfers(db, name: "flickr-survivor", ["--concurrency", "8"])
         try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "resume")
         }
@@ -172,12 +172,12 @@ struct FlickrFetchTests {
     func maxPhotos() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("flickr_max")
-        let target = try URLFetchTests.folder("flickr-max")
+        let target = try temporaryFolder("flickr-max")
         defer { try? FileManager.default.removeItem(atPath: target) }
         let photos = try await Self.seedUser(server, "7@N07", count: 300, totalAs: "number")
         try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
         _ = try await Self.enqueue(db, ["flickr:7@N07", "--to", target + "/", "--size", "q", "--max", "120", "--batch", "few"])
-        let worker = try URLFetchTests.startWorker(db, name: "flickr-max", ["--concurrency", "8"])
+        let worker = try TestWorker.transfers(db, name: "flickr-max", ["--concurrency", "8"])
         try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "few")
         }
@@ -190,13 +190,13 @@ struct FlickrFetchTests {
     func wrongKey() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("flickr_key")
-        let target = try URLFetchTests.folder("flickr-key")
+        let target = try temporaryFolder("flickr-key")
         defer { try? FileManager.default.removeItem(atPath: target) }
         _ = try await Self.seedUser(server, "8@N08", count: 5)
         let wrongKey = "0123456789abcdef0123456789abcdef"
         try await Self.addAccount("flickr", key: wrongKey, server: server, db: db)
         _ = try await Self.enqueue(db, ["flickr:8@N08", "--to", target + "/"])
-        let worker = try URLFetchTests.startWorker(db, name: "flickr-key")
+        let worker = try TestWorker.transfers(db, name: "flickr-key")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the listing to fail") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
         }

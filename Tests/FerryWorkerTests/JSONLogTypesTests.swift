@@ -19,7 +19,7 @@ struct JSONLogTypesTests {
         try await server.setFaults(["failure_rate": .double(0.3), "seed": .int(7)])
         let db = try await TestDatabase.make("json_log_types")
         try await DropboxAccounts.add("typed", server: server, databaseURL: db.url, extra: ["--max-concurrent", "8"])
-        let dir = try DropboxUploadTests.folder("json-log-types")
+        let dir = try temporaryFolder("json-log-types")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var lines = [String]()
         for index in 0..<24 {
@@ -29,7 +29,7 @@ struct JSONLogTypesTests {
             lines.append(#"{"kind":"upload","source":"\#(path)","to":"dropbox:typed:/Typed/","batch":"typed","queue":"2024","max_attempts":20}"#)
         }
         try await DropboxUploadTests.enqueue(db, lines, in: dir)
-        let worker = try DropboxUploadTests.startWorker(db, name: "typed", ["--log-format", "json", "--log-level", "debug", "--queues", "2024"])
+        let worker = try TestWorker.transfers(db, name: "typed", ["--log-format", "json", "--log-level", "debug", "--queues", "2024"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "typed")
         }

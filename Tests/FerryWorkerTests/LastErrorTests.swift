@@ -17,7 +17,7 @@ struct LastErrorTests {
         let enqueued = try await FerryProcess.run(
             ["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/in/", "--json"], databaseURL: db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        let worker = try WorkerFixtures.startWorker(db, name: "second-time", ["--handler", "fail-until:2", "--retry-base", "0.05"])
+        let worker = try TestWorker.start(db, name: "second-time", ["--handler", "fail-until:2", "--retry-base", "0.05"])
         try await eventually(timeout: .seconds(300), "the job to succeed") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }

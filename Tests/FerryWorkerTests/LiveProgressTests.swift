@@ -19,7 +19,7 @@ struct LiveProgressTests {
         let server = try await DevServerProcess(["--upload-bytes-per-second", "1048576"])
         let db = try await TestDatabase.make("live_progress")
         try await DropboxAccounts.add("live", server: server, databaseURL: db.url)
-        let dir = try DropboxUploadTests.folder("live-progress")
+        let dir = try temporaryFolder("live-progress")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size = 40 * 1024 * 1024
         try DropboxAccounts.randomFile(dir + "/clip.mov", size: size)
@@ -27,7 +27,7 @@ struct LiveProgressTests {
             ["enqueue", "upload", dir + "/clip.mov", "--to", "dropbox:live:/Clips/", "--batch", "clips"], databaseURL: db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let job = try #require(enqueued.lines.first)
-        let worker = try DropboxUploadTests.startWorker(db, name: "live", ["--chunk-size", "48"])
+        let worker = try TestWorker.transfers(db, name: "live", ["--chunk-size", "48"])
 
         var seen: (job: Int64, batch: Int64) = (0, 0)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "bytes in flight in the views while the job runs") {

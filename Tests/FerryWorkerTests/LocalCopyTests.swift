@@ -51,7 +51,7 @@ struct LocalCopyTests {
         let enqueue = try await FerryProcess.run(
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "c"))
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
-        let worker = try WorkerFixtures.startWorker(
+        let worker = try TestWorker.start(
             db, name: "copier", ["--concurrency", "3"], environment: Self.environment(fallback: fallback), logLevel: "debug")
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "c") }
         worker.signal(SIGTERM)
@@ -87,15 +87,15 @@ struct LocalCopyTests {
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "r"))
         // 1 MiB chunks at 6 MiB/s: the victim is surely mid-copy when 3 progress events are in.
         let environment = Self.environment(fallback: fallback)
-        let victim = try WorkerFixtures.startWorker(
+        let victim = try TestWorker.start(
             db, name: "victim", ["--concurrency", "3", "--chunk-size", "1", "--bwlimit", "6M"], environment: environment)
         let killer = try WorkerFixtures.killWhen(
             db, pid: victim.pid, count: "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL",
             reaches: 3)
         _ = try await victim.waitForExit()
-        while killer.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'") > 0)
-        let survivor = try WorkerFixtures.startWorker(db, name: "survivor", ["--concurrency", "3", "--chunk-size", "1"], environment: environment)
+        let survivor = try TestWorker.start(db, name: "survivor", ["--concurrency", "3", "--chunk-size", "1"], environment: environment)
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "r") }
         survivor.signal(SIGTERM)
         #expect(try await survivor.waitForExit() == 0)
@@ -130,7 +130,7 @@ struct LocalCopyTests {
         }
         _ = try await FerryProcess.run(
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "bw"))
-        let worker = try WorkerFixtures.startWorker(db, name: "limited", ["--concurrency", "4", "--bwlimit", "2M"])
+        let worker = try TestWorker.start(db, name: "limited", ["--concurrency", "4", "--bwlimit", "2M"])
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "bw") }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)

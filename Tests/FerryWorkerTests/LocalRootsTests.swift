@@ -50,7 +50,7 @@ struct LocalRootsTests {
     func producerAttacks() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("local_roots")
-        let dir = try URLFetchTests.folder("local-roots")
+        let dir = try temporaryFolder("local-roots")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let (root, outside) = (dir + "/root", dir + "/outside")
         for folder in [root + "/in", root + "/out", outside] {
@@ -84,7 +84,7 @@ struct LocalRootsTests {
         ]
 
         // The worker's own environment allows /tmp (the test default); its --local-root narrows it to `root`.
-        let worker = try URLFetchTests.startWorker(db, name: "roots", ["--local-root", root])
+        let worker = try TestWorker.transfers(db, name: "roots", ["--local-root", root])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every job to finish") {
             try await URLFetchTests.allFinished(db)
         }

@@ -25,7 +25,7 @@ struct MetricsLintTests {
                 ["enqueue", "fetch", "https://example.com/\(index).jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
         }
         let port = Int.random(in: 20_000...32_000)
-        let worker = try WorkerFixtures.startWorker(
+        let worker = try TestWorker.start(
             db, name: "linted", ["--handler", "fail-until:2", "--queues", "photos", "--metrics-port", "\(port)", "--retry-base", "0.05"])
         try await eventually(timeout: .seconds(300), "jobs done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Hummingbird
 import NIOCore
@@ -53,13 +54,11 @@ final class OTLPReceiver: Sendable {
             onServerRunning: { [self] channel in server.withLock { $0.port = channel.localAddress?.port } })
         let task = Task { try await app.runService(gracefulShutdownSignals: []) }
         server.withLock { $0.task = task }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.withLock({ $0.port }) == nil {
-            guard ContinuousClock.now < deadline else {
-                task.cancel()
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        do {
+            try await eventually(timeout: .seconds(10), "the receiver to listen") { server.withLock { $0.port } != nil }
+        } catch {
+            task.cancel()
+            throw error
         }
     }
 

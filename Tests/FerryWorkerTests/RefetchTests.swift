@@ -13,9 +13,9 @@ struct RefetchTests {
         let db = try await TestDatabase.make("refetch")
         let token = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         try await DropboxFetchTests.seed(server, account: "box", folder: "/Feed", count: 6, size: 5000)
-        let dir = try DropboxFetchTests.folder("refetch")
+        let dir = try temporaryFolder("refetch")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let worker = try DropboxFetchTests.startWorker(db, name: "refetch-1", ["--concurrency", "4"])
+        let worker = try TestWorker.transfers(db, name: "refetch-1", ["--concurrency", "4"])
 
         _ = try await DropboxFetchTests.enqueueFetch(db, "dropbox:box:/Feed", to: dir + "/out/", ["--batch", "first"])
         try await DropboxFetchTests.waitForBatch(db, "first")
@@ -60,7 +60,7 @@ struct RefetchTests {
     func scheduledPhotostream() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("refetch_flickr")
-        let target = try URLFetchTests.folder("refetch-flickr")
+        let target = try temporaryFolder("refetch-flickr")
         defer { try? FileManager.default.removeItem(atPath: target) }
         let photos = try await FlickrFetchTests.seedUser(server, "9@N09", count: 20)
         try await FlickrFetchTests.addAccount("flickr", key: FlickrFetchTests.devKey, server: server, db: db)
@@ -71,7 +71,7 @@ struct RefetchTests {
             ["schedule", "add", "stream", "--every", "2s", "--", "fetch", "flickr:9@N09", "--to", target + "/", "--size", "q"],
             databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
         #expect(add.status == 0, "\(add.stderr)")
-        let worker = try URLFetchTests.startWorker(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
+        let worker = try TestWorker.transfers(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "two ticks skipped for the first run") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE skipped_for IS NOT NULL") >= 2
         }

@@ -28,7 +28,7 @@ struct SQLEnqueueWorkerTests {
     func settleAndRun() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("sql_worker")
-        let dir = try URLFetchTests.folder("sql-worker")
+        let dir = try temporaryFolder("sql-worker")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sha = try await URLFetchTests.webFile(server, "sql/photo.jpg", size: 300_000, seed: 3)
         let source = dir + "/upload-me.bin"
@@ -46,7 +46,7 @@ struct SQLEnqueueWorkerTests {
         let missing = try await Self.enqueue(db, "upload", dir + "/no-such-file.bin", dir + "/out/")
         let badScheme = try await Self.enqueue(db, "fetch", "gopher://example.com/x", dir + "/gopher/")
 
-        let worker = try URLFetchTests.startWorker(db, name: "sql-worker")
+        let worker = try TestWorker.transfers(db, name: "sql-worker")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every job to finish") {
             try await URLFetchTests.allFinished(db)
         }
@@ -90,19 +90,19 @@ struct SQLEnqueueWorkerTests {
     func settledSurvivesKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("sql_worker_kill")
-        let dir = try URLFetchTests.folder("sql-worker-kill")
+        let dir = try temporaryFolder("sql-worker-kill")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sha = try await URLFetchTests.webFile(server, "big/sql.bin", size: 24 * 1024 * 1024, seed: 8)
         try await server.setFaults(["download_bytes_per_second": .int(128 * 1024)])
         let id = try await Self.enqueue(db, "fetch", server.baseURL + "/web/big/sql.bin", dir + "/")
-        let victim = try URLFetchTests.startWorker(db, name: "sql-victim")
+        let victim = try TestWorker.transfers(db, name: "sql-victim")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
         try await server.setFaults([:])
-        let survivor = try URLFetchTests.startWorker(db, name: "sql-survivor")
+        let survivor = try TestWorker.transfers(db, name: "sql-survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to finish") {
             try await Self.job(db, id).state == "succeeded"
         }

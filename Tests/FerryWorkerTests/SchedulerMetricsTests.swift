@@ -19,7 +19,7 @@ struct SchedulerMetricsTests {
         try await eventually(timeout: .seconds(300), "three ticks to pass unfired") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - next_tick > interval '3 s'") == 1
         }
-        let worker = try WorkerFixtures.startWorker(
+        let worker = try TestWorker.start(
             db, name: "metered-scheduler",
             ["--handler", "noop", "--schedule-interval", "0.2", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"])
         defer { if worker.isRunning { worker.signal(SIGKILL) } }

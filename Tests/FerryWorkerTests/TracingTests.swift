@@ -27,13 +27,6 @@ struct TracingTests {
         ]) { _, new in new }
     }
 
-    static func startWorker(_ db: TestDatabase, name: String, environment: [String: String], _ extra: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
-                    "--log-level", "info", "--retry-base", "0.2"] + extra,
-            databaseURL: db.url, environment: environment)
-    }
-
     @Test("an upload retried after kill -9 is one trace: two attempt spans from two workers, chunk and commit spans under them, no secrets")
     func killedUploadIsOneTrace() async throws {
         let receiver = try await OTLPReceiver.start()
@@ -57,7 +50,7 @@ struct TracingTests {
         // Sequential sessions: the check below follows one chunk after another (a concurrent session resumes only
         // the chunks not recorded, which need not be contiguous).
         let environment = Self.environment(receiver).merging(["FERRY_DROPBOX_PARALLEL_APPENDS": "1"]) { $1 }
-        let victim = try Self.startWorker(db, name: "victim", environment: environment, ["--chunk-size", "1"])
+        let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "1"], environment: environment)
         try await eventually(timeout: .seconds(300), "chunks recorded and their spans exported") {
             let recorded = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
             return try recorded && receiver.spans().contains { $0.name == "ferry.upload.chunk" && $0.instance == "victim" }
@@ -66,7 +59,7 @@ struct TracingTests {
         _ = try await victim.waitForExit()
         try await server.setFaults(["latency_milliseconds": .int(200)])
 
-        let survivor = try Self.startWorker(db, name: "survivor", environment: environment, ["--chunk-size", "1"])
+        let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "1"], environment: environment)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -150,7 +143,7 @@ struct TracingTests {
         // Every OTEL_* setting but the endpoint: the exporter would go to this receiver if tracing were on.
         var quiet = Self.environment(receiver)
         quiet["OTEL_EXPORTER_OTLP_ENDPOINT"] = nil
-        let off = try Self.startWorker(db, name: "quiet", environment: quiet, ["--handler", "progress:3"])
+        let off = try TestWorker.transfers(db, name: "quiet", ["--handler", "progress:3"], environment: quiet)
         let first = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out1/"], databaseURL: db.url)
         #expect(first.status == 0, "\(first.stderr)")
         try await eventually(timeout: .seconds(300), "the job to finish") {
@@ -167,7 +160,7 @@ struct TracingTests {
         var traced = Self.environment(receiver)
         traced["OTEL_EXPORTER_OTLP_HEADERS"] = "x-api-key=sekrit-header-value-42"
         traced["OTEL_LOG_LEVEL"] = "debug"
-        let on = try Self.startWorker(db, name: "traced", environment: traced, ["--handler", "progress:3"])
+        let on = try TestWorker.transfers(db, name: "traced", ["--handler", "progress:3"], environment: traced)
         let second = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out2/"], databaseURL: db.url)
         #expect(second.status == 0, "\(second.stderr)")
         let jobID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
@@ -193,11 +186,11 @@ struct TracingTests {
         let db = try await TestDatabase.make("trace_fanout")
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
         try await DropboxFetchTests.seed(server, account: "box", folder: "/Trip", count: 3, size: 5000)
-        let dir = try DropboxFetchTests.folder("trace")
+        let dir = try temporaryFolder("trace")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let parent = try await DropboxFetchTests.enqueueFetch(
             db, "dropbox:box:/Trip", to: dir + "/out/", ["--batch", "trip", "--traceparent", "00-\(Self.traceID)-\(Self.producerSpan)-01"])
-        let worker = try Self.startWorker(db, name: "lister", environment: Self.environment(receiver), ["--concurrency", "4"])
+        let worker = try TestWorker.transfers(db, name: "lister", ["--concurrency", "4"], environment: Self.environment(receiver))
         try await DropboxFetchTests.waitForBatch(db, "trip")
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0, "\(worker.log)")
@@ -235,7 +228,7 @@ struct TracingTests {
             ["enqueue", "upload", file, "--to", "s3:s3:\(setup.bucket)/photos.tar", "--traceparent", "00-\(Self.traceID)-\(Self.producerSpan)-01"],
             databaseURL: setup.db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        let worker = try Self.startWorker(setup.db, name: "s3-traced", environment: Self.environment(receiver), ["--chunk-size", "5"])
+        let worker = try TestWorker.transfers(setup.db, name: "s3-traced", ["--chunk-size", "5"], environment: Self.environment(receiver))
         try await eventually(timeout: .seconds(300), "the upload to finish") {
             try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }

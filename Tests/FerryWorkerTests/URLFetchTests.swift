@@ -11,19 +11,6 @@ import Testing
 /// Real `ferry` workers fetching plain web files from a real `ferry dev-server`.
 @Suite("URL fetches", .tags(.postgres, .process))
 struct URLFetchTests {
-    static func folder(_ label: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
-    static func startWorker(_ db: TestDatabase, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
-                    "--log-level", "info", "--retry-base", "0.2"] + extra,
-            databaseURL: db.url, environment: DropboxAccounts.environment)
-    }
-
     /// `ferry enqueue fetch URL --to PATH …`, answering the job id.
     @discardableResult
     static func enqueue(_ db: TestDatabase, _ url: String, to path: String, _ extra: [String] = []) async throws -> String {
@@ -57,7 +44,7 @@ struct URLFetchTests {
     func severalFiles() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_files")
-        let dir = try Self.folder("url-files")
+        let dir = try temporaryFolder("url-files")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sizes: [Int64] = [0, 1_000, 300_000, 9 * 1024 * 1024 + 5]
         var expected = [String: String]()
@@ -79,7 +66,7 @@ struct URLFetchTests {
         _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string("files/gone.bin"), "status": .int(410)]))
         try await Self.enqueue(db, server.baseURL + "/web/files/gone.bin", to: dir + "/gone.bin")
 
-        let worker = try Self.startWorker(db, name: "url-files", ["--concurrency", "4"])
+        let worker = try TestWorker.transfers(db, name: "url-files", ["--concurrency", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "every fetch to finish") { try await Self.allFinished(db) }
         try await Self.stop([worker])
 
@@ -117,7 +104,7 @@ struct URLFetchTests {
     func redirects() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_redirects")
-        let dir = try Self.folder("url-redirects")
+        let dir = try temporaryFolder("url-redirects")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         func redirect(_ path: String, to location: String, status: Int64) async throws {
             _ = try await server.request(
@@ -132,7 +119,7 @@ struct URLFetchTests {
         try await Self.enqueue(db, server.baseURL + "/web/loop/x.bin", to: dir + "/")
         try await Self.enqueue(db, server.baseURL + "/web/odd/y.bin", to: dir + "/")
 
-        let worker = try Self.startWorker(db, name: "url-redirects")
+        let worker = try TestWorker.transfers(db, name: "url-redirects")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every fetch to finish") { try await Self.allFinished(db) }
         try await Self.stop([worker])
 
@@ -153,7 +140,7 @@ struct URLFetchTests {
     func rateLimitAndServerErrors() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_429")
-        let dir = try Self.folder("url-429")
+        let dir = try temporaryFolder("url-429")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let limitedSHA = try await Self.webFile(server, "limited.bin", size: 20_000, seed: 7)
         let flakySHA = try await Self.webFile(server, "flaky.bin", size: 30_000, seed: 8)
@@ -162,7 +149,7 @@ struct URLFetchTests {
         }
         try await Self.enqueue(db, server.baseURL + "/web/limited.bin", to: dir + "/limited.bin")
         try await Self.enqueue(db, server.baseURL + "/web/flaky.bin", to: dir + "/flaky.bin", ["--max-attempts", "50"])
-        let worker = try Self.startWorker(db, name: "url-429")
+        let worker = try TestWorker.transfers(db, name: "url-429")
 
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "a deferral and two failed attempts") {
             let deferred = try await WorkerFixtures.count(
@@ -211,7 +198,7 @@ struct URLFetchTests {
     static func killMidDownload(_ server: DevServerProcess, _ db: TestDatabase, dir: String, name: String) async throws -> Int64 {
         try await server.setFaults(["download_bytes_per_second": .int(128 * 1024)])
         try await Self.enqueue(db, server.baseURL + "/web/big/\(name)", to: dir + "/" + name)
-        let victim = try Self.startWorker(db, name: "victim-\(name)")
+        let victim = try TestWorker.transfers(db, name: "victim-\(name)")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
             try await WorkerFixtures.count(
                 db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND (data->'session'->>'offset')::bigint > 0") > 0
@@ -228,12 +215,12 @@ struct URLFetchTests {
     func resumeAfterKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_resume")
-        let dir = try Self.folder("url-resume")
+        let dir = try temporaryFolder("url-resume")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sha = try await Self.webFile(server, "big/movie.bin", size: 24 * 1024 * 1024 + 3, seed: 99)
         let offset = try await Self.killMidDownload(server, db, dir: dir, name: "movie.bin")
 
-        let survivor = try Self.startWorker(db, name: "survivor")
+        let survivor = try TestWorker.transfers(db, name: "survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -250,15 +237,16 @@ struct URLFetchTests {
         // Minutes for the whole file: a busy test task still stops the server midway.
         try await server.setFaults(["download_bytes_per_second": .int(256 * 1024)])
         let db = try await TestDatabase.make("url_gone")
-        let dir = try Self.folder("url-gone")
+        let dir = try temporaryFolder("url-gone")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try await Self.webFile(server, "big/gone.bin", size: 24 * 1024 * 1024, seed: 5)
         try await Self.enqueue(db, server.baseURL + "/web/big/gone.bin", to: dir + "/")
-        let worker = try Self.startWorker(db, name: "w")
+        let worker = try TestWorker.transfers(db, name: "w")
         // A slow download checkpoints every 2 s; stop the server between two checkpoints.
         try await eventually(timeout: .seconds(300), "a first checkpoint") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 1
         }
+        // Time is the point: 0.7 s after a checkpoint is mid-body, before the next one (no event marks it).
         try await Task.sleep(for: .milliseconds(700))
         server.process.signal(SIGKILL)
         try await eventually(timeout: .seconds(300), "the attempt to fail") {
@@ -283,7 +271,7 @@ struct URLFetchTests {
     func resumeFastDownloadAfterKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_fast_resume")
-        let dir = try Self.folder("url-fast-resume")
+        let dir = try temporaryFolder("url-fast-resume")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let size: Int64 = 256 * 1024 * 1024 + 5
         let sha = try await Self.webFile(server, "big/fast.bin", size: size, seed: 77)
@@ -291,7 +279,7 @@ struct URLFetchTests {
         // at 192 MiB, so that a test task starved for the whole 16 s still kills it mid-download.
         try await server.setFaults(["download_bytes_per_second": .int(16 << 20), "download_pause_at_byte": .int(192 << 20)])
         try await Self.enqueue(db, server.baseURL + "/web/big/fast.bin", to: dir + "/fast.bin")
-        let victim = try Self.startWorker(db, name: "victim-fast")
+        let victim = try TestWorker.transfers(db, name: "victim-fast")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "three checkpoints") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3
         }
@@ -312,7 +300,7 @@ struct URLFetchTests {
         #expect(checkpoints.last?.0 == offset)
 
         try await server.setFaults([:])
-        let survivor = try Self.startWorker(db, name: "survivor-fast")
+        let survivor = try TestWorker.transfers(db, name: "survivor-fast")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -326,14 +314,14 @@ struct URLFetchTests {
     func remoteChanged() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_changed")
-        let dir = try Self.folder("url-changed")
+        let dir = try temporaryFolder("url-changed")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let old = try await Self.webFile(server, "big/doc.bin", size: 24 * 1024 * 1024, seed: 1)
         let offset = try await Self.killMidDownload(server, db, dir: dir, name: "doc.bin")
         let new = try await Self.webFile(server, "big/doc.bin", size: 3 * 1024 * 1024 + 11, seed: 2)
         #expect(old != new)
 
-        let survivor = try Self.startWorker(db, name: "survivor")
+        let survivor = try TestWorker.transfers(db, name: "survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
@@ -349,7 +337,7 @@ struct URLFetchTests {
     @Test("a URL whose name decodes to ../ is refused at enqueue with exit 65")
     func traversalRefused() async throws {
         let db = try await TestDatabase.make("url_traversal")
-        let dir = try Self.folder("url-traversal")
+        let dir = try temporaryFolder("url-traversal")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = try await FerryProcess.run(
             ["enqueue", "fetch", "http://127.0.0.1:9/web/..%2F..%2Fetc", "--to", dir + "/"], databaseURL: db.url)

@@ -20,7 +20,7 @@ struct WorkerBehaviorTests {
         let db = try await TestDatabase.make("retry")
         try await enqueueFetches(db, count: 3, batch: "ok", extra: #","max_attempts":5"#)
         try await enqueueFetches(db, count: 2, batch: "doomed", extra: #","max_attempts":2"#)
-        let worker = try WorkerFixtures.startWorker(db, name: "r", ["--handler", "fail-until:3", "--retry-base", "0.2", "--queues", "default"])
+        let worker = try TestWorker.start(db, name: "r", ["--handler", "fail-until:3", "--retry-base", "0.2", "--queues", "default"])
         try await eventually(timeout: .seconds(300), "both batches done") {
             let ok = try await WorkerFixtures.batchDone(db, "ok")
             let doomed = try await WorkerFixtures.batchDone(db, "doomed")
@@ -52,7 +52,7 @@ struct WorkerBehaviorTests {
     func exhausted() async throws {
         let db = try await TestDatabase.make("exhaust")
         try await enqueueFetches(db, count: 2, batch: "x", extra: #","max_attempts":2"#)
-        let worker = try WorkerFixtures.startWorker(db, name: "x", ["--handler", "fail-until:99", "--retry-base", "0.1"])
+        let worker = try TestWorker.start(db, name: "x", ["--handler", "fail-until:99", "--retry-base", "0.1"])
         try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "x") }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -65,7 +65,7 @@ struct WorkerBehaviorTests {
         }
         // A non-retryable failure fails at once.
         try await enqueueFetches(db, count: 1, batch: "perm", extra: #","max_attempts":9"#)
-        let permanent = try WorkerFixtures.startWorker(db, name: "p", ["--handler", "fail"])
+        let permanent = try TestWorker.start(db, name: "p", ["--handler", "fail"])
         try await eventually(timeout: .seconds(300), "permanent failure") { try await WorkerFixtures.batchDone(db, "perm") }
         permanent.signal(SIGTERM)
         _ = try await permanent.waitForExit()
@@ -78,7 +78,7 @@ struct WorkerBehaviorTests {
     func deferral() async throws {
         let db = try await TestDatabase.make("defer")
         try await enqueueFetches(db, count: 3, batch: "d", extra: #","max_attempts":1"#)
-        let worker = try WorkerFixtures.startWorker(db, name: "d", ["--handler", "ratelimit-until:2"])
+        let worker = try TestWorker.start(db, name: "d", ["--handler", "ratelimit-until:2"])
         try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "d") }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -91,7 +91,7 @@ struct WorkerBehaviorTests {
     func cancelRunning() async throws {
         let db = try await TestDatabase.make("cancelrun")
         let job = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/slow.jpg", "--to", "/srv/"], databaseURL: db.url).lines[0]
-        let worker = try WorkerFixtures.startWorker(db, name: "c", ["--handler", "sleep:60000", "--shutdown-timeout", "1"])
+        let worker = try TestWorker.start(db, name: "c", ["--handler", "sleep:60000", "--shutdown-timeout", "1"])
         try await eventually(timeout: .seconds(300), "job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
@@ -123,7 +123,7 @@ struct WorkerBehaviorTests {
             #"{"kind":"fetch","source":"dropbox:\#(index % 2 == 0 ? "busy" : "calm"):/p/\#(index).jpg","to":"/srv/","batch":"acct"}"#
         }
         _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
-        let workers = try (0..<3).map { try WorkerFixtures.startWorker(db, name: "a\($0)", ["--handler", "sleep:300", "--concurrency", "4"]) }
+        let workers = try (0..<3).map { try TestWorker.start(db, name: "a\($0)", ["--handler", "sleep:300", "--concurrency", "4"]) }
         try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "acct") }
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { _ = try await worker.waitForExit() }
@@ -147,29 +147,21 @@ struct WorkerBehaviorTests {
 
     @Test("a worker started while PostgreSQL is down waits for it and then works; past --wait-for-schema it exits 69")
     func startWhileDown() async throws {
-        let cluster = try await PrivateCluster()
-        do {
-            try await startWhileDownScenario(cluster)
-        } catch {
-            await cluster.stop()
-            throw error
-        }
-        await cluster.stop()
+        try await PrivateCluster.withNew { try await startWhileDownScenario($0) }
     }
 
     func startWhileDownScenario(_ cluster: PrivateCluster) async throws {
-        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "postgres")
-        _ = try await FerryProcess.run(["migrate"], databaseURL: url)
-        let db = TestDatabase(url: url, name: "postgres")
+        let db = try await cluster.migratedDatabase()
         try await enqueueFetches(db, count: 5, batch: "down")
         try await cluster.stopServer()
 
-        let impatient = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "noop", "--wait-for-schema", "1s"])
+        let impatient = try TestWorker.start(db, name: "impatient", ["--handler", "noop", "--wait-for-schema", "1s"])
         #expect(try await impatient.waitForExit(timeout: .seconds(60)) == 69)
         #expect(impatient.log.contains("waiting for PostgreSQL"), "\(impatient.log)")
 
-        let patient = try WorkerFixtures.startWorker(db, name: "patient", ["--handler", "noop"])
+        let patient = try TestWorker.start(db, name: "patient", ["--handler", "noop"])
         try await eventually(timeout: .seconds(300), "the worker to say it waits") { patient.log.contains("waiting for PostgreSQL") }
+        // Nothing to wait for: it must still be waiting, not exited, a while later.
         try await Task.sleep(for: .seconds(2))
         #expect(patient.isRunning, "still waiting, not exited: \(patient.log)")
         try await cluster.startServer()
@@ -183,22 +175,13 @@ struct WorkerBehaviorTests {
 
     @Test("PostgreSQL restarted mid-run: workers reconnect and every job finishes")
     func postgresRestart() async throws {
-        let cluster = try await PrivateCluster()
-        do {
-            try await restartScenario(cluster)
-        } catch {
-            await cluster.stop()
-            throw error
-        }
-        await cluster.stop()
+        try await PrivateCluster.withNew { try await restartScenario($0) }
     }
 
     func restartScenario(_ cluster: PrivateCluster) async throws {
-        let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "postgres")
-        _ = try await FerryProcess.run(["migrate"], databaseURL: url)
-        let db = TestDatabase(url: url, name: "postgres")
+        let db = try await cluster.migratedDatabase()
         try await enqueueFetches(db, count: 300, batch: "pg")
-        let workers = try (0..<2).map { try WorkerFixtures.startWorker(db, name: "pg\($0)", ["--handler", "sleep:50", "--concurrency", "4"]) }
+        let workers = try (0..<2).map { try TestWorker.start(db, name: "pg\($0)", ["--handler", "sleep:50", "--concurrency", "4"]) }
         try await eventually(timeout: .seconds(300), "some jobs done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") >= 30
         }
@@ -209,7 +192,7 @@ struct WorkerBehaviorTests {
         let survived = workers.allSatisfy { $0.isRunning }
         #expect(survived, "workers survived the restart")
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 300)
-        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: url).status == 0)
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
         // Claims whose reply died with the connection were released, not left running.
@@ -222,7 +205,7 @@ struct WorkerBehaviorTests {
         try await enqueueFetches(db, count: 8, batch: "busy")
         // Eight jobs that report progress without pause fill the pool of eight (each on its own connection: batched
         // progress would block one connection only); no rescue can confuse the check.
-        let worker = try WorkerFixtures.startWorker(
+        let worker = try TestWorker.start(
             db, name: "steady",
             ["--handler", "progress:100000000", "--concurrency", "8", "--rescue-after", "600", "--shutdown-timeout", "1", "--no-progress-batching"])
         try await eventually(timeout: .seconds(300), "all eight running") {

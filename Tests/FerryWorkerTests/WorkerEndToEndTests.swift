@@ -24,7 +24,7 @@ struct WorkerEndToEndTests {
             ["enqueue", "--from", "-"], databaseURL: db.url,
             stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "big"))
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
-        let workers = try (0..<3).map { try WorkerFixtures.startWorker(db, name: "w\($0)", ["--concurrency", "8"]) }
+        let workers = try (0..<3).map { try TestWorker.start(db, name: "w\($0)", ["--concurrency", "8"]) }
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "big") }
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
@@ -63,16 +63,16 @@ struct WorkerEndToEndTests {
         _ = try await FerryProcess.run(
             ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "k"))
         // Small chunks: many progress events, so the victim dies with partial files and recorded offsets.
-        let victim = try WorkerFixtures.startWorker(db, name: "victim", ["--concurrency", "3", "--chunk-size", "1"])
+        let victim = try TestWorker.start(db, name: "victim", ["--concurrency", "3", "--chunk-size", "1"])
         // Killed by a process of its own once 3 progress events are in: the test task may be held up for seconds.
         let killer = try WorkerFixtures.killWhen(
             db, pid: victim.pid, count: "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->>'lease' IS NOT NULL",
             reaches: 3)
         _ = try await victim.waitForExit()
-        while killer.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
         let heldByVictim = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'")
         #expect(heldByVictim > 0)
-        let survivor = try WorkerFixtures.startWorker(db, name: "survivor", ["--concurrency", "4", "--chunk-size", "1"])
+        let survivor = try TestWorker.start(db, name: "survivor", ["--concurrency", "4", "--chunk-size", "1"])
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "k") }
         survivor.signal(SIGTERM)
         #expect(try await survivor.waitForExit() == 0)
@@ -116,7 +116,7 @@ struct WorkerEndToEndTests {
         let db = try await TestDatabase.make("sigterm")
         let lines = (0..<4).map { #"{"kind":"fetch","source":"https://example.com/\#($0).jpg","to":"/srv/","batch":"g","max_attempts":1}"# }
         _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
-        let first = try WorkerFixtures.startWorker(db, name: "leaving", ["--handler", "sleep:90000", "--concurrency", "4", "--shutdown-timeout", "1"])
+        let first = try TestWorker.start(db, name: "leaving", ["--handler", "sleep:90000", "--concurrency", "4", "--shutdown-timeout", "1"])
         try await eventually(timeout: .seconds(300), "all four running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 4
         }
@@ -129,7 +129,7 @@ struct WorkerEndToEndTests {
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0") == 4)
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0)
 
-        let second = try WorkerFixtures.startWorker(db, name: "staying", ["--handler", "noop"])
+        let second = try TestWorker.start(db, name: "staying", ["--handler", "noop"])
         try await eventually(timeout: .seconds(300), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
         // max_attempts is 1: had the release consumed the attempt, these would have failed.
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1") == 4)
@@ -142,7 +142,7 @@ struct WorkerEndToEndTests {
         let db = try await TestDatabase.make("twosignals")
         _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/"], databaseURL: db.url)
         // A job far longer than any pause of a busy test task: the first signal always finds it running.
-        let worker = try WorkerFixtures.startWorker(db, name: "impatient", ["--handler", "sleep:600000", "--shutdown-timeout", "900"])
+        let worker = try TestWorker.start(db, name: "impatient", ["--handler", "sleep:600000", "--shutdown-timeout", "900"])
         try await eventually(timeout: .seconds(300), "job running") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }

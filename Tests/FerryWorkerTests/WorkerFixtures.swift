@@ -37,14 +37,6 @@ enum WorkerFixtures {
         try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
     }
 
-    static func startWorker(
-        _ db: TestDatabase, name: String, _ extra: [String] = [], environment: [String: String] = [:], logLevel: String = "info"
-    ) throws -> BackgroundProcess {
-        try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5", "--log-level", logLevel] + extra,
-            databaseURL: db.url, environment: environment)
-    }
-
     /// Kills `pid` with SIGKILL as soon as `sql` (a count) reaches `threshold`, from a process of its own (bash and
     /// psql polling every 50 ms): a test task held up for seconds on a busy machine would kill too late, after the
     /// work it wanted to interrupt had finished. Wait for the victim's exit afterwards.

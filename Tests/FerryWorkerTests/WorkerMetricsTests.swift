@@ -18,7 +18,7 @@ struct WorkerMetricsTests {
     @Test("/metrics before, during (jobs held running) and after a batch drained by cancel equals the database; gauges return to 0")
     func metricsFollowTheDatabase() async throws {
         let db = try await TestDatabase.make("metered")
-        let worker = try WorkerFixtures.startWorker(
+        let worker = try TestWorker.start(
             db, name: "metered",
             ["--handler", "sleep:600000", "--queues", "photos", "--concurrency", "2", "--metrics-listen", "127.0.0.1:0",
              "--queue-stats-interval", "0.2", "--log-format", "json"])
@@ -118,13 +118,13 @@ struct WorkerMetricsTests {
                 ["enqueue", "fetch", "https://example.com/\(index).jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
             #expect(enqueued.status == 0, "\(enqueued.stderr)")
         }
-        let doomed = try WorkerFixtures.startWorker(db, name: "doomed", ["--handler", "sleep:600000", "--queues", "photos"])
+        let doomed = try TestWorker.start(db, name: "doomed", ["--handler", "sleep:600000", "--queues", "photos"])
         try await eventually(timeout: .seconds(300), "the doomed worker holds every job") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 3
         }
         doomed.signal(SIGKILL)
         _ = try await doomed.waitForExit()
-        let rescuer = try WorkerFixtures.startWorker(
+        let rescuer = try TestWorker.start(
             db, name: "rescuer", ["--handler", "noop", "--queues", "photos", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"])
         let probe = try await MetricsProbe.of(rescuer)
         try await eventually(timeout: .seconds(300), "rescued and done") {
@@ -216,31 +216,31 @@ struct WorkerMetricsTests {
 
     @Test("/ready answers 503 while PostgreSQL is stopped and 200 once it is back; /health stays 200")
     func readyFollowsTheDatabase() async throws {
-        let cluster = try await PrivateCluster()
-        let url = cluster.adminURL
-        let migrate = try await FerryProcess.run(["migrate"], databaseURL: url)
-        #expect(migrate.status == 0, "\(migrate.stderr)")
-        let worker = try BackgroundProcess(
-            ferry: ["worker", "--name", "probed", "--handler", "noop", "--metrics-listen", "127.0.0.1:0", "--log-format", "json",
-                    "--log-level", "info", "--heartbeat-interval", "0.3"],
-            databaseURL: url)
-        let probe = try await MetricsProbe.of(worker)
-        try await eventually(timeout: .seconds(300), "ready") { await probe.get("/ready").status == 200 }
+        try await PrivateCluster.withNew { cluster in
+            let url = cluster.adminURL
+            let migrate = try await FerryProcess.run(["migrate"], databaseURL: url)
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            let worker = try BackgroundProcess(
+                ferry: ["worker", "--name", "probed", "--handler", "noop", "--metrics-listen", "127.0.0.1:0", "--log-format", "json",
+                        "--log-level", "info", "--heartbeat-interval", "0.3"],
+                databaseURL: url)
+            let probe = try await MetricsProbe.of(worker)
+            try await eventually(timeout: .seconds(300), "ready") { await probe.get("/ready").status == 200 }
 
-        try await cluster.stopServer()
-        var answer = (status: 0, body: "")
-        try await eventually(timeout: .seconds(300), "not ready while the database is down") {
-            answer = await probe.get("/ready")
-            return answer.status == 503
+            try await cluster.stopServer()
+            var answer = (status: 0, body: "")
+            try await eventually(timeout: .seconds(300), "not ready while the database is down") {
+                answer = await probe.get("/ready")
+                return answer.status == 503
+            }
+            #expect(answer.body.contains("database"), "\(answer.body)")
+            #expect(await probe.get("/health") == (200, "ok\n"))
+
+            try await cluster.startServer()
+            try await eventually(timeout: .seconds(300), "ready again") { await probe.get("/ready").status == 200 }
+            worker.signal(SIGTERM)
+            #expect(try await worker.waitForExit() == 0)
         }
-        #expect(answer.body.contains("database"), "\(answer.body)")
-        #expect(await probe.get("/health") == (200, "ok\n"))
-
-        try await cluster.startServer()
-        try await eventually(timeout: .seconds(300), "ready again") { await probe.get("/ready").status == 200 }
-        worker.signal(SIGTERM)
-        #expect(try await worker.waitForExit() == 0)
-        await cluster.stop()
     }
 
     @Test("--metrics-listen takes HOST:PORT and refuses anything else before touching the database")

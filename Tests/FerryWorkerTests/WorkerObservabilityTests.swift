@@ -19,7 +19,7 @@ struct WorkerObservabilityTests {
             ["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
         // Below Linux's ephemeral range (32768–60999), where the suite's own connections take their local ports.
         let port = Int.random(in: 20_000...32_000)
-        let worker = try WorkerFixtures.startWorker(
+        let worker = try TestWorker.start(
             db, name: "observed", ["--handler", "noop", "--queues", "photos", "--metrics-port", "\(port)", "--log-format", "json"])
         try await eventually(timeout: .seconds(300), "job done") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
@@ -51,7 +51,7 @@ struct WorkerObservabilityTests {
     @Test("--log-format json: every line is a JSON object, also when PostgreSQL ends the worker's connections")
     func jsonLinesWhenConnectionsEnd() async throws {
         let db = try await TestDatabase.make("jsonlines")
-        let worker = try WorkerFixtures.startWorker(db, name: "lines", ["--handler", "noop", "--log-format", "json"])
+        let worker = try TestWorker.start(db, name: "lines", ["--handler", "noop", "--log-format", "json"])
         try await eventually(timeout: .seconds(300), "the worker to start") { worker.log.contains("worker started") }
         // As a server restart or an operator does: the listener's idle connection gets a FATAL it did not ask for.
         try await eventually(timeout: .seconds(300), "the listener to connect") {

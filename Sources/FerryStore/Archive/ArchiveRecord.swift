@@ -18,22 +18,4 @@ public struct ArchiveRecord: Sendable, Equatable {
     public var lastPosition: Int?
     public var finishedBefore: Date
     public var createdAt: Date
-
-    static let columns = """
-        archive_id, state, file, sha256, bytes, jobs, events, first_position, last_position, finished_before, created_at
-        """
-
-    init(row: PostgresRow) throws {
-        archiveID = try row.decode(UUID.self, at: 0)
-        state = State(rawValue: try row.decode(String.self, at: 1)) ?? .sealed
-        file = try row.decode(String.self, at: 2)
-        sha256 = try row.decode(String.self, at: 3)
-        bytes = try row.decode(Int.self, at: 4)
-        jobs = try row.decode(Int.self, at: 5)
-        events = try row.decode(Int.self, at: 6)
-        firstPosition = try row.decode(Int?.self, at: 7)
-        lastPosition = try row.decode(Int?.self, at: 8)
-        finishedBefore = try row.decode(Date.self, at: 9)
-        createdAt = try row.decode(Date.self, at: 10)
-    }
 }

@@ -39,13 +39,14 @@ extension FerryStore {
                 try connection.execute("ANALYZE ferry_archive_chunk")
                 let totals = try connection.query(
                     """
-                    SELECT (SELECT count(*) FROM ferry_archive_chunk), count(*), min(e.position), max(e.position)
+                    SELECT (SELECT count(*) FROM ferry_archive_chunk) AS jobs, count(*) AS events, min(e.position) AS first_position,
+                           max(e.position) AS last_position
                       FROM ferry.events e JOIN ferry_archive_chunk c ON c.job_id = e.job_id
                     """
                 ).rows[0]
-                let jobs = try totals.decode(Int.self, at: 0)
+                let jobs = try totals.decode(Int.self, column: "jobs")
                 guard jobs > 0 else { return nil }
-                let events = try totals.decode(Int.self, at: 1)
+                let events = try totals.decode(Int.self, column: "events")
 
                 // One line per job: its projection row and its whole stream, in version order. to_jsonb keeps every
                 // value's text exactly (timestamps with microseconds, xid8 as a string), so restore is lossless.
@@ -67,8 +68,8 @@ extension FerryStore {
 
                 let chunk = ArchivedChunk(
                     archiveID: archiveID, file: file, jobs: jobs, events: events,
-                    firstPosition: try totals.decode(Int?.self, at: 2) ?? 0,
-                    lastPosition: try totals.decode(Int?.self, at: 3) ?? 0)
+                    firstPosition: try totals.decode(Int?.self, column: "first_position") ?? 0,
+                    lastPosition: try totals.decode(Int?.self, column: "last_position") ?? 0)
                 try connection.query(
                     """
                     INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, first_position,
@@ -179,8 +180,8 @@ extension FerryStore {
         do {
             return try await client.withTransaction { connection in
                 let free = try connection.query(
-                    "SELECT pg_try_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1))", [archiveID.uuidString]
-                ).rows[0].decode(Bool.self, at: 0)
+                    "SELECT pg_try_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1)) AS free", [archiveID.uuidString]
+                ).rows[0].decode(Bool.self, column: "free")
                 guard free else { return false }
                 let known = try connection.query(
                     "SELECT 1 FROM ferry.archives WHERE archive_id = $1", [archiveID]).rows
@@ -203,8 +204,8 @@ extension FerryStore {
                     """, [jobID]
                 ).rows.first.map { row in
                     ArchivedJob(
-                        jobID: try row.decode(UUID.self, at: 0), archiveID: try row.decode(UUID.self, at: 1),
-                        file: try row.decode(String.self, at: 2), archivedAt: try row.decode(Date.self, at: 3))
+                        jobID: try row.decode(UUID.self, column: "job_id"), archiveID: try row.decode(UUID.self, column: "archive_id"),
+                        file: try row.decode(String.self, column: "file"), archivedAt: try row.decode(Date.self, column: "created_at"))
                 }
             }
         } catch {

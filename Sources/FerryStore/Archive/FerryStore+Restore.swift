@@ -66,11 +66,11 @@ extension FerryStore {
 
                 let clash = try connection.query(
                     """
-                    SELECT count(*) FROM ferry_restore r
+                    SELECT count(*) AS clashes FROM ferry_restore r
                      WHERE EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.job_id = (r.line->'job'->>'job_id')::uuid)
                         OR EXISTS (SELECT 1 FROM ferry.events e WHERE e.job_id = (r.line->'job'->>'job_id')::uuid)
                     """
-                ).rows[0].decode(Int.self, at: 0)
+                ).rows[0].decode(Int.self, column: "clashes")
                 guard clash == 0 else {
                     throw FerryStoreError(
                         .restoreConflict, "\(clash) job(s) of archive \(name) are in the database already",
@@ -145,27 +145,27 @@ extension FerryStore {
         let fix = "the file was edited or is not the one \(expected.source) describes: restore the file from a backup; nothing was written"
         let malformed = try connection.query(
             """
-            SELECT count(*) FROM ferry_restore
+            SELECT count(*) AS malformed FROM ferry_restore
              WHERE jsonb_typeof(line->'job') IS DISTINCT FROM 'object' OR jsonb_typeof(line->'events') IS DISTINCT FROM 'array'
                 OR jsonb_typeof(line->'job'->'job_id') IS DISTINCT FROM 'string' OR jsonb_array_length(line->'events') = 0
             """
-        ).rows[0].decode(Int.self, at: 0)
+        ).rows[0].decode(Int.self, column: "malformed")
         guard malformed == 0 else {
             throw FerryStoreError(.archiveFile, "\(malformed) line(s) of archive \(name) are not a job with its events", fix: fix)
         }
         let totals = try connection.query(
             """
-            SELECT (SELECT count(*) FROM ferry_restore), count(*),
-                   min((e.value->>'position')::bigint), max((e.value->>'position')::bigint),
-                   count(*) FILTER (WHERE (e.value->>'job_id')::uuid IS DISTINCT FROM (r.line->'job'->>'job_id')::uuid)
+            SELECT (SELECT count(*) FROM ferry_restore) AS jobs, count(*) AS events,
+                   min((e.value->>'position')::bigint) AS first_position, max((e.value->>'position')::bigint) AS last_position,
+                   count(*) FILTER (WHERE (e.value->>'job_id')::uuid IS DISTINCT FROM (r.line->'job'->>'job_id')::uuid) AS strays
               FROM ferry_restore r CROSS JOIN LATERAL jsonb_array_elements(r.line->'events') e
             """
         ).rows[0]
-        let jobs = try totals.decode(Int.self, at: 0)
-        let events = try totals.decode(Int.self, at: 1)
-        let first = try totals.decode(Int?.self, at: 2)
-        let last = try totals.decode(Int?.self, at: 3)
-        let strays = try totals.decode(Int.self, at: 4)
+        let jobs = try totals.decode(Int.self, column: "jobs")
+        let events = try totals.decode(Int.self, column: "events")
+        let first = try totals.decode(Int?.self, column: "first_position")
+        let last = try totals.decode(Int?.self, column: "last_position")
+        let strays = try totals.decode(Int.self, column: "strays")
         var mismatches = [String]()
         if jobs != expected.jobs { mismatches.append("\(jobs) jobs, not \(expected.jobs)") }
         if events != expected.events { mismatches.append("\(events) events, not \(expected.events)") }
@@ -185,7 +185,9 @@ extension FerryStore {
         let terminal = JobState.allCases.filter(\.isTerminal).map(\.rawValue)
         let unfinished = try connection.query(
             """
-            SELECT count(*) OVER (), line->'job'->>'job_id', coalesce(line->'job'->>'state', 'none') FROM ferry_restore
+            SELECT count(*) OVER () AS unfinished, line->'job'->>'job_id' AS job_id,
+                   coalesce(line->'job'->>'state', 'none') AS state
+              FROM ferry_restore
              WHERE coalesce(line->'job'->>'state', '') <> ALL ($1::text[])
              LIMIT 1
             """, [PostgresArray(terminal)]
@@ -193,7 +195,7 @@ extension FerryStore {
         if let unfinished {
             throw FerryStoreError(
                 .archiveFile,
-                "archive \(name) holds \(try unfinished.decode(Int.self, at: 0)) unfinished job(s) (job \(try unfinished.decode(String.self, at: 1)) is \(try unfinished.decode(String.self, at: 2))); an archive holds only \(terminal.joined(separator: ", ")) jobs",
+                "archive \(name) holds \(try unfinished.decode(Int.self, column: "unfinished")) unfinished job(s) (job \(try unfinished.decode(String.self, column: "job_id")) is \(try unfinished.decode(String.self, column: "state"))); an archive holds only \(terminal.joined(separator: ", ")) jobs",
                 fix: fix)
         }
     }

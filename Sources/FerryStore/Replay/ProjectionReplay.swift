@@ -79,7 +79,7 @@ struct ProjectionReplay {
         // About chunkEvents events per chunk at the ten events a job typically has.
         let fetch = ReplayQueries.fetchJobs(max(1, chunkEvents / 10))
         while true {
-            let ids = try connection.query(fetch).rows.map { try $0.decode(UUID.self, at: 0) }
+            let ids = try connection.query(fetch).rows.map { try $0.decode(UUID.self, column: "job_id") }
             if ids.isEmpty { break }
             try connection.query(ReplayQueries.setIDs, ["{" + ids.map(\.uuidString).joined(separator: ",") + "}"])
             try fold(.ids)

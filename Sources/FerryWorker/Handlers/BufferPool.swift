@@ -46,6 +46,8 @@ final class BufferPool: Sendable {
     var peakAllocated: Int { state.withLock { $0.peakAllocated } }
     /// Buffers lent right now.
     var lent: Int { state.withLock { $0.lent } }
+    /// Holders waiting for a buffer (for tests).
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// A buffer, waiting for one to be released when all `limit` are lent.
     func acquire() async -> Buffer {

@@ -1,0 +1,31 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension BatchStatusRow {
+    /// The SELECT list `init(row:)` decodes: each name (or alias) is a column name the decoder reads.
+    static let columns = """
+        batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, percent::text, done,
+        enqueued_at, started_at, finished_at, sizes_unknown, first_job_id
+        """
+
+    /// Decodes a row selected with `columns`, by column name.
+    init(row: PostgresRow) throws {
+        batch = try row.decode(String.self, column: "batch")
+        jobs = try row.decode(Int64.self, column: "jobs")
+        queued = try row.decode(Int64.self, column: "queued")
+        running = try row.decode(Int64.self, column: "running")
+        succeeded = try row.decode(Int64.self, column: "succeeded")
+        failed = try row.decode(Int64.self, column: "failed")
+        cancelled = try row.decode(Int64.self, column: "cancelled")
+        bytesDone = try row.decode(Int64.self, column: "bytes_done")
+        bytesTotal = try row.decode(Int64?.self, column: "bytes_total")
+        percent = try row.decode(String.self, column: "percent")
+        done = try row.decode(Bool.self, column: "done")
+        enqueuedAt = try row.decode(PostgresTimestamp.self, column: "enqueued_at")
+        startedAt = try row.decode(PostgresTimestamp?.self, column: "started_at")
+        finishedAt = try row.decode(PostgresTimestamp?.self, column: "finished_at")
+        sizesUnknown = try row.decode(Int64.self, column: "sizes_unknown")
+        firstJobID = try row.decode(UUID?.self, column: "first_job_id")
+    }
+}

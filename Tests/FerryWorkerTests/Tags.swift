@@ -1,8 +1,0 @@
-import Testing
-
-extension Tag {
-    /// Needs PostgreSQL (`FERRY_TEST_DATABASE_URL`, started by `make test`).
-    @Tag static var postgres: Self
-    /// Starts `ferry` processes (`FERRY_BIN_DIR`).
-    @Tag static var process: Self
-}
