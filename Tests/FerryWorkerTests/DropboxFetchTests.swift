@@ -426,11 +426,11 @@ struct DropboxFetchTests {
         try await Self.upload(
             server, refreshToken: refreshToken, path: "/Old/b.jpg", data: Data(repeating: 8, count: 300),
             clientModified: "2003-02-01T00:00:01Z")
-        let dir = try Self.folder("mtime")
+        let dir = try temporaryFolder("mtime")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.enqueueFetch(db, "dropbox:box:/Old/a.jpg", to: dir + "/one/", ["--batch", "mtime"])
         _ = try await Self.enqueueFetch(db, "dropbox:box:/Old", to: dir + "/all/", ["--batch", "mtime"])
-        let worker = try Self.startWorker(db, name: "mtime")
+        let worker = try TestWorker.start(db, name: "mtime")
         try await Self.waitForBatch(db, "mtime")
         try await Self.stop([worker])
         func modified(_ path: String) throws -> TimeInterval? {

@@ -12,13 +12,6 @@ import Testing
 /// content, for a local directory, the Dropbox dev server and S3 (moto). Real workers, real PostgreSQL.
 @Suite("uploads with --if-changed", .tags(.postgres, .process), .serialized)
 struct IfChangedUploadTests {
-    static func worker(_ db: TestDatabase, _ name: String, _ extra: [String] = []) throws -> BackgroundProcess {
-        try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
-                    "--log-level", "info", "--retry-base", "0.2"] + extra,
-            databaseURL: db.url, environment: DropboxAccounts.environment)
-    }
-
     /// Enqueues `files` to `destination` as `batch` and runs one worker until the batch is done.
     static func upload(
         _ db: TestDatabase, _ files: [String], to destination: String, batch: String, _ options: [String] = [],
@@ -27,7 +20,7 @@ struct IfChangedUploadTests {
         let enqueued = try await FerryProcess.run(
             ["enqueue", "upload"] + files + ["--to", destination, "--batch", batch] + options, databaseURL: db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        let worker = try Self.worker(db, batch, extra)
+        let worker = try TestWorker.start(db, name: batch, extra)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
             try await WorkerFixtures.batchDone(db, batch)
         }
@@ -56,12 +49,6 @@ struct IfChangedUploadTests {
         }
     }
 
-    static func folder(_ label: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-ifchanged-\(label)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir
-    }
-
     static func modified(_ path: String) throws -> Date? {
         try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
     }
@@ -69,7 +56,7 @@ struct IfChangedUploadTests {
     @Test("local directory: copies keep the source's mtime; again with --if-changed nothing is copied and a new file is; a different file is refused")
     func localDirectory() async throws {
         let db = try await TestDatabase.make("ifchanged_local")
-        let dir = try Self.folder("local")
+        let dir = try temporaryFolder("ifchanged-local")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var files = try Self.photos(dir + "/src", count: 5)
         let target = dir + "/dst/"
@@ -103,7 +90,7 @@ struct IfChangedUploadTests {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("ifchanged_dbx")
         try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
-        let dir = try Self.folder("dbx")
+        let dir = try temporaryFolder("ifchanged-dbx")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try Self.photos(dir, count: 6)
         try await Self.upload(db, files, to: "dropbox:box:/Cam/", batch: "first")
