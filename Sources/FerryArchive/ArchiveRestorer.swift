@@ -20,7 +20,7 @@ public struct ArchiveRestorer: Sendable {
     public func restore(_ path: String, allowForeign: Bool = false, signingKey: ArchiveSigningKey? = nil) async throws -> RestoreOutcome {
         let header = try ArchiveFileReader.header(of: path)
         let name = header.archiveID.uuidString.lowercased()
-        let record = try await store.archive(header.archiveID)
+        let record = try await store.archive.record(header.archiveID)
         if record?.state == .restored { return .alreadyRestored }
         let manifest = try ArchiveManifest.read(for: path)
         if let manifest, manifest.archiveID.lowercased() != name {
@@ -46,7 +46,7 @@ public struct ArchiveRestorer: Sendable {
             expected = ArchiveExpectation(record: record)
             if let manifest { try Self.crossCheck(manifest, against: expected, path: path) }
         } else {
-            guard allowForeign else { throw FerryStore.foreignArchiveError(name) }
+            guard allowForeign else { throw ArchiveStore.foreignArchiveError(name) }
             guard let manifest else {
                 throw ArchiveError(
                     .corrupt, "\(path) is not recorded in this database and has no manifest (\(ArchiveManifest.path(for: path))) to check it against",
@@ -61,7 +61,7 @@ public struct ArchiveRestorer: Sendable {
         // may change in between.
         let actual = try ArchiveFileReader.checksum(of: path)
         try Self.check(actual, against: expected, path: path)
-        return try await store.restoreArchive(
+        return try await store.archive.restore(
             header.archiveID, file: path, expected: expected, finishedBefore: header.finishedBefore, allowForeign: allowForeign
         ) { emit in
             // The checksum is known only at the end: a mismatch throws inside the COPY, which keeps nothing.

@@ -33,7 +33,7 @@ public struct Archiver: Sendable {
             let archiveID = UUIDv7.make()
             let path = (directory as NSString).appendingPathComponent(Self.fileName(for: archiveID))
             let header = ArchiveHeader(archiveID: archiveID, finishedBefore: cutoff)
-            guard let chunk = try await store.archiveChunk(
+            guard let chunk = try await store.archive.chunk(
                 archiveID: archiveID, finishedBefore: cutoff, limit: jobsPerFile,
                 sink: { try ArchiveFileWriter(path: path, header: header) })
             else {
@@ -53,7 +53,7 @@ public struct Archiver: Sendable {
     /// Finishes archives an interrupted run committed, and removes `.partial` files no transaction committed.
     public func recover() async throws -> ArchiveRunReport {
         var report = ArchiveRunReport()
-        for record in try await store.archives(states: [.sealed]) {
+        for record in try await store.archive.all(states: [.sealed]) {
             try await seal(record.archiveID, path: record.file, sha256: record.sha256)
             report.recovered.append(record.file)
             logger.info("finished an interrupted archive", metadata: ["file": "\(record.file)"])
@@ -64,7 +64,7 @@ public struct Archiver: Sendable {
             // The id is in the name: the header may still sit in the writer's buffer, not on disk.
             let stem = name.dropLast((".jsonl.gz" + ArchiveFileWriter.partialSuffix).count)
             guard let archiveID = UUID(uuidString: String(stem.suffix(36))) else { continue }
-            if try await store.archiveWriterIsGone(archiveID) {
+            if try await store.archive.writerIsGone(archiveID) {
                 try FileManager.default.removeItem(atPath: partial)
                 report.discarded.append(partial)
                 logger.info("removed the file of an archive that never committed", metadata: ["file": "\(partial)"])
@@ -76,7 +76,7 @@ public struct Archiver: Sendable {
     /// Steps 3 and 4 for a committed archive: final name (after checking the checksum), manifest, complete.
     /// Under the archive's lock, so a concurrent run finishing the same archive waits and then finds it done.
     private func seal(_ archiveID: UUID, path: String, sha256: String) async throws {
-        try await store.withArchiveLock(archiveID) { record in
+        try await store.archive.withLock(archiveID) { record in
             guard let record, record.state == .sealed else { return }
             let partial = path + ArchiveFileWriter.partialSuffix
             let fileManager = FileManager.default
@@ -97,7 +97,7 @@ public struct Archiver: Sendable {
             ArchiveCrashPoint.reach(.renamed)
             let manifest = ArchiveManifest(record: record)
             try (signingKey.map(manifest.signed(with:)) ?? manifest).write(for: path)
-            try await store.completeArchive(archiveID)
+            try await store.archive.complete(archiveID)
         }
     }
 

@@ -62,7 +62,7 @@ public final class Scheduler: Service, Sendable {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var pause = interval
             do {
-                let (upcoming, now) = try await store.upcomingSchedules(limit: batch)
+                let (upcoming, now) = try await store.schedules.upcoming(limit: batch)
                 var due = 0
                 var fired = 0
                 for (name, next) in upcoming where next <= now {
@@ -92,7 +92,7 @@ public final class Scheduler: Service, Sendable {
     /// Fires one due schedule; false when another worker holds it or fired it first.
     func fire(_ name: String) async throws -> Bool {
         let registry = self.registry
-        let firing = try await store.fireSchedule(name, worker: workerName) { request in
+        let firing = try await store.schedules.fire(name, worker: workerName) { request in
             var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
             let now = Date()
             return Result { () throws(ValidationIssue) -> JobSpec in

@@ -54,13 +54,13 @@ struct ReplayBenchmark: AsyncParsableCommand {
         }
 
         var start = ContinuousClock.now
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         let verifySeconds = (ContinuousClock.now - start).seconds
         guard report.isClean else { throw BenchError("verify found differences:\n\(report.text)") }
         start = ContinuousClock.now
-        let rebuilt = try await store.rebuildProjection()
+        let rebuilt = try await store.projection.rebuild()
         let rebuildSeconds = (ContinuousClock.now - start).seconds
-        guard rebuilt == report.jobsChecked, try await store.verifyProjection().isClean else {
+        guard rebuilt == report.jobsChecked, try await store.projection.verify().isClean else {
             throw BenchError("rebuild did not reproduce the projection")
         }
 

@@ -65,7 +65,7 @@ struct ReplayDataset {
         }
         let loaded = ContinuousClock.now
         let store = FerryStore(client: client, logger: Logger(label: "bench.replay"))
-        _ = try await store.rebuildProjection()
+        _ = try await store.projection.rebuild()
         let projected = ContinuousClock.now
         try await client.withConnection { connection in
             try connection.execute("VACUUM (ANALYZE) ferry.events")

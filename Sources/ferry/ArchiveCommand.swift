@@ -173,7 +173,7 @@ struct ArchiveCommand: AsyncParsableCommand {
             try await runReporting {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                let records = try await store.archives(limit: max(1, limit))
+                let records = try await store.archive.all(limit: max(1, limit))
                 if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
                 print(
                     TablePrinter.render(

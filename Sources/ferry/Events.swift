@@ -26,7 +26,7 @@ struct Events: AsyncParsableCommand {
             defer { store.client.close() }
             let events = try await store.events(of: id)
             guard !events.isEmpty else {
-                if let archived = try await store.archivedJob(id) {
+                if let archived = try await store.archive.job(id) {
                     throw FerryStoreError(
                         .notFound, "job \(job) was archived on \(ScheduleTime.iso8601(archived.archivedAt)) to \(archived.file)",
                         fix: "bring it back with ferry archive restore \(archived.file)")

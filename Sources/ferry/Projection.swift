@@ -46,9 +46,9 @@ struct Projection: AsyncParsableCommand {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
                 let scope = since.flatMap { ProjectionScope(since: $0) } ?? .all
-                let report = try await store.verifyProjection(limit: max(1, limit), scope: scope)
-                let counters = try await store.queueCountDifferences()
-                let batches = try await store.batchCountDifferences(limit: max(1, limit))
+                let report = try await store.projection.verify(limit: max(1, limit), scope: scope)
+                let counters = try await store.projection.queueCountDifferences()
+                let batches = try await store.projection.batchCountDifferences(limit: max(1, limit))
                 let clean = report.isClean && counters.isEmpty && batches.isEmpty
                 if json {
                     guard case .object(var object) = report.json else { return }
@@ -93,7 +93,7 @@ struct Projection: AsyncParsableCommand {
             try await runReporting {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                let count = try await store.rebuildProjection()
+                let count = try await store.projection.rebuild()
                 print(json ? JSONValue.object(["rebuilt_jobs": .int(Int64(count))]).jsonText : "projection rebuilt: \(count) jobs")
             }
         }

@@ -91,7 +91,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 let now = Date()
                 // The template checked as the job of the first tick, with the schedule's key.
                 var probe = request
-                probe.idempotencyKey = FerryStore.scheduleKey(name, tick: recurrence.next(after: now) ?? now)
+                probe.idempotencyKey = ScheduleStore.scheduleKey(name, tick: recurrence.next(after: now) ?? now)
                 var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
                 let spec: JobSpec
                 do throws(ValidationIssue) {
@@ -104,7 +104,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 }
                 let store = try await connection.makeCurrentStore(poolSize: 1)
                 defer { store.client.close() }
-                let record = try await store.addSchedule(
+                let record = try await store.schedules.add(
                     name: name, recurrence: recurrence, template: request, probe: spec, overlap: overlap, replace: replace, now: now)
                 if json { return print(record.json.jsonText) }
                 print("\(record.changedAt == record.createdAt ? "added" : "replaced") \(name): \(ScheduleCommand.describe(record)); next tick \(ScheduleCommand.format(record.nextTick, zone: record.timezone))")
@@ -193,7 +193,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             try await runReporting {
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                let records = try await store.schedules(includeRemoved: includeRemoved)
+                let records = try await store.schedules.all(includeRemoved: includeRemoved)
                 if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
                 print(TablePrinter.render(
                     headers: ["NAME", "SPEC", "TIMEZONE", "OVERLAP", "STATE", "NEXT TICK", "LAST JOB"],
@@ -227,7 +227,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 }
                 let store = connection.makeStore(poolSize: 1)
                 defer { store.client.close() }
-                let (record, runs) = try await store.schedule(name, runs: limit)
+                let (record, runs) = try await store.schedules.named(name, runs: limit)
                 var upcoming = [Date]()
                 if !record.removed && !record.paused, var next = record.nextTick, let recurrence = record.recurrence {
                     upcoming.append(next)
@@ -309,7 +309,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 try ScheduleCommand.checkName(name)
                 let store = try await connection.makeCurrentStore(poolSize: 1)
                 defer { store.client.close() }
-                try await store.removeSchedule(name)
+                try await store.schedules.remove(name)
                 print(json ? JSONValue.object(["schedule": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
             }
         }
@@ -332,7 +332,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             try checkName(name)
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
-            let changed = try await store.setSchedulePaused(name, paused: paused, now: Date())
+            let changed = try await store.schedules.setPaused(name, paused: paused, now: Date())
             if json {
                 print(JSONValue.object(["schedule": .string(name), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
             } else {

@@ -335,10 +335,10 @@ extension WorkerCommand {
     static func secretBox(store: FerryStore) async throws -> SecretBox? {
         do {
             let box = SecretBox(key: try SecretKey.fromEnvironment())
-            try await store.checkSecretKey(box)
+            try await store.accounts.checkSecretKey(box)
             return box
         } catch let error as SecretKeyError where error.code == .missing {
-            let linked = try await store.accounts().filter { $0.hasRefreshToken || $0.hasSecrets }
+            let linked = try await store.accounts.all().filter { $0.hasRefreshToken || $0.hasSecrets }
             guard linked.isEmpty else { throw error }
             return nil
         }

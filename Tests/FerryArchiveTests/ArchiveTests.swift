@@ -46,9 +46,9 @@ struct ArchiveTests {
         #expect(try await ArchiveFixtures.count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done' AND type = 'completed'") == 1,
             "the batch keeps its completion record")
-        #expect(try await store.verifyProjection().isClean)
-        #expect(try await store.queueCountDifferences().isEmpty, "archived jobs left the queue counters")
-        #expect(try await store.batchCountDifferences().isEmpty, "archived jobs left the batch counters")
+        #expect(try await store.projection.verify().isClean)
+        #expect(try await store.projection.queueCountDifferences().isEmpty, "archived jobs left the queue counters")
+        #expect(try await store.projection.batchCountDifferences().isEmpty, "archived jobs left the batch counters")
         _ = try await store.compactCounters()
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.batch_counts WHERE batch = 'done'") == 0,
                 "a batch whose every job was archived has no counter row left")
@@ -78,7 +78,7 @@ struct ArchiveTests {
             #expect(lines == chunk.jobs)
         }
         #expect(archivedIDs.count == finished)
-        let records = try await store.archives()
+        let records = try await store.archive.all()
         #expect(records.count == 3 && records.allSatisfy { $0.state == .complete })
 
         // Running again finds nothing more to do.
@@ -93,9 +93,9 @@ struct ArchiveTests {
         #expect(try await ArchiveFixtures.eventDump(db) == eventsBefore)
         #expect(try await ArchiveFixtures.jobDump(db) == jobsBefore)
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == 0)
-        #expect(try await store.verifyProjection().isClean)
-        #expect(try await store.queueCountDifferences().isEmpty, "restored jobs are counted again")
-        #expect(try await store.batchCountDifferences().isEmpty, "restored jobs are in their batch again")
+        #expect(try await store.projection.verify().isClean)
+        #expect(try await store.projection.queueCountDifferences().isEmpty, "restored jobs are counted again")
+        #expect(try await store.projection.batchCountDifferences().isEmpty, "restored jobs are in their batch again")
         let restoredBatch = try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
         #expect(restoredBatch > 0)
         #expect(try await ArchiveFixtures.count(db, "SELECT jobs FROM ferry.batch_status WHERE batch = 'done'") == restoredBatch)
@@ -140,7 +140,7 @@ struct ArchiveTests {
         try original.write(to: URL(fileURLWithPath: file))
         try FileManager.default.removeItem(atPath: ArchiveManifest.path(for: file))
         #expect(try await ArchiveRestorer(store: store).restore(file) == .restored(jobs: report.jobs, events: report.events))
-        #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.projection.verify().isClean)
     }
 
     @Test("events leave only with an archive marker: the owner's DELETE without one raises, roles may not DELETE at all")
@@ -227,7 +227,7 @@ struct ArchiveTests {
         #expect(seen.count == total, "every job finished and left exactly once")
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
         #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.events") == 0)
-        #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.projection.verify().isClean)
     }
 
     @Test("two archive runs at once take disjoint jobs and both finish cleanly")

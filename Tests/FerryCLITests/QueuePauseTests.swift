@@ -25,8 +25,9 @@ struct QueuePauseTests {
     @Test("a paused queue is skipped while others run; its running job finishes; resume lets the rest go; history in SQL")
     func pauseAndResume() async throws {
         let db = try await TestDatabase.make("qpause")
-        // 40 jobs of 1.5 s one at a time: a minute of work, so the pause comes first however late the test task runs.
-        try await Self.enqueue(db, queue: "photos", count: 40, batch: "held")
+        // 400 jobs of 1.5 s one at a time: ten minutes of work, so the pause comes first however late the test task runs
+        // (a minute of work was not enough on a machine busy with builds).
+        try await Self.enqueue(db, queue: "photos", count: 400, batch: "held")
         let worker = try BackgroundProcess(
             ferry: ["worker", "--queues", "photos,other", "--handler", "sleep:1500", "--concurrency", "1",
                     "--heartbeat-interval", "0.3", "--poll-interval", "0.2"], databaseURL: db.url)
@@ -45,13 +46,13 @@ struct QueuePauseTests {
         let started = try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'")
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'succeeded'") == started,
                 "the jobs running at the pause finished (not released)")
-        #expect(started < 40, "the pause came before the queue drained")
+        #expect(started < 400, "the pause came before the queue drained")
         // The worker is alive and claiming: a job in another queue runs while photos stays paused.
         try await Self.enqueue(db, queue: "other", count: 1, batch: "free")
         try await eventually(timeout: .seconds(300), "the other queue's job to run") {
             try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'free' AND state = 'succeeded'") == 1
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'queued'") == 40 - started,
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'queued'") == 400 - started,
                 "nothing was claimed from the paused queue")
         let list = try await FerryProcess.run(["queue", "list", "--json"], databaseURL: db.url)
         let controls = try JSONValue.parse(list.stdout)
@@ -64,7 +65,7 @@ struct QueuePauseTests {
         #expect(try JSONValue.parse(resume.stdout)["changed"] == .bool(true))
         // A wide second worker drains the rest quickly.
         let helper = try BackgroundProcess(
-            ferry: ["worker", "--queues", "photos", "--handler", "sleep:1500", "--concurrency", "40", "--poll-interval", "0.2"],
+            ferry: ["worker", "--queues", "photos", "--handler", "sleep:1500", "--concurrency", "100", "--poll-interval", "0.2"],
             databaseURL: db.url)
         let wait = try await FerryProcess.run(["wait", "--batch", "held", "--timeout", "120"], databaseURL: db.url)
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")

@@ -54,14 +54,14 @@ struct BatchCounterTests {
         let claimed = try await store.claim(worker: "w", queues: ["default"], limit: 10)
         _ = try await store.record(claimed.map { .progress($0, bytesDone: 7000, session: nil) })   // more than the size
         try await ProjectionTests().churn(store, db: db, jobs: 400, workers: 4)
-        #expect(try await store.batchCountDifferences().isEmpty)
+        #expect(try await store.projection.batchCountDifferences().isEmpty)
         #expect(try await db.query("SELECT count(*) FROM ferry.batch_count_deltas").rows[0].decode(Int.self, at: 0) > 0)
         #expect(try await Self.rows(db, Self.fromView) == Self.rows(db, Self.naive))
 
         _ = try await store.compactCounters()
         #expect(try await db.query("SELECT count(*) FROM ferry.batch_count_deltas").rows[0].decode(Int.self, at: 0) == 0)
         #expect(try await db.query("SELECT count(*) FROM ferry.throughput_deltas").rows[0].decode(Int.self, at: 0) == 0)
-        #expect(try await store.batchCountDifferences().isEmpty)
+        #expect(try await store.projection.batchCountDifferences().isEmpty)
         let view = try await Self.rows(db, Self.fromView)
         #expect(view == (try await Self.rows(db, Self.naive)))
         #expect(view.count == 8, "the 7 churned batches and the sized one")
@@ -101,12 +101,12 @@ struct BatchCounterTests {
             INSERT INTO ferry.batch_count_deltas (batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized)
             VALUES ('trip', 0, 0, 0, 0, 0, 0, 0, 250, 0)
             """)
-        #expect(try await store.batchCountDifferences() == [BatchCountDifference(batch: "trip", field: "bytes_total", counted: 5250, actual: 5000)])
+        #expect(try await store.projection.batchCountDifferences() == [BatchCountDifference(batch: "trip", field: "bytes_total", counted: 5250, actual: 5000)])
         let cli = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(cli.status == 1)
         #expect(cli.stdout.contains("batch counter trip/bytes_total: counted 5250, projection holds 5000"), "\(cli.stdout)")
-        _ = try await store.rebuildProjection()
-        #expect(try await store.batchCountDifferences().isEmpty)
+        _ = try await store.projection.rebuild()
+        #expect(try await store.projection.batchCountDifferences().isEmpty)
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
     }
 

@@ -62,17 +62,17 @@ struct ProjectionTests {
         let events = try await db.query("SELECT count(*), count(DISTINCT type) FROM ferry.events").rows[0]
         #expect(try events.decode(Int.self, at: 0) > 2000)
         #expect(try events.decode(Int.self, at: 1) >= 9, "the churn exercised most event types")
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(report.isClean, "\(report.text)")
         #expect(report.jobsChecked == 600)
         // Small chunks: many chunk boundaries, one job alone larger than a chunk, the same answer.
         for chunk in [1, 7, 500] {
-            let chunked = try await store.verifyProjection(chunkEvents: chunk)
+            let chunked = try await store.projection.verify(chunkEvents: chunk)
             #expect(chunked.isClean && chunked.jobsChecked == 600 && chunked.eventsReplayed == report.eventsReplayed, "\(chunked.text)")
         }
         // A rebuild in small chunks writes back exactly the rows the triggers made.
         let before = try await db.query("SELECT md5(string_agg(j::text, '|' ORDER BY job_id)) FROM ferry.jobs j").rows[0].decode(String.self, at: 0)
-        #expect(try await store.rebuildProjection(chunkEvents: 13) == 600)
+        #expect(try await store.projection.rebuild(chunkEvents: 13) == 600)
         let after = try await db.query("SELECT md5(string_agg(j::text, '|' ORDER BY job_id)) FROM ferry.jobs j").rows[0].decode(String.self, at: 0)
         #expect(before == after)
         // Versions are contiguous per job.
@@ -89,21 +89,21 @@ struct ProjectionTests {
         let ids = try await store.enqueue((0..<5).map { _ in StoreFixtures.fetchSpec(batch: "t") })
         let claimed = try await store.claim(worker: "w", queues: ["default"], limit: 2)
         _ = try await store.record(claimed.map { .succeeded($0, bytes: 1000) })
-        #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.projection.verify().isClean)
 
         let victim = try #require(ids.map(\.jobID).first { id in !claimed.contains { $0.jobID == id } })
         // The owner can bypass the guard; that is exactly what verify exists to catch.
         try await db.query("UPDATE ferry.jobs SET bytes_done = 777, state = 'succeeded' WHERE job_id = $1::uuid", [victim])
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(!report.isClean)
         #expect(report.differences.count == 1)
         #expect(report.differences.first?.jobID == victim)
         #expect(report.text.contains("bytes_done: stored 777, replayed 0"))
         #expect(report.text.contains(#"state: stored "succeeded", replayed "queued""#))
 
-        let rebuilt = try await store.rebuildProjection()
+        let rebuilt = try await store.projection.rebuild()
         #expect(rebuilt == 5)
-        #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.projection.verify().isClean)
         #expect(try await store.jobStatus(.job(victim))[0].state == "queued")
     }
 
@@ -114,14 +114,14 @@ struct ProjectionTests {
         defer { store.client.close() }
         let ids = try await store.enqueue([StoreFixtures.fetchSpec(), StoreFixtures.fetchSpec()])
         try await db.query("DELETE FROM ferry.jobs WHERE job_id = $1::uuid", [ids[0].jobID])
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(report.text.contains("has events but no projection row"))
 
         // A row without events: copy a job's row under a new id.
         let orphan = UUIDv7.make()
         try await db.query("INSERT INTO ferry.jobs SELECT (jsonb_populate_record(j, jsonb_build_object('job_id', $1::uuid))).* FROM ferry.jobs j WHERE job_id = $2::uuid",
                            [orphan, ids[1].jobID])
-        let both = try await store.verifyProjection(chunkEvents: 1)
+        let both = try await store.projection.verify(chunkEvents: 1)
         #expect(both.differences.count == 2)
         #expect(both.differences.contains { 
             guard case .missingFromProjection = $0.kind else { return false }
@@ -133,8 +133,8 @@ struct ProjectionTests {
         })
         #expect(both.text.contains("job \(orphan.uuidString.lowercased()): projection row without any events"))
         #expect(both.jobsChecked == 3)
-        #expect(try await store.rebuildProjection() == 2)
-        #expect(try await store.verifyProjection().isClean)
+        #expect(try await store.projection.rebuild() == 2)
+        #expect(try await store.projection.verify().isClean)
     }
 
     @Test("an event the fold refuses is reported with its version and SQLSTATE; rebuild refuses to fold it")
@@ -147,11 +147,11 @@ struct ProjectionTests {
         try await db.query("ALTER TABLE ferry.events DISABLE TRIGGER USER")
         try await db.query(#"INSERT INTO ferry.events (job_id, version, type, data) VALUES ($1::uuid, 2, 'progress', '{"lease": 0}')"#, [ids[1]])
         try await db.query("ALTER TABLE ferry.events ENABLE TRIGGER USER")
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(report.differences.count == 1)
         #expect(report.differences.first?.jobID == ids[1])
         #expect(report.text.contains("event version 2 (progress) is refused by the fold: FY001"), "\(report.text)")
-        await #expect(throws: ProjectionReplayError.self) { try await store.rebuildProjection() }
+        await #expect(throws: ProjectionReplayError.self) { try await store.projection.rebuild() }
         #expect(try await db.query("SELECT count(*) FROM ferry.jobs").rows[0].decode(Int.self, at: 0) == 2, "rolled back")
     }
 
@@ -174,12 +174,12 @@ struct ProjectionTests {
         // Edit one old job (no recent event) and one recent job.
         try await db.query("UPDATE ferry.jobs SET priority = 9 WHERE job_id = ANY (ARRAY[$1::uuid, $2::uuid])", [old[1], recent[0]])
         for scope in [ProjectionScope.afterPosition(position), .recordedSince(midpoint)] {
-            let report = try await store.verifyProjection(scope: scope)
+            let report = try await store.projection.verify(scope: scope)
             #expect(report.jobsChecked == 3, "\(scope): old[0] (claimed) and the two recent jobs")
             #expect(report.differences.map(\.jobID) == [recent[0]], "\(report.text)")
             #expect(report.text.contains("checked \(scope.summary), up to position"))
         }
-        let full = try await store.verifyProjection()
+        let full = try await store.projection.verify()
         #expect(Set(full.differences.map(\.jobID)) == [old[1], recent[0]])
 
         // The CLI end to end: exit 1 naming only the recent job; a bad --since is a usage error.
@@ -192,7 +192,7 @@ struct ProjectionTests {
         #expect(relative.status == 1 && relative.stdout.contains("recorded at or after"), "\(relative.stdout)")
         let bad = try await FerryProcess.run(["projection", "verify", "--since", "yesterday"], databaseURL: db.url)
         #expect(bad.status != 0 && bad.status != 1)
-        #expect(try await store.rebuildProjection() == 5)
+        #expect(try await store.projection.rebuild() == 5)
         let clean = try await FerryProcess.run(["projection", "verify", "--since", "2000-01-01T00:00:00Z"], databaseURL: db.url)
         #expect(clean.status == 0 && clean.stdout.contains("projection verified: 5 jobs"), "\(clean.stdout)")
     }

@@ -40,7 +40,7 @@ struct QueueCounterTests {
         }
         _ = try await store.enqueue(specs)
         try await ProjectionTests().churn(store, db: db, jobs: 400, workers: 4)
-        #expect(try await store.queueCountDifferences().isEmpty)
+        #expect(try await store.projection.queueCountDifferences().isEmpty)
         let pending = try await db.query(
             """
             SELECT (SELECT count(*) FROM ferry.queue_count_deltas) + (SELECT count(*) FROM ferry.batch_count_deltas)
@@ -51,7 +51,7 @@ struct QueueCounterTests {
 
         #expect(try await store.compactCounters() == pending)
         #expect(try await db.query("SELECT count(*) FROM ferry.queue_count_deltas").rows[0].decode(Int.self, at: 0) == 0)
-        #expect(try await store.queueCountDifferences().isEmpty)
+        #expect(try await store.projection.queueCountDifferences().isEmpty)
         #expect(try await Self.rows(db, Self.fromView) == Self.rows(db, Self.naive))
         // The oldest wait agrees too (same transaction, same now()).
         let ages = try await db.client(poolSize: 1).withTransaction { connection in
@@ -69,13 +69,13 @@ struct QueueCounterTests {
         defer { store.client.close() }
         _ = try await store.enqueue((0..<5).map { _ in StoreFixtures.fetchSpec() })
         try await db.query("INSERT INTO ferry.queue_count_deltas (queue, state, delta) VALUES ('default', 'queued', 2)")
-        let differences = try await store.queueCountDifferences()
+        let differences = try await store.projection.queueCountDifferences()
         #expect(differences == [QueueCountDifference(queue: "default", state: "queued", counted: 7, actual: 5)])
         let cli = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(cli.status == 1)
         #expect(cli.stdout.contains("queue counter default/queued: counted 7, projection holds 5"), "\(cli.stdout)")
-        _ = try await store.rebuildProjection()
-        #expect(try await store.queueCountDifferences().isEmpty)
+        _ = try await store.projection.rebuild()
+        #expect(try await store.projection.queueCountDifferences().isEmpty)
     }
 
     @Test("at 60,000 finished jobs the status queries read indexes: newest failures backwards by finish time, queue_stats no jobs at all")

@@ -226,7 +226,7 @@ struct SQLEnqueueTests {
         #expect(try row.decode(String.self, at: 0) == "/srv/r/r.jpg")
         #expect(try row.decode(String.self, at: 1) == "/srv/r/")
         #expect(try row.decode(Int.self, at: 2) == 42)
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(report.isClean, "\(report)")
     }
 }

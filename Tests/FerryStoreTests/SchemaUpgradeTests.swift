@@ -66,7 +66,7 @@ struct SchemaUpgradeTests {
             .verifyUpToDate()
         try SchemaSnapshotTests.expectSnapshot(of: db.url)
         #expect(try await Self.jobs(db) == before)
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(report.isClean, "\(report)")
         #expect(report.jobsChecked == 9)
 
@@ -75,7 +75,7 @@ struct SchemaUpgradeTests {
         let rest = try await store.claim(worker: "w-new", queues: ["files", "default"], limit: 10)
         #expect(rest.count == 4)
         #expect(try await store.record(rest.map { .succeeded($0, bytes: 1) }).accepted.count == 4)
-        let after = try await store.verifyProjection()
+        let after = try await store.projection.verify()
         #expect(after.isClean, "\(after)")
         let states = try await db.query("SELECT state, count(*)::int FROM ferry.jobs GROUP BY state ORDER BY state").rows
             .map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(Int.self, at: 1))" }

@@ -40,7 +40,7 @@ struct SetBasedFoldTests {
         #expect(again.map(\.jobID) == [retried.jobID] && again[0].attempt == 2 && again[0].lease == 2)
         _ = try await store.record(claimed.dropFirst().map { .succeeded($0, bytes: 1000) } + [.succeeded(again[0], bytes: 3)])
 
-        let report = try await store.verifyProjection()
+        let report = try await store.projection.verify()
         #expect(report.differences.isEmpty, "\(report)")
         let row = try await db.query(
             "SELECT state, attempt, lease, worker, bytes_done, finished_at IS NOT NULL FROM ferry.jobs WHERE job_id = $1::uuid",
@@ -79,7 +79,7 @@ struct SetBasedFoldTests {
         }
         let running = try await db.query("SELECT count(*) FROM ferry.jobs WHERE state <> 'queued'").rows[0].decode(Int.self, at: 0)
         #expect(running == 0)
-        #expect(try await store.verifyProjection().differences.isEmpty)
+        #expect(try await store.projection.verify().differences.isEmpty)
     }
 
     static func withLease(_ json: String, _ lease: Int64) throws -> JSONValue {

@@ -430,7 +430,7 @@ struct DropboxFetchTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.enqueueFetch(db, "dropbox:box:/Old/a.jpg", to: dir + "/one/", ["--batch", "mtime"])
         _ = try await Self.enqueueFetch(db, "dropbox:box:/Old", to: dir + "/all/", ["--batch", "mtime"])
-        let worker = try TestWorker.start(db, name: "mtime")
+        let worker = try TestWorker.transfers(db, name: "mtime")
         try await Self.waitForBatch(db, "mtime")
         try await Self.stop([worker])
         func modified(_ path: String) throws -> TimeInterval? {

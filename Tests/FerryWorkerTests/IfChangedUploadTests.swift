@@ -20,7 +20,7 @@ struct IfChangedUploadTests {
         let enqueued = try await FerryProcess.run(
             ["enqueue", "upload"] + files + ["--to", destination, "--batch", batch] + options, databaseURL: db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        let worker = try TestWorker.start(db, name: batch, extra)
+        let worker = try TestWorker.transfers(db, name: batch, extra)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
             try await WorkerFixtures.batchDone(db, batch)
         }

@@ -61,7 +61,7 @@ struct TestProviderTests {
         #expect(kind.inputs.map(\.flag) == ["--token-file"])
         let http = HTTPClient(eventLoopGroupProvider: .singleton)
         // Shut the client down whatever happens: run everything that needs it first, check after.
-        var prepared: (account: FerryStore.NewAccount, note: String)?
+        var prepared: (account: NewAccount, note: String)?
         do {
             prepared = try await kind.prepare(
                 AccountInputs(name: "box", provider: "memory", secrets: ["token": "t0ken"]), httpClient: http,

@@ -13,7 +13,7 @@ public protocol AccountKind: Sendable {
     var inputs: [AccountInput] { get }
     /// Turns what `ferry account add` was given into the account to store, checking the credentials with the
     /// provider when `inputs.verify` is set. Returns the account and a line for the user.
-    func prepare(_ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String)
+    func prepare(_ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger) async throws(AccountSetupError) -> (NewAccount, note: String)
     /// The rows `ferry account show` prints for this kind's own fields, in the kind's words: whether each secret
     /// is stored (never the secret) and the settings that matter for it.
     func shownFields(of account: AccountRecord) -> [AccountField]

@@ -40,7 +40,7 @@ public final class AccountTokenProvider: Sendable {
     /// Credentials with an access token that is good for a while.
     public func credentials(for account: String) async throws -> AccountCredentials {
         if let cached = cache.withLock({ $0[account] }), cached.accessTokenIsFresh() { return cached }
-        let stored = try await store.credentials(for: account, box: box)
+        let stored = try await store.accounts.credentials(for: account, box: box)
         if stored.status == .active, stored.accessTokenIsFresh() {
             cache.withLock { $0[account] = stored }
             return stored
@@ -51,12 +51,12 @@ public final class AccountTokenProvider: Sendable {
     /// The stored credentials as they are, without a token refresh: for API-key providers (Flickr), whose key
     /// is the sealed `appSecret`.
     public func plainCredentials(for account: String) async throws -> AccountCredentials {
-        try await store.credentials(for: account, box: box)
+        try await store.accounts.credentials(for: account, box: box)
     }
 
     /// Names of the accounts of `provider` (to pick the only one when a job names none).
     public func accountNames(provider: String) async throws -> [String] {
-        try await store.accounts().filter { $0.provider == provider }.map(\.name)
+        try await store.accounts.all().filter { $0.provider == provider }.map(\.name)
     }
 
     /// Refreshes after the provider said `stale` expired (unless someone already replaced it).
@@ -72,7 +72,7 @@ public final class AccountTokenProvider: Sendable {
         let (registry, httpClient) = (self.registry, self.httpClient)
         // The account's name only: tokens never go into span attributes.
         let fresh = try await JobSpan.run("ferry.token.refresh", ["ferry.account": .string(account)]) {
-            try await store.refreshAccessToken(account: account, box: box, replacing: stale, by: actor) { credentials in
+            try await store.accounts.refreshAccessToken(account: account, box: box, replacing: stale, by: actor) { credentials in
                 guard let kind = registry.accountKind(of: credentials.provider) else {
                     return .rejected(reason: "no provider named \(credentials.provider) in this version of Ferry")
                 }

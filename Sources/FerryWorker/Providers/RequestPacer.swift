@@ -28,7 +28,7 @@ public final class RequestPacer: Sendable {
         let known = paces.withLock { $0[account] }
         var limit = known?.limit
         if known == nil || now - known!.readAt >= Self.reread {
-            limit = (try? await store.accountRequestLimit(account)) ?? known?.limit
+            limit = (try? await store.accounts.requestLimit(of: account)) ?? known?.limit
         }
         let slot = paces.withLock { paces -> ContinuousClock.Instant? in
             var pace = paces[account] ?? Pace(limit: limit, readAt: now, nextSlot: now)

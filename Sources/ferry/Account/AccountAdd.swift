@@ -61,13 +61,13 @@ struct AccountAdd: AsyncParsableCommand {
                 name: name, provider: providerName, maxConcurrent: provider.maxConcurrent, values: given.values,
                 secrets: try given.readSecrets(), verify: !noVerify)
             try await AccountContext.with(connection) { context in
-                let (account, note): (FerryStore.NewAccount, String)
+                let (account, note): (NewAccount, String)
                 do {
                     (account, note) = try await kind.prepare(inputs, httpClient: context.http, logger: context.logger)
                 } catch let error as AccountSetupError where error.code == .usage {
                     throw CLIUsageError(message: error.message)
                 }
-                try await context.store.addAccount(account, box: context.box, by: context.requester)
+                try await context.store.accounts.add(account, box: context.box, by: context.requester)
                 let cap = account.maxConcurrent ?? 4
                 if json {
                     print(JSONValue.object([

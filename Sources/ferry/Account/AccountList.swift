@@ -16,7 +16,7 @@ struct AccountList: AsyncParsableCommand {
         try await runReporting {
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
-            let accounts = try await store.accounts()
+            let accounts = try await store.accounts.all()
             if json {
                 print(JSONValue.array(accounts.map(\.json)).jsonText)
                 return

@@ -42,7 +42,7 @@ struct AccountLogin: AsyncParsableCommand {
                 throw CLIUsageError(message: "account name '\(name)' must be letters, digits, _ . - (up to 63)")
             }
             try await AccountContext.with(connection) { context in
-                let existing = try await context.store.account(named: name)
+                let existing = try await context.store.accounts.named(name)
                 let registry = ProviderRegistry.standard
                 let app: AccountApp
                 let providerName: String
@@ -64,7 +64,7 @@ struct AccountLogin: AsyncParsableCommand {
                 }
                 if existing != nil {
                     // The stored app and hosts; stale tokens are irrelevant here.
-                    let stored = try await context.store.credentials(for: name, box: context.box)
+                    let stored = try await context.store.accounts.credentials(for: name, box: context.box)
                     do {
                         app = try flow.app(of: stored)
                     } catch let error as AccountSetupError where error.code == .usage {
@@ -88,13 +88,13 @@ struct AccountLogin: AsyncParsableCommand {
                 let code = try SecretInput.readLine(what: "authorization code")
                 let grant = try await flow.finish(code: code, started: started, app: app, httpClient: context.http, logger: context.logger)
                 if existing != nil {
-                    try await context.store.linkAccount(
+                    try await context.store.accounts.link(
                         name, refreshToken: grant.refreshToken, accessToken: grant.accessToken,
                         accessTokenExpiresAt: grant.accessTokenExpiresAt, providerAccountID: grant.providerAccountID,
                         box: context.box, by: context.requester)
                 } else {
-                    try await context.store.addAccount(
-                        FerryStore.NewAccount(
+                    try await context.store.accounts.add(
+                        NewAccount(
                             name: name, provider: providerName, appKey: app.appKey, secrets: flow.secrets(of: app),
                             refreshToken: grant.refreshToken, accessToken: grant.accessToken,
                             accessTokenExpiresAt: grant.accessTokenExpiresAt, apiURL: app.apiURL, contentURL: app.contentURL,

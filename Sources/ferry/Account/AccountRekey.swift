@@ -60,7 +60,7 @@ struct AccountRekey: AsyncParsableCommand {
             defer { store.client.close() }
             // Accounts stored before schema 30 move into their kind's shape of secrets on the way.
             let registry = ProviderRegistry.standard
-            let resealed = try await store.rekeyAccounts(
+            let resealed = try await store.accounts.rekey(
                 from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester,
                 upgrade: { provider, legacy in registry.accountKind(of: provider)?.secrets(fromLegacy: legacy) })
             if json {

@@ -20,7 +20,7 @@ struct AccountRemove: AsyncParsableCommand {
         try await runReporting {
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
-            try await store.removeAccount(name, by: CommandTarget.requester)
+            try await store.accounts.remove(name, by: CommandTarget.requester)
             print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
         }
     }

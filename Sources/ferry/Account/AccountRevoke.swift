@@ -27,7 +27,7 @@ struct AccountRevoke: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             try await AccountContext.with(connection) { context in
-                guard let account = try await context.store.account(named: name) else {
+                guard let account = try await context.store.accounts.named(name) else {
                     throw FerryStoreError(.notFound, "no account named '\(name)'", fix: "check the name with ferry account list")
                 }
                 guard let revocation = ProviderRegistry.standard.accountKind(of: account.provider)?.revocation else {
@@ -50,7 +50,7 @@ struct AccountRevoke: AsyncParsableCommand {
                         throw AccountSetupError(.unreachable, "could not get a token to revoke (\(error)); nothing was forgotten")
                     }
                 }
-                try await context.store.markAccountRevoked(name, revokedAtProvider: atProvider, by: context.requester)
+                try await context.store.accounts.markRevoked(name, revokedAtProvider: atProvider, by: context.requester)
                 if json {
                     print(JSONValue.object([
                         "account": .string(name), "revoked": .bool(true), "revoked_at_provider": .bool(atProvider),

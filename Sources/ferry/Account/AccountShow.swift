@@ -21,10 +21,10 @@ struct AccountShow: AsyncParsableCommand {
         try await runReporting {
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
-            guard let account = try await store.account(named: name) else {
+            guard let account = try await store.accounts.named(name) else {
                 throw FerryStoreError(.notFound, "no account named '\(name)'", fix: "check the name with ferry account list")
             }
-            let events = try await store.accountEvents(name)
+            let events = try await store.accounts.events(of: name)
             // Each kind shows its own fields in its own words; the settings it does not show follow as they are.
             let kind = ProviderRegistry.standard.accountKind(of: account.provider)
             let own = kind?.shownFields(of: account) ?? AccountShow.unknownKindFields(of: account)

@@ -88,7 +88,7 @@ struct AccountUpdate: AsyncParsableCommand {
             }
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
-            let account = try await store.updateAccount(name, changes, by: CommandTarget.requester)
+            let account = try await store.accounts.update(name, changes, by: CommandTarget.requester)
             if json {
                 print(JSONValue.object([
                     "account": .string(account.name), "max_concurrent": .int(Int64(account.maxConcurrent)),

@@ -13,11 +13,11 @@ struct MemoryAccountKind: AccountKind {
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
-    ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
+    ) async throws(AccountSetupError) -> (NewAccount, note: String) {
         guard let token = inputs[Self.token] else {
             throw AccountSetupError(.usage, "\(Self.token.flag) is required for memory accounts")
         }
-        var account = FerryStore.NewAccount(
+        var account = NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: nil, secrets: ["token": token], refreshToken: nil,
             maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true

@@ -25,12 +25,12 @@ struct DropboxAccountKind: AccountKind {
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
-    ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
+    ) async throws(AccountSetupError) -> (NewAccount, note: String) {
         guard let appKey = inputs[Self.appKey] else {
             throw AccountSetupError(.usage, "\(Self.appKey.flag) is required for Dropbox (the app's OAuth client_id)")
         }
         let app = try Self.app(appKey: appKey, inputs)
-        var account = FerryStore.NewAccount(
+        var account = NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: appKey, secrets: Self.secrets(appSecret: app.appSecret),
             refreshToken: inputs[Self.refreshToken], apiURL: app.apiURL, contentURL: app.contentURL,
             authorizeURL: app.authorizeURL, maxConcurrent: inputs.maxConcurrent)

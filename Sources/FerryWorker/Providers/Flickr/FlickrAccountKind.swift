@@ -18,12 +18,12 @@ struct FlickrAccountKind: AccountKind {
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
-    ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
+    ) async throws(AccountSetupError) -> (NewAccount, note: String) {
         guard let apiKey = inputs[Self.apiKey] else {
             throw AccountSetupError(.usage, "\(Self.apiKey.flag) is required for Flickr (the API key, from a file or -)")
         }
         // The API key is kept sealed like any other secret.
-        var account = FerryStore.NewAccount(
+        var account = NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: nil, secrets: ["api_key": apiKey], refreshToken: nil,
             apiURL: try inputs.url(Self.apiURL), contentURL: try inputs.url(Self.photoURL), maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true

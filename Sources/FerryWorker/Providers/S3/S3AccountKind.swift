@@ -27,7 +27,7 @@ struct S3AccountKind: AccountKind {
 
     func prepare(
         _ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger
-    ) async throws(AccountSetupError) -> (FerryStore.NewAccount, note: String) {
+    ) async throws(AccountSetupError) -> (NewAccount, note: String) {
         guard let region = inputs[Self.region], !region.isEmpty, region.utf8.allSatisfy({ EndpointSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") }) else {
             throw AccountSetupError(.usage, "\(Self.region.flag) is required for S3 (for example us-east-1; MinIO and R2 accept their own or auto)")
         }
@@ -46,7 +46,7 @@ struct S3AccountKind: AccountKind {
         }
         var keys = ["access_key_id": accessKeyID, "secret_access_key": secret]
         if let token = inputs[Self.sessionToken] { keys["session_token"] = token }
-        var account = FerryStore.NewAccount(
+        var account = NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: nil, secrets: keys, refreshToken: nil,
             maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true

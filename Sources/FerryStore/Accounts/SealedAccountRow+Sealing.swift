@@ -17,7 +17,7 @@ extension SealedAccountRow {
         for (field, base64) in sealedValues {
             // encode(…, 'base64') wraps lines every 76 characters.
             guard let data = Data(base64Encoded: base64.filter { !$0.isWhitespace }) else { throw SecretBoxError(.damaged) }
-            opened[field] = try box.open(Array(data), context: FerryStore.sealContext(name, field), keyID: keyID)
+            opened[field] = try box.open(Array(data), context: AccountStore.sealContext(name, field), keyID: keyID)
         }
         return opened
     }

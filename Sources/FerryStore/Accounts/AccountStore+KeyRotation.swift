@@ -3,7 +3,7 @@ import Foundation
 import Postgres
 
 /// The secret key against the database: checking that a key opens what is sealed, and re-sealing under a new key.
-extension FerryStore {
+extension AccountStore {
     /// Opens every sealed account secret with `box`; throws ``SecretKeyError`` (`doesNotOpen`, naming the
     /// accounts and key fingerprints, never a secret) when any was sealed with another key. A worker checks this
     /// at start: with the wrong key it would fail every job of those accounts for good.
@@ -11,7 +11,7 @@ extension FerryStore {
     /// A value that does not open although its fingerprint is this key's is damage, not a wrong key: that
     /// account's jobs fail on their own (and `ferry account login` repairs it), so it does not stop the check.
     public func checkSecretKey(_ box: SecretBox) async throws {
-        let rows = try await sealedAccountRows()
+        let rows = try await sealedRows()
         var refused = [SealedAccountRow]()
         for row in rows {
             do throws(SecretBoxError) {
@@ -36,7 +36,7 @@ extension FerryStore {
     /// to its kind's named secrets (the kind knows what the value was), it is sealed in the new shape instead.
     ///
     /// Throws ``SecretKeyError`` (`oldKeyDoesNotOpen`) and changes nothing when an account opens with neither key.
-    public func rekeyAccounts(
+    public func rekey(
         from old: SecretBox, to new: SecretBox, by actor: String,
         upgrade: @escaping @Sendable (_ provider: String, _ legacySecret: String) -> [String: String]? = { _, _ in nil }
     ) async throws -> [String] {
@@ -89,7 +89,7 @@ extension FerryStore {
                 return resealed
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -100,7 +100,7 @@ extension FerryStore {
          OR access_token_sealed IS NOT NULL)
         """
 
-    private func sealedAccountRows() async throws -> [SealedAccountRow] {
+    private func sealedRows() async throws -> [SealedAccountRow] {
         do {
             return try await client.withConnection { connection in
                 try connection.query(
@@ -108,7 +108,7 @@ extension FerryStore {
                 ).rows.map(SealedAccountRow.init(row:))
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 }

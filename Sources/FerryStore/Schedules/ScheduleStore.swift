@@ -2,7 +2,11 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+/// The schedule aggregate: recurring enqueues, their history and firing (one firing per tick across the fleet).
+/// Reached as `store.schedules`.
+public struct ScheduleStore: Sendable {
+    let client: PostgresClient
+
     /// The idempotency key of the job a schedule enqueues for a tick: unique per schedule and tick.
     public static func scheduleKey(_ name: String, tick: Date) -> String {
         "schedule:\(name):\(ScheduleTime.iso8601(tick))"
@@ -17,7 +21,7 @@ extension FerryStore {
     /// `probe` is the template validated as a job: it is enqueued inside a savepoint and rolled back, so the
     /// database's own checks (accounts exist and belong to the right provider) refuse a bad template before
     /// anything is stored.
-    public func addSchedule(
+    public func add(
         name: String, recurrence: ScheduleRecurrence, template: JobRequest, probe: JobSpec, overlap: ScheduleOverlap = .skip,
         replace: Bool, now: Date
     ) async throws -> ScheduleRecord {
@@ -47,7 +51,7 @@ extension FerryStore {
                         fix: "pick another name, or pass --replace to replace its definition (its history stays)")
                 }
                 try connection.execute("SAVEPOINT schedule_probe")
-                _ = try Self.enqueue([probe], lines: nil, on: connection)
+                _ = try FerryStore.enqueue([probe], lines: nil, on: connection)
                 try connection.execute("ROLLBACK TO SAVEPOINT schedule_probe")
                 _ = try connection.query(
                     "INSERT INTO ferry.schedule_events (schedule, type, data) VALUES ($1, $2, $3::jsonb)",
@@ -55,13 +59,13 @@ extension FerryStore {
                 return try Self.schedule(name, on: connection)!
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Pauses or resumes a schedule from its next tick. Answers false when it was already in that state. A resumed
     /// schedule's next tick is the first after now: ticks that fell while it was paused are not caught up.
-    public func setSchedulePaused(_ name: String, paused: Bool, now: Date) async throws -> Bool {
+    public func setPaused(_ name: String, paused: Bool, now: Date) async throws -> Bool {
         do {
             return try await client.withTransaction { connection in
                 _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
@@ -77,12 +81,12 @@ extension FerryStore {
                 return true
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Removes a schedule: it fires no more ticks; its history stays (and the name can be added again).
-    public func removeSchedule(_ name: String) async throws {
+    public func remove(_ name: String) async throws {
         do {
             try await client.withTransaction { connection in
                 _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
@@ -90,12 +94,12 @@ extension FerryStore {
                 _ = try connection.query("INSERT INTO ferry.schedule_events (schedule, type) VALUES ($1, 'removed')", [name])
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Schedules by name; removed ones only when asked.
-    public func schedules(includeRemoved: Bool = false) async throws -> [ScheduleRecord] {
+    public func all(includeRemoved: Bool = false) async throws -> [ScheduleRecord] {
         do {
             return try await client.withConnection { connection in
                 try connection.query(
@@ -104,12 +108,12 @@ extension FerryStore {
                 ).rows.map(ScheduleRecord.init(row:))
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// One schedule (removed too) and its newest `limit` runs, newest first.
-    public func schedule(_ name: String, runs limit: Int) async throws -> (ScheduleRecord, [ScheduleRun]) {
+    public func named(_ name: String, runs limit: Int) async throws -> (ScheduleRecord, [ScheduleRun]) {
         do {
             return try await client.withConnection { connection in
                 guard let record = try Self.schedule(name, on: connection) else { throw Self.noSchedule(name) }
@@ -120,7 +124,7 @@ extension FerryStore {
                 return (record, runs)
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -135,7 +139,7 @@ extension FerryStore {
 
     /// The earliest live schedules by next tick (from `schedules_due_idx`), with the database's time: what is due
     /// now and when the next one falls.
-    public func upcomingSchedules(limit: Int) async throws -> (names: [(String, Date)], now: Date) {
+    public func upcoming(limit: Int) async throws -> (names: [(String, Date)], now: Date) {
         do {
             return try await client.withConnection { connection in
                 let rows = try connection.query(
@@ -150,7 +154,7 @@ extension FerryStore {
                 return (try rows.map { (try $0.decode(String.self, column: "name"), try $0.decode(Date.self, column: "next_tick")) }, now)
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -182,7 +186,7 @@ extension FerryStore {
     /// fired it.
     ///
     /// - Parameter prepare: validates the template as a job for the tick (the worker's providers), or says why not.
-    public func fireSchedule(
+    public func fire(
         _ name: String, worker: String,
         prepare: @escaping @Sendable (JobRequest) -> Result<JobSpec, ValidationIssue>
     ) async throws -> ScheduleFiring? {
@@ -238,7 +242,7 @@ extension FerryStore {
                         case .success(let spec):
                             try connection.execute("SAVEPOINT schedule_fire")
                             do {
-                                let outcome = try Self.enqueue([spec], lines: nil, on: connection)
+                                let outcome = try FerryStore.enqueue([spec], lines: nil, on: connection)
                                 firing.jobID = outcome.first?.jobID
                                 try connection.execute("RELEASE SAVEPOINT schedule_fire")
                                 ScheduleCrashPoint.reach(.enqueued)
@@ -267,7 +271,7 @@ extension FerryStore {
             // Already fired (cannot happen under the lock; the constraint is the last word): nothing was kept.
             return nil
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 }

@@ -2,13 +2,16 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+/// The projection: checking it against the event log, its counters, and rebuilding it. Reached as `store.projection`.
+public struct ProjectionStore: Sendable {
+    let client: PostgresClient
+
     /// Replays the jobs of `scope` from the event log with ``JobFold`` (the Swift spelling of `ferry.apply_event`)
     /// and compares each replayed row with the stored projection, column by column as PostgreSQL prints them.
     /// Runs on one consistent snapshot (REPEATABLE READ), chunk by chunk, so memory stays bounded.
     ///
     /// `chunkEvents` sets how many events a chunk holds (tests use small chunks to cross chunk boundaries).
-    public func verifyProjection(limit: Int = 50, scope: ProjectionScope = .all, chunkEvents: Int = 200_000) async throws -> ProjectionReport {
+    public func verify(limit: Int = 50, scope: ProjectionScope = .all, chunkEvents: Int = 200_000) async throws -> ProjectionReport {
         do {
             return try await client.withTransaction(isolation: .repeatableRead) { connection in
                 let lastPosition = try connection.query("SELECT coalesce(max(position), 0) AS position FROM ferry.events").rows[0]
@@ -23,7 +26,7 @@ extension FerryStore {
                     lastPosition: lastPosition, differences: comparison.differences, truncated: comparison.truncated)
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -55,7 +58,7 @@ extension FerryStore {
                 }
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -90,7 +93,7 @@ extension FerryStore {
                 }
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -103,7 +106,7 @@ extension FerryStore {
                 try connection.query("SELECT ferry.compact_counters() AS folded").rows[0].decode(Int.self, column: "folded")
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
@@ -113,7 +116,7 @@ extension FerryStore {
     /// The old rows go with TRUNCATE (no dead tuples to vacuum): a REPEATABLE READ reader whose snapshot predates
     /// the rebuild sees an empty projection afterwards, as TRUNCATE is not MVCC-safe. Throws
     /// ``ProjectionReplayError`` (nothing changed) when an event does not fold.
-    public func rebuildProjection(chunkEvents: Int = 200_000) async throws -> Int {
+    public func rebuild(chunkEvents: Int = 200_000) async throws -> Int {
         do {
             return try await client.withTransaction { connection in
                 try connection.execute("LOCK TABLE ferry.events IN SHARE MODE")
@@ -131,7 +134,7 @@ extension FerryStore {
                 return rebuilt
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 }

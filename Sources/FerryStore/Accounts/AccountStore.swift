@@ -2,63 +2,15 @@ import FerryCore
 import Foundation
 import Postgres
 
-/// Accounts: credentials sealed at rest, history in `ferry.account_events`, and one token refresher per account
-/// across the whole fleet.
-extension FerryStore {
-    /// What `ferry account add` stores.
-    public struct NewAccount: Sendable {
-        public var name: String
-        public var provider: String
-        public var appKey: String?
-        /// The kind's own secrets, named as the kind names them (Dropbox `app_secret`, S3 `access_key_id` and
-        /// `secret_access_key`, Flickr `api_key`): sealed together as one value.
-        public var secrets: [String: String]
-        public var refreshToken: String?
-        public var accessToken: String?
-        public var accessTokenExpiresAt: Date?
-        public var apiURL: String?
-        public var contentURL: String?
-        public var authorizeURL: String?
-        public var providerAccountID: String?
-        public var maxConcurrent: Int?
-        /// Usable without `ferry account login`: set by providers whose accounts need no OAuth link (an API key,
-        /// access keys). Otherwise an account is linked when it has a refresh token.
-        public var linkedWithoutLogin = false
-        /// Non-secret provider settings (an S3 region, endpoint and addressing style), shown by `account show`.
-        public var settings: [String: JSONValue] = [:]
-
-        public init(
-            name: String, provider: String, appKey: String?, secrets: [String: String] = [:], refreshToken: String?,
-            accessToken: String? = nil, accessTokenExpiresAt: Date? = nil, apiURL: String? = nil,
-            contentURL: String? = nil, authorizeURL: String? = nil, providerAccountID: String? = nil,
-            maxConcurrent: Int? = nil
-        ) {
-            self.name = name
-            self.provider = provider
-            self.appKey = appKey
-            self.secrets = secrets
-            self.refreshToken = refreshToken
-            self.accessToken = accessToken
-            self.accessTokenExpiresAt = accessTokenExpiresAt
-            self.apiURL = apiURL
-            self.contentURL = contentURL
-            self.authorizeURL = authorizeURL
-            self.providerAccountID = providerAccountID
-            self.maxConcurrent = maxConcurrent
-        }
-    }
-
-    /// One row of `ferry.account_events`.
-    public struct AccountEvent: Sendable {
-        public var type: String
-        public var data: String
-        public var recordedAt: Date
-    }
+/// The account aggregate: credentials sealed at rest, history in `ferry.account_events`, and one token
+/// refresher per account across the whole fleet. Reached as `store.accounts`.
+public struct AccountStore: Sendable {
+    let client: PostgresClient
 
     static func sealContext(_ account: String, _ field: String) -> String { "ferry.accounts/\(account)/\(field)" }
 
     /// Adds an account. Without a refresh token it waits for `ferry account login` (status `needs_reauth`).
-    public func addAccount(_ account: NewAccount, box: SecretBox, by actor: String) async throws {
+    public func add(_ account: NewAccount, box: SecretBox, by actor: String) async throws {
         let seal = { (value: String?, field: String) throws -> PostgresBytes? in
             try value.map { PostgresBytes(try box.seal($0, context: Self.sealContext(account.name, field))) }
         }
@@ -99,12 +51,12 @@ extension FerryStore {
                 .credentials, "account '\(account.name)' was refused (constraint \(error.constraint ?? "?"))",
                 fix: "names are letters, digits, _ . - (up to 63); see ferry account add --help for the providers")
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Stores fresh credentials from a login and makes the account usable again: its held jobs become claimable.
-    public func linkAccount(
+    public func link(
         _ name: String, refreshToken: String, accessToken: String?, accessTokenExpiresAt: Date?,
         providerAccountID: String?, box: SecretBox, by actor: String
     ) async throws {
@@ -139,16 +91,16 @@ extension FerryStore {
     }
 
     /// Every account, without secrets.
-    public func accounts() async throws -> [AccountRecord] {
-        try await accountRecords(where: "TRUE", [])
+    public func all() async throws -> [AccountRecord] {
+        try await records(where: "TRUE", [])
     }
 
     /// One account, without secrets.
-    public func account(named name: String) async throws -> AccountRecord? {
-        try await accountRecords(where: "a.name = $1", [name]).first
+    public func named(_ name: String) async throws -> AccountRecord? {
+        try await records(where: "a.name = $1", [name]).first
     }
 
-    private func accountRecords(where condition: String, _ binds: [any PostgresBindable]) async throws -> [AccountRecord] {
+    private func records(where condition: String, _ binds: [any PostgresBindable]) async throws -> [AccountRecord] {
         try await client.withConnection { connection in
             try connection.query(
                 """
@@ -167,7 +119,7 @@ extension FerryStore {
     }
 
     /// The account's recent history, newest last.
-    public func accountEvents(_ name: String, limit: Int = 20) async throws -> [AccountEvent] {
+    public func events(of name: String, limit: Int = 20) async throws -> [AccountEvent] {
         try await client.withConnection { connection in
             try connection.query(
                 """
@@ -185,7 +137,7 @@ extension FerryStore {
     }
 
     /// Removes an account that no unfinished job uses.
-    public func removeAccount(_ name: String, by actor: String) async throws {
+    public func remove(_ name: String, by actor: String) async throws {
         let outcome = try await client.withTransaction { connection -> Int? in
             guard try connection.query("SELECT 1 FROM ferry.accounts WHERE name = $1 FOR UPDATE", [name]).first != nil else {
                 return nil
@@ -214,7 +166,7 @@ extension FerryStore {
     /// (values too: none is secret). Takes effect at the next claim of every worker; workers waiting on the old cap
     /// are woken (`NOTIFY ferry_jobs`). Returns the account as it is now.
     @discardableResult
-    public func updateAccount(_ name: String, _ changes: AccountChanges, by actor: String) async throws -> AccountRecord {
+    public func update(_ name: String, _ changes: AccountChanges, by actor: String) async throws -> AccountRecord {
         let changed = try await client.withTransaction { connection -> Bool in
             let result = try connection.query(
                 """
@@ -244,12 +196,12 @@ extension FerryStore {
             _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
             return true
         }
-        guard changed, let account = try await account(named: name) else { throw Self.unknownAccount(name) }
+        guard changed, let account = try await named(name) else { throw Self.unknownAccount(name) }
         return account
     }
 
     /// The account's requests-per-second limit (`settings.tps_limit`), or nil for none.
-    public func accountRequestLimit(_ name: String) async throws -> Double? {
+    public func requestLimit(of name: String) async throws -> Double? {
         let rows = try await client.withConnection { connection in
             try connection.query("SELECT (settings->>'tps_limit')::float8 FROM ferry.accounts WHERE name = $1", [name]).rows
         }
@@ -257,19 +209,19 @@ extension FerryStore {
     }
 
     /// The account's bandwidth limit in bytes per second per worker process (`settings.bwlimit`), or nil for none.
-    public func accountBandwidthLimit(_ name: String) async throws -> Int64? {
+    public func bandwidthLimit(of name: String) async throws -> Int64? {
         do {
             let rows = try await client.withConnection { connection in
                 try connection.query("SELECT (settings->>'bwlimit')::bigint FROM ferry.accounts WHERE name = $1", [name]).rows
             }
             return try rows.first?.decode(Int64?.self, at: 0)
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Forgets the tokens after a sign-out; jobs are held until the next login.
-    public func markAccountRevoked(_ name: String, revokedAtProvider: Bool, by actor: String) async throws {
+    public func markRevoked(_ name: String, revokedAtProvider: Bool, by actor: String) async throws {
         let changed = try await client.withTransaction { connection in
             let result = try connection.query(
                 """

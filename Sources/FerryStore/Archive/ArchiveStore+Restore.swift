@@ -2,7 +2,7 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+extension ArchiveStore {
     /// Brings an archive's jobs back: their events with their original positions, transactions and times, and
     /// their projection rows as they were. All or nothing; a second restore of the same archive does nothing.
     ///
@@ -19,7 +19,7 @@ extension FerryStore {
     /// Any difference throws ``FerryStoreError`` (`archiveFile`, `foreignArchive` or `restoreConflict`) and
     /// rolls everything back. The projection and batch triggers do not fire for these events (the rows come back
     /// as the projection held them, and are checked against the fold instead).
-    public func restoreArchive(
+    public func restore(
         _ archiveID: UUID, file: String, expected: ArchiveExpectation, finishedBefore: Date, allowForeign: Bool,
         lines: @escaping @Sendable (_ emit: (String) throws -> Void) throws -> Void
     ) async throws -> RestoreOutcome {
@@ -128,7 +128,7 @@ extension FerryStore {
                 "archive \(name) holds a value PostgreSQL refuses (SQLSTATE \(error.sqlState?.code ?? "")\(error.constraint.map { ", \($0)" } ?? ""))",
                 fix: "the file was not written by ferry archive or was edited: restore it from a backup; nothing was written")
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 

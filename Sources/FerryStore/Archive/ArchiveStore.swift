@@ -2,7 +2,11 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+/// The archive: finished jobs moved out of the hot tables into files, their records, and restore.
+/// Reached as `store.archive`.
+public struct ArchiveStore: Sendable {
+    let client: PostgresClient
+
     /// Moves one chunk of finished jobs out of PostgreSQL, or returns `nil` when none is left.
     ///
     /// In one transaction: locks up to `limit` jobs that finished before `cutoff` (skipping jobs someone else
@@ -13,7 +17,7 @@ extension FerryStore {
     ///
     /// While the transaction runs it holds an advisory lock on `archiveID`, so a recovery can tell a live
     /// writer's `.partial` file from a dead one's (see ``archiveWriterIsGone(_:)``).
-    public func archiveChunk(
+    public func chunk(
         archiveID: UUID, finishedBefore cutoff: Date, limit: Int,
         sink makeSink: @escaping @Sendable () throws -> any ArchiveSink
     ) async throws -> ArchivedChunk? {
@@ -104,14 +108,14 @@ extension FerryStore {
                 return chunk
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Runs `body` while holding the archive's lock (the one its writing transaction held), with the archive's
     /// record as it is once the lock is held (`nil` if none was committed). Two runs finishing the same archive
     /// (one recovering, one that just committed it) take turns, and the second finds it complete.
-    public func withArchiveLock<T: Sendable>(
+    public func withLock<T: Sendable>(
         _ archiveID: UUID, _ body: (ArchiveRecord?) async throws -> T
     ) async throws -> T {
         do {
@@ -126,12 +130,12 @@ extension FerryStore {
                 return try await body(record)
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Marks an archive complete once its file has its final name and its manifest.
-    public func completeArchive(_ archiveID: UUID) async throws {
+    public func complete(_ archiveID: UUID) async throws {
         do {
             _ = try await client.withConnection { connection in
                 try connection.query(
@@ -139,12 +143,12 @@ extension FerryStore {
                     [archiveID])
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Archives, newest first; `states` narrows the list.
-    public func archives(states: [ArchiveRecord.State]? = nil, limit: Int = 1000) async throws -> [ArchiveRecord] {
+    public func all(states: [ArchiveRecord.State]? = nil, limit: Int = 1000) async throws -> [ArchiveRecord] {
         let filter = (states ?? [.sealed, .complete, .restored]).map(\.rawValue)
         do {
             return try await client.withConnection { connection in
@@ -157,12 +161,12 @@ extension FerryStore {
                 ).rows.map(ArchiveRecord.init(row:))
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// One archive's record, if the database knows it.
-    public func archive(_ archiveID: UUID) async throws -> ArchiveRecord? {
+    public func record(_ archiveID: UUID) async throws -> ArchiveRecord? {
         do {
             return try await client.withConnection { connection in
                 try connection.query(
@@ -170,13 +174,13 @@ extension FerryStore {
                 ).rows.first.map(ArchiveRecord.init(row:))
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// True when no transaction is writing `archiveID` any more and none committed it: its `.partial` file is
     /// a leftover of a run that died, and its jobs are still in the log.
-    public func archiveWriterIsGone(_ archiveID: UUID) async throws -> Bool {
+    public func writerIsGone(_ archiveID: UUID) async throws -> Bool {
         do {
             return try await client.withTransaction { connection in
                 let free = try connection.query(
@@ -188,12 +192,12 @@ extension FerryStore {
                 return known.isEmpty
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 
     /// Where an archived job went, or `nil` when it was never archived (or was restored).
-    public func archivedJob(_ jobID: UUID) async throws -> ArchivedJob? {
+    public func job(_ jobID: UUID) async throws -> ArchivedJob? {
         do {
             return try await client.withConnection { connection in
                 try connection.query(
@@ -209,7 +213,7 @@ extension FerryStore {
                 }
             }
         } catch {
-            throw Self.translate(error)
+            throw FerryStore.translate(error)
         }
     }
 }
