@@ -17,13 +17,13 @@ public struct AccountStatusRow: Sendable, Hashable {
     static let columns = "name, provider, status, status_reason, updated_at, needs_login, held_jobs"
 
     init(row: PostgresRow) throws {
-        name = try row.decode(String.self, at: 0)
-        provider = try row.decode(String.self, at: 1)
-        status = try row.decode(String.self, at: 2)
-        statusReason = try row.decode(String?.self, at: 3)
-        updatedAt = try row.decode(PostgresTimestamp.self, at: 4)
-        needsLogin = try row.decode(Bool.self, at: 5)
-        heldJobs = try row.decode(Int64?.self, at: 6)
+        name = try row.decode(String.self, column: "name")
+        provider = try row.decode(String.self, column: "provider")
+        status = try row.decode(String.self, column: "status")
+        statusReason = try row.decode(String?.self, column: "status_reason")
+        updatedAt = try row.decode(PostgresTimestamp.self, column: "updated_at")
+        needsLogin = try row.decode(Bool.self, column: "needs_login")
+        heldJobs = try row.decode(Int64?.self, column: "held_jobs")
     }
 
     public var json: JSONValue {
