@@ -12,7 +12,9 @@ CREATE TYPE ferry.job_change AS (
 	bytes_total bigint,
 	enqueued_at timestamp with time zone,
 	started_at timestamp with time zone,
-	finished_at timestamp with time zone
+	finished_at timestamp with time zone,
+	was_unchanged boolean,
+	unchanged boolean
 );
 
 CREATE FUNCTION ferry.account_transfers(p_account text) RETURNS bigint
@@ -370,7 +372,9 @@ CREATE TABLE ferry.batch_counts (
     enqueued_at timestamp with time zone,
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
-    first_job uuid
+    first_job uuid,
+    unchanged bigint DEFAULT 0 NOT NULL,
+    unchanged_bytes bigint DEFAULT 0 NOT NULL
 )
 WITH (fillfactor='50');
 
@@ -393,7 +397,10 @@ SELECT j.batch,
        min(j.enqueued_at) AS enqueued_at,
        min(j.started_at) AS started_at,
        max(j.finished_at) AS finished_at,
-       min(j.job_id::text COLLATE "C")::uuid AS first_job   -- PostgreSQL 15 has no min(uuid); the text sorts alike
+       min(j.job_id::text COLLATE "C")::uuid AS first_job,   -- PostgreSQL 15 has no min(uuid); the text sorts alike
+       count(*) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged') AS unchanged,
+       coalesce(sum(j.bytes_total) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged'), 0)::bigint
+           AS unchanged_bytes
   FROM ferry.jobs j
  WHERE j.batch IS NOT NULL
  GROUP BY j.batch
@@ -648,12 +655,13 @@ BEGIN
                    sum(succeeded) AS succeeded, sum(failed) AS failed, sum(cancelled) AS cancelled,
                    sum(bytes_done) AS bytes_done, sum(bytes_total) AS bytes_total, sum(sized) AS sized,
                    min(enqueued_at) AS enqueued_at, min(started_at) AS started_at, max(finished_at) AS finished_at,
-                   min(first_job::text COLLATE "C")::uuid AS first_job, count(*) AS n
+                   min(first_job::text COLLATE "C")::uuid AS first_job, sum(unchanged) AS unchanged,
+                   sum(unchanged_bytes) AS unchanged_bytes, count(*) AS n
               FROM moved GROUP BY batch
         ), applied AS (
             INSERT INTO ferry.batch_counts AS c
             SELECT batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized,
-                   enqueued_at, started_at, finished_at, first_job
+                   enqueued_at, started_at, finished_at, first_job, unchanged, unchanged_bytes
               FROM summed ORDER BY batch
             ON CONFLICT (batch) DO UPDATE
                SET jobs = c.jobs + excluded.jobs, queued = c.queued + excluded.queued,
@@ -664,7 +672,9 @@ BEGIN
                    enqueued_at = least(c.enqueued_at, excluded.enqueued_at),
                    started_at = least(c.started_at, excluded.started_at),
                    finished_at = greatest(c.finished_at, excluded.finished_at),
-                   first_job = least(c.first_job, excluded.first_job)
+                   first_job = least(c.first_job, excluded.first_job),
+                   unchanged = c.unchanged + excluded.unchanged,
+                   unchanged_bytes = c.unchanged_bytes + excluded.unchanged_bytes
         )
         SELECT coalesce(sum(s.n), 0), array_agg(s.batch) INTO n, touched FROM summed s;
         folded := folded + n;
@@ -755,12 +765,16 @@ BEGIN
                    sum((c.state IS NOT NULL AND c.bytes_total IS NOT NULL)::int
                        - (c.was_state IS NOT NULL AND c.was_bytes_total IS NOT NULL)::int)::bigint AS sized,
                    min(c.enqueued_at) AS enqueued_at, min(c.started_at) AS started_at, max(c.finished_at) AS finished_at,
-                   min(c.job_id::text COLLATE "C") FILTER (WHERE c.was_state IS NULL)::uuid AS first_job
+                   min(c.job_id::text COLLATE "C") FILTER (WHERE c.was_state IS NULL)::uuid AS first_job,
+                   sum(coalesce(c.unchanged, false)::int - coalesce(c.was_unchanged, false)::int)::bigint AS unchanged,
+                   sum(CASE WHEN c.unchanged THEN coalesce(c.bytes_total, 0) ELSE 0 END
+                       - CASE WHEN c.was_unchanged THEN coalesce(c.was_bytes_total, 0) ELSE 0 END)::bigint AS unchanged_bytes
               FROM unnest(p_changes) c
              WHERE c.batch IS NOT NULL
              GROUP BY c.batch) d
-     WHERE (d.jobs, d.queued, d.running, d.succeeded, d.failed, d.cancelled, d.bytes_done, d.bytes_total, d.sized)
-           <> (0, 0, 0, 0, 0, 0, 0, 0, 0);
+     WHERE (d.jobs, d.queued, d.running, d.succeeded, d.failed, d.cancelled, d.bytes_done, d.bytes_total, d.sized,
+            d.unchanged, d.unchanged_bytes)
+           <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     INSERT INTO ferry.throughput_deltas (minute, queue, succeeded, failed, bytes)
     SELECT date_trunc('minute', c.finished_at), c.queue,
@@ -1241,7 +1255,7 @@ BEGIN
              CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
              WHERE e.type = 'enqueued'
             RETURNING ROW(job_id, queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
-                          finished_at)::ferry.job_change AS change
+                          finished_at, NULL, false)::ferry.job_change AS change
         )
         SELECT array_agg(change) INTO changes FROM inserted;
         PERFORM ferry.count_changes(changes);
@@ -1283,7 +1297,9 @@ BEGIN
                    END
             RETURNING j.job_id,
                       ROW(j.job_id, j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
-                          j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
+                          j.enqueued_at, j.started_at, j.finished_at,
+                          o.state = 'succeeded' AND o.result->>'skipped' = 'unchanged',
+                          j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change AS change
         )
         SELECT coalesce(array_agg(job_id), '{}'), array_agg(change) INTO fast, changes FROM folded;
         PERFORM ferry.count_changes(changes);
@@ -1300,6 +1316,7 @@ BEGIN
                        source = (x.n).source, destination = (x.n).destination, account = (x.n).account,
                        spec = (x.n).spec
                   FROM (SELECT e.job_id, cur.state AS was, cur.bytes_done AS was_done, cur.bytes_total AS was_total,
+                               cur.state = 'succeeded' AND cur.result->>'skipped' = 'unchanged' AS was_unchanged,
                                ferry.apply_event(cur, e.job_id, e.type, e.version, e.data, e.recorded_at) AS n
                           FROM new_events e
                           JOIN ferry.jobs cur ON cur.job_id = e.job_id
@@ -1307,7 +1324,8 @@ BEGIN
                         OFFSET 0) AS x   -- OFFSET 0: evaluate apply_event once per row, not once per column
                  WHERE j.job_id = x.job_id
                 RETURNING ROW(j.job_id, j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
-                              j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
+                              j.enqueued_at, j.started_at, j.finished_at, x.was_unchanged,
+                              j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change AS change
             )
             SELECT count(*), array_agg(change) INTO applied, changes FROM folded;
             IF applied + cardinality(fast) <> others THEN
@@ -1894,7 +1912,9 @@ CREATE TABLE ferry.batch_count_deltas (
     enqueued_at timestamp with time zone,
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
-    first_job uuid
+    first_job uuid,
+    unchanged bigint DEFAULT 0 NOT NULL,
+    unchanged_bytes bigint DEFAULT 0 NOT NULL
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
 
@@ -1968,7 +1988,9 @@ CREATE VIEW ferry.batch_status AS
           ORDER BY e."position" DESC
          LIMIT 1) AS completed_at,
     (s.jobs - s.sized) AS sizes_unknown,
-    s.first_job AS first_job_id
+    s.first_job AS first_job_id,
+    s.unchanged,
+    s.unchanged_bytes
    FROM (( SELECT t.batch,
             (sum(t.jobs))::bigint AS jobs,
             (sum(t.queued))::bigint AS queued,
@@ -1982,7 +2004,9 @@ CREATE VIEW ferry.batch_status AS
             min(t.enqueued_at) AS enqueued_at,
             min(t.started_at) AS started_at,
             max(t.finished_at) AS finished_at,
-            (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job
+            (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job,
+            (sum(t.unchanged))::bigint AS unchanged,
+            (sum(t.unchanged_bytes))::bigint AS unchanged_bytes
            FROM ( SELECT batch_counts.batch,
                     batch_counts.jobs,
                     batch_counts.queued,
@@ -1996,7 +2020,9 @@ CREATE VIEW ferry.batch_status AS
                     batch_counts.enqueued_at,
                     batch_counts.started_at,
                     batch_counts.finished_at,
-                    batch_counts.first_job
+                    batch_counts.first_job,
+                    batch_counts.unchanged,
+                    batch_counts.unchanged_bytes
                    FROM ferry.batch_counts
                 UNION ALL
                  SELECT batch_count_deltas.batch,
@@ -2012,7 +2038,9 @@ CREATE VIEW ferry.batch_status AS
                     batch_count_deltas.enqueued_at,
                     batch_count_deltas.started_at,
                     batch_count_deltas.finished_at,
-                    batch_count_deltas.first_job
+                    batch_count_deltas.first_job,
+                    batch_count_deltas.unchanged,
+                    batch_count_deltas.unchanged_bytes
                    FROM ferry.batch_count_deltas) t
           GROUP BY t.batch
          HAVING (sum(t.jobs) > (0)::numeric)) s
@@ -2022,7 +2050,7 @@ CREATE VIEW ferry.batch_status AS
            FROM ferry.live_progress lp
           WHERE (lp.batch = s.batch)) l);
 
-COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, and how many sizes are still unknown.';
+COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, how many sizes are still unknown, and the jobs (and bytes) that succeeded without moving data because the destination held them already.';
 
 ALTER TABLE ferry.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.events_position_seq

@@ -23,6 +23,10 @@ public struct BatchStatusRow: Sendable, Hashable {
     public var finishedAt: PostgresTimestamp?
     /// The lowest job id the batch ever had: a walk of its jobs in id order starts here.
     public var firstJobID: UUID?
+    /// Jobs that succeeded without moving data (the destination held the same content), and their bytes: part of
+    /// `succeeded` and `bytesDone`, not transferred.
+    public var unchanged: Int64 = 0
+    public var unchangedBytes: Int64 = 0
 
     public var json: JSONValue {
         .object([
@@ -33,6 +37,7 @@ public struct BatchStatusRow: Sendable, Hashable {
             "enqueued_at": .string(enqueuedAt.iso8601),
             "started_at": startedAt.map { .string($0.iso8601) } ?? .null,
             "finished_at": finishedAt.map { .string($0.iso8601) } ?? .null,
+            "unchanged": .int(unchanged), "unchanged_bytes": .int(unchangedBytes),
         ])
     }
 }

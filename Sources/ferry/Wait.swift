@@ -165,14 +165,18 @@ struct Wait: AsyncParsableCommand {
     /// Prints the outcome; throws the documented exit code unless every job succeeded.
     func report(_ snapshot: WaitSnapshot, target: Target, store: FerryStore) async throws {
         if json { return try await reportJSON(snapshot, target: target, store: store) }
-        let moved = TablePrinter.bytes(snapshot.bytesDone)
+        let moved = TablePrinter.bytes(snapshot.bytesTransferred)
+        // Jobs that found their destination up to date moved nothing: say so rather than count their bytes as moved.
+        let unchanged = snapshot.unchanged == 0
+            ? ""
+            : "; \(snapshot.succeeded - snapshot.unchanged) transferred, \(snapshot.unchanged) unchanged (\(TablePrinter.bytes(snapshot.unchangedBytes)) already there)"
         switch target {
         case .batch(let name):
             if snapshot.unsuccessful == 0 {
-                print("\(snapshot.label): all \(snapshot.jobs) job(s) succeeded (\(moved))")
+                print("\(snapshot.label): all \(snapshot.jobs) job(s) succeeded (\(moved) moved\(unchanged))")
                 return
             }
-            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.failed) failed, \(snapshot.cancelled) cancelled")
+            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.failed) failed, \(snapshot.cancelled) cancelled\(unchanged)")
             printError("error: \(snapshot.unsuccessful) job(s) of \(snapshot.label) did not succeed:")
             let listed = try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
             for row in listed {
@@ -196,6 +200,8 @@ struct Wait: AsyncParsableCommand {
         var object: [String: JSONValue] = [
             "jobs": .int(snapshot.jobs), "succeeded": .int(snapshot.succeeded), "failed": .int(snapshot.failed),
             "cancelled": .int(snapshot.cancelled), "bytes_done": .int(snapshot.bytesDone),
+            "unchanged": .int(snapshot.unchanged), "unchanged_bytes": .int(snapshot.unchangedBytes),
+            "bytes_transferred": .int(snapshot.bytesTransferred),
             "bytes_total": snapshot.bytesTotal.map(JSONValue.int) ?? .null,
             "outcome": .string(snapshot.unsuccessful == 0 ? "succeeded" : "unsuccessful"),
         ]

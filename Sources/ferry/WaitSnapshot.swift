@@ -17,6 +17,11 @@ struct WaitSnapshot {
     var fraction: Double
     /// No job is queued or running.
     var finished: Bool
+    /// Jobs that succeeded without moving data (the destination held them already), and their bytes.
+    var unchanged: Int64 = 0
+    var unchangedBytes: Int64 = 0
+    /// Bytes actually moved: what is done, less what was already there.
+    var bytesTransferred: Int64 { max(0, bytesDone - unchangedBytes) }
 
     var jobsFinished: Int64 { succeeded + failed + cancelled }
     var unsuccessful: Int64 { failed + cancelled }
@@ -33,6 +38,8 @@ struct WaitSnapshot {
         sizesUnknown = row.sizesUnknown
         fraction = (Double(row.percent) ?? 0) / 100
         finished = row.done
+        unchanged = row.unchanged
+        unchangedBytes = row.unchangedBytes
     }
 
     init(job row: JobStatusRow) {

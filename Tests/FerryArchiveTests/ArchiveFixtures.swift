@@ -34,6 +34,8 @@ enum ArchiveFixtures {
                 if job.batch == "open" { return .succeeded(job, bytes: 1000) }
                 switch index % 4 {
                 case 1: return .failed(job, error: "bad file")
+                // The destination held it already: succeeded, nothing moved, counted apart in the batch.
+                case 2: return .succeeded(job, bytes: 0, result: .object(["skipped": .string("unchanged")]))
                 default: return .succeeded(job, bytes: 1000)
                 }
             }

@@ -25,6 +25,10 @@ struct ArchiveTests {
         let completedBefore = try await ArchiveFixtures.count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done' AND type = 'completed'")
         #expect(completedBefore == 1)
+        let unchanged = try await ArchiveFixtures.count(db, "SELECT unchanged FROM ferry.batch_status WHERE batch = 'done'")
+        let skipped = try await ArchiveFixtures.count(
+            db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done' AND result->>'skipped' = 'unchanged'")
+        #expect(unchanged > 0 && unchanged == skipped)
 
         let directory = try ArchiveFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

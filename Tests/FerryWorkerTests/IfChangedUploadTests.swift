@@ -75,6 +75,14 @@ struct IfChangedUploadTests {
         }
         try await Self.upload(db, files, to: target, batch: "second", ["--if-changed"])
         #expect(try await Self.outcome(db, "second") == (6, 5, 0), "the five already there are skipped, the new one copied")
+        // Counted apart: the batch says what was already there, and ferry wait does not report it as moved.
+        let sizes = try files.prefix(5).map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int64 ?? 0 }
+        let counted = try await db.query("SELECT unchanged, unchanged_bytes FROM ferry.batch_status WHERE batch = 'second'").rows[0]
+        #expect(try counted.decode(Int64.self, at: 0) == 5 && counted.decode(Int64.self, at: 1) == sizes.reduce(0, +))
+        let wait = try await FerryProcess.run(["wait", "--batch", "second"], databaseURL: db.url)
+        #expect(wait.stdout.contains("1 transferred, 5 unchanged"), "\(wait.stdout)")
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
+        #expect(verify.status == 0, "the counters agree with the jobs: \(verify.stdout)")
         #expect(try DropboxAccounts.sha256(target + "IMG_2000.jpg") == DropboxAccounts.sha256(files[5]))
 
         // A different file of the same name: not the same content, and a local directory never replaces.

@@ -38,7 +38,7 @@ BEGIN
              CROSS JOIN LATERAL ferry.job_from_enqueued(e.job_id, e.version, e.data, e.recorded_at) p
              WHERE e.type = 'enqueued'
             RETURNING ROW(job_id, queue, batch, NULL, state, NULL, NULL, bytes_done, bytes_total, enqueued_at, started_at,
-                          finished_at)::ferry.job_change AS change
+                          finished_at, NULL, false)::ferry.job_change AS change
         )
         SELECT array_agg(change) INTO changes FROM inserted;
         PERFORM ferry.count_changes(changes);
@@ -80,7 +80,9 @@ BEGIN
                    END
             RETURNING j.job_id,
                       ROW(j.job_id, j.queue, j.batch, o.state, j.state, o.bytes_done, o.bytes_total, j.bytes_done, j.bytes_total,
-                          j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
+                          j.enqueued_at, j.started_at, j.finished_at,
+                          o.state = 'succeeded' AND o.result->>'skipped' = 'unchanged',
+                          j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change AS change
         )
         SELECT coalesce(array_agg(job_id), '{}'), array_agg(change) INTO fast, changes FROM folded;
         PERFORM ferry.count_changes(changes);
@@ -97,6 +99,7 @@ BEGIN
                        source = (x.n).source, destination = (x.n).destination, account = (x.n).account,
                        spec = (x.n).spec
                   FROM (SELECT e.job_id, cur.state AS was, cur.bytes_done AS was_done, cur.bytes_total AS was_total,
+                               cur.state = 'succeeded' AND cur.result->>'skipped' = 'unchanged' AS was_unchanged,
                                ferry.apply_event(cur, e.job_id, e.type, e.version, e.data, e.recorded_at) AS n
                           FROM new_events e
                           JOIN ferry.jobs cur ON cur.job_id = e.job_id
@@ -104,7 +107,8 @@ BEGIN
                         OFFSET 0) AS x   -- OFFSET 0: evaluate apply_event once per row, not once per column
                  WHERE j.job_id = x.job_id
                 RETURNING ROW(j.job_id, j.queue, j.batch, x.was, j.state, x.was_done, x.was_total, j.bytes_done, j.bytes_total,
-                              j.enqueued_at, j.started_at, j.finished_at)::ferry.job_change AS change
+                              j.enqueued_at, j.started_at, j.finished_at, x.was_unchanged,
+                              j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change AS change
             )
             SELECT count(*), array_agg(change) INTO applied, changes FROM folded;
             IF applied + cardinality(fast) <> others THEN

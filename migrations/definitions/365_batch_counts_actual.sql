@@ -14,7 +14,10 @@ SELECT j.batch,
        min(j.enqueued_at) AS enqueued_at,
        min(j.started_at) AS started_at,
        max(j.finished_at) AS finished_at,
-       min(j.job_id::text COLLATE "C")::uuid AS first_job   -- PostgreSQL 15 has no min(uuid); the text sorts alike
+       min(j.job_id::text COLLATE "C")::uuid AS first_job,   -- PostgreSQL 15 has no min(uuid); the text sorts alike
+       count(*) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged') AS unchanged,
+       coalesce(sum(j.bytes_total) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged'), 0)::bigint
+           AS unchanged_bytes
   FROM ferry.jobs j
  WHERE j.batch IS NOT NULL
  GROUP BY j.batch

@@ -36,7 +36,9 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
           ORDER BY e."position" DESC
          LIMIT 1) AS completed_at,
     (s.jobs - s.sized) AS sizes_unknown,
-    s.first_job AS first_job_id
+    s.first_job AS first_job_id,
+    s.unchanged,
+    s.unchanged_bytes
    FROM ( SELECT t.batch,
             (sum(t.jobs))::bigint AS jobs,
             (sum(t.queued))::bigint AS queued,
@@ -50,7 +52,9 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
             min(t.enqueued_at) AS enqueued_at,
             min(t.started_at) AS started_at,
             max(t.finished_at) AS finished_at,
-            (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job
+            (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job,
+            (sum(t.unchanged))::bigint AS unchanged,
+            (sum(t.unchanged_bytes))::bigint AS unchanged_bytes
            FROM ( SELECT batch_counts.batch,
                     batch_counts.jobs,
                     batch_counts.queued,
@@ -64,7 +68,9 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
                     batch_counts.enqueued_at,
                     batch_counts.started_at,
                     batch_counts.finished_at,
-                    batch_counts.first_job
+                    batch_counts.first_job,
+                    batch_counts.unchanged,
+                    batch_counts.unchanged_bytes
                    FROM ferry.batch_counts
                 UNION ALL
                  SELECT batch_count_deltas.batch,
@@ -80,7 +86,9 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
                     batch_count_deltas.enqueued_at,
                     batch_count_deltas.started_at,
                     batch_count_deltas.finished_at,
-                    batch_count_deltas.first_job
+                    batch_count_deltas.first_job,
+                    batch_count_deltas.unchanged,
+                    batch_count_deltas.unchanged_bytes
                    FROM ferry.batch_count_deltas) t
           GROUP BY t.batch
          HAVING (sum(t.jobs) > (0)::numeric)) s
@@ -95,4 +103,4 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
           WHERE lp.batch = s.batch) l;
 
 COMMENT ON VIEW ferry.batch_status IS
-    'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, and how many sizes are still unknown.';
+    'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, how many sizes are still unknown, and the jobs (and bytes) that succeeded without moving data because the destination held them already.';

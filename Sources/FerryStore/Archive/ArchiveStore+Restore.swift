@@ -102,7 +102,8 @@ extension ArchiveStore {
                     """
                     SELECT ferry.count_changes(array_agg(
                                ROW(j.job_id, j.queue, j.batch, NULL, j.state, NULL, NULL, j.bytes_done, j.bytes_total, j.enqueued_at,
-                                   j.started_at, j.finished_at)::ferry.job_change))
+                                   j.started_at, j.finished_at, NULL,
+                                   j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change))
                       FROM ferry_restore r CROSS JOIN LATERAL jsonb_populate_record(NULL::ferry.jobs, r.line->'job') j
                     """)
                 try connection.query(

@@ -92,7 +92,7 @@ public struct ArchiveStore: Sendable {
                     """
                     SELECT ferry.count_changes(array_agg(
                                ROW(j.job_id, j.queue, j.batch, j.state, NULL, j.bytes_done, j.bytes_total, NULL, NULL, NULL, NULL,
-                                   NULL)::ferry.job_change))
+                                   NULL, j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged', NULL)::ferry.job_change))
                       FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
                     """)
                 // The markers above are what lets these deletes through ferry.events' guard.

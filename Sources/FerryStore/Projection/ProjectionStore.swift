@@ -65,7 +65,10 @@ public struct ProjectionStore: Sendable {
     /// Batch figures whose counter (`ferry.batch_counts` plus pending deltas, what `ferry.batch_status` shows)
     /// differs from what the batch's jobs in the projection add up to. Empty when the counters are right.
     public func batchCountDifferences(limit: Int = 50) async throws -> [BatchCountDifference] {
-        let fields = ["jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes_done", "bytes_total", "sized"]
+        let fields = [
+            "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes_done", "bytes_total", "sized", "unchanged",
+            "unchanged_bytes",
+        ]
         let sums = fields.map { "sum(\($0))::bigint AS \($0)" }.joined(separator: ", ")
         let pairs = fields.map { "('\($0)', c.\($0), r.\($0))" }.joined(separator: ", ")
         do {
