@@ -31,8 +31,9 @@ struct ProviderOptionFlags: ParsableArguments {
     @Option(name: .customLong("page-size"), help: Self.help("page_size", valueName: "n"))
     var pageSize: Int64?
 
-    /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused.
-    func options() throws -> [String: OptionValue] {
+    /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused. For uploads
+    /// `--recursive` walks folders (see `ferry enqueue`) and is no provider option.
+    func options(for kind: JobKind? = nil) throws -> [String: OptionValue] {
         var options = [String: OptionValue]()
         func add(_ name: String, _ value: OptionValue, from flag: String) throws {
             guard options[name] == nil else {
@@ -53,7 +54,7 @@ struct ProviderOptionFlags: ParsableArguments {
             options[name] = .commandLine(parts.count > 1 ? String(parts[1]) : "")
         }
         if let sha256 { try add("sha256", .commandLine(sha256), from: "--sha256") }
-        if recursive { try add("recursive", .json(.bool(true)), from: "--recursive") }
+        if recursive && kind != .upload { try add("recursive", .json(.bool(true)), from: "--recursive") }
         if let thumbnail { try add("thumbnail", .commandLine(thumbnail), from: "--thumbnail") }
         if let size { try add("size", .commandLine(size), from: "--size") }
         if let max { try add("max", .json(.int(max)), from: "--max") }
