@@ -44,16 +44,16 @@ public final class BulkEnqueue: Sendable {
             return try await transaction.run { connection in
                 let result = try connection.query(
                     """
-                    SELECT min(destination), count(*), to_json((array_agg(source ORDER BY job_id))[1:50])::text
+                    SELECT (array_agg(destination ORDER BY job_id))[1], count(*), to_json((array_agg(source ORDER BY job_id))[1:50])::text
                       FROM (SELECT job_id, source, destination,
                                    CASE WHEN destination LIKE 'dropbox:%' THEN lower(destination) ELSE destination END AS target
                               FROM ferry.jobs
-                             WHERE job_id BETWEEN $1 AND $2 AND xmin = pg_current_xact_id()::xid
+                             WHERE job_id BETWEEN $1::uuid AND $2::uuid AND xmin = pg_current_xact_id()::xid
                                AND right(destination, 1) <> '/') mine
                      GROUP BY target
                     HAVING count(*) > 1
-                     ORDER BY min(job_id)
-                     LIMIT $3
+                     ORDER BY (array_agg(job_id ORDER BY job_id))[1]
+                     LIMIT $3::int
                     """,
                     [range.first, range.last, limit])
                 return try result.rows.map { row in

@@ -327,7 +327,7 @@ struct Enqueue: AsyncParsableCommand {
                 let named = collision.sources.prefix(2).joined(separator: " and ")
                 let more = collision.jobs > 2 ? " (and \(collision.jobs - 2) more)" : ""
                 return ValidationIssue(
-                    field: "to", problem: "\(named)\(more) would all be written to \(collision.destination)",
+                    field: "to", problem: "\(named)\(more) would \(collision.jobs > 2 ? "all" : "both") be written to \(collision.destination)",
                     fix: "give each its own destination: keep their folders with upload DIR --recursive --to DEST/, rename one, or enqueue them separately")
             }, more: 0)
     }

@@ -140,7 +140,7 @@ struct TreeEnqueueTests {
         try FileManager.default.createDirectory(atPath: source + "/tmp/sub", withIntermediateDirectories: true)
         mkfifo(source + "/tmp/sub/pipe", 0o600)
         func sources(_ flags: [String]) async throws -> (Int32, [String], String) {
-            _ = try await db.query("TRUNCATE ferry.jobs, ferry.events")
+            let db = try await TestDatabase.make("treefilter")
             let result = try await FerryProcess.run(["enqueue", "upload", source, "--recursive", "--to", target + "/"] + flags, databaseURL: db.url)
             let rows = try await db.query("SELECT source FROM ferry.jobs ORDER BY source").rows.map { try $0.decode(String.self, at: 0) }
             return (result.status, rows.map { String($0.dropFirst(source.count + 1)) }, result.stderr)
@@ -171,20 +171,19 @@ struct TreeEnqueueTests {
         (status, taken, stderr) = try await sources(["--include", "deep/**", "--exclude", "/tmp/"])
         #expect(status == 0 && taken == ["deep/x/d.jpg"], "\(stderr)")
         // Filters on a plain list: the path as written.
-        _ = try await db.query("TRUNCATE ferry.jobs, ferry.events")
         let list = try await FerryProcess.run(
             ["enqueue", "upload", "--from", "-", "--format", "lines", "--to", target + "/", "--include", "*.png"], databaseURL: db.url,
             stdin: "\(source)/a.jpg\n\(source)/b.png\n")
         #expect(list.status == 0 && list.lines.count == 1, "\(list.stderr)")
+        let clean = try await TestDatabase.make("treefilterbad")
         for (flags, words) in [
             (["--include", "[oops"], ["--include", "[oops", "]"]), (["--max-size", "lots"], ["--max-size", "100k"]),
             (["--max-age", "yesterday"], ["--max-age", "7d"]), (["--filter-from", "/nonexistent/rules"], ["--filter-from", "cannot read"]),
         ] {
-            _ = try await db.query("TRUNCATE ferry.jobs, ferry.events")
-            let bad = try await FerryProcess.run(["enqueue", "upload", source, "--recursive", "--to", target + "/"] + flags, databaseURL: db.url)
+            let bad = try await FerryProcess.run(["enqueue", "upload", source, "--recursive", "--to", target + "/"] + flags, databaseURL: clean.url)
             #expect(bad.status == 64, "\(flags): \(bad.stderr)")
             for word in words { #expect(bad.stderr.contains(word), "\(flags): \(bad.stderr)") }
-            #expect(try await counts(db) == (0, 0))
+            #expect(try await counts(clean) == (0, 0))
         }
     }
 
@@ -226,7 +225,7 @@ struct TreeEnqueueTests {
 
     @Test("symbolic links: skipped and named by default, followed with -L, a loop detected; a FIFO is named")
     func linksAndSpecialFiles() async throws {
-        let db = try await TestDatabase.make("treelinks")
+        var db = try await TestDatabase.make("treelinks")
         let source = try Self.folder("links")
         let target = try Self.folder("linksdst")
         defer { try? FileManager.default.removeItem(atPath: source); try? FileManager.default.removeItem(atPath: target) }
@@ -237,7 +236,7 @@ struct TreeEnqueueTests {
         #expect(skipped.status == 0, "\(skipped.stderr)")
         #expect(skipped.lines.count == 2)
         #expect(skipped.stderr.contains("sub/link.jpg: symbolic link") && skipped.stderr.contains("--follow-symlinks"), "\(skipped.stderr)")
-        _ = try await db.query("TRUNCATE ferry.jobs, ferry.events")
+        db = try await TestDatabase.make("treelinks")
         let followed = try await FerryProcess.run(["enqueue", "upload", source, "--recursive", "-L", "--to", target + "/"], databaseURL: db.url)
         #expect(followed.status == 0, "\(followed.stderr)")
         #expect(followed.stderr.contains("sub/up: symbolic link loop"), "\(followed.stderr)")
@@ -247,7 +246,7 @@ struct TreeEnqueueTests {
         #expect(rows.count == 3, "\(rows)")
         // The link's job reads the real file, and keeps the link's place in the tree.
         #expect(rows.contains { $0.0 == source + "/other/b.jpg" && $0.1.hasSuffix("/sub/link.jpg") }, "\(rows)")
-        _ = try await db.query("TRUNCATE ferry.jobs, ferry.events")
+        db = try await TestDatabase.make("treelinks")
         mkfifo(source + "/sub/queue.fifo", 0o600)
         let fifo = try await FerryProcess.run(["enqueue", "upload", source, "--recursive", "--to", target + "/"], databaseURL: db.url)
         #expect(fifo.status == 65 && fifo.stderr.contains("sub/queue.fifo") && fifo.stderr.contains("pipe"), "\(fifo.stderr)")
