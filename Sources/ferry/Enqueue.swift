@@ -78,7 +78,8 @@ struct Enqueue: AsyncParsableCommand {
                   --run-at +2h
               ferry enqueue upload ~/Photos --recursive --to dropbox:me:/Photos/ \\
                   --exclude '*.tmp' --exclude '/cache/' --max-size 2G
-              ferry enqueue upload site/ --recursive --to s3:web:bucket/site/ --dry-run --json
+              ferry enqueue upload site/ --recursive --to s3:web:bucket/site/ \\
+                  --dry-run --json
               ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/ \\
                   --sha256 9f86d0…
               ferry enqueue fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
