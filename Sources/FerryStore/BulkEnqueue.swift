@@ -44,16 +44,21 @@ public final class BulkEnqueue: Sendable {
             return try await transaction.run { connection in
                 let result = try connection.query(
                     """
-                    SELECT (array_agg(destination ORDER BY job_id))[1], count(*), to_json((array_agg(source ORDER BY job_id))[1:50])::text
-                      FROM (SELECT job_id, source, destination,
-                                   CASE WHEN destination LIKE 'dropbox:%' THEN lower(destination) ELSE destination END AS target
-                              FROM ferry.jobs
-                             WHERE job_id BETWEEN $1::uuid AND $2::uuid AND xmin = pg_current_xact_id()::xid
-                               AND right(destination, 1) <> '/') mine
-                     GROUP BY target
-                    HAVING count(*) > 1
-                     ORDER BY (array_agg(job_id ORDER BY job_id))[1]
-                     LIMIT $3::int
+                    WITH mine AS (
+                        SELECT job_id, source, destination,
+                               CASE WHEN destination LIKE 'dropbox:%' THEN lower(destination) ELSE destination END AS target
+                          FROM ferry.jobs
+                         WHERE job_id BETWEEN $1::uuid AND $2::uuid AND xmin = pg_current_xact_id()::xid
+                           AND right(destination, 1) <> '/'
+                    ), doubled AS (
+                        -- Counting first: the sources are gathered for the few doubled targets only.
+                        SELECT target, count(*) AS jobs FROM mine GROUP BY target HAVING count(*) > 1 ORDER BY target LIMIT $3::int
+                    )
+                    SELECT (array_agg(m.destination ORDER BY m.job_id))[1], d.jobs,
+                           to_json((array_agg(m.source ORDER BY m.job_id))[1:50])::text
+                      FROM doubled d JOIN mine m USING (target)
+                     GROUP BY d.target, d.jobs
+                     ORDER BY min(m.job_id::text)
                     """,
                     [range.first, range.last, limit])
                 return try result.rows.map { row in

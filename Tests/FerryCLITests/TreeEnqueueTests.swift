@@ -63,6 +63,29 @@ struct TreeEnqueueTests {
         }
     }
 
+    @Test("the same tree arrives with its structure in Dropbox (ferry dev-server)")
+    func treeArrivesInDropbox() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("treedbx")
+        _ = try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        let source = try Self.folder("dbx")
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        try Self.write(Self.threeLevels, under: source)
+        let result = try await FerryProcess.run(
+            ["enqueue", "upload", source, "--recursive", "--to", "dropbox:photos:/Tree/", "--batch", "dbx"], databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--poll-interval", "0.3", "--heartbeat-interval", "0.3"], databaseURL: db.url, environment: DropboxAccounts.environment)
+        let waited = try await FerryProcess.run(["wait", "--batch", "dbx", "--timeout", "120"], databaseURL: db.url)
+        #expect(waited.status == 0, "\(waited.stdout)\(waited.stderr)\n\(worker.log)")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        for (relative, content) in Self.threeLevels {
+            let stored = server.storedFile(account: "photos", path: "/Tree/" + relative)
+            #expect((try? String(contentsOfFile: stored, encoding: .utf8)) == content, "\(relative) at \(stored)")
+        }
+    }
+
     @Test("every upload provider gets the path below DIR; without --recursive a folder is refused pointing at it")
     func destinationsPerProvider() async throws {
         let db = try await TestDatabase.make("treedest")
