@@ -15,6 +15,8 @@ final class EnqueueReport: @unchecked Sendable {
     private(set) var skipped = 0
     private(set) var filtered = 0
     private(set) var refused = 0
+    /// A fate that could not be kept (the temporary folder is full): the dry run says so instead of listing less.
+    private var spoolFailure: (any Error)?
 
     init(dryRun: Bool) throws {
         self.dryRun = dryRun
@@ -44,18 +46,20 @@ final class EnqueueReport: @unchecked Sendable {
         guard let spool else { return }
         var object = object
         if let line { object["line"] = .int(Int64(line)) }
-        try? spool.write(JSONValue.object(object).jsonText + "\n")
+        guard spoolFailure == nil else { return }
+        do { try spool.write(JSONValue.object(object).jsonText + "\n") } catch { spoolFailure = error }
     }
 
     /// Says on stderr how many files the filter left out (a real run names only the other skips one by one).
     func summarizeFiltered() {
-        if !dryRun && filtered > 0 { printError("\(filtered) file(s) left out by the filters") }
+        if !dryRun && filtered > 0 { printError("\(filtered) left out by the filters (--dry-run lists them)") }
     }
 
     /// Prints the dry run: one JSON object per file or job (`--json`), or one line each and a summary. Jobs that
     /// the database found colliding are shown refused, naming the other sources.
     func printDryRun(json: Bool, collisions: [DestinationCollision], issues: Int) throws {
         guard let spool else { return }
+        if let spoolFailure { throw spoolFailure }
         var colliding = [String: String]()
         for collision in collisions {
             for source in collision.sources {

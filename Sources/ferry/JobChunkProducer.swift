@@ -214,7 +214,8 @@ final class JobChunkProducer: @unchecked Sendable {
                     if full() && !handOut() { return }
                     continue
                 }
-                let shown = operand.hasSuffix("/") ? String(operand.dropLast()) : operand
+                // Absolute, as the jobs' sources are: every fate of a dry run names its file the same way.
+                let shown = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
                 // A file URL's path is percent-encoded; the other destinations take the names as they are.
                 let encode = jobs.to.hasPrefix("file:")
                 var keepGoing = true
