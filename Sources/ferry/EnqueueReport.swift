@@ -63,8 +63,10 @@ final class EnqueueReport: @unchecked Sendable {
         var colliding = [String: String]()
         for collision in collisions {
             for source in collision.sources {
-                let others = collision.sources.filter { $0 != source }.prefix(3).joined(separator: ", ")
-                colliding[source] = "collision: \(others) also target\(collision.sources.count > 2 ? "" : "s") \(collision.destination) (\(collision.jobs) jobs in all); give them different destinations"
+                let others = collision.sources.filter { $0 != source }.prefix(3)
+                // The same file named twice has no other source to name.
+                let named = others.isEmpty ? "another job of this file" : others.joined(separator: ", ")
+                colliding[source] = "collision: \(named) also target\(others.count > 1 ? "" : "s") \(collision.destination) (\(collision.jobs) jobs in all); give them different destinations"
             }
         }
         let out = try OutputSpool()
