@@ -329,7 +329,7 @@ struct Enqueue: AsyncParsableCommand {
                 let more = collision.jobs > 2 ? " (and \(collision.jobs - 2) more)" : ""
                 return ValidationIssue(
                     field: "to", problem: "\(named)\(more) would \(collision.jobs > 2 ? "all" : "both") be written to \(collision.destination)",
-                    fix: "give each its own destination: keep their folders with upload DIR --recursive --to DEST/, rename one, or enqueue them separately")
+                    fix: "give each its own destination (a folder of its own, a full file name, or upload DIR --recursive to keep a tree's folders), or enqueue them separately")
             }, more: 0)
     }
 
