@@ -138,6 +138,11 @@ struct TreeEnqueueTests {
             ["enqueue", "upload", source, source + "/2025", "--recursive", "--to", "dropbox:photos:/Both/"], databaseURL: db.url)
         #expect(trees.status == 65 && trees.stderr.contains("dropbox:photos:/Both/a.jpg"), "\(trees.stderr)")
         #expect(try await counts(db) == (0, 0))
+        // Fetches of URLs that share a file name, into one folder.
+        let fetches = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://a.example.com/x/p.jpg", "https://b.example.com/p.jpg", "--to", target + "/in/"], databaseURL: db.url)
+        #expect(fetches.status == 65 && fetches.stderr.contains("https://a.example.com/x/p.jpg and https://b.example.com/p.jpg"), "\(fetches.stderr)")
+        #expect(try await counts(db) == (0, 0))
         // Dropbox paths are case-insensitive, local paths are not.
         let cased = try Self.folder("case")
         defer { try? FileManager.default.removeItem(atPath: cased) }
