@@ -13,7 +13,9 @@ struct ProviderOptionFlags: ParsableArguments {
     @Option(help: Self.help("sha256", valueName: "hex"))
     var sha256: String?
 
-    @Flag(help: Self.help("recursive"))
+    @Flag(help: ArgumentHelp(
+        "Uploads: each DIR's files, keeping their paths below DIR under DEST/ (see Trees, filters and dry run). "
+            + ProviderRegistry.standard.help(forOption: "recursive")))
     var recursive = false
 
     @Option(help: Self.help("thumbnail", valueName: "size"))
