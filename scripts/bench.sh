@@ -20,6 +20,9 @@ bin=$(swift build -c release --show-bin-path)
 echo "==> enqueue benchmark"
 "$bin/ferry-bench" enqueue --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_JOBS:-1000000}"
 
+echo "==> tree enqueue: upload DIR --recursive of a 100,000-file tree, against find | wc -l; peak RSS"
+scripts/bench-tree.sh "$bin" "$url"
+
 echo "==> worker benchmark"
 "$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"
 

@@ -81,8 +81,10 @@ extension JobRequest {
             case .success(let value): facts = value
             case .failure(.missing):
                 throw issue("source", "no such file: \(path)", "check the path; the file must exist when it is enqueued")
+            case .failure(.notRegularFile("directory")):
+                throw issue("source", "\(path) is a directory, not a regular file", "upload a folder's files, keeping their folders, with ferry enqueue upload DIR --recursive --to DEST/")
             case .failure(.notRegularFile(let kind)):
-                throw issue("source", "\(path) is a \(kind), not a regular file", "upload regular files (list a folder's files with find)")
+                throw issue("source", "\(path) is a \(kind), not a regular file", "upload regular files")
             case .failure(.symlinkLoop):
                 throw issue("source", "\(path) is a symbolic link loop (too many levels of symbolic links)", "point the link at a real file, or upload the file itself")
             case .failure(.permissionDenied), .failure(.unreadable):
@@ -112,7 +114,7 @@ extension JobRequest {
     /// Resolves a relative path against `base`, keeping a trailing slash (it means "into this folder"). A relative
     /// path is the producer's own view from its working directory, so its `..` are resolved here (`../a.jpg`); an
     /// absolute path is kept as written, and one with `..` is refused by validation.
-    static func absolute(_ path: String, base: String) -> String {
+    public static func absolute(_ path: String, base: String) -> String {
         if path.hasPrefix("/") || path.isEmpty { return path.isEmpty ? base + (base.hasSuffix("/") ? "" : "/") : path }
         let trimmedBase = base.hasSuffix("/") ? String(base.dropLast()) : base
         let joined = trimmedBase + "/" + path

@@ -15,6 +15,7 @@ struct Enqueue: AsyncParsableCommand {
         abstract: "Add jobs to the queue: uploads, fetches, or a JSON Lines file of either (all or nothing).",
         usage: """
             ferry enqueue upload <file> ... --to <dest> [options]
+            ferry enqueue upload <dir> ... --recursive --to <dest>/ [filters] [options]
             ferry enqueue fetch <source> ... --to <local-path> [options]
             ferry enqueue --from <file|-> [--to <dest>] [options]
             ferry enqueue upload|fetch --from <file|-> --format lines --to <dest> [options]
@@ -23,6 +24,20 @@ struct Enqueue: AsyncParsableCommand {
             upload: DEST is dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key, or a local directory (/dir/ or \
             file:///dir/). A trailing slash means "into this folder, keep the file name"; several files need one. Each file must exist and be a readable regular file now: its \
             size and modification time are recorded so a worker refuses a file that changed before it was sent.
+
+            upload DIR --recursive: one upload per file below DIR, keeping its path relative to DIR under DEST \
+            (a folder, ending in /), streamed in one transaction like --from. Symbolic links are skipped and named \
+            unless --follow-symlinks (-L), which follows them and skips loops; unreadable files, pipes, sockets and \
+            devices refuse the enqueue unless --skip-unreadable. Filters (also for --format lines uploads): \
+            --include/--exclude GLOB (* ? [a-z] {a,b} within a name, ** across folders; no / matches the name at any \
+            depth, a leading / anchors at DIR; first match wins, --include rules first and then everything else is \
+            left out), --filter-from FILE (+ GLOB / - GLOB lines), --min-size/--max-size (100k, 5M, 1G), \
+            --max-age/--min-age (30m, 2h, 7d, or a date). Two jobs of one enqueue writing the same destination \
+            (Dropbox compares case-insensitively) are refused, naming both sources.
+
+            --dry-run (every form): checks everything, including accounts, keys and collisions, and prints what \
+            would be enqueued, skipped or refused and why (--json: one object per line with its "fate"); writes \
+            nothing and exits as the real enqueue would.
 
             fetch: SOURCE is an http(s) URL, dropbox:ACCOUNT:/path (a file or a folder), s3:ACCOUNT:bucket/key \
             (an object, or a prefix ending in /) or flickr:USER_ID (a user's public photos); a LOCAL_PATH ending in \
@@ -61,6 +76,10 @@ struct Enqueue: AsyncParsableCommand {
                   --option mode=overwrite
               ferry enqueue upload big.mov --to file:///mnt/nas/videos/ --priority 10 \\
                   --run-at +2h
+              ferry enqueue upload ~/Photos --recursive --to dropbox:me:/Photos/ \\
+                  --exclude '*.tmp' --exclude '/cache/' --max-size 2G
+              ferry enqueue upload site/ --recursive --to s3:web:bucket/site/ \\
+                  --dry-run --json
               ferry enqueue fetch https://example.com/photos/1.jpg --to /srv/photos/ \\
                   --sha256 9f86d0…
               ferry enqueue fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
@@ -101,6 +120,7 @@ struct Enqueue: AsyncParsableCommand {
     var expect: Int?
 
     @OptionGroup(title: "Provider options") var providerOptions: ProviderOptionFlags
+    @OptionGroup(title: "Trees, filters and dry run") var tree: TreeFlags
     @OptionGroup var options: JobOptions
     @OptionGroup var connection: ConnectionOptions
 
@@ -115,7 +135,7 @@ struct Enqueue: AsyncParsableCommand {
                     throw ValidationIssue(field: "--expect", problem: "must be 0 or more", fix: "give the number of jobs the input holds")
                 }
             }
-        if let from {
+            if let from {
                 guard key == nil else {
                     throw CLIUsageError(message: "--key names one job; with --from give each line its own \"key\"")
                 }
@@ -134,17 +154,18 @@ struct Enqueue: AsyncParsableCommand {
                     }
                     plainKind = kind
                 }
+                if tree.filters && plainKind != .upload {
+                    throw CLIUsageError(message: "filters (--include, --exclude, --filter-from, --min-size, --max-size, --max-age, --min-age) choose files to upload: use them with upload DIR --recursive or upload --from FILE --format lines")
+                }
                 try await enqueueLines(from: from, plainKind: plainKind)
                 return
             }
-            let requests = try commandLineRequests()
-            try await EnqueueRunner.enqueue(requests, earlierIssues: [], connection: connection, json: options.json)
+            try await enqueueStream(.operands(try commandLineJobs()), defaults: options.defaults)
         }
     }
 
-    /// The jobs named on the command line (`upload FILE… | fetch SOURCE…` with `--to` and the options), checked
-    /// for usage mistakes. `ferry schedule add … -- fetch …` parses its job template with this too.
-    func commandLineRequests() throws -> [JobRequest] {
+    /// The command line's kind, sources, destination and provider options, checked for usage mistakes.
+    private func commandLine() throws -> (kind: JobKind, operands: [String], to: String, options: [String: OptionValue]) {
         guard format == .jsonl else {
             throw CLIUsageError(message: "--format describes the --from file; give --from FILE too")
         }
@@ -168,10 +189,29 @@ struct Enqueue: AsyncParsableCommand {
         if operands.count > 1 && key != nil {
             throw CLIUsageError(message: "--key names one job; with several \(kind == .upload ? "files" : "sources") use --from with a key per line")
         }
-        if operands.count > 1 && (providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") })) {
+        let checksum = providerOptions.sha256 != nil || providerOptions.option.contains(where: { $0.hasPrefix("sha256=") })
+        if operands.count > 1 && checksum {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with several sources use --from with a \"sha256\" per line")
         }
-        let given = try providerOptions.options()
+        // For uploads --recursive walks the folders named; for fetches it is the provider option.
+        if kind == .upload && providerOptions.recursive {
+            guard to.hasSuffix("/") else {
+                throw CLIUsageError(message: "--recursive keeps each file's path below DIR under DEST: end --to with / (a folder)")
+            }
+            if key != nil || checksum {
+                throw CLIUsageError(message: "\(key != nil ? "--key" : "--sha256") names one file; a folder holds many (use --from with one per line)")
+            }
+        }
+        if kind == .fetch && tree.filters {
+            throw CLIUsageError(message: "filters (--include, --exclude, --filter-from, --min-size, --max-size, --max-age, --min-age) choose files to upload; a fetch takes what its source lists")
+        }
+        return (kind, operands, to, try providerOptions.options(for: kind))
+    }
+
+    /// The jobs named on the command line (`upload FILE… | fetch SOURCE…` with `--to` and the options), checked
+    /// for usage mistakes. `ferry schedule add … -- fetch …` parses its job template with this too.
+    func commandLineRequests() throws -> [JobRequest] {
+        let (kind, operands, to, given) = try commandLine()
         return operands.map { operand in
             JobRequest(
                 kind: kind, source: operand, to: to, batch: options.batch, queue: options.queue,
@@ -180,8 +220,20 @@ struct Enqueue: AsyncParsableCommand {
         }
     }
 
-    /// Streams the lines through validation into one transaction, chunk by chunk: memory stays bounded
-    /// whatever the input size, and the result is still every line or none.
+    /// The command line's jobs for the streaming enqueue: folders are walked there, file by file.
+    func commandLineJobs() throws -> CommandLineJobs {
+        let (kind, operands, to, given) = try commandLine()
+        let options = self.options
+        let key = self.key
+        return CommandLineJobs(kind: kind, operands: operands, to: to, recursive: providerOptions.recursive) { source, to in
+            JobRequest(
+                kind: kind, source: source, to: to, batch: options.batch, queue: options.queue,
+                priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
+                idempotencyKey: key, options: given, traceparent: options.traceparent)
+        }
+    }
+
+    /// Streams the lines of `--from` through validation into one transaction (see `enqueueStream`).
     func enqueueLines(from: String, plainKind: JobKind?) async throws {
         var defaults = options.defaults
         defaults.to = to
@@ -189,7 +241,6 @@ struct Enqueue: AsyncParsableCommand {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
         }
         defaults.options = try providerOptions.options()
-        let spool = try OutputSpool()
         let descriptor: Int32
         if from == "-" {
             descriptor = STDIN_FILENO
@@ -199,12 +250,28 @@ struct Enqueue: AsyncParsableCommand {
                 throw ValidationIssue(field: "--from", problem: "cannot read \(from) (\(String(cString: strerror(errno))))", fix: "check the path and permissions")
             }
         }
-        let producer = JobChunkProducer(descriptor: descriptor, ownsDescriptor: from != "-", defaults: defaults, plainKind: plainKind)
+        try await enqueueStream(.lines(descriptor: descriptor, owns: from != "-", plainKind: plainKind), defaults: defaults)
+    }
+
+    /// Streams jobs through validation into one transaction, chunk by chunk: memory stays bounded whatever the
+    /// input size (a list of millions of lines, a tree of millions of files), and the result is still every job or
+    /// none. Before the commit PostgreSQL looks for two jobs writing one destination; a dry run does all of it and
+    /// rolls back.
+    func enqueueStream(_ input: JobChunkProducer.Input, defaults: JobRequest.Defaults) async throws {
+        let filter = try tree.fileFilter(now: Date())
+        let report = try EnqueueReport(dryRun: tree.dryRun)
+        let spool = try OutputSpool()
+        let producer = JobChunkProducer(
+            input: input, defaults: defaults, filter: filter, followSymlinks: tree.followSymlinks,
+            skipUnreadable: tree.skipUnreadable, report: report)
         let json = options.json
+        let dryRun = tree.dryRun
+        let expect = self.expect
         let store = try await connection.makeCurrentStore(poolSize: 1)
         defer { store.client.close() }
         producer.start()
         var count = 0
+        var collisions = [DestinationCollision]()
         do {
             try await store.withBulkEnqueue { bulk in
                 var pending: Task<[EnqueueOutcome], any Error>?
@@ -233,16 +300,40 @@ struct Enqueue: AsyncParsableCommand {
                                 fix: "run the producer again; nothing of this input was enqueued")
                         ], more: 0)
                 }
+                collisions = try await bulk.destinationCollisions(limit: EnqueueRunner.maxReportedIssues)
+                if !collisions.isEmpty && !dryRun { throw Self.collisionIssues(collisions) }
+                if dryRun { throw DryRunRollback() }
             }
+        } catch is DryRunRollback {
+            try report.printDryRun(json: json, collisions: collisions, issues: 0)
+            if !collisions.isEmpty { throw Self.collisionIssues(collisions) }
+            return
+        } catch let issues as ValidationIssues {
+            producer.stop()
+            if dryRun { try report.printDryRun(json: json, collisions: [], issues: issues.issues.count + issues.more) }
+            throw issues
         } catch {
             producer.stop()
             throw error
         }
+        report.summarizeFiltered()
         if json { try spool.write(count == 0 ? "[]\n" : "]\n") }
         try spool.copyToStandardOutput()
     }
 
-    /// Output as `EnqueueRunner` prints it: one id per line, or one JSON array.
+    /// Jobs that would write the same file, named with their sources and the fix.
+    static func collisionIssues(_ collisions: [DestinationCollision]) -> ValidationIssues {
+        ValidationIssues(
+            issues: collisions.map { collision in
+                let named = collision.sources.prefix(2).joined(separator: " and ")
+                let more = collision.jobs > 2 ? " (and \(collision.jobs - 2) more)" : ""
+                return ValidationIssue(
+                    field: "to", problem: "\(named)\(more) would \(collision.jobs > 2 ? "all" : "both") be written to \(collision.destination)",
+                    fix: "give each its own destination (a folder of its own, a full file name, or upload DIR --recursive to keep a tree's folders), or enqueue them separately")
+            }, more: 0)
+    }
+
+    /// Output of an enqueue: one id per line, or one JSON array.
     static func spool(_ outcomes: [EnqueueOutcome], into spool: OutputSpool, json: Bool, count: inout Int) throws {
         for outcome in outcomes {
             if json {
@@ -255,50 +346,9 @@ struct Enqueue: AsyncParsableCommand {
     }
 }
 
-/// Validation and writing shared by every enqueue form.
+/// What every enqueue form shares: the output format and the limit on problems reported.
 enum EnqueueRunner {
     static let maxReportedIssues = 20
-
-    static func enqueue(
-        _ requests: [JobRequest], earlierIssues: [ValidationIssue], connection: ConnectionOptions, json: Bool
-    ) async throws {
-        let now = Date()
-        let directory = FileManager.default.currentDirectoryPath
-        let inspector = LocalFileInspector()
-        var issues = earlierIssues
-        var specs = [JobSpec]()
-        specs.reserveCapacity(requests.count)
-        var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
-        for request in requests {
-            do throws(ValidationIssue) {
-                specs.append(
-                    try request.validated(
-                        jobID: ids.next(now: now), now: now, currentDirectory: directory,
-                        inspectFile: inspector.inspect, providers: ProviderRegistry.standard))
-            } catch {
-                issues.append(error)
-            }
-        }
-        if !issues.isEmpty {
-            issues.sort { ($0.line ?? 0) < ($1.line ?? 0) }
-            throw ValidationIssues(
-                issues: Array(issues.prefix(maxReportedIssues)), more: max(0, issues.count - maxReportedIssues))
-        }
-        let store = try await connection.makeCurrentStore(poolSize: 1)
-        defer { store.client.close() }
-        let outcomes = try await store.enqueue(specs, lines: requests.map(\.line))
-        var out = ""
-        if json {
-            out = JSONValue.array(outcomes.map(jsonItem)).jsonText + "\n"
-        } else {
-            out.reserveCapacity(outcomes.count * 37)
-            for outcome in outcomes {
-                out += outcome.jobID.uuidString.lowercased()
-                out += "\n"
-            }
-        }
-        FileHandle.standardOutput.write(Data(out.utf8))
-    }
 
     /// One enqueued job in `--json` output.
     static func jsonItem(_ outcome: EnqueueOutcome) -> JSONValue {

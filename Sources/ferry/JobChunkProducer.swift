@@ -31,11 +31,23 @@ final class JobChunkProducer: @unchecked Sendable {
     /// with large metadata cannot make a chunk large.
     static let chunkBytes = 1 << 20
 
-    private let descriptor: Int32
-    private let ownsDescriptor: Bool
+    /// Where the jobs come from.
+    enum Input: Sendable {
+        /// JSON Lines (`plainKind == nil`) or plain lines of sources of that kind, from a file descriptor; closed when
+        /// reading ends if `owns`.
+        case lines(descriptor: Int32, owns: Bool, plainKind: JobKind?)
+        /// Sources named on the command line; directories walked when recursive.
+        case operands(CommandLineJobs)
+    }
+
+    private let input: Input
     private let defaults: JobRequest.Defaults
-    /// `nil` for JSON Lines; a kind for plain lines, each one a source of that kind.
-    private let plainKind: JobKind?
+    /// Upload trees and lists of upload paths: which files to take.
+    private let filter: FileFilter
+    private let followSymlinks: Bool
+    private let skipUnreadable: Bool
+    /// Every job's fate (counts; each one in a dry run).
+    let report: EnqueueReport
     private let chunkSize: Int
     private let maxIssues: Int
     // Handed-out chunks not yet taken by the writer; the producer waits when `depth` are pending.
@@ -45,15 +57,16 @@ final class JobChunkProducer: @unchecked Sendable {
     /// The chunks, in input order.
     let stream: AsyncStream<Element>
 
-    /// - Parameter descriptor: an open file descriptor to read; closed when reading ends if `ownsDescriptor`.
     init(
-        descriptor: Int32, ownsDescriptor: Bool, defaults: JobRequest.Defaults, plainKind: JobKind? = nil, chunkSize: Int = 4096,
-        depth: Int = 2, maxIssues: Int = 20
+        input: Input, defaults: JobRequest.Defaults = .init(), filter: FileFilter = FileFilter(), followSymlinks: Bool = false,
+        skipUnreadable: Bool = false, report: EnqueueReport, chunkSize: Int = 4096, depth: Int = 2, maxIssues: Int = 20
     ) {
-        self.descriptor = descriptor
-        self.plainKind = plainKind
-        self.ownsDescriptor = ownsDescriptor
+        self.input = input
         self.defaults = defaults
+        self.filter = filter
+        self.followSymlinks = followSymlinks
+        self.skipUnreadable = skipUnreadable
+        self.report = report
         self.chunkSize = chunkSize
         self.maxIssues = maxIssues
         self.slots = DispatchSemaphore(value: depth)
@@ -64,7 +77,7 @@ final class JobChunkProducer: @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             produce()
-            if ownsDescriptor { close(descriptor) }
+            if case .lines(let descriptor, true, _) = input { close(descriptor) }
             continuation.finish()
         }
         thread.name = "ferry-enqueue-reader"
@@ -114,7 +127,46 @@ final class JobChunkProducer: @unchecked Sendable {
             chunkInputBytes = 0
             return true
         }
-        func handle(_ raw: ArraySlice<UInt8>, line: Int) {
+        /// Validates one request and keeps its job (or reports why not). `facts`: the file as a tree walk saw it.
+        func accept(_ request: JobRequest, line: Int?, inputBytes: Int, facts: SourceFileFacts? = nil, label: String? = nil) {
+            do throws(ValidationIssue) {
+                let spec =
+                    if let facts {
+                        try request.validated(
+                            jobID: ids.next(milliseconds: milliseconds), now: now, currentDirectory: directory,
+                            inspectFile: { _ in .success(facts) }, providers: registry)
+                    } else {
+                        try request.validated(
+                            jobID: ids.next(milliseconds: milliseconds), now: now, currentDirectory: directory,
+                            inspectFile: inspector.inspect, providers: registry)
+                    }
+                jobCount += 1
+                self.report.take(source: spec.source, destination: spec.destination, line: line)
+                if issues.isEmpty {
+                    specs.append(spec)
+                    lines.append(line)
+                    chunkInputBytes += inputBytes
+                }
+            } catch {
+                var issue = error
+                if let label { issue.field = "\(label): \(issue.field)" }
+                self.report.refuse(source: label ?? request.source, destination: request.to, reason: "\(issue.field): \(issue.problem); \(issue.fix)", line: line)
+                report(issue)
+            }
+        }
+        /// The filter's verdict on an upload path named in a list or on the command line (as written).
+        func filtered(_ path: String, line: Int?) -> Bool {
+            guard !filter.isEmpty else { return false }
+            var verdict = filter.verdict(path: path)
+            if verdict == .take, case .success(let facts) = inspector.inspect(JobRequest.absolute(path, base: directory)) {
+                verdict = filter.verdict(
+                    path: path, size: facts.size, modified: Date(timeIntervalSince1970: TimeInterval(facts.modifiedNanoseconds) / 1e9))
+            }
+            guard case .skip(let reason) = verdict else { return false }
+            self.report.skip(source: path, reason: reason, filtered: true, line: line)
+            return true
+        }
+        func handle(_ raw: ArraySlice<UInt8>, line: Int, plainKind: JobKind?) {
             // Spreadsheet exports start with a UTF-8 byte order mark and end lines with CRLF: neither is content.
             var bytes = raw
             if line == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
@@ -130,28 +182,86 @@ final class JobChunkProducer: @unchecked Sendable {
                     fix: plainKind == nil ? "write JSON Lines in UTF-8" : "write one path or URL per line in UTF-8"))
                 return
             }
-            do throws(ValidationIssue) {
+            if let plainKind {
                 // In plain lines a path may end in spaces: only the line break is not part of it.
-                let request =
-                    if let plainKind {
-                        JobRequest(plainLine: text, kind: plainKind, line: line, defaults: defaults)
-                    } else {
-                        try JobRequest(jsonLine: text, line: line, optionNames: registry.optionNames, defaults: defaults)
-                    }
-                let spec = try request.validated(
-                    jobID: ids.next(milliseconds: milliseconds), now: now, currentDirectory: directory, inspectFile: inspector.inspect,
-                    providers: registry)
-                jobCount += 1
-                if issues.isEmpty {
-                    specs.append(spec)
-                    lines.append(line)
-                    chunkInputBytes += bytes.count
-                }
+                if plainKind == .upload && filtered(text, line: line) { return }
+                accept(JobRequest(plainLine: text, kind: plainKind, line: line, defaults: defaults), line: line, inputBytes: bytes.count)
+                return
+            }
+            do throws(ValidationIssue) {
+                let request = try JobRequest(jsonLine: text, line: line, optionNames: registry.optionNames, defaults: defaults)
+                accept(request, line: line, inputBytes: bytes.count)
             } catch {
+                self.report.refuse(source: "", destination: nil, reason: "\(error.field): \(error.problem); \(error.fix)", line: line)
                 report(error)
             }
         }
+        func full() -> Bool { specs.count >= chunkSize || chunkInputBytes >= Self.chunkBytes }
 
+        switch input {
+        case .lines(let descriptor, _, let plainKind):
+            guard readLines(descriptor, plainKind: plainKind, handle: handle, full: full, handOut: handOut, report: report) else { return }
+        case .operands(let jobs):
+            let walker = TreeWalker(filter: filter, followSymlinks: followSymlinks, skipUnreadable: skipUnreadable)
+            for operand in jobs.operands {
+                if stopped.load(ordering: .relaxed) { return }
+                let path = JobRequest.absolute(operand, base: directory)
+                var info = stat()
+                let isDirectory = jobs.kind == .upload && jobs.recursive && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+                guard isDirectory else {
+                    if jobs.kind == .upload && filtered(operand, line: nil) { continue }
+                    accept(jobs.make(operand, jobs.to), line: nil, inputBytes: 0)
+                    if full() && !handOut() { return }
+                    continue
+                }
+                // Absolute, as the jobs' sources are: every fate of a dry run names its file the same way.
+                let shown = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+                // A file URL's path is percent-encoded; the other destinations take the names as they are.
+                let encode = jobs.to.hasPrefix("file:")
+                var keepGoing = true
+                walker.walk(root: path) { entry in
+                    switch entry {
+                    case .file(let relative, let source, let facts):
+                        let destination = jobs.to + (encode ? EndpointSyntax.percentEncodePath(relative) : relative)
+                        accept(jobs.make(source, destination), line: nil, inputBytes: relative.utf8.count, facts: facts, label: shown + "/" + relative)
+                        if full() && !handOut() { keepGoing = false }
+                    case .skipped(let relative, let reason, let byFilter):
+                        self.report.skip(source: shown + "/" + relative, reason: reason, filtered: byFilter)
+                    case .problem(let relative, let problem, let fix):
+                        let label = relative.isEmpty ? shown : shown + "/" + relative
+                        self.report.refuse(source: label, destination: nil, reason: "\(problem); \(fix)", line: nil)
+                        report(ValidationIssue(field: label, problem: problem, fix: fix))
+                    }
+                    return keepGoing && !self.stopped.load(ordering: .relaxed)
+                }
+                if !keepGoing { return }
+            }
+        }
+        if issues.isEmpty && jobCount == 0 {
+            switch input {
+            case .lines(_, _, let plainKind) where self.report.skipped == 0:
+                report(ValidationIssue(
+                    field: "--from", problem: "no jobs in the input",
+                    fix: plainKind == nil ? "write one JSON object per line" : "write one path or URL per line"))
+            default:
+                report(ValidationIssue(
+                    field: "source", problem: "nothing to enqueue: every file was left out (\(self.report.filtered) by the filters, \(self.report.skipped - self.report.filtered) skipped)",
+                    fix: "check the filters and the folder; --dry-run lists every file and why it was left out"))
+            }
+        }
+        if !issues.isEmpty {
+            issues.sort { ($0.line ?? 0) < ($1.line ?? 0) }
+            continuation.yield(.issues(issues, more: moreIssues))
+            return
+        }
+        _ = handOut()
+    }
+
+    /// Reads lines from `descriptor` and hands each to `handle`; false when the writer stopped the producer.
+    private func readLines(
+        _ descriptor: Int32, plainKind: JobKind?, handle: (ArraySlice<UInt8>, Int, JobKind?) -> Void, full: () -> Bool,
+        handOut: () -> Bool, report: (ValidationIssue) -> Void
+    ) -> Bool {
         var buffer = [UInt8]()
         buffer.reserveCapacity(Self.readSize * 2)
         var chunk = [UInt8](repeating: 0, count: Self.readSize)
@@ -159,7 +269,7 @@ final class JobChunkProducer: @unchecked Sendable {
         var skippingLongLine = false
         var endOfInput = false
         while !endOfInput {
-            if stopped.load(ordering: .relaxed) { return }
+            if stopped.load(ordering: .relaxed) { return false }
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.readSize) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -178,10 +288,10 @@ final class JobChunkProducer: @unchecked Sendable {
                 if skippingLongLine {
                     skippingLongLine = false
                 } else {
-                    handle(buffer[start..<newline], line: lineNumber)
+                    handle(buffer[start..<newline], lineNumber, plainKind)
                 }
                 start = newline + 1
-                if (specs.count >= chunkSize || chunkInputBytes >= Self.chunkBytes) && !handOut() { return }
+                if full() && !handOut() { return false }
             }
             buffer.removeSubrange(buffer.startIndex..<start)
             if buffer.count > Self.maxLineBytes && !skippingLongLine {
@@ -190,16 +300,6 @@ final class JobChunkProducer: @unchecked Sendable {
             }
             if skippingLongLine { buffer.removeAll(keepingCapacity: true) }
         }
-        if issues.isEmpty && jobCount == 0 {
-            report(ValidationIssue(
-                field: "--from", problem: "no jobs in the input",
-                fix: plainKind == nil ? "write one JSON object per line" : "write one path or URL per line"))
-        }
-        if !issues.isEmpty {
-            issues.sort { ($0.line ?? 0) < ($1.line ?? 0) }
-            continuation.yield(.issues(issues, more: moreIssues))
-            return
-        }
-        _ = handOut()
+        return true
     }
 }

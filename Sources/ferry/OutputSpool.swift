@@ -49,6 +49,29 @@ final class OutputSpool {
         }
     }
 
+    /// Calls `body` with each line written so far (without its newline), in order; reads in pieces, so the
+    /// spool's size costs no memory.
+    func forEachLine(_ body: (String) throws -> Void) throws {
+        try flush()
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw OutputSpoolError(description: "rewinding the output spool failed") }
+        var piece = [UInt8](repeating: 0, count: 1 << 16)
+        var pending = [UInt8]()
+        while true {
+            let count = piece.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            var start = 0
+            for index in 0..<count where piece[index] == 10 {
+                pending.append(contentsOf: piece[start..<index])
+                try body(String(decoding: pending, as: UTF8.self))
+                pending.removeAll(keepingCapacity: true)
+                start = index + 1
+            }
+            pending.append(contentsOf: piece[start..<count])
+        }
+        if !pending.isEmpty { try body(String(decoding: pending, as: UTF8.self)) }
+    }
+
     private static func writeAll(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) throws {
         var rest = bytes
         while !rest.isEmpty {

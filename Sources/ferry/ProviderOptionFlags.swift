@@ -13,7 +13,9 @@ struct ProviderOptionFlags: ParsableArguments {
     @Option(help: Self.help("sha256", valueName: "hex"))
     var sha256: String?
 
-    @Flag(help: Self.help("recursive"))
+    @Flag(help: ArgumentHelp(
+        "Uploads: each DIR's files, keeping their paths below DIR under DEST/ (see Trees, filters and dry run). "
+            + ProviderRegistry.standard.help(forOption: "recursive")))
     var recursive = false
 
     @Option(help: Self.help("thumbnail", valueName: "size"))
@@ -31,11 +33,16 @@ struct ProviderOptionFlags: ParsableArguments {
     @Option(name: .customLong("page-size"), help: Self.help("page_size", valueName: "n"))
     var pageSize: Int64?
 
-    @Flag(name: .customLong("if-changed"), help: Self.help("if_changed"))
-    var ifChanged = false
+    @Flag(
+        name: .customLong("if-changed"), inversion: .prefixedNo,
+        help: ArgumentHelp(
+            ProviderRegistry.standard.help(forOption: "if_changed")
+                + " The default for upload DIR --recursive (a tree copied again moves only what changed); --no-if-changed sends everything."))
+    var ifChanged: Bool?
 
-    /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused.
-    func options() throws -> [String: OptionValue] {
+    /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused. For uploads
+    /// `--recursive` walks folders (see `ferry enqueue`) and is no provider option.
+    func options(for kind: JobKind? = nil) throws -> [String: OptionValue] {
         var options = [String: OptionValue]()
         func add(_ name: String, _ value: OptionValue, from flag: String) throws {
             guard options[name] == nil else {
@@ -56,12 +63,17 @@ struct ProviderOptionFlags: ParsableArguments {
             options[name] = .commandLine(parts.count > 1 ? String(parts[1]) : "")
         }
         if let sha256 { try add("sha256", .commandLine(sha256), from: "--sha256") }
-        if recursive { try add("recursive", .json(.bool(true)), from: "--recursive") }
+        if recursive && kind != .upload { try add("recursive", .json(.bool(true)), from: "--recursive") }
         if let thumbnail { try add("thumbnail", .commandLine(thumbnail), from: "--thumbnail") }
         if let size { try add("size", .commandLine(size), from: "--size") }
         if let max { try add("max", .json(.int(max)), from: "--max") }
         if let account { try add("account", .commandLine(account), from: "--account") }
-        if ifChanged { try add("if_changed", .json(.bool(true)), from: "--if-changed") }
+        // A tree copy skips what is there already unless told not to.
+        if ifChanged == true {
+            try add("if_changed", .json(.bool(true)), from: "--if-changed")
+        } else if ifChanged == nil, kind == .upload, recursive, options["if_changed"] == nil {
+            options["if_changed"] = .json(.bool(true))
+        }
         if let pageSize { try add("page_size", .json(.int(pageSize)), from: "--page-size") }
         return options
     }

@@ -167,6 +167,9 @@ struct ScheduleCommand: AsyncParsableCommand {
             guard enqueue.key == nil, enqueue.options.runAt == nil else {
                 throw CLIUsageError(message: "job template after --: --key and --run-at belong to the schedule (each tick's key is schedule:NAME:TICK); leave them out")
             }
+            guard !enqueue.tree.dryRun, !enqueue.tree.filters, !enqueue.tree.followSymlinks, !enqueue.tree.skipUnreadable else {
+                throw CLIUsageError(message: "job template after --: --dry-run, filters and the symlink flags belong to ferry enqueue (a schedule fetches one source); leave them out")
+            }
             let requests = try enqueue.commandLineRequests()
             guard requests.count == 1, let request = requests.first else {
                 throw CLIUsageError(message: "job template after --: one source per schedule (a folder or photostream source fetches many files); add a schedule per source")
