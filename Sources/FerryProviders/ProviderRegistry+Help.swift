@@ -16,6 +16,9 @@ extension ProviderRegistry {
                 }
             }
         }
+        let existing = ExistingFilePolicy.option.declaration
+        lines.append("  every fetch:")
+        lines.append("    \(existing.name)=\(existing.type.hint)  \(existing.help)")
         return lines.joined(separator: "\n")
     }
 
@@ -35,6 +38,7 @@ extension ProviderRegistry {
                 }
             }
         }
+        if name == ExistingFilePolicy.option.name { groups.append((ExistingFilePolicy.option.declaration.help, ["every fetch"])) }
         guard !groups.isEmpty else { return "No provider takes this option." }
         return groups.map { "\($0.takers.joined(separator: ", ")): \($0.help)" }.joined(separator: " ")
     }

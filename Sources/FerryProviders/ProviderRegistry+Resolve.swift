@@ -20,9 +20,15 @@ extension ProviderRegistry: JobEndpointResolver {
                 line: line, field: field, problem: "\(provider.displayName) takes no \(plural)",
                 fix: "write one of: " + examples.joined(separator: ", "))
         }
+        // Every fetch writes a local file, so every fetch provider takes the policy for one already there.
+        let common = kind == .fetch ? [ExistingFilePolicy.option.declaration] : []
         let checked = try ProviderOptions.checked(
-            options, declared: provider.options(for: kind), for: "\(provider.displayName) \(plural)", line: line)
-        return try provider.resolve(
+            options, declared: provider.options(for: kind) + common, for: "\(provider.displayName) \(plural)", line: line)
+        var resolved = try provider.resolve(
             EndpointRequest(kind: kind, remote: remote, local: local, options: checked, jobID: jobID, line: line))
+        if let policy = checked[ExistingFilePolicy.option], policy != ExistingFilePolicy.replace.rawValue {
+            resolved.details[ExistingFilePolicy.specKey] = .string(policy)
+        }
+        return resolved
     }
 }

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 import Foundation
 
@@ -10,6 +11,15 @@ extension JobContext {
     @discardableResult
     public func fanOut(_ children: [FanOutChild], bytesDone: Int64, bytesTotal: Int64? = nil, session: JSONValue) async throws -> Int {
         try Task.checkCancellation()
+        // The parent's policy for files already there goes to every child it lists.
+        var inheriting = children
+        let existing = ExistingTarget.policy(of: job)
+        if existing != .replace {
+            for index in inheriting.indices where inheriting[index].details[ExistingFilePolicy.specKey] == nil {
+                inheriting[index].details[ExistingFilePolicy.specKey] = .string(existing.rawValue)
+            }
+        }
+        let children = inheriting
         let outcome = progressOutcome(bytesDone: bytesDone, bytesTotal: bytesTotal, session: session)
         let ack = try await withDatabaseRetry(logger: logger) {
             try await self.store.fanOut(children, from: self.job, progress: outcome, now: Date())

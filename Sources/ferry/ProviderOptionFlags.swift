@@ -40,6 +40,12 @@ struct ProviderOptionFlags: ParsableArguments {
                 + " The default for upload DIR --recursive (a tree copied again moves only what changed); --no-if-changed sends everything."))
     var ifChanged: Bool?
 
+    @Flag(help: "Fetches: a file already at the target is left as it is and nothing is downloaded (--option existing=ignore).")
+    var ignoreExisting = false
+
+    @Flag(help: "Fetches: never replace a file already at the target: a different one fails the job, the same one is kept (--option existing=immutable).")
+    var immutable = false
+
     /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused. For uploads
     /// `--recursive` walks folders (see `ferry enqueue`) and is no provider option.
     func options(for kind: JobKind? = nil) throws -> [String: OptionValue] {
@@ -69,6 +75,11 @@ struct ProviderOptionFlags: ParsableArguments {
         if let max { try add("max", .json(.int(max)), from: "--max") }
         if let account { try add("account", .commandLine(account), from: "--account") }
         // A tree copy skips what is there already unless told not to.
+        if ignoreExisting && immutable {
+            throw CLIUsageError(message: "--ignore-existing and --immutable contradict each other; give one")
+        }
+        if ignoreExisting { try add("existing", .commandLine("ignore"), from: "--ignore-existing") }
+        if immutable { try add("existing", .commandLine("immutable"), from: "--immutable") }
         if ifChanged == true {
             try add("if_changed", .json(.bool(true)), from: "--if-changed")
         } else if ifChanged == nil, kind == .upload, recursive, options["if_changed"] == nil {

@@ -1,6 +1,7 @@
 import Crypto
 import FerryCore
 import FerryDropbox
+import FerryProviders
 import Foundation
 import Tracing
 import NIOCore
@@ -48,6 +49,8 @@ final class PartialDownload: @unchecked Sendable {
     private static let maxPieces = 64
     /// Bytes received: durable, being written or pending.
     private(set) var offset: Int64 = 0
+    /// What to do with a file at the target when the download is done (`existing`, from the job).
+    private var existing: ExistingFilePolicy = .replace
     /// Told the bytes received so far, for live progress (set by `open`).
     private var onBytes: (@Sendable (Int64) -> Void)?
     private var sha256: SHA256?
@@ -93,6 +96,7 @@ final class PartialDownload: @unchecked Sendable {
         }
         context.whenJobEnds { await partial.discard() }
         partial.onBytes = { context.noteBytes($0) }
+        partial.existing = ExistingTarget.policy(of: context.job)
         return partial
     }
 
@@ -289,6 +293,26 @@ final class PartialDownload: @unchecked Sendable {
             try await mismatch("MD5 of the download is \(actual), the store's ETag says \(expectedMD5.lowercased())")
         }
         let (file, folder, temporaryName, name) = (self.file, self.folder, self.temporaryName, self.name)
+        if existing != .replace {
+            // A file at the target stays: with `ignore` whatever it holds, with `immutable` only the same bytes.
+            let (size, policy, target) = (offset, existing, self.target)
+            let kept = try await BlockingIO.run { () throws -> Bool? in
+                guard let present = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) else { return nil }
+                if policy == .ignore { return true }
+                let info = try present.status()
+                guard (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == size else { return false }
+                return try LocalContentHash.sameContent(file, present, size: size)
+            }
+            if let kept {
+                await discard()
+                guard kept else {
+                    throw JobFailure.permanent(
+                        "destination_exists",
+                        "\(target) exists with different content and the fetch is immutable; remove it or fetch with --option existing=replace")
+                }
+                return finished
+            }
+        }
         if let modified { try await BlockingIO.run { try file.setModificationTime(modified) } }
         // Durable in groups with the other transfers finishing now (GroupSync): the data before the rename, the
         // rename (the folder) before success.

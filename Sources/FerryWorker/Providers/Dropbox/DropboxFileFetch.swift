@@ -27,6 +27,7 @@ struct DropboxFileFetch: Sendable {
     static let checkpointInterval: Duration = .seconds(2)
 
     func run() async throws -> JobResult {
+        if let skipped = try await ExistingTarget.skipIfPresent(target, job: job, context: context) { return skipped }
         if let thumbnail = details.thumbnail { return try await fetchThumbnail(size: thumbnail) }
         return try await caller.tokens.httpClient.onEventLoop { try await fetchFile() }
     }

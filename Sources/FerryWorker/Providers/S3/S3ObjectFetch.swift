@@ -25,6 +25,7 @@ struct S3ObjectFetch: Sendable {
     static let checkpointInterval: Duration = .seconds(2)
 
     func run() async throws -> JobResult {
+        if let skipped = try await ExistingTarget.skipIfPresent(target, job: job, context: context) { return skipped }
         if let unchanged = try await alreadyPresent() { return unchanged }
         var digests: Set<PartialDownload.Digest> = [.md5]
         if details.sha256 != nil { digests.insert(.sha256) }

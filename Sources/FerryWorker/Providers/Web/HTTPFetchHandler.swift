@@ -34,6 +34,7 @@ public struct HTTPFetchHandler: JobHandler {
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let details = try job.details(as: WebFetchDetails.self)
+        if let skipped = try await ExistingTarget.skipIfPresent(job.destination, job: job, context: context) { return skipped }
         // Jobs enqueued before fetch details existed have no root: their own folder is the confinement.
         let root = details.root ?? SafePath.directory(of: job.destination)
         // Without a validator a resumed range could splice two versions of the file: start over instead.
