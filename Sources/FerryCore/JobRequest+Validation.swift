@@ -73,6 +73,28 @@ extension JobRequest {
         spec.traceparent = traceParent
 
         switch kind {
+        case .upload where Self.isTree(options):
+            // A folder a worker walks when the job runs: no file facts now; the destination is a folder.
+            let path = Self.absolute(source, base: currentDirectory)
+            try EndpointSyntax.validateLocalPath(path, field: "source", line: line)
+            guard case .failure(.notRegularFile("directory")) = inspectFile(path) else {
+                throw issue("source", "\(path) is not a folder", "a tree upload (option tree) uploads the files below a folder: name the folder")
+            }
+            guard to.hasSuffix("/") else {
+                throw issue("to", "a tree upload goes into a folder", "end the destination with / (for example dropbox:me:/Backup/)")
+            }
+            let remote = EndpointSyntax.scheme(of: to) == nil
+                ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
+            // Resolved as the upload of one file into that folder would be (account, options); the job's
+            // destination is the folder itself.
+            let probe = "ferry-tree-probe"
+            var resolved = try providers.resolve(kind: .upload, remote: remote, local: path + "/" + probe, options: options, jobID: jobID, line: line)
+            guard resolved.destination.hasSuffix(probe) else {
+                throw issue("to", "the destination does not name a folder", "end the destination with /")
+            }
+            resolved.destination = String(resolved.destination.dropLast(probe.count))
+            resolved.source = path.hasSuffix("/") || path == "/" ? path : path + "/"
+            spec.apply(resolved)
         case .upload:
             let path = Self.absolute(source, base: currentDirectory)
             try EndpointSyntax.validateLocalPath(path, field: "source", line: line)
@@ -109,6 +131,14 @@ extension JobRequest {
             spec.apply(resolved)
         }
         return spec
+    }
+
+    /// Whether the options ask for a tree upload (`tree`: true, or `--option tree` / `tree=true` on the command line).
+    static func isTree(_ options: [String: OptionValue]) -> Bool {
+        switch options["tree"] {
+        case .json(.bool(true))?, .commandLine("")?, .commandLine("true")?: true
+        default: false
+        }
     }
 
     /// Resolves a relative path against `base`, keeping a trailing slash (it means "into this folder"). A relative

@@ -19,6 +19,9 @@ extension ProviderRegistry {
         let existing = ExistingFilePolicy.option.declaration
         lines.append("  every fetch:")
         lines.append("    \(existing.name)=\(existing.type.hint)  \(existing.help)")
+        let tree = TreeUpload.option.declaration
+        lines.append("  every upload:")
+        lines.append("    \(tree.name)=\(tree.type.hint)  \(tree.help)")
         return lines.joined(separator: "\n")
     }
 
@@ -39,6 +42,7 @@ extension ProviderRegistry {
             }
         }
         if name == ExistingFilePolicy.option.name { groups.append((ExistingFilePolicy.option.declaration.help, ["every fetch"])) }
+        if name == TreeUpload.option.name { groups.append((TreeUpload.option.declaration.help, ["every upload"])) }
         guard !groups.isEmpty else { return "No provider takes this option." }
         return groups.map { "\($0.takers.joined(separator: ", ")): \($0.help)" }.joined(separator: " ")
     }

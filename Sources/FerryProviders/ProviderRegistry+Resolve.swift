@@ -21,7 +21,7 @@ extension ProviderRegistry: JobEndpointResolver {
                 fix: "write one of: " + examples.joined(separator: ", "))
         }
         // Every fetch writes a local file, so every fetch provider takes the policy for one already there.
-        let common = kind == .fetch ? [ExistingFilePolicy.option.declaration] : []
+        let common = kind == .fetch ? [ExistingFilePolicy.option.declaration] : [TreeUpload.option.declaration]
         let checked = try ProviderOptions.checked(
             options, declared: provider.options(for: kind) + common, for: "\(provider.displayName) \(plural)", line: line)
         var resolved = try provider.resolve(
@@ -29,6 +29,7 @@ extension ProviderRegistry: JobEndpointResolver {
         if let policy = checked[ExistingFilePolicy.option], policy != ExistingFilePolicy.replace.rawValue {
             resolved.details[ExistingFilePolicy.specKey] = .string(policy)
         }
+        if checked[TreeUpload.option] == true { resolved.details[TreeUpload.specKey] = .bool(true) }
         return resolved
     }
 }

@@ -98,7 +98,8 @@ public final class Scheduler: Service, Sendable {
             return Result { () throws(ValidationIssue) -> JobSpec in
                 try request.validated(
                     jobID: ids.next(now: now), now: now, currentDirectory: "/",
-                    inspectFile: { _ in .failure(.unreadable) }, providers: registry)
+                    // A scheduled tree upload's folder must be here (a fetch template inspects no file).
+                    inspectFile: LocalFileInspector.examine, providers: registry)
             }
         }
         guard let firing else { return false }

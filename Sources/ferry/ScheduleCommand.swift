@@ -97,7 +97,8 @@ struct ScheduleCommand: AsyncParsableCommand {
                 do throws(ValidationIssue) {
                     spec = try probe.validated(
                         jobID: ids.next(now: now), now: now, currentDirectory: "/",
-                        inspectFile: { _ in .failure(.unreadable) }, providers: ProviderRegistry.standard)
+                        // A scheduled tree's folder is on the workers' machines, checked by them at each tick.
+                        inspectFile: { _ in .failure(.notRegularFile(kind: "directory")) }, providers: ProviderRegistry.standard)
                 } catch {
                     throw ValidationIssue(
                         field: "job template: \(error.field)", problem: error.problem, fix: error.fix + "; nothing was stored")
@@ -168,16 +169,20 @@ struct ScheduleCommand: AsyncParsableCommand {
                 throw CLIUsageError(message: "job template after --: --key and --run-at belong to the schedule (each tick's key is schedule:NAME:TICK); leave them out")
             }
             guard !enqueue.tree.dryRun, !enqueue.tree.filters, !enqueue.tree.followSymlinks, !enqueue.tree.skipUnreadable else {
-                throw CLIUsageError(message: "job template after --: --dry-run, filters and the symlink flags belong to ferry enqueue (a schedule fetches one source); leave them out")
+                throw CLIUsageError(message: "job template after --: --dry-run, filters and the symlink flags belong to ferry enqueue (a scheduled tree is walked whole, links left out); leave them out")
             }
-            let requests = try enqueue.commandLineRequests()
-            guard requests.count == 1, let request = requests.first else {
+            var requests = try enqueue.commandLineRequests()
+            guard requests.count == 1 else {
                 throw CLIUsageError(message: "job template after --: one source per schedule (a folder or photostream source fetches many files); add a schedule per source")
             }
-            guard request.kind == .fetch else {
-                throw CLIUsageError(message: "job template after --: schedules fetch (an upload's file is checked when it is enqueued, so a recurring upload would send the same file); use fetch SOURCE --to PATH")
+            if requests[0].kind == .upload {
+                // A folder, walked by a worker at each tick: new and changed files go up, unchanged ones cost nothing.
+                guard enqueue.providerOptions.recursive else {
+                    throw CLIUsageError(message: "job template after --: a scheduled upload sends a folder's files as they are at each tick: upload DIR --recursive --to DEST/ (a single file is checked when it is enqueued, so a recurring upload would send the same file)")
+                }
+                requests[0].options[TreeUpload.option.name] = .json(.bool(true))
             }
-            return request.resolvingLocalPaths(currentDirectory: FileManager.default.currentDirectoryPath)
+            return requests[0].resolvingLocalPaths(currentDirectory: FileManager.default.currentDirectoryPath)
         }
     }
 

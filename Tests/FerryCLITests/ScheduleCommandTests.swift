@@ -75,7 +75,7 @@ struct ScheduleCommandTests {
             (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--bogus"], 64, "job template after --"),
             (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "https://example.com/b", "--to", "/srv/"], 64, "one source per schedule"),
             (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--key", "k"], 64, "--key and --run-at"),
-            (["add", "s", "--every", "1h", "--", "upload", "/etc/hostname", "--to", "/srv/"], 64, "schedules fetch"),
+            (["add", "s", "--every", "1h", "--", "upload", "/etc/hostname", "--to", "/srv/"], 64, "upload DIR --recursive --to DEST/"),
             (["add", "s", "--every", "1h", "--", "fetch", "dropbox:nobody:/Camera", "--to", "/srv/"], 65, "unknown account 'nobody'"),
             (["add", "s", "--every", "1h", "--", "fetch", "https://example.com/a", "--to", "/srv/", "--option", "max=3"], 65, "job template"),
             (["pause", "ghost"], 66, "no schedule named 'ghost'"),

@@ -40,6 +40,12 @@ public struct JobHandlers: Sendable {
     /// The handler for `job`, or `nil` when no provider of this process takes it.
     public func handler(for job: ClaimedJob) -> (any JobHandler)? {
         if let catchAll { return catchAll }
+        // A tree upload walks its folder here whatever the destination's provider; its children go to that provider.
+        if job.kind == .upload, job.spec.contains("\"\(TreeUpload.specKey)\""),
+            (try? JSONValue.parse(job.spec))?[TreeUpload.specKey] == .bool(true)
+        {
+            return TreeUploadHandler()
+        }
         let remote = job.kind == .upload ? job.destination : job.source
         guard let scheme = EndpointSyntax.scheme(of: remote) else { return nil }
         return table[Key(kind: job.kind, scheme: scheme)]

@@ -19,10 +19,11 @@ import Foundation
 /// - the filter decides on each file by its path relative to the root, its size and its modification time, and a
 ///   directory it excludes whole is not read.
 ///
-/// Blocking system calls: run it on a thread of its own (the enqueue reader), never on the cooperative pool.
-struct TreeWalker {
+/// Blocking system calls: run it on a thread of its own (the enqueue reader, `BlockingIO`), never on the
+/// cooperative pool. Used by `ferry enqueue upload DIR --recursive` and by a worker running a tree upload.
+public struct TreeWalker: Sendable {
     /// What the walk found.
-    enum Entry {
+    public enum Entry: Sendable {
         /// A file to upload: its path below the root, the path to read it from, and what was seen of it.
         case file(relative: String, source: String, facts: SourceFileFacts)
         /// Left out: by the filter (`filtered`), or a link, a loop, an unreadable or special file that the policy skips.
@@ -31,9 +32,15 @@ struct TreeWalker {
         case problem(relative: String, problem: String, fix: String)
     }
 
-    var filter: FileFilter
-    var followSymlinks: Bool
-    var skipUnreadable: Bool
+    public var filter: FileFilter
+    public var followSymlinks: Bool
+    public var skipUnreadable: Bool
+
+    public init(filter: FileFilter, followSymlinks: Bool, skipUnreadable: Bool) {
+        self.filter = filter
+        self.followSymlinks = followSymlinks
+        self.skipUnreadable = skipUnreadable
+    }
 
     private final class Level {
         let stream: OpaquePointer
@@ -55,7 +62,7 @@ struct TreeWalker {
 
     /// Walks the directory at `root` (absolute). `visit` returns false to stop the walk. A root that cannot be read
     /// is reported as a problem with an empty relative path.
-    func walk(root: String, _ visit: (Entry) -> Bool) {
+    public func walk(root: String, _ visit: (Entry) -> Bool) {
         var stack = [Level]()
         defer { for level in stack { closedir(level.stream) } }
         let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
