@@ -57,7 +57,7 @@ struct DashboardPlanTests {
         let deep = try #require(FerryStore.statusPageQuery("huge", state: nil, search: nil, after: (middle, 2), limit: 50))
         Self.check(try await Self.plan(db, deep.sql, deep.binds), "status page deep in the failures", maxRows: 3 * 51)
 
-        let firstJob = try await db.query("SELECT min(job_id) FROM ferry.jobs WHERE batch = 'huge'").rows[0].decode(UUID.self, at: 0)
+        let firstJob = try await db.query("SELECT job_id FROM ferry.jobs WHERE batch = 'huge' ORDER BY job_id LIMIT 1").rows[0].decode(UUID.self, at: 0)
         let window = FerryStore.windowPageQuery("huge", order: .size, state: nil, search: nil, after: nil, firstJob: firstJob, limit: 50)
         Self.check(try await Self.plan(db, window.sql, window.binds), "size window", maxRows: FerryStore.sortWindow + 1)
     }
