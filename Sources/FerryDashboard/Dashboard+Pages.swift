@@ -27,7 +27,8 @@ extension Dashboard {
             stats.map { row in
                 let hour = lastHour[row.queue]
                 return [HTML.escape(row.queue), view.status(row.state), "\(row.jobs)", "\(row.due)",
-                        row.oldestWaitingSeconds > 0 ? DashboardView.age(row.oldestWaitingSeconds) : "", row.paused ? "paused" : "",
+                        row.oldestWaitingSeconds > 0 ? DashboardView.age(row.oldestWaitingSeconds) : "",
+                        row.paused ? "<a class=\"s-paused\" href=\"\(HTML.escape(base))/queues\">paused</a>" : "",
                         hour.map { "\($0.jobs) jobs, " + DashboardView.bytes($0.bytes) } ?? ""]
             })
         html += "<h3>Batches</h3>" + batchTable(batches, view)
@@ -58,13 +59,14 @@ extension Dashboard {
             ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes", "rate", "ETA", "enqueued"],
             batches.map { batch in
                 let pace = BatchPace(batch, now: now)
+                let progress = DashboardView.progress(batch)
                 return [view.batchLink(batch.batch),
-                 DashboardView.bar(DashboardView.progress(batch)) + HTML.escape(batch.percent) + "%",
+                 DashboardView.progressBar(progress.done, failed: progress.failed),
                  "\(batch.jobs)", "\(batch.queued)", "\(batch.running)", "\(batch.succeeded)",
                  batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)",
                  DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? "")
                     + (batch.sizesUnknown > 0 ? "+" : ""),
-                 pace.rateText, pace.etaText, HTML.escape(batch.enqueuedAt.iso8601)]
+                 pace.rateText, pace.etaText, DashboardView.time(batch.enqueuedAt, now: now)]
             })
     }
 
@@ -75,33 +77,49 @@ extension Dashboard {
         return .object(object)
     }
 
-    func batch(_ name: String, state: String?, search: String?, after: UUID?, _ view: DashboardView) async throws -> DashboardPage? {
+    func batch(
+        _ name: String, state: String?, search: String?, after: UUID?, order: BatchJobOrder, _ view: DashboardView
+    ) async throws -> DashboardPage? {
         guard let summary = try await shared.value("batch:" + name, { [store] in try await store.batchStatus(name) }).first else { return nil }
         let jobs = try await store.batchJobs(
-            name, state: state, search: search, after: after, firstJob: summary.firstJobID, limit: Self.pageSize)
+            name, order: order, state: state, search: search, after: after, firstJob: summary.firstJobID, limit: Self.pageSize)
         let next = jobs.count == Self.pageSize ? jobs.last?.jobID : nil
+        let now = Date()
         var html = batchTable([summary], view)
         html += view.actionButton("/batches/\(HTML.component(name))/cancel", "Cancel batch")
         html += view.actionButton("/batches/\(HTML.component(name))/retry", "Retry failed and cancelled")
         let states = ["", "queued", "running", "succeeded", "failed", "cancelled"]
         html += "<form method=\"get\">status <select name=\"status\">"
             + states.map { "<option\($0 == (state ?? "") ? " selected" : "") value=\"\($0)\">\($0.isEmpty ? "any" : $0)</option>" }.joined()
-            + "</select> <input name=\"q\" placeholder=\"source or destination contains\" value=\"\(HTML.escape(search ?? ""))\"> <button>Filter</button></form>"
+            + "</select> <input name=\"q\" placeholder=\"source or destination contains\" value=\"\(HTML.escape(search ?? ""))\">"
+            + (order == .enqueued ? "" : "<input type=\"hidden\" name=\"sort\" value=\"\(order.rawValue)\">")
+            + " <button>Filter</button></form>"
+        // Sort links keep the filters and start again from the top.
+        func query(_ order: BatchJobOrder, after: UUID? = nil) -> String {
+            var parts = [String]()
+            if order != .enqueued { parts.append("sort=\(order.rawValue)") }
+            if let state { parts.append("status=\(HTML.component(state))") }
+            if let search, !search.isEmpty { parts.append("q=\(HTML.component(search))") }
+            if let after { parts.append("after=\(after.uuidString.lowercased())") }
+            return "\(HTML.escape(base))/batches/\(HTML.component(name))" + (parts.isEmpty ? "" : "?" + HTML.escape(parts.joined(separator: "&")))
+        }
+        let labels: [(BatchJobOrder, String)] = [(.enqueued, "enqueued"), (.status, "status"), (.size, "size"), (.started, "started")]
+        html += "<p class=\"sort\" id=\"sort\">sort by: " + labels.map { item in
+            item.0 == order ? "<b>\(item.1)</b>" : "<a href=\"\(query(item.0))\">\(item.1)</a>"
+        }.joined() + (order == .size || order == .started ? " (among the batch's first \(FerryStore.sortWindow) jobs)" : "") + "</p>"
         html += view.table(
-            ["job", "status", "attempt", "source", "destination", "progress", "last error"],
+            ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
             jobs.map { job in
                 [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
-                 HTML.escape(job.destination), HTML.escape(job.percent.map { $0 + "%" } ?? ""),
-                 "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>"]
+                 HTML.escape(job.destination), job.bytesTotal.map(DashboardView.bytes) ?? "",
+                 HTML.escape(job.percent.map { $0 + "%" } ?? ""), DashboardView.time(job.startedAt, now: now),
+                 HTML.escape(job.worker ?? ""), "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>"]
             })
         if let next {
-            var query = "after=\(next.uuidString.lowercased())"
-            if let state { query += "&status=\(HTML.component(state))" }
-            if let search, !search.isEmpty { query += "&q=\(HTML.component(search))" }
-            html += "<a id=\"next\" href=\"\(HTML.escape(base))/batches/\(HTML.component(name))?\(HTML.escape(query))\">next page →</a>"
+            html += "<a id=\"next\" href=\"\(query(order, after: next))\">next page →</a>"
         }
         let json: JSONValue = .object([
-            "batch": Self.batchJSON(summary, now: Date()), "jobs": .array(jobs.map(\.json)),
+            "batch": Self.batchJSON(summary, now: Date()), "jobs": .array(jobs.map(\.json)), "sort": .string(order.rawValue),
             "next_after": next.map { .string($0.uuidString.lowercased()) } ?? .null,
         ])
         return DashboardPage(title: "Batch \(name)", html: html, json: json)
@@ -110,7 +128,7 @@ extension Dashboard {
     func job(_ id: UUID, _ view: DashboardView) async throws -> DashboardPage? {
         guard let job = try await store.jobStatus(.job(id)).first else { return nil }
         let events = try await store.events(of: id)
-        var html = ""
+        var html = jobSummary(job, view)
         if job.state == "queued" || job.state == "running" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/cancel", "Cancel") }
         if job.state == "failed" || job.state == "cancelled" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/retry", "Retry") }
         let fields: [(String, String)]
@@ -121,8 +139,8 @@ extension Dashboard {
         } else {
             fields = []
         }
+        html += "<h3>All fields</h3>"
         html += view.table(["field", "value"], fields.map { ["<b>\(HTML.escape($0.0))</b>", $0.1] })
-        if let error = job.lastError { html += "<h3>Last error</h3><div class=\"err\">\(HTML.escape(error))</div>" }
         // The resume cursor: the session of the newest progress event that recorded one (what the next attempt
         // continues from: an upload session and offset, a download's durable offset, a listing cursor).
         let parsed = events.map { (event: $0, data: (try? JSONValue.parse($0.data)) ?? .null) }
@@ -135,66 +153,13 @@ extension Dashboard {
         html += view.table(
             ["#", "type", "time", "worker", "lease", "data"],
             parsed.map { item in
-                ["\(item.event.version)", HTML.escape(item.event.type), HTML.escape(item.event.recordedAt.iso8601),
+                ["\(item.event.version)", HTML.escape(item.event.type), DashboardView.time(item.event.recordedAt),
                  HTML.escape(item.data["worker"]?.stringValue ?? ""), HTML.escape(item.data["lease"].map(Self.text) ?? ""),
                  "<pre>\(HTML.escape(item.event.data))</pre>"]
             })
         return DashboardPage(
             title: "Job \(id.uuidString.lowercased())", html: html,
             json: .object(["job": job.json, "resume_cursor": cursor, "events": .array(events.map(\.json))]))
-    }
-
-    func failed(_ view: DashboardView) async throws -> DashboardPage {
-        let jobs = try await store.failedJobs(limit: 500)
-        let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
-        let held = try await store.heldJobs(accounts: accounts.map(\.name), limit: 200)
-        // Grouped by error, groups in order of their newest failure.
-        var order = [String]()
-        var groups = [String: [JobStatusRow]]()
-        for job in jobs {
-            let key = job.lastError ?? "(no error recorded)"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(job)
-        }
-        var html = "<h3>Accounts that need <code>ferry account login</code></h3>"
-        html += accounts.isEmpty
-            ? "<p id=\"no-held\">None: no job is held.</p>"
-            : view.table(
-                ["account", "provider", "status", "reason", "since", "held jobs"],
-                accounts.map { account in
-                    [HTML.escape(account.name), HTML.escape(account.provider), view.status(account.status),
-                     HTML.escape(account.statusReason ?? ""), HTML.escape(account.updatedAt.iso8601), "\(account.heldJobs ?? 0)"]
-                })
-        if !held.isEmpty {
-            html += "<h3>Held jobs</h3>"
-            html += view.table(
-                ["job", "account", "batch", "source", "destination", "enqueued"],
-                held.map { job in
-                    [view.jobLink(job.jobID), HTML.escape(job.account ?? ""), job.batch.map { view.batchLink($0) } ?? "",
-                     HTML.escape(job.source), HTML.escape(job.destination), HTML.escape(job.enqueuedAt.iso8601)]
-                })
-        }
-        html += "<h3>Failed</h3>"
-        html += jobs.isEmpty ? "<p>No failed jobs.</p>" : ""
-        for key in order {
-            let members = groups[key]!
-            html += "<h3 class=\"err\">\(HTML.escape(key)) (\(members.count))</h3>"
-            html += view.table(
-                ["job", "batch", "source", "destination", "finished", ""],
-                members.map { job in
-                    [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", HTML.escape(job.source),
-                     HTML.escape(job.destination), HTML.escape(job.finishedAt?.iso8601 ?? ""),
-                     view.actionButton("/jobs/\(job.jobID.uuidString.lowercased())/retry", "Retry")]
-                })
-        }
-        let json: JSONValue = .object([
-            "groups": .array(order.map { key in
-                .object(["error": .string(key), "jobs": .array(groups[key]!.map(\.json))])
-            }),
-            "accounts_needing_login": .array(accounts.map(\.json)),
-            "held": .array(held.map(\.json)),
-        ])
-        return DashboardPage(title: "Failed and held", html: html, json: json)
     }
 
     func workers(_ view: DashboardView) async throws -> DashboardPage {

@@ -30,7 +30,13 @@ extension Dashboard {
             if let state, !Self.states.contains(state) {
                 return problem(request, .badRequest, "status= must be one of \(Self.states.joined(separator: ", "))")
             }
-            return await respond(request) { view in try await batch(name, state: state, search: search, after: after, view) }
+            let sort = query["sort"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? BatchJobOrder.enqueued.rawValue
+            guard let order = BatchJobOrder(rawValue: sort) else {
+                return problem(request, .badRequest, "sort= must be one of \(BatchJobOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return await respond(request) { view in
+                try await batch(name, state: state, search: search, after: after, order: order, view)
+            }
         }
         router.get(RouterPath("\(base)/jobs/:id")) { request, context in
             guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
@@ -40,6 +46,9 @@ extension Dashboard {
         }
         router.get(RouterPath("\(base)/failed")) { request, _ in
             await respond(request) { view in try await failed(view) }
+        }
+        router.get(RouterPath("\(base)/queues")) { request, _ in
+            await respond(request) { view in try await queues(view) }
         }
         router.get(RouterPath("\(base)/workers")) { request, _ in
             await respond(request) { view in try await workers(view) }
@@ -60,6 +69,15 @@ extension Dashboard {
             }
             return try await act(request, context, action: context.parameters.get("action") ?? "", target: .batch(name),
                                  back: "/batches/\(HTML.component(name))")
+        }
+        router.post(RouterPath("\(base)/failed/groups/:group/retry")) { request, context in
+            try await retryGroup(request, context, id: context.parameters.get("group") ?? "")
+        }
+        router.post(RouterPath("\(base)/queues/:name/:action")) { request, context in
+            guard let name = context.parameters.get("name")?.removingPercentEncoding else {
+                return problem(request, .badRequest, "the queue name in the address is not validly percent-encoded")
+            }
+            return try await pauseOrResume(request, context, queue: name, action: context.parameters.get("action") ?? "")
         }
     }
 
@@ -93,8 +111,11 @@ extension Dashboard {
         return response
     }
 
+    /// JSON for `Accept: application/json`, and for any POST with a bearer token: a script, never a browser that
+    /// would follow a redirect.
     func wantsJSON(_ request: Request) -> Bool {
         (request.headers[.accept] ?? "").contains("application/json")
+            || (request.method == .post && request.headers[.authorization] != nil)
     }
 
     func problem(_ request: Request, _ status: HTTPResponse.Status, _ message: String) -> Response {
@@ -214,26 +235,83 @@ extension Dashboard {
         return response
     }
 
-    /// Cancel or retry through FerryStore (the same event appends as `ferry cancel` / `ferry retry`).
-    func act(
-        _ request: Request, _ context: DashboardRequestContext, action: String, target: FerryStore.JobFilter, back: String
-    ) async throws -> Response {
-        guard action == "cancel" || action == "retry" else { return problem(request, .notFound, "unknown action \(action)") }
-        if configuration.readOnly { return problem(request, .forbidden, "the dashboard is read-only") }
+    /// Checks that a POST may act: not read-only, same origin, and a bearer token or a live session with its CSRF
+    /// field. Answers the refusal, or nil with the form's fields.
+    func authorize(
+        _ request: Request, _ context: DashboardRequestContext, action: String
+    ) async throws -> (refusal: Response?, fields: FormFields) {
+        let none = FormFields("")
+        if configuration.readOnly { return (problem(request, .forbidden, "the dashboard is read-only"), none) }
         if let refusal = crossOriginRefusal(request) {
             logger.notice("dashboard action refused: cross-origin", metadata: ["action": "\(action)"])
-            return problem(request, .forbidden, refusal)
+            return (problem(request, .forbidden, refusal), none)
         }
         let fields = try await form(request)
         let verdict = guardian.check(
             authorization: request.headers[.authorization], sessionCookies: cookieValues(request, sessionCookieName),
             csrfField: fields["csrf"], sources: throttleSources(request, context))
         switch verdict {
-        case .allowed: break
-        case .unauthenticated(let reason): return problem(request, .unauthorized, reason)
-        case .forbidden(let reason): return problem(request, .forbidden, reason)
-        case .throttled(let seconds): return throttled(request, seconds)
+        case .allowed: return (nil, fields)
+        case .unauthenticated(let reason): return (problem(request, .unauthorized, reason), fields)
+        case .forbidden(let reason): return (problem(request, .forbidden, reason), fields)
+        case .throttled(let seconds): return (throttled(request, seconds), fields)
         }
+    }
+
+    /// Cancel or retry through FerryStore (the same event appends as `ferry cancel` / `ferry retry`).
+    func act(
+        _ request: Request, _ context: DashboardRequestContext, action: String, target: FerryStore.JobFilter, back: String
+    ) async throws -> Response {
+        guard action == "cancel" || action == "retry" else { return problem(request, .notFound, "unknown action \(action)") }
+        if let refusal = try await authorize(request, context, action: action).refusal { return refusal }
+        return await perform(request, action: action, target: target, back: back)
+    }
+
+    /// Retries every failed job of a group of failures (`FailureSignature`): one `requeued` append per job, the
+    /// same call and rules as `ferry retry`.
+    func retryGroup(_ request: Request, _ context: DashboardRequestContext, id: String) async throws -> Response {
+        if let refusal = try await authorize(request, context, action: "retry group").refusal { return refusal }
+        let group: FailureGroup?
+        do {
+            group = try await failureGroup(id)
+        } catch {
+            logger.warning("dashboard action failed", metadata: ["action": "retry group", "error": "\(error)"])
+            return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
+        }
+        guard let group else { return problem(request, .notFound, "no such group of failures (retried already?)") }
+        return await perform(request, action: "retry", target: .jobs(group.jobIDs), back: "/failed")
+    }
+
+    /// Pauses or resumes a queue (`ferry queue pause|resume`: one append to `ferry.queue_events`), with the form's
+    /// `reason` for a pause. A queue that is not known is refused, as the CLI refuses it without `--create`.
+    func pauseOrResume(_ request: Request, _ context: DashboardRequestContext, queue: String, action: String) async throws -> Response {
+        guard action == "pause" || action == "resume" else { return problem(request, .notFound, "unknown action \(action)") }
+        let (refusal, fields) = try await authorize(request, context, action: action)
+        if let refusal { return refusal }
+        guard JobLimits.isValidQueueName(queue) else { return problem(request, .notFound, "no queue '\(queue)'") }
+        let reason = fields["reason"].map { String($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 }
+        let changed: Bool
+        do {
+            guard try await store.queueIsKnown(queue) else {
+                return problem(request, .notFound, "no queue '\(queue)': it has no jobs, no worker serves it and it was never paused")
+            }
+            changed = try await store.setQueuePaused(queue, paused: action == "pause", reason: reason, by: "ferry dashboard")
+        } catch {
+            logger.warning("dashboard action failed", metadata: ["action": "\(action)", "error": "\(error)"])
+            return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
+        }
+        shared.clear()
+        logger.notice("dashboard action", metadata: ["action": "\(action)", "queue": "\(queue)", "changed": "\(changed)"])
+        if wantsJSON(request) {
+            let json = JSONValue.object(["queue": .string(queue), "paused": .bool(action == "pause"), "changed": .bool(changed)])
+            return Self.body(.ok, "application/json", json.jsonText + "\n")
+        }
+        return Response(status: .seeOther, headers: [.location: base + "/queues"])
+    }
+
+    /// Runs an authorized cancel or retry and answers its outcomes (JSON) or a redirect back (browsers). For more
+    /// than one job, the JSON lists only the jobs that changed: nothing to retry is an empty list.
+    func perform(_ request: Request, action: String, target: FerryStore.JobFilter, back: String) async -> Response {
         let outcomes: [CommandOutcome]
         do {
             outcomes =
@@ -249,7 +327,8 @@ extension Dashboard {
         shared.clear()
         logger.notice("dashboard action", metadata: ["action": "\(action)", "target": "\(target)", "jobs": "\(outcomes.count)"])
         if wantsJSON(request) {
-            let items = outcomes.map { outcome -> JSONValue in
+            let single: Bool = if case .job = target { true } else { false }
+            let items = outcomes.filter { single || $0.action != .unchanged }.map { outcome -> JSONValue in
                 .object([
                     "job_id": .string(outcome.jobID.uuidString.lowercased()), "action": .string(outcome.action.rawValue),
                     "state": outcome.state.map { .string($0) } ?? .null,

@@ -5,18 +5,37 @@ import Foundation
 /// Content-Security-Policy that allows exactly them.
 enum DashboardAssets {
     static let css = """
+        *{box-sizing:border-box}
         body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
-        header{background:#1d2330;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:center}
+        header{background:#1d2330;color:#fff;padding:8px 16px;display:flex;gap:8px 16px;align-items:center;flex-wrap:wrap}
+        header nav{display:flex;gap:16px;flex-wrap:wrap}
         header a{color:#cfe0ff;text-decoration:none}header b{margin-right:12px}
-        main{padding:16px}table{border-collapse:collapse;background:#fff;width:100%;margin:8px 0 16px}
+        header input{max-width:12em}#logged-in{font-size:12px;opacity:.8}
+        main{padding:16px;max-width:100%}h2,h3{overflow-wrap:anywhere}
+        .scroll{overflow-x:auto;max-width:100%;margin:8px 0 16px}
+        table{border-collapse:collapse;background:#fff;width:100%}
         th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}
-        th{background:#eef0f3}svg.bar{background:#e3e6ea;border:0;border-radius:5px;vertical-align:middle}
-        .err{color:#b00020;white-space:pre-wrap}
-        .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}
+        th{background:#eef0f3}svg.bar{background:#e3e6ea;border:0;border-radius:5px;vertical-align:middle;max-width:40vw}
+        .pct{margin-left:6px}
+        .err{color:#b00020;white-space:pre-wrap;overflow-wrap:anywhere}
+        .fix{margin:4px 0}
+        .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}.s-paused{color:#b36200}
         form.inline{display:inline}button{cursor:pointer}#live-state{margin-left:auto;font-size:12px;opacity:.8}
-        pre{white-space:pre-wrap;margin:0;font-size:12px}
-        .charts{display:flex;gap:24px;flex-wrap:wrap}figure{margin:0 0 8px}figcaption{font-size:12px;opacity:.8}
+        pre{white-space:pre-wrap;margin:0;font-size:12px;overflow-wrap:anywhere}
+        .charts{display:flex;gap:24px;flex-wrap:wrap}figure{margin:0 0 8px;max-width:100%}figcaption{font-size:12px;opacity:.8}
+        figure svg{max-width:100%;height:auto}
         svg{background:#fff;border:1px solid #e3e6ea}
+        dl.summary{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;background:#fff;padding:8px 12px;margin:8px 0 16px}
+        dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}
+        .sort a{margin-right:8px}.sort b{margin-right:8px}
+        @media (max-width:600px){main{padding:8px}header{padding:8px}h2{font-size:18px}}
+        @media (prefers-color-scheme:dark){
+        body{color:#dde3ec;background:#12161d}header{background:#0b0e13}
+        table,dl.summary{background:#1a1f28}th{background:#232a35}th,td{border-color:#2c3440}
+        a{color:#8fb8ff}svg{background:#1a1f28;border-color:#2c3440}svg.bar{background:#2c3440}
+        .err,.s-failed{color:#ff7b86}.s-succeeded{color:#5fd39a}.s-running{color:#7fb0ff}.s-paused{color:#ffb366}
+        input,select,button{background:#232a35;color:#dde3ec;border:1px solid #3a4452}
+        }
         """
 
     /// Listens to the server's event stream and re-reads the live part of the page when something changed,

@@ -13,18 +13,18 @@ struct DashboardView {
 
     func page(title: String, _ body: String) -> String {
         let b = HTML.escape(base)
-        let links = [("", "Overview"), ("/batches", "Batches"), ("/failed", "Failed &amp; held"), ("/workers", "Workers")]
+        let links = [("", "Overview"), ("/batches", "Batches"), ("/queues", "Queues"), ("/failed", "Failed &amp; held"), ("/workers", "Workers")]
             .map { "<a href=\"\(b)\($0.0.isEmpty ? "/" : $0.0)\">\($0.1)</a>" }.joined()
         let login =
             readOnly
             ? ""
             : loggedIn
-                ? "<form class=\"inline\" id=\"logout\" method=\"post\" action=\"\(b)/logout\">\(csrfField)<button>Log out</button></form>"
+                ? "<span id=\"logged-in\">logged in</span><form class=\"inline\" id=\"logout\" method=\"post\" action=\"\(b)/logout\">\(csrfField)<button>Log out</button></form>"
                 : "<form class=\"inline\" method=\"post\" action=\"\(b)/login\">\(csrfField)<input type=\"password\" name=\"token\" placeholder=\"dashboard token\"><button>Log in</button></form>"
         return """
-            <!doctype html><html><head><meta charset="utf-8"><title>\(HTML.escape(title)) · ferry</title>
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(title)) · ferry</title>
             <style>\(DashboardAssets.css)</style></head>
-            <body data-base="\(b)"><header><b>ferry</b>\(links)\(login)<span id="live-state">…</span></header>
+            <body data-base="\(b)"><header><b>ferry</b><nav>\(links)</nav><span id="live-state">…</span>\(login)</header>
             <main><h2>\(HTML.escape(title))</h2><div id="live">\(body)</div></main>
             <script>\(DashboardAssets.script)</script></body></html>
             """
@@ -37,10 +37,21 @@ struct DashboardView {
         return "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(base + path))\">\(csrfField)<button class=\"action\">\(label)</button></form>"
     }
 
-    func table(_ headers: [String], _ rows: [[String]]) -> String {
+    /// A table of HTML cells (already escaped); `rowIDs`, when given, become each row's `id` (escaped here).
+    /// A form that posts `fields` (HTML, escaped by the caller) with the CSRF token; hidden when read-only.
+    func actionForm(_ path: String, _ label: String, fields: String) -> String {
+        guard !readOnly else { return "" }
+        return "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(base + path))\">\(csrfField)\(fields) <button class=\"action\">\(label)</button></form>"
+    }
+
+    func table(_ headers: [String], _ rows: [[String]], rowIDs: [String]? = nil) -> String {
         let head = headers.map { "<th>\(HTML.escape($0))</th>" }.joined()
-        let body = rows.map { "<tr>" + $0.map { "<td>\($0)</td>" }.joined() + "</tr>" }.joined()
-        return "<table><tr>\(head)</tr>\(body)</table>"
+        let body = rows.enumerated().map { index, row in
+            let id = rowIDs.map { " id=\"\(HTML.escape($0[index]))\"" } ?? ""
+            return "<tr\(id)>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>"
+        }.joined()
+        // Wide tables scroll inside their own box, so a phone never scrolls the whole page sideways.
+        return "<div class=\"scroll\"><table><tr>\(head)</tr>\(body)</table></div>"
     }
 
     func jobLink(_ id: UUID) -> String {
@@ -53,10 +64,33 @@ struct DashboardView {
     }
 
     /// A progress bar as SVG: its width is an attribute, not an inline style the Content-Security-Policy would block.
-    static func bar(_ fraction: Double) -> String {
-        let percent = String(format: "%.1f", max(0, min(100, fraction * 100)))
-        return "<svg class=\"bar\" width=\"160\" height=\"10\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" role=\"img\" "
-            + "aria-label=\"\(percent)%\"><title>\(percent)%</title><rect width=\"\(percent)\" height=\"10\" fill=\"#3a7bd5\"/></svg>"
+    /// `failed` is the share (of the whole bar) of jobs that ended failed or cancelled, drawn in red after `done`.
+    static func bar(_ done: Double, failed: Double = 0) -> String {
+        let ok = max(0, min(1, done))
+        let bad = max(0, min(1 - ok, failed))
+        let percent = Self.percent(ok + bad)
+        let okWidth = String(format: "%.1f", ok * 100)
+        let badWidth = String(format: "%.1f", bad * 100)
+        var svg = "<svg class=\"bar\" width=\"160\" height=\"10\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" role=\"img\" "
+            + "aria-label=\"\(percent)%\"><title>\(percent)%</title><rect class=\"ok\" width=\"\(okWidth)\" height=\"10\" fill=\"#3a7bd5\"/>"
+        if bad > 0 {
+            svg += "<rect class=\"failed\" x=\"\(okWidth)\" width=\"\(badWidth)\" height=\"10\" fill=\"#d03040\"/>"
+        }
+        return svg + "</svg>"
+    }
+
+    /// A bar followed by its percent, the same figure as the bar's length.
+    static func progressBar(_ done: Double, failed: Double = 0) -> String {
+        let ok = max(0, min(1, done))
+        let bad = max(0, min(1 - ok, failed))
+        return bar(ok, failed: bad) + "<span class=\"pct\">" + percent(ok + bad) + "%</span>"
+    }
+
+    /// A fraction as a percent with one decimal, as the bar's parts are drawn; never 100.0 before the end.
+    static func percent(_ fraction: Double) -> String {
+        let value = max(0, min(100, fraction * 100))
+        let text = String(format: "%.1f", value)
+        return value < 100 && text == "100.0" ? "99.9" : text
     }
 
     static func age(_ seconds: Double) -> String {
@@ -65,24 +99,56 @@ struct DashboardView {
         return String(format: "%.1f h", seconds / 3600)
     }
 
+    /// Binary units (KiB, MiB, GiB), as `ferry status` prints them.
     static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
         var unit = 0
-        while value >= 1000 && unit < units.count - 1 {
-            value /= 1000
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
             unit += 1
         }
         return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
     }
 
-    /// Progress of a batch: by bytes when every size is known, by finished jobs otherwise.
-    static func progress(_ batch: BatchStatusRow) -> Double {
-        if let total = batch.bytesTotal, total > 0, batch.sizesUnknown == 0 {
-            return Double(batch.bytesDone) / Double(total)
+    /// A time as "3 min ago" (or "in 3 min"), the exact UTC time in its `title` and `datetime`.
+    static func time(_ timestamp: PostgresTimestamp?, now: Date = Date()) -> String {
+        guard let timestamp else { return "" }
+        let seconds = now.timeIntervalSince(timestamp.date)
+        let text = seconds >= 0 ? Self.ago(seconds) : "in " + Self.ago(-seconds).replacingOccurrences(of: " ago", with: "")
+        let exact = HTML.escape(Self.utc(timestamp.date))
+        return "<time datetime=\"\(exact)\" title=\"\(exact)\">\(HTML.escape(text))</time>"
+    }
+
+    static func ago(_ seconds: Double) -> String {
+        if seconds < 5 { return "just now" }
+        if seconds < 60 { return String(format: "%.0f s ago", seconds) }
+        if seconds < 3600 { return "\(Int(seconds / 60)) min ago" }
+        if seconds < 86400 { return "\(Int(seconds / 3600)) h ago" }
+        return "\(Int(seconds / 86400)) d ago"
+    }
+
+    /// `2025-01-31 12:34:56 UTC`: to the second, no microseconds.
+    static func utc(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%04d-%02d-%02d %02d:%02d:%02d UTC", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+    }
+
+    /// Progress of a batch as the bar's two parts: `done` (succeeded; by bytes when every size is known and
+    /// nothing failed, so transfers in flight move it) and `failed` (failed and cancelled jobs' share, in red).
+    /// Their sum is the percent shown beside the bar.
+    static func progress(_ batch: BatchStatusRow) -> (done: Double, failed: Double) {
+        guard batch.jobs > 0 else { return (0, 0) }
+        let jobs = Double(batch.jobs)
+        let unsuccessful = Double(batch.failed + batch.cancelled) / jobs
+        if unsuccessful == 0, let total = batch.bytesTotal, total > 0, batch.sizesUnknown == 0 {
+            // Bytes may all be done a moment before the last job is recorded: full only when every job is.
+            let bytes = Double(batch.bytesDone) / Double(total)
+            return (batch.succeeded == batch.jobs ? 1 : min(bytes, 0.999), 0)
         }
-        guard batch.jobs > 0 else { return 0 }
-        return Double(batch.succeeded + batch.failed + batch.cancelled) / Double(batch.jobs)
+        return (Double(batch.succeeded) / jobs, unsuccessful)
     }
 
     func status(_ text: String) -> String { "<span class=\"s-\(HTML.escape(text))\">\(HTML.escape(text))</span>" }

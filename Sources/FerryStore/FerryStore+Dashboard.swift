@@ -71,6 +71,151 @@ extension FerryStore {
         }
     }
 
+    /// How many of a batch's first jobs a sort by size or start time orders: no index covers those orders, so the
+    /// sort reads a bounded window (the batch's first jobs by id), never the whole batch.
+    public static let sortWindow = 10_000
+
+    /// One page of a batch's jobs in `order`, after the job `after` (keyset: the page's cost does not grow with
+    /// its depth). Enqueue order is ``batchJobs(_:state:search:after:firstJob:limit:)``.
+    public func batchJobs(
+        _ batch: String, order: BatchJobOrder, state: String? = nil, search: String? = nil, after: UUID? = nil,
+        firstJob: UUID? = nil, limit: Int = 50
+    ) async throws -> [JobStatusRow] {
+        let limit = max(1, min(limit, 1000))
+        switch order {
+        case .enqueued:
+            return try await batchJobs(batch, state: state, search: search, after: after, firstJob: firstJob, limit: limit)
+        case .status:
+            return try await batchJobsByStatus(batch, state: state, search: search, after: after, limit: limit)
+        case .size, .started:
+            return try await batchJobsInWindow(batch, order: order, state: state, search: search, after: after, firstJob: firstJob, limit: limit)
+        }
+    }
+
+    private static func likePattern(_ search: String) -> String {
+        "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    /// One range of jobs_batch_idx (batch, state, job_id) per state, in `BatchJobOrder.statusOrder`; the cursor
+    /// job's state (read first) says which ranges are behind it.
+    private func batchJobsByStatus(_ batch: String, state: String?, search: String?, after: UUID?, limit: Int) async throws -> [JobStatusRow] {
+        do {
+            return try await client.withConnection { connection in
+                var afterRank: Int?
+                if let after {
+                    let rows = try connection.query("SELECT state FROM ferry.job_status WHERE job_id = $1::uuid", [after]).rows
+                    afterRank = try rows.first.flatMap { BatchJobOrder.statusOrder.firstIndex(of: try $0.decode(String.self, column: "state")) }
+                }
+                guard let (sql, binds) = Self.statusPageQuery(batch, state: state, search: search, after: after.map { ($0, afterRank ?? 0) }, limit: limit)
+                else { return [] }
+                return try connection.query(sql, binds).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The SQL of a page in status order after the job `after` (its id and its state's rank); nil when no state is
+    /// left to read.
+    static func statusPageQuery(
+        _ batch: String, state: String?, search: String?, after: (id: UUID, rank: Int)?, limit: Int
+    ) -> (sql: String, binds: [any PostgresBindable])? {
+        var binds: [any PostgresBindable] = [batch]
+        var common = ["batch = $1"]
+        if let search, !search.isEmpty {
+            binds.append(likePattern(search))
+            common.append("(source ILIKE $\(binds.count) OR destination ILIKE $\(binds.count))")
+        }
+        var branches = [String]()
+        for (rank, candidate) in BatchJobOrder.statusOrder.enumerated() {
+            if let state, state != candidate { continue }
+            if let after, rank < after.rank { continue }
+            var conditions = common
+            binds.append(candidate)
+            conditions.append("state = $\(binds.count)")
+            if let after, rank == after.rank {
+                binds.append(after.id)
+                conditions.append("job_id > $\(binds.count)::uuid")
+            }
+            branches.append("""
+                (SELECT \(rank) AS rank, \(JobStatusRow.columns) FROM ferry.job_status
+                  WHERE \(conditions.joined(separator: " AND ")) ORDER BY job_id LIMIT \(limit))
+                """)
+        }
+        guard !branches.isEmpty else { return nil }
+        return ("SELECT * FROM (\(branches.joined(separator: " UNION ALL "))) page ORDER BY rank, job_id LIMIT \(limit)", binds)
+    }
+
+    /// Orders the batch's first `sortWindow` jobs (a walk of the primary key from its first job) by size or start,
+    /// descending, with the job id as tie-breaker; the cursor is the key of the job `after`.
+    private func batchJobsInWindow(
+        _ batch: String, order: BatchJobOrder, state: String?, search: String?, after: UUID?, firstJob: UUID?, limit: Int
+    ) async throws -> [JobStatusRow] {
+        let (sql, query) = Self.windowPageQuery(batch, order: order, state: state, search: search, after: after, firstJob: firstJob, limit: limit)
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, query).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The SQL of a page in size or start order within the batch's first `sortWindow` jobs.
+    static func windowPageQuery(
+        _ batch: String, order: BatchJobOrder, state: String?, search: String?, after: UUID?, firstJob: UUID?, limit: Int
+    ) -> (sql: String, binds: [any PostgresBindable]) {
+        let key = order == .size ? "coalesce(bytes_total, -1)" : "coalesce(started_at, '-infinity'::timestamptz)"
+        var binds: [any PostgresBindable] = [batch]
+        var window = ["batch = $1"]
+        if let firstJob {
+            binds.append(firstJob)
+            window.append("job_id >= $\(binds.count)::uuid")
+        }
+        var conditions = ["true"]
+        if let state {
+            binds.append(state)
+            conditions.append("state = $\(binds.count)")
+        }
+        if let search, !search.isEmpty {
+            binds.append(Self.likePattern(search))
+            conditions.append("(source ILIKE $\(binds.count) OR destination ILIKE $\(binds.count))")
+        }
+        if let after {
+            binds.append(after)
+            conditions.append("(\(key), job_id) < (SELECT \(key), job_id FROM ferry.job_status WHERE job_id = $\(binds.count)::uuid)")
+        }
+        let sql = """
+            SELECT \(JobStatusRow.columns) FROM (
+                SELECT * FROM ferry.job_status WHERE \(window.joined(separator: " AND ")) ORDER BY job_id LIMIT \(Self.sortWindow)
+            ) window_jobs
+             WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(key) DESC, job_id DESC LIMIT \(limit)
+            """
+        return (sql, binds)
+    }
+
+    /// The newest `limit` failed jobs, last finished first (a backward walk of `jobs_finished_idx`, stopping at
+    /// `limit`): the sample the dashboard groups by error, bounded whatever the number of failures.
+    public func failureSample(limit: Int = 10_000) async throws -> [FailureRow] {
+        let sql = Self.failureSampleQuery(limit: limit)
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(sql, []).rows.map(FailureRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The SQL of ``failureSample(limit:)``.
+    static func failureSampleQuery(limit: Int) -> String {
+        """
+        SELECT \(FailureRow.columns) FROM ferry.job_status WHERE state = 'failed'
+        ORDER BY finished_at DESC LIMIT \(max(1, min(limit, 100_000)))
+        """
+    }
+
     /// Failed jobs, last finished first: a backward walk of `jobs_finished_idx` (state, finished_at), stopping at
     /// `limit`. (A job_id tie-breaker would make PostgreSQL sort every failed job instead.)
     public func failedJobs(limit: Int = 200) async throws -> [JobStatusRow] {

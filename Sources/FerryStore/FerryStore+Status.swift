@@ -6,6 +6,8 @@ extension FerryStore {
     /// Which jobs a status query covers.
     public enum JobFilter: Sendable {
         case job(UUID)
+        /// These jobs (the dashboard's retry of a group of failures).
+        case jobs([UUID])
         case batch(String)
         case queue(String)
         case all
@@ -14,6 +16,7 @@ extension FerryStore {
         var condition: (sql: String, bind: any PostgresBindable) {
             switch self {
             case .job(let id): ("job_id = $1::uuid", id)
+            case .jobs(let ids): ("job_id = ANY ($1::uuid[])", PostgresArray(ids))
             case .batch(let batch): ("batch = $1", batch)
             case .queue(let queue): ("queue = $1", queue)
             case .all: ("$1::text IS NULL", String?.none)
@@ -26,6 +29,7 @@ extension FerryStore {
         let (condition, binds): (String, [any PostgresBindable]) =
             switch filter {
             case .job(let id): ("job_id = $1::uuid", [id])
+            case .jobs(let ids): ("job_id = ANY ($1::uuid[])", [PostgresArray(ids)])
             case .batch(let batch): ("batch = $1", [batch])
             case .queue(let queue): ("queue = $1", [queue])
             case .all: ("true", [])

@@ -267,3 +267,86 @@ def test_same_site_neighbour_cannot_cancel(browser):
         if neighbour:
             neighbour.stop()
         process.stop()
+
+
+def login(browser, root):
+    browser.delete_all_cookies()
+    browser.get(root + "/")
+    browser.find_element(By.NAME, "token").send_keys(TOKEN)
+    browser.find_element(By.XPATH, "//form[contains(@action,'/login')]//button").click()
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "logout"))
+    assert browser.find_element(By.ID, "logged-in").text == "logged in"
+
+
+def test_group_retry_requeues_the_whole_group(browser):
+    enqueue("grouped", "browser-group", 5, "grouped")
+    failer = Background("worker", "--name", "group-failer", "--handler", "fail", "--queues", "browser-group", "--poll-interval", "0.2")
+    try:
+        eventually(lambda: set(job_states("grouped").values()) == {"failed"}, "the grouped jobs to fail")
+    finally:
+        failer.stop()
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        login(browser, root)
+        browser.get(root + "/failed")
+        shot(browser, "failed-groups")
+        # One group for the five, with its count, and one Retry group button for it.
+        rows = [r for r in browser.find_elements(By.CSS_SELECTOR, "tr[id^='group-']") if "scripted" in r.text]
+        assert len(rows) == 1, [r.text for r in rows]
+        assert int(rows[0].find_element(By.CLASS_NAME, "group-count").text) >= 5
+        rows[0].find_element(By.XPATH, ".//button[text()='Retry group']").click()
+        eventually(lambda: set(job_states("grouped").values()) == {"queued"}, "the whole group to be queued")
+        shot(browser, "failed-group-retried")
+    finally:
+        process.stop()
+
+
+def test_queue_pause_and_resume_from_the_page(browser):
+    enqueue("paused-work", "browser-pause", 1, "pause")
+
+    def paused():
+        out = ferry("queue", "list", "--json")
+        assert out.returncode == 0, out.stderr
+        return {row["queue"]: row for row in json.loads(out.stdout)}.get("browser-pause", {}).get("paused")
+
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        login(browser, root)
+        browser.get(root + "/queues")
+        row = browser.find_element(By.ID, "queue-browser-pause")
+        row.find_element(By.NAME, "reason").send_keys("browser maintenance")
+        row.find_element(By.XPATH, ".//button[text()='Pause']").click()
+        eventually(lambda: paused() is True, "the queue to be paused")
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: "browser maintenance" in d.find_element(By.ID, "queue-browser-pause").text)
+        shot(browser, "queues-paused")
+        # The overview's paused badge leads to the queues page.
+        browser.get(root + "/")
+        browser.find_element(By.XPATH, "//a[text()='paused']").click()
+        WebDriverWait(browser, 30).until(lambda d: d.current_url.endswith("/ferry/queues"))
+        browser.find_element(By.ID, "queue-browser-pause").find_element(By.XPATH, ".//button[text()='Resume']").click()
+        eventually(lambda: paused() is False, "the queue to be resumed")
+        shot(browser, "queues")
+    finally:
+        process.stop()
+
+
+def test_no_horizontal_scroll_at_390_px(browser):
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    try:
+        login(browser, root)
+        job = next(iter(job_states("grouped")))
+        for path in ["/", "/batches", "/batches/grouped", "/batches/grouped?sort=status", "/failed", "/queues",
+                     "/workers", "/jobs/" + job]:
+            browser.get(root + path)
+            width = browser.execute_script("return document.documentElement.scrollWidth")
+            inner = browser.execute_script("return window.innerWidth")
+            assert inner == 390, inner
+            assert width <= 390, f"{path} is {width} px wide at 390 px"
+        browser.get(root + "/batches/grouped")
+        shot(browser, "mobile-batch")
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        process.stop()

@@ -1,0 +1,35 @@
+/// What an operator can do about a failure, by its error code (the codes workers write as `code: message`).
+/// Shown beside the error on the job page and the failed page; unknown codes get the general advice.
+enum FailureFix {
+    static func text(code: String, exhausted: Bool) -> String {
+        if let known = byCode[code] { return known }
+        if exhausted { return "a temporary error that outlasted every attempt: retry once the cause has passed" }
+        return "read the message; once its cause is fixed, retry the job"
+    }
+
+    private static let byCode: [String: String] = [
+        "http_not_found": "the source is gone (404): fix the URL and enqueue again; retrying will fail the same way",
+        "not_found": "the source is gone: fix the address and enqueue again; retrying will fail the same way",
+        "http_gone": "the source was removed (410): enqueue it again from a new address",
+        "http_status": "the server refused the request: check the URL and its access rules, then retry",
+        "destination_exists": "something else is at the destination: enqueue again with mode overwrite or another path",
+        "account_needs_login": "run ferry account login ACCOUNT; the held jobs continue by themselves",
+        "account_unusable": "check the account with ferry account list, fix it, then retry",
+        "insufficient_space": "free space at the destination, then retry",
+        "no_write_permission": "give the worker write access to the destination, then retry",
+        "destination_unwritable": "give the worker write access to the destination, then retry",
+        "unsafe_path": "the path is outside the worker's roots (--root): fix the path or the worker's roots",
+        "source_missing": "the source file is missing: put it back, then retry",
+        "source_unreadable": "give the worker read access to the source, then retry",
+        "source_changed": "the source changed during the transfer: retry to send the new version",
+        "no_handler": "start a worker that has a handler for this kind of job (see ferry worker --help)",
+        "too_large": "the file is over the provider's limit: split it or use another destination",
+        "http_timeout": "the server was slow: retry, or raise the timeout",
+        "http_server_error": "the server failed: retry later",
+        "http_transport": "the connection failed: check the network, then retry",
+        "dropbox_auth": "the Dropbox token was rejected: run ferry account login ACCOUNT",
+        "flickr_bad_api_key": "the Flickr API key was rejected: fix the account's key, then retry",
+        "checksum_mismatch": "the bytes arrived damaged: retry",
+        "size_mismatch": "the size changed during the transfer: retry",
+    ]
+}

@@ -1,0 +1,212 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+/// The operator's console in the real `ferry dashboard` over loopback against a real database: failures grouped by
+/// code and normalized message with a group retry, the queues page with pause and resume, the job summary, sorted
+/// batch lists, progress that agrees with its bar, the layout's basics, and the JSON API's answers to scripts.
+@Suite("ferry dashboard console", .tags(.postgres, .process))
+struct DashboardConsoleTests {
+    static let token = DashboardTests.token
+
+    /// Fails the first `errors.count` queued jobs of `queue` with those errors (claim order is id order).
+    static func fail(_ store: FerryStore, queue: String, ids: [UUID], errors: [String]) async throws {
+        let claimed = try await store.claim(worker: "seeder", queues: [queue], limit: errors.count)
+        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        _ = try await store.record(claimed.map { .failed($0, error: errors[index[$0.jobID]!]) })
+    }
+
+    @Test("30 jobs failing with a 404 on distinct URLs are one group; Retry group requeues all 30 as by the dashboard, and nothing else")
+    func groupRetry() async throws {
+        let db = try await TestDatabase.make("dashgroup")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "photos", queue: "pics", count: 33)
+        let errors = (0..<30).map { "http_not_found: GET https://example.com/photos/\($0)-\(UUID().uuidString).jpg answered 404" }
+            + ["disk full", "disk full", "destination_exists: /srv/in/32.jpg already exists with different content"]
+        try await Self.fail(store, queue: "pics", ids: ids, errors: errors)
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let page = try await dashboard.get("/failed", json: true)
+            let groups = try #require((page.json as? [String: Any])?["groups"] as? [[String: Any]])
+            #expect(groups.count == 3, "\(groups.map { $0["error"] ?? "" })")
+            let notFound = try #require(groups.first { $0["code"] as? String == "http_not_found" })
+            #expect(notFound["count"] as? Int == 30)
+            #expect(notFound["message"] as? String == "GET <url> answered 404")
+            #expect((notFound["jobs"] as? [Any])?.count == 20)
+            let id = try #require(notFound["id"] as? String)
+            let html = try await dashboard.get("/failed")
+            #expect(html.body.contains("/ferry/failed/groups/\(id)/retry") && html.body.contains("Retry group"))
+            #expect(html.body.contains("<b class=\"group-count\">30</b>"))
+
+            let browser = try await dashboard.login(token: Self.token)
+            // Without the session's CSRF field: refused, nothing requeued.
+            #expect(try await dashboard.request(.POST, "/failed/groups/\(id)/retry", cookies: browser.cookies, form: [:]).status == 403)
+            let retried = try await dashboard.request(.POST, "/failed/groups/\(id)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf])
+            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/failed", "\(retried.body)")
+            let requeued = try await db.query("""
+                SELECT job_id FROM ferry.events WHERE type = 'requeued' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
+                """).rows.map { try $0.decode(UUID.self, at: 0) }
+            #expect(requeued == Array(ids[0..<30]))
+            for index in [30, 31, 32] { #expect(try await DashboardTests.state(db, ids[index]) == "failed") }
+            // The group is gone: a second retry of it is a 404; the remaining groups are the other two.
+            #expect(try await dashboard.request(.POST, "/failed/groups/\(id)/retry", form: [:], headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
+            let after = try await dashboard.get("/failed", json: true)
+            #expect(((after.json as? [String: Any])?["groups"] as? [Any])?.count == 2)
+            // A script retries the "disk full" group and gets the two outcomes as JSON.
+            let disk = FailureKey.id(of: after, code: "")
+            let scripted = try await dashboard.request(.POST, "/failed/groups/\(try #require(disk))/retry", form: [:],
+                                                       headers: ["Authorization": "Bearer \(Self.token)"])
+            #expect(scripted.status == 200)
+            #expect((scripted.json as? [[String: Any]])?.map { $0["action"] as? String } == ["requeued", "requeued"])
+        }
+    }
+
+    @Test("the queues page pauses and resumes a queue through ferry.queue_events; the overview's paused badge links there; read-only hides the buttons")
+    func queuePauseResume() async throws {
+        let db = try await TestDatabase.make("dashqueue")
+        let store = db.store()
+        defer { store.client.close() }
+        _ = try await DashboardTests.seed(store, batch: "vids", queue: "videos", count: 4)
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let before = try await dashboard.get("/queues", json: true)
+            let row = try #require(((before.json as? [String: Any])?["queues"] as? [[String: Any]])?.first { $0["queue"] as? String == "videos" })
+            #expect(row["paused"] as? Bool == false && row["queued"] as? Int == 4)
+            let browser = try await dashboard.login(token: Self.token)
+            let page = try await dashboard.get("/queues", cookies: browser.cookies)
+            #expect(page.body.contains("/ferry/queues/videos/pause") && page.body.contains("name=\"reason\""))
+
+            let paused = try await dashboard.request(
+                .POST, "/queues/videos/pause", cookies: browser.cookies, form: ["csrf": browser.csrf, "reason": "Dropbox maintenance"])
+            #expect(paused.status == 303 && paused.headers.first(name: "location") == "/ferry/queues", "\(paused.body)")
+            let events = try await db.query("SELECT type, data->>'reason', data->>'by' FROM ferry.queue_events WHERE queue = 'videos' ORDER BY position")
+            #expect(events.rows.count == 1)
+            #expect(try events.rows[0].decode(String.self, at: 0) == "paused")
+            #expect(try events.rows[0].decode(String.self, at: 1) == "Dropbox maintenance")
+            #expect(try events.rows[0].decode(String.self, at: 2) == "ferry dashboard")
+            let now = try await dashboard.get("/queues", json: true)
+            let pausedRow = try #require(((now.json as? [String: Any])?["queues"] as? [[String: Any]])?.first { $0["queue"] as? String == "videos" })
+            #expect(pausedRow["paused"] as? Bool == true && pausedRow["reason"] as? String == "Dropbox maintenance")
+            let overview = try await dashboard.get("/")
+            #expect(overview.body.contains("href=\"/ferry/queues\">paused</a>"))
+            #expect(try await dashboard.get("/queues", cookies: browser.cookies).body.contains("/ferry/queues/videos/resume"))
+
+            let resumed = try await dashboard.request(.POST, "/queues/videos/resume", form: [:], headers: ["Authorization": "Bearer \(Self.token)"])
+            #expect(resumed.status == 200 && (resumed.json as? [String: Any])?["changed"] as? Bool == true, "\(resumed.body)")
+            let types = try await db.query("SELECT type FROM ferry.queue_events WHERE queue = 'videos' ORDER BY position").rows.map { try $0.decode(String.self, at: 0) }
+            #expect(types == ["paused", "resumed"])
+            // A queue nobody knows is refused, as `ferry queue pause` refuses it without --create.
+            #expect(try await dashboard.request(.POST, "/queues/phtos/pause", form: [:], headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
+            #expect(try await db.query("SELECT count(*) FROM ferry.queue_events WHERE queue = 'phtos'").rows[0].decode(Int.self, at: 0) == 0)
+        }
+        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+            let page = try await dashboard.get("/queues")
+            #expect(page.status == 200 && page.body.contains("videos") && !page.body.contains("<button"))
+        }
+    }
+
+    @Test("a bearer POST without Accept answers JSON, not 303; a batch retry with nothing to retry answers []")
+    func jsonAPIAnswers() async throws {
+        let db = try await TestDatabase.make("dashjson")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "calm", queue: "calm", count: 3, failed: 1)
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let bearer = ["Authorization": "Bearer \(Self.token)"]
+            let retried = try await dashboard.request(.POST, "/jobs/\(ids[0].uuidString.lowercased())/retry", form: [:], headers: bearer)
+            #expect(retried.status == 200, "\(retried.status) \(retried.body)")
+            #expect(retried.headers.first(name: "content-type") == "application/json")
+            #expect((retried.json as? [[String: Any]])?.first?["action"] as? String == "requeued")
+            // Nothing failed or cancelled is left in the batch.
+            let nothing = try await dashboard.request(.POST, "/batches/calm/retry", form: [:], headers: bearer)
+            #expect(nothing.status == 200 && nothing.body.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(nothing.body)")
+            // A refusal to a script is JSON too.
+            let wrong = try await dashboard.request(.POST, "/batches/calm/retry", form: [:], headers: ["Authorization": "Bearer wrong-token-0123456789"])
+            #expect(wrong.status == 401 && (wrong.json as? [String: Any])?["error"] != nil)
+        }
+    }
+
+    @Test("job summary, sorted batch lists, progress that agrees with its bar, binary units, humanized times, viewport and log-in indicator")
+    func pagesForPeople() async throws {
+        let db = try await TestDatabase.make("dashpeople")
+        let store = db.store()
+        defer { store.client.close() }
+        // 4 jobs of 1000 bytes: 1 fails, 2 succeed, 1 stays queued; then 3 more queued and one of them running.
+        let ids = try await DashboardTests.seed(store, batch: "mix", queue: "mix", count: 4, failed: 1, succeeded: 2)
+        let more = try await DashboardTests.seed(store, batch: "mix", queue: "mix", count: 3)
+        _ = try await store.claim(worker: "runner-1", queues: ["mix"], limit: 1)
+        let running = try await db.query("SELECT job_id FROM ferry.jobs WHERE state = 'running'").rows[0].decode(UUID.self, at: 0)
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let job = try await dashboard.get("/jobs/\(ids[0].uuidString.lowercased())")
+            #expect(job.body.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
+            let summary = try #require(job.body.range(of: "<dl class=\"summary\" id=\"summary\">").map { String(job.body[$0.lowerBound...]) })
+            let fields = try #require(job.body.range(of: "<h3>All fields</h3>"))
+            #expect(job.body.range(of: "id=\"summary\"")!.lowerBound < fields.lowerBound, "the summary comes first")
+            #expect(summary.contains("<span class=\"s-failed\">failed</span>") && summary.contains("1 of 1"))
+            #expect(summary.contains("id=\"job-error\">disk full</div>") && summary.contains("id=\"job-fix\">fix: "))
+            #expect(summary.contains("https://example.com/0.jpg → /srv/in/0.jpg"))
+            #expect(summary.contains("0 B of 1000 B"))
+            #expect(summary.range(of: #"<time datetime="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC" title="[^"]+ UTC">(just now|\d+ s ago)</time>"#, options: .regularExpression) != nil)
+
+            // 1 failed and 2 succeeded of 7 jobs: 28.6 % blue and 14.3 % red, 42.9 % in all, beside the bar and in it.
+            let batch = try await dashboard.get("/batches/mix")
+            #expect(batch.body.contains("aria-label=\"42.9%\""), "\(batch.body.prefix(3000))")
+            #expect(batch.body.contains("<rect class=\"failed\" x=\"28.6\" width=\"14.3\""))
+            #expect(batch.body.contains("<span class=\"pct\">42.9%</span>"))
+            #expect(batch.body.contains("6.8 KiB") && !batch.body.contains(" KB"))
+
+            func order(_ query: String) async throws -> [String] {
+                let page = try await dashboard.get("/batches/mix?" + query, json: true)
+                #expect(page.status == 200, "\(page.body)")
+                return ((page.json as? [String: Any])?["jobs"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "" }
+            }
+            #expect(try await order("sort=status") == ["running", "queued", "queued", "queued", "failed", "succeeded", "succeeded"])
+            let started = try await dashboard.get("/batches/mix?sort=started", json: true)
+            let firstStarted = ((started.json as? [String: Any])?["jobs"] as? [[String: Any]])?.first?["job_id"] as? String
+            #expect(firstStarted == running.uuidString.lowercased())
+            #expect(try await order("sort=size").count == 7)
+            #expect(try await dashboard.get("/batches/mix?sort=bogus").status == 400)
+            #expect(more.count == 3)
+
+            let browser = try await dashboard.login(token: Self.token)
+            let overview = try await dashboard.get("/", cookies: browser.cookies)
+            #expect(overview.body.contains("<span id=\"logged-in\">logged in</span>") && overview.body.contains("id=\"logout\""))
+            #expect(!(try await dashboard.get("/").body.contains("id=\"logged-in\"")))
+        }
+    }
+
+    @Test("status-sorted pages walk a batch of 260 jobs exactly once, running first")
+    func statusKeyset() async throws {
+        let db = try await TestDatabase.make("dashsort")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "deep", queue: "deep", count: 260, failed: 30, succeeded: 40)
+        _ = try await store.claim(worker: "runner", queues: ["deep"], limit: 5)
+        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+            var seen = [String]()
+            var states = [String]()
+            var after: String?
+            while true {
+                let page = try await dashboard.get("/batches/deep?sort=status" + (after.map { "&after=\($0)" } ?? ""), json: true)
+                let object = try #require(page.json as? [String: Any])
+                let jobs = object["jobs"] as? [[String: Any]] ?? []
+                seen += jobs.map { $0["job_id"] as! String }
+                states += jobs.map { $0["state"] as! String }
+                guard let next = object["next_after"] as? String else { break }
+                after = next
+            }
+            #expect(seen.count == 260 && Set(seen) == Set(ids.map { $0.uuidString.lowercased() }))
+            let ranks = states.map { BatchJobOrder.statusOrder.firstIndex(of: $0)! }
+            #expect(ranks == ranks.sorted() && states.prefix(5).allSatisfy { $0 == "running" })
+        }
+    }
+}
+
+/// Finds a group's id in a failed page's JSON.
+enum FailureKey {
+    static func id(of page: DashboardProbe.Answer, code: String) -> String? {
+        ((page.json as? [String: Any])?["groups"] as? [[String: Any]])?.first { $0["code"] as? String == code }?["id"] as? String
+    }
+}

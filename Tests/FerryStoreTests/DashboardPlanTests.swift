@@ -1,0 +1,64 @@
+import FerryCore
+@testable import FerryStore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+/// The dashboard's new reads stay bounded at depth: over a batch of 1,000,000 jobs with 200,000 failures, the
+/// failure sample, the status-sorted page and the size-sorted window read about what they return (EXPLAIN ANALYZE).
+@Suite("dashboard reads at depth", .tags(.postgres))
+struct DashboardPlanTests {
+    static func plan(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> PlanNode {
+        let text = try await db.query("EXPLAIN (ANALYZE, TIMING off, FORMAT JSON) " + sql, binds).rows[0].decode(String.self, at: 0)
+        let root = try #require((try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])?.first?["Plan"] as? [String: Any])
+        return PlanNode(json: root)
+    }
+
+    /// Rows of ferry.jobs the plan read, and whether it scanned or sorted them.
+    static func check(_ node: PlanNode, _ what: String, maxRows: Int) {
+        var read = 0
+        for scan in node.allNodes where scan.relation == "jobs" {
+            #expect(scan.type != "Seq Scan", "\(what): Seq Scan of ferry.jobs")
+            read += scan.rowsRead
+        }
+        for sort in node.allNodes where sort.type == "Sort" || sort.type == "Incremental Sort" {
+            #expect(!sort.descendants.contains { $0.relation == "jobs" && $0.type == "Seq Scan" }, "\(what): a Sort over a scan of ferry.jobs")
+        }
+        #expect(read > 0 && read <= maxRows, "\(what) read \(read) rows of ferry.jobs")
+    }
+
+    @Test("failure sample, status page and size window over 1,000,000 jobs read bounded rows, by index")
+    func boundedAtDepth() async throws {
+        let db = try await TestDatabase.make("dashplan")
+        let states: [(count: Int, state: String)] = [(780_000, "succeeded"), (200_000, "failed"), (19_990, "queued"), (10, "running")]
+        for group in states {
+            try await db.query("""
+                INSERT INTO ferry.jobs (job_id, version, kind, queue, batch, priority, state, attempt, max_attempts, lease,
+                                        worker, account, source, destination, spec, run_at, cancel_requested, bytes_done,
+                                        bytes_total, last_error, enqueued_at, updated_at, started_at, finished_at)
+                SELECT gen_random_uuid(), 1, 'fetch', 'default', 'huge', 0, $2, 1, 1, 0, CASE WHEN $2 = 'running' THEN 'w' END,
+                       NULL, 'https://example.com/' || g, '/srv/in/' || g, '{}', now() - interval '1 day', false, 0, g,
+                       CASE WHEN $2 = 'failed' THEN 'http_not_found: GET https://example.com/' || g || ' answered 404' END,
+                       now() - interval '2 days', now(), CASE WHEN $2 <> 'queued' THEN now() - interval '1 hour' END,
+                       CASE WHEN $2 IN ('succeeded', 'failed') THEN now() - make_interval(secs => g) END
+                  FROM generate_series(1, $1) AS g
+                """, [group.count, group.state])
+        }
+        try await db.query("ANALYZE ferry.jobs")
+
+        let sample = try await Self.plan(db, FerryStore.failureSampleQuery(limit: 10_000))
+        Self.check(sample, "failure sample", maxRows: 10_001)
+
+        let first = try #require(FerryStore.statusPageQuery("huge", state: nil, search: nil, after: nil, limit: 50))
+        Self.check(try await Self.plan(db, first.sql, first.binds), "status page", maxRows: 5 * 51)
+        let middle = try await db.query("SELECT job_id FROM ferry.jobs WHERE batch = 'huge' AND state = 'failed' ORDER BY job_id OFFSET 100000 LIMIT 1")
+            .rows[0].decode(UUID.self, at: 0)
+        let deep = try #require(FerryStore.statusPageQuery("huge", state: nil, search: nil, after: (middle, 2), limit: 50))
+        Self.check(try await Self.plan(db, deep.sql, deep.binds), "status page deep in the failures", maxRows: 3 * 51)
+
+        let firstJob = try await db.query("SELECT job_id FROM ferry.jobs WHERE batch = 'huge' ORDER BY job_id LIMIT 1").rows[0].decode(UUID.self, at: 0)
+        let window = FerryStore.windowPageQuery("huge", order: .size, state: nil, search: nil, after: nil, firstJob: firstJob, limit: 50)
+        Self.check(try await Self.plan(db, window.sql, window.binds), "size window", maxRows: FerryStore.sortWindow + 1)
+    }
+}
