@@ -123,6 +123,7 @@ struct Enqueue: AsyncParsableCommand {
     @OptionGroup(title: "Trees, filters and dry run") var tree: TreeFlags
     @OptionGroup var options: JobOptions
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
         try await runReporting {
@@ -160,7 +161,8 @@ struct Enqueue: AsyncParsableCommand {
                 try await enqueueLines(from: from, plainKind: plainKind)
                 return
             }
-            try await enqueueStream(.operands(try commandLineJobs()), defaults: options.defaults)
+            let jobs = try commandLineJobs()
+            try await enqueueStream(replayable: true, defaults: options.defaults) { .operands(jobs) }
         }
     }
 
@@ -241,34 +243,58 @@ struct Enqueue: AsyncParsableCommand {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
         }
         defaults.options = try providerOptions.options()
-        let descriptor: Int32
-        if from == "-" {
-            descriptor = STDIN_FILENO
-        } else {
-            descriptor = open(from, O_RDONLY | O_CLOEXEC)
+        // A file is read again from its start by a retry (--wait-for-database); standard input cannot be.
+        try await enqueueStream(replayable: from != "-", defaults: defaults) {
+            guard from != "-" else { return .lines(descriptor: STDIN_FILENO, owns: false, plainKind: plainKind) }
+            let descriptor = open(from, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw ValidationIssue(field: "--from", problem: "cannot read \(from) (\(String(cString: strerror(errno))))", fix: "check the path and permissions")
             }
+            return .lines(descriptor: descriptor, owns: true, plainKind: plainKind)
         }
-        try await enqueueStream(.lines(descriptor: descriptor, owns: from != "-", plainKind: plainKind), defaults: defaults)
     }
 
     /// Streams jobs through validation into one transaction, chunk by chunk: memory stays bounded whatever the
     /// input size (a list of millions of lines, a tree of millions of files), and the result is still every job or
     /// none. Before the commit PostgreSQL looks for two jobs writing one destination; a dry run does all of it and
     /// rolls back.
-    func enqueueStream(_ input: JobChunkProducer.Input, defaults: JobRequest.Defaults) async throws {
-        let filter = try tree.fileFilter(now: Date())
+    ///
+    /// With `--wait-for-database`, PostgreSQL being away is waited for before the first chunk; a `replayable`
+    /// input (`makeInput` opens it afresh) is also enqueued again from its start when the connection is lost on
+    /// the way. Jobs without a key then get one of this invocation (`JobChunkProducer.keyBase`): whatever an
+    /// attempt lost at its commit had committed or not, the next one creates no duplicates.
+    func enqueueStream(
+        replayable: Bool, defaults: JobRequest.Defaults, _ makeInput: () throws -> JobChunkProducer.Input
+    ) async throws {
+        let wait = try database.resolved()
+        let now = Date()
+        let keyBase = wait.isOn && !tree.dryRun ? "ferry-cli:\(UUID().uuidString.lowercased())" : nil
+        if replayable {
+            try await wait.run {
+                let store = try await connection.makeCurrentStore(poolSize: 1)
+                defer { store.client.close() }
+                try await enqueueStream(try makeInput(), defaults: defaults, store: store, keyBase: keyBase, now: now)
+            }
+        } else {
+            let store = try await wait.run { try await connection.makeCurrentStore(poolSize: 1) }
+            defer { store.client.close() }
+            try await enqueueStream(try makeInput(), defaults: defaults, store: store, keyBase: keyBase, now: now)
+        }
+    }
+
+    /// One attempt of `enqueueStream`, on `store`.
+    func enqueueStream(
+        _ input: JobChunkProducer.Input, defaults: JobRequest.Defaults, store: FerryStore, keyBase: String?, now: Date
+    ) async throws {
+        let filter = try tree.fileFilter(now: now)
         let report = try EnqueueReport(dryRun: tree.dryRun)
         let spool = try OutputSpool()
         let producer = JobChunkProducer(
             input: input, defaults: defaults, filter: filter, followSymlinks: tree.followSymlinks,
-            skipUnreadable: tree.skipUnreadable, report: report)
+            skipUnreadable: tree.skipUnreadable, report: report, keyBase: keyBase, now: now)
         let json = options.json
         let dryRun = tree.dryRun
         let expect = self.expect
-        let store = try await connection.makeCurrentStore(poolSize: 1)
-        defer { store.client.close() }
         producer.start()
         var count = 0
         var collisions = [DestinationCollision]()

@@ -45,6 +45,7 @@ struct Wait: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     /// Jobs listed when some did not succeed.
     static let listedFailures = 5
@@ -63,6 +64,12 @@ struct Wait: AsyncParsableCommand {
             }
             guard interval >= 0.1, interval <= 3600 else {
                 throw ValidationIssue(field: "--interval", problem: "must be from 0.1 to 3600 seconds", fix: "pick a value in range")
+            }
+            // Once it has read the state, a wait rides out connection losses by itself; this covers the start.
+            try await database.resolved().run {
+                let probe = connection.makeStore(poolSize: 1)
+                defer { probe.client.close() }
+                _ = try await probe.appliedSchemaVersion()
             }
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
