@@ -100,6 +100,7 @@ struct Wait: AsyncParsableCommand {
         var backoff = Duration.milliseconds(100)
         var disconnected = false
         var liveness = WorkerLivenessCheck()
+        var subscribed = false
         while true {
             let snapshot: WaitSnapshot
             do {
@@ -159,7 +160,13 @@ struct Wait: AsyncParsableCommand {
             let pause = Self.clamp(period, to: deadline)
             do {
                 if let wakingBatch {
-                    _ = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
+                    let wakeup = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
+                    if wakeup == .subscribed {
+                        // Subscribing again means the last LISTEN was lost: a reconnect, or a transaction-mode pooler
+                        // (PgBouncer) that runs each statement on any server connection. Poll rather than spin.
+                        if subscribed { try await Task.sleep(for: pause) }
+                        subscribed = true
+                    }
                 } else {
                     try await Task.sleep(for: pause)
                 }
