@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Postgres
-import Synchronization
 
 extension FerryStore: WorkerStore {
     /// How long the listener's test announcement may take to come back before announcements count as unheard.
@@ -18,29 +17,25 @@ extension FerryStore: WorkerStore {
     public func wakeups(logger: Logger) -> AsyncStream<WorkerWakeup> {
         let (stream, continuation) = AsyncStream.makeStream(of: WorkerWakeup.self)
         let probe = "ferry_probe_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        // Connections the listener opened, and the newest one whose probe came back.
-        let probes = Mutex((opened: 0, heard: 0))
+        let probes = WakeupProbe()
         let listener = PostgresListener(
             configuration: client.configuration, channels: ["ferry_jobs", "ferry_cancel", probe], logger: logger)
         let client = self.client
         listener.start(listening: {
-            let generation = probes.withLock { state -> Int in
-                state.opened += 1
-                return state.opened
-            }
+            let generation = probes.opened()
             Task {
                 do {
-                    try await client.withConnection { try $0.query("SELECT pg_notify($1, '')", [probe]) }
+                    _ = try await client.withConnection { try $0.query("SELECT pg_notify($1, '')", [probe]) }
                 } catch {
                     // The pool is unreachable: the listener's next reconnect probes again.
                     return
                 }
                 let deadline = ContinuousClock.now + Self.wakeupProbeTimeout
                 while ContinuousClock.now < deadline {
-                    if probes.withLock({ $0.heard >= generation || $0.opened > generation }) { return }
+                    if probes.isSettled(generation) { return }
                     try? await Task.sleep(for: .milliseconds(50))
                 }
-                if probes.withLock({ $0.heard < generation && $0.opened == generation }) {
+                if probes.isUnheard(generation) {
                     continuation.yield(.unheard)
                 }
             }
@@ -48,7 +43,7 @@ extension FerryStore: WorkerStore {
             switch note.channel {
             case "ferry_jobs": continuation.yield(.jobs)
             case "ferry_cancel": continuation.yield(.cancel)
-            case probe: probes.withLock { $0.heard = $0.opened }
+            case probe: probes.heard()
             default: continuation.yield(.missed)
             }
         }
