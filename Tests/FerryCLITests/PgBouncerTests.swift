@@ -26,13 +26,20 @@ struct PgBouncerTests {
 
     @Test("migrate, a bulk enqueue, two --poll-only workers, wait, status and the dashboard through PgBouncer; verify clean")
     func wholeFlow() async throws {
-        let db = try await TestDatabase.make("bouncer")
+        // An empty database, migrated through the pooler.
+        let name = "ferry_bouncer_\(UInt32.random(in: 0...UInt32.max))"
+        let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: try TestDatabase.adminURL, poolSize: 1))
+        defer { admin.close() }
+        try await admin.withConnection { try $0.execute("CREATE DATABASE \(PostgresIdentifier(name).quoted)") }
+        let db = TestDatabase(url: TestDatabase.replacingDatabase(in: try TestDatabase.adminURL, with: name), name: name)
         try await PgBouncerProcess.withNew(upstream: try TestDatabase.adminURL, poolSize: 10) { bouncer in
             let pooled = bouncer.url(of: db)
-            // Already migrated (directly): through the pooler it finds nothing to do and leaves no lock behind.
-            let migrate = try await FerryProcess.run(["migrate"], databaseURL: pooled.url)
-            #expect(migrate.status == 0, "\(migrate.stderr)")
+            // Two at once, as a deployment might: each file once, and no advisory lock left on a pooled connection.
+            async let first = FerryProcess.run(["migrate"], databaseURL: pooled.url)
+            async let second = FerryProcess.run(["migrate"], databaseURL: pooled.url)
+            for migrate in try await [first, second] { #expect(migrate.status == 0, "\(migrate.stderr)") }
             #expect(try await Self.count(db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == 0)
+            #expect(try await FerryProcess.run(["migrate", "--check"], databaseURL: db.url).status == 0)
 
             let jobs = 3000
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-bouncer-\(UUID().uuidString).jsonl").path

@@ -51,9 +51,22 @@ struct WaitForDatabaseTests {
             let ids = waiting.log.split(separator: "\n").filter { UUID(uuidString: String($0)) != nil }
             #expect(ids.count == 3, "\(waiting.log)")
             #expect(try await Self.count(db, batch: "down") == 3)
-            // cancel and status wait the same way.
-            let cancel = try await FerryProcess.run(["cancel", "--batch", "down", "--wait-for-database", "30s"], databaseURL: db.url)
-            #expect(cancel.status == 0, "\(cancel.stderr)")
+            // The reading and the other writing commands wait the same way.
+            try await cluster.stopServer()
+            let readers = try [
+                ["status", "--batch", "down", "--json"], ["events", String(ids[0])], ["wait", String(ids[0]), "--timeout", "1"],
+                ["cancel", "--batch", "down"],
+            ].map { try BackgroundProcess(ferry: $0 + ["--wait-for-database", "60s"], databaseURL: db.url) }
+            for reader in readers {
+                try await eventually(timeout: .seconds(60), "\(reader.pid) to say it waits") { reader.log.contains("waiting for PostgreSQL") }
+            }
+            try await cluster.startServer()
+            var statuses = [Int32]()
+            for reader in readers { statuses.append(try await reader.waitForExit(timeout: .seconds(90))) }
+            // ferry wait JOB read the state: the job still queued at its --timeout 1 (75), or cancelled meanwhile (1).
+            #expect(statuses[0] == 0 && statuses[1] == 0 && [75, 1].contains(statuses[2]) && statuses[3] == 0, "\(readers.map(\.log))")
+            #expect(readers[0].log.contains("\"batch\""), "\(readers[0].log)")
+            #expect(try await db.query("SELECT count(*) FROM ferry.jobs WHERE batch = 'down' AND state = 'cancelled'").rows[0].decode(Int.self, at: 0) == 3)
         }
     }
 
