@@ -67,6 +67,10 @@ struct Enqueue: AsyncParsableCommand {
             A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
 
+            --wait-for-database 60s rides out a PostgreSQL restart or failover (unreachable or read-only): it tries \
+            again until then, and gives jobs without a key one of this invocation (ferry-cli:UUID:N), so that a \
+            retry after a lost COMMIT creates no duplicates. A --from file is read again on a retry; stdin is not.
+
             Examples:
               ferry enqueue upload IMG_0001.jpg IMG_0002.jpg \\
                   --to dropbox:photos:/Camera/2026/ --batch camera
@@ -89,6 +93,7 @@ struct Enqueue: AsyncParsableCommand {
               ferry enqueue fetch https://example.com/a.jpg https://example.com/b.jpg \\
                   --to /srv/photos/
               ferry enqueue --from jobs.jsonl
+              ferry enqueue --from jobs.jsonl --wait-for-database 2m
               ferry enqueue fetch --from urls.txt --format lines --to /srv/photos/ \\
                   --batch feed
               find ~/Photos -name '*.jpg' \\
