@@ -6,8 +6,9 @@ set -euo pipefail
 # chromium and chromium-driver: scripts/browser-test.sh drives `ferry dashboard` in a headless browser.
 # rclone: the baseline of the local and S3 benchmarks (make bench); nothing else needs it.
 # prometheus: only for its promtool, which lints a worker's /metrics in the tests.
+# pgbouncer: scripts/pgbouncer.sh runs Ferry's tests behind a transaction-mode pooler.
 packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl systemd python3-yaml
-    chromium chromium-driver rclone prometheus)
+    chromium chromium-driver rclone prometheus pgbouncer)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -36,4 +37,6 @@ $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 $sudo systemctl disable --now postgresql >/dev/null 2>&1 || $sudo service postgresql stop >/dev/null 2>&1 || true
 # The same for the Prometheus server that comes with promtool.
 $sudo systemctl disable --now prometheus >/dev/null 2>&1 || $sudo service prometheus stop >/dev/null 2>&1 || true
+# And the system PgBouncer: scripts/pgbouncer.sh runs private ones.
+$sudo systemctl disable --now pgbouncer >/dev/null 2>&1 || $sudo service pgbouncer stop >/dev/null 2>&1 || true
 install_moto

@@ -6,4 +6,7 @@ public enum WorkerWakeup: Sendable, Hashable {
     case cancel
     /// Announcements may have been lost (the listener reconnected): look at both again.
     case missed
+    /// The store's own test announcement did not come back: announcements do not reach this worker (a
+    /// transaction-mode pooler such as PgBouncer between it and PostgreSQL). Poll often instead.
+    case unheard
 }

@@ -15,8 +15,26 @@ extension Worker {
                 // Reconnected: anything announced meanwhile was lost, so look at both again.
                 self.wakeup.notify()
                 cancelWakeup.notify()
+            case .unheard:
+                let first = unheard.withLock { unheard in
+                    defer { unheard = true }
+                    return !unheard
+                }
+                if first {
+                    logger.warning(
+                        "notifications do not reach this worker (a transaction-mode pooler such as PgBouncer in front of PostgreSQL?): polling every \(pollInterval) instead; start workers behind PgBouncer with --poll-only",
+                        metadata: ["configured_poll_interval": "\(configuration.pollInterval)"])
+                }
+                self.wakeup.notify()
+                cancelWakeup.notify()
             }
         }
+    }
+
+    /// How long to wait for news: the configured poll interval, shortened to `unheardPollInterval` once
+    /// notifications turned out not to arrive.
+    var pollInterval: Duration {
+        unheard.withLock { $0 } ? min(configuration.pollInterval, Self.unheardPollInterval) : configuration.pollInterval
     }
 
     /// One write per worker per interval, on the liveness connection. A missing row means we were declared dead:
@@ -104,7 +122,7 @@ extension Worker {
     /// Stops running jobs someone asked to cancel: at once on notification, else within the poll interval.
     func cancelWatchLoop() async {
         while !Task.isCancelled {
-            await cancelWakeup.wait(timeout: configuration.pollInterval)
+            await cancelWakeup.wait(timeout: pollInterval)
             if Task.isCancelled { return }
             guard running.count > 0 else { continue }
             do {

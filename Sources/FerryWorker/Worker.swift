@@ -30,6 +30,10 @@ public final class Worker: Service, Sendable {
     /// The earliest time a job this worker put back (retry backoff, rate-limit deferral) becomes due: nobody
     /// announces that moment, so the claim loop wakes for it instead of waiting out the poll interval.
     let nextDue = Mutex<ContinuousClock.Instant?>(nil)
+    /// Set when the store announced `.unheard`: no notification reaches this worker, so it polls often.
+    let unheard = Mutex(false)
+    /// The poll interval once notifications turned out not to arrive (behind PgBouncer without `--poll-only`).
+    static let unheardPollInterval: Duration = .seconds(1)
     /// Bytes of running transfers beyond their durable progress, published by `liveProgressLoop`.
     let live = LiveProgress()
     let batcher: CompletionBatcher
@@ -315,12 +319,13 @@ public final class Worker: Service, Sendable {
     func idleWait() -> Duration {
         let now = ContinuousClock.now
         return nextDue.withLock { next -> Duration in
-            guard let due = next else { return configuration.pollInterval }
+            let pollInterval = self.pollInterval
+            guard let due = next else { return pollInterval }
             if due <= now {
                 next = nil
                 return .zero
             }
-            return min(configuration.pollInterval, due - now)
+            return min(pollInterval, due - now)
         }
     }
 

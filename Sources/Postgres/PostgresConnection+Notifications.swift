@@ -9,6 +9,7 @@ extension PostgresConnection {
     /// Subscribes to a channel. The name is escaped as an identifier.
     public func listen(_ channel: String) throws {
         try execute("LISTEN \(PostgresIdentifier(channel).quoted)")
+        hasListened = true
     }
 
     /// Stops listening to a channel.

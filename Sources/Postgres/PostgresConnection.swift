@@ -13,6 +13,10 @@ public final class PostgresConnection {
     /// Receives the server's messages outside statement results (never libpq's default, which prints to stderr).
     /// Retained here, released in `deinit` after the handle.
     let serverMessages: Unmanaged<ServerMessageLog>
+    /// Set by `listen(_:)`. A connection that never listened throws away notifications that reach it anyway:
+    /// behind a transaction-mode pooler (PgBouncer) it may be lent a server connection another client LISTENed
+    /// on, and libpq would keep every notification that arrives there until the connection closes.
+    var hasListened = false
 
     /// Opens a connection. Throws `.connectionFailed` with libpq's reason (which never contains the password).
     /// Server messages outside statement results (a WARNING, the FATAL before a server ends the connection) go to
@@ -88,6 +92,9 @@ public final class PostgresConnection {
             throw connectionError(reason: "the server did not answer")
         }
         defer { PQclear(result) }
+        if !hasListened {
+            while let stray = PQnotifies(handle) { PQfreemem(stray) }
+        }
         let status = PQresultStatus(result)
         switch status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:

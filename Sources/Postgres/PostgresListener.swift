@@ -25,8 +25,11 @@ public final class PostgresListener: Sendable {
         thread.stop()
     }
 
-    /// Starts listening; `deliver` is called on the listener's thread for each notification.
-    public func start(_ deliver: @escaping @Sendable (PostgresNotification) -> Void) {
+    /// Starts listening; `deliver` is called on the listener's thread for each notification, and `listening` (if
+    /// given) each time a fresh connection has LISTENed on every channel, first start and reconnects alike.
+    public func start(
+        listening: (@Sendable () -> Void)? = nil, _ deliver: @escaping @Sendable (PostgresNotification) -> Void
+    ) {
         let configuration = self.configuration
         let channels = self.channels
         let logger = self.logger
@@ -42,6 +45,7 @@ public final class PostgresListener: Sendable {
                         for channel in channels { try fresh.listen(channel) }
                         connection = fresh
                         backoff = .milliseconds(100)
+                        listening?()
                         if hadConnection {
                             logger.notice("notification listener reconnected")
                             deliver(PostgresNotification(channel: "", payload: "", senderPID: 0))

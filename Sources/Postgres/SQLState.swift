@@ -26,6 +26,8 @@ public struct SQLState: Hashable, Sendable, CustomStringConvertible, Expressible
     public static let adminShutdown: SQLState = "57P01"
     public static let crashShutdown: SQLState = "57P02"
     public static let cannotConnectNow: SQLState = "57P03"
+    /// A write on a read-only server or transaction: a hot standby, or a primary being demoted in a failover.
+    public static let readOnlySQLTransaction: SQLState = "25006"
     public static let invalidTextRepresentation: SQLState = "22P02"
     public static let invalidParameterValue: SQLState = "22023"
     public static let raiseException: SQLState = "P0001"

@@ -61,6 +61,11 @@ enum CLIFailure {
             if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }
             printError("  set --database-url, FERRY_DATABASE_URL or DATABASE_URL (or the PG* variables) to a reachable server")
             return ExitCode(ExitStatus.databaseUnavailable)
+        case let error as PostgresError where error.sqlState == .readOnlySQLTransaction:
+            // After a failover the old address may lead to a standby (or a demoted primary): nothing was written.
+            printError("error: PostgreSQL is unavailable for writes (the server is read-only: a standby, or a failover under way) [SQLSTATE 25006]")
+            printError("  point --database-url at the primary (a multi-host URL with target_session_attrs=read-write follows failovers), or give --wait-for-database 60s")
+            return ExitCode(ExitStatus.databaseUnavailable)
         case let error as PostgresError where error.sqlState == .insufficientPrivilege:
             // PostgreSQL's privilege refusals (and Ferry's, migration 0015) name objects, event types and roles,
             // never values: the message says what was refused and which role it needs.

@@ -25,13 +25,17 @@ struct Cancel: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
         try await runReporting {
             let target = try CommandTarget.resolve(job: job, batch: batch)
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            let outcomes = try await store.cancel(target, requestedBy: CommandTarget.requester)
+            // Cancelling again is harmless: a retry after an unclear commit finds the jobs cancelled already.
+            let outcomes = try await database.resolved().run {
+                let store = try await connection.makeCurrentStore(poolSize: 1)
+                defer { store.client.close() }
+                return try await store.cancel(target, requestedBy: CommandTarget.requester)
+            }
             CommandTarget.print(outcomes, json: json)
         }
     }
@@ -59,13 +63,16 @@ struct Retry: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
         try await runReporting {
             let target = try CommandTarget.resolve(job: job, batch: batch)
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            let outcomes = try await store.retry(target, requestedBy: CommandTarget.requester)
+            let outcomes = try await database.resolved().run {
+                let store = try await connection.makeCurrentStore(poolSize: 1)
+                defer { store.client.close() }
+                return try await store.retry(target, requestedBy: CommandTarget.requester)
+            }
             CommandTarget.print(outcomes, json: json)
             if job != nil, outcomes.allSatisfy({ $0.action == .unchanged }) {
                 printError("job is \(outcomes.first?.state ?? "unknown"); only failed or cancelled jobs can be retried")

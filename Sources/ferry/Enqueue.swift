@@ -67,6 +67,10 @@ struct Enqueue: AsyncParsableCommand {
             A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
             printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
 
+            --wait-for-database 60s rides out a PostgreSQL restart or failover (unreachable or read-only): it tries \
+            again until then, and gives jobs without a key one of this invocation (ferry-cli:UUID:N), so that a \
+            retry after a lost COMMIT creates no duplicates. A --from file is read again on a retry; stdin is not.
+
             Examples:
               ferry enqueue upload IMG_0001.jpg IMG_0002.jpg \\
                   --to dropbox:photos:/Camera/2026/ --batch camera
@@ -89,6 +93,7 @@ struct Enqueue: AsyncParsableCommand {
               ferry enqueue fetch https://example.com/a.jpg https://example.com/b.jpg \\
                   --to /srv/photos/
               ferry enqueue --from jobs.jsonl
+              ferry enqueue --from jobs.jsonl --wait-for-database 2m
               ferry enqueue fetch --from urls.txt --format lines --to /srv/photos/ \\
                   --batch feed
               find ~/Photos -name '*.jpg' \\
@@ -123,6 +128,7 @@ struct Enqueue: AsyncParsableCommand {
     @OptionGroup(title: "Trees, filters and dry run") var tree: TreeFlags
     @OptionGroup var options: JobOptions
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
         try await runReporting {
@@ -160,7 +166,8 @@ struct Enqueue: AsyncParsableCommand {
                 try await enqueueLines(from: from, plainKind: plainKind)
                 return
             }
-            try await enqueueStream(.operands(try commandLineJobs()), defaults: options.defaults)
+            let jobs = try commandLineJobs()
+            try await enqueueStream(replayable: true, defaults: options.defaults) { .operands(jobs) }
         }
     }
 
@@ -241,34 +248,58 @@ struct Enqueue: AsyncParsableCommand {
             throw CLIUsageError(message: "--sha256 names one file's checksum; with --from give each line its own \"sha256\"")
         }
         defaults.options = try providerOptions.options()
-        let descriptor: Int32
-        if from == "-" {
-            descriptor = STDIN_FILENO
-        } else {
-            descriptor = open(from, O_RDONLY | O_CLOEXEC)
+        // A file is read again from its start by a retry (--wait-for-database); standard input cannot be.
+        try await enqueueStream(replayable: from != "-", defaults: defaults) {
+            guard from != "-" else { return .lines(descriptor: STDIN_FILENO, owns: false, plainKind: plainKind) }
+            let descriptor = open(from, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw ValidationIssue(field: "--from", problem: "cannot read \(from) (\(String(cString: strerror(errno))))", fix: "check the path and permissions")
             }
+            return .lines(descriptor: descriptor, owns: true, plainKind: plainKind)
         }
-        try await enqueueStream(.lines(descriptor: descriptor, owns: from != "-", plainKind: plainKind), defaults: defaults)
     }
 
     /// Streams jobs through validation into one transaction, chunk by chunk: memory stays bounded whatever the
     /// input size (a list of millions of lines, a tree of millions of files), and the result is still every job or
     /// none. Before the commit PostgreSQL looks for two jobs writing one destination; a dry run does all of it and
     /// rolls back.
-    func enqueueStream(_ input: JobChunkProducer.Input, defaults: JobRequest.Defaults) async throws {
-        let filter = try tree.fileFilter(now: Date())
+    ///
+    /// With `--wait-for-database`, PostgreSQL being away is waited for before the first chunk; a `replayable`
+    /// input (`makeInput` opens it afresh) is also enqueued again from its start when the connection is lost on
+    /// the way. Jobs without a key then get one of this invocation (`JobChunkProducer.keyBase`): whatever an
+    /// attempt lost at its commit had committed or not, the next one creates no duplicates.
+    func enqueueStream(
+        replayable: Bool, defaults: JobRequest.Defaults, _ makeInput: () throws -> JobChunkProducer.Input
+    ) async throws {
+        let wait = try database.resolved()
+        let now = Date()
+        let keyBase = wait.isOn && !tree.dryRun ? "ferry-cli:\(UUID().uuidString.lowercased())" : nil
+        if replayable {
+            try await wait.run {
+                let store = try await connection.makeCurrentStore(poolSize: 1)
+                defer { store.client.close() }
+                try await enqueueStream(try makeInput(), defaults: defaults, store: store, keyBase: keyBase, now: now)
+            }
+        } else {
+            let store = try await wait.run { try await connection.makeCurrentStore(poolSize: 1) }
+            defer { store.client.close() }
+            try await enqueueStream(try makeInput(), defaults: defaults, store: store, keyBase: keyBase, now: now)
+        }
+    }
+
+    /// One attempt of `enqueueStream`, on `store`.
+    func enqueueStream(
+        _ input: JobChunkProducer.Input, defaults: JobRequest.Defaults, store: FerryStore, keyBase: String?, now: Date
+    ) async throws {
+        let filter = try tree.fileFilter(now: now)
         let report = try EnqueueReport(dryRun: tree.dryRun)
         let spool = try OutputSpool()
         let producer = JobChunkProducer(
             input: input, defaults: defaults, filter: filter, followSymlinks: tree.followSymlinks,
-            skipUnreadable: tree.skipUnreadable, report: report)
+            skipUnreadable: tree.skipUnreadable, report: report, keyBase: keyBase, now: now)
         let json = options.json
         let dryRun = tree.dryRun
         let expect = self.expect
-        let store = try await connection.makeCurrentStore(poolSize: 1)
-        defer { store.client.close() }
         producer.start()
         var count = 0
         var collisions = [DestinationCollision]()

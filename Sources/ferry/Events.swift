@@ -18,15 +18,24 @@ struct Events: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
         try await runReporting {
             let id = try JobID.parse(job)
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            let events = try await store.events(of: id)
+            let wait = try database.resolved()
+            let events = try await wait.run {
+                let store = connection.makeStore(poolSize: 1)
+                defer { store.client.close() }
+                return try await store.events(of: id)
+            }
             guard !events.isEmpty else {
-                if let archived = try await store.archive.job(id) {
+                let archived = try await wait.run {
+                    let store = connection.makeStore(poolSize: 1)
+                    defer { store.client.close() }
+                    return try await store.archive.job(id)
+                }
+                if let archived {
                     throw FerryStoreError(
                         .notFound, "job \(job) was archived on \(ScheduleTime.iso8601(archived.archivedAt)) to \(archived.file)",
                         fix: "bring it back with ferry archive restore \(archived.file)")

@@ -50,6 +50,11 @@ final class JobChunkProducer: @unchecked Sendable {
     let report: EnqueueReport
     private let chunkSize: Int
     private let maxIssues: Int
+    /// Jobs without an idempotency key get `keyBase:N` (N: their place in the input), so that the same input
+    /// enqueued again by the same invocation (a retry after an unclear commit) creates no duplicates.
+    private let keyBase: String?
+    /// The time relative `run_at` values count from: the same for every attempt of one invocation.
+    private let now: Date
     // Handed-out chunks not yet taken by the writer; the producer waits when `depth` are pending.
     private let slots: DispatchSemaphore
     private let stopped = Atomic(false)
@@ -59,8 +64,11 @@ final class JobChunkProducer: @unchecked Sendable {
 
     init(
         input: Input, defaults: JobRequest.Defaults = .init(), filter: FileFilter = FileFilter(), followSymlinks: Bool = false,
-        skipUnreadable: Bool = false, report: EnqueueReport, chunkSize: Int = 4096, depth: Int = 2, maxIssues: Int = 20
+        skipUnreadable: Bool = false, report: EnqueueReport, chunkSize: Int = 4096, depth: Int = 2, maxIssues: Int = 20,
+        keyBase: String? = nil, now: Date = Date()
     ) {
+        self.keyBase = keyBase
+        self.now = now
         self.input = input
         self.defaults = defaults
         self.filter = filter
@@ -94,7 +102,8 @@ final class JobChunkProducer: @unchecked Sendable {
     }
 
     private func produce() {
-        let now = Date()
+        let now = self.now
+        var ordinal = 0
         let directory = FileManager.default.currentDirectoryPath
         let registry = ProviderRegistry.standard
         let inspector = LocalFileInspector()
@@ -129,6 +138,9 @@ final class JobChunkProducer: @unchecked Sendable {
         }
         /// Validates one request and keeps its job (or reports why not). `facts`: the file as a tree walk saw it.
         func accept(_ request: JobRequest, line: Int?, inputBytes: Int, facts: SourceFileFacts? = nil, label: String? = nil) {
+            var request = request
+            ordinal += 1
+            if let keyBase, request.idempotencyKey == nil { request.idempotencyKey = "\(keyBase):\(ordinal)" }
             do throws(ValidationIssue) {
                 let spec =
                     if let facts {

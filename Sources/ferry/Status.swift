@@ -32,6 +32,7 @@ struct Status: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
         try await runReporting {
@@ -39,51 +40,54 @@ struct Status: AsyncParsableCommand {
             guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch or --queue") }
             if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
             let jobLimit = limit ?? 100
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            if let job {
-                let id = try JobID.parse(job)
-                guard let row = try await store.jobStatus(.job(id)).first else {
-                    throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id (ferry status --batch NAME lists jobs)")
-                }
-                if json { return print(row.json.jsonText) }
-                printDetail(row)
-            } else if let batch {
-                guard let summary = try await store.batchStatus(batch).first else {
-                    throw FerryStoreError(.notFound, "no batch named \(batch)", fix: "check the name (ferry status lists batches)")
-                }
-                let jobs = try await store.jobStatus(.batch(batch), limit: jobLimit)
-                if json {
-                    return print(JSONValue.object(["batch": summary.json, "jobs": .array(jobs.map(\.json))]).jsonText)
-                }
-                printBatches([summary])
-                print("")
-                printJobs(jobs, limit: jobLimit)
-            } else if let queue {
-                let stats = try await store.queueStats(queue)
-                let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
-                if json {
-                    // One object for the queue, as --batch prints one for the batch; its counts per state inside.
-                    let summary = JSONValue.object([
-                        "queue": .string(queue), "paused": .bool(stats.contains(where: \.paused)),
-                        "jobs": .int(stats.reduce(0) { $0 + $1.jobs }), "states": .array(stats.map(\.json)),
-                    ])
-                    return print(JSONValue.object(["queue": summary, "jobs": .array(jobs.map(\.json))]).jsonText)
-                }
-                printQueues(stats)
-                print("")
-                printJobs(jobs, limit: jobLimit)
-            } else {
-                let stats = try await store.queueStats()
-                let batches = try await store.batchStatus(nil, limit: limit ?? 20)
-                if json {
-                    return print(JSONValue.object(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]).jsonText)
-                }
-                printQueues(stats)
-                if !batches.isEmpty {
+            // Reads only: trying again is always safe.
+            try await database.resolved().run {
+                let store = connection.makeStore(poolSize: 1)
+                defer { store.client.close() }
+                if let job {
+                    let id = try JobID.parse(job)
+                    guard let row = try await store.jobStatus(.job(id)).first else {
+                        throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id (ferry status --batch NAME lists jobs)")
+                    }
+                    if json { return print(row.json.jsonText) }
+                    printDetail(row)
+                } else if let batch {
+                    guard let summary = try await store.batchStatus(batch).first else {
+                        throw FerryStoreError(.notFound, "no batch named \(batch)", fix: "check the name (ferry status lists batches)")
+                    }
+                    let jobs = try await store.jobStatus(.batch(batch), limit: jobLimit)
+                    if json {
+                        return print(JSONValue.object(["batch": summary.json, "jobs": .array(jobs.map(\.json))]).jsonText)
+                    }
+                    printBatches([summary])
                     print("")
-                    printBatches(batches)
-                    if batches.count == (limit ?? 20) { print("(newest \(limit ?? 20) batches; use --limit for more)") }
+                    printJobs(jobs, limit: jobLimit)
+                } else if let queue {
+                    let stats = try await store.queueStats(queue)
+                    let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
+                    if json {
+                        // One object for the queue, as --batch prints one for the batch; its counts per state inside.
+                        let summary = JSONValue.object([
+                            "queue": .string(queue), "paused": .bool(stats.contains(where: \.paused)),
+                            "jobs": .int(stats.reduce(0) { $0 + $1.jobs }), "states": .array(stats.map(\.json)),
+                        ])
+                        return print(JSONValue.object(["queue": summary, "jobs": .array(jobs.map(\.json))]).jsonText)
+                    }
+                    printQueues(stats)
+                    print("")
+                    printJobs(jobs, limit: jobLimit)
+                } else {
+                    let stats = try await store.queueStats()
+                    let batches = try await store.batchStatus(nil, limit: limit ?? 20)
+                    if json {
+                        return print(JSONValue.object(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]).jsonText)
+                    }
+                    printQueues(stats)
+                    if !batches.isEmpty {
+                        print("")
+                        printBatches(batches)
+                        if batches.count == (limit ?? 20) { print("(newest \(limit ?? 20) batches; use --limit for more)") }
+                    }
                 }
             }
         }

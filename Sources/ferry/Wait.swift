@@ -45,6 +45,7 @@ struct Wait: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var database: DatabaseWaitOptions
 
     /// Jobs listed when some did not succeed.
     static let listedFailures = 5
@@ -63,6 +64,12 @@ struct Wait: AsyncParsableCommand {
             }
             guard interval >= 0.1, interval <= 3600 else {
                 throw ValidationIssue(field: "--interval", problem: "must be from 0.1 to 3600 seconds", fix: "pick a value in range")
+            }
+            // Once it has read the state, a wait rides out connection losses by itself; this covers the start.
+            try await database.resolved().run {
+                let probe = connection.makeStore(poolSize: 1)
+                defer { probe.client.close() }
+                _ = try await probe.appliedSchemaVersion()
             }
             let store = connection.makeStore(poolSize: 1)
             defer { store.client.close() }
@@ -93,6 +100,7 @@ struct Wait: AsyncParsableCommand {
         var backoff = Duration.milliseconds(100)
         var disconnected = false
         var liveness = WorkerLivenessCheck()
+        var subscribed = false
         while true {
             let snapshot: WaitSnapshot
             do {
@@ -152,7 +160,13 @@ struct Wait: AsyncParsableCommand {
             let pause = Self.clamp(period, to: deadline)
             do {
                 if let wakingBatch {
-                    _ = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
+                    let wakeup = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
+                    if wakeup == .subscribed {
+                        // Subscribing again means the last LISTEN was lost: a reconnect, or a transaction-mode pooler
+                        // (PgBouncer) that runs each statement on any server connection. Poll rather than spin.
+                        if subscribed { try await Task.sleep(for: pause) }
+                        subscribed = true
+                    }
                 } else {
                     try await Task.sleep(for: pause)
                 }

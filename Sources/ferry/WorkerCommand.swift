@@ -47,6 +47,10 @@ struct WorkerCommand: AsyncParsableCommand {
             PostgreSQL unreachable: a running worker reconnects with backoff and writes what it finished meanwhile; \
             a starting one waits for it as it waits for the schema (below).
 
+            Behind PgBouncer in transaction mode notifications never arrive: use --poll-only. A worker started \
+            without it notices (its own test notification does not come back within 5 s), warns once and polls \
+            every second.
+
             Until the database has this build's schema (and while PostgreSQL is unreachable) the worker waits, \
             saying so once, and checks again with growing pauses (up to 30 s) for --wait-for-schema; then it exits \
             78. With --metrics-listen, GET /health answers 200 all along, GET /ready answers 200 once the worker \

@@ -165,6 +165,31 @@ struct PostgresConnectionTests {
         #expect(received.first?.payload == "hello")
     }
 
+    @Test("a connection that never called listen() drops notifications (a pooler may lend it a LISTENing server connection)")
+    func strayNotificationsDropped() async throws {
+        let db = try await TestDatabase.make("stray")
+        let borrower = db.client(poolSize: 1)
+        let sender = db.client(poolSize: 1)
+        defer {
+            borrower.close()
+            sender.close()
+        }
+        // As PgBouncer in transaction mode: the server session LISTENs, the client never asked to.
+        try await borrower.withConnection { try $0.execute("LISTEN stray") }
+        try await sender.withConnection { try $0.notify("stray", payload: "one") }
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try await borrower.withConnection { try $0.query("SELECT 1") }
+        let kept = try await borrower.withConnection { try $0.waitForNotifications(timeout: .milliseconds(300)) }
+        #expect(kept.isEmpty, "\(kept)")
+        // One that listened keeps them across queries.
+        try await borrower.withConnection { try $0.listen("stray") }
+        try await sender.withConnection { try $0.notify("stray", payload: "two") }
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try await borrower.withConnection { try $0.query("SELECT 1") }
+        let received = try await borrower.withConnection { try $0.waitForNotifications(timeout: .seconds(10)) }
+        #expect(received.map(\.payload) == ["two"])
+    }
+
     @Test("a connection killed by the server is replaced on the next call")
     func reconnectsAfterTermination() async throws {
         let db = try await TestDatabase.make("reconnect")

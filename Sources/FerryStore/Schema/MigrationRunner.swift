@@ -28,7 +28,9 @@ import Postgres
 /// nothing left to do. Each file runs in its own transaction together with its bookkeeping row, so a failed
 /// file leaves no trace.
 public struct MigrationRunner: Sendable {
-    /// Key of the session advisory lock that serializes migrators ("ferry" in ASCII).
+    /// Key of the transaction-level advisory lock that serializes migrators ("ferry" in ASCII). Taken in each
+    /// transaction rather than once per session: behind a transaction-mode pooler (PgBouncer) each transaction
+    /// may run on another server connection, and a session lock could stay held on one nobody unlocks.
     public static let lockKey: Int64 = 0x66_6572_7279
 
     public let client: PostgresClient
@@ -64,30 +66,36 @@ public struct MigrationRunner: Sendable {
         let definitions = self.definitions
         let logger = self.logger
         return try await client.withConnection { connection in
-            try connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
-            defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
-            try connection.execute(
-                """
-                CREATE SCHEMA IF NOT EXISTS ferry;
-                CREATE TABLE IF NOT EXISTS ferry.schema_migrations (
-                    version     integer     PRIMARY KEY,
-                    name        text        NOT NULL,
-                    checksum    text        NOT NULL,
-                    applied_at  timestamptz NOT NULL DEFAULT now()
-                );
-                """)
+            try connection.transaction { tx in
+                try tx.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+                try tx.execute(
+                    """
+                    CREATE SCHEMA IF NOT EXISTS ferry;
+                    CREATE TABLE IF NOT EXISTS ferry.schema_migrations (
+                        version     integer     PRIMARY KEY,
+                        name        text        NOT NULL,
+                        checksum    text        NOT NULL,
+                        applied_at  timestamptz NOT NULL DEFAULT now()
+                    );
+                    """)
+            }
             let applied = try Self.appliedChecksums(connection)
             try Self.check(applied: applied, against: migrations)
             var done = [Migration]()
             for migration in migrations where applied[migration.version] == nil {
-                logger.info("applying migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
-                try connection.transaction { tx in
+                let ran = try connection.transaction { tx -> Bool in
+                    try tx.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+                    // Another migrator may have applied it while this one waited for the lock.
+                    let found = try tx.query("SELECT 1 FROM ferry.schema_migrations WHERE version = $1", [migration.version])
+                    guard found.rows.isEmpty else { return false }
+                    logger.info("applying migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
                     try tx.execute(migration.sql)
                     try tx.query(
                         "INSERT INTO ferry.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
                         [migration.version, migration.name, migration.checksum])
+                    return true
                 }
-                done.append(migration)
+                if ran { done.append(migration) }
             }
             var outcome = Outcome(applied: done, alreadyApplied: applied.count)
             guard !definitions.isEmpty else { return outcome }
@@ -98,16 +106,24 @@ public struct MigrationRunner: Sendable {
                     fix: "install the numbered migrations and migrations/definitions/ of the same build")
             }
             let pending = try Self.pending(definitions, records: records)
+            var appliedDefinitions = [Definition]()
             for definition in pending {
-                logger.info("applying definition", metadata: ["order": "\(definition.order)", "name": "\(definition.name)"])
-                try connection.transaction { tx in
+                let ran = try connection.transaction { tx -> Bool in
+                    try tx.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+                    let latest = try tx.query(
+                        "SELECT checksum FROM ferry.schema_definitions WHERE name = $1 ORDER BY applied_at DESC, checksum LIMIT 1",
+                        [definition.name])
+                    if let current = latest.rows.first, try current.decode(String.self, at: 0) == definition.checksum { return false }
+                    logger.info("applying definition", metadata: ["order": "\(definition.order)", "name": "\(definition.name)"])
                     try tx.execute(definition.sql)
                     try tx.query(
                         "INSERT INTO ferry.schema_definitions (name, checksum) VALUES ($1, $2)",
                         [definition.name, definition.checksum])
+                    return true
                 }
+                if ran { appliedDefinitions.append(definition) }
             }
-            outcome.definitions = pending
+            outcome.definitions = appliedDefinitions
             return outcome
         }
     }

@@ -1,0 +1,61 @@
+import Foundation
+import Postgres
+
+/// How a one-shot command rides out PostgreSQL being away (a restart, a failover): it tries again with capped
+/// exponential backoff until `bound` has passed, then gives up with the last error (exit 69 as without waiting).
+///
+/// Only failures that waiting can cure are retried, told apart by libpq's connection status and SQLSTATE, never
+/// by message text: no connection or a lost one (`08*`, `57P01` admin shutdown, `57P02`, `57P03` cannot connect
+/// now) and `25006` (a write reached a server that is read-only: a standby, or the old primary mid-failover).
+struct DatabaseWait: Sendable {
+    /// How long to keep trying; zero: try once.
+    var bound: Duration
+    var firstDelay: Duration = .milliseconds(250)
+    var maxDelay: Duration = .seconds(5)
+
+    static let none = DatabaseWait(bound: .zero)
+
+    var isOn: Bool { bound > .zero }
+
+    /// True for errors that a later attempt, on a fresh connection, may not meet.
+    static func isWorthWaiting(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.isConnectionLoss || error.sqlState == .readOnlySQLTransaction
+    }
+
+    /// Runs `attempt` until it succeeds, fails with an error waiting cannot cure, or `bound` has passed. Each
+    /// attempt must start afresh (open its own connection). Says once on standard error what it waits for.
+    func run<T>(_ attempt: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + bound
+        var delay = firstDelay
+        var announced = false
+        while true {
+            do {
+                return try await attempt()
+            } catch where isOn && Self.isWorthWaiting(error) {
+                let now = ContinuousClock.now
+                guard now < deadline else {
+                    printError("gave up waiting for PostgreSQL after \(Self.seconds(bound))")
+                    throw error
+                }
+                if !announced {
+                    announced = true
+                    printError("waiting for PostgreSQL (\(Self.reason(error))); giving up in \(Self.seconds(deadline - now))")
+                }
+                try await Task.sleep(for: min(delay, deadline - now))
+                delay = min(delay * 2, maxDelay)
+            }
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PostgresError else { return "\(error)" }
+        if error.sqlState == .readOnlySQLTransaction { return "it does not accept writes [SQLSTATE 25006]" }
+        return error.sqlState.map { "\(error.reason) [SQLSTATE \($0)]" } ?? error.reason
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(Int((Double(seconds) + Double(attoseconds) / 1e18).rounded()))s"
+    }
+}
