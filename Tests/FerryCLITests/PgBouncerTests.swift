@@ -38,7 +38,9 @@ struct PgBouncerTests {
             async let first = FerryProcess.run(["migrate"], databaseURL: pooled.url)
             async let second = FerryProcess.run(["migrate"], databaseURL: pooled.url)
             for migrate in try await [first, second] { #expect(migrate.status == 0, "\(migrate.stderr)") }
-            #expect(try await Self.count(db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == 0)
+            // This database's locks only: other tests of the same cluster may hold their own.
+            #expect(try await Self.count(
+                db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())") == 0)
             #expect(try await FerryProcess.run(["migrate", "--check"], databaseURL: db.url).status == 0)
 
             let jobs = 3000
@@ -86,10 +88,11 @@ struct PgBouncerTests {
         let warning = "notifications do not reach this worker"
         try await PgBouncerProcess.withNew(upstream: try TestDatabase.adminURL) { bouncer in
             let pooled = bouncer.url(of: db)
-            let worker = try Self.worker(pooled, ["--poll-interval", "30"])
+            let worker = try Self.worker(pooled, ["--poll-interval", "300"])
             try await eventually(timeout: .seconds(120), "the worker's warning") { worker.log.contains(warning) }
             #expect(worker.log.contains("--poll-only") && worker.log.contains("PgBouncer"), "\(worker.log)")
-            // An idle worker in its 30 s poll interval: the job must not wait for it.
+            // An idle worker in its 300 s poll interval: the job must not wait for it (the bound is generous for a
+            // loaded machine, and far below the interval).
             let enqueued = ContinuousClock.now
             let enqueue = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/one.jpg", "--to", "/srv/"], databaseURL: pooled.url)
             #expect(enqueue.status == 0, "\(enqueue.stderr)")
@@ -97,7 +100,7 @@ struct PgBouncerTests {
                 try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
             }
             let took = ContinuousClock.now - enqueued
-            #expect(took < .seconds(15), "finished after \(took), as if waiting out the 30 s poll interval")
+            #expect(took < .seconds(120), "finished after \(took), as if waiting out the 300 s poll interval")
             try await Self.stop([worker])
             #expect(worker.log.components(separatedBy: warning).count == 2, "warned once: \(worker.log)")
         }

@@ -43,7 +43,7 @@ struct WaitForDatabaseTests {
             // The environment variable works as the option does.
             let waiting = try BackgroundProcess(
                 ferry: ["enqueue", "--from", file], databaseURL: db.url, environment: ["FERRY_WAIT_FOR_DATABASE": "60s"])
-            try await eventually(timeout: .seconds(60), "the enqueue to say it waits") { waiting.log.contains("waiting for PostgreSQL") }
+            try await eventually(timeout: .seconds(120), "the enqueue to say it waits") { waiting.log.contains("waiting for PostgreSQL") }
             try await Task.sleep(for: .seconds(2))
             #expect(waiting.isRunning, "still waiting while the server is down: \(waiting.log)")
             try await cluster.startServer()
@@ -58,7 +58,7 @@ struct WaitForDatabaseTests {
                 ["cancel", "--batch", "down"],
             ].map { try BackgroundProcess(ferry: $0 + ["--wait-for-database", "60s"], databaseURL: db.url) }
             for reader in readers {
-                try await eventually(timeout: .seconds(60), "\(reader.pid) to say it waits") { reader.log.contains("waiting for PostgreSQL") }
+                try await eventually(timeout: .seconds(120), "\(reader.pid) to say it waits") { reader.log.contains("waiting for PostgreSQL") }
             }
             try await cluster.startServer()
             var statuses = [Int32]()
@@ -85,7 +85,7 @@ struct WaitForDatabaseTests {
         #expect(refused.stderr.contains("SQLSTATE 25006"), "\(refused.stderr)")
 
         let waiting = try BackgroundProcess(ferry: ["enqueue", "--from", file, "--wait-for-database", "60s"], databaseURL: db.url)
-        try await eventually(timeout: .seconds(60), "the enqueue to say it waits") { waiting.log.contains("waiting for PostgreSQL") }
+        try await eventually(timeout: .seconds(120), "the enqueue to say it waits") { waiting.log.contains("waiting for PostgreSQL") }
         try await Task.sleep(for: .seconds(1))
         #expect(try await Self.count(db, batch: "ro") == 0)
         try await admin.withConnection { try $0.execute("ALTER DATABASE \(name) RESET default_transaction_read_only") }
@@ -125,10 +125,10 @@ struct WaitForDatabaseTests {
                 for await _ in release { break }
             }
         }
-        try await eventually(timeout: .seconds(60), "the lock") { locked.withLock { $0 } }
+        try await eventually(timeout: .seconds(300), "the lock") { locked.withLock { $0 } }
         let enqueue = try BackgroundProcess(ferry: ["enqueue", "--from", file, "--wait-for-database", "60s"], databaseURL: db.url)
         let victim = Mutex<Int32>(0)
-        try await eventually(timeout: .seconds(60), "the enqueue to wait for the lock") {
+        try await eventually(timeout: .seconds(300), "the enqueue to wait for the lock") {
             let rows = try await admin.withConnection {
                 try $0.query(
                     "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND application_name = 'ferry'")

@@ -80,7 +80,9 @@ struct AccountCapTests {
         // Enough work (cap 1, two requests of at least 150 ms each per file) that the batch is far from done when the
         // cap changes, however slow the machine.
         try await Self.enqueueSmallFiles(db, count: 150, account: "narrow", batch: "wide", in: dir)
-        let worker = try TestWorker.transfers(db, name: "cap-update", ["--concurrency", "8", "--poll-interval", "60"])
+        // Slots to spare beyond the new cap: jobs waiting for their batch commit hold a slot (not a transfer), and on
+        // a loaded machine several may wait at once.
+        let worker = try TestWorker.transfers(db, name: "cap-update", ["--concurrency", "16", "--poll-interval", "60"])
 
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first job to run") {
             try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") >= 1
