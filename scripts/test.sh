@@ -32,9 +32,14 @@ echo "==> running tests"
 testlog="$pgdir/swift-test.log"
 # The in-process tier (many Workers in one process, millisecond timers) runs on its own first, as `make check` does:
 # run inside the full suite, its workers stalled past any timeout while hundreds of process tests ran beside them.
+# The worker tests (real workers, dev servers, moto) then run apart from the rest: Swift Testing starts every
+# suite's tests at once, and all of them together kept a 2-core machine at a load of 13, where tests that watch a
+# transfer in flight sometimes saw it already over.
 run_tests() {
     if (($# == 0)); then
-        swift test --skip-build --filter FerryInProcessTests && swift test --skip-build --skip FerryInProcessTests
+        swift test --skip-build --filter FerryInProcessTests \
+            && swift test --skip-build --filter FerryWorkerTests \
+            && swift test --skip-build --skip FerryInProcessTests --skip FerryWorkerTests
     else
         swift test --skip-build "$@"
     fi
