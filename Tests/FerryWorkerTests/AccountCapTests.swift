@@ -72,14 +72,15 @@ struct AccountCapTests {
     func updateCapForRunningWorkers() async throws {
         // Each upload takes a while (latency per request), so running jobs can be counted.
         // Bodies take a while too (8 KiB at 64 KiB/s), so concurrent transfers overlap at the server.
-        let server = try await DevServerProcess(["--latency-ms", "150", "--upload-bytes-per-second", "65536"])
+        let server = try await DevServerProcess(["--latency-ms", "300", "--upload-bytes-per-second", "65536"])
         let db = try await TestDatabase.make("cap_update")
         try await DropboxAccounts.add("narrow", server: server, databaseURL: db.url, extra: ["--max-concurrent", "1"])
         let dir = try temporaryFolder("cap-update")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // Enough work (cap 1, two requests of at least 150 ms each per file) that the batch is far from done when the
-        // cap changes, however slow the machine.
-        try await Self.enqueueSmallFiles(db, count: 150, account: "narrow", batch: "wide", in: dir)
+        // Enough work (cap 1, two requests of at least 300 ms each per file: three minutes) that the batch is far from
+        // done when the cap changes, however slow the machine (a full run under load once took longer than a minute
+        // of work to get there).
+        try await Self.enqueueSmallFiles(db, count: 300, account: "narrow", batch: "wide", in: dir)
         // Slots to spare beyond the new cap: jobs waiting for their batch commit hold a slot (not a transfer), and on
         // a loaded machine several may wait at once.
         let worker = try TestWorker.transfers(db, name: "cap-update", ["--concurrency", "16", "--poll-interval", "60"])
