@@ -21,7 +21,8 @@ extension ProviderRegistry: JobEndpointResolver {
                 fix: "write one of: " + examples.joined(separator: ", "))
         }
         // Every fetch writes a local file, so every fetch provider takes the policy for one already there.
-        let common = kind == .fetch ? [ExistingFilePolicy.option.declaration] : [TreeUpload.option.declaration]
+        let common = kind == .fetch
+            ? [ExistingFilePolicy.option.declaration, ListingFilter.option.declaration] : [TreeUpload.option.declaration]
         let checked = try ProviderOptions.checked(
             options, declared: provider.options(for: kind) + common, for: "\(provider.displayName) \(plural)", line: line)
         var resolved = try provider.resolve(
@@ -30,6 +31,17 @@ extension ProviderRegistry: JobEndpointResolver {
             resolved.details[ExistingFilePolicy.specKey] = .string(policy)
         }
         if checked[TreeUpload.option] == true { resolved.details[TreeUpload.specKey] = .bool(true) }
+        if let text = checked[ListingFilter.option] {
+            guard let filter = (try? JSONValue.parse(text)).flatMap(FileFilter.init(json:)) else {
+                throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
+            }
+            guard resolved.fansOut else {
+                throw ValidationIssue(
+                    line: line, field: "filters", problem: "a fetch of one file has nothing to choose from",
+                    fix: "use filters with a folder (Dropbox) or a prefix ending in / (S3)")
+            }
+            if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
+        }
         return resolved
     }
 }

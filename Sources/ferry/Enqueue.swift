@@ -28,7 +28,8 @@ struct Enqueue: AsyncParsableCommand {
             upload DIR --recursive: one upload per file below DIR, keeping its path relative to DIR under DEST \
             (a folder, ending in /), streamed in one transaction like --from. Symbolic links are skipped and named \
             unless --follow-symlinks (-L), which follows them and skips loops; unreadable files, pipes, sockets and \
-            devices refuse the enqueue unless --skip-unreadable. Filters (also for --format lines uploads): \
+            devices refuse the enqueue unless --skip-unreadable. Filters (also for --format lines uploads, and for \
+            folder and prefix fetches, where they choose among the listed files by their path below the folder): \
             --include/--exclude GLOB (* ? [a-z] {a,b} within a name, ** across folders; no / matches the name at any \
             depth, a leading / anchors at DIR; first match wins, --include rules first and then everything else is \
             left out), --filter-from FILE (+ GLOB / - GLOB lines), --min-size/--max-size (100k, 5M, 1G), \
@@ -209,10 +210,15 @@ struct Enqueue: AsyncParsableCommand {
                 throw CLIUsageError(message: "\(key != nil ? "--key" : "--sha256") names one file; a folder holds many (use --from with one per line)")
             }
         }
+        var given = try providerOptions.options(for: kind)
+        // A folder or prefix fetch applies the filters to what it lists (the job carries them).
         if kind == .fetch && tree.filters {
-            throw CLIUsageError(message: "filters (--include, --exclude, --filter-from, --min-size, --max-size, --max-age, --min-age) choose files to upload; a fetch takes what its source lists")
+            guard given[ListingFilter.option.name] == nil else {
+                throw CLIUsageError(message: "the filter flags and --option filter=… say the same thing; give the flags")
+            }
+            given[ListingFilter.option.name] = .commandLine(try tree.fileFilter(now: Date()).json.jsonText)
         }
-        return (kind, operands, to, try providerOptions.options(for: kind))
+        return (kind, operands, to, given)
     }
 
     /// The jobs named on the command line (`upload FILE… | fetch SOURCE…` with `--to` and the options), checked

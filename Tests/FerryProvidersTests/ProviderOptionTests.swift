@@ -57,7 +57,7 @@ struct ProviderOptionTests {
         (JobRequest(kind: .upload, source: "/a", to: "dropbox:w:/B/", options: ["mute": .json(.string("yes"))]), "mute", "true or false"),
         (JobRequest(kind: .upload, source: "/a", to: "dropbox:w:/B/", options: ["colour": .commandLine("red")]), "colour", "autorename, if_changed, mode, mute"),
         (JobRequest(kind: .upload, source: "/a", to: "file:///nas/", options: ["mode": .commandLine("overwrite")]), "mode", "local directory uploads: if_changed"),
-        (JobRequest(kind: .fetch, source: "https://example.com/a.jpg", to: "/in/", options: ["if_changed": .json(.bool(true))]), "if_changed", "options for URL fetches: existing, sha256"),
+        (JobRequest(kind: .fetch, source: "https://example.com/a.jpg", to: "/in/", options: ["if_changed": .json(.bool(true))]), "if_changed", "options for URL fetches: existing, filter, sha256"),
         (JobRequest(kind: .fetch, source: "dropbox:w:/P", to: "/in/", options: ["mode": .commandLine("overwrite")]), "mode", "Dropbox fetches"),
         (JobRequest(kind: .fetch, source: "flickr:u", to: "/in/", options: ["max": .commandLine("ten")]), "max", "integer"),
         (JobRequest(kind: .fetch, source: "flickr:u", to: "/in/", options: ["max": .json(.int(0))]), "max", "from 1 to 1000000"),

@@ -75,6 +75,7 @@ struct DropboxFolderFanOut: Sendable {
     func children(of page: DropboxListPage, counting state: inout DropboxListingCursor) -> [FanOutChild] {
         var children: [FanOutChild] = []
         children.reserveCapacity(page.entries.count)
+        let filter = ListingFilterReader.filter(of: job)
         for entry in page.entries {
             state.listed += 1
             guard case .file(let file) = entry else { continue }
@@ -86,6 +87,12 @@ struct DropboxFolderFanOut: Sendable {
             }
             if details.thumbnail != nil && !DropboxChildPath.isImage(file.name) {
                 state.skippedNotImage += 1
+                continue
+            }
+            if let filter, case .skip = filter.verdict(
+                path: String(target.dropFirst(root.hasSuffix("/") ? root.count : root.count + 1)), size: file.size,
+                modified: RemoteTimestamp.iso8601(file.clientModified) ?? .distantPast)
+            {
                 continue
             }
             state.files += 1

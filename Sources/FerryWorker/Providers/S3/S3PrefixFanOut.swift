@@ -49,11 +49,17 @@ struct S3PrefixFanOut: Sendable {
     func children(of page: S3ObjectPage, counting state: inout S3ListingCursor) -> [FanOutChild] {
         var children = [FanOutChild]()
         children.reserveCapacity(page.objects.count)
+        let filter = ListingFilterReader.filter(of: job)
         for object in page.objects {
             let relative = String(object.key.dropFirst(location.key.count))
             // Keys ending in / are folder markers that consoles create; they hold no file.
             guard !relative.isEmpty, !relative.hasSuffix("/"), let target = SafePath.join(root: root, relative: relative) else {
                 state.skipped += 1
+                continue
+            }
+            if let filter, case .skip = filter.verdict(
+                path: relative, size: object.size, modified: RemoteTimestamp.iso8601(object.lastModified) ?? .distantPast)
+            {
                 continue
             }
             state.files += 1
