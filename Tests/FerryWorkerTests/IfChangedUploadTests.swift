@@ -135,5 +135,22 @@ struct IfChangedUploadTests {
         #expect(try await Self.outcome(setup.db, "second") == (4, 4, 0))
         let again = try await setup.client.headObject(bucket: setup.bucket, key: "cam/clip.mov")
         #expect(again.lastModified == clip.lastModified && again.etag == clip.etag)
+
+        // The job's metadata goes with the object as user metadata, where a header can carry it.
+        let line = JSONValue.object([
+            "kind": .string("upload"), "source": .string(files[0]), "to": .string("s3:s3:\(setup.bucket)/meta/"),
+            "batch": .string("meta"),
+            "metadata": .object(["Title": .string("Harbour at dawn"), "likes": .int(12), "caption": .string("Smørrebrød")]),
+        ]).jsonText
+        let jobs = setup.dir + "/meta.jsonl"
+        try (line + "\n").write(toFile: jobs, atomically: true, encoding: .utf8)
+        let enqueued = try await FerryProcess.run(["enqueue", "--from", jobs], databaseURL: setup.db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        let worker = try TestWorker.transfers(setup.db, name: "meta")
+        try await eventually(timeout: .seconds(300), "the metadata upload") { try await WorkerFixtures.batchDone(setup.db, "meta") }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let meta = try await setup.client.headObject(bucket: setup.bucket, key: "meta/IMG_1000.jpg").metadata
+        #expect(meta["title"] == "Harbour at dawn" && meta["likes"] == "12" && meta["caption"] == nil && meta["mtime"] != nil, "\(meta)")
     }
 }

@@ -47,7 +47,8 @@ struct S3UploadHandler: JobHandler {
         }
         let upload = S3Upload(
             handler: self, job: job, context: context, client: client, source: source, size: expected.size,
-            bucket: location.bucket, key: location.key, options: options, metadata: ["mtime": mtime])
+            bucket: location.bucket, key: location.key, options: options,
+            metadata: Self.userMetadata(job.metadata).merging(["mtime": mtime]) { _, ours in ours })
         let etag: String
         let recorded = S3UploadCursor(session: job.session, key: location.key)
         let plan = try Self.plan(size: expected.size, preferred: recorded?.partSize ?? partSize)
@@ -90,6 +91,33 @@ struct S3UploadHandler: JobHandler {
         let size = expected.size
         guard try await BlockingIO.run({ try LocalContentHash.md5(of: source, size: size) }) == md5 else { return nil }
         return ["size": .int(expected.size), "etag": .string(info.etag)]
+    }
+
+    /// The job's metadata as the object's user metadata (`x-amz-meta-NAME`): each string, number or true/false
+    /// whose name is letters, digits, `-` and `_` (lowercased) and whose text is printable ASCII; the rest is left
+    /// out (a header cannot carry it as is), and so is anything past S3's 2 KB of user metadata.
+    static func userMetadata(_ text: String?) -> [String: String] {
+        guard let text, let object = (try? JSONValue.parse(text))?.objectValue else { return [:] }
+        var out = [String: String]()
+        var bytes = 0
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            let key = name.lowercased()
+            let text: String
+            switch value {
+            case .string(let string): text = string
+            case .int(let number): text = String(number)
+            case .double(let number): text = String(number)
+            case .bool(let flag): text = flag ? "true" : "false"
+            default: continue
+            }
+            guard key != "mtime", !key.isEmpty,
+                key.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
+                text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }), bytes + key.utf8.count + text.utf8.count <= 1800
+            else { continue }
+            bytes += key.utf8.count + text.utf8.count
+            out[key] = text
+        }
+        return out
     }
 
     static func plan(size: Int64, preferred: Int64) throws -> S3PartPlan {
