@@ -434,9 +434,9 @@ DECLARE
 BEGIN
     IF jsonb_typeof(d) IS DISTINCT FROM 'object' THEN
         field := 'data'; problem := 'must be a JSON object'; hint := 'Enqueue through ferry.enqueue or the ferry CLI.';
-    ELSIF NOT coalesce(d ->> 'kind' IN ('upload', 'fetch'), false) THEN
-        field := 'kind'; problem := format('must be ''upload'' or ''fetch'', not %s', coalesce(quote_literal(left(d ->> 'kind', 64)), 'null'));
-        hint := 'upload sends a local file to a provider; fetch brings a remote file to a local path.';
+    ELSIF NOT coalesce(d ->> 'kind' IN ('upload', 'fetch', 'copy'), false) THEN
+        field := 'kind'; problem := format('must be ''upload'', ''fetch'' or ''copy'', not %s', coalesce(quote_literal(left(d ->> 'kind', 64)), 'null'));
+        hint := 'upload sends a local file to a provider; fetch brings a remote file to a local path; copy moves a remote file to another provider.';
     ELSIF jsonb_typeof(d -> 'queue') IS DISTINCT FROM 'string' OR (d ->> 'queue') !~ '^[a-z0-9][a-z0-9_.-]{0,62}$' THEN
         field := 'queue'; problem := 'queue names are 1-63 lowercase letters, digits, _ . - starting with a letter or digit';
         hint := 'Use for example "photos".';
@@ -482,10 +482,25 @@ BEGIN
         field := 'spec'; problem := 'must be a JSON object'; hint := 'Enqueue through ferry.enqueue or the ferry CLI.';
     END IF;
 
+    -- A copy's two sides are remote: the source is checked as a remote side here, the destination below.
+    IF field IS NULL AND d ->> 'kind' = 'copy' THEN
+        IF d ->> 'source' = '' OR octet_length(d ->> 'source') > 8192 OR left(d ->> 'source', 1) = '/' OR d ->> 'source' ~* '^file:' THEN
+            field := 'source'; problem := 'a copy reads another provider (dropbox:… or s3:…), in at most 8192 bytes';
+            hint := 'Local files are uploaded: ferry enqueue upload.';
+        ELSIF d ->> 'source' ~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@' THEN
+            field := 'source'; problem := 'the URL carries credentials (user:password@)';
+            hint := 'Remove them: accounts hold credentials (ferry account add), sealed; URLs are stored in the clear.';
+        ELSIF left(d ->> 'destination', 1) = '/' OR d ->> 'destination' ~* '^file:' THEN
+            field := 'destination'; problem := 'a copy goes to another provider, not a local folder';
+            hint := 'Bring files to a local folder with a fetch.';
+        END IF;
+    END IF;
+
     IF field IS NULL THEN
-        local_field := CASE d ->> 'kind' WHEN 'upload' THEN 'source' ELSE 'destination' END;
-        remote_field := CASE d ->> 'kind' WHEN 'upload' THEN 'destination' ELSE 'source' END;
-        local := d ->> local_field;
+        local_field := CASE d ->> 'kind' WHEN 'upload' THEN 'source' WHEN 'fetch' THEN 'destination' END;
+        remote_field := CASE d ->> 'kind' WHEN 'fetch' THEN 'source' ELSE 'destination' END;
+        -- A copy has no local side: a stand-in that passes the local checks.
+        local := coalesce(d ->> local_field, '/');
         remote := d ->> remote_field;
         IF left(local, 1) <> '/' THEN
             field := local_field; problem := format('must be an absolute path, not %s', quote_literal(left(local, 256)));
@@ -918,10 +933,10 @@ DECLARE
     provider text;
     request  jsonb;
 BEGIN
-    IF p_kind IS NULL OR p_kind NOT IN ('upload', 'fetch') THEN
-        RAISE EXCEPTION '%kind: must be ''upload'' or ''fetch'', not %', p_place, coalesce(quote_literal(p_kind), 'null')
+    IF p_kind IS NULL OR p_kind NOT IN ('upload', 'fetch', 'copy') THEN
+        RAISE EXCEPTION '%kind: must be ''upload'', ''fetch'' or ''copy'', not %', p_place, coalesce(quote_literal(p_kind), 'null')
             USING ERRCODE = 'invalid_parameter_value', COLUMN = 'kind',
-                  HINT = 'upload sends a local file to a provider; fetch brings a remote file to a local path.';
+                  HINT = 'upload sends a local file to a provider; fetch brings a remote file to a local path; copy moves a remote file or folder to another provider.';
     END IF;
     IF p_options IS NULL OR jsonb_typeof(p_options) <> 'object' THEN
         RAISE EXCEPTION '%options: must be a JSON object', p_place
@@ -955,9 +970,20 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- The local side is a path on the worker's machine: absolute, since SQL has no working directory.
-    local := CASE p_kind WHEN 'upload' THEN p_source ELSE p_destination END;
-    remote := CASE p_kind WHEN 'upload' THEN p_destination ELSE p_source END;
+    -- The local side is a path on the worker's machine: absolute, since SQL has no working directory. A copy has
+    -- none: its source is checked as a remote side here, its destination below (and the job's account is its).
+    IF p_kind = 'copy' AND (p_source IS NULL OR p_source = '' OR left(p_source, 1) = '/' OR p_source ~* '^file:') THEN
+        RAISE EXCEPTION '%source: a copy reads another provider, not %', p_place, coalesce(quote_literal(left(p_source, 256)), 'null')
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'source',
+                  HINT = 'Write for example dropbox:ACCOUNT:/Photos/ or s3:ACCOUNT:bucket/key; local files are uploaded.';
+    END IF;
+    IF p_kind = 'copy' AND (p_destination IS NULL OR left(p_destination, 1) = '/' OR p_destination ~* '^file:') THEN
+        RAISE EXCEPTION '%destination: a copy goes to another provider, not a local folder', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'destination',
+                  HINT = 'Bring files to a local folder with a fetch; a copy writes to dropbox:ACCOUNT:/… or s3:ACCOUNT:bucket/….';
+    END IF;
+    local := CASE p_kind WHEN 'upload' THEN p_source WHEN 'fetch' THEN p_destination ELSE '/' END;
+    remote := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
     field := CASE p_kind WHEN 'upload' THEN 'source' ELSE 'destination' END;
     IF local IS NULL OR left(local, 1) <> '/' THEN
         RAISE EXCEPTION '%: must be an absolute path, not %', p_place || field, coalesce(quote_literal(local), 'null')
@@ -967,7 +993,7 @@ BEGIN
         RAISE EXCEPTION '%: longer than 4096 bytes', p_place || field
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Shorten the path.';
     END IF;
-    field := CASE p_kind WHEN 'upload' THEN 'destination' ELSE 'source' END;
+    field := CASE p_kind WHEN 'fetch' THEN 'source' ELSE 'destination' END;
     IF remote IS NULL OR remote = '' THEN
         RAISE EXCEPTION '%: missing', p_place || field
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
@@ -1058,6 +1084,20 @@ BEGIN
         END IF;
     END IF;
 
+    -- A copy's source account (dropbox:ACCOUNT:…, s3:ACCOUNT:…) must exist and belong to the source's provider.
+    IF p_kind = 'copy' THEN
+        named := substring(p_source FROM '^[A-Za-z][A-Za-z0-9+.-]{0,31}:([A-Za-z0-9][A-Za-z0-9_.-]{0,62}):');
+        scheme := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+        IF named IS NOT NULL THEN
+            SELECT a.provider INTO provider FROM ferry.accounts a WHERE a.name = named;
+            IF NOT FOUND OR provider <> scheme THEN
+                RAISE EXCEPTION '%source: % is not a % account', p_place, quote_literal(named), scheme
+                    USING ERRCODE = 'invalid_parameter_value', COLUMN = 'source',
+                          HINT = 'Name a ' || scheme || ' account (see ferry account list), or add it with ferry account add.';
+            END IF;
+        END IF;
+    END IF;
+
     -- What was asked, with defaults filled in: the same request written two ways is the same request. The time is
     -- left out (often relative), as on the CLI's side.
     request := jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination, 'queue', queue,
@@ -1070,8 +1110,9 @@ BEGIN
       FROM jsonb_each(jsonb_build_object(
         'kind', p_kind, 'queue', queue, 'priority', priority::bigint, 'max_attempts', attempts::bigint,
         'source', p_source, 'destination', p_destination, 'account', account, 'key', key,
-        -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows.
-        'batch', coalesce(batch, CASE p_kind WHEN 'fetch' THEN job_id::text END),
+        -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows; a copy
+        -- of a folder (its source ends in /) does.
+        'batch', coalesce(batch, CASE WHEN p_kind = 'fetch' OR (p_kind = 'copy' AND right(p_source, 1) = '/') THEN job_id::text END),
         'run_at', to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
         'metadata', CASE WHEN p_options -> 'metadata' = 'null'::jsonb THEN NULL ELSE p_options -> 'metadata' END,
         'traceparent', p_options ->> 'traceparent',
@@ -1089,7 +1130,7 @@ CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
     SELECT jsonb_typeof(d) = 'object'
-       AND coalesce(d ->> 'kind' IN ('upload', 'fetch'), false)
+       AND coalesce(d ->> 'kind' IN ('upload', 'fetch', 'copy'), false)
        AND jsonb_typeof(d -> 'queue') = 'string' AND (d ->> 'queue') ~ '^[a-z0-9][a-z0-9_.-]{0,62}$'
        AND jsonb_typeof(d -> 'priority') = 'number' AND (d ->> 'priority')::numeric BETWEEN -100 AND 100
        AND (d ->> 'priority')::numeric = trunc((d ->> 'priority')::numeric)
@@ -1112,14 +1153,18 @@ CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
        AND (NOT d ? 'bytes_total' OR (jsonb_typeof(d -> 'bytes_total') = 'number' AND (d ->> 'bytes_total')::numeric >= 0
                                       AND (d ->> 'bytes_total')::numeric <= 9223372036854775807))
        AND (NOT d ? 'spec' OR jsonb_typeof(d -> 'spec') = 'object')
-       -- The local side: absolute, bounded, no '..'.
-       AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END, 1) = '/'
-       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END) <= 4096
-       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END !~ '(^|/)\.\.(/|$)'
+       -- The local side: absolute, bounded, no '..' (a copy has none).
+       AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END, 1) = '/'
+       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END) <= 4096
+       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END !~ '(^|/)\.\.(/|$)'
        -- The remote side: bounded, no credentials; an upload to a local folder (a path or file: URL) has no '..'.
-       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'destination' ELSE d ->> 'source' END) BETWEEN 1 AND 8192
-       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'destination' ELSE d ->> 'source' END !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'
+       AND octet_length(CASE d ->> 'kind' WHEN 'fetch' THEN d ->> 'source' ELSE d ->> 'destination' END) BETWEEN 1 AND 8192
+       AND CASE d ->> 'kind' WHEN 'fetch' THEN d ->> 'source' ELSE d ->> 'destination' END !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'
        AND (d ->> 'kind' <> 'upload' OR d ->> 'destination' !~* '^(file:|/)' OR d ->> 'destination' !~* '(^|/)(\.|%2e){2}(/|$)')
+       -- A copy: both sides remote (neither a local path nor file:), the source bounded and without credentials.
+       AND (d ->> 'kind' <> 'copy' OR (octet_length(d ->> 'source') BETWEEN 1 AND 8192
+                                      AND d ->> 'source' !~* '^(file:|/)' AND d ->> 'destination' !~* '^(file:|/)'
+                                      AND d ->> 'source' !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'))
 $_$;
 
 CREATE FUNCTION ferry.forbid_account_event_change() RETURNS trigger

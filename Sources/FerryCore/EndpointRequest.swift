@@ -3,9 +3,11 @@ import Foundation
 /// What a provider is asked to check: the remote side of one job and the local path on the other side.
 public struct EndpointRequest: Sendable {
     public var kind: JobKind
-    /// Upload: the destination as given (`dropbox:ACCOUNT:/path`, `file:///dir/` …). Fetch: the source as given.
+    /// Upload: the destination as given (`dropbox:ACCOUNT:/path`, `file:///dir/` …). Fetch and copy: the source as
+    /// given (a copy's destination is resolved as an upload's).
     public var remote: String
     /// Upload: the source file's absolute path. Fetch: the absolute target path (a trailing `/` means a folder).
+    /// Copy: empty.
     public var local: String
     /// The options the caller gave, already checked against the provider's declarations.
     public var options: ProviderOptions

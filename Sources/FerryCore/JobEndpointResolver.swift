@@ -9,4 +9,8 @@ public protocol JobEndpointResolver: Sendable {
     func resolve(
         kind: JobKind, remote: String, local: String, options: [String: OptionValue], jobID: UUID, line: Int?
     ) throws(ValidationIssue) -> ResolvedEndpoint
+    /// Checks both sides and the options of one copy between providers, or names the problem.
+    func resolveCopy(
+        source: String, destination: String, options: [String: OptionValue], jobID: UUID, line: Int?
+    ) throws(ValidationIssue) -> ResolvedEndpoint
 }

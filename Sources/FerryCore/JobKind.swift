@@ -4,4 +4,6 @@ public enum JobKind: String, Sendable, CaseIterable, Codable {
     case upload
     /// A remote file, folder or photostream to local storage.
     case fetch
+    /// A remote file or folder to another provider, streamed through a worker (no local copy).
+    case copy
 }

@@ -46,6 +46,7 @@ extension JobRequest {
         switch kind {
         case .fetch: copy.to = Self.absolute(to, base: currentDirectory)
         case .upload: copy.source = Self.absolute(source, base: currentDirectory)
+        case .copy: break
         }
         return copy
     }

@@ -129,6 +129,13 @@ extension JobRequest {
             try EndpointSyntax.validateLocalPath(target, field: "to", line: line)
             let resolved = try providers.resolve(kind: .fetch, remote: source, local: target, options: options, jobID: jobID, line: line)
             spec.apply(resolved)
+        case .copy:
+            guard !to.isEmpty else {
+                throw issue("to", "the destination is empty", "give where the copy goes, for example --to s3:archive:bucket/photos/")
+            }
+            let resolved = try providers.resolveCopy(source: source, destination: to, options: options, jobID: jobID, line: line)
+            spec.apply(resolved)
+            spec.bytesTotal = resolved.details["from"]?["size"]?.intValue
         }
         return spec
     }

@@ -14,6 +14,9 @@ public struct JobSpec: Sendable, Hashable {
     public var accountProvider: String?
     /// A job without an account uses the only account of `accountProvider` (resolved at enqueue).
     public var usesOnlyAccount = false
+    /// A copy's source account and its provider (checked at enqueue; the worker reads it from the details).
+    public var sourceAccount: String?
+    public var sourceAccountProvider: String?
     public var queue: String
     public var batch: String?
     public var priority: Int64
@@ -56,6 +59,8 @@ public struct JobSpec: Sendable, Hashable {
         account = resolved.account
         accountProvider = resolved.accountProvider
         usesOnlyAccount = resolved.usesOnlyAccount
+        sourceAccount = resolved.sourceAccount
+        sourceAccountProvider = resolved.sourceAccountProvider
         details = resolved.details
         // Children of a listing join their parent's batch, so the parent needs one.
         if resolved.fansOut && batch == nil { batch = jobID.uuidString.lowercased() }

@@ -14,6 +14,10 @@ public struct ResolvedEndpoint: Sendable {
     public var fansOut: Bool
     /// The provider's typed details, encoded (the `spec` the handler decodes).
     public var details: [String: JSONValue]
+    /// A copy's second account, the one its source is read with (the job's `account` is the destination's), and
+    /// that account's provider: both checked at enqueue like `account`.
+    public var sourceAccount: String?
+    public var sourceAccountProvider: String?
 
     public init(
         source: String, destination: String, account: String? = nil, accountProvider: String? = nil,

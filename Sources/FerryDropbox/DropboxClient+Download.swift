@@ -9,9 +9,10 @@ extension DropboxClient {
     /// `Range: bytes=N-`: a 206 answer then has ``DropboxDownload/contentRangeStart``, while a
     /// 200 means the server sent the whole file; a start at or past the end is HTTP 416, reported
     /// as `.badRequest` with `httpStatus == 416`. Iterate ``DropboxDownload/body`` for the bytes.
-    public func download(path: String, rangeStart: Int64?, accessToken: String) async throws(DropboxError) -> DropboxDownload {
+    /// With `rangeEnd` too (inclusive), asks for `Range: bytes=N-M`.
+    public func download(path: String, rangeStart: Int64?, rangeEnd: Int64? = nil, accessToken: String) async throws(DropboxError) -> DropboxDownload {
         var headers: [(String, String)] = []
-        if let rangeStart { headers.append(("Range", "bytes=\(rangeStart)-")) }
+        if let rangeStart { headers.append(("Range", "bytes=\(rangeStart)-" + (rangeEnd.map(String.init) ?? ""))) }
         return try await contentDownload("files/download", argument: .object(["path": .string(path)]), extraHeaders: headers, accessToken: accessToken)
     }
 

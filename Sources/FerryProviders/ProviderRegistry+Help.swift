@@ -22,6 +22,8 @@ extension ProviderRegistry {
         let tree = TreeUpload.option.declaration
         lines.append("  every upload:")
         lines.append("    \(tree.name)=\(tree.type.hint)  \(tree.help)")
+        lines.append("  every copy (from " + providers.filter { $0.example(for: .copy) != nil }.map(\.displayName).joined(separator: " or ")
+            + "): the destination's upload options; a folder copy takes the filter flags")
         return lines.joined(separator: "\n")
     }
 

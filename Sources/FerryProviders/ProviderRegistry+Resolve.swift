@@ -45,3 +45,73 @@ extension ProviderRegistry: JobEndpointResolver {
         return resolved
     }
 }
+
+extension ProviderRegistry {
+    /// A copy between providers: the source as its provider reads it (a file, or a folder the worker lists), the
+    /// destination as its provider takes an upload (a folder destination ends in `/` and gets the source's name),
+    /// the destination's upload options, and for a folder the listing filter. The job's account is the
+    /// destination's (its cap and limits govern the writes); the source's account travels in the details.
+    public func resolveCopy(
+        source: String, destination: String, options: [String: OptionValue], jobID: UUID, line: Int?
+    ) throws(ValidationIssue) -> ResolvedEndpoint {
+        let sources = examples(for: .copy)
+        guard let from = provider(for: source), from.example(for: .copy) != nil else {
+            throw ValidationIssue(
+                line: line, field: "source",
+                problem: EndpointSyntax.scheme(of: source).map { "no provider copies from '\($0):'" } ?? "not a copy source",
+                fix: "write one of: " + sources.joined(separator: ", ") + (EndpointSyntax.scheme(of: source) == nil
+                    ? " (a local file is uploaded: ferry enqueue upload)" : ""))
+        }
+        guard let to = provider(for: destination), to.example(for: .upload) != nil, to.example(for: .copy) != nil else {
+            let local = EndpointSyntax.scheme(of: destination) == nil || EndpointSyntax.scheme(of: destination) == "file"
+            throw ValidationIssue(
+                line: line, field: "to",
+                problem: local ? "a copy goes to another provider, not a local folder" : "no provider takes copies to '\(EndpointSyntax.scheme(of: destination) ?? destination)'",
+                fix: local ? "bring files to a local folder with ferry enqueue fetch SOURCE --to DIR/"
+                    : "write one of: " + providers.filter { $0.example(for: .copy) != nil }.compactMap { $0.example(for: .upload) }.joined(separator: ", "))
+        }
+        let checked = try ProviderOptions.checked(
+            options, declared: to.options(for: .upload) + from.options(for: .copy) + [ListingFilter.option.declaration],
+            for: "copies to \(to.displayName)", line: line)
+        let read = try from.resolve(EndpointRequest(kind: .copy, remote: source, local: "", options: checked, jobID: jobID, line: line))
+        let name = read.source.split(separator: "/").last.map(String.init) ?? ""
+        if read.fansOut {
+            guard destination.hasSuffix("/") else {
+                throw ValidationIssue(
+                    line: line, field: "to", problem: "a folder is copied into a folder",
+                    fix: "end the destination with / (for example s3:ACCOUNT:bucket/photos/)")
+            }
+        }
+        // A folder's destination is resolved as the upload of one file into it would be; the job keeps the folder.
+        let probe = "ferry-copy-probe"
+        var written = try to.resolve(EndpointRequest(
+            kind: .upload, remote: destination, local: "/" + (read.fansOut ? probe : name), options: checked, jobID: jobID, line: line))
+        if read.fansOut {
+            guard written.destination.hasSuffix(probe) else {
+                throw ValidationIssue(line: line, field: "to", problem: "the destination does not name a folder", fix: "end the destination with /")
+            }
+            written.destination = String(written.destination.dropLast(probe.count))
+        }
+        if read.source == written.destination {
+            throw ValidationIssue(line: line, field: "to", problem: "the copy would write over its own source", fix: "copy to another place")
+        }
+        var resolved = ResolvedEndpoint(
+            source: read.source, destination: written.destination, account: written.account,
+            accountProvider: written.accountProvider, fansOut: read.fansOut, details: written.details)
+        resolved.details[CopySourceDetails.specKey] = .object(read.details)
+        resolved.sourceAccount = read.account
+        resolved.sourceAccountProvider = read.accountProvider
+        if let text = checked[ListingFilter.option] {
+            guard let filter = (try? JSONValue.parse(text)).flatMap(FileFilter.init(json:)) else {
+                throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
+            }
+            guard read.fansOut else {
+                throw ValidationIssue(
+                    line: line, field: "filters", problem: "a copy of one file has nothing to choose from",
+                    fix: "use filters with a folder (dropbox:ACCOUNT:/Photos/) or a prefix ending in / (s3:ACCOUNT:bucket/photos/)")
+            }
+            if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
+        }
+        return resolved
+    }
+}

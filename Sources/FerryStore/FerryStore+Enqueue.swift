@@ -81,26 +81,29 @@ extension FerryStore {
             // The account is part of the event: render again.
             chunk = EnqueueChunk(specs: specs, lines: lines)
         }
-        let accounts = Set(specs.compactMap(\.account))
+        // A copy names two accounts: the destination's (the job's) and the source's.
+        let accounts = Set(specs.compactMap(\.account) + specs.compactMap(\.sourceAccount))
         if !accounts.isEmpty {
             let found = try connection.query(
                 "SELECT name, provider FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
             var providers = [String: String]()
             for row in found.rows { providers[try row.decode(String.self, column: "name")] = try row.decode(String.self, column: "provider") }
             if let missing = accounts.subtracting(providers.keys).sorted().first {
-                let index = specs.firstIndex { $0.account == missing }
-                let kind = index.flatMap { specs[$0].accountProvider } ?? "PROVIDER"
+                let index = specs.firstIndex { $0.account == missing || $0.sourceAccount == missing }
+                let kind = index.flatMap { specs[$0].account == missing ? specs[$0].accountProvider : specs[$0].sourceAccountProvider } ?? "PROVIDER"
                 throw FerryStoreError(
                     .unknownAccount,
                     place(index) + "unknown account '\(missing)'",
                     fix: "add it with ferry account add \(missing) --provider \(kind) …, or check the name with ferry account list")
             }
             for (index, spec) in specs.enumerated() {
-                guard let account = spec.account, let provider = providers[account], let wanted = spec.accountProvider else { continue }
-                if provider != wanted {
-                    throw FerryStoreError(
-                        .unknownAccount, place(index) + "account '\(account)' is a \(provider) account, not \(wanted)",
-                        fix: "name a \(wanted) account (see ferry account list)")
+                for (account, wanted) in [(spec.account, spec.accountProvider), (spec.sourceAccount, spec.sourceAccountProvider)] {
+                    guard let account, let provider = providers[account], let wanted else { continue }
+                    if provider != wanted {
+                        throw FerryStoreError(
+                            .unknownAccount, place(index) + "account '\(account)' is a \(provider) account, not \(wanted)",
+                            fix: "name a \(wanted) account (see ferry account list)")
+                    }
                 }
             }
         }

@@ -21,6 +21,11 @@ extension Worker {
             }
         case .fetch:
             try roots.check(job.destination, role: "destination")
+        case .copy:
+            // Both sides are remote: a copy names no local path, and writes none.
+            if job.source.hasPrefix("/") || job.destination.hasPrefix("/") || EndpointSyntax.scheme(of: job.destination) == "file" {
+                throw JobFailure.permanent("bad_destination", "a copy goes between providers; it reads and writes no local path")
+            }
         }
     }
 }

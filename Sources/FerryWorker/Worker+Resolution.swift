@@ -55,6 +55,14 @@ extension Worker {
                 throw JobFailure.permanent("invalid_job", "the job enqueued from SQL names no usable account: \(error)")
             }
         }
+        if let source = settled.sourceAccount, let provider = settled.sourceAccountProvider {
+            // A copy's source account must exist and be of the source's provider, as at enqueue.
+            do {
+                _ = try await store.settleAccount(named: source, provider: provider)
+            } catch let error as FerryStoreError {
+                throw JobFailure.permanent("invalid_job", "the job enqueued from SQL names no usable source account: \(error)")
+            }
+        }
         var data: [String: JSONValue] = [
             "source": .string(settled.source), "destination": .string(settled.destination), "spec": .object(settled.details),
         ]

@@ -17,6 +17,7 @@ struct Enqueue: AsyncParsableCommand {
             ferry enqueue upload <file> ... --to <dest> [options]
             ferry enqueue upload <dir> ... --recursive --to <dest>/ [filters] [options]
             ferry enqueue fetch <source> ... --to <local-path> [options]
+            ferry enqueue copy <source> ... --to <dest> [--recursive] [filters] [options]
             ferry enqueue --from <file|-> [--to <dest>] [options]
             ferry enqueue upload|fetch --from <file|-> --format lines --to <dest> [options]
             """,
@@ -47,10 +48,19 @@ struct Enqueue: AsyncParsableCommand {
             listed by one job that enqueues a child fetch per file in the same batch (named after the job when \
             --batch is not given); wait for all of them with ferry wait --batch.
 
+            copy: SOURCE is dropbox:ACCOUNT:/path or s3:ACCOUNT:bucket/key, DEST is dropbox:ACCOUNT:/path or \
+            s3:ACCOUNT:bucket/key (ending in / for "into this folder"): a worker streams the bytes from one \
+            provider to the other, part by part, with no local copy, resuming from the last part written after a \
+            crash. A folder (a source ending in /, or any source with --recursive) is copied whole into DEST/, \
+            subfolders included, by one job that lists it and enqueues a copy per file in the same batch; the \
+            filter flags choose among the listed files. Copies skip files the destination holds already \
+            (--no-if-changed sends everything), and a folder copied again enqueues only files whose source \
+            changed since an earlier copy of the same folder to the same place.
+
             --from: one JSON object per line from FILE (or - for stdin), streamed in chunks with COPY into one \
             transaction, so any size fits in bounded memory: every line is enqueued or none is, and an error \
             names the line and the field. Ids are printed after the commit. Fields: kind \
-            ("upload" | "fetch"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
+            ("upload" | "fetch" | "copy"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
             object: title, poster, posted time, likes … shown in ferry.job_status), and options (an object of \
             provider options; each may also be a top-level field). Options given on the command line are defaults \
             for lines without them. A UTF-8 byte order mark and CRLF line ends are accepted. A pipeline whose \
@@ -93,6 +103,8 @@ struct Enqueue: AsyncParsableCommand {
               ferry enqueue fetch flickr:12345678@N00 --to /srv/flickr/ --size b --max 500
               ferry enqueue fetch https://example.com/a.jpg https://example.com/b.jpg \\
                   --to /srv/photos/
+              ferry enqueue copy dropbox:photos:/Camera --recursive --to s3:archive:bucket/camera/
+              ferry enqueue copy s3:archive:bucket/2025/report.pdf --to dropbox:work:/Reports/
               ferry enqueue --from jobs.jsonl
               ferry enqueue --from jobs.jsonl --wait-for-database 2m
               ferry enqueue fetch --from urls.txt --format lines --to /srv/photos/ \\
@@ -105,7 +117,7 @@ struct Enqueue: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("upload FILE... | fetch SOURCE", valueName: "kind> <arguments"))
+    @Argument(help: ArgumentHelp("upload FILE... | fetch SOURCE... | copy SOURCE...", valueName: "kind> <arguments"))
     var arguments: [String] = []
 
     @Option(name: .customLong("from"), help: ArgumentHelp("JSON Lines file of jobs, or - for stdin.", valueName: "file"))
@@ -114,7 +126,7 @@ struct Enqueue: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What --from holds: jsonl (one job object per line) or lines (one source per line).", valueName: "jsonl|lines"))
     var format: InputFormat = .jsonl
 
-    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key or a local directory; fetch: a local path).", valueName: "dest"))
+    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key or a local directory; fetch: a local path; copy: dropbox:ACCOUNT:/path or s3:ACCOUNT:bucket/key).", valueName: "dest"))
     var to: String?
 
     @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))
@@ -178,18 +190,25 @@ struct Enqueue: AsyncParsableCommand {
             throw CLIUsageError(message: "--format describes the --from file; give --from FILE too")
         }
         guard let kindText = arguments.first else {
-            throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, or ferry enqueue --from FILE")
+            throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, ferry enqueue copy SOURCE --to DEST, or ferry enqueue --from FILE")
         }
         guard let kind = JobKind(rawValue: kindText) else {
-            throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload or fetch")
+            throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload, fetch or copy")
         }
-        let operands = Array(arguments.dropFirst())
+        var operands = Array(arguments.dropFirst())
         // What to move comes first: `ferry enqueue upload` alone lacks the files before it lacks --to.
         guard !operands.isEmpty else {
-            throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to fetch")
+            throw CLIUsageError(message: kind == .upload ? "name at least one FILE to upload" : "name the SOURCE to \(kind.rawValue)")
         }
         guard let to else {
-            throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : "download goes")")
+            throw CLIUsageError(message: "missing --to: say where the \(kind == .upload ? "files go" : kind == .copy ? "copy goes" : "download goes")")
+        }
+        if kind == .copy && providerOptions.recursive {
+            // --recursive says the sources are folders: written as folders are, with a trailing /.
+            guard to.hasSuffix("/") else {
+                throw CLIUsageError(message: "--recursive copies a folder into a folder: end --to with /")
+            }
+            operands = operands.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         }
         if operands.count > 1 && !to.hasSuffix("/") {
             throw CLIUsageError(message: "several \(kind == .upload ? "files" : "sources") need a folder destination: end --to with /")
@@ -211,8 +230,8 @@ struct Enqueue: AsyncParsableCommand {
             }
         }
         var given = try providerOptions.options(for: kind)
-        // A folder or prefix fetch applies the filters to what it lists (the job carries them).
-        if kind == .fetch && tree.filters {
+        // A folder or prefix fetch or copy applies the filters to what it lists (the job carries them).
+        if kind != .upload && tree.filters {
             guard given[ListingFilter.option.name] == nil else {
                 throw CLIUsageError(message: "the filter flags and --option filter=… say the same thing; give the flags")
             }

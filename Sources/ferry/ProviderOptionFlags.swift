@@ -14,7 +14,7 @@ struct ProviderOptionFlags: ParsableArguments {
     var sha256: String?
 
     @Flag(help: ArgumentHelp(
-        "Uploads: each DIR's files, keeping their paths below DIR under DEST/ (see Trees, filters and dry run). "
+        "Uploads: each DIR's files, keeping their paths below DIR under DEST/ (see Trees, filters and dry run). Copies: the source is a folder (as a trailing / says). "
             + ProviderRegistry.standard.help(forOption: "recursive")))
     var recursive = false
 
@@ -37,7 +37,7 @@ struct ProviderOptionFlags: ParsableArguments {
         name: .customLong("if-changed"), inversion: .prefixedNo,
         help: ArgumentHelp(
             ProviderRegistry.standard.help(forOption: "if_changed")
-                + " The default for upload DIR --recursive (a tree copied again moves only what changed); --no-if-changed sends everything."))
+                + " The default for upload DIR --recursive and for copies (a tree copied again moves only what changed); --no-if-changed sends everything."))
     var ifChanged: Bool?
 
     @Flag(help: "Fetches: a file already at the target is left as it is and nothing is downloaded (--option existing=ignore).")
@@ -69,7 +69,8 @@ struct ProviderOptionFlags: ParsableArguments {
             options[name] = .commandLine(parts.count > 1 ? String(parts[1]) : "")
         }
         if let sha256 { try add("sha256", .commandLine(sha256), from: "--sha256") }
-        if recursive && kind != .upload { try add("recursive", .json(.bool(true)), from: "--recursive") }
+        // For uploads --recursive walks folders; for copies it says the source is a folder: neither is an option.
+        if recursive && kind != .upload && kind != .copy { try add("recursive", .json(.bool(true)), from: "--recursive") }
         if let thumbnail { try add("thumbnail", .commandLine(thumbnail), from: "--thumbnail") }
         if let size { try add("size", .commandLine(size), from: "--size") }
         if let max { try add("max", .json(.int(max)), from: "--max") }
@@ -82,7 +83,7 @@ struct ProviderOptionFlags: ParsableArguments {
         if immutable { try add("existing", .commandLine("immutable"), from: "--immutable") }
         if ifChanged == true {
             try add("if_changed", .json(.bool(true)), from: "--if-changed")
-        } else if ifChanged == nil, kind == .upload, recursive, options["if_changed"] == nil {
+        } else if ifChanged == nil, (kind == .upload && recursive) || kind == .copy, options["if_changed"] == nil {
             options["if_changed"] = .json(.bool(true))
         }
         if let pageSize { try add("page_size", .json(.int(pageSize)), from: "--page-size") }

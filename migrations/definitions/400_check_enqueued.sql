@@ -13,9 +13,9 @@ DECLARE
 BEGIN
     IF jsonb_typeof(d) IS DISTINCT FROM 'object' THEN
         field := 'data'; problem := 'must be a JSON object'; hint := 'Enqueue through ferry.enqueue or the ferry CLI.';
-    ELSIF NOT coalesce(d ->> 'kind' IN ('upload', 'fetch'), false) THEN
-        field := 'kind'; problem := format('must be ''upload'' or ''fetch'', not %s', coalesce(quote_literal(left(d ->> 'kind', 64)), 'null'));
-        hint := 'upload sends a local file to a provider; fetch brings a remote file to a local path.';
+    ELSIF NOT coalesce(d ->> 'kind' IN ('upload', 'fetch', 'copy'), false) THEN
+        field := 'kind'; problem := format('must be ''upload'', ''fetch'' or ''copy'', not %s', coalesce(quote_literal(left(d ->> 'kind', 64)), 'null'));
+        hint := 'upload sends a local file to a provider; fetch brings a remote file to a local path; copy moves a remote file to another provider.';
     ELSIF jsonb_typeof(d -> 'queue') IS DISTINCT FROM 'string' OR (d ->> 'queue') !~ '^[a-z0-9][a-z0-9_.-]{0,62}$' THEN
         field := 'queue'; problem := 'queue names are 1-63 lowercase letters, digits, _ . - starting with a letter or digit';
         hint := 'Use for example "photos".';
@@ -61,10 +61,25 @@ BEGIN
         field := 'spec'; problem := 'must be a JSON object'; hint := 'Enqueue through ferry.enqueue or the ferry CLI.';
     END IF;
 
+    -- A copy's two sides are remote: the source is checked as a remote side here, the destination below.
+    IF field IS NULL AND d ->> 'kind' = 'copy' THEN
+        IF d ->> 'source' = '' OR octet_length(d ->> 'source') > 8192 OR left(d ->> 'source', 1) = '/' OR d ->> 'source' ~* '^file:' THEN
+            field := 'source'; problem := 'a copy reads another provider (dropbox:… or s3:…), in at most 8192 bytes';
+            hint := 'Local files are uploaded: ferry enqueue upload.';
+        ELSIF d ->> 'source' ~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@' THEN
+            field := 'source'; problem := 'the URL carries credentials (user:password@)';
+            hint := 'Remove them: accounts hold credentials (ferry account add), sealed; URLs are stored in the clear.';
+        ELSIF left(d ->> 'destination', 1) = '/' OR d ->> 'destination' ~* '^file:' THEN
+            field := 'destination'; problem := 'a copy goes to another provider, not a local folder';
+            hint := 'Bring files to a local folder with a fetch.';
+        END IF;
+    END IF;
+
     IF field IS NULL THEN
-        local_field := CASE d ->> 'kind' WHEN 'upload' THEN 'source' ELSE 'destination' END;
-        remote_field := CASE d ->> 'kind' WHEN 'upload' THEN 'destination' ELSE 'source' END;
-        local := d ->> local_field;
+        local_field := CASE d ->> 'kind' WHEN 'upload' THEN 'source' WHEN 'fetch' THEN 'destination' END;
+        remote_field := CASE d ->> 'kind' WHEN 'fetch' THEN 'source' ELSE 'destination' END;
+        -- A copy has no local side: a stand-in that passes the local checks.
+        local := coalesce(d ->> local_field, '/');
         remote := d ->> remote_field;
         IF left(local, 1) <> '/' THEN
             field := local_field; problem := format('must be an absolute path, not %s', quote_literal(left(local, 256)));

@@ -2,7 +2,7 @@
 CREATE OR REPLACE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT jsonb_typeof(d) = 'object'
-       AND coalesce(d ->> 'kind' IN ('upload', 'fetch'), false)
+       AND coalesce(d ->> 'kind' IN ('upload', 'fetch', 'copy'), false)
        AND jsonb_typeof(d -> 'queue') = 'string' AND (d ->> 'queue') ~ '^[a-z0-9][a-z0-9_.-]{0,62}$'
        AND jsonb_typeof(d -> 'priority') = 'number' AND (d ->> 'priority')::numeric BETWEEN -100 AND 100
        AND (d ->> 'priority')::numeric = trunc((d ->> 'priority')::numeric)
@@ -25,12 +25,16 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
        AND (NOT d ? 'bytes_total' OR (jsonb_typeof(d -> 'bytes_total') = 'number' AND (d ->> 'bytes_total')::numeric >= 0
                                       AND (d ->> 'bytes_total')::numeric <= 9223372036854775807))
        AND (NOT d ? 'spec' OR jsonb_typeof(d -> 'spec') = 'object')
-       -- The local side: absolute, bounded, no '..'.
-       AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END, 1) = '/'
-       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END) <= 4096
-       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' ELSE d ->> 'destination' END !~ '(^|/)\.\.(/|$)'
+       -- The local side: absolute, bounded, no '..' (a copy has none).
+       AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END, 1) = '/'
+       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END) <= 4096
+       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END !~ '(^|/)\.\.(/|$)'
        -- The remote side: bounded, no credentials; an upload to a local folder (a path or file: URL) has no '..'.
-       AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'destination' ELSE d ->> 'source' END) BETWEEN 1 AND 8192
-       AND CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'destination' ELSE d ->> 'source' END !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'
+       AND octet_length(CASE d ->> 'kind' WHEN 'fetch' THEN d ->> 'source' ELSE d ->> 'destination' END) BETWEEN 1 AND 8192
+       AND CASE d ->> 'kind' WHEN 'fetch' THEN d ->> 'source' ELSE d ->> 'destination' END !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'
        AND (d ->> 'kind' <> 'upload' OR d ->> 'destination' !~* '^(file:|/)' OR d ->> 'destination' !~* '(^|/)(\.|%2e){2}(/|$)')
+       -- A copy: both sides remote (neither a local path nor file:), the source bounded and without credentials.
+       AND (d ->> 'kind' <> 'copy' OR (octet_length(d ->> 'source') BETWEEN 1 AND 8192
+                                      AND d ->> 'source' !~* '^(file:|/)' AND d ->> 'destination' !~* '^(file:|/)'
+                                      AND d ->> 'source' !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'))
 $$;

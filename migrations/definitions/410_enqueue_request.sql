@@ -21,10 +21,10 @@ DECLARE
     provider text;
     request  jsonb;
 BEGIN
-    IF p_kind IS NULL OR p_kind NOT IN ('upload', 'fetch') THEN
-        RAISE EXCEPTION '%kind: must be ''upload'' or ''fetch'', not %', p_place, coalesce(quote_literal(p_kind), 'null')
+    IF p_kind IS NULL OR p_kind NOT IN ('upload', 'fetch', 'copy') THEN
+        RAISE EXCEPTION '%kind: must be ''upload'', ''fetch'' or ''copy'', not %', p_place, coalesce(quote_literal(p_kind), 'null')
             USING ERRCODE = 'invalid_parameter_value', COLUMN = 'kind',
-                  HINT = 'upload sends a local file to a provider; fetch brings a remote file to a local path.';
+                  HINT = 'upload sends a local file to a provider; fetch brings a remote file to a local path; copy moves a remote file or folder to another provider.';
     END IF;
     IF p_options IS NULL OR jsonb_typeof(p_options) <> 'object' THEN
         RAISE EXCEPTION '%options: must be a JSON object', p_place
@@ -58,9 +58,20 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- The local side is a path on the worker's machine: absolute, since SQL has no working directory.
-    local := CASE p_kind WHEN 'upload' THEN p_source ELSE p_destination END;
-    remote := CASE p_kind WHEN 'upload' THEN p_destination ELSE p_source END;
+    -- The local side is a path on the worker's machine: absolute, since SQL has no working directory. A copy has
+    -- none: its source is checked as a remote side here, its destination below (and the job's account is its).
+    IF p_kind = 'copy' AND (p_source IS NULL OR p_source = '' OR left(p_source, 1) = '/' OR p_source ~* '^file:') THEN
+        RAISE EXCEPTION '%source: a copy reads another provider, not %', p_place, coalesce(quote_literal(left(p_source, 256)), 'null')
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'source',
+                  HINT = 'Write for example dropbox:ACCOUNT:/Photos/ or s3:ACCOUNT:bucket/key; local files are uploaded.';
+    END IF;
+    IF p_kind = 'copy' AND (p_destination IS NULL OR left(p_destination, 1) = '/' OR p_destination ~* '^file:') THEN
+        RAISE EXCEPTION '%destination: a copy goes to another provider, not a local folder', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'destination',
+                  HINT = 'Bring files to a local folder with a fetch; a copy writes to dropbox:ACCOUNT:/… or s3:ACCOUNT:bucket/….';
+    END IF;
+    local := CASE p_kind WHEN 'upload' THEN p_source WHEN 'fetch' THEN p_destination ELSE '/' END;
+    remote := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
     field := CASE p_kind WHEN 'upload' THEN 'source' ELSE 'destination' END;
     IF local IS NULL OR left(local, 1) <> '/' THEN
         RAISE EXCEPTION '%: must be an absolute path, not %', p_place || field, coalesce(quote_literal(local), 'null')
@@ -70,7 +81,7 @@ BEGIN
         RAISE EXCEPTION '%: longer than 4096 bytes', p_place || field
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = 'Shorten the path.';
     END IF;
-    field := CASE p_kind WHEN 'upload' THEN 'destination' ELSE 'source' END;
+    field := CASE p_kind WHEN 'fetch' THEN 'source' ELSE 'destination' END;
     IF remote IS NULL OR remote = '' THEN
         RAISE EXCEPTION '%: missing', p_place || field
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
@@ -161,6 +172,20 @@ BEGIN
         END IF;
     END IF;
 
+    -- A copy's source account (dropbox:ACCOUNT:…, s3:ACCOUNT:…) must exist and belong to the source's provider.
+    IF p_kind = 'copy' THEN
+        named := substring(p_source FROM '^[A-Za-z][A-Za-z0-9+.-]{0,31}:([A-Za-z0-9][A-Za-z0-9_.-]{0,62}):');
+        scheme := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+        IF named IS NOT NULL THEN
+            SELECT a.provider INTO provider FROM ferry.accounts a WHERE a.name = named;
+            IF NOT FOUND OR provider <> scheme THEN
+                RAISE EXCEPTION '%source: % is not a % account', p_place, quote_literal(named), scheme
+                    USING ERRCODE = 'invalid_parameter_value', COLUMN = 'source',
+                          HINT = 'Name a ' || scheme || ' account (see ferry account list), or add it with ferry account add.';
+            END IF;
+        END IF;
+    END IF;
+
     -- What was asked, with defaults filled in: the same request written two ways is the same request. The time is
     -- left out (often relative), as on the CLI's side.
     request := jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination, 'queue', queue,
@@ -173,8 +198,9 @@ BEGIN
       FROM jsonb_each(jsonb_build_object(
         'kind', p_kind, 'queue', queue, 'priority', priority::bigint, 'max_attempts', attempts::bigint,
         'source', p_source, 'destination', p_destination, 'account', account, 'key', key,
-        -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows.
-        'batch', coalesce(batch, CASE p_kind WHEN 'fetch' THEN job_id::text END),
+        -- Every fetch gets a batch: whether it fans out (a folder, a photostream) only its provider knows; a copy
+        -- of a folder (its source ends in /) does.
+        'batch', coalesce(batch, CASE WHEN p_kind = 'fetch' OR (p_kind = 'copy' AND right(p_source, 1) = '/') THEN job_id::text END),
         'run_at', to_char(run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
         'metadata', CASE WHEN p_options -> 'metadata' = 'null'::jsonb THEN NULL ELSE p_options -> 'metadata' END,
         'traceparent', p_options ->> 'traceparent',

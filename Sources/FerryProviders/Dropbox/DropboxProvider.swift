@@ -16,7 +16,7 @@ public struct DropboxProvider: ProviderDescriptor {
     ]
 
     public func example(for kind: JobKind) -> String? {
-        kind == .upload ? "dropbox:ACCOUNT:/Photos/" : "dropbox:ACCOUNT:/Photos/a.jpg"
+        kind == .upload ? "dropbox:ACCOUNT:/Photos/" : kind == .copy ? "dropbox:ACCOUNT:/Photos/ (a folder) or /Photos/a.jpg" : "dropbox:ACCOUNT:/Photos/a.jpg"
     }
 
     /// Upload options.
@@ -41,6 +41,7 @@ public struct DropboxProvider: ProviderDescriptor {
         switch kind {
         case .upload: [Self.mode.declaration, Self.autorename.declaration, Self.mute.declaration, Self.ifChanged.declaration]
         case .fetch: [Self.sha256.declaration, Self.recursive.declaration, Self.thumbnail.declaration, Self.pageSize.declaration]
+        case .copy: []
         }
     }
 
@@ -48,6 +49,13 @@ public struct DropboxProvider: ProviderDescriptor {
         let location = try DropboxLocation(request.remote, field: request.remoteField, line: request.line)
         let options = request.options
         switch request.kind {
+        case .copy:
+            // A folder is written with a trailing / and copied whole, subfolders included; a path without one is
+            // a file (a folder there fails the job, naming the fix), so the destination is known at enqueue.
+            let folder = location.path.hasSuffix("/")
+            return ResolvedEndpoint(
+                source: location.text, destination: "", account: location.account, accountProvider: name, fansOut: folder,
+                typedDetails: CopySourceDetails(provider: name, account: location.account, folder: folder ? true : nil))
         case .upload:
             let path = location.path.hasSuffix("/") ? location.path + request.localName : location.path
             let details = DropboxUploadDetails(

@@ -15,7 +15,7 @@ public struct S3Provider: ProviderDescriptor {
     ]
 
     public func example(for kind: JobKind) -> String? {
-        kind == .upload ? "s3:ACCOUNT:bucket/photos/" : "s3:ACCOUNT:bucket/photos/a.jpg"
+        kind == .upload ? "s3:ACCOUNT:bucket/photos/" : kind == .copy ? "s3:ACCOUNT:bucket/photos/ (a prefix) or bucket/photos/a.jpg" : "s3:ACCOUNT:bucket/photos/a.jpg"
     }
 
     /// Upload options.
@@ -38,6 +38,7 @@ public struct S3Provider: ProviderDescriptor {
         switch kind {
         case .upload: [Self.storageClass.declaration, Self.contentType.declaration, Self.ifChanged.declaration]
         case .fetch: [Self.sha256.declaration, Self.recursive.declaration, Self.pageSize.declaration]
+        case .copy: []
         }
     }
 
@@ -45,6 +46,12 @@ public struct S3Provider: ProviderDescriptor {
         let location = try S3Location(request.remote, field: request.remoteField, line: request.line)
         let options = request.options
         switch request.kind {
+        case .copy:
+            // A prefix is copied whole (every key below it, as rclone copy does); one object by itself.
+            return ResolvedEndpoint(
+                source: location.text, destination: "", account: location.account, accountProvider: name,
+                fansOut: location.isPrefix,
+                typedDetails: CopySourceDetails(provider: name, account: location.account, folder: location.isPrefix ? true : nil))
         case .upload:
             let key = location.isPrefix ? location.key + request.localName : location.key
             guard !key.isEmpty, key.utf8.count <= S3Location.maxKeyBytes else {

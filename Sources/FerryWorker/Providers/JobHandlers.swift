@@ -46,7 +46,8 @@ public struct JobHandlers: Sendable {
         {
             return TreeUploadHandler()
         }
-        let remote = job.kind == .upload ? job.destination : job.source
+        // Uploads and copies by the provider they write to; fetches by the one they read from.
+        let remote = job.kind == .fetch ? job.source : job.destination
         guard let scheme = EndpointSyntax.scheme(of: remote) else { return nil }
         return table[Key(kind: job.kind, scheme: scheme)]
     }

@@ -14,6 +14,15 @@ enum DropboxChildPath {
     ///   - folderLower: `path_lower` of the listed folder (`""` for the Dropbox root).
     ///   - pathLower / pathDisplay: the entry's paths as listed.
     static func target(root: String, folderLower: String, pathLower: String, pathDisplay: String) -> String? {
+        guard let relative = relative(folderLower: folderLower, pathLower: pathLower, pathDisplay: pathDisplay) else { return nil }
+        guard let target = SafePath.join(root: root, relative: relative), SafePath.isInside(target, root: root),
+            SafePath.normalize(target) == target
+        else { return nil }
+        return target
+    }
+
+    /// The entry's `path_display` below the listed folder (`2025/a.jpg`), or `nil` when it is not below it.
+    static func relative(folderLower: String, pathLower: String, pathDisplay: String) -> String? {
         let folder = folderLower.hasSuffix("/") ? String(folderLower.dropLast()) : folderLower
         guard pathLower.hasPrefix(folder + "/") else { return nil }
         let lower = pathLower.split(separator: "/", omittingEmptySubsequences: false)
@@ -21,11 +30,7 @@ enum DropboxChildPath {
         let depth = folder.split(separator: "/", omittingEmptySubsequences: false).count
         // Display and lower paths name the same components; anything else is a malformed entry.
         guard lower.count == display.count, display.count > depth, display.first == "" else { return nil }
-        let relative = display.dropFirst(depth).joined(separator: "/")
-        guard let target = SafePath.join(root: root, relative: relative), SafePath.isInside(target, root: root),
-            SafePath.normalize(target) == target
-        else { return nil }
-        return target
+        return display.dropFirst(depth).joined(separator: "/")
     }
 
     /// Whether Dropbox can make a thumbnail of a file with this name.

@@ -22,6 +22,8 @@ struct DropboxFolderFanOut: Sendable {
     let folderLower: String
     /// Local folder the listed tree is mirrored into.
     let root: String
+    /// A folder copy: each file becomes a child copy to this target instead of a fetch.
+    var copy: CopyTarget? = nil
 
     /// How often one attempt starts over after Dropbox expired its cursor before giving the attempt up.
     static let maximumResets = 5
@@ -79,6 +81,25 @@ struct DropboxFolderFanOut: Sendable {
         for entry in page.entries {
             state.listed += 1
             guard case .file(let file) = entry else { continue }
+            if let copy {
+                guard let relative = DropboxChildPath.relative(folderLower: folderLower, pathLower: file.pathLower, pathDisplay: file.pathDisplay),
+                    let child = copy.child(
+                        relative: relative, source: DropboxLocation(account: account, path: file.pathDisplay).text,
+                        listed: CopySourceDetails(
+                            provider: "dropbox", account: account, size: file.size, version: file.rev, contentHash: file.contentHash,
+                            modified: file.clientModified))
+                else {
+                    state.skippedUnsafe += 1
+                    context.logger.warning("skipping a listed file the destination cannot name", metadata: ["name": "\(file.name.debugDescription)"])
+                    continue
+                }
+                if let filter, case .skip = filter.verdict(path: relative, size: file.size, modified: RemoteTimestamp.iso8601(file.clientModified) ?? .distantPast) {
+                    continue
+                }
+                state.files += 1
+                children.append(child)
+                continue
+            }
             guard let target = DropboxChildPath.target(root: root, folderLower: folderLower, pathLower: file.pathLower, pathDisplay: file.pathDisplay)
             else {
                 state.skippedUnsafe += 1

@@ -10,7 +10,9 @@ extension DropboxUploadHandler.Upload {
     /// chunks, more than one append allowed at a time, and no sequential session recorded by an earlier attempt
     /// (that one is resumed as it is).
     var usesConcurrentSession: Bool {
-        handler.parallelAppends > 1 && size >= Int64(handler.chunkSize) * Int64(DropboxUploadHandler.concurrentSessionChunks)
+        // A copy reads chunks in order, so that its content hash needs no second read of the source.
+        guard case .file = source else { return false }
+        return handler.parallelAppends > 1 && size >= Int64(handler.chunkSize) * Int64(DropboxUploadHandler.concurrentSessionChunks)
             && recordedCursor() == nil
     }
 
@@ -87,7 +89,7 @@ extension DropboxUploadHandler.Upload {
         try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(start), "ferry.bytes": .int64(end - start)]) {
             try await caller.call("sending bytes \(start)–\(end)") { client, token in
                 try await client.uploadSessionAppend(
-                    sessionID: sessionID, offset: start, close: close, body: body(from: start, to: end), accessToken: token)
+                    sessionID: sessionID, offset: start, close: close, body: try await body(from: start, to: end), accessToken: token)
             }
         }
         return index

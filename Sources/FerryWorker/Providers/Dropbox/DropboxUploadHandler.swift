@@ -64,15 +64,26 @@ public struct DropboxUploadHandler: JobHandler {
     }
 
     func upload(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
+        let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
+        return try await transfer(
+            job, context: context, source: .file(source), size: expected.size,
+            modified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),
+            checkSource: { try expected.check(try source.status(), path: job.source, when: "during the upload") })
+    }
+
+    /// The transfer of an upload or a copy (``DropboxCopyWriter``) to the job's destination: the commit (replacing
+    /// a revision an earlier attempt stored wrong), the data in one request or a session, and the check of the
+    /// stored `content_hash` against the bytes sent (and `expectedContentHash`, a copy's source's).
+    func transfer(
+        _ job: ClaimedJob, context: JobContext, source: Upload.Source, size: Int64, modified: Date,
+        expectedContentHash: String? = nil, checkSource: () throws -> Void
+    ) async throws -> JobResult {
         let location = try DropboxLocation(job: job.destination)
         let (account, path) = (location.account, location.path)
         let options = try job.details(as: DropboxUploadDetails.self)
-        let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
-
         var commit = DropboxCommitInfo(
             path: path, mode: options.mode == .overwrite ? .overwrite : .add,
-            autorename: options.autorename == true,
-            clientModified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),
+            autorename: options.autorename == true, clientModified: modified,
             mute: options.mute == true, strictConflict: false)
         let replacing = Self.replacement(in: job.session)
         if let replacing {
@@ -84,10 +95,11 @@ public struct DropboxUploadHandler: JobHandler {
             commit.autorename = false
         }
         let upload = Upload(
-            handler: self, job: job, context: context, source: source, size: expected.size, commit: commit,
+            handler: self, job: job, context: context, source: source, size: size, commit: commit,
             caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account,
             replacing: replacing)
-        if options.ifChanged == true, replacing == nil, let present = try await upload.committedEarlier() {
+        // A copy asked its source's version of the destination before (see CopyHandler).
+        if options.ifChanged == true, case .file = source, replacing == nil, let present = try await upload.committedEarlier() {
             context.logger.info("the destination holds the same content already; not uploaded again")
             return .unchanged([
                 "path": .string(present.pathDisplay), "rev": .string(present.rev), "size": .int(present.size),
@@ -96,28 +108,32 @@ public struct DropboxUploadHandler: JobHandler {
         }
 
         let metadata: DropboxFileMetadata
-        if expected.size > Int64(chunkSize) {
+        if size > Int64(chunkSize) {
             metadata = upload.usesConcurrentSession ? try await upload.concurrentSession() : try await upload.session()
         } else {
             metadata = commitBatcher == nil ? try await upload.single() : try await upload.batched()
         }
-        try expected.check(try source.status(), path: job.source, when: "during the upload")
+        try checkSource()
 
         // The server's hash is of what it stored; ours of the file. They must agree.
-        try await upload.hash.catchUp(to: expected.size, file: source, pieceSize: pieceSize)
+        try await upload.catchUp(to: size)
         let ours = upload.hash.finalize()
-        guard metadata.contentHash == ours, metadata.size == expected.size else {
+        if let expectedContentHash, expectedContentHash != ours {
+            throw JobFailure.retryable(
+                "content_hash_mismatch", "the bytes read from the source hash to \(ours), the source says \(expectedContentHash); copying again")
+        }
+        guard metadata.contentHash == ours, metadata.size == size else {
             // Left as is, the wrong file would meet the next attempt's `add` commit as a conflict: remember its
             // revision so that the next attempt replaces it.
             try await context.reportProgress(
-                bytesDone: 0, bytesTotal: expected.size,
+                bytesDone: 0, bytesTotal: size,
                 session: .object(["replace": .object(["path": .string(metadata.pathDisplay), "rev": .string(metadata.rev)])]), force: true)
             throw JobFailure.retryable(
                 "content_hash_mismatch",
-                "Dropbox stored \(metadata.size) bytes with content_hash \(metadata.contentHash ?? "none") at \(metadata.pathDisplay) (rev \(metadata.rev)), the file has \(expected.size) bytes with \(ours); the next attempt replaces that revision")
+                "Dropbox stored \(metadata.size) bytes with content_hash \(metadata.contentHash ?? "none") at \(metadata.pathDisplay) (rev \(metadata.rev)), the file has \(size) bytes with \(ours); the next attempt replaces that revision")
         }
         return JobResult(
-            bytes: expected.size,
+            bytes: size,
             details: .object([
                 "path": .string(metadata.pathDisplay), "id": .string(metadata.id), "rev": .string(metadata.rev),
                 "content_hash": .string(ours), "size": .int(metadata.size),
@@ -134,12 +150,20 @@ extension DropboxUploadHandler {
         return (path, rev)
     }
 
-    /// One attempt of one upload.
+    /// One attempt of one upload, or of one copy to Dropbox (see ``DropboxCopyWriter``).
     struct Upload: Sendable {
+        /// Where the bytes come from.
+        enum Source: Sendable {
+            /// A local file: chunks stream from disk.
+            case file(OwnedFile)
+            /// Another provider's file, read a chunk at a time into memory as the chunk goes up.
+            case copy(any CopySource)
+        }
+
         let handler: DropboxUploadHandler
         let job: ClaimedJob
         let context: JobContext
-        let source: OwnedFile
+        let source: Source
         let size: Int64
         let commit: DropboxCommitInfo
         let caller: DropboxCaller
@@ -148,15 +172,39 @@ extension DropboxUploadHandler {
         let replacing: (path: String, rev: String)?
         let hash = ContentHashCursor()
 
-        func body(from start: Int64, to end: Int64) -> HTTPClientRequest.Body {
+        /// The bytes `start..<end` as a request body: a file's stream from disk (hashed as it is read), or a copy's
+        /// chunk read from its source now (hashed here), so a retried request sends the same bytes again.
+        func body(from start: Int64, to end: Int64) async throws -> HTTPClientRequest.Body {
             let (hash, context) = (self.hash, self.context)
-            let stream = FileByteStream(
-                file: source, start: start, end: end, pieceSize: handler.pieceSize, bandwidth: context.bandwidth
-            ) { offset, buffer in
-                hash.observe(offset, buffer)
-                context.noteBytes(offset + Int64(buffer.readableBytes))
+            switch source {
+            case .file(let file):
+                let stream = FileByteStream(
+                    file: file, start: start, end: end, pieceSize: handler.pieceSize, bandwidth: context.bandwidth
+                ) { offset, buffer in
+                    hash.observe(offset, buffer)
+                    context.noteBytes(offset + Int64(buffer.readableBytes))
+                }
+                return .stream(stream, length: .known(end - start))
+            case .copy(let remote):
+                try await context.throttle(Int(end - start))
+                let bytes = try await remote.read(start..<end, context: context)
+                hash.observe(start, bytes)
+                return .bytes(bytes)
             }
-            return .stream(stream, length: .known(end - start))
+        }
+
+        /// Hashes the source up to `target` where this attempt did not read it (resumed or skipped chunks).
+        func catchUp(to target: Int64) async throws {
+            switch source {
+            case .file(let file):
+                try await hash.catchUp(to: target, file: file, pieceSize: handler.pieceSize)
+            case .copy(let remote):
+                while hash.position < target {
+                    let start = hash.position
+                    let bytes = try await remote.read(start..<min(target, start + Int64(handler.chunkSize)), context: context)
+                    hash.observe(start, bytes)
+                }
+            }
         }
 
         /// `/2/files/upload` in one request. A retry after a lost response finds the identical file in place,
@@ -167,7 +215,7 @@ extension DropboxUploadHandler {
                     try await withContentionRetries("uploading") {
                         try await caller.call("uploading") { client, token in
                             context.metrics.dropboxCommit("upload")
-                            return try await client.uploadFile(commit: commit, contentHash: nil, body: body(from: 0, to: size), accessToken: token)
+                            return try await client.uploadFile(commit: commit, contentHash: nil, body: try await body(from: 0, to: size), accessToken: token)
                         }
                     }
                 }
@@ -197,7 +245,7 @@ extension DropboxUploadHandler {
                     recordedAsUp = true
                     sessionID = try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(0), "ferry.bytes": .int64(size)]) {
                         try await call("sending the file") { client, token in
-                            try await client.uploadSessionStart(close: true, body: body(from: 0, to: size), accessToken: token)
+                            try await client.uploadSessionStart(close: true, body: try await body(from: 0, to: size), accessToken: token)
                         }
                     }
                     // Before the commit, so that a crash between the two leaves a session the next attempt commits.
@@ -254,13 +302,13 @@ extension DropboxUploadHandler {
                 while offset < size {
                     try context.checkCancellation()
                     let (start, end) = (offset, min(size, offset + Int64(handler.chunkSize)))
-                    try await hash.catchUp(to: start, file: source, pieceSize: handler.pieceSize)
+                    try await catchUp(to: start)
                     do {
                         try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(start), "ferry.bytes": .int64(end - start)]) {
                             try await caller.call("sending bytes \(start)–\(end)") { client, token in
                                 // The last chunk closes the session: finish_batch_v2 commits closed sessions only.
                                 try await client.uploadSessionAppend(
-                                    sessionID: sessionID, offset: start, close: batching && end == size, body: body(from: start, to: end),
+                                    sessionID: sessionID, offset: start, close: batching && end == size, body: try await body(from: start, to: end),
                                     accessToken: token)
                             }
                         }
@@ -348,7 +396,7 @@ extension DropboxUploadHandler {
                 return nil
             }
             guard case .file(let metadata) = entry, metadata.size == size else { return nil }
-            try await hash.catchUp(to: size, file: source, pieceSize: handler.pieceSize)
+            try await catchUp(to: size)
             return metadata.contentHash == hash.finalize() ? metadata : nil
         }
 
@@ -389,14 +437,23 @@ extension DropboxUploadHandler {
                 "upload_session_id": .string(sessionID), "offset": .int(offset), "chunk": .int(Int64(handler.chunkSize)),
             ]
             if closed { session["closed"] = .bool(true) }
+            if let sourceVersion { session["source_version"] = .string(sourceVersion) }
             if let replacing { session["replace"] = .object(["path": .string(replacing.path), "rev": .string(replacing.rev)]) }
             try await context.reportProgress(bytesDone: offset, bytesTotal: size, session: .object(session))
+        }
+
+        /// The version of a copy's source, recorded with the session.
+        var sourceVersion: String? {
+            if case .copy(let remote) = source { return remote.facts.version }
+            return nil
         }
 
         func recordedCursor() -> (sessionID: String, offset: Int64, closed: Bool)? {
             guard let text = job.session, let session = try? JSONValue.parse(text),
                 let id = session["upload_session_id"]?.stringValue, let offset = session["offset"]?.intValue,
-                offset >= 0, offset <= size
+                offset >= 0, offset <= size,
+                // A copy resumes only a session of the same source version.
+                session["source_version"]?.stringValue == sourceVersion
             else { return nil }
             return (id, offset, session["closed"]?.boolValue == true)
         }

@@ -18,6 +18,8 @@ struct S3PrefixFanOut: Sendable {
     let location: S3Location
     /// Local folder the listed keys are mirrored into.
     let root: String
+    /// A prefix copy: each object becomes a child copy to this target instead of a fetch.
+    var copy: CopyTarget? = nil
 
     func run() async throws -> JobResult {
         var state = S3ListingCursor(session: job.session) ?? S3ListingCursor()
@@ -52,6 +54,29 @@ struct S3PrefixFanOut: Sendable {
         let filter = ListingFilterReader.filter(of: job)
         for object in page.objects {
             let relative = String(object.key.dropFirst(location.key.count))
+            if let copy {
+                guard !relative.isEmpty, !relative.hasSuffix("/") else {
+                    state.skipped += 1
+                    continue
+                }
+                if let filter, case .skip = filter.verdict(
+                    path: relative, size: object.size, modified: RemoteTimestamp.iso8601(object.lastModified) ?? .distantPast)
+                {
+                    continue
+                }
+                guard let child = copy.child(
+                    relative: relative, source: S3Location(account: location.account, bucket: location.bucket, key: object.key).text,
+                    listed: CopySourceDetails(
+                        provider: "s3", account: location.account, size: object.size, version: object.etag, modified: object.lastModified))
+                else {
+                    state.skipped += 1
+                    context.logger.warning("skipping a listed object the destination cannot name", metadata: ["key": "\(object.key.debugDescription)"])
+                    continue
+                }
+                state.files += 1
+                children.append(child)
+                continue
+            }
             // Keys ending in / are folder markers that consoles create; they hold no file.
             guard !relative.isEmpty, !relative.hasSuffix("/"), let target = SafePath.join(root: root, relative: relative) else {
                 state.skipped += 1

@@ -7,13 +7,22 @@ import Foundation
 import Tracing
 import NIOCore
 
-/// One attempt at one S3 upload (see ``S3UploadHandler``).
+/// One attempt at one S3 upload (see ``S3UploadHandler``), or at one copy to S3 (see ``S3CopyWriter``).
 struct S3Upload: Sendable {
+    /// Where the bytes come from.
+    enum Source: Sendable {
+        /// A local file: parts stream from disk, hashed first for `Content-MD5`.
+        case file(OwnedFile)
+        /// Another provider's object, read one part at a time into memory (hashed there) as the part goes up;
+        /// parts the store holds for the same source version are kept without reading them again.
+        case copy(any CopySource)
+    }
+
     let handler: S3UploadHandler
     let job: ClaimedJob
     let context: JobContext
     let client: S3Client
-    let source: OwnedFile
+    let source: Source
     let size: Int64
     let bucket: String
     let key: String
@@ -27,11 +36,25 @@ struct S3Upload: Sendable {
 
     /// `PutObject` with `Content-MD5`; the ETag of a plain upload is the MD5, so it is checked too.
     func single() async throws -> String {
-        let md5 = try await digest(0..<size)
+        // A copy holds the whole object in memory while it goes up: that takes one of the process's part slots.
+        guard case .copy = source else { return try await singleHeld() }
+        await handler.partSlots.acquire()
+        do {
+            let etag = try await singleHeld()
+            await handler.partSlots.release()
+            return etag
+        } catch {
+            await handler.partSlots.release()
+            throw error
+        }
+    }
+
+    private func singleHeld() async throws -> String {
+        let (md5, body) = try await prepare(0..<size)
         let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) {
             try await call("uploading") {
                 try await client.putObject(
-                    bucket: bucket, key: key, body: body(0..<size), checksum: S3Checksum(md5: md5),
+                    bucket: bucket, key: key, body: body, checksum: S3Checksum(md5: md5),
                     contentType: contentType, storageClass: options.storageClass, metadata: metadata)
             }
         }
@@ -39,8 +62,37 @@ struct S3Upload: Sendable {
         return etag
     }
 
+    /// A part's MD5 and body: a file's part is hashed from disk and then streamed; a copy's is read into memory.
+    func prepare(_ range: Range<Int64>) async throws -> ([UInt8], S3Body) {
+        switch source {
+        case .file:
+            return (try await digest(range), body(range))
+        case .copy(let remote):
+            try await context.throttle(range.count)
+            let bytes = try await remote.read(range, context: context)
+            var md5 = Insecure.MD5()
+            bytes.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
+            return (Array(md5.finalize()), .bytes(bytes))
+        }
+    }
+
+    /// Whether `held`, a part the store has from an earlier attempt, is the same bytes as `range` of the source:
+    /// for a file, by the MD5 of the file's bytes; for a copy, held parts are of the recorded source version
+    /// (checked before resuming), so the same size is enough.
+    func keeps(_ held: S3Part, _ range: Range<Int64>) async throws -> [UInt8]? {
+        guard held.size == Int64(range.count) else { return nil }
+        switch source {
+        case .file:
+            let md5 = try await digest(range)
+            return S3MultipartETag.unquoted(held.etag).lowercased() == Self.hex(md5) ? md5 : nil
+        case .copy:
+            return Self.bytes(hex: S3MultipartETag.unquoted(held.etag).lowercased())
+        }
+    }
+
     /// A multipart upload, resumed from the recorded one when the store still has it.
-    func multipart(plan: S3PartPlan, recorded: S3UploadCursor?, expected: SourceExpectation) async throws -> String {
+    /// `checkSource` runs before the commit: a local file must still be the one enqueued.
+    func multipart(plan: S3PartPlan, recorded: S3UploadCursor?, checkSource: @Sendable () throws -> Void) async throws -> String {
         let uploadID: String
         var held = [Int: S3Part]()
         if let recorded, let parts = try await existingParts(recorded.uploadID) {
@@ -69,17 +121,17 @@ struct S3Upload: Sendable {
                         // The slot covers hashing too: every part being read holds buffers.
                         await handler.partSlots.acquire()
                         do {
-                            let md5 = try await digest(range)
-                            if let heldPart, heldPart.size == Int64(range.count), S3MultipartETag.unquoted(heldPart.etag).lowercased() == Self.hex(md5) {
+                            if let heldPart, let md5 = try await keeps(heldPart, range) {
                                 await handler.partSlots.release()
                                 return (number, heldPart, md5, false)
                             }
+                            let (md5, body) = try await prepare(range)
                             let part = try await JobSpan.run(
                                 "ferry.s3.part", ["ferry.s3.part_number": .int64(Int64(number)), "ferry.bytes": .int64(Int64(range.count))]
                             ) {
                                 try await call("sending part \(number) of \(plan.partCount)") {
                                     try await client.uploadPart(
-                                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body(range),
+                                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body,
                                         checksum: S3Checksum(md5: md5))
                                 }
                             }
@@ -101,13 +153,15 @@ struct S3Upload: Sendable {
                     bytesDone += Int64(plan.range(ofPart: number).count)
                     if sent {
                         done += 1
-                        let cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
+                        if case .copy = source { context.noteBytes(bytesDone) }
+                        var cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
+                        cursor.sourceVersion = sourceVersion
                         try await context.reportProgress(bytesDone: bytesDone, bytesTotal: size, session: cursor.json)
                     }
                     _ = launch()
                 }
             }
-            try expected.check(try source.status(), path: job.source, when: "during the upload")
+            try checkSource()
             let ordered = parts.compactMap { $0 }
             let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.s3.parts": .int64(Int64(ordered.count))]) {
                 try await call("completing the multipart upload") {
@@ -200,11 +254,18 @@ struct S3Upload: Sendable {
         }
     }
 
+    /// The version of a copy's source, recorded with the multipart upload's state.
+    var sourceVersion: String? {
+        if case .copy(let remote) = source { return remote.facts.version }
+        return nil
+    }
+
     /// MD5 of a byte range of the file, read off the cooperative pool into one of the process's pooled buffers
     /// (nothing allocated per part), up to 8 MiB per trip so that a cancel is seen between them.
     func digest(_ range: Range<Int64>) async throws -> [UInt8] {
+        guard case .file(let file) = source else { throw JobFailure.permanent("internal", "a copy has no local file to hash") }
         var md5 = Insecure.MD5()
-        let (file, path) = (source, job.source)
+        let path = job.source
         var offset = range.lowerBound
         try await BufferPool.shared.withBuffer { buffer in
             while offset < range.upperBound {
@@ -231,9 +292,10 @@ struct S3Upload: Sendable {
     }
 
     func body(_ range: Range<Int64>) -> S3Body {
-        .stream(
+        guard case .file(let file) = source else { return .bytes(ByteBuffer()) }
+        return .stream(
             FileByteStream(
-                file: source, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize,
+                file: file, start: range.lowerBound, end: range.upperBound, pieceSize: handler.pieceSize,
                 bandwidth: context.bandwidth
             ) { [sent, context, size] _, buffer in context.noteBytes(min(size, sent.add(buffer.readableBytes))) },
             length: Int64(range.count))
@@ -249,5 +311,17 @@ struct S3Upload: Sendable {
 
     static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// The 16 bytes of a plain ETag's hex MD5, or `nil` for any other form.
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count == 32 else { return nil }
+        var out = [UInt8]()
+        for index in stride(from: 0, to: 32, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+        }
+        return out
     }
 }

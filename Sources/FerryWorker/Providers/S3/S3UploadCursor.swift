@@ -11,6 +11,8 @@ struct S3UploadCursor: Sendable, Equatable {
     var part: Int
     var etag: String?
     var partsDone: Int
+    /// For a copy: the version of the source the parts are of (a resumed copy keeps them only for that version).
+    var sourceVersion: String?
 
     init(uploadID: String, key: String, partSize: Int64, part: Int, etag: String?, partsDone: Int) {
         self.uploadID = uploadID
@@ -29,6 +31,7 @@ struct S3UploadCursor: Sendable, Equatable {
         self.init(
             uploadID: uploadID, key: key, partSize: partSize, part: Int(json["part"]?.intValue ?? 0),
             etag: json["etag"]?.stringValue, partsDone: Int(json["parts_done"]?.intValue ?? 0))
+        sourceVersion = json["source_version"]?.stringValue
     }
 
     var json: JSONValue {
@@ -37,6 +40,7 @@ struct S3UploadCursor: Sendable, Equatable {
             "parts_done": .int(Int64(partsDone)),
         ]
         if let etag { members["etag"] = .string(etag) }
+        if let sourceVersion { members["source_version"] = .string(sourceVersion) }
         return .object(members)
     }
 }

@@ -46,7 +46,7 @@ struct S3UploadHandler: JobHandler {
             return .unchanged(present)
         }
         let upload = S3Upload(
-            handler: self, job: job, context: context, client: client, source: source, size: expected.size,
+            handler: self, job: job, context: context, client: client, source: .file(source), size: expected.size,
             bucket: location.bucket, key: location.key, options: options,
             metadata: Self.userMetadata(job.metadata).merging(["mtime": mtime]) { _, ours in ours })
         let etag: String
@@ -55,7 +55,9 @@ struct S3UploadHandler: JobHandler {
         if plan.isSinglePut {
             etag = try await upload.single()
         } else {
-            etag = try await upload.multipart(plan: plan, recorded: recorded, expected: expected)
+            etag = try await upload.multipart(plan: plan, recorded: recorded) {
+                try expected.check(try source.status(), path: job.source, when: "during the upload")
+            }
         }
         try expected.check(try source.status(), path: job.source, when: "during the upload")
         return JobResult(

@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryProviders
+import FerryStore
+import Logging
+
+/// The read side of copies, whatever provider they write to: opens a copy's source file (a Dropbox file, an S3
+/// object) and lists a folder copy's source (a Dropbox folder, an S3 prefix) into child copies. Sources are read
+/// with their own account, the one the job's `from` details name, checked again here against the source's text.
+struct CopySources: Sendable {
+    let tokens: AccountTokenProvider
+    let httpClient: HTTPClient
+
+    /// The copy's source details, checked against its source text (a raw event could pair them otherwise).
+    static func details(of job: ClaimedJob) throws -> CopySourceDetails {
+        guard let value = (try? JSONValue.parse(job.spec))?[CopySourceDetails.specKey],
+            let from = try? JSONValue.decode(CopySourceDetails.self, from: value.jsonText)
+        else {
+            throw JobFailure.permanent("bad_details", "the copy job does not say how to read its source")
+        }
+        let account: String
+        switch from.provider {
+        case "dropbox": account = try DropboxLocation(job: job.source).account
+        case "s3": account = try S3Location(job: job.source).account
+        default: throw JobFailure.permanent("bad_details", "the copy's source provider \(from.provider) cannot be read")
+        }
+        guard account == from.account else {
+            throw JobFailure.permanent("bad_details", "the copy's source account does not match its source")
+        }
+        return from
+    }
+
+    func open(_ job: ClaimedJob, from: CopySourceDetails, logger: Logger) async throws -> any CopySource {
+        switch from.provider {
+        case "dropbox":
+            let location = try DropboxLocation(job: job.source)
+            return try await DropboxCopySource.open(location, caller: DropboxCaller(account: location.account, tokens: tokens, logger: logger))
+        default:
+            return try await S3CopySource.open(try S3Location(job: job.source), access: S3AccountAccess(tokens: tokens, httpClient: httpClient), logger: logger)
+        }
+    }
+
+    /// Lists a folder copy's source page by page, each page's files becoming child copies in the job's batch.
+    func fanOut(_ job: ClaimedJob, from: CopySourceDetails, context: JobContext) async throws -> JobResult {
+        guard job.destination.hasSuffix("/") else {
+            throw JobFailure.permanent("bad_destination", "a folder copy needs a folder destination (ending in /)")
+        }
+        let target = CopyTarget(job: job, from: from)
+        switch from.provider {
+        case "dropbox":
+            let location = try DropboxLocation(job: job.source)
+            let caller = DropboxCaller(account: location.account, tokens: tokens, logger: context.logger)
+            // The Dropbox root is "" to list_folder; any other folder is named without its trailing /.
+            let path = location.path == "/" ? "" : String(location.path.dropLast())
+            var listing = DropboxFolderFanOut(
+                job: job, context: context, caller: caller, details: DropboxFetchDetails(root: "/", recursive: true),
+                account: location.account, path: path, folderLower: path.lowercased(), root: "/")
+            listing.copy = target
+            return try await listing.run()
+        default:
+            let location = try S3Location(job: job.source)
+            let client = try await S3AccountAccess(tokens: tokens, httpClient: httpClient).client(for: location.account, logger: context.logger)
+            var listing = S3PrefixFanOut(
+                job: job, context: context, client: client, details: S3FetchDetails(root: "/", recursive: true), location: location, root: "/")
+            listing.copy = target
+            return try await listing.run()
+        }
+    }
+}

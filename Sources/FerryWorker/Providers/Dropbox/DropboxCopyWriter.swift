@@ -1,0 +1,63 @@
+import FerryCore
+import FerryDropbox
+import FerryProviders
+import FerryStore
+import Foundation
+
+/// Writes copies to Dropbox with the upload's protocol (``DropboxUploadHandler``): a file up to one chunk in one
+/// `upload_session/start` with `close: true` committed in the account's next `finish_batch_v2`, a larger one in
+/// an upload session resumed at its recorded offset (only for the same source version), each chunk read from the
+/// source as it goes up. The stored file gets the source's modification time as `client_modified`, and its
+/// `content_hash` must be that of the bytes read (and, from a Dropbox source, the source's).
+struct DropboxCopyWriter: CopyWriter {
+    /// Chunk size, commit batching and contention handling, shared with uploads.
+    let uploads: DropboxUploadHandler
+
+    var provider: String { "dropbox" }
+
+    func participating(account: String, _ body: () async throws -> JobResult) async throws -> JobResult {
+        guard let batcher = uploads.commitBatcher else { return try await body() }
+        return try await batcher.participating(account) { try await body() }
+    }
+
+    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
+        let location = try DropboxLocation(job: job.destination)
+        let caller = DropboxCaller(account: location.account, tokens: uploads.tokens, logger: context.logger)
+        let entry: DropboxEntry
+        do {
+            entry = try await caller.call("checking the destination") { client, token in
+                try await client.getMetadata(path: location.path, accessToken: token)
+            }
+        } catch let error as DropboxError {
+            let failure = error.jobFailure(doing: "checking the destination")
+            if failure.code == "not_found" { return nil }
+            throw failure
+        }
+        let facts = source.facts
+        guard case .file(let metadata) = entry, metadata.size == facts.size else { return nil }
+        // The same content (a Dropbox source's hash), or the same size and modification time (rclone's check).
+        let same: Bool
+        if let hash = facts.dropboxContentHash {
+            same = metadata.contentHash == hash
+        } else if let seconds = facts.modifiedSeconds, let stored = RemoteTimestamp.iso8601(metadata.clientModified) {
+            same = Int64(stored.timeIntervalSince1970.rounded(.down)) == seconds
+        } else {
+            same = false
+        }
+        guard same else { return nil }
+        return [
+            "path": .string(metadata.pathDisplay), "rev": .string(metadata.rev), "size": .int(metadata.size),
+            "content_hash": .string(metadata.contentHash ?? ""),
+        ]
+    }
+
+    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult {
+        let facts = source.facts
+        let result = try await uploads.transfer(
+            job, context: context, source: .copy(source), size: facts.size,
+            modified: facts.modified ?? Date(), expectedContentHash: facts.dropboxContentHash, checkSource: {})
+        var details = result.details?.objectValue ?? [:]
+        details.merge(facts.resultDetails) { ours, _ in ours }
+        return JobResult(bytes: result.bytes, details: .object(details))
+    }
+}

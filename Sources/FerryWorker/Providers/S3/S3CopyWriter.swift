@@ -1,0 +1,73 @@
+import FerryCore
+import FerryProviders
+import FerryS3
+import FerryStore
+import Foundation
+
+/// Writes copies to S3: the same single `PutObject` or resumable multipart upload as a file upload
+/// (``S3Upload``), with each part read from the source as it goes up. A resumed copy keeps the parts the store
+/// holds only when they are of the same source version (recorded with the upload's state); a changed source
+/// aborts the old upload and starts over. The object carries the source's modification time
+/// (`x-amz-meta-mtime`, rclone's form) and version (`x-amz-meta-source-version`, and a Dropbox source's
+/// `x-amz-meta-dropbox-content-hash`), which tell a later copy that it holds that version already.
+struct S3CopyWriter: CopyWriter {
+    /// The part size, the process's part slots and the multipart settings, shared with uploads.
+    let uploads: S3UploadHandler
+
+    var provider: String { "s3" }
+
+    func participating(account: String, _ body: () async throws -> JobResult) async throws -> JobResult {
+        try await body()
+    }
+
+    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
+        let location = try S3Location(job: job.destination)
+        let client = try await uploads.access.client(for: location.account, logger: context.logger)
+        let info: S3ObjectInfo
+        do {
+            info = try await client.headObject(bucket: location.bucket, key: location.key)
+        } catch {
+            if error.code == .noSuchKey || error.code == .noSuchBucket { return nil }
+            throw error.jobFailure(doing: "checking \(location.key)")
+        }
+        let facts = source.facts
+        guard info.contentLength == facts.size else { return nil }
+        let same =
+            info.metadata["source-version"] == Self.versionText(facts.version)
+            || (facts.md5 != nil && S3ObjectFetch.plainMD5(info.etag) == facts.md5)
+            || (facts.dropboxContentHash != nil && info.metadata["dropbox-content-hash"] == facts.dropboxContentHash)
+        return same ? ["size": .int(info.contentLength), "etag": .string(info.etag), "key": .string(location.key)] : nil
+    }
+
+    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult {
+        let location = try S3Location(job: job.destination)
+        let options = try job.details(as: S3UploadDetails.self)
+        let client = try await uploads.access.client(for: location.account, logger: context.logger)
+        let facts = source.facts
+        var metadata = ["source-version": Self.versionText(facts.version)]
+        if let modified = facts.modified {
+            metadata["mtime"] = S3UploadHandler.mtimeText(Int64(modified.timeIntervalSince1970 * 1_000_000_000))
+        }
+        if let hash = facts.dropboxContentHash { metadata["dropbox-content-hash"] = hash }
+        let upload = S3Upload(
+            handler: uploads, job: job, context: context, client: client, source: .copy(source), size: facts.size,
+            bucket: location.bucket, key: location.key, options: options, metadata: metadata)
+        var recorded = S3UploadCursor(session: job.session, key: location.key)
+        if let stale = recorded, stale.sourceVersion != facts.version {
+            // Parts of another version of the source must not be completed into this one.
+            context.logger.notice("the source changed since the last attempt; starting the copy over")
+            try? await client.abortMultipartUpload(bucket: location.bucket, key: location.key, uploadID: stale.uploadID)
+            recorded = nil
+        }
+        let plan = try S3UploadHandler.plan(size: facts.size, preferred: recorded?.partSize ?? uploads.partSize)
+        let etag = plan.isSinglePut ? try await upload.single() : try await upload.multipart(plan: plan, recorded: recorded) {}
+        var details = facts.resultDetails
+        details.merge(["etag": .string(etag), "bucket": .string(location.bucket), "key": .string(location.key)]) { _, ours in ours }
+        return JobResult(bytes: facts.size, details: .object(details))
+    }
+
+    /// A version as a header value carries it: ETags lose their quotes.
+    static func versionText(_ version: String) -> String {
+        S3MultipartETag.unquoted(version)
+    }
+}
