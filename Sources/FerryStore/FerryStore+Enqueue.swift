@@ -140,8 +140,10 @@ extension FerryStore {
             let fingerprint = spec.argumentsFingerprint
             if let (id, recorded) = existing[key] {
                 // Jobs enqueued before fingerprints were kept have none, and ferry.enqueue (SQL) fingerprints the
-                // request as given, before a provider settles it: both count as the same request.
-                if let recorded, !recorded.hasPrefix("sql:"), recorded != fingerprint {
+                // request as given, before a provider settles it: both count as the same request. A child a
+                // running job found (`parent`) is keyed by the work itself (a tree's file at one version): found
+                // again by a run with other settings (a copy again with --option mode=overwrite), it is that job.
+                if let recorded, !recorded.hasPrefix("sql:"), recorded != fingerprint, spec.details["parent"] == nil {
                     throw FerryStoreError(
                         .keyReused,
                         place(index) + "the idempotency key '\(key)' belongs to job \(id.uuidString.lowercased()), which was enqueued with different arguments; nothing was enqueued",

@@ -1,0 +1,162 @@
+import Crypto
+import FerryCore
+import FerryS3
+import FerryTestSupport
+import Foundation
+import NIOCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `ferry enqueue copy`: real workers stream files between the Dropbox dev server and S3 (moto), part by part,
+/// with no local copy; byte-for-byte checks on both sides, a kill -9 mid-transfer, and copies made again.
+@Suite("copies between providers", .tags(.postgres, .process), .serialized)
+struct CopyTransferTests {
+    static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func enqueue(_ db: TestDatabase, _ arguments: [String]) async throws -> String {
+        let result = try await FerryProcess.run(["enqueue", "copy"] + arguments, databaseURL: db.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func states(_ db: TestDatabase, _ batch: String) async throws -> [String: Int] {
+        var states = [String: Int]()
+        for row in try await db.query("SELECT state, count(*) FROM ferry.jobs WHERE batch = $1 GROUP BY state", [batch]).rows {
+            states[try row.decode(String.self, at: 0)] = try row.decode(Int.self, at: 1)
+        }
+        return states
+    }
+
+    @Test("a Dropbox folder of 200 files in subfolders and a 100 MiB file goes to S3 through a kill -9: every object equals its source, the multipart upload resumed, none left open; copied again, nothing is enqueued")
+    func dropboxToS3() async throws {
+        let setup = try await S3TransferTests.setUp("copy_dbx_s3")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        let server = try await DevServerProcess()
+        let refreshToken = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
+        try await DropboxFetchTests.seed(server, account: "box", folder: "/Camera/2025", count: 120, size: 20_000)
+        try await DropboxFetchTests.seed(server, account: "box", folder: "/Camera/2026/jan", count: 80, size: 45_000)
+        let video = Data((0..<(100 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 13) })
+        try await DropboxFetchTests.upload(
+            server, refreshToken: refreshToken, path: "/Camera/video/" + DropboxFetchTests.seededName(0), data: video)
+        let parent = try await Self.enqueue(
+            setup.db, ["dropbox:box:/Camera", "--recursive", "--to", "s3:s3:\(setup.bucket)/cam/", "--batch", "copy", "--max-attempts", "5"])
+        let big = "s3:s3:\(setup.bucket)/cam/video/" + DropboxFetchTests.seededName(0)
+
+        let first = try TestWorker.transfers(setup.db, name: "copy-first", ["--chunk-size", "5", "--concurrency", "8"])
+        let parts = "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.destination = '\(big)' AND e.type = 'progress' AND e.data->'session' ? 'upload_id'"
+        let killer = try WorkerFixtures.killWhen(setup.db, pid: first.pid, count: parts, reaches: 4)
+        _ = try await first.waitForExit(timeout: .seconds(600))
+        killer.waitUntilExit()
+        #expect(try await Self.states(setup.db, "copy")["succeeded", default: 0] < 202, "the kill came mid-copy")
+        #expect(try await S3TransferTests.unfinishedUploads(setup) == 1, "the killed attempt left its upload open")
+
+        let second = try TestWorker.transfers(setup.db, name: "copy-second", ["--chunk-size", "5", "--concurrency", "8"])
+        try await eventually(timeout: .seconds(900), interval: .milliseconds(300), "the copy to finish") {
+            try await WorkerFixtures.batchDone(setup.db, "copy")
+        }
+        #expect(try await Self.states(setup.db, "copy") == ["succeeded": 202], "the folder job and 201 children")
+        let uploads = try await setup.db.query(
+            "SELECT DISTINCT e.data->'session'->>'upload_id' FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.destination = $1 AND e.type = 'progress'",
+            [big]).rows.count
+        #expect(uploads == 1, "the second attempt resumed the same multipart upload")
+        #expect(second.log.contains("resuming multipart upload"))
+        #expect(try await S3TransferTests.unfinishedUploads(setup) == 0)
+
+        // Byte for byte: every object is its Dropbox file, at its path below the folder.
+        for (folder, count) in [("2025", 120), ("2026/jan", 80), ("video", 1)] {
+            for index in 0..<count {
+                let name = folder + "/" + DropboxFetchTests.seededName(index)
+                let stored = try #require(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Camera/" + name)))
+                #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "cam/" + name) == Self.sha256(stored), "\(name)")
+            }
+        }
+        let object = try await setup.client.headObject(bucket: setup.bucket, key: "cam/video/" + DropboxFetchTests.seededName(0))
+        #expect(object.etag.hasSuffix("-20\""), "20 parts of 5 MiB: \(object.etag)")
+        #expect(object.metadata["dropbox-content-hash"] != nil && object.metadata["mtime"] != nil, "\(object.metadata)")
+        let result = try await DropboxFetchTests.result(setup.db, parent)
+        #expect(result["files"]?.intValue == 201, "\(result)")
+
+        // The same copy again: every file's version was copied, so the listing enqueues nothing.
+        let again = try await Self.enqueue(setup.db, ["dropbox:box:/Camera/", "--to", "s3:s3:\(setup.bucket)/cam/", "--batch", "again"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the second copy") {
+            try await WorkerFixtures.batchDone(setup.db, "again")
+        }
+        #expect(try await Self.states(setup.db, "again") == ["succeeded": 1], "only the listing ran")
+        let second2 = try await DropboxFetchTests.result(setup.db, again)
+        #expect(second2["files"]?.intValue == 201, "\(second2)")
+        second.signal(SIGTERM)
+        _ = try await second.waitForExit()
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    @Test("S3 objects go to Dropbox with their bytes and modification times; one changed object is copied again and the rest skipped; a single object keeps its name")
+    func s3ToDropbox() async throws {
+        let setup = try await S3TransferTests.setUp("copy_s3_dbx")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        let server = try await DevServerProcess()
+        let refreshToken = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
+        var objects = [String: Data]()
+        for (index, key) in ["in/a.jpg", "in/b.jpg", "in/sub/c.jpg", "in/sub/deeper/d.mov", "in/big.bin"].enumerated() {
+            let size = key == "in/big.bin" ? 9 * 1024 * 1024 + 5 : 1_000 + index * 7_919
+            let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+            objects[key] = data
+            _ = try await setup.client.putObject(bucket: setup.bucket, key: key, body: .bytes(ByteBuffer(bytes: data)), metadata: ["mtime": "1700000000.5"])
+        }
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "first"])
+        let worker = try TestWorker.transfers(setup.db, name: "copy-s3", ["--chunk-size", "4"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the first copy") { try await WorkerFixtures.batchDone(setup.db, "first") }
+        #expect(try await Self.states(setup.db, "first") == ["succeeded": 6])
+        for (key, data) in objects {
+            let path = "/FromS3/" + key.dropFirst(3)
+            #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: path)) == data, "\(path)")
+        }
+        // The objects' modification time (x-amz-meta-mtime, as rclone and Ferry write it) is the files' client_modified.
+        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)"
+        let grant = try await server.request("POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
+        let access = try #require(grant["access_token"]?.stringValue)
+        let metadata = try await server.request(
+            "POST", "/2/files/get_metadata", json: .object(["path": .string("/FromS3/sub/deeper/d.mov")]), headers: ["Authorization": "Bearer \(access)"])
+        #expect(metadata["client_modified"]?.stringValue == "2023-11-14T22:13:20Z", "\(metadata)")
+
+        // One object changes: a copy again (overwriting) moves only it.
+        let changed = Data(repeating: 7, count: 4_321)
+        _ = try await setup.client.putObject(bucket: setup.bucket, key: "in/b.jpg", body: .bytes(ByteBuffer(bytes: changed)))
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "second", "--option", "mode=overwrite"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the second copy") { try await WorkerFixtures.batchDone(setup.db, "second") }
+        #expect(try await Self.states(setup.db, "second") == ["succeeded": 2], "the listing and the one changed object")
+        #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/FromS3/b.jpg")) == changed)
+
+        // The same folder again: every file's version was copied, so only the listing runs.
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "third", "--option", "mode=overwrite", "--max-attempts", "2"])
+        let settled = try await setup.db.query("SELECT count(*) FROM ferry.jobs WHERE batch = 'third'").rows[0].decode(Int.self, at: 0)
+        #expect(settled == 1)
+        // A single object into a folder keeps its name.
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/sub/c.jpg", "--to", "dropbox:box:/One/", "--batch", "one"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the single copy") {
+            let third = try await WorkerFixtures.batchDone(setup.db, "third")
+            let one = try await WorkerFixtures.batchDone(setup.db, "one")
+            return third && one
+        }
+        #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/One/c.jpg")) == objects["in/sub/c.jpg"])
+        let noneCopied = try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'third' AND kind = 'copy' AND state = 'succeeded'")
+        #expect(noneCopied == 1, "the listing only: the children of the same versions exist")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        // --no-if-changed: every file is copied again (children keyed by this job), and each one's check is skipped.
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/Again/", "--batch", "fresh", "--no-if-changed"])
+        let again = try TestWorker.transfers(setup.db, name: "copy-again", ["--chunk-size", "4"])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fresh copy") { try await WorkerFixtures.batchDone(setup.db, "fresh") }
+        #expect(try await Self.states(setup.db, "fresh") == ["succeeded": 6])
+        again.signal(SIGTERM)
+        _ = try await again.waitForExit()
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+}
