@@ -971,16 +971,11 @@ BEGIN
     END LOOP;
 
     -- The local side is a path on the worker's machine: absolute, since SQL has no working directory. A copy has
-    -- none: its source is checked as a remote side here, its destination below (and the job's account is its).
-    IF p_kind = 'copy' AND (p_source IS NULL OR p_source = '' OR left(p_source, 1) = '/' OR p_source ~* '^file:') THEN
-        RAISE EXCEPTION '%source: a copy reads another provider, not %', p_place, coalesce(quote_literal(left(p_source, 256)), 'null')
-            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'source',
-                  HINT = 'Write for example dropbox:ACCOUNT:/Photos/ or s3:ACCOUNT:bucket/key; local files are uploaded.';
-    END IF;
-    IF p_kind = 'copy' AND (p_destination IS NULL OR left(p_destination, 1) = '/' OR p_destination ~* '^file:') THEN
-        RAISE EXCEPTION '%destination: a copy goes to another provider, not a local folder', p_place
-            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'destination',
-                  HINT = 'Bring files to a local folder with a fetch; a copy writes to dropbox:ACCOUNT:/… or s3:ACCOUNT:bucket/….';
+    -- none: its two remote sides are checked first, by the raw events' check (the same words either way).
+    IF p_kind = 'copy' THEN
+        PERFORM ferry.check_enqueued(jsonb_build_object('kind', 'copy', 'queue', 'default', 'priority', 0, 'max_attempts', 1,
+                                                        'source', coalesce(p_source, ''), 'destination', coalesce(p_destination, '')),
+                                     p_place);
     END IF;
     local := CASE p_kind WHEN 'upload' THEN p_source WHEN 'fetch' THEN p_destination ELSE '/' END;
     remote := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;

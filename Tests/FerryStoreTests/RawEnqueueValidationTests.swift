@@ -65,6 +65,14 @@ struct RawEnqueueValidationTests {
             name: "a 9,000-byte source",
             data: #"{"kind": "fetch", \#(base), "source": "https://example.com/\#(String(repeating: "a", count: 9000))", "destination": "/srv/in/"}"#,
             call: ("fetch", "https://example.com/" + String(repeating: "a", count: 9000), "/srv/in/", "{}"), field: "source", words: "8192"),
+        Case(
+            name: "a copy reading a local file",
+            data: #"{"kind": "copy", \#(base), "source": "/etc/shadow", "destination": "s3:arc:bucket/x"}"#,
+            call: ("copy", "/etc/shadow", "s3:arc:bucket/x", "{}"), field: "source", words: "a copy reads another provider"),
+        Case(
+            name: "a copy writing a local folder",
+            data: #"{"kind": "copy", \#(base), "source": "s3:arc:bucket/x", "destination": "file:///etc/cron.d/x"}"#,
+            call: ("copy", "s3:arc:bucket/x", "file:///etc/cron.d/x", "{}"), field: "destination", words: "not a local folder"),
     ]
 
     @discardableResult

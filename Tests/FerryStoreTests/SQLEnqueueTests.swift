@@ -107,7 +107,10 @@ struct SQLEnqueueTests {
         let db = try await TestDatabase.make("sql_enqueue_bad")
         try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('box', 'dropbox'), ('bucket', 's3')")
         let cases: [(kind: String, source: String, destination: String, options: String, field: String, says: String)] = [
-            ("move", "https://e/a", "/a/", "{}", "kind", "must be 'upload' or 'fetch'"),
+            ("move", "https://e/a", "/a/", "{}", "kind", "must be 'upload', 'fetch' or 'copy'"),
+            ("copy", "/etc/shadow", "s3:bucket:b/x", "{}", "source", "a copy reads another provider"),
+            ("copy", "dropbox:box:/a.jpg", "file:///etc/cron.d/", "{}", "destination", "not a local folder"),
+            ("copy", "dropbox:bucket:/a.jpg", "s3:bucket:b/x", "{}", "source", "is not a dropbox account"),
             ("fetch", "https://e/a", "relative/", "{}", "destination", "absolute path"),
             ("upload", "a.jpg", "dropbox:box:/x/", "{}", "source", "absolute path"),
             ("upload", "/srv/a.jpg", "", "{}", "destination", "missing"),

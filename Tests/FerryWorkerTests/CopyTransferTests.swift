@@ -151,9 +151,18 @@ struct CopyTransferTests {
 
         // --no-if-changed: every file is copied again (children keyed by this job), and each one's check is skipped.
         _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/Again/", "--batch", "fresh", "--no-if-changed"])
+        // From SQL, in an application's transaction: the first worker settles it as ferry enqueue would.
+        _ = try await setup.db.query(
+            "SELECT ferry.enqueue('copy', $1, 'dropbox:box:/Sql/', '{\"batch\": \"sql\"}')", ["s3:s3:\(setup.bucket)/in/a.jpg"])
         let again = try TestWorker.transfers(setup.db, name: "copy-again", ["--chunk-size", "4"])
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fresh copy") { try await WorkerFixtures.batchDone(setup.db, "fresh") }
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fresh copy") {
+            let fresh = try await WorkerFixtures.batchDone(setup.db, "fresh")
+            let sql = try await WorkerFixtures.batchDone(setup.db, "sql")
+            return fresh && sql
+        }
         #expect(try await Self.states(setup.db, "fresh") == ["succeeded": 6])
+        #expect(try await Self.states(setup.db, "sql") == ["succeeded": 1])
+        #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Sql/a.jpg")) == objects["in/a.jpg"])
         again.signal(SIGTERM)
         _ = try await again.waitForExit()
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
