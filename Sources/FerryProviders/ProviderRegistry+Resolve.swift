@@ -31,17 +31,7 @@ extension ProviderRegistry: JobEndpointResolver {
             resolved.details[ExistingFilePolicy.specKey] = .string(policy)
         }
         if checked[TreeUpload.option] == true { resolved.details[TreeUpload.specKey] = .bool(true) }
-        if let text = checked[ListingFilter.option] {
-            guard let filter = (try? JSONValue.parse(text)).flatMap(FileFilter.init(json:)) else {
-                throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
-            }
-            guard resolved.fansOut else {
-                throw ValidationIssue(
-                    line: line, field: "filters", problem: "a fetch of one file has nothing to choose from",
-                    fix: "use filters with a folder (Dropbox) or a prefix ending in / (S3)")
-            }
-            if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
-        }
+        try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "fetch", line: line)
         return resolved
     }
 }
@@ -101,17 +91,22 @@ extension ProviderRegistry {
         resolved.details[CopySourceDetails.specKey] = .object(read.details)
         resolved.sourceAccount = read.account
         resolved.sourceAccountProvider = read.accountProvider
-        if let text = checked[ListingFilter.option] {
-            guard let filter = (try? JSONValue.parse(text)).flatMap(FileFilter.init(json:)) else {
-                throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
-            }
-            guard read.fansOut else {
-                throw ValidationIssue(
-                    line: line, field: "filters", problem: "a copy of one file has nothing to choose from",
-                    fix: "use filters with a folder (dropbox:ACCOUNT:/Photos/) or a prefix ending in / (s3:ACCOUNT:bucket/photos/)")
-            }
-            if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
-        }
+        try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "copy", line: line)
         return resolved
+    }
+
+    /// A listing filter (option `filter`, as the filter flags write it) goes with a job that lists a folder; a job of
+    /// one file has nothing to choose from.
+    static func applyFilter(_ text: String?, to resolved: inout ResolvedEndpoint, what: String, line: Int?) throws(ValidationIssue) {
+        guard let text else { return }
+        guard let filter = (try? JSONValue.parse(text)).flatMap(FileFilter.init(json:)) else {
+            throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
+        }
+        guard resolved.fansOut else {
+            throw ValidationIssue(
+                line: line, field: "filters", problem: "a \(what) of one file has nothing to choose from",
+                fix: "use filters with a folder (dropbox:ACCOUNT:/Photos/) or a prefix ending in / (s3:ACCOUNT:bucket/photos/)")
+        }
+        if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
     }
 }

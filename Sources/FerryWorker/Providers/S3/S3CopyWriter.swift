@@ -23,15 +23,8 @@ struct S3CopyWriter: CopyWriter {
     func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
         let location = try S3Location(job: job.destination)
         let client = try await uploads.access.client(for: location.account, logger: context.logger)
-        let info: S3ObjectInfo
-        do {
-            info = try await client.headObject(bucket: location.bucket, key: location.key)
-        } catch {
-            if error.code == .noSuchKey || error.code == .noSuchBucket { return nil }
-            throw error.jobFailure(doing: "checking \(location.key)")
-        }
         let facts = source.facts
-        guard info.contentLength == facts.size else { return nil }
+        guard let info = try await S3UploadHandler.head(location, client: client), info.contentLength == facts.size else { return nil }
         let same =
             info.metadata["source-version"] == Self.versionText(facts.version)
             || (facts.md5 != nil && S3ObjectFetch.plainMD5(info.etag) == facts.md5)

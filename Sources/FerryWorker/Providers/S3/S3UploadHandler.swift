@@ -78,14 +78,7 @@ struct S3UploadHandler: JobHandler {
     static func present(
         _ location: S3Location, _ expected: SourceExpectation, _ mtime: String, source: OwnedFile, client: S3Client
     ) async throws -> [String: JSONValue]? {
-        let info: S3ObjectInfo
-        do {
-            info = try await client.headObject(bucket: location.bucket, key: location.key)
-        } catch {
-            if error.code == .noSuchKey || error.code == .noSuchBucket { return nil }
-            throw error.jobFailure(doing: "checking \(location.key)")
-        }
-        guard info.contentLength == expected.size else { return nil }
+        guard let info = try await head(location, client: client), info.contentLength == expected.size else { return nil }
         if let stored = info.metadata["mtime"].flatMap(Double.init), let ours = Double(mtime), abs(stored - ours) < 0.001 {
             return ["size": .int(expected.size), "etag": .string(info.etag), "mtime": .string(mtime)]
         }
@@ -93,6 +86,16 @@ struct S3UploadHandler: JobHandler {
         let size = expected.size
         guard try await BlockingIO.run({ try LocalContentHash.md5(of: source, size: size) }) == md5 else { return nil }
         return ["size": .int(expected.size), "etag": .string(info.etag)]
+    }
+
+    /// The object at `location`, or `nil` when there is none (no object, or no bucket).
+    static func head(_ location: S3Location, client: S3Client) async throws -> S3ObjectInfo? {
+        do {
+            return try await client.headObject(bucket: location.bucket, key: location.key)
+        } catch {
+            if error.code == .noSuchKey || error.code == .noSuchBucket { return nil }
+            throw error.jobFailure(doing: "checking \(location.key)")
+        }
     }
 
     /// The job's metadata as the object's user metadata (`x-amz-meta-NAME`): each string, number or true/false
