@@ -30,13 +30,21 @@ struct CopySources: Sendable {
         return from
     }
 
+    /// The source at its current version. A Dropbox file a folder listing found is taken as listed on its first
+    /// attempt (one request less per file; reads are pinned to the listed revision, so a file changed since fails
+    /// the attempt as `source_changed`); later attempts look it up afresh. An S3 object is always looked up: its
+    /// modification time as the uploader kept it (`x-amz-meta-mtime`) is in no listing.
     func open(_ job: ClaimedJob, from: CopySourceDetails, logger: Logger) async throws -> any CopySource {
+        let listed = job.attempt <= 1 && from.provider == "dropbox" ? from.listedFacts : nil
         switch from.provider {
         case "dropbox":
             let location = try DropboxLocation(job: job.source)
-            return try await DropboxCopySource.open(location, caller: DropboxCaller(account: location.account, tokens: tokens, logger: logger))
+            let caller = DropboxCaller(account: location.account, tokens: tokens, logger: logger)
+            if let listed { return DropboxCopySource(caller: caller, path: location.path, facts: listed) }
+            return try await DropboxCopySource.open(location, caller: caller)
         default:
-            return try await S3CopySource.open(try S3Location(job: job.source), access: S3AccountAccess(tokens: tokens, httpClient: httpClient), logger: logger)
+            let location = try S3Location(job: job.source)
+            return try await S3CopySource.open(location, access: S3AccountAccess(tokens: tokens, httpClient: httpClient), logger: logger)
         }
     }
 

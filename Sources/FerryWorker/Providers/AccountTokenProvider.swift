@@ -23,6 +23,12 @@ public final class AccountTokenProvider: Sendable {
     /// Paces each account's API requests at its `tps_limit`, shared by every job of the process.
     public let pacer: RequestPacer
     private let cache = Mutex<[String: AccountCredentials]>([:])
+    /// Credentials of key-based accounts (S3, Flickr) as read, for a few seconds: a copy or upload of many small
+    /// files would otherwise read and open the account's row for every request it signs.
+    private let plainCache = Mutex<[String: (credentials: AccountCredentials, until: ContinuousClock.Instant)]>([:])
+    /// How long ``plainCredentials(for:)`` reuses what it read: an `account update` or `rekey` reaches running
+    /// workers within this.
+    static let plainCredentialsLifetime: Duration = .seconds(5)
 
     public init(
         store: FerryStore, box: SecretBox, httpClient: HTTPClient, actor: String, logger: Logger,
@@ -51,7 +57,11 @@ public final class AccountTokenProvider: Sendable {
     /// The stored credentials as they are, without a token refresh: for API-key providers (Flickr), whose key
     /// is the sealed `appSecret`.
     public func plainCredentials(for account: String) async throws -> AccountCredentials {
-        try await store.accounts.credentials(for: account, box: box)
+        let now = ContinuousClock.now
+        if let cached = plainCache.withLock({ $0[account] }), cached.until > now { return cached.credentials }
+        let credentials = try await store.accounts.credentials(for: account, box: box)
+        plainCache.withLock { $0[account] = (credentials, now + Self.plainCredentialsLifetime) }
+        return credentials
     }
 
     /// Names of the accounts of `provider` (to pick the only one when a job names none).

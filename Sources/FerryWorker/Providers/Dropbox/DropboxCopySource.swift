@@ -7,7 +7,8 @@ import NIOCore
 /// A Dropbox file a copy reads: ranged `files/download`s of `rev:REV`, the revision the attempt began with.
 struct DropboxCopySource: CopySource {
     let caller: DropboxCaller
-    let metadata: DropboxFileMetadata
+    /// The file's path, for messages.
+    let path: String
     let facts: CopySourceFacts
 
     /// Looks the file up (`get_metadata`): a missing file fails the job for good, and so does a folder written
@@ -24,7 +25,7 @@ struct DropboxCopySource: CopySource {
         switch entry {
         case .file(let metadata):
             return DropboxCopySource(
-                caller: caller, metadata: metadata,
+                caller: caller, path: metadata.pathDisplay,
                 facts: CopySourceFacts(
                     size: metadata.size, version: metadata.rev, modified: RemoteTimestamp.iso8601(metadata.clientModified),
                     dropboxContentHash: metadata.contentHash))
@@ -40,18 +41,18 @@ struct DropboxCopySource: CopySource {
         guard !range.isEmpty else { return ByteBuffer() }
         let download: DropboxDownload
         do {
-            download = try await caller.call("reading \(metadata.pathDisplay)") { [rev = metadata.rev] client, token in
+            download = try await caller.call("reading \(path)") { [rev = facts.version] client, token in
                 try await client.download(path: "rev:" + rev, rangeStart: range.lowerBound, rangeEnd: range.upperBound - 1, accessToken: token)
             }
         } catch let error as DropboxError {
             if error.code == .pathError {
-                throw JobFailure.retryable("source_changed", "\(metadata.pathDisplay) changed or went away during the copy; the next attempt copies its current version")
+                throw JobFailure.retryable("source_changed", "\(path) changed or went away during the copy; the next attempt copies its current version")
             }
-            throw error.jobFailure(doing: "reading \(metadata.pathDisplay)")
+            throw error.jobFailure(doing: "reading \(path)")
         }
-        guard download.status == 206 || (download.status == 200 && range.lowerBound == 0 && range.count == metadata.size) else {
-            throw JobFailure.retryable("source_bad_range", "reading \(metadata.pathDisplay): Dropbox did not answer the range asked for")
+        guard download.status == 206 || (download.status == 200 && range.lowerBound == 0 && range.count == facts.size) else {
+            throw JobFailure.retryable("source_bad_range", "reading \(path): Dropbox did not answer the range asked for")
         }
-        return try await CopyRangeBody.collect(download.body, count: range.count, what: metadata.pathDisplay)
+        return try await CopyRangeBody.collect(download.body, count: range.count, what: path)
     }
 }
