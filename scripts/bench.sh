@@ -54,5 +54,8 @@ scripts/bench-local.sh "$bin" "$url"
 echo "==> S3 benchmark (moto, against rclone and aws s3 cp)"
 scripts/bench-s3.sh "$bin" "$url"
 
+echo "==> trees again: events of an unchanged schedule tick (tree job against every file); a second copy of an unchanged prefix against rclone"
+scripts/bench-copy.sh "$bin" "$url"
+
 echo "==> tracing overhead (no-op jobs, tracing off against on with an OTLP/HTTP receiver on loopback)"
 scripts/bench-trace.sh "$bin" "$url"

@@ -52,6 +52,14 @@ struct CopyEnqueueTests {
         let id = try await db.query("SELECT ferry.enqueue('copy', 's3:arc:bucket/in/b.jpg', 'dropbox:box:/Photos/b.jpg')::text").rows[0]
             .decode(String.self, at: 0)
         #expect(!id.isEmpty)
+
+        // A nightly copy: a schedule's template may be a copy (each tick lists the folder; unchanged files cost nothing).
+        let schedule = try await FerryProcess.run(
+            ["schedule", "add", "nightly", "--every", "1d", "--", "copy", "dropbox:box:/Camera", "--recursive", "--to", "s3:arc:bucket/cam/"],
+            databaseURL: db.url)
+        #expect(schedule.status == 0, "\(schedule.stderr)")
+        let template = try await db.query("SELECT template::text FROM ferry.schedules WHERE name = 'nightly'").rows[0].decode(String.self, at: 0)
+        #expect(template.contains(#""kind": "copy""#) && template.contains("dropbox:box:/Camera/"), "\(template)")
     }
 
     @Test("refused with the problem and the fix, nothing written: local sides, a folder into a file, unknown accounts, filters on one file, raw events")
