@@ -26,6 +26,12 @@ verify_output=$(cd "$units" && systemd-analyze verify ./ferry-worker@1.service .
 [[ -z "$verify_output" ]] || fail "systemd-analyze verify is not clean:"$'\n'"$verify_output"
 echo "check-deploy: systemd units verify clean ($(systemd-analyze --version | head -1))"
 
+# --- Prometheus rules ----------------------------------------------------------------------------------------
+promtool=$(command -v promtool || true)
+[[ -n "$promtool" ]] || fail "promtool not found (Debian package prometheus; scripts/install-deps.sh installs it)"
+rules_output=$("$promtool" check rules deploy/prometheus/ferry-alerts.yaml 2>&1) || fail "promtool check rules failed:"$'\n'"$rules_output"
+echo "check-deploy: Prometheus rules check clean ($(grep -c 'alert:' deploy/prometheus/ferry-alerts.yaml) alerts)"
+
 # --- Kubernetes, systemd flags, Dockerfile ---------------------------------------------------------------------
 python=python3
 python3 -c 'import yaml' 2>/dev/null || python=/usr/bin/python3

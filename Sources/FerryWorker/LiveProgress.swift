@@ -15,12 +15,14 @@ final class LiveProgress: Sendable {
         var bytes: Int64
         /// Bytes in the job's last accepted progress event (or claimed with).
         var durable: Int64
+        /// The job's size, when known.
+        var total: Int64? = nil
     }
 
     private let entries = Mutex([UUID: Entry]())
 
     func begin(_ job: ClaimedJob) {
-        entries.withLock { $0[job.jobID] = Entry(batch: job.batch, bytes: job.bytesDone, durable: job.bytesDone) }
+        entries.withLock { $0[job.jobID] = Entry(batch: job.batch, bytes: job.bytesDone, durable: job.bytesDone, total: job.bytesTotal) }
     }
 
     /// The job has moved `bytes` (monotone: a smaller figure, from a restarted transfer, is ignored until it passes).
@@ -44,6 +46,11 @@ final class LiveProgress: Sendable {
 
     func end(_ jobID: UUID) {
         _ = entries.withLock { $0.removeValue(forKey: jobID) }
+    }
+
+    /// Bytes the running transfers of known size have still to move.
+    func remaining() -> Int64 {
+        entries.withLock { $0.values.reduce(0) { sum, entry in sum + max(0, (entry.total ?? entry.bytes) - entry.bytes) } }
     }
 
     /// The jobs ahead of their durable progress, with their bytes.

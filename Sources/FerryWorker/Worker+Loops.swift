@@ -107,6 +107,7 @@ extension Worker {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             if Task.isCancelled { return }
+            metrics.bytesInFlight(live.remaining())
             let ahead = live.ahead()
             guard ahead != published else { continue }
             do {

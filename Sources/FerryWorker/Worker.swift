@@ -282,6 +282,14 @@ public final class Worker: Service, Sendable {
     func finishFailed(
         _ job: ClaimedJob, _ failure: JobFailure, context: JobContext, started: ContinuousClock.Instant, logger: Logger
     ) async {
+        let outcome: String
+        switch failure.kind {
+        case .permanent: outcome = "failed"
+        case .retryable: outcome = job.attempt >= job.maxAttempts ? "failed" : "retried"
+        case .held: outcome = "held"
+        case .rateLimited: outcome = "deferred"
+        }
+        metrics.jobError(outcome, job, code: failure.code)
         switch failure.kind {
         case .permanent:
             await context.runEndCleanups()
@@ -333,6 +341,7 @@ public final class Worker: Service, Sendable {
         Self.attemptSpan?.recordOutcome(outcome, label: label)
         batcher.submit(outcome)
         metrics.finished(label, job)
+        metrics.providerOutcome(label, job)
         metrics.duration(job, ContinuousClock.now - started, outcome: label)
     }
 

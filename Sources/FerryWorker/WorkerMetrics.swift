@@ -59,6 +59,8 @@ final class WorkerMetrics: Sendable {
     private let gauges = Mutex<[Key: Gauge]>([:])
     /// Queues whose depth gauges exist: once exported, a queue is set to 0 when it empties, never dropped.
     private let depthQueues = Mutex<Set<String>>([])
+    /// Error reasons exported so far (see `WorkerMetrics+Transfers.swift`).
+    let reasons = Mutex<Set<String>>([])
 
     private static let durationBuckets: [Duration] = [
         .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5),
@@ -95,6 +97,7 @@ final class WorkerMetrics: Sendable {
         }
         gauge(Self.slots, []).set(Int64(concurrency))
         gauge(Self.slotsBusy, []).set(Int64(0))
+        gauge(Self.bytesInFlight, []).set(Int64(0))
     }
 
     func claimed(_ job: ClaimedJob) { outcome("claimed", job.kind, job.queue).increment() }
@@ -128,6 +131,7 @@ final class WorkerMetrics: Sendable {
     func bytesMoved(_ bytes: Int64, job: ClaimedJob) {
         guard bytes > 0 else { return }
         counter(Self.movedBytes, kind: job.kind, queue: job.queue).increment(by: bytes)
+        providerBytes(bytes, job)
     }
 
     func slotsBusy(_ busy: Int) {
@@ -157,8 +161,11 @@ final class WorkerMetrics: Sendable {
     }
 
     private func counter(_ spec: MetricSpec, kind: JobKind, queue: String) -> Counter {
-        let labels = [("kind", kind.rawValue), ("queue", queue)]
-        return handle(counters, spec, labels) { registry.makeCounter(descriptor: spec.descriptor, labels: labels) }
+        counter(spec, [("kind", kind.rawValue), ("queue", queue)])
+    }
+
+    func counter(_ spec: MetricSpec, _ labels: [(String, String)]) -> Counter {
+        handle(counters, spec, labels) { registry.makeCounter(descriptor: spec.descriptor, labels: labels) }
     }
 
     private func histogram(_ spec: MetricSpec, _ buckets: [Duration], _ labels: [(String, String)]) -> DurationHistogram {
@@ -167,7 +174,7 @@ final class WorkerMetrics: Sendable {
         }
     }
 
-    private func gauge(_ spec: MetricSpec, _ labels: [(String, String)]) -> Gauge {
+    func gauge(_ spec: MetricSpec, _ labels: [(String, String)]) -> Gauge {
         handle(gauges, spec, labels) {
             labels.isEmpty
                 ? registry.makeGauge(descriptor: spec.descriptor)

@@ -45,6 +45,12 @@ struct MetricsLintTests {
         }
         #expect(body.split(separator: "\n").contains { $0.hasPrefix("ferry_build_info{") && $0.contains("schema=") && $0.hasSuffix(" 1.0") || $0.hasSuffix(" 1") },
                 "build info: \(body.prefix(400))")
+        // By provider and account (a web fetch uses none), and the errors by their code.
+        let scrape = PrometheusText(body)
+        #expect(scrape.value("ferry_provider_jobs_total", ["provider": "web", "account": "none", "outcome": "succeeded"]) == 5, "\(body)")
+        #expect(scrape.value("ferry_provider_jobs_total", ["provider": "web", "account": "none", "outcome": "retried"]) == 5)
+        #expect(scrape.value("ferry_job_errors_total", ["kind": "fetch", "queue": "photos", "outcome": "retried", "reason": "scripted"]) == 5)
+        #expect(scrape.value("ferry_transfer_in_flight_bytes") == 0)
         let resident = body.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") }
         #expect((resident.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0) > 1_000_000, "a real RSS: \(resident ?? "none")")
 

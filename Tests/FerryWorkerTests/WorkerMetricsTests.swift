@@ -157,8 +157,8 @@ struct WorkerMetricsTests {
         }
         #expect(!scrape.text.contains("job_id"))
         let labelNames = Set(scrape.samples.flatMap(\.labels.keys))
-        // version and schema label only ferry_build_info (one series).
-        #expect(labelNames.isSubset(of: ["kind", "queue", "state", "outcome", "le", "version", "schema"]), "\(labelNames)")
+        // version and schema label only ferry_build_info (one series); provider and account are few, reason capped.
+        #expect(labelNames.isSubset(of: ["kind", "queue", "state", "outcome", "le", "version", "schema", "provider", "account", "reason"]), "\(labelNames)")
     }
 
     @Test("without the schema: /health 200, /ready 503 and one clear log line; after ferry migrate it starts and claims")
