@@ -55,21 +55,49 @@ extension Worker {
         }
     }
 
+    /// How often the rescue loop runs: a third of `rescueAfter` (a dead worker's jobs wait at most a third longer
+    /// than the staleness itself), never more often than the heartbeat.
+    var rescueInterval: Duration { max(configuration.heartbeatInterval, configuration.rescueAfter / 3) }
+
+    /// The longest an idle worker goes without folding the counters or looking for orphaned claims: a safety net,
+    /// since both have work only after this worker (or a dead one) wrote outcomes or lost a claim's reply.
+    static let idleHousekeeping: Duration = .seconds(60)
+
     /// Any live worker rescues jobs of dead ones (the database makes it exactly once), releases its own claims whose
-    /// reply was lost, and folds the counters.
+    /// reply was lost, and folds the counters. An idle worker only rescues: it folds when it wrote outcomes and
+    /// looks for orphans after a failed claim (and both at least every ``idleHousekeeping``), so an idle fleet
+    /// costs the database little.
     func rescueLoop() async {
+        var lastFold = ContinuousClock.now
+        var lastOrphanCheck = ContinuousClock.now
+        let grace = max(configuration.heartbeatInterval * 3, .seconds(5))
         while !Task.isCancelled {
             // Jitter spreads the fleet's rescue queries.
             let jitter = Double.random(in: 0.8...1.2)
-            try? await Task.sleep(for: configuration.heartbeatInterval * jitter)
+            try? await Task.sleep(for: rescueInterval * jitter)
             if Task.isCancelled { return }
-            do {
-                // Keeps ferry.queue_stats, batch_status and throughput cheap: pending counter deltas stay few
-                // (one worker at a time folds them).
-                try await store.compactCounters()
-            } catch {
-                logger.warning("folding counters failed", metadata: ["error": "\(error)"])
+            let now = ContinuousClock.now
+            if outcomesSinceFold.load(ordering: .relaxed) > 0 || now - lastFold >= Self.idleHousekeeping {
+                do {
+                    // Keeps ferry.queue_stats, batch_status and throughput cheap: pending counter deltas stay few
+                    // (one worker at a time folds them).
+                    outcomesSinceFold.store(0, ordering: .relaxed)
+                    try await store.compactCounters()
+                    lastFold = now
+                } catch {
+                    logger.warning("folding counters failed", metadata: ["error": "\(error)"])
+                }
             }
+            // A claim whose reply was lost is released once it is `grace` old: look until well past that.
+            let claimTrouble = lastClaimFailure.withLock { $0 }.map { now - $0 < grace * 3 } ?? false
+            // A worker with jobs in hand (running, or outcomes on their way) checks every time: the check must
+            // count them as its own, which is where a slow database used to make it release a claim too early.
+            let busy = running.count > 0 || !batcher.unwrittenJobIDs.isEmpty
+            guard claimTrouble || busy || now - lastOrphanCheck >= Self.idleHousekeeping else {
+                await rescueStale()
+                continue
+            }
+            lastOrphanCheck = now
             do {
                 // Claims whose reply was lost when the connection dropped after commit: this worker holds them in the
                 // database but is not running them. On the job pool, not the heartbeat's connection: it appends events.
@@ -78,7 +106,7 @@ extension Worker {
                 let held = running.jobs.map(\.jobID)
                 let orphans = try await store.releaseOrphanedClaims(
                     worker: configuration.name, running: held + batcher.unwrittenJobIDs,
-                    grace: max(configuration.heartbeatInterval * 3, .seconds(5)))
+                    grace: grace)
                 if !orphans.isEmpty {
                     logger.notice("released claims whose reply was lost with the connection", metadata: ["jobs": "\(orphans.count)"])
                     wakeup.notify()
@@ -86,17 +114,22 @@ extension Worker {
             } catch {
                 logger.warning("releasing orphaned claims failed", metadata: ["error": "\(error)"])
             }
-            do {
-                let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
-                if !rescued.isEmpty {
-                    metrics.rescued(rescued)
-                    let workers = Set(rescued.compactMap(\.worker)).sorted().joined(separator: ",")
-                    logger.notice("rescued jobs of dead workers", metadata: ["jobs": "\(rescued.count)", "dead_workers": "\(workers)"])
-                    wakeup.notify()
-                }
-            } catch {
-                logger.warning("rescue check failed", metadata: ["error": "\(error)"])
+            await rescueStale()
+        }
+    }
+
+    /// Puts back (or fails, out of attempts) the jobs of workers whose heartbeat is older than `rescueAfter`.
+    func rescueStale() async {
+        do {
+            let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
+            if !rescued.isEmpty {
+                metrics.rescued(rescued)
+                let workers = Set(rescued.compactMap(\.worker)).sorted().joined(separator: ",")
+                logger.notice("rescued jobs of dead workers", metadata: ["jobs": "\(rescued.count)", "dead_workers": "\(workers)"])
+                wakeup.notify()
             }
+        } catch {
+            logger.warning("rescue check failed", metadata: ["error": "\(error)"])
         }
     }
 

@@ -30,6 +30,10 @@ public final class Worker: Service, Sendable {
     /// The earliest time a job this worker put back (retry backoff, rate-limit deferral) becomes due: nobody
     /// announces that moment, so the claim loop wakes for it instead of waiting out the poll interval.
     let nextDue = Mutex<ContinuousClock.Instant?>(nil)
+    /// When a claim last failed (its reply may have been lost after the commit: see `rescueLoop`).
+    let lastClaimFailure = Mutex<ContinuousClock.Instant?>(nil)
+    /// Outcomes recorded since this worker last folded the counters.
+    let outcomesSinceFold = Atomic<Int>(0)
     /// Set when the store announced `.unheard`: no notification reaches this worker, so it polls often.
     let unheard = Mutex(false)
     /// The poll interval once notifications turned out not to arrive (behind PgBouncer without `--poll-only`).
@@ -100,7 +104,7 @@ public final class Worker: Service, Sendable {
             group.addTask { await self.heartbeatLoop(registration) }
             group.addTask { await self.rescueLoop() }
             group.addTask { await self.cancelWatchLoop() }
-            group.addTask { await self.queueDepthLoop() }
+            if configuration.readsQueueDepth { group.addTask { await self.queueDepthLoop() } }
             group.addTask { await self.liveProgressLoop() }
 
             await withGracefulShutdownHandler {
@@ -151,6 +155,7 @@ public final class Worker: Service, Sendable {
                 lastClaimWasFull = claimed.count == free
                 backoff = .milliseconds(100)
             } catch {
+                lastClaimFailure.withLock { $0 = ContinuousClock.now }
                 logger.warning("claiming failed; retrying", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
                 await wakeup.wait(timeout: backoff)
                 backoff = min(backoff * 2, .seconds(5))
@@ -340,6 +345,7 @@ public final class Worker: Service, Sendable {
     func submit(_ outcome: JobOutcome, _ job: ClaimedJob, _ started: ContinuousClock.Instant, _ label: String) {
         Self.attemptSpan?.recordOutcome(outcome, label: label)
         batcher.submit(outcome)
+        outcomesSinceFold.add(1, ordering: .relaxed)
         metrics.finished(label, job)
         metrics.providerOutcome(label, job)
         metrics.duration(job, ContinuousClock.now - started, outcome: label)

@@ -26,6 +26,8 @@ public struct WorkerConfiguration: Sendable {
     public var progressInterval: Duration
     /// How often queue depth and oldest waiting age are read for metrics.
     public var queueStatsInterval: Duration
+    /// Reads queue depth for the metrics every `queueStatsInterval`: on when the worker serves `/metrics`.
+    public var readsQueueDepth = true
     public var retryPolicy: RetryPolicy
     /// Spans for every attempt (`ferry.job.attempt` and its children). Set it only when a tracer is bootstrapped
     /// (`InstrumentationSystem`): it adds one read of the claimed jobs' trace facts per claim.
@@ -40,7 +42,7 @@ public struct WorkerConfiguration: Sendable {
     public init(
         name: String = WorkerConfiguration.defaultName(), queues: [String] = ["default"], concurrency: Int = 8,
         shutdownTimeout: Duration = .seconds(30), pollInterval: Duration = .seconds(2), pollOnly: Bool = false,
-        heartbeatInterval: Duration = .seconds(2), rescueAfter: Duration = .seconds(15),
+        heartbeatInterval: Duration = .seconds(5), rescueAfter: Duration = .seconds(15),
         completionBatchSize: Int = 200, completionFlushInterval: Duration = .milliseconds(2),
         progressInterval: Duration = .milliseconds(500), queueStatsInterval: Duration = .seconds(15),
         retryPolicy: RetryPolicy = RetryPolicy(), tracing: Bool = false,

@@ -96,7 +96,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var logFormat = "text"
 
     @Option(name: .customLong("heartbeat-interval"), help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
-    var heartbeatInterval: Double = 2
+    var heartbeatInterval: Double = 5
 
     @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
     var rescueAfter: Double = 15
@@ -229,7 +229,7 @@ struct WorkerCommand: AsyncParsableCommand {
             } catch {
                 throw CLIUsageError(message: "tracing is not usable as configured (\(error)): check the OTEL_* environment variables, or unset OTEL_EXPORTER_OTLP_ENDPOINT to run without tracing")
             }
-            let configuration = WorkerConfiguration(
+            var settings = WorkerConfiguration(
                 name: workerName, queues: queueList, concurrency: concurrency,
                 shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
                 pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
@@ -238,6 +238,9 @@ struct WorkerCommand: AsyncParsableCommand {
                 queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
                 retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil, localRoots: roots,
                 batchProgress: !noProgressBatching, bandwidthLimit: bandwidthLimit)
+            // The queue gauges are for /metrics only: a worker that serves none does not read them.
+            settings.readsQueueDepth = metricsAddress != nil
+            let configuration = settings
             if roots.isUnconfined {
                 logger.warning(
                     "--any-local-path: this worker reads and writes any local path a job names; every producer can reach every file of this user",
