@@ -56,14 +56,15 @@ extension Dashboard {
     private func batchTable(_ batches: [BatchStatusRow], _ view: DashboardView) -> String {
         let now = Date()
         return view.table(
-            ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes", "rate", "ETA", "enqueued"],
+            ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "discarded", "bytes", "rate", "ETA",
+             "enqueued"],
             batches.map { batch in
                 let pace = BatchPace(batch, now: now)
                 let progress = DashboardView.progress(batch)
                 return [view.batchLink(batch.batch),
                  DashboardView.progressBar(progress.done, failed: progress.failed),
                  "\(batch.jobs)", "\(batch.queued)", "\(batch.running)", "\(batch.succeeded)",
-                 batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)",
+                 batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)", "\(batch.discarded)",
                  DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? "")
                     + (batch.sizesUnknown > 0 ? "+" : ""),
                  pace.rateText, pace.etaText, DashboardView.time(batch.enqueuedAt, now: now)]
@@ -88,7 +89,8 @@ extension Dashboard {
         var html = batchTable([summary], view)
         html += view.actionButton("/batches/\(HTML.component(name))/cancel", "Cancel batch")
         html += view.actionButton("/batches/\(HTML.component(name))/retry", "Retry failed and cancelled")
-        let states = ["", "queued", "running", "succeeded", "failed", "cancelled"]
+        html += view.actionButton("/batches/\(HTML.component(name))/discard", "Discard failed")
+        let states = [""] + Self.states
         html += "<form method=\"get\">status <select name=\"status\">"
             + states.map { "<option\($0 == (state ?? "") ? " selected" : "") value=\"\($0)\">\($0.isEmpty ? "any" : $0)</option>" }.joined()
             + "</select> <input name=\"q\" placeholder=\"source or destination contains\" value=\"\(HTML.escape(search ?? ""))\">"
@@ -130,7 +132,10 @@ extension Dashboard {
         let events = try await store.events(of: id)
         var html = jobSummary(job, view)
         if job.state == "queued" || job.state == "running" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/cancel", "Cancel") }
-        if job.state == "failed" || job.state == "cancelled" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/retry", "Retry") }
+        if job.state == "failed" || job.state == "cancelled" || job.state == "discarded" {
+            html += view.actionButton("/jobs/\(id.uuidString.lowercased())/retry", "Retry")
+        }
+        if job.state == "failed" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/discard", "Discard") }
         let fields: [(String, String)]
         if case .object(let object) = job.json {
             fields = object.sorted { $0.key < $1.key }.map { key, value in

@@ -19,7 +19,7 @@ enum DashboardAssets {
         .pct{margin-left:6px}
         .err{color:#b00020;white-space:pre-wrap;overflow-wrap:anywhere}
         .fix{margin:4px 0}
-        .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}.s-paused{color:#b36200}
+        .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}.s-paused{color:#b36200}.s-discarded{color:#6b7280}
         form.inline{display:inline}button{cursor:pointer}#live-state{margin-left:auto;font-size:12px;opacity:.8}
         pre{white-space:pre-wrap;margin:0;font-size:12px;overflow-wrap:anywhere}
         .charts{display:flex;gap:24px;flex-wrap:wrap}figure{margin:0 0 8px;max-width:100%}figcaption{font-size:12px;opacity:.8}
@@ -33,7 +33,7 @@ enum DashboardAssets {
         body{color:#dde3ec;background:#12161d}header{background:#0b0e13}
         table,dl.summary{background:#1a1f28}th{background:#232a35}th,td{border-color:#2c3440}
         a{color:#8fb8ff}svg{background:#1a1f28;border-color:#2c3440}svg.bar{background:#2c3440}
-        .err,.s-failed{color:#ff7b86}.s-succeeded{color:#5fd39a}.s-running{color:#7fb0ff}.s-paused{color:#ffb366}
+        .err,.s-failed{color:#ff7b86}.s-succeeded{color:#5fd39a}.s-running{color:#7fb0ff}.s-paused{color:#ffb366}.s-discarded{color:#9aa3b2}
         input,select,button{background:#232a35;color:#dde3ec;border:1px solid #3a4452}
         }
         """

@@ -64,7 +64,7 @@ struct DashboardView {
     }
 
     /// A progress bar as SVG: its width is an attribute, not an inline style the Content-Security-Policy would block.
-    /// `failed` is the share (of the whole bar) of jobs that ended failed or cancelled, drawn in red after `done`.
+    /// `failed` is the share (of the whole bar) of jobs that ended failed, cancelled or discarded, drawn in red after `done`.
     static func bar(_ done: Double, failed: Double = 0) -> String {
         let ok = max(0, min(1, done))
         let bad = max(0, min(1 - ok, failed))
@@ -137,12 +137,12 @@ struct DashboardView {
     }
 
     /// Progress of a batch as the bar's two parts: `done` (succeeded; by bytes when every size is known and
-    /// nothing failed, so transfers in flight move it) and `failed` (failed and cancelled jobs' share, in red).
+    /// nothing failed, so transfers in flight move it) and `failed` (failed, cancelled and discarded jobs' share, in red).
     /// Their sum is the percent shown beside the bar.
     static func progress(_ batch: BatchStatusRow) -> (done: Double, failed: Double) {
         guard batch.jobs > 0 else { return (0, 0) }
         let jobs = Double(batch.jobs)
-        let unsuccessful = Double(batch.failed + batch.cancelled) / jobs
+        let unsuccessful = Double(batch.failed + batch.cancelled + batch.discarded) / jobs
         if unsuccessful == 0, let total = batch.bytesTotal, total > 0, batch.sizesUnknown == 0 {
             // Bytes may all be done a moment before the last job is recorded: full only when every job is.
             let bytes = Double(batch.bytesDone) / Double(total)

@@ -18,14 +18,32 @@ extension FerryStore {
     }
 
     /// Puts a failed or cancelled job (or every such job of a batch) back into the queue with a `requeued` event.
+    /// A discarded job goes back only when named (a job or a list of jobs): a batch retry leaves it discarded.
     public func retry(_ target: JobFilter, requestedBy: String) async throws -> [CommandOutcome] {
-        try await command(
+        let named: Bool = switch target {
+        case .job, .jobs: true
+        case .batch, .queue, .all: false
+        }
+        return try await command(
             target,
-            eligible: "state IN ('failed', 'cancelled')",
+            eligible: named ? "state IN ('failed', 'cancelled', 'discarded')" : "state IN ('failed', 'cancelled')",
             eventType: "'requeued'",
             data: "jsonb_build_object('by', $2::text)",
             extra: [requestedBy]
         ) { _ in .requeued }
+    }
+
+    /// Gives up on a failed job (or every failed job of a batch) with a `discarded` event: it stays finished with
+    /// its error, leaves the failures to act on and counts as discarded, not failed. Jobs in other states are left
+    /// as they are (cancel ends a job that has not finished).
+    public func discard(_ target: JobFilter, requestedBy: String) async throws -> [CommandOutcome] {
+        try await command(
+            target,
+            eligible: "state = 'failed'",
+            eventType: "'discarded'",
+            data: "jsonb_build_object('by', $2::text)",
+            extra: [requestedBy]
+        ) { _ in .discarded }
     }
 
     private func command(
@@ -46,6 +64,12 @@ extension FerryStore {
             """
         let binds: [any PostgresBindable] = [key] + extra
         let isSingle: Bool = if case .job = target { true } else { false }
+        // Named jobs are each reported (unchanged ones with their state); a batch, queue or everything reports
+        // only the jobs the command changed, so retrying a finished batch of 100,000 jobs lists none of them.
+        let named: Bool = switch target {
+        case .job, .jobs: true
+        case .batch, .queue, .all: false
+        }
         do {
             return try await client.withTransaction { connection in
                 var changed = [UUID: CommandOutcome.Action]()
@@ -54,9 +78,14 @@ extension FerryStore {
                 }
                 // Read after the append: the projection already holds each job's new state. Ids are UUIDv7, so
                 // this is enqueue order.
-                let all = try connection.query(
-                    "SELECT job_id, state FROM ferry.jobs WHERE \(condition) ORDER BY job_id", [key])
-                if all.rows.isEmpty {
+                let all = named
+                    ? try connection.query("SELECT job_id, state FROM ferry.jobs WHERE \(condition) ORDER BY job_id", [key])
+                    : try connection.query(
+                        "SELECT job_id, state FROM ferry.jobs WHERE job_id = ANY ($1::uuid[]) ORDER BY job_id",
+                        [PostgresArray(Array(changed.keys))])
+                let exists = try !all.rows.isEmpty
+                    || connection.query("SELECT 1 FROM ferry.jobs WHERE \(condition) LIMIT 1", [key]).rows.count > 0
+                if !exists {
                     throw FerryStoreError(
                         .notFound, isSingle ? "no such job" : "no jobs match",
                         fix: "check the id or batch name with ferry status")

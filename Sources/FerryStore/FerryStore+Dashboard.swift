@@ -7,7 +7,7 @@ extension FerryStore {
     /// the cost of a page does not grow with its depth, unlike OFFSET).
     ///
     /// - Parameters:
-    ///   - state: only jobs in this state (`queued`, `running`, `succeeded`, `failed`, `cancelled`).
+    ///   - state: only jobs in this state (`queued`, `running`, `succeeded`, `failed`, `cancelled`, `discarded`).
     ///   - search: only jobs whose source or destination contains this text (case-insensitive).
     ///   - firstJob: the batch's lowest job id (``BatchStatusRow/firstJobID``): without a state, the page is
     ///     then a walk of the primary key from there.

@@ -64,6 +64,51 @@ struct DashboardConsoleTests {
         }
     }
 
+    @Test("Discard group and Discard on a job append discarded as by the dashboard; the failures page and batch count follow")
+    func discard() async throws {
+        let db = try await TestDatabase.make("dashdiscard")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "photos", queue: "pics", count: 6)
+        let errors = (0..<4).map { "http_not_found: GET https://example.com/p/\($0).jpg answered 404" } + ["disk full", "disk full"]
+        try await Self.fail(store, queue: "pics", ids: ids, errors: errors)
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let page = try await dashboard.get("/failed", json: true)
+            let id = try #require(FailureKey.id(of: page, code: "http_not_found"))
+            let html = try await dashboard.get("/failed")
+            #expect(html.body.contains("/ferry/failed/groups/\(id)/discard") && html.body.contains("Discard group"))
+            #expect(html.body.contains("/ferry/jobs/\(ids[4].uuidString.lowercased())/discard"))
+
+            let browser = try await dashboard.login(token: Self.token)
+            #expect(try await dashboard.request(.POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: [:]).status == 403)
+            let discarded = try await dashboard.request(.POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: ["csrf": browser.csrf])
+            #expect(discarded.status == 303 && discarded.headers.first(name: "location") == "/ferry/failed", "\(discarded.body)")
+            let appended = try await db.query("""
+                SELECT job_id FROM ferry.events WHERE type = 'discarded' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
+                """).rows.map { try $0.decode(UUID.self, at: 0) }
+            #expect(appended == Array(ids[0..<4]))
+            let after = try await dashboard.get("/failed", json: true)
+            #expect(((after.json as? [String: Any])?["groups"] as? [Any])?.count == 1, "only disk full is left")
+
+            // One job by a script: JSON outcome; a second discard of it changes nothing.
+            let bearer = ["Authorization": "Bearer \(Self.token)"]
+            let job = ids[4].uuidString.lowercased()
+            let scripted = try await dashboard.request(.POST, "/jobs/\(job)/discard", form: [:], headers: bearer)
+            #expect(scripted.status == 200)
+            #expect((scripted.json as? [[String: Any]])?.first?["action"] as? String == "discarded")
+            let twice = try await dashboard.request(.POST, "/jobs/\(job)/discard", form: [:], headers: bearer)
+            #expect((twice.json as? [[String: Any]])?.first?["action"] as? String == "unchanged")
+            let batch = try await dashboard.get("/batches/photos", json: true)
+            let summary = try #require((batch.json as? [String: Any])?["batch"] as? [String: Any])
+            #expect(summary["discarded"] as? Int == 5 && summary["failed"] as? Int == 1)
+            // The job page of a discarded job offers Retry, not Discard; the batch filter knows the state.
+            let jobPage = try await dashboard.get("/jobs/\(job)", cookies: browser.cookies)
+            #expect(jobPage.body.contains("/ferry/jobs/\(job)/retry") && !jobPage.body.contains("/ferry/jobs/\(job)/discard"))
+            let filtered = try await dashboard.get("/batches/photos?status=discarded", json: true)
+            #expect(((filtered.json as? [String: Any])?["jobs"] as? [Any])?.count == 5)
+        }
+    }
+
     @Test("the queues page pauses and resumes a queue through ferry.queue_events; the overview's paused badge links there; read-only hides the buttons")
     func queuePauseResume() async throws {
         let db = try await TestDatabase.make("dashqueue")
