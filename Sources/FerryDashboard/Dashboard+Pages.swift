@@ -109,10 +109,24 @@ extension Dashboard {
         html += "<p class=\"sort\" id=\"sort\">sort by: " + labels.map { item in
             item.0 == order ? "<b>\(item.1)</b>" : "<a href=\"\(query(item.0))\">\(item.1)</a>"
         }.joined() + (order == .size || order == .started ? " (among the batch's first \(FerryStore.sortWindow) jobs)" : "") + "</p>"
+        // Bulk actions: the checked jobs, or every job the filter matches (all pages).
+        var hidden = "<input type=\"hidden\" name=\"batch\" value=\"\(HTML.escape(name))\">"
+        var described = [String]()
+        if let state {
+            hidden += "<input type=\"hidden\" name=\"status\" value=\"\(HTML.escape(state))\">"
+            described.append(HTML.escape(state))
+        }
+        if let search, !search.isEmpty {
+            hidden += "<input type=\"hidden\" name=\"q\" value=\"\(HTML.escape(search))\">"
+            described.append("matching “\(HTML.escape(search))”")
+        }
+        html += view.bulkForm(
+            id: "bulk", fields: hidden, actions: [("retry", "Retry"), ("cancel", "Cancel"), ("discard", "Discard")],
+            filter: described.isEmpty ? "of the batch" : "of the batch " + described.joined(separator: ", "))
         html += view.table(
-            ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
+            (view.readOnly ? [] : [""]) + ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
             jobs.map { job in
-                [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
+                (view.readOnly ? [] : [view.selectBox(job.jobID, form: "bulk")]) + [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
                  HTML.escape(job.destination), job.bytesTotal.map(DashboardView.bytes) ?? "",
                  HTML.escape(job.percent.map { $0 + "%" } ?? ""), DashboardView.time(job.startedAt, now: now),
                  HTML.escape(job.worker ?? ""), "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>"]

@@ -70,6 +70,9 @@ extension Dashboard {
             return try await act(request, context, action: context.parameters.get("action") ?? "", target: .batch(name),
                                  back: "/batches/\(HTML.component(name))")
         }
+        router.post(RouterPath("\(base)/bulk/:action")) { request, context in
+            try await bulk(request, context, action: context.parameters.get("action") ?? "")
+        }
         router.post(RouterPath("\(base)/failed/groups/:group/:action")) { request, context in
             try await actOnGroup(request, context, id: context.parameters.get("group") ?? "", action: context.parameters.get("action") ?? "")
         }
@@ -313,8 +316,9 @@ extension Dashboard {
         return Response(status: .seeOther, headers: [.location: base + "/queues"])
     }
 
-    /// Runs an authorized cancel, retry or discard and answers its outcomes (JSON) or a redirect back (browsers). For more
-    /// than one job, the JSON lists only the jobs that changed: nothing to retry is an empty list.
+    /// Runs an authorized cancel, retry or discard and answers its outcomes (JSON) or a redirect back (browsers).
+    /// Named jobs (one, a selection, a group) are each listed, unchanged ones with their state; a batch or a filter
+    /// lists only the jobs that changed: nothing to retry is an empty list.
     func perform(_ request: Request, action: String, target: FerryStore.JobFilter, back: String) async -> Response {
         let outcomes: [CommandOutcome]
         do {
@@ -332,8 +336,7 @@ extension Dashboard {
         shared.clear()
         logger.notice("dashboard action", metadata: ["action": "\(action)", "target": "\(target)", "jobs": "\(outcomes.count)"])
         if wantsJSON(request) {
-            let single: Bool = if case .job = target { true } else { false }
-            let items = outcomes.filter { single || $0.action != .unchanged }.map { outcome -> JSONValue in
+            let items = outcomes.map { outcome -> JSONValue in
                 .object([
                     "job_id": .string(outcome.jobID.uuidString.lowercased()), "action": .string(outcome.action.rawValue),
                     "state": outcome.state.map { .string($0) } ?? .null,

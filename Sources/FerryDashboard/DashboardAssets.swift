@@ -28,6 +28,7 @@ enum DashboardAssets {
         dl.summary{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;background:#fff;padding:8px 12px;margin:8px 0 16px}
         dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}
         .sort a{margin-right:8px}.sort b{margin-right:8px}
+        form.bulk{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:center;margin:8px 0}
         @media (max-width:600px){main{padding:8px}header{padding:8px}h2{font-size:18px}}
         @media (prefers-color-scheme:dark){
         body{color:#dde3ec;background:#12161d}header{background:#0b0e13}
@@ -52,9 +53,21 @@ enum DashboardAssets {
               .then(function(text){
                 var doc = new DOMParser().parseFromString(text, 'text/html');
                 var fresh = doc.getElementById('live'), current = document.getElementById('live');
-                if (fresh && current) current.innerHTML = fresh.innerHTML;
+                if (!fresh || !current) return;
+                // The operator's selection survives the refresh: the same jobs are checked again.
+                var kept = {}, boxes = document.querySelectorAll('input[name="job"]:checked'), i;
+                for (i = 0; i < boxes.length; i++) kept[boxes[i].value] = true;
+                current.innerHTML = fresh.innerHTML;
+                boxes = document.querySelectorAll('input[name="job"]');
+                for (i = 0; i < boxes.length; i++) if (kept[boxes[i].value]) boxes[i].checked = true;
               });
           }
+          document.addEventListener('change', function(e){
+            var box = e.target;
+            if (!box.classList || !box.classList.contains('select-all')) return;
+            var boxes = document.querySelectorAll('input[name="job"][form="' + box.getAttribute('data-form') + '"]');
+            for (var i = 0; i < boxes.length; i++) boxes[i].checked = box.checked;
+          });
           function changed(){
             if (pending) return;
             pending = true;

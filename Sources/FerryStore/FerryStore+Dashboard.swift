@@ -19,9 +19,7 @@ extension FerryStore {
         var conditions = ["batch = $1"]
         var binds: [any PostgresBindable] = [batch]
         if let search, !search.isEmpty {
-            let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-            binds.append(pattern)
+            binds.append(Self.containsPattern(search))
             conditions.append("(source ILIKE $\(binds.count) OR destination ILIKE $\(binds.count))")
         }
         if let after {

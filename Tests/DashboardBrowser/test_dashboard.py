@@ -301,6 +301,35 @@ def test_group_retry_requeues_the_whole_group(browser):
         process.stop()
 
 
+def test_bulk_actions_on_a_selection_and_a_filter(browser):
+    # Six queued jobs on a queue no worker serves: select one and cancel it, then cancel every job the filter
+    # (status queued, text "bulk-") matches, then retry every cancelled one: each an append per job by the dashboard.
+    enqueue("bulk", "browser-bulk", 6, "bulk")
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        login(browser, root)
+        browser.get(root + "/batches/bulk?status=queued")
+        boxes = browser.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']")
+        assert len(boxes) == 6
+        chosen = boxes[0].get_attribute("value")
+        boxes[0].click()
+        browser.find_element(By.XPATH, "//button[text()='Cancel selected']").click()
+        eventually(lambda: job_states("bulk")[chosen] == "cancelled", "the selected job to be cancelled")
+        assert sorted(job_states("bulk").values()).count("queued") == 5
+        browser.get(root + "/batches/bulk?status=queued&q=bulk-")
+        shot(browser, "bulk-filter")
+        browser.find_element(By.XPATH, "//button[text()='Cancel all']").click()
+        eventually(lambda: set(job_states("bulk").values()) == {"cancelled"}, "every queued job to be cancelled")
+        WebDriverWait(browser, 30).until(lambda d: "status=queued" in d.current_url)
+        browser.get(root + "/batches/bulk?status=cancelled")
+        browser.find_element(By.CSS_SELECTOR, "input.select-all").click()
+        assert all(box.is_selected() for box in browser.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']"))
+        browser.find_element(By.XPATH, "//button[text()='Retry selected']").click()
+        eventually(lambda: set(job_states("bulk").values()) == {"queued"}, "every selected job to be queued again")
+    finally:
+        process.stop()
+
+
 def test_queue_pause_and_resume_from_the_page(browser):
     enqueue("paused-work", "browser-pause", 1, "pause")
 

@@ -109,6 +109,72 @@ struct DashboardConsoleTests {
         }
     }
 
+    @Test("bulk actions: a selection from the batch page (session and CSRF), everything matching a filter (bearer, JSON), the failures page's selection; read-only refuses")
+    func bulkActions() async throws {
+        let db = try await TestDatabase.make("dashbulk")
+        let store = db.store()
+        defer { store.client.close() }
+        // 0-5 failed (0-2 on /a/ paths, 3-5 on /b/), 6-7 succeeded, 8-11 queued.
+        let ids = try await DashboardTests.seed(store, batch: "trip", queue: "bq", count: 12, failed: 6, succeeded: 2) { index in
+            "https://example.com/\(index < 3 ? "a" : "b")/\(index).jpg"
+        }
+        let text = ids.map { $0.uuidString.lowercased() }
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let browser = try await dashboard.login(token: Self.token)
+            let page = try await dashboard.get("/batches/trip?status=failed&q=%2Fa%2F", cookies: browser.cookies)
+            #expect(page.body.contains("<form class=\"bulk\" id=\"bulk\"") && page.body.contains("formaction=\"/ferry/bulk/discard\""))
+            #expect(page.body.contains("name=\"job\" value=\"\(text[0])\" form=\"bulk\""))
+            #expect(page.body.contains("name=\"status\" value=\"failed\"") && page.body.contains("every job of the batch failed"))
+
+            // The selection: two failed jobs and a succeeded one, retried; without the CSRF field nothing happens.
+            let selection = [("job", text[0]), ("job", text[1]), ("job", text[6])]
+            #expect(try await dashboard.request(.POST, "/bulk/retry", cookies: browser.cookies, pairs: selection).status == 403)
+            let retried = try await dashboard.request(
+                .POST, "/bulk/retry", cookies: browser.cookies, pairs: selection + [("csrf", browser.csrf), ("batch", "trip")])
+            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/batches/trip", "\(retried.body)")
+            let requeued = try await db.query("""
+                SELECT job_id FROM ferry.events WHERE type = 'requeued' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
+                """).rows.map { try $0.decode(UUID.self, at: 0) }
+            #expect(requeued == [ids[0], ids[1]])
+            #expect(try await DashboardTests.state(db, ids[6]) == "succeeded")
+
+            // Everything matching the filter (failed, text /b/) by a script: one discarded event per job, as JSON.
+            let bearer = ["Authorization": "Bearer \(Self.token)"]
+            let filtered = try await dashboard.request(
+                .POST, "/bulk/discard", pairs: [("scope", "filter"), ("batch", "trip"), ("status", "failed"), ("q", "/b/")], headers: bearer)
+            #expect(filtered.status == 200, "\(filtered.body)")
+            let outcomes = try #require(filtered.json as? [[String: Any]])
+            #expect(outcomes.compactMap { $0["job_id"] as? String } == [text[3], text[4], text[5]])
+            #expect(outcomes.allSatisfy { $0["action"] as? String == "discarded" && $0["state"] as? String == "discarded" })
+            #expect(try await DashboardTests.state(db, ids[2]) == "failed", "job 2 is failed but not on a /b/ path")
+            // A browser's filter action goes back to the filtered page; cancel every queued job.
+            let cancelled = try await dashboard.request(
+                .POST, "/bulk/cancel", cookies: browser.cookies,
+                pairs: [("scope", "filter"), ("batch", "trip"), ("status", "queued"), ("csrf", browser.csrf)])
+            #expect(cancelled.headers.first(name: "location") == "/ferry/batches/trip?status=queued")
+            for index in 8..<12 { #expect(try await DashboardTests.state(db, ids[index]) == "cancelled") }
+
+            // The failures page: its group jobs carry boxes for the failures' bulk form.
+            let failed = try await dashboard.get("/failed", cookies: browser.cookies)
+            #expect(failed.body.contains("id=\"bulk-failed\"") && failed.body.contains("name=\"job\" value=\"\(text[2])\" form=\"bulk-failed\""))
+            let fromFailures = try await dashboard.request(
+                .POST, "/bulk/discard", cookies: browser.cookies, pairs: [("job", text[2]), ("csrf", browser.csrf)])
+            #expect(fromFailures.headers.first(name: "location") == "/ferry/failed")
+            #expect(try await DashboardTests.state(db, ids[2]) == "discarded")
+
+            // Bad requests: nothing selected, a filter without its batch, an unknown action, a bad id.
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("batch", "trip")], headers: bearer).status == 400)
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("scope", "filter")], headers: bearer).status == 400)
+            #expect(try await dashboard.request(.POST, "/bulk/delete", pairs: [("job", text[0])], headers: bearer).status == 404)
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("job", "x")], headers: bearer).status == 400)
+        }
+        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+            let page = try await dashboard.get("/batches/trip")
+            #expect(!page.body.contains("type=\"checkbox\" name=\"job\"") && !page.body.contains("/bulk/"))
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("job", text[5])]).status == 403)
+        }
+    }
+
     @Test("the queues page pauses and resumes a queue through ferry.queue_events; the overview's paused badge links there; read-only hides the buttons")
     func queuePauseResume() async throws {
         let db = try await TestDatabase.make("dashqueue")

@@ -58,4 +58,21 @@ struct DiscardCommandTests {
         let retry = try await FerryProcess.run(["retry", text[0]], databaseURL: db.url)
         #expect(retry.status == 0 && retry.lines == ["\(text[0]) requeued"])
     }
+
+    @Test("a batch retry lists only the jobs it requeued, in text and JSON; nothing to retry says so on stderr")
+    func batchRetryListsChanged() async throws {
+        let db = try await TestDatabase.make("cliretrybatch")
+        let store = db.store()
+        defer { store.client.close() }
+        // 0-1 failed, 2-4 succeeded, 5 queued.
+        let ids = try await DashboardTests.seed(store, batch: "trip", queue: "rq", count: 6, failed: 2, succeeded: 3)
+        let text = ids.map { $0.uuidString.lowercased() }
+        let retry = try await FerryProcess.run(["retry", "--batch", "trip"], databaseURL: db.url)
+        #expect(retry.status == 0 && retry.lines == ["\(text[0]) requeued", "\(text[1]) requeued"], "\(retry.stdout)")
+        let again = try await FerryProcess.run(["retry", "--batch", "trip", "--json"], databaseURL: db.url)
+        #expect(again.status == 0 && again.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        let plain = try await FerryProcess.run(["retry", "--batch", "trip"], databaseURL: db.url)
+        #expect(plain.status == 0 && plain.stdout.isEmpty && plain.stderr.contains("nothing to retry"))
+    }
 }
+

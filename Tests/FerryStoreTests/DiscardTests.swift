@@ -111,4 +111,36 @@ struct DiscardTests {
         #expect(row.done && row.percent == "100.0" && row.discarded == 2 && row.failed == 0)
         #expect(try await store.batchEvents(of: "d4").count == completed.count, "no reopen, no second completion")
     }
+
+    @Test("a filter (batch, state, text) acts on every match and lists only what changed; a selection lists each job")
+    func matchingAndSelection() async throws {
+        let db = try await TestDatabase.make("bulkmatch")
+        let store = db.store()
+        defer { store.client.close() }
+        let jobs = try await Self.mixedBatch(store, "d5")
+        let other = try await Self.mixedBatch(store, "d6")
+        // The text filter: only the failed job whose URL carries "a.jpg"-like text; the pattern's % and _ are literal.
+        let sources = try await db.query(
+            "SELECT job_id, source FROM ferry.jobs WHERE job_id = ANY ($1::uuid[])", [PostgresArray(jobs.failed)]
+        ).rows.map { (try $0.decode(UUID.self, at: 0), try $0.decode(String.self, at: 1)) }
+        let (first, firstSource) = sources[0]
+        let needle = String(firstSource.split(separator: "/").last!.prefix(12))
+        #expect(try await store.discard(.matching(batch: "d5", state: nil, search: "%"), requestedBy: "t").isEmpty)
+        let narrowed = try await store.discard(.matching(batch: "d5", state: "failed", search: needle.uppercased()), requestedBy: "t")
+        #expect(narrowed.map(\.jobID) == [first] && narrowed.allSatisfy { $0.action == .discarded })
+        // Every job of the batch in one state: the other failed job is retried, nothing of batch d6 moves.
+        let retried = try await store.retry(.matching(batch: "d5", state: "failed", search: nil), requestedBy: "t")
+        #expect(retried.map(\.jobID) == [jobs.failed.first { $0 != first }!])
+        let cancelled = try await store.cancel(.matching(batch: "d5", state: nil, search: nil), requestedBy: "t")
+        #expect(Set(cancelled.map(\.jobID)) == Set([jobs.queued] + jobs.failed.filter { $0 != first }))
+        #expect(try await store.jobStatus(.job(other.queued)).first?.state == "queued")
+        // A selection: each named job, the ones left alone with their state.
+        let selection = try await store.retry(.jobs([other.failed[0], other.succeeded]), requestedBy: "t")
+        #expect(Dictionary(uniqueKeysWithValues: selection.map { ($0.jobID, $0.action) })
+                == [other.failed[0]: .requeued, other.succeeded: .unchanged])
+        await #expect(throws: FerryStoreError.self) {
+            try await store.retry(.matching(batch: "no-such-batch", state: nil, search: nil), requestedBy: "t")
+        }
+        #expect(try await store.projection.verify().isClean)
+    }
 }
