@@ -2492,9 +2492,15 @@ CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state, job_id) WHE
 
 CREATE INDEX jobs_claim_idx ON ferry.jobs USING btree (queue, COALESCE(account, ''::text), priority DESC, run_at, job_id) WHERE (state = 'queued'::text);
 
+CREATE INDEX jobs_error_code_idx ON ferry.jobs USING btree ("substring"(last_error, '^([a-z][a-z0-9_]{0,63}):'::text), job_id) WHERE (last_error IS NOT NULL);
+
 CREATE INDEX jobs_finished_idx ON ferry.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text, 'discarded'::text]));
 
 CREATE UNIQUE INDEX jobs_idempotency_key ON ferry.jobs USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+
+CREATE INDEX jobs_metadata_idx ON ferry.jobs USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+
+CREATE INDEX jobs_path_trgm_idx ON ferry.jobs USING gin ((((source || ' '::text) || destination)) public.gin_trgm_ops);
 
 CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE ((state = 'running'::text) AND (account IS NOT NULL));
 

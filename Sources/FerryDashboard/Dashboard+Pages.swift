@@ -15,7 +15,7 @@ extension Dashboard {
             lastHour[row.queue, default: (0, 0)].jobs += row.succeeded + row.failed
             lastHour[row.queue, default: (0, 0)].bytes += row.bytes
         }
-        var html = "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
+        var html = searchBox(view) + "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
         if !accounts.isEmpty {
             let held = accounts.reduce(Int64(0)) { $0 + ($1.heldJobs ?? 0) }
             html += "<p class=\"err\" id=\"held-note\">\(held) jobs held: \(accounts.count) account(s) need "

@@ -47,6 +47,18 @@ extension Dashboard {
         router.get(RouterPath("\(base)/failed")) { request, _ in
             await respond(request) { view in try await failed(view) }
         }
+        router.get(RouterPath("\(base)/search")) { request, _ in
+            let query = request.uri.queryParameters
+            var before: UUID?
+            if let text = query["before"].map(String.init), !text.isEmpty {
+                guard let id = UUID(uuidString: text) else {
+                    return problem(request, .badRequest, "before= must be a job id (a UUID)")
+                }
+                before = id
+            }
+            let text = query["q"].map(String.init)
+            return await respond(request) { view in try await search(text, before: before, view) }
+        }
         router.get(RouterPath("\(base)/queues")) { request, _ in
             await respond(request) { view in try await queues(view) }
         }

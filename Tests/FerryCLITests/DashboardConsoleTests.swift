@@ -175,6 +175,39 @@ struct DashboardConsoleTests {
         }
     }
 
+    @Test("search across batches: the overview's box, /search by path, id, error code and metadata, HTML and JSON, paged")
+    func search() async throws {
+        let db = try await TestDatabase.make("dashsearch")
+        let store = db.store()
+        defer { store.client.close() }
+        let north = try await DashboardTests.seed(store, batch: "north", queue: "sq", count: 55) { "https://example.com/trip/IMG_\(1000 + $0).jpg" }
+        let south = try await DashboardTests.seed(store, batch: "south", queue: "sq2", count: 3) { "https://example.com/trip/IMG_\(2000 + $0).jpg" }
+        try await Self.fail(store, queue: "sq", ids: north, errors: ["http_not_found: GET https://example.com/x answered 404", "disk full"])
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            #expect(try await dashboard.get("/").body.contains("action=\"/ferry/search\""))
+            let page = try await dashboard.get("/search?q=img_")
+            #expect(page.status == 200 && page.body.contains("job(s) by path") && page.body.contains("href=\"/ferry/batches/south\""))
+            let json = try await dashboard.get("/search?q=img_", json: true)
+            let object = try #require(json.json as? [String: Any])
+            #expect((object["jobs"] as? [Any])?.count == 50 && object["kind"] as? String == "path")
+            let next = try #require(object["next_before"] as? String)
+            let older = try await dashboard.get("/search?q=img_&before=\(next)", json: true)
+            #expect(((older.json as? [String: Any])?["jobs"] as? [Any])?.count == 8, "58 jobs: 50, then 8")
+            // Newest first: the south batch's jobs were enqueued last.
+            let firstID = ((object["jobs"] as? [[String: Any]])?.first?["job_id"] as? String)
+            #expect(firstID == south.map { $0.uuidString.lowercased() }.max())
+
+            let byID = try await dashboard.get("/search?q=\(south[1].uuidString.lowercased())", json: true)
+            #expect(((byID.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String } == [south[1].uuidString.lowercased()])
+            let byError = try await dashboard.get("/search?q=error%3Ahttp_not_found", json: true)
+            #expect(((byError.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String } == [north[0].uuidString.lowercased()])
+            let short = try await dashboard.get("/search?q=ab", json: true)
+            #expect((short.json as? [String: Any])?["code"] as? String == "too_short")
+            #expect(try await dashboard.get("/search?q=ab").body.contains("id=\"search-error\""))
+            #expect(try await dashboard.get("/search?q=img_&before=nope").status == 400)
+        }
+    }
+
     @Test("the queues page pauses and resumes a queue through ferry.queue_events; the overview's paused badge links there; read-only hides the buttons")
     func queuePauseResume() async throws {
         let db = try await TestDatabase.make("dashqueue")
