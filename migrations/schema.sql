@@ -178,9 +178,16 @@ BEGIN
         j.worker := NULL;
         j.finished_at := p_at;
         j.last_error := p_data->>'error';
+    WHEN 'discarded' THEN
+        -- The failure stays as it was (error, finished_at); the job is just no longer one to act on.
+        IF j.state <> 'failed' THEN
+            RAISE EXCEPTION 'job %: only failed jobs can be discarded, this one is %', p_job_id, j.state
+                USING ERRCODE = 'FY002', HINT = 'Cancel a job that has not finished (ferry cancel).';
+        END IF;
+        j.state := 'discarded';
     WHEN 'requeued' THEN
-        IF j.state NOT IN ('failed', 'cancelled') THEN
-            RAISE EXCEPTION 'job %: only failed or cancelled jobs can be retried, this one is %', p_job_id, j.state
+        IF j.state NOT IN ('failed', 'cancelled', 'discarded') THEN
+            RAISE EXCEPTION 'job %: only failed, cancelled or discarded jobs can be retried, this one is %', p_job_id, j.state
                 USING ERRCODE = 'FY002';
         END IF;
         j.state := 'queued';
@@ -233,7 +240,7 @@ CREATE FUNCTION ferry.authorize_events() RETURNS trigger
 DECLARE
     worker_types   CONSTANT text[] := ARRAY['enqueued', 'claimed', 'progress', 'retry_scheduled', 'deferred',
                                             'released', 'rescued', 'cancelled', 'succeeded', 'failed', 'resolved'];
-    producer_types CONSTANT text[] := ARRAY['enqueued', 'cancel_requested', 'cancelled', 'requeued'];
+    producer_types CONSTANT text[] := ARRAY['enqueued', 'cancel_requested', 'cancelled', 'requeued', 'discarded'];
     is_worker      boolean;
     is_producer    boolean;
     allowed        text[];
@@ -316,8 +323,8 @@ BEGIN
                  WHEN refused_type = ANY (producer_types) THEN 'ferry_producer'
                  ELSE 'ferry_worker' END
             USING ERRCODE = 'insufficient_privilege',
-                  HINT = 'Producers (ferry_producer) append enqueued, cancel_requested, cancelled of a queued job and '
-                         'requeued; workers (ferry_worker) append claims, progress and outcomes. Grant the role that '
+                  HINT = 'Producers (ferry_producer) append enqueued, cancel_requested, cancelled of a queued job, '
+                         'requeued and discarded; workers (ferry_worker) append claims, progress and outcomes. Grant the role that '
                          'fits what this login does.';
     END IF;
 
@@ -374,7 +381,8 @@ CREATE TABLE ferry.batch_counts (
     finished_at timestamp with time zone,
     first_job uuid,
     unchanged bigint DEFAULT 0 NOT NULL,
-    unchanged_bytes bigint DEFAULT 0 NOT NULL
+    unchanged_bytes bigint DEFAULT 0 NOT NULL,
+    discarded bigint DEFAULT 0 NOT NULL
 )
 WITH (fillfactor='50');
 
@@ -400,7 +408,8 @@ SELECT j.batch,
        min(j.job_id::text COLLATE "C")::uuid AS first_job,   -- PostgreSQL 15 has no min(uuid); the text sorts alike
        count(*) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged') AS unchanged,
        coalesce(sum(j.bytes_total) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged'), 0)::bigint
-           AS unchanged_bytes
+           AS unchanged_bytes,
+       count(*) FILTER (WHERE j.state = 'discarded') AS discarded
   FROM ferry.jobs j
  WHERE j.batch IS NOT NULL
  GROUP BY j.batch
@@ -414,6 +423,7 @@ CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
                'succeeded', count(*) FILTER (WHERE j.state = 'succeeded'),
                'failed', count(*) FILTER (WHERE j.state = 'failed'),
                'cancelled', count(*) FILTER (WHERE j.state = 'cancelled'),
+               'discarded', count(*) FILTER (WHERE j.state = 'discarded'),
                'bytes', coalesce(sum(j.bytes_done), 0))
       FROM ferry.jobs j
      WHERE j.batch = p_batch
@@ -671,12 +681,12 @@ BEGIN
                    sum(bytes_done) AS bytes_done, sum(bytes_total) AS bytes_total, sum(sized) AS sized,
                    min(enqueued_at) AS enqueued_at, min(started_at) AS started_at, max(finished_at) AS finished_at,
                    min(first_job::text COLLATE "C")::uuid AS first_job, sum(unchanged) AS unchanged,
-                   sum(unchanged_bytes) AS unchanged_bytes, count(*) AS n
+                   sum(unchanged_bytes) AS unchanged_bytes, sum(discarded) AS discarded, count(*) AS n
               FROM moved GROUP BY batch
         ), applied AS (
             INSERT INTO ferry.batch_counts AS c
             SELECT batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized,
-                   enqueued_at, started_at, finished_at, first_job, unchanged, unchanged_bytes
+                   enqueued_at, started_at, finished_at, first_job, unchanged, unchanged_bytes, discarded
               FROM summed ORDER BY batch
             ON CONFLICT (batch) DO UPDATE
                SET jobs = c.jobs + excluded.jobs, queued = c.queued + excluded.queued,
@@ -689,7 +699,8 @@ BEGIN
                    finished_at = greatest(c.finished_at, excluded.finished_at),
                    first_job = least(c.first_job, excluded.first_job),
                    unchanged = c.unchanged + excluded.unchanged,
-                   unchanged_bytes = c.unchanged_bytes + excluded.unchanged_bytes
+                   unchanged_bytes = c.unchanged_bytes + excluded.unchanged_bytes,
+                   discarded = c.discarded + excluded.discarded
         )
         SELECT coalesce(sum(s.n), 0), array_agg(s.batch) INTO n, touched FROM summed s;
         folded := folded + n;
@@ -783,13 +794,14 @@ BEGIN
                    min(c.job_id::text COLLATE "C") FILTER (WHERE c.was_state IS NULL)::uuid AS first_job,
                    sum(coalesce(c.unchanged, false)::int - coalesce(c.was_unchanged, false)::int)::bigint AS unchanged,
                    sum(CASE WHEN c.unchanged THEN coalesce(c.bytes_total, 0) ELSE 0 END
-                       - CASE WHEN c.was_unchanged THEN coalesce(c.was_bytes_total, 0) ELSE 0 END)::bigint AS unchanged_bytes
+                       - CASE WHEN c.was_unchanged THEN coalesce(c.was_bytes_total, 0) ELSE 0 END)::bigint AS unchanged_bytes,
+                   sum((c.state IS NOT DISTINCT FROM 'discarded')::int - (c.was_state IS NOT DISTINCT FROM 'discarded')::int)::bigint AS discarded
               FROM unnest(p_changes) c
              WHERE c.batch IS NOT NULL
              GROUP BY c.batch) d
      WHERE (d.jobs, d.queued, d.running, d.succeeded, d.failed, d.cancelled, d.bytes_done, d.bytes_total, d.sized,
-            d.unchanged, d.unchanged_bytes)
-           <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+            d.unchanged, d.unchanged_bytes, d.discarded)
+           <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     INSERT INTO ferry.throughput_deltas (minute, queue, succeeded, failed, bytes)
     SELECT date_trunc('minute', c.finished_at), c.queue,
@@ -1643,7 +1655,7 @@ CREATE TABLE ferry.events (
     data jsonb DEFAULT '{}'::jsonb NOT NULL,
     tx_id xid8 DEFAULT pg_current_xact_id() NOT NULL,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['enqueued'::text, 'claimed'::text, 'progress'::text, 'retry_scheduled'::text, 'deferred'::text, 'released'::text, 'rescued'::text, 'cancel_requested'::text, 'cancelled'::text, 'succeeded'::text, 'failed'::text, 'requeued'::text, 'resolved'::text]))),
+    CONSTRAINT events_type_check CHECK ((type = ANY (ARRAY['enqueued'::text, 'claimed'::text, 'progress'::text, 'retry_scheduled'::text, 'deferred'::text, 'released'::text, 'rescued'::text, 'cancel_requested'::text, 'cancelled'::text, 'succeeded'::text, 'failed'::text, 'requeued'::text, 'resolved'::text, 'discarded'::text]))),
     CONSTRAINT events_version_check CHECK ((version > 0))
 )
 WITH (fillfactor='100', autovacuum_vacuum_insert_scale_factor='0.1');
@@ -1954,7 +1966,8 @@ CREATE TABLE ferry.batch_count_deltas (
     finished_at timestamp with time zone,
     first_job uuid,
     unchanged bigint DEFAULT 0 NOT NULL,
-    unchanged_bytes bigint DEFAULT 0 NOT NULL
+    unchanged_bytes bigint DEFAULT 0 NOT NULL,
+    discarded bigint DEFAULT 0 NOT NULL
 )
 WITH (autovacuum_vacuum_scale_factor='0', autovacuum_vacuum_threshold='1000', autovacuum_vacuum_insert_threshold='1000');
 
@@ -2009,7 +2022,7 @@ CREATE VIEW ferry.batch_status AS
         CASE
             WHEN ((s.queued + s.running) = 0) THEN 100.0
             WHEN ((s.sized = s.jobs) AND (s.bytes_total > 0)) THEN LEAST(99.9, round(((100.0 * (LEAST((s.bytes_done + l.live), s.bytes_total))::numeric) / (s.bytes_total)::numeric), 1))
-            ELSE LEAST(99.9, round(((100.0 * (((s.succeeded + s.failed) + s.cancelled))::numeric) / (s.jobs)::numeric), 1))
+            ELSE LEAST(99.9, round(((100.0 * ((((s.succeeded + s.failed) + s.cancelled) + s.discarded))::numeric) / (s.jobs)::numeric), 1))
         END)::numeric(4,1) AS percent,
     ((s.queued + s.running) = 0) AS done,
     s.enqueued_at,
@@ -2030,7 +2043,8 @@ CREATE VIEW ferry.batch_status AS
     (s.jobs - s.sized) AS sizes_unknown,
     s.first_job AS first_job_id,
     s.unchanged,
-    s.unchanged_bytes
+    s.unchanged_bytes,
+    s.discarded
    FROM (( SELECT t.batch,
             (sum(t.jobs))::bigint AS jobs,
             (sum(t.queued))::bigint AS queued,
@@ -2046,7 +2060,8 @@ CREATE VIEW ferry.batch_status AS
             max(t.finished_at) AS finished_at,
             (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job,
             (sum(t.unchanged))::bigint AS unchanged,
-            (sum(t.unchanged_bytes))::bigint AS unchanged_bytes
+            (sum(t.unchanged_bytes))::bigint AS unchanged_bytes,
+            (sum(t.discarded))::bigint AS discarded
            FROM ( SELECT batch_counts.batch,
                     batch_counts.jobs,
                     batch_counts.queued,
@@ -2062,7 +2077,8 @@ CREATE VIEW ferry.batch_status AS
                     batch_counts.finished_at,
                     batch_counts.first_job,
                     batch_counts.unchanged,
-                    batch_counts.unchanged_bytes
+                    batch_counts.unchanged_bytes,
+                    batch_counts.discarded
                    FROM ferry.batch_counts
                 UNION ALL
                  SELECT batch_count_deltas.batch,
@@ -2080,7 +2096,8 @@ CREATE VIEW ferry.batch_status AS
                     batch_count_deltas.finished_at,
                     batch_count_deltas.first_job,
                     batch_count_deltas.unchanged,
-                    batch_count_deltas.unchanged_bytes
+                    batch_count_deltas.unchanged_bytes,
+                    batch_count_deltas.discarded
                    FROM ferry.batch_count_deltas) t
           GROUP BY t.batch
          HAVING (sum(t.jobs) > (0)::numeric)) s
@@ -2090,7 +2107,7 @@ CREATE VIEW ferry.batch_status AS
            FROM ferry.live_progress lp
           WHERE (lp.batch = s.batch)) l);
 
-COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, how many sizes are still unknown, and the jobs (and bytes) that succeeded without moving data because the destination held them already.';
+COMMENT ON VIEW ferry.batch_status IS 'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, how many sizes are still unknown, the jobs (and bytes) that succeeded without moving data because the destination held them already, and the failed jobs discarded since (counted apart from failed).';
 
 ALTER TABLE ferry.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.events_position_seq
@@ -2515,9 +2532,15 @@ CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state, job_id) WHE
 
 CREATE INDEX jobs_claim_idx ON ferry.jobs USING btree (queue, COALESCE(account, ''::text), priority DESC, run_at, job_id) WHERE (state = 'queued'::text);
 
-CREATE INDEX jobs_finished_idx ON ferry.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text]));
+CREATE INDEX jobs_error_code_idx ON ferry.jobs USING btree ("substring"(last_error, '^([a-z][a-z0-9_]{0,63}):'::text), job_id) WHERE (last_error IS NOT NULL);
+
+CREATE INDEX jobs_finished_idx ON ferry.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text, 'discarded'::text]));
 
 CREATE UNIQUE INDEX jobs_idempotency_key ON ferry.jobs USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+
+CREATE INDEX jobs_metadata_idx ON ferry.jobs USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+
+CREATE INDEX jobs_path_trgm_idx ON ferry.jobs USING gin ((((source || ' '::text) || destination)) public.gin_trgm_ops);
 
 CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE ((state = 'running'::text) AND (account IS NOT NULL));
 

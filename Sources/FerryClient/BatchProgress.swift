@@ -10,6 +10,8 @@ public struct BatchProgress: Sendable, Hashable {
     public var succeeded: Int64
     public var failed: Int64
     public var cancelled: Int64
+    /// Failed jobs given up on (`ferry discard`).
+    public var discarded: Int64
     public var bytesDone: Int64
     /// The sum of the known sizes: partial while ``sizesUnknown`` is above zero.
     public var bytesTotal: Int64?
@@ -19,7 +21,7 @@ public struct BatchProgress: Sendable, Hashable {
     /// No job is queued or running.
     public var isDone: Bool
     /// Done, and every job succeeded.
-    public var succeededWhole: Bool { isDone && failed == 0 && cancelled == 0 }
+    public var succeededWhole: Bool { isDone && failed == 0 && cancelled == 0 && discarded == 0 }
 
     init(_ row: BatchStatusRow) {
         name = row.batch
@@ -29,6 +31,7 @@ public struct BatchProgress: Sendable, Hashable {
         succeeded = row.succeeded
         failed = row.failed
         cancelled = row.cancelled
+        discarded = row.discarded
         bytesDone = row.bytesDone
         bytesTotal = row.bytesTotal
         sizesUnknown = row.sizesUnknown

@@ -6,7 +6,7 @@ import Foundation
 public struct JobProgress: Sendable, Hashable {
     public var id: UUID
     public var kind: JobKind?
-    /// queued, scheduled, retrying, held, running, cancelling, succeeded, failed or cancelled.
+    /// queued, scheduled, retrying, held, running, cancelling, succeeded, failed, cancelled or discarded.
     public var status: String
     public var attempt: Int
     public var batch: String?
@@ -15,7 +15,7 @@ public struct JobProgress: Sendable, Hashable {
     public var bytesDone: Int64
     public var bytesTotal: Int64?
     public var lastError: String?
-    public var isFinished: Bool { ["succeeded", "failed", "cancelled"].contains(status) }
+    public var isFinished: Bool { JobState(rawValue: status)?.isTerminal ?? false }
 
     init(_ row: JobStatusRow) {
         id = row.jobID

@@ -22,17 +22,20 @@ public enum JobEventType: String, Sendable, CaseIterable, Codable {
     case succeeded
     /// The job failed for good (attempts exhausted or a non-retryable error).
     case failed
-    /// A failed or cancelled job was put back into the queue (`ferry retry`).
+    /// A failed, cancelled or discarded job was put back into the queue (`ferry retry`).
     case requeued
     /// A job enqueued from SQL (`ferry.enqueue`), settled by the first worker that claimed it: canonical
     /// endpoints, account and provider details, which only Ferry's provider code and the file's machine know.
     case resolved
+    /// A failed job was given up for good (`ferry discard`): it leaves the failures to act on, its error and
+    /// history stay. Only failed jobs can be discarded.
+    case discarded
 
     /// Events only the current claim holder may append: they must carry its lease.
     public var requiresLease: Bool {
         switch self {
         case .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed, .resolved: true
-        case .enqueued, .claimed, .cancelRequested, .cancelled, .requeued: false
+        case .enqueued, .claimed, .cancelRequested, .cancelled, .requeued, .discarded: false
         }
     }
 }

@@ -6,11 +6,13 @@ public enum JobState: String, Sendable, CaseIterable, Codable {
     case succeeded
     case failed
     case cancelled
+    /// A failed job the operator gave up on (`ferry discard`).
+    case discarded
 
-    /// No event but `requeued` changes a job in a terminal state.
+    /// No event but `requeued` (and `discarded`, of a failed job) changes a job in a terminal state.
     public var isTerminal: Bool {
         switch self {
-        case .succeeded, .failed, .cancelled: true
+        case .succeeded, .failed, .cancelled, .discarded: true
         case .queued, .running: false
         }
     }

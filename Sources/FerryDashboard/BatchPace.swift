@@ -16,7 +16,7 @@ struct BatchPace {
         let end = batch.done ? (batch.finishedAt?.date ?? now) : now
         // At least a second: a batch that started a moment ago has a pace, not an infinite one.
         let elapsed = max(1, end.timeIntervalSince(started))
-        let finished = batch.succeeded + batch.failed + batch.cancelled
+        let finished = batch.succeeded + batch.failed + batch.cancelled + batch.discarded
         if batch.bytesDone > 0 { bytesPerSecond = Double(batch.bytesDone) / elapsed }
         if finished > 0 { jobsPerSecond = Double(finished) / elapsed }
         guard !batch.done else { return }

@@ -8,7 +8,7 @@ extension Dashboard {
     static let failureSampleSize = 10_000
 
     /// Failed & held: accounts that need a login with the jobs they hold, then failed jobs grouped by error code
-    /// and normalized message, each group with its count, a sample job, its fix and a Retry group button.
+    /// and normalized message, each group with its count, a sample job, its fix and Retry group / Discard group.
     func failed(_ view: DashboardView) async throws -> DashboardPage {
         let sample = try await store.failureSample(limit: Self.failureSampleSize)
         let groups = FailureGroup.groups(sample)
@@ -48,17 +48,22 @@ extension Dashboard {
                         "<b class=\"group-count\">\(group.count)</b>",
                         view.jobLink(sample.jobID) + "<div class=\"err\">\(HTML.escape(sample.lastError ?? ""))</div>",
                         DashboardView.time(sample.finishedAt, now: now),
-                        view.actionButton("/failed/groups/\(group.signature.id)/retry", "Retry group")]
+                        view.actionButton("/failed/groups/\(group.signature.id)/retry", "Retry group")
+                            + " " + view.actionButton("/failed/groups/\(group.signature.id)/discard", "Discard group")]
             }, rowIDs: groups.map { "group-" + $0.signature.id })
+        if !groups.isEmpty {
+            html += view.bulkForm(id: "bulk-failed", fields: "", actions: [("retry", "Retry"), ("discard", "Discard")], filter: nil)
+        }
         for group in groups {
             html += "<details id=\"jobs-\(group.signature.id)\"><summary>\(HTML.escape(group.signature.text)): "
                 + "\(group.count) job\(group.count == 1 ? "" : "s")\(group.count > group.jobs.count ? ", newest \(group.jobs.count) shown" : "")</summary>"
             html += view.table(
-                ["job", "batch", "source", "destination", "failed", ""],
+                (view.readOnly ? [] : [""]) + ["job", "batch", "source", "destination", "failed", ""],
                 group.jobs.map { job in
-                    [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", HTML.escape(job.source),
+                    (view.readOnly ? [] : [view.selectBox(job.jobID, form: "bulk-failed")]) + [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", HTML.escape(job.source),
                      HTML.escape(job.destination), DashboardView.time(job.finishedAt, now: now),
-                     view.actionButton("/jobs/\(job.jobID.uuidString.lowercased())/retry", "Retry")]
+                     view.actionButton("/jobs/\(job.jobID.uuidString.lowercased())/retry", "Retry")
+                        + " " + view.actionButton("/jobs/\(job.jobID.uuidString.lowercased())/discard", "Discard")]
                 })
             html += "</details>"
         }

@@ -15,7 +15,7 @@ extension Dashboard {
             lastHour[row.queue, default: (0, 0)].jobs += row.succeeded + row.failed
             lastHour[row.queue, default: (0, 0)].bytes += row.bytes
         }
-        var html = "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
+        var html = searchBox(view) + "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
         if !accounts.isEmpty {
             let held = accounts.reduce(Int64(0)) { $0 + ($1.heldJobs ?? 0) }
             html += "<p class=\"err\" id=\"held-note\">\(held) jobs held: \(accounts.count) account(s) need "
@@ -56,14 +56,15 @@ extension Dashboard {
     private func batchTable(_ batches: [BatchStatusRow], _ view: DashboardView) -> String {
         let now = Date()
         return view.table(
-            ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes", "rate", "ETA", "enqueued"],
+            ["batch", "progress", "jobs", "queued", "running", "succeeded", "failed", "cancelled", "discarded", "bytes", "rate", "ETA",
+             "enqueued"],
             batches.map { batch in
                 let pace = BatchPace(batch, now: now)
                 let progress = DashboardView.progress(batch)
                 return [view.batchLink(batch.batch),
                  DashboardView.progressBar(progress.done, failed: progress.failed),
                  "\(batch.jobs)", "\(batch.queued)", "\(batch.running)", "\(batch.succeeded)",
-                 batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)",
+                 batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)", "\(batch.discarded)",
                  DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? "")
                     + (batch.sizesUnknown > 0 ? "+" : ""),
                  pace.rateText, pace.etaText, DashboardView.time(batch.enqueuedAt, now: now)]
@@ -88,7 +89,8 @@ extension Dashboard {
         var html = batchTable([summary], view)
         html += view.actionButton("/batches/\(HTML.component(name))/cancel", "Cancel batch")
         html += view.actionButton("/batches/\(HTML.component(name))/retry", "Retry failed and cancelled")
-        let states = ["", "queued", "running", "succeeded", "failed", "cancelled"]
+        html += view.actionButton("/batches/\(HTML.component(name))/discard", "Discard failed")
+        let states = [""] + Self.states
         html += "<form method=\"get\">status <select name=\"status\">"
             + states.map { "<option\($0 == (state ?? "") ? " selected" : "") value=\"\($0)\">\($0.isEmpty ? "any" : $0)</option>" }.joined()
             + "</select> <input name=\"q\" placeholder=\"source or destination contains\" value=\"\(HTML.escape(search ?? ""))\">"
@@ -107,10 +109,24 @@ extension Dashboard {
         html += "<p class=\"sort\" id=\"sort\">sort by: " + labels.map { item in
             item.0 == order ? "<b>\(item.1)</b>" : "<a href=\"\(query(item.0))\">\(item.1)</a>"
         }.joined() + (order == .size || order == .started ? " (among the batch's first \(FerryStore.sortWindow) jobs)" : "") + "</p>"
+        // Bulk actions: the checked jobs, or every job the filter matches (all pages).
+        var hidden = "<input type=\"hidden\" name=\"batch\" value=\"\(HTML.escape(name))\">"
+        var described = [String]()
+        if let state {
+            hidden += "<input type=\"hidden\" name=\"status\" value=\"\(HTML.escape(state))\">"
+            described.append(HTML.escape(state))
+        }
+        if let search, !search.isEmpty {
+            hidden += "<input type=\"hidden\" name=\"q\" value=\"\(HTML.escape(search))\">"
+            described.append("matching “\(HTML.escape(search))”")
+        }
+        html += view.bulkForm(
+            id: "bulk", fields: hidden, actions: [("retry", "Retry"), ("cancel", "Cancel"), ("discard", "Discard")],
+            filter: described.isEmpty ? "of the batch" : "of the batch " + described.joined(separator: ", "))
         html += view.table(
-            ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
+            (view.readOnly ? [] : [""]) + ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
             jobs.map { job in
-                [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
+                (view.readOnly ? [] : [view.selectBox(job.jobID, form: "bulk")]) + [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
                  HTML.escape(job.destination), job.bytesTotal.map(DashboardView.bytes) ?? "",
                  HTML.escape(job.percent.map { $0 + "%" } ?? ""), DashboardView.time(job.startedAt, now: now),
                  HTML.escape(job.worker ?? ""), "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>"]
@@ -130,7 +146,10 @@ extension Dashboard {
         let events = try await store.events(of: id)
         var html = jobSummary(job, view)
         if job.state == "queued" || job.state == "running" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/cancel", "Cancel") }
-        if job.state == "failed" || job.state == "cancelled" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/retry", "Retry") }
+        if job.state == "failed" || job.state == "cancelled" || job.state == "discarded" {
+            html += view.actionButton("/jobs/\(id.uuidString.lowercased())/retry", "Retry")
+        }
+        if job.state == "failed" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/discard", "Discard") }
         let fields: [(String, String)]
         if case .object(let object) = job.json {
             fields = object.sorted { $0.key < $1.key }.map { key, value in

@@ -47,6 +47,18 @@ extension Dashboard {
         router.get(RouterPath("\(base)/failed")) { request, _ in
             await respond(request) { view in try await failed(view) }
         }
+        router.get(RouterPath("\(base)/search")) { request, _ in
+            let query = request.uri.queryParameters
+            var before: UUID?
+            if let text = query["before"].map(String.init), !text.isEmpty {
+                guard let id = UUID(uuidString: text) else {
+                    return problem(request, .badRequest, "before= must be a job id (a UUID)")
+                }
+                before = id
+            }
+            let text = query["q"].map(String.init)
+            return await respond(request) { view in try await search(text, before: before, view) }
+        }
         router.get(RouterPath("\(base)/queues")) { request, _ in
             await respond(request) { view in try await queues(view) }
         }
@@ -70,8 +82,11 @@ extension Dashboard {
             return try await act(request, context, action: context.parameters.get("action") ?? "", target: .batch(name),
                                  back: "/batches/\(HTML.component(name))")
         }
-        router.post(RouterPath("\(base)/failed/groups/:group/retry")) { request, context in
-            try await retryGroup(request, context, id: context.parameters.get("group") ?? "")
+        router.post(RouterPath("\(base)/bulk/:action")) { request, context in
+            try await bulk(request, context, action: context.parameters.get("action") ?? "")
+        }
+        router.post(RouterPath("\(base)/failed/groups/:group/:action")) { request, context in
+            try await actOnGroup(request, context, id: context.parameters.get("group") ?? "", action: context.parameters.get("action") ?? "")
         }
         router.post(RouterPath("\(base)/queues/:name/:action")) { request, context in
             guard let name = context.parameters.get("name")?.removingPercentEncoding else {
@@ -81,7 +96,10 @@ extension Dashboard {
         }
     }
 
-    static let states = ["queued", "running", "succeeded", "failed", "cancelled"]
+    static let states = JobState.allCases.map(\.rawValue)
+
+    /// What a POST may do to jobs: the appends of `ferry cancel`, `ferry retry` and `ferry discard`.
+    static let jobActions = ["cancel", "retry", "discard"]
 
     /// Renders a page as JSON or HTML (by `Accept`), 404 when `build` finds nothing, 503 when the database fails.
     func respond(_ request: Request, _ build: (DashboardView) async throws -> DashboardPage?) async -> Response {
@@ -258,28 +276,29 @@ extension Dashboard {
         }
     }
 
-    /// Cancel or retry through FerryStore (the same event appends as `ferry cancel` / `ferry retry`).
+    /// Cancel, retry or discard through FerryStore (the same event appends as `ferry cancel` / `retry` / `discard`).
     func act(
         _ request: Request, _ context: DashboardRequestContext, action: String, target: FerryStore.JobFilter, back: String
     ) async throws -> Response {
-        guard action == "cancel" || action == "retry" else { return problem(request, .notFound, "unknown action \(action)") }
+        guard Self.jobActions.contains(action) else { return problem(request, .notFound, "unknown action \(action)") }
         if let refusal = try await authorize(request, context, action: action).refusal { return refusal }
         return await perform(request, action: action, target: target, back: back)
     }
 
-    /// Retries every failed job of a group of failures (`FailureSignature`): one `requeued` append per job, the
-    /// same call and rules as `ferry retry`.
-    func retryGroup(_ request: Request, _ context: DashboardRequestContext, id: String) async throws -> Response {
-        if let refusal = try await authorize(request, context, action: "retry group").refusal { return refusal }
+    /// Retries or discards every failed job of a group of failures (`FailureSignature`): one `requeued` or
+    /// `discarded` append per job, the same call and rules as `ferry retry` / `ferry discard`.
+    func actOnGroup(_ request: Request, _ context: DashboardRequestContext, id: String, action: String) async throws -> Response {
+        guard action == "retry" || action == "discard" else { return problem(request, .notFound, "unknown action \(action)") }
+        if let refusal = try await authorize(request, context, action: action + " group").refusal { return refusal }
         let group: FailureGroup?
         do {
             group = try await failureGroup(id)
         } catch {
-            logger.warning("dashboard action failed", metadata: ["action": "retry group", "error": "\(error)"])
+            logger.warning("dashboard action failed", metadata: ["action": "\(action) group", "error": "\(error)"])
             return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
         }
-        guard let group else { return problem(request, .notFound, "no such group of failures (retried already?)") }
-        return await perform(request, action: "retry", target: .jobs(group.jobIDs), back: "/failed")
+        guard let group else { return problem(request, .notFound, "no such group of failures (retried or discarded already?)") }
+        return await perform(request, action: action, target: .jobs(group.jobIDs), back: "/failed")
     }
 
     /// Pauses or resumes a queue (`ferry queue pause|resume`: one append to `ferry.queue_events`), with the form's
@@ -309,15 +328,17 @@ extension Dashboard {
         return Response(status: .seeOther, headers: [.location: base + "/queues"])
     }
 
-    /// Runs an authorized cancel or retry and answers its outcomes (JSON) or a redirect back (browsers). For more
-    /// than one job, the JSON lists only the jobs that changed: nothing to retry is an empty list.
+    /// Runs an authorized cancel, retry or discard and answers its outcomes (JSON) or a redirect back (browsers).
+    /// Named jobs (one, a selection, a group) are each listed, unchanged ones with their state; a batch or a filter
+    /// lists only the jobs that changed: nothing to retry is an empty list.
     func perform(_ request: Request, action: String, target: FerryStore.JobFilter, back: String) async -> Response {
         let outcomes: [CommandOutcome]
         do {
-            outcomes =
-                action == "cancel"
-                ? try await store.cancel(target, requestedBy: "ferry dashboard")
-                : try await store.retry(target, requestedBy: "ferry dashboard")
+            switch action {
+            case "cancel": outcomes = try await store.cancel(target, requestedBy: "ferry dashboard")
+            case "discard": outcomes = try await store.discard(target, requestedBy: "ferry dashboard")
+            default: outcomes = try await store.retry(target, requestedBy: "ferry dashboard")
+            }
         } catch let error as FerryStoreError where error.code == .notFound {
             return problem(request, .notFound, "\(error)")
         } catch {
@@ -327,8 +348,7 @@ extension Dashboard {
         shared.clear()
         logger.notice("dashboard action", metadata: ["action": "\(action)", "target": "\(target)", "jobs": "\(outcomes.count)"])
         if wantsJSON(request) {
-            let single: Bool = if case .job = target { true } else { false }
-            let items = outcomes.filter { single || $0.action != .unchanged }.map { outcome -> JSONValue in
+            let items = outcomes.map { outcome -> JSONValue in
                 .object([
                     "job_id": .string(outcome.jobID.uuidString.lowercased()), "action": .string(outcome.action.rawValue),
                     "state": outcome.state.map { .string($0) } ?? .null,

@@ -19,7 +19,7 @@ enum DashboardAssets {
         .pct{margin-left:6px}
         .err{color:#b00020;white-space:pre-wrap;overflow-wrap:anywhere}
         .fix{margin:4px 0}
-        .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}.s-paused{color:#b36200}
+        .s-failed{color:#b00020}.s-succeeded{color:#18794e}.s-running{color:#3a7bd5}.s-paused{color:#b36200}.s-discarded{color:#6b7280}
         form.inline{display:inline}button{cursor:pointer}#live-state{margin-left:auto;font-size:12px;opacity:.8}
         pre{white-space:pre-wrap;margin:0;font-size:12px;overflow-wrap:anywhere}
         .charts{display:flex;gap:24px;flex-wrap:wrap}figure{margin:0 0 8px;max-width:100%}figcaption{font-size:12px;opacity:.8}
@@ -28,12 +28,14 @@ enum DashboardAssets {
         dl.summary{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;background:#fff;padding:8px 12px;margin:8px 0 16px}
         dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}
         .sort a{margin-right:8px}.sort b{margin-right:8px}
+        form.search input{width:28em;max-width:70vw}
+        form.bulk{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:center;margin:8px 0}
         @media (max-width:600px){main{padding:8px}header{padding:8px}h2{font-size:18px}}
         @media (prefers-color-scheme:dark){
         body{color:#dde3ec;background:#12161d}header{background:#0b0e13}
         table,dl.summary{background:#1a1f28}th{background:#232a35}th,td{border-color:#2c3440}
         a{color:#8fb8ff}svg{background:#1a1f28;border-color:#2c3440}svg.bar{background:#2c3440}
-        .err,.s-failed{color:#ff7b86}.s-succeeded{color:#5fd39a}.s-running{color:#7fb0ff}.s-paused{color:#ffb366}
+        .err,.s-failed{color:#ff7b86}.s-succeeded{color:#5fd39a}.s-running{color:#7fb0ff}.s-paused{color:#ffb366}.s-discarded{color:#9aa3b2}
         input,select,button{background:#232a35;color:#dde3ec;border:1px solid #3a4452}
         }
         """
@@ -52,9 +54,21 @@ enum DashboardAssets {
               .then(function(text){
                 var doc = new DOMParser().parseFromString(text, 'text/html');
                 var fresh = doc.getElementById('live'), current = document.getElementById('live');
-                if (fresh && current) current.innerHTML = fresh.innerHTML;
+                if (!fresh || !current) return;
+                // The operator's selection survives the refresh: the same jobs are checked again.
+                var kept = {}, boxes = document.querySelectorAll('input[name="job"]:checked'), i;
+                for (i = 0; i < boxes.length; i++) kept[boxes[i].value] = true;
+                current.innerHTML = fresh.innerHTML;
+                boxes = document.querySelectorAll('input[name="job"]');
+                for (i = 0; i < boxes.length; i++) if (kept[boxes[i].value]) boxes[i].checked = true;
               });
           }
+          document.addEventListener('change', function(e){
+            var box = e.target;
+            if (!box.classList || !box.classList.contains('select-all')) return;
+            var boxes = document.querySelectorAll('input[name="job"][form="' + box.getAttribute('data-form') + '"]');
+            for (var i = 0; i < boxes.length; i++) boxes[i].checked = box.checked;
+          });
           function changed(){
             if (pending) return;
             pending = true;

@@ -37,6 +37,30 @@ struct DashboardView {
         return "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(base + path))\">\(csrfField)<button class=\"action\">\(label)</button></form>"
     }
 
+    /// A checkbox that puts job `id` in the bulk form `form`, joined by the `form` attribute: the bulk form cannot
+    /// enclose rows that hold action forms of their own. None when read-only.
+    func selectBox(_ id: UUID, form: String) -> String {
+        guard !readOnly else { return "" }
+        return "<input type=\"checkbox\" name=\"job\" value=\"\(id.uuidString.lowercased())\" form=\"\(HTML.escape(form))\" aria-label=\"select\">"
+    }
+
+    /// The bulk form `id` (`POST {base}/bulk/ACTION`): `fields` (hidden inputs, escaped by the caller), a box that
+    /// selects every job on the page, one button per action (path, label) for the selection and, when `filter`
+    /// describes one (HTML), one per action for every job matching it. None when read-only.
+    func bulkForm(id: String, fields: String, actions: [(String, String)], filter: String?) -> String {
+        guard !readOnly, let first = actions.first else { return "" }
+        let path = HTML.escape(base) + "/bulk/"
+        var html = "<form class=\"bulk\" id=\"\(HTML.escape(id))\" method=\"post\" action=\"\(path)\(first.0)\">\(csrfField)\(fields)"
+            + "<label><input type=\"checkbox\" class=\"select-all\" data-form=\"\(HTML.escape(id))\"> all on this page</label> "
+        html += actions.map { "<button class=\"action\" formaction=\"\(path)\($0.0)\">\($0.1) selected</button>" }.joined(separator: " ")
+        if let filter {
+            html += " <span class=\"bulk-filter\">every job \(filter):</span> " + actions.map {
+                "<button class=\"action\" name=\"scope\" value=\"filter\" formaction=\"\(path)\($0.0)\">\($0.1) all</button>"
+            }.joined(separator: " ")
+        }
+        return html + "</form>"
+    }
+
     /// A table of HTML cells (already escaped); `rowIDs`, when given, become each row's `id` (escaped here).
     /// A form that posts `fields` (HTML, escaped by the caller) with the CSRF token; hidden when read-only.
     func actionForm(_ path: String, _ label: String, fields: String) -> String {
@@ -64,7 +88,7 @@ struct DashboardView {
     }
 
     /// A progress bar as SVG: its width is an attribute, not an inline style the Content-Security-Policy would block.
-    /// `failed` is the share (of the whole bar) of jobs that ended failed or cancelled, drawn in red after `done`.
+    /// `failed` is the share (of the whole bar) of jobs that ended failed, cancelled or discarded, drawn in red after `done`.
     static func bar(_ done: Double, failed: Double = 0) -> String {
         let ok = max(0, min(1, done))
         let bad = max(0, min(1 - ok, failed))
@@ -137,12 +161,12 @@ struct DashboardView {
     }
 
     /// Progress of a batch as the bar's two parts: `done` (succeeded; by bytes when every size is known and
-    /// nothing failed, so transfers in flight move it) and `failed` (failed and cancelled jobs' share, in red).
+    /// nothing failed, so transfers in flight move it) and `failed` (failed, cancelled and discarded jobs' share, in red).
     /// Their sum is the percent shown beside the bar.
     static func progress(_ batch: BatchStatusRow) -> (done: Double, failed: Double) {
         guard batch.jobs > 0 else { return (0, 0) }
         let jobs = Double(batch.jobs)
-        let unsuccessful = Double(batch.failed + batch.cancelled) / jobs
+        let unsuccessful = Double(batch.failed + batch.cancelled + batch.discarded) / jobs
         if unsuccessful == 0, let total = batch.bytesTotal, total > 0, batch.sizesUnknown == 0 {
             // Bytes may all be done a moment before the last job is recorded: full only when every job is.
             let bytes = Double(batch.bytesDone) / Double(total)

@@ -6,7 +6,8 @@ extension BatchStatusRow {
     /// The SELECT list `init(row:)` decodes: each name (or alias) is a column name the decoder reads.
     static let columns = """
         batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, percent::text, done,
-        enqueued_at, started_at, finished_at, sizes_unknown, first_job_id, unchanged, unchanged_bytes
+        enqueued_at, started_at, finished_at, sizes_unknown, first_job_id, unchanged, unchanged_bytes,
+        discarded
         """
 
     /// Decodes a row selected with `columns`, by column name.
@@ -29,5 +30,6 @@ extension BatchStatusRow {
         firstJobID = try row.decode(UUID?.self, column: "first_job_id")
         unchanged = try row.decode(Int64.self, column: "unchanged")
         unchangedBytes = try row.decode(Int64.self, column: "unchanged_bytes")
+        discarded = try row.decode(Int64.self, column: "discarded")
     }
 }

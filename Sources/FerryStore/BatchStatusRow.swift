@@ -27,6 +27,8 @@ public struct BatchStatusRow: Sendable, Hashable {
     /// `succeeded` and `bytesDone`, not transferred.
     public var unchanged: Int64 = 0
     public var unchangedBytes: Int64 = 0
+    /// Failed jobs the operator discarded (`ferry discard`): finished, not counted in `failed`.
+    public var discarded: Int64 = 0
 
     public var json: JSONValue {
         .object([
@@ -37,7 +39,7 @@ public struct BatchStatusRow: Sendable, Hashable {
             "enqueued_at": .string(enqueuedAt.iso8601),
             "started_at": startedAt.map { .string($0.iso8601) } ?? .null,
             "finished_at": finishedAt.map { .string($0.iso8601) } ?? .null,
-            "unchanged": .int(unchanged), "unchanged_bytes": .int(unchangedBytes),
+            "unchanged": .int(unchanged), "unchanged_bytes": .int(unchangedBytes), "discarded": .int(discarded),
         ])
     }
 }

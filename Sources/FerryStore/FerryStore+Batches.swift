@@ -20,11 +20,11 @@ extension FerryStore {
         }
     }
 
-    /// Jobs of a batch that finished without succeeding (failed or cancelled), first finished first.
+    /// Jobs of a batch that finished without succeeding (failed, cancelled or discarded), first finished first.
     public func unsuccessfulJobs(inBatch batch: String, limit: Int = 5) async throws -> [JobStatusRow] {
         let sql = """
             SELECT \(JobStatusRow.columns) FROM ferry.job_status
-             WHERE batch = $1 AND state IN ('failed', 'cancelled')
+             WHERE batch = $1 AND state IN ('failed', 'cancelled', 'discarded')
              ORDER BY finished_at, job_id LIMIT \(max(1, limit))
             """
         do {

@@ -7,7 +7,7 @@ extension FerryStore {
     /// the cost of a page does not grow with its depth, unlike OFFSET).
     ///
     /// - Parameters:
-    ///   - state: only jobs in this state (`queued`, `running`, `succeeded`, `failed`, `cancelled`).
+    ///   - state: only jobs in this state (`queued`, `running`, `succeeded`, `failed`, `cancelled`, `discarded`).
     ///   - search: only jobs whose source or destination contains this text (case-insensitive).
     ///   - firstJob: the batch's lowest job id (``BatchStatusRow/firstJobID``): without a state, the page is
     ///     then a walk of the primary key from there.
@@ -19,9 +19,7 @@ extension FerryStore {
         var conditions = ["batch = $1"]
         var binds: [any PostgresBindable] = [batch]
         if let search, !search.isEmpty {
-            let pattern = "%" + search.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-            binds.append(pattern)
+            binds.append(Self.containsPattern(search))
             conditions.append("(source ILIKE $\(binds.count) OR destination ILIKE $\(binds.count))")
         }
         if let after {

@@ -7,7 +7,7 @@ extension FerryStore {
     ///
     /// Reads the batch's unfinished jobs through the `(batch, state)` index and the small `workers` table.
     public func unservedQueues(_ filter: JobFilter, liveWithin: Duration) async throws -> [String] {
-        let (condition, key) = filter.condition
+        let (condition, binds) = filter.condition(from: 2)
         let seconds = Double(liveWithin.components.seconds) + Double(liveWithin.components.attoseconds) / 1e18
         do {
             return try await client.withConnection { connection in
@@ -19,9 +19,9 @@ extension FerryStore {
                     SELECT p.queue FROM pending p
                      WHERE NOT EXISTS (SELECT 1 FROM ferry.workers w
                                         WHERE p.queue = ANY (w.queues) AND NOT w.stopping
-                                          AND w.heartbeat_at > now() - make_interval(secs => $2))
+                                          AND w.heartbeat_at > now() - make_interval(secs => $1))
                      ORDER BY 1
-                    """, [key, seconds]
+                    """, [seconds] + binds
                 ).rows.map { try $0.decode(String.self, column: "queue") }
             }
         } catch {

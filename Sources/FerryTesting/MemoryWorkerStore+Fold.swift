@@ -49,7 +49,7 @@ extension MemoryWorkerStore {
             job.worker = nil
             job.finishedAt = now
             job.lastError = Self.string(data["error"])
-        case .enqueued, .claimed, .cancelRequested, .requeued:
+        case .enqueued, .claimed, .cancelRequested, .requeued, .discarded:
             // Appended by the store itself (enqueue, claim, cancel), never through a worker's outcome.
             break
         }

@@ -36,7 +36,7 @@ struct Ferry: AsyncParsableCommand {
             """,
         version: FerryRelease.description,
         subcommands: [
-            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Wait.self, WorkerCommand.self, DevServerCommand.self, DashboardCommand.self,
+            Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Discard.self, Wait.self, WorkerCommand.self, DevServerCommand.self, DashboardCommand.self,
             Projection.self, ArchiveCommand.self, AccountCommand.self, QueueCommand.self, ScheduleCommand.self,
         ]
     )

@@ -78,7 +78,7 @@ struct ProgressBar {
     static func plainLine(_ snapshot: WaitSnapshot, rates: RateEstimator) -> String {
         var text = "\(snapshot.label): \(snapshot.jobsFinished)/\(snapshot.jobs) jobs finished"
         if snapshot.unsuccessful > 0 {
-            text += " (\(snapshot.failed) failed, \(snapshot.cancelled) cancelled)"
+            text += " (\(snapshot.unsuccessfulCounts))"
         }
         text += ", \(snapshot.running) running, " + bytes(snapshot, separator: " of ")
         if let rate = rate(rates) { text += ", \(rate)" }

@@ -124,11 +124,11 @@ struct Status: AsyncParsableCommand {
     func printBatches(_ rows: [BatchStatusRow]) {
         print(
             TablePrinter.render(
-                headers: ["BATCH", "JOBS", "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "BYTES", "PERCENT", "DONE"],
+                headers: ["BATCH", "JOBS", "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "DISCARDED", "BYTES", "PERCENT", "DONE"],
                 rows: rows.map {
                     [
                         $0.batch, "\($0.jobs)", "\($0.queued)", "\($0.running)", "\($0.succeeded)", "\($0.failed)",
-                        "\($0.cancelled)",
+                        "\($0.cancelled)", "\($0.discarded)",
                         "\(TablePrinter.bytes($0.bytesDone)) / \(TablePrinter.bytes($0.bytesTotal))"
                             + ($0.sizesUnknown > 0 ? "+ (\($0.sizesUnknown) unknown)" : ""),
                         $0.percent + "%", $0.done ? "yes" : "no",

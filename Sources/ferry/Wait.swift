@@ -109,10 +109,12 @@ struct Wait: AsyncParsableCommand {
                     guard let row = try await store.batchStatus(name).first else {
                         // Every job archived: the batch's completion record still answers.
                         if let last = try await store.batchEvents(of: name).last, last.kind == .completed {
-                            let unsuccessful = (last.count("failed") ?? 0) + (last.count("cancelled") ?? 0)
+                            let discarded = last.count("discarded") ?? 0
+                            let unsuccessful = (last.count("failed") ?? 0) + (last.count("cancelled") ?? 0) + discarded
                             print("batch \(name): completed at \(last.recordedAt.iso8601) (its jobs are archived): "
                                 + "\(last.count("jobs") ?? 0) job(s), \(last.count("succeeded") ?? 0) succeeded, "
-                                + "\(last.count("failed") ?? 0) failed, \(last.count("cancelled") ?? 0) cancelled")
+                                + "\(last.count("failed") ?? 0) failed, \(last.count("cancelled") ?? 0) cancelled"
+                                + (discarded > 0 ? ", \(discarded) discarded" : ""))
                             if unsuccessful > 0 { throw ExitCode(ExitStatus.negative) }
                             return
                         }
@@ -190,7 +192,7 @@ struct Wait: AsyncParsableCommand {
                 print("\(snapshot.label): all \(snapshot.jobs) job(s) succeeded (\(moved) moved\(unchanged))")
                 return
             }
-            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.failed) failed, \(snapshot.cancelled) cancelled\(unchanged)")
+            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.unsuccessfulCounts)\(unchanged)")
             printError("error: \(snapshot.unsuccessful) job(s) of \(snapshot.label) did not succeed:")
             let listed = try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
             for row in listed {
@@ -200,7 +202,8 @@ struct Wait: AsyncParsableCommand {
                 printError("  … and \(snapshot.unsuccessful - Int64(listed.count)) more (ferry status --batch \(name))")
             }
         case .job(let id):
-            let state = snapshot.succeeded == 1 ? "succeeded" : snapshot.failed == 1 ? "failed" : "cancelled"
+            let state = snapshot.succeeded == 1 ? "succeeded" : snapshot.failed == 1 ? "failed"
+                : snapshot.discarded == 1 ? "discarded" : "cancelled"
             print("\(snapshot.label) \(state)" + (snapshot.succeeded == 1 ? " (\(moved))" : ""))
             if snapshot.succeeded == 1 { return }
             let lastError = try await store.jobStatus(.job(id)).first?.lastError
@@ -213,7 +216,7 @@ struct Wait: AsyncParsableCommand {
     func reportJSON(_ snapshot: WaitSnapshot, target: Target, store: FerryStore) async throws {
         var object: [String: JSONValue] = [
             "jobs": .int(snapshot.jobs), "succeeded": .int(snapshot.succeeded), "failed": .int(snapshot.failed),
-            "cancelled": .int(snapshot.cancelled), "bytes_done": .int(snapshot.bytesDone),
+            "cancelled": .int(snapshot.cancelled), "discarded": .int(snapshot.discarded), "bytes_done": .int(snapshot.bytesDone),
             "unchanged": .int(snapshot.unchanged), "unchanged_bytes": .int(snapshot.unchangedBytes),
             "bytes_transferred": .int(snapshot.bytesTransferred),
             "bytes_total": snapshot.bytesTotal.map(JSONValue.int) ?? .null,

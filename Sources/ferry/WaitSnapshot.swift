@@ -1,3 +1,4 @@
+import FerryCore
 import FerryStore
 
 /// What `ferry wait` knows about its batch or job at one moment.
@@ -8,6 +9,8 @@ struct WaitSnapshot {
     var succeeded: Int64
     var failed: Int64
     var cancelled: Int64
+    /// Failed jobs given up on (`ferry discard`): finished, and not successful.
+    var discarded: Int64 = 0
     var running: Int64
     var bytesDone: Int64
     var bytesTotal: Int64?
@@ -23,8 +26,12 @@ struct WaitSnapshot {
     /// Bytes actually moved: what is done, less what was already there.
     var bytesTransferred: Int64 { max(0, bytesDone - unchangedBytes) }
 
-    var jobsFinished: Int64 { succeeded + failed + cancelled }
-    var unsuccessful: Int64 { failed + cancelled }
+    var jobsFinished: Int64 { succeeded + failed + cancelled + discarded }
+    var unsuccessful: Int64 { failed + cancelled + discarded }
+    /// `1 failed, 0 cancelled`, and `, 2 discarded` when any were.
+    var unsuccessfulCounts: String {
+        "\(failed) failed, \(cancelled) cancelled" + (discarded > 0 ? ", \(discarded) discarded" : "")
+    }
 
     init(batch row: BatchStatusRow) {
         label = "batch \(row.batch)"
@@ -32,6 +39,7 @@ struct WaitSnapshot {
         succeeded = row.succeeded
         failed = row.failed
         cancelled = row.cancelled
+        discarded = row.discarded
         running = row.running
         bytesDone = row.bytesDone
         bytesTotal = row.bytesTotal
@@ -48,11 +56,12 @@ struct WaitSnapshot {
         succeeded = row.state == "succeeded" ? 1 : 0
         failed = row.state == "failed" ? 1 : 0
         cancelled = row.state == "cancelled" ? 1 : 0
+        discarded = row.state == "discarded" ? 1 : 0
         running = row.state == "running" ? 1 : 0
         bytesDone = row.bytesDone
         bytesTotal = row.bytesTotal
         sizesUnknown = row.bytesTotal == nil ? 1 : 0
-        finished = ["succeeded", "failed", "cancelled"].contains(row.state)
+        finished = JobState(rawValue: row.state)?.isTerminal ?? false
         fraction = row.percent.flatMap(Double.init).map { $0 / 100 } ?? (finished ? 1 : 0)
     }
 }

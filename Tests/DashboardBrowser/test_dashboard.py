@@ -301,6 +301,62 @@ def test_group_retry_requeues_the_whole_group(browser):
         process.stop()
 
 
+def click_live(browser, by, selector):
+    """Clicks an element of the live part of the page, found again if a live refresh replaced it meanwhile."""
+    def attempt(driver):
+        driver.find_element(by, selector).click()
+        return True
+    WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(attempt)
+
+
+def test_bulk_actions_on_a_selection_and_a_filter(browser):
+    # Six queued jobs on a queue no worker serves: select one and cancel it, then cancel every job the filter
+    # (status queued, text "bulk-") matches, then retry every cancelled one: each an append per job by the dashboard.
+    enqueue("bulk", "browser-bulk", 6, "bulk")
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        login(browser, root)
+        browser.get(root + "/batches/bulk?status=queued")
+        boxes = browser.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']")
+        assert len(boxes) == 6
+        chosen = boxes[0].get_attribute("value")
+        click_live(browser, By.CSS_SELECTOR, f"input[name='job'][value='{chosen}']")
+        click_live(browser, By.XPATH, "//button[text()='Cancel selected']")
+        eventually(lambda: job_states("bulk")[chosen] == "cancelled", "the selected job to be cancelled")
+        assert sorted(job_states("bulk").values()).count("queued") == 5
+        browser.get(root + "/batches/bulk?status=queued&q=bulk-")
+        shot(browser, "bulk-filter")
+        click_live(browser, By.XPATH, "//button[text()='Cancel all']")
+        eventually(lambda: set(job_states("bulk").values()) == {"cancelled"}, "every queued job to be cancelled")
+        WebDriverWait(browser, 30).until(lambda d: "status=queued" in d.current_url)
+        browser.get(root + "/batches/bulk?status=cancelled")
+        click_live(browser, By.CSS_SELECTOR, "input.select-all")
+        assert all(box.is_selected() for box in browser.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']"))
+        click_live(browser, By.XPATH, "//button[text()='Retry selected']")
+        eventually(lambda: set(job_states("bulk").values()) == {"queued"}, "every selected job to be queued again")
+    finally:
+        process.stop()
+
+
+def test_search_from_the_overview(browser):
+    enqueue("searchable", "browser-search", 12, "findme")
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        browser.get(root + "/")
+        box = browser.find_element(By.ID, "search-box")
+        box.send_keys("FINDME-1")
+        box.submit()
+        WebDriverWait(browser, 30).until(lambda d: "/ferry/search" in d.current_url)
+        rows = browser.find_elements(By.XPATH, "//tr[td/a[contains(@href,'/ferry/jobs/')]]")
+        # findme-1 and findme-10, -11: text anywhere in the source, case-insensitive.
+        assert sorted(r.find_element(By.XPATH, "./td[4]").text for r in rows) == [
+            f"https://example.com/findme-{i}.jpg" for i in (1, 10, 11)], [r.text for r in rows]
+        assert "searchable" in rows[0].text
+        shot(browser, "search")
+    finally:
+        process.stop()
+
+
 def test_queue_pause_and_resume_from_the_page(browser):
     enqueue("paused-work", "browser-pause", 1, "pause")
 

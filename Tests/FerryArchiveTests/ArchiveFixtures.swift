@@ -15,7 +15,7 @@ enum ArchiveFixtures {
             bytesTotal: 1000, details: [:])
     }
 
-    /// `finished` jobs of batch "done" driven to succeeded and failed (three more cancelled) (with retries and progress on
+    /// `finished` jobs of batch "done" driven to succeeded, failed and discarded (three more cancelled) (with retries and progress on
     /// the way), plus one batch "open" with a finished and a queued job and `unfinished` loose queued jobs.
     static func populate(_ store: FerryStore, finished: Int, unfinished: Int = 3) async throws {
         _ = try await store.enqueue((0..<finished).map { index in spec(batch: "done", key: "k\(index)") })
@@ -43,6 +43,9 @@ enum ArchiveFixtures {
             round += 1
         }
         _ = try await store.cancel(.batch("done"), requestedBy: "test")
+        // Four failed jobs are discarded: finished too, archived and restored with the rest.
+        let failed = try await store.failureSample(limit: 4).map(\.jobID)
+        _ = try await store.discard(.jobs(failed), requestedBy: "test")
     }
 
     static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {

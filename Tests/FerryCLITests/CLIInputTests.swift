@@ -66,7 +66,7 @@ struct CLIInputTests {
         let retry = try await FerryProcess.run(["retry", upload.lines[0]], databaseURL: db.url)
         #expect(retry.status == 0 && retry.stdout.contains("requeued"))
         let retryAgain = try await FerryProcess.run(["retry", upload.lines[0]], databaseURL: db.url)
-        #expect(retryAgain.status == 1 && retryAgain.stderr.contains("only failed or cancelled"))
+        #expect(retryAgain.status == 1 && retryAgain.stderr.contains("error: job is queued; only failed, cancelled or discarded"))
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(verify.status == 0 && verify.stdout.contains("0 differences"))
     }
@@ -230,7 +230,7 @@ struct CLIInputTests {
 
     @Test("help for every command is complete and shows examples", arguments: [
         ["--help"], ["enqueue", "--help"], ["status", "--help"], ["events", "--help"], ["cancel", "--help"],
-        ["retry", "--help"], ["migrate", "--help"], ["projection", "verify", "--help"], ["projection", "rebuild", "--help"],
+        ["retry", "--help"], ["discard", "--help"], ["migrate", "--help"], ["projection", "verify", "--help"], ["projection", "rebuild", "--help"],
     ])
     func help(arguments: [String]) async throws {
         let result = try await FerryProcess.run(arguments)

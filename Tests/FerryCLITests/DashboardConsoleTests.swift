@@ -64,6 +64,150 @@ struct DashboardConsoleTests {
         }
     }
 
+    @Test("Discard group and Discard on a job append discarded as by the dashboard; the failures page and batch count follow")
+    func discard() async throws {
+        let db = try await TestDatabase.make("dashdiscard")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "photos", queue: "pics", count: 6)
+        let errors = (0..<4).map { "http_not_found: GET https://example.com/p/\($0).jpg answered 404" } + ["disk full", "disk full"]
+        try await Self.fail(store, queue: "pics", ids: ids, errors: errors)
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let page = try await dashboard.get("/failed", json: true)
+            let id = try #require(FailureKey.id(of: page, code: "http_not_found"))
+            let html = try await dashboard.get("/failed")
+            #expect(html.body.contains("/ferry/failed/groups/\(id)/discard") && html.body.contains("Discard group"))
+            #expect(html.body.contains("/ferry/jobs/\(ids[4].uuidString.lowercased())/discard"))
+
+            let browser = try await dashboard.login(token: Self.token)
+            #expect(try await dashboard.request(.POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: [:]).status == 403)
+            let discarded = try await dashboard.request(.POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: ["csrf": browser.csrf])
+            #expect(discarded.status == 303 && discarded.headers.first(name: "location") == "/ferry/failed", "\(discarded.body)")
+            let appended = try await db.query("""
+                SELECT job_id FROM ferry.events WHERE type = 'discarded' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
+                """).rows.map { try $0.decode(UUID.self, at: 0) }
+            #expect(appended == Array(ids[0..<4]))
+            let after = try await dashboard.get("/failed", json: true)
+            #expect(((after.json as? [String: Any])?["groups"] as? [Any])?.count == 1, "only disk full is left")
+
+            // One job by a script: JSON outcome; a second discard of it changes nothing.
+            let bearer = ["Authorization": "Bearer \(Self.token)"]
+            let job = ids[4].uuidString.lowercased()
+            let scripted = try await dashboard.request(.POST, "/jobs/\(job)/discard", form: [:], headers: bearer)
+            #expect(scripted.status == 200)
+            #expect((scripted.json as? [[String: Any]])?.first?["action"] as? String == "discarded")
+            let twice = try await dashboard.request(.POST, "/jobs/\(job)/discard", form: [:], headers: bearer)
+            #expect((twice.json as? [[String: Any]])?.first?["action"] as? String == "unchanged")
+            let batch = try await dashboard.get("/batches/photos", json: true)
+            let summary = try #require((batch.json as? [String: Any])?["batch"] as? [String: Any])
+            #expect(summary["discarded"] as? Int == 5 && summary["failed"] as? Int == 1)
+            // The job page of a discarded job offers Retry, not Discard; the batch filter knows the state.
+            let jobPage = try await dashboard.get("/jobs/\(job)", cookies: browser.cookies)
+            #expect(jobPage.body.contains("/ferry/jobs/\(job)/retry") && !jobPage.body.contains("/ferry/jobs/\(job)/discard"))
+            let filtered = try await dashboard.get("/batches/photos?status=discarded", json: true)
+            #expect(((filtered.json as? [String: Any])?["jobs"] as? [Any])?.count == 5)
+        }
+    }
+
+    @Test("bulk actions: a selection from the batch page (session and CSRF), everything matching a filter (bearer, JSON), the failures page's selection; read-only refuses")
+    func bulkActions() async throws {
+        let db = try await TestDatabase.make("dashbulk")
+        let store = db.store()
+        defer { store.client.close() }
+        // 0-5 failed (0-2 on /a/ paths, 3-5 on /b/), 6-7 succeeded, 8-11 queued.
+        let ids = try await DashboardTests.seed(store, batch: "trip", queue: "bq", count: 12, failed: 6, succeeded: 2) { index in
+            "https://example.com/\(index < 3 ? "a" : "b")/\(index).jpg"
+        }
+        let text = ids.map { $0.uuidString.lowercased() }
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let browser = try await dashboard.login(token: Self.token)
+            let page = try await dashboard.get("/batches/trip?status=failed&q=%2Fa%2F", cookies: browser.cookies)
+            #expect(page.body.contains("<form class=\"bulk\" id=\"bulk\"") && page.body.contains("formaction=\"/ferry/bulk/discard\""))
+            #expect(page.body.contains("name=\"job\" value=\"\(text[0])\" form=\"bulk\""))
+            #expect(page.body.contains("name=\"status\" value=\"failed\"") && page.body.contains("every job of the batch failed"))
+
+            // The selection: two failed jobs and a succeeded one, retried; without the CSRF field nothing happens.
+            let selection = [("job", text[0]), ("job", text[1]), ("job", text[6])]
+            #expect(try await dashboard.request(.POST, "/bulk/retry", cookies: browser.cookies, pairs: selection).status == 403)
+            let retried = try await dashboard.request(
+                .POST, "/bulk/retry", cookies: browser.cookies, pairs: selection + [("csrf", browser.csrf), ("batch", "trip")])
+            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/batches/trip", "\(retried.body)")
+            let requeued = try await db.query("""
+                SELECT job_id FROM ferry.events WHERE type = 'requeued' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
+                """).rows.map { try $0.decode(UUID.self, at: 0) }
+            #expect(requeued == [ids[0], ids[1]])
+            #expect(try await DashboardTests.state(db, ids[6]) == "succeeded")
+
+            // Everything matching the filter (failed, text /b/) by a script: one discarded event per job, as JSON.
+            let bearer = ["Authorization": "Bearer \(Self.token)"]
+            let filtered = try await dashboard.request(
+                .POST, "/bulk/discard", pairs: [("scope", "filter"), ("batch", "trip"), ("status", "failed"), ("q", "/b/")], headers: bearer)
+            #expect(filtered.status == 200, "\(filtered.body)")
+            let outcomes = try #require(filtered.json as? [[String: Any]])
+            #expect(outcomes.compactMap { $0["job_id"] as? String } == [text[3], text[4], text[5]])
+            #expect(outcomes.allSatisfy { $0["action"] as? String == "discarded" && $0["state"] as? String == "discarded" })
+            #expect(try await DashboardTests.state(db, ids[2]) == "failed", "job 2 is failed but not on a /b/ path")
+            // A browser's filter action goes back to the filtered page; cancel every queued job.
+            let cancelled = try await dashboard.request(
+                .POST, "/bulk/cancel", cookies: browser.cookies,
+                pairs: [("scope", "filter"), ("batch", "trip"), ("status", "queued"), ("csrf", browser.csrf)])
+            #expect(cancelled.headers.first(name: "location") == "/ferry/batches/trip?status=queued")
+            for index in 8..<12 { #expect(try await DashboardTests.state(db, ids[index]) == "cancelled") }
+
+            // The failures page: its group jobs carry boxes for the failures' bulk form.
+            let failed = try await dashboard.get("/failed", cookies: browser.cookies)
+            #expect(failed.body.contains("id=\"bulk-failed\"") && failed.body.contains("name=\"job\" value=\"\(text[2])\" form=\"bulk-failed\""))
+            let fromFailures = try await dashboard.request(
+                .POST, "/bulk/discard", cookies: browser.cookies, pairs: [("job", text[2]), ("csrf", browser.csrf)])
+            #expect(fromFailures.headers.first(name: "location") == "/ferry/failed")
+            #expect(try await DashboardTests.state(db, ids[2]) == "discarded")
+
+            // Bad requests: nothing selected, a filter without its batch, an unknown action, a bad id.
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("batch", "trip")], headers: bearer).status == 400)
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("scope", "filter")], headers: bearer).status == 400)
+            #expect(try await dashboard.request(.POST, "/bulk/delete", pairs: [("job", text[0])], headers: bearer).status == 404)
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("job", "x")], headers: bearer).status == 400)
+        }
+        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+            let page = try await dashboard.get("/batches/trip")
+            #expect(!page.body.contains("type=\"checkbox\" name=\"job\"") && !page.body.contains("/bulk/"))
+            #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("job", text[5])]).status == 403)
+        }
+    }
+
+    @Test("search across batches: the overview's box, /search by path, id, error code and metadata, HTML and JSON, paged")
+    func search() async throws {
+        let db = try await TestDatabase.make("dashsearch")
+        let store = db.store()
+        defer { store.client.close() }
+        let north = try await DashboardTests.seed(store, batch: "north", queue: "sq", count: 55) { "https://example.com/trip/IMG_\(1000 + $0).jpg" }
+        let south = try await DashboardTests.seed(store, batch: "south", queue: "sq2", count: 3) { "https://example.com/trip/IMG_\(2000 + $0).jpg" }
+        try await Self.fail(store, queue: "sq", ids: north, errors: ["http_not_found: GET https://example.com/x answered 404", "disk full"])
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            #expect(try await dashboard.get("/").body.contains("action=\"/ferry/search\""))
+            let page = try await dashboard.get("/search?q=img_")
+            #expect(page.status == 200 && page.body.contains("job(s) by path") && page.body.contains("href=\"/ferry/batches/south\""))
+            let json = try await dashboard.get("/search?q=img_", json: true)
+            let object = try #require(json.json as? [String: Any])
+            #expect((object["jobs"] as? [Any])?.count == 50 && object["kind"] as? String == "path")
+            let next = try #require(object["next_before"] as? String)
+            let older = try await dashboard.get("/search?q=img_&before=\(next)", json: true)
+            #expect(((older.json as? [String: Any])?["jobs"] as? [Any])?.count == 8, "58 jobs: 50, then 8")
+            // Newest first: the south batch's jobs were enqueued last.
+            let firstID = ((object["jobs"] as? [[String: Any]])?.first?["job_id"] as? String)
+            #expect(firstID == south.map { $0.uuidString.lowercased() }.max())
+
+            let byID = try await dashboard.get("/search?q=\(south[1].uuidString.lowercased())", json: true)
+            #expect(((byID.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String } == [south[1].uuidString.lowercased()])
+            let byError = try await dashboard.get("/search?q=error%3Ahttp_not_found", json: true)
+            #expect(((byError.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String } == [north[0].uuidString.lowercased()])
+            let short = try await dashboard.get("/search?q=ab", json: true)
+            #expect((short.json as? [String: Any])?["code"] as? String == "too_short")
+            #expect(try await dashboard.get("/search?q=ab").body.contains("id=\"search-error\""))
+            #expect(try await dashboard.get("/search?q=img_&before=nope").status == 400)
+        }
+    }
+
     @Test("the queues page pauses and resumes a queue through ferry.queue_events; the overview's paused badge links there; read-only hides the buttons")
     func queuePauseResume() async throws {
         let db = try await TestDatabase.make("dashqueue")

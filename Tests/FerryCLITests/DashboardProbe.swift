@@ -71,7 +71,7 @@ final class DashboardProbe: @unchecked Sendable {
 
     func request(
         _ method: HTTPMethod, _ path: String, json: Bool = false, cookies: [String: String] = [:], form: [String: String]? = nil,
-        headers extra: [String: String] = [:]
+        pairs: [(String, String)]? = nil, headers extra: [String: String] = [:]
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: root + path)
         request.method = method
@@ -80,9 +80,10 @@ final class DashboardProbe: @unchecked Sendable {
             request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "))
         }
         for (name, value) in extra { request.headers.add(name: name, value: value) }
-        if let form {
+        // A form as a dictionary, or as pairs when a name repeats (a bulk action's job=ID fields).
+        if let fields = form.map({ $0.map { ($0.key, $0.value) } }) ?? pairs {
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            let text = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+            let text = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
                 .joined(separator: "&")
             request.body = .bytes(ByteBuffer(string: text))
         }

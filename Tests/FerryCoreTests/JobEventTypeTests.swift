@@ -11,10 +11,11 @@ struct JobEventTypeTests {
         #expect(JobEventType.succeeded.requiresLease)
         #expect(!JobEventType.cancelRequested.requiresLease)
         #expect(!JobEventType.enqueued.requiresLease)
+        #expect(!JobEventType.discarded.requiresLease)
     }
 
     @Test("terminal states")
     func terminalStates() {
-        #expect(JobState.allCases.filter(\.isTerminal) == [.succeeded, .failed, .cancelled])
+        #expect(JobState.allCases.filter(\.isTerminal) == [.succeeded, .failed, .cancelled, .discarded])
     }
 }

@@ -16,15 +16,15 @@ struct BatchCounterTests {
                sum(CASE WHEN j.state = 'succeeded' THEN coalesce(j.bytes_total, j.bytes_done)
                         ELSE least(j.bytes_done, coalesce(j.bytes_total, j.bytes_done)) END)::bigint::text,
                coalesce(sum(j.bytes_total)::bigint::text, 'null'),
-               (CASE WHEN bool_and(j.state IN ('succeeded', 'failed', 'cancelled')) THEN 100.0
+               (CASE WHEN bool_and(j.state IN ('succeeded', 'failed', 'cancelled', 'discarded')) THEN 100.0
                      WHEN count(j.bytes_total) = count(*) AND sum(j.bytes_total) > 0
                      THEN least(99.9, round(100.0 * sum(CASE WHEN j.state = 'succeeded' THEN j.bytes_total
                                                              ELSE least(j.bytes_done, j.bytes_total) END) / sum(j.bytes_total), 1))
-                     ELSE least(99.9, round(100.0 * count(*) FILTER (WHERE j.state IN ('succeeded', 'failed', 'cancelled'))
+                     ELSE least(99.9, round(100.0 * count(*) FILTER (WHERE j.state IN ('succeeded', 'failed', 'cancelled', 'discarded'))
                                             / count(*), 1)) END)::numeric(4,1)::text,
-               bool_and(j.state IN ('succeeded', 'failed', 'cancelled'))::text,
+               bool_and(j.state IN ('succeeded', 'failed', 'cancelled', 'discarded'))::text,
                min(j.enqueued_at)::text,
-               coalesce((CASE WHEN bool_and(j.state IN ('succeeded', 'failed', 'cancelled')) THEN max(j.finished_at) END)::text, 'null'),
+               coalesce((CASE WHEN bool_and(j.state IN ('succeeded', 'failed', 'cancelled', 'discarded')) THEN max(j.finished_at) END)::text, 'null'),
                (count(*) - count(j.bytes_total))::text
           FROM ferry.jobs j WHERE j.batch IS NOT NULL GROUP BY j.batch ORDER BY j.batch
         """

@@ -141,6 +141,8 @@ struct ClaimPlanTests {
 struct PlanNode {
     var type: String
     var relation: String?
+    /// The index an index or bitmap index scan reads.
+    var index: String?
     var rowsRead: Int
     var rowsReadPerLoop: Int
     var children: [PlanNode]
@@ -152,10 +154,12 @@ struct PlanNode {
     init(json: [String: Any]) {
         type = json["Node Type"] as? String ?? "?"
         relation = json["Relation Name"] as? String
+        index = json["Index Name"] as? String
         let loops = (json["Actual Loops"] as? Int) ?? 1
         let rows = (json["Actual Rows"] as? Int) ?? 0
-        let removed = (json["Rows Removed by Filter"] as? Int) ?? 0
-        // Rows a scan looked at: what it returned plus what its filter threw away, over every loop.
+        let removed = (json["Rows Removed by Filter"] as? Int ?? 0) + (json["Rows Removed by Index Recheck"] as? Int ?? 0)
+        // Rows a scan looked at: what it returned plus what its filter (or a lossy index's recheck) threw away, over
+        // every loop.
         rowsReadPerLoop = rows + removed
         rowsRead = rowsReadPerLoop * loops
         children = ((json["Plans"] as? [[String: Any]]) ?? []).map(PlanNode.init(json:))

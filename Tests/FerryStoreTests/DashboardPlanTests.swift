@@ -61,4 +61,53 @@ struct DashboardPlanTests {
         let window = FerryStore.windowPageQuery("huge", order: .size, state: nil, search: nil, after: nil, firstJob: firstJob, limit: 50)
         Self.check(try await Self.plan(db, window.sql, window.binds), "size window", maxRows: FerryStore.sortWindow + 1)
     }
+
+    @Test("search by id prefix, path text, error code and metadata over 1,000,000 jobs reads by index, bounded")
+    func searchAtDepth() async throws {
+        let db = try await TestDatabase.make("searchplan")
+        // 1,000,000 jobs in 100 batches: distinct paths, 200,000 failed with 10 error codes, every tenth with metadata.
+        try await db.query("""
+            INSERT INTO ferry.jobs (job_id, version, kind, queue, batch, priority, state, attempt, max_attempts, lease,
+                                    source, destination, spec, metadata, run_at, cancel_requested, bytes_done, bytes_total,
+                                    last_error, enqueued_at, updated_at, finished_at)
+            SELECT gen_random_uuid(), 1, 'fetch', 'default', 'b' || (g % 100), 0,
+                   CASE WHEN g % 5 = 0 THEN 'failed' ELSE 'succeeded' END, 1, 1, 0,
+                   'https://example.com/photos/' || (g % 1000) || '/IMG_' || g || '.jpg', '/srv/in/' || (g % 100) || '/', '{}',
+                   CASE WHEN g % 10 = 0 THEN jsonb_build_object('album', 'album-' || (g % 5000), 'likes', g % 100) END,
+                   now() - interval '1 day', false, 0, g,
+                   CASE WHEN g % 5 = 0 THEN 'code_' || (g % 10) || ': GET https://example.com/' || g || ' answered 404' END,
+                   now() - interval '2 days', now(), now() - interval '1 hour'
+              FROM generate_series(1, 1000000) AS g
+            """)
+        try await db.query("ANALYZE ferry.jobs")
+        let some = try await db.query("SELECT job_id::text FROM ferry.jobs ORDER BY job_id OFFSET 500000 LIMIT 1").rows[0].decode(String.self, at: 0)
+        // (what, search, the index it must use, at most this many rows of ferry.jobs read).
+        let cases: [(String, JobSearch, String, Int)] = [
+            ("id prefix", .idPrefix(String(some.filter { $0 != "-" }.prefix(9))), "jobs_pkey", 51),
+            ("path text, one job", .path("IMG_123456.jpg"), "jobs_path_trgm_idx", 200),
+            ("path text, 1,000 jobs", .path("/photos/777/"), "jobs_path_trgm_idx", 2_000),
+            // Text every job has: the newest 50 by the primary key, filtered, rather than a million by trigram.
+            ("path text, every job", .path("/IMG_"), "jobs_pkey", 200),
+            ("error code, 20,000 jobs", .errorCode("code_0"), "jobs_error_code_idx", 51),
+            ("metadata, 200 jobs", .metadata(key: "album", value: "album-1230"), "jobs_metadata_idx", 400),
+        ]
+        for (what, search, index, maxRows) in cases {
+            let query = FerryStore.searchQuery(search, before: nil, limit: FerryStore.searchPageSize)
+            let plan = try await Self.plan(db, query.sql, query.binds)
+            Self.check(plan, what, maxRows: maxRows)
+            #expect(plan.allNodes.contains { $0.index == index }, "\(what): not by \(index)")
+            let started = ContinuousClock.now
+            let rows = try await db.query(query.sql, query.binds).rows.count
+            let took = ContinuousClock.now - started
+            #expect(rows > 0 && took < .seconds(2), "\(what): \(rows) rows in \(took)")
+            print("search plan \(what): \(rows) rows in \(took) by \(index)")
+        }
+        // Deep in the error code's 20,000 jobs, a page still reads about its own rows.
+        let deep = try await db.query(
+            "SELECT job_id FROM ferry.jobs WHERE last_error LIKE 'code_0:%' ORDER BY job_id DESC OFFSET 15000 LIMIT 1"
+        ).rows[0].decode(UUID.self, at: 0)
+        let page = FerryStore.searchQuery(.errorCode("code_0"), before: deep, limit: FerryStore.searchPageSize)
+        Self.check(try await Self.plan(db, page.sql, page.binds), "error code, deep page", maxRows: 51)
+    }
 }
+

@@ -155,6 +155,7 @@ struct EventStoreTests {
             (.succeeded, [(.claimed, #"{"lease":1,"worker":"w"}"#), (.succeeded, #"{"lease":1}"#)]),
             (.failed, [(.claimed, #"{"lease":1,"worker":"w"}"#), (.failed, #"{"lease":1,"error":"x"}"#)]),
             (.cancelled, [(.cancelled, "{}")]),
+            (.discarded, [(.claimed, #"{"lease":1,"worker":"w"}"#), (.failed, #"{"lease":1,"error":"x"}"#), (.discarded, "{}")]),
         ]
         let payloads: [JobEventType: String] = [
             .claimed: #"{"lease":%NEXT%,"worker":"w2"}"#, .progress: #"{"lease":%LEASE%,"bytes_done":5}"#,
@@ -162,7 +163,7 @@ struct EventStoreTests {
             .deferred: #"{"lease":%LEASE%,"reason":"429","run_at":"2030-01-01T00:00:00Z"}"#,
             .released: #"{"lease":%LEASE%}"#, .rescued: #"{"lease":%LEASE%,"reason":"r"}"#,
             .cancelRequested: "{}", .cancelled: #"{"lease":%LEASE%}"#, .succeeded: #"{"lease":%LEASE%}"#,
-            .failed: #"{"lease":%LEASE%,"error":"e"}"#, .requeued: "{}", .enqueued: "{}",
+            .failed: #"{"lease":%LEASE%,"error":"e"}"#, .requeued: "{}", .enqueued: "{}", .discarded: #"{"by":"t"}"#,
             .resolved: #"{"lease":%LEASE%,"source":"https://example.com/r","spec":{"x":1},"bytes_total":7}"#,
         ]
         for (state, path) in paths {

@@ -27,7 +27,7 @@ struct HistoryGenerator {
 
     mutating func pick<T>(_ values: [T]) -> T { values[int(0...values.count - 1)] }
 
-    private enum ModelState { case none, queued, running, succeeded, failed, cancelled }
+    private enum ModelState { case none, queued, running, succeeded, failed, cancelled, discarded }
 
     /// One job's history of 1 to `maxEvents` events.
     mutating func history(maxEvents: Int = 14) -> [CandidateEvent] {
@@ -48,10 +48,11 @@ struct HistoryGenerator {
             case .running: ["progress", "progress", "retry_scheduled", "deferred", "released", "rescued", "cancel_requested",
                             "cancelled", "succeeded", "succeeded", "failed", "resolved"]
             case .succeeded: []
-            case .failed, .cancelled: ["requeued"]
+            case .failed: ["requeued", "discarded"]
+            case .cancelled, .discarded: ["requeued"]
             }
             let all = ["enqueued", "claimed", "progress", "retry_scheduled", "deferred", "released", "rescued",
-                       "cancel_requested", "cancelled", "succeeded", "failed", "requeued", "resolved"]
+                       "cancel_requested", "cancelled", "succeeded", "failed", "requeued", "resolved", "discarded"]
             let wild = plausible.isEmpty || chance(12)
             let type = wild ? pick(all) : pick(plausible)
             var eventVersion = version + 1
@@ -80,6 +81,7 @@ struct HistoryGenerator {
             case "succeeded": model = .succeeded
             case "failed": model = .failed
             case "requeued": model = .queued; cancelRequested = false
+            case "discarded": model = .discarded
             default: break
             }
         }

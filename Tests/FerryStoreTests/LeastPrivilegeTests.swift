@@ -68,7 +68,7 @@ struct LeastPrivilegeTests {
         case .reader, .nobody: return false
         case .producer:
             switch type {
-            case .enqueued, .cancelRequested, .cancelled, .requeued: return true
+            case .enqueued, .cancelRequested, .cancelled, .requeued, .discarded: return true
             case .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed, .resolved:
                 return false
             }
@@ -77,7 +77,7 @@ struct LeastPrivilegeTests {
             case .enqueued, .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed,
                 .resolved:
                 return true
-            case .cancelRequested, .cancelled, .requeued: return false
+            case .cancelRequested, .cancelled, .requeued, .discarded: return false
             }
         }
     }
@@ -105,7 +105,7 @@ struct LeastPrivilegeTests {
         case .claimed: return (job, 1, #"{"lease": 1, "worker": "w"}"#)
         case .cancelled: return (job, 1, #"{"reason": "test"}"#)
         case .progress, .retryScheduled, .deferred, .released, .rescued, .cancelRequested, .succeeded, .failed, .requeued,
-            .resolved:
+            .resolved, .discarded:
             let claimed = try await owner.claim(worker: "w", queues: [queue], limit: 1)
             #expect(claimed.count == 1)
             switch type {
@@ -119,7 +119,7 @@ struct LeastPrivilegeTests {
             case .failed: return (job, 2, #"{"lease": 1, "error": "x"}"#)
             case .resolved: return (job, 2, #"{"lease": 1, "source": "https://example.com/r.jpg", "spec": {}}"#)
             default:
-                // requeued: a failed job.
+                // requeued and discarded: a failed job.
                 try await logins.db.query(
                     "INSERT INTO ferry.events (job_id, version, type, data) VALUES ($1::uuid, 3, 'failed', '{\"lease\": 1, \"error\": \"x\"}')",
                     [job])

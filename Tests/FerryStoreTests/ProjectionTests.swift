@@ -45,6 +45,7 @@ struct ProjectionTests {
                 for round in 0..<10 {
                     _ = try? await store.cancel(.batch("b\(round % 7)"), requestedBy: "chaos")
                     _ = try? await store.retry(.batch("b\((round + 3) % 7)"), requestedBy: "chaos")
+                    _ = try? await store.discard(.batch("b\((round + 5) % 7)"), requestedBy: "chaos")
                     // Spreads the commands over the workers' churn (time is the point).
                     try await Task.sleep(for: .milliseconds(15))
                 }

@@ -1,5 +1,6 @@
--- Which roles may append which job events: workers their claims' progress and outcomes, producers enqueues and
--- cancellations; the owner anything. Checked once per statement over its new events.
+-- Which roles may append which job events: workers their claims' progress and outcomes, producers enqueues,
+-- cancellations, retries and discards (of failed jobs only: the fold refuses the rest); the owner anything.
+-- Checked once per statement over its new events.
 CREATE OR REPLACE FUNCTION ferry.authorize_events() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8,7 +9,7 @@ CREATE OR REPLACE FUNCTION ferry.authorize_events() RETURNS trigger
 DECLARE
     worker_types   CONSTANT text[] := ARRAY['enqueued', 'claimed', 'progress', 'retry_scheduled', 'deferred',
                                             'released', 'rescued', 'cancelled', 'succeeded', 'failed', 'resolved'];
-    producer_types CONSTANT text[] := ARRAY['enqueued', 'cancel_requested', 'cancelled', 'requeued'];
+    producer_types CONSTANT text[] := ARRAY['enqueued', 'cancel_requested', 'cancelled', 'requeued', 'discarded'];
     is_worker      boolean;
     is_producer    boolean;
     allowed        text[];
@@ -91,8 +92,8 @@ BEGIN
                  WHEN refused_type = ANY (producer_types) THEN 'ferry_producer'
                  ELSE 'ferry_worker' END
             USING ERRCODE = 'insufficient_privilege',
-                  HINT = 'Producers (ferry_producer) append enqueued, cancel_requested, cancelled of a queued job and '
-                         'requeued; workers (ferry_worker) append claims, progress and outcomes. Grant the role that '
+                  HINT = 'Producers (ferry_producer) append enqueued, cancel_requested, cancelled of a queued job, '
+                         'requeued and discarded; workers (ferry_worker) append claims, progress and outcomes. Grant the role that '
                          'fits what this login does.';
     END IF;
 

@@ -119,9 +119,16 @@ BEGIN
         j.worker := NULL;
         j.finished_at := p_at;
         j.last_error := p_data->>'error';
+    WHEN 'discarded' THEN
+        -- The failure stays as it was (error, finished_at); the job is just no longer one to act on.
+        IF j.state <> 'failed' THEN
+            RAISE EXCEPTION 'job %: only failed jobs can be discarded, this one is %', p_job_id, j.state
+                USING ERRCODE = 'FY002', HINT = 'Cancel a job that has not finished (ferry cancel).';
+        END IF;
+        j.state := 'discarded';
     WHEN 'requeued' THEN
-        IF j.state NOT IN ('failed', 'cancelled') THEN
-            RAISE EXCEPTION 'job %: only failed or cancelled jobs can be retried, this one is %', p_job_id, j.state
+        IF j.state NOT IN ('failed', 'cancelled', 'discarded') THEN
+            RAISE EXCEPTION 'job %: only failed, cancelled or discarded jobs can be retried, this one is %', p_job_id, j.state
                 USING ERRCODE = 'FY002';
         END IF;
         j.state := 'queued';

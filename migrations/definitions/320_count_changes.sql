@@ -1,5 +1,5 @@
 -- Records what `p_changes` did to the queue, batch and throughput counters (a batch also counts the jobs that
--- succeeded without moving data, `unchanged`, and their bytes). Throughput counts jobs reaching
+-- succeeded without moving data, `unchanged`, and their bytes; `discarded` is last, as in the table). Throughput counts jobs reaching
 -- succeeded or failed (a job retried and finished again counts again: it is work done per minute).
 CREATE OR REPLACE FUNCTION ferry.count_changes(p_changes ferry.job_change[]) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp SET plan_cache_mode = force_generic_plan AS $$
@@ -38,13 +38,14 @@ BEGIN
                    min(c.job_id::text COLLATE "C") FILTER (WHERE c.was_state IS NULL)::uuid AS first_job,
                    sum(coalesce(c.unchanged, false)::int - coalesce(c.was_unchanged, false)::int)::bigint AS unchanged,
                    sum(CASE WHEN c.unchanged THEN coalesce(c.bytes_total, 0) ELSE 0 END
-                       - CASE WHEN c.was_unchanged THEN coalesce(c.was_bytes_total, 0) ELSE 0 END)::bigint AS unchanged_bytes
+                       - CASE WHEN c.was_unchanged THEN coalesce(c.was_bytes_total, 0) ELSE 0 END)::bigint AS unchanged_bytes,
+                   sum((c.state IS NOT DISTINCT FROM 'discarded')::int - (c.was_state IS NOT DISTINCT FROM 'discarded')::int)::bigint AS discarded
               FROM unnest(p_changes) c
              WHERE c.batch IS NOT NULL
              GROUP BY c.batch) d
      WHERE (d.jobs, d.queued, d.running, d.succeeded, d.failed, d.cancelled, d.bytes_done, d.bytes_total, d.sized,
-            d.unchanged, d.unchanged_bytes)
-           <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+            d.unchanged, d.unchanged_bytes, d.discarded)
+           <> (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     INSERT INTO ferry.throughput_deltas (minute, queue, succeeded, failed, bytes)
     SELECT date_trunc('minute', c.finished_at), c.queue,

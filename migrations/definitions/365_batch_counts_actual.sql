@@ -17,7 +17,8 @@ SELECT j.batch,
        min(j.job_id::text COLLATE "C")::uuid AS first_job,   -- PostgreSQL 15 has no min(uuid); the text sorts alike
        count(*) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged') AS unchanged,
        coalesce(sum(j.bytes_total) FILTER (WHERE j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged'), 0)::bigint
-           AS unchanged_bytes
+           AS unchanged_bytes,
+       count(*) FILTER (WHERE j.state = 'discarded') AS discarded
   FROM ferry.jobs j
  WHERE j.batch IS NOT NULL
  GROUP BY j.batch

@@ -18,12 +18,12 @@ BEGIN
                    sum(bytes_done) AS bytes_done, sum(bytes_total) AS bytes_total, sum(sized) AS sized,
                    min(enqueued_at) AS enqueued_at, min(started_at) AS started_at, max(finished_at) AS finished_at,
                    min(first_job::text COLLATE "C")::uuid AS first_job, sum(unchanged) AS unchanged,
-                   sum(unchanged_bytes) AS unchanged_bytes, count(*) AS n
+                   sum(unchanged_bytes) AS unchanged_bytes, sum(discarded) AS discarded, count(*) AS n
               FROM moved GROUP BY batch
         ), applied AS (
             INSERT INTO ferry.batch_counts AS c
             SELECT batch, jobs, queued, running, succeeded, failed, cancelled, bytes_done, bytes_total, sized,
-                   enqueued_at, started_at, finished_at, first_job, unchanged, unchanged_bytes
+                   enqueued_at, started_at, finished_at, first_job, unchanged, unchanged_bytes, discarded
               FROM summed ORDER BY batch
             ON CONFLICT (batch) DO UPDATE
                SET jobs = c.jobs + excluded.jobs, queued = c.queued + excluded.queued,
@@ -36,7 +36,8 @@ BEGIN
                    finished_at = greatest(c.finished_at, excluded.finished_at),
                    first_job = least(c.first_job, excluded.first_job),
                    unchanged = c.unchanged + excluded.unchanged,
-                   unchanged_bytes = c.unchanged_bytes + excluded.unchanged_bytes
+                   unchanged_bytes = c.unchanged_bytes + excluded.unchanged_bytes,
+                   discarded = c.discarded + excluded.discarded
         )
         SELECT coalesce(sum(s.n), 0), array_agg(s.batch) INTO n, touched FROM summed s;
         folded := folded + n;

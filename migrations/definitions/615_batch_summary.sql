@@ -6,6 +6,7 @@ LANGUAGE sql STABLE AS $$
                'succeeded', count(*) FILTER (WHERE j.state = 'succeeded'),
                'failed', count(*) FILTER (WHERE j.state = 'failed'),
                'cancelled', count(*) FILTER (WHERE j.state = 'cancelled'),
+               'discarded', count(*) FILTER (WHERE j.state = 'discarded'),
                'bytes', coalesce(sum(j.bytes_done), 0))
       FROM ferry.jobs j
      WHERE j.batch = p_batch

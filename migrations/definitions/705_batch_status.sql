@@ -17,7 +17,7 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
         CASE
             WHEN ((s.queued + s.running) = 0) THEN 100.0
             WHEN ((s.sized = s.jobs) AND (s.bytes_total > 0)) THEN LEAST(99.9, round(((100.0 * (LEAST(s.bytes_done + l.live, s.bytes_total))::numeric) / (s.bytes_total)::numeric), 1))
-            ELSE LEAST(99.9, round(((100.0 * (((s.succeeded + s.failed) + s.cancelled))::numeric) / (s.jobs)::numeric), 1))
+            ELSE LEAST(99.9, round(((100.0 * ((((s.succeeded + s.failed) + s.cancelled) + s.discarded))::numeric) / (s.jobs)::numeric), 1))
         END)::numeric(4,1) AS percent,
     ((s.queued + s.running) = 0) AS done,
     s.enqueued_at,
@@ -38,7 +38,8 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
     (s.jobs - s.sized) AS sizes_unknown,
     s.first_job AS first_job_id,
     s.unchanged,
-    s.unchanged_bytes
+    s.unchanged_bytes,
+    s.discarded
    FROM ( SELECT t.batch,
             (sum(t.jobs))::bigint AS jobs,
             (sum(t.queued))::bigint AS queued,
@@ -54,7 +55,8 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
             max(t.finished_at) AS finished_at,
             (min(((t.first_job)::text COLLATE "C")))::uuid AS first_job,
             (sum(t.unchanged))::bigint AS unchanged,
-            (sum(t.unchanged_bytes))::bigint AS unchanged_bytes
+            (sum(t.unchanged_bytes))::bigint AS unchanged_bytes,
+            (sum(t.discarded))::bigint AS discarded
            FROM ( SELECT batch_counts.batch,
                     batch_counts.jobs,
                     batch_counts.queued,
@@ -70,7 +72,8 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
                     batch_counts.finished_at,
                     batch_counts.first_job,
                     batch_counts.unchanged,
-                    batch_counts.unchanged_bytes
+                    batch_counts.unchanged_bytes,
+                    batch_counts.discarded
                    FROM ferry.batch_counts
                 UNION ALL
                  SELECT batch_count_deltas.batch,
@@ -88,7 +91,8 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
                     batch_count_deltas.finished_at,
                     batch_count_deltas.first_job,
                     batch_count_deltas.unchanged,
-                    batch_count_deltas.unchanged_bytes
+                    batch_count_deltas.unchanged_bytes,
+                    batch_count_deltas.discarded
                    FROM ferry.batch_count_deltas) t
           GROUP BY t.batch
          HAVING (sum(t.jobs) > (0)::numeric)) s
@@ -103,4 +107,4 @@ CREATE OR REPLACE VIEW ferry.batch_status AS
           WHERE lp.batch = s.batch) l;
 
 COMMENT ON VIEW ferry.batch_status IS
-    'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, how many sizes are still unknown, and the jobs (and bytes) that succeeded without moving data because the destination held them already.';
+    'One row per batch: jobs per state, bytes and percent done (100 only when done), start, finish, completion, how many sizes are still unknown, the jobs (and bytes) that succeeded without moving data because the destination held them already, and the failed jobs discarded since (counted apart from failed).';

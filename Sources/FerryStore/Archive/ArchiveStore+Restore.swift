@@ -13,7 +13,7 @@ extension ArchiveStore {
     ///   with `allowForeign`, that it is not recorded at all: then `expected` is what its manifest claims);
     /// - the lines hold `expected.jobs` jobs and `expected.events` events, in the recorded range of positions,
     ///   every event belonging to its line's job;
-    /// - every job is finished (succeeded, failed or cancelled);
+    /// - every job is finished (succeeded, failed, cancelled or discarded);
     /// - every restored row is exactly the fold of its restored events (what `ferry projection verify` checks).
     ///
     /// Any difference throws ``FerryStoreError`` (`archiveFile`, `foreignArchive` or `restoreConflict`) and

@@ -34,7 +34,7 @@ public struct ArchiveStore: Sendable {
                     INSERT INTO ferry_archive_chunk
                     SELECT j.job_id
                       FROM ferry.jobs j
-                     WHERE j.state IN ('succeeded', 'failed', 'cancelled') AND j.finished_at < $1
+                     WHERE j.state IN ('succeeded', 'failed', 'cancelled', 'discarded') AND j.finished_at < $1
                        AND (j.batch IS NULL OR NOT EXISTS (
                              SELECT 1 FROM ferry.jobs u WHERE u.batch = j.batch AND u.state IN ('queued', 'running')))
                      LIMIT $2

@@ -1,7 +1,7 @@
 /// A batch figure whose maintained counter disagrees with the projection (found by `projection verify`).
 public struct BatchCountDifference: Sendable, Equatable {
     public var batch: String
-    /// The figure: `jobs`, a state (`queued` … `cancelled`), `bytes_done`, `bytes_total` or `sized`.
+    /// The figure: `jobs`, a state (`queued` … `cancelled`, `discarded`), `bytes_done`, `bytes_total` or `sized`.
     public var field: String
     /// What `ferry.batch_status` is built from.
     public var counted: Int64

@@ -67,7 +67,7 @@ public struct ProjectionStore: Sendable {
     public func batchCountDifferences(limit: Int = 50) async throws -> [BatchCountDifference] {
         let fields = [
             "jobs", "queued", "running", "succeeded", "failed", "cancelled", "bytes_done", "bytes_total", "sized", "unchanged",
-            "unchanged_bytes",
+            "unchanged_bytes", "discarded",
         ]
         let sums = fields.map { "sum(\($0))::bigint AS \($0)" }.joined(separator: ", ")
         let pairs = fields.map { "('\($0)', c.\($0), r.\($0))" }.joined(separator: ", ")

@@ -30,6 +30,7 @@ extension JobEventType {
         case .failed: "failed"
         case .requeued: "requeued"
         case .resolved: "resolved"
+        case .discarded: "discarded"
         }
     }
 }

@@ -108,9 +108,15 @@ enum JobFold {
             job.worker = .null
             job.finishedAt = at
             job.lastError = event.text
+        case .discarded:
+            guard job.state == .failed else {
+                throw JobFoldError(.transitionNotAllowed, "only failed jobs can be discarded, this one is \(job.state.rawValue)")
+            }
+            job.state = .discarded
         case .requeued:
-            guard job.state == .failed || job.state == .cancelled else {
-                throw JobFoldError(.transitionNotAllowed, "only failed or cancelled jobs can be retried, this one is \(job.state.rawValue)")
+            guard job.state == .failed || job.state == .cancelled || job.state == .discarded else {
+                throw JobFoldError(
+                    .transitionNotAllowed, "only failed, cancelled or discarded jobs can be retried, this one is \(job.state.rawValue)")
             }
             job.state = .queued
             job.attempt = 0

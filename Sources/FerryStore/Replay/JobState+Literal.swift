@@ -9,6 +9,7 @@ extension JobState {
         case .succeeded: "succeeded"
         case .failed: "failed"
         case .cancelled: "cancelled"
+        case .discarded: "discarded"
         }
     }
 }

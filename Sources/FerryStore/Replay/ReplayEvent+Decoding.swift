@@ -68,7 +68,7 @@ extension ReplayEvent {
             event.enqueued = EnqueuedColumns(
                 account: text(.account), source: text(.source), destination: text(.destination),
                 spec: json.json(.spec) ?? .null, bytesTotal: text(.bytesTotal))
-        case .released, .cancelRequested, .requeued, nil:
+        case .released, .cancelRequested, .requeued, .discarded, nil:
             event.lease = text(.lease)
         }
         self = event

@@ -1,0 +1,77 @@
+import FerryCore
+import Foundation
+import Postgres
+
+extension FerryStore {
+    /// The most jobs one page of a search shows.
+    public static let searchPageSize = 50
+
+    /// The expressions migration 0032's search indexes are built on: a query finds an index only when it spells
+    /// the expression alike.
+    static let pathExpression = "(source || ' ' || destination)"
+    static let errorCodeExpression = "substring(last_error FROM '^([a-z][a-z0-9_]{0,63}):')"
+
+    /// Jobs of every batch (and none) that `search` finds, newest first, after the job `before` (keyset: a page's
+    /// cost does not grow with its depth), at most `limit` (up to ``searchPageSize``).
+    public func searchJobs(_ search: JobSearch, before: UUID? = nil, limit: Int = searchPageSize) async throws -> [JobStatusRow] {
+        let query = Self.searchQuery(search, before: before, limit: limit)
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(query.sql, query.binds).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The SQL of one search page: one index condition (primary key range, trigram, error code, metadata) and the
+    /// keyset bound, newest first.
+    static func searchQuery(_ search: JobSearch, before: UUID?, limit: Int) -> (sql: String, binds: [any PostgresBindable]) {
+        var binds: [any PostgresBindable] = []
+        var conditions: [String]
+        switch search {
+        case .idPrefix(let digits):
+            binds = [uuid(digits, padding: "0"), uuid(digits, padding: "f")]
+            conditions = ["job_id BETWEEN $1::uuid AND $2::uuid"]
+        case .path(let text):
+            binds = [containsPattern(text)]
+            conditions = ["\(pathExpression) ILIKE $1"]
+        case .errorCode(let code):
+            binds = [code]
+            conditions = ["last_error IS NOT NULL", "\(errorCodeExpression) = $1"]
+        case .metadata(let key, let value):
+            // The value as a string, and as the number or boolean it spells: metadata holds both kinds.
+            let candidates = metadataValues(value).map { JSONValue.object([key: $0]).jsonText }
+            binds = candidates
+            let tests = candidates.indices.map { "metadata @> $\($0 + 1)::jsonb" }
+            conditions = ["metadata IS NOT NULL", "(" + tests.joined(separator: " OR ") + ")"]
+        }
+        if let before {
+            binds.append(before)
+            conditions.append("job_id < $\(binds.count)::uuid")
+        }
+        let sql = """
+            SELECT \(JobStatusRow.columns) FROM ferry.job_status
+             WHERE \(conditions.joined(separator: " AND ")) ORDER BY job_id DESC LIMIT \(max(1, min(limit, searchPageSize)))
+            """
+        return (sql, binds)
+    }
+
+    /// The lowest (`padding` "0") or highest ("f") job id that starts with these hex digits.
+    static func uuid(_ digits: String, padding: Character) -> String {
+        let full = Array(digits.prefix(32) + String(repeating: padding, count: max(0, 32 - digits.count)))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(full[$0]) }.joined(separator: "-")
+    }
+
+    static func metadataValues(_ text: String) -> [JSONValue] {
+        var values: [JSONValue] = [.string(text)]
+        if let integer = Int64(text) {
+            values.append(.int(integer))
+        } else if let number = Double(text), number.isFinite {
+            values.append(.double(number))
+        } else if text == "true" || text == "false" {
+            values.append(.bool(text == "true"))
+        }
+        return values
+    }
+}

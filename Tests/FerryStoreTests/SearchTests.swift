@@ -1,0 +1,69 @@
+import FerryCore
+@testable import FerryStore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+/// Search across batches (migration 0032's indexes): by id prefix, path text, error code and metadata.
+@Suite("search", .tags(.postgres))
+struct SearchTests {
+    @Test("the search box: ids and their starts, error:CODE, KEY=VALUE, path text; what cannot be searched says why")
+    func parsing() throws {
+        #expect(try JobSearch(parsing: "01939E5A-7C") == .idPrefix("01939e5a7c"))
+        #expect(try JobSearch(parsing: " id:0193 ") == .idPrefix("0193"))
+        #expect(try JobSearch(parsing: "error:http_not_found") == .errorCode("http_not_found"))
+        #expect(try JobSearch(parsing: "Code:Disk_Full") == .errorCode("disk_full"))
+        #expect(try JobSearch(parsing: "album=trip 2026") == .metadata(key: "album", value: "trip 2026"))
+        #expect(try JobSearch(parsing: "IMG_1234.jpg") == .path("IMG_1234.jpg"))
+        #expect(try JobSearch(parsing: "/photos/a=b.jpg") == .path("/photos/a=b.jpg"), "a key has no slash")
+        #expect(try JobSearch(parsing: "path:x=y") == .path("x=y"))
+        #expect(try JobSearch(parsing: "2026") == .path("2026"), "digits alone are path text, not an id")
+        for (text, code) in [("", JobSearchError.Code.empty), ("ab", .tooShort), ("id:xyz", .badJobID), ("error:Not A Code", .badErrorCode)] {
+            #expect(throws: JobSearchError.self) { try JobSearch(parsing: text) }
+            do { _ = try JobSearch(parsing: text) } catch { #expect(error.code == code, "\(text)") }
+        }
+        #expect(FerryStore.uuid("0193", padding: "0") == "01930000-0000-0000-0000-000000000000")
+        #expect(FerryStore.uuid("0193", padding: "f") == "0193ffff-ffff-ffff-ffff-ffffffffffff")
+    }
+
+    @Test("each kind finds its jobs across batches, newest first, page by page; nothing else")
+    func finds() async throws {
+        let db = try await TestDatabase.make("search")
+        let store = db.store()
+        defer { store.client.close() }
+        func spec(_ batch: String?, _ source: String, metadata: JSONValue? = nil) -> JobSpec {
+            JobSpec(jobID: UUIDv7.make(), kind: .fetch, source: source, destination: "/srv/in/", account: nil, queue: "sq",
+                    batch: batch, priority: 0, maxAttempts: 1, runAt: nil, idempotencyKey: nil, metadata: metadata,
+                    bytesTotal: 10, details: [:])
+        }
+        var specs = (0..<60).map { spec($0 % 2 == 0 ? "north" : nil, "https://example.com/trip/IMG_\(1000 + $0).jpg") }
+        specs += [spec("south", "https://example.com/other/cat.png", metadata: .object(["album": .string("pets"), "likes": .int(7)])),
+                  spec("south", "https://example.com/other/dog.png", metadata: .object(["album": .string("pets 2")]))]
+        let ids = try await store.enqueue(specs).map(\.jobID)
+        let claimed = try await store.claim(worker: "w", queues: ["sq"], limit: 3)
+        _ = try await store.record(claimed.map { .failed($0, error: "http_not_found: GET \($0.jobID) answered 404") })
+
+        // Path text anywhere, case-insensitive, across batches and loose jobs: 60 photos, two pages of 50 and 10,
+        // newest first (PostgreSQL's uuid order: by the text).
+        let photos = ids[0..<60].sorted { $0.uuidString.lowercased() > $1.uuidString.lowercased() }
+        let first = try await store.searchJobs(.path("img_10"))
+        #expect(first.count == 50 && first.map(\.jobID) == Array(photos.prefix(50)))
+        let second = try await store.searchJobs(.path("img_10"), before: first.last!.jobID)
+        #expect(second.map(\.jobID) == Array(photos.suffix(10)))
+        #expect(try await store.searchJobs(.path("IMG_1007.JPG")).map(\.jobID) == [ids[7]])
+        #expect(try await store.searchJobs(.path("50%")).isEmpty, "% is literal")
+        #expect(try await store.searchJobs(.path("/srv/in")).count == 50, "the destination too")
+
+        #expect(Set(try await store.searchJobs(.errorCode("http_not_found")).map(\.jobID)) == Set(claimed.map(\.jobID)))
+        #expect(try await store.searchJobs(.errorCode("http")).isEmpty, "the whole code, not its start")
+
+        #expect(try await store.searchJobs(.metadata(key: "album", value: "pets")).map(\.jobID) == [ids[60]])
+        #expect(try await store.searchJobs(.metadata(key: "likes", value: "7")).map(\.jobID) == [ids[60]], "numbers too")
+        #expect(try await store.searchJobs(.metadata(key: "album", value: "pet")).isEmpty, "values whole")
+
+        let id = ids[61].uuidString.lowercased()
+        #expect(try await store.searchJobs(try JobSearch(parsing: id)).map(\.jobID) == [ids[61]])
+        #expect(try await store.searchJobs(try JobSearch(parsing: String(id.prefix(23)))).contains { $0.jobID == ids[61] })
+    }
+}
