@@ -55,8 +55,9 @@ extension Worker {
         }
     }
 
-    /// How often the rescue loop runs: a third of `rescueAfter` (a dead worker's jobs wait at most a third longer
-    /// than the staleness itself), never more often than the heartbeat.
+    /// How often the rescue loop runs: between a third and two thirds of `rescueAfter` (a dead worker's jobs wait at
+    /// most that much longer than the staleness itself, less in a fleet, where the first of many looks), never more
+    /// often than the heartbeat.
     var rescueInterval: Duration { max(configuration.heartbeatInterval, configuration.rescueAfter / 3) }
 
     /// The longest an idle worker goes without folding the counters or looking for orphaned claims: a safety net,
@@ -73,7 +74,7 @@ extension Worker {
         let grace = max(configuration.heartbeatInterval * 3, .seconds(5))
         while !Task.isCancelled {
             // Jitter spreads the fleet's rescue queries.
-            let jitter = Double.random(in: 0.8...1.2)
+            let jitter = Double.random(in: 1.0...2.0)
             try? await Task.sleep(for: rescueInterval * jitter)
             if Task.isCancelled { return }
             let now = ContinuousClock.now

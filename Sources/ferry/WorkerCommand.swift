@@ -127,7 +127,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var noSchedules = false
 
     @Option(name: .customLong("schedule-interval"), help: .hidden)
-    var scheduleInterval: Double = 5
+    var scheduleInterval: Double = 10
 
     @Option(name: .customLong("local-root"), help: ArgumentHelp(
         "A folder jobs may read from and write to (repeatable). Default: FERRY_LOCAL_ROOTS (colon-separated).",
