@@ -31,6 +31,8 @@ struct ChaosSettings: Sendable {
     var database: String
     var pgDirectory: String
     var pgScript: String
+    /// `--failover` runs: planned switchovers, and as many kill -9 of the primary.
+    var failovers: Int
     var workDirectory: String
     var keep: Bool
 
