@@ -16,7 +16,8 @@
 #   scripts/failover.sh switchover DIR       a planned switchover (pg_autoctl perform switchover); returns once the
 #                                            other node is primary and the old one its synchronous standby again
 #   scripts/failover.sh kill-primary DIR     kill -9 the primary's keeper and PostgreSQL (as a machine that dies);
-#                                            prints the killed node's name; the monitor promotes the standby
+#                                            prints the killed node's name and the moment of the kill (Unix time,
+#                                            "node2 1764212345.123456789"); the monitor promotes the standby
 #   scripts/failover.sh restart DIR NODE     start a killed node's keeper again: it rejoins as a standby
 #
 # --fast turns off fsync (see pg-lib.sh); commits stay synchronous (synchronous_commit on, the standby confirms
@@ -209,11 +210,13 @@ kill_primary() {
     name=$(primary)
     [[ -n "$name" ]] || { echo "error: no primary in $dir" >&2; states >&2; exit 1; }
     pid=$(head -1 "$dir/$name/postmaster.pid")
+    # Taken before the kill: a transaction that began later can only have run on another node.
+    killed_at=$(date +%s.%N)
     kill -9 -- "-$(cat "$dir/$name.pid")"
     # The postmaster is in the keeper's group; this makes sure of it, whatever a version of pg_autoctl does.
     kill -9 "$pid" 2>/dev/null || true
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    echo "$name"
+    echo "$name $killed_at"
 }
 
 switchover() {

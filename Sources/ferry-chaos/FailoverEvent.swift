@@ -14,7 +14,7 @@ struct FailoverEvent: Sendable {
     var to = ""
     /// A switchover: until the new primary had its synchronous standby.
     var seconds: Double?
-    /// A kill: until the first write (an enqueue) and the first job finished on the new primary.
+    /// A kill: until the first write (any event) and the first job finished on the new primary.
     var firstWrite: Double?
     var firstFinished: Double?
     /// A kill: until the killed node was the new primary's synchronous standby again.

@@ -33,9 +33,12 @@ struct FailoverFormationControl: Sendable {
         _ = try await run(["switchover", directory], timeout: 180)
     }
 
-    /// kill -9 of the primary's keeper and PostgreSQL; returns the node killed.
-    func killPrimary() async throws -> String {
-        try await run(["kill-primary", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// kill -9 of the primary's keeper and PostgreSQL; returns the node killed and the moment just before the kill
+    /// (a transaction that began after it ran on another node).
+    func killPrimary() async throws -> (node: String, at: Date) {
+        let words = try await run(["kill-primary", directory]).split(whereSeparator: \.isWhitespace)
+        guard words.count == 2, let epoch = Double(words[1]) else { throw ChaosError("failover.sh kill-primary printed \(words)") }
+        return (String(words[0]), Date(timeIntervalSince1970: epoch))
     }
 
     /// Starts a killed node's keeper again, and waits until it is the primary's synchronous standby.

@@ -179,15 +179,16 @@ actor FailoverRun {
     }
 
     func killPrimary() async throws {
-        var event = FailoverEvent(kind: .kill, at: Date())
-        event.from = try await formation.killPrimary()
+        let (killed, at) = try await formation.killPrimary()
+        var event = FailoverEvent(kind: .kill, at: at)
+        event.from = killed
         say("kill -9 of \(event.from) (primary) and its keeper")
         let deadline = Date().addingTimeInterval(300)
         while event.firstFinished == nil && Date() < deadline {
             event.firstFinished = await firstEvent("succeeded", after: event.at)
             if event.firstFinished == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
-        event.firstWrite = await firstEvent("enqueued", after: event.at)
+        event.firstWrite = await firstEvent("", after: event.at)
         event.to = (try? await formation.primary()) ?? "?"
         say(String(format: "%@ promoted: first write after %@, first job finished after %@",
                    event.to, event.firstWrite.map { String(format: "%.1f s", $0) } ?? "n/a",
@@ -198,13 +199,13 @@ actor FailoverRun {
         events.append(event)
     }
 
-    /// Seconds from `date` to the first event of `type` whose transaction began after it (`recorded_at` is the
-    /// transaction's start): after a kill, only the new primary can have written it. Nil while there is none or
-    /// the database cannot be reached.
+    /// Seconds from `date` to the first event of `type` (of any type: "") whose transaction began after it
+    /// (`recorded_at` is the transaction's start): after a kill, only the new primary can have written it. Nil
+    /// while there is none or the database cannot be reached.
     func firstEvent(_ type: String, after date: Date) async -> Double? {
         let rows = try? await database.client.withConnection {
             try $0.query(
-                "SELECT extract(epoch FROM min(recorded_at))::float8 FROM ferry.events WHERE type = $1 AND recorded_at > to_timestamp($2::float8)",
+                "SELECT extract(epoch FROM min(recorded_at))::float8 FROM ferry.events WHERE ($1 = '' OR type = $1) AND recorded_at > to_timestamp($2::float8)",
                 [type, date.timeIntervalSince1970]
             ).rows
         }

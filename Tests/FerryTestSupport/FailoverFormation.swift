@@ -61,9 +61,14 @@ public final class FailoverFormation: @unchecked Sendable {
         _ = try await Self.run(["switchover", directory])
     }
 
-    /// kill -9 of the primary's keeper and PostgreSQL; returns the killed node's name.
-    public func killPrimary() async throws -> String {
-        try await Self.run(["kill-primary", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// kill -9 of the primary's keeper and PostgreSQL; returns the killed node's name and the moment just before
+    /// the kill (a transaction that began after it ran on another node).
+    public func killPrimary() async throws -> (node: String, at: Date) {
+        let words = try await Self.run(["kill-primary", directory]).split(whereSeparator: \.isWhitespace)
+        guard words.count == 2, let epoch = Double(words[1]) else {
+            throw TestSupportError("failover.sh kill-primary printed \(words)")
+        }
+        return (String(words[0]), Date(timeIntervalSince1970: epoch))
     }
 
     /// Starts a killed node's keeper again; it rejoins as a standby.
