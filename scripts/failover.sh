@@ -24,6 +24,14 @@
 # each one) and full_page_writes stays on (pg_rewind needs it to turn an old primary into a standby).
 set -euo pipefail
 
+# The keepers and their PostgreSQL inherit what the caller left open, and a caller holding many descriptors (a test
+# process, ferry-chaos) would leave PostgreSQL too few to start ("insufficient file descriptors available to start
+# server process"): close everything but stdin, stdout, stderr and bash's own copy of this script (255).
+for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    if [[ "$fd" =~ ^[0-9]+$ ]] && ((fd > 2 && fd != 255)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
+
 usage="usage: failover.sh start DIR [--fast] | stop DIR | status DIR | url DIR | node-url DIR NODE | primary DIR | wait-ready DIR [SECONDS] | switchover DIR | kill-primary DIR | restart DIR NODE"
 cmd=${1:?$usage}
 dir=${2:?$usage}
@@ -215,7 +223,8 @@ kill_primary() {
     kill -9 -- "-$(cat "$dir/$name.pid")"
     # The postmaster is in the keeper's group; this makes sure of it, whatever a version of pg_autoctl does.
     kill -9 "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    # Gone, or a zombie waiting for init to reap it.
+    for _ in $(seq 100); do [[ $(ps -o stat= -p "$pid" 2>/dev/null) == [^Z]* ]] || break; sleep 0.05; done
     echo "$name $killed_at"
 }
 

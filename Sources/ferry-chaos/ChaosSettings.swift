@@ -50,6 +50,17 @@ struct ChaosSettings: Sendable {
         return parts.joined(separator: " ")
     }
 
+    /// The options that replay a `--failover` run (the fault and kill options do not apply there).
+    var failoverReplayArguments: String {
+        var parts = [
+            "--failover", "--failovers \(failovers)", "--seed \(seed)", "--duration \(Self.number(duration))", "--uploads \(uploads)",
+            "--max-size \(maxSizeMiB)", "--big-share \(Self.number(bigShare))", "--workers \(workers)", "--concurrency \(concurrency)",
+            "--token-lifetime \(Self.number(tokenLifetime))", "--rescue-after \(Self.number(rescueAfter))",
+        ]
+        if bandwidthKiB > 0 { parts.append("--bandwidth \(bandwidthKiB)") }
+        return parts.joined(separator: " ")
+    }
+
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }

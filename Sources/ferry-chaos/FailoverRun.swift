@@ -49,7 +49,7 @@ actor FailoverRun {
     func run() async throws -> ChaosReport {
         started = Date()
         say("ferry failover run, seed \(settings.seed)")
-        say("replay: ferry-chaos --failover --failovers \(settings.failovers) \(settings.replayArguments)")
+        say("replay: ferry-chaos \(settings.failoverReplayArguments)")
         say("scratch: \(work)")
         do {
             try await prepare()
@@ -189,7 +189,15 @@ actor FailoverRun {
             if event.firstFinished == nil { try await Task.sleep(for: .milliseconds(100)) }
         }
         event.firstWrite = await firstEvent("", after: event.at)
-        event.to = (try? await formation.primary()) ?? "?"
+        // The monitor hears of the promotion from the keeper a moment after the node takes writes.
+        let reported = Date().addingTimeInterval(60)
+        while event.to.isEmpty && Date() < reported {
+            if let primary = try? await formation.primary(), primary != event.from {
+                event.to = primary
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
         say(String(format: "%@ promoted: first write after %@, first job finished after %@",
                    event.to, event.firstWrite.map { String(format: "%.1f s", $0) } ?? "n/a",
                    event.firstFinished.map { String(format: "%.1f s", $0) } ?? "none within 300 s"))

@@ -165,7 +165,7 @@ struct FerryChaos: AsyncParsableCommand {
                 : try await ChaosRun(settings: settings).run()
         } catch {
             print("ferry-chaos: the run could not be completed (seed \(settings.seed)): \(error)")
-            print("replay: ferry-chaos \(failover ? "--failover --failovers \(failovers) " : "")\(settings.replayArguments)")
+            print("replay: ferry-chaos \(failover ? settings.failoverReplayArguments : settings.replayArguments)")
             print("files and logs kept in \(settings.workDirectory)")
             throw ExitCode(2)
         }

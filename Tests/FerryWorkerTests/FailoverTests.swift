@@ -84,7 +84,10 @@ struct FailoverTests {
                 return firstFinished != nil
             }
             let firstWrite = await Self.firstEvent(db, "", after: killedAt)
-            #expect(try await formation.primary() == first, "the standby was promoted")
+            // The monitor hears of the promotion from the keeper a moment after the node takes writes.
+            try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the monitor to report \(first) primary") {
+                (try? await formation.primary()) == first
+            }
             try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the producer to go on after the failover") {
                 await producer.acknowledged(after: killedAt) >= 30
             }
