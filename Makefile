@@ -12,7 +12,7 @@ help:
 	@echo "make check  build, then the in-process tier only (worker against MemoryWorkerStore, store contract): seconds, no PostgreSQL"
 	@echo "make test   install what is missing, start a throwaway PostgreSQL, build, run every test"
 	@echo "make bench  benchmarks (figures as ratios against baselines measured in the same run)"
-	@echo "make chaos  a 10-minute chaos soak: kill -9, restarts, faults, a zombie; then exact checks"
+	@echo "make chaos  a 10-minute chaos soak: kill -9, restarts, faults, a zombie; then 5 minutes of failovers; exact checks"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, migrations, completions, man page"
 
 deps:
@@ -36,9 +36,11 @@ demo: deps
 bench: deps
 	@scripts/bench.sh
 
-# Options after CHAOS_ARGS override the soak's, e.g. make chaos CHAOS_ARGS="--seed 123456789".
+# Options after CHAOS_ARGS override the soak's, e.g. make chaos CHAOS_ARGS="--seed 123456789"; FAILOVER_ARGS those of
+# the failover phase that follows (pg_auto_failover: switchovers and kill -9 of the primary).
 chaos: deps
 	@scripts/chaos.sh --duration 600 --uploads 300 --fetches 150 $(CHAOS_ARGS)
+	@scripts/chaos.sh --failover --duration 300 --uploads 400 --max-size 24 --failovers 3 $(FAILOVER_ARGS)
 
 install: deps
 	@scripts/install.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)"

@@ -14,20 +14,10 @@ cmd=${1:?usage: pg.sh start|stop|restart|url DIR}
 dir=${2:?usage: pg.sh start|stop|restart|url DIR}
 fast=${3:-}
 
-bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+# shellcheck source=scripts/pg-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pg-lib.sh"
+bindir=$(pg_bindir)
 [[ -n "$bindir" ]] || { echo "error: PostgreSQL server binaries not found; run scripts/install-deps.sh" >&2; exit 1; }
-
-as_owner() {
-    if [[ $(id -u) -eq 0 ]]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 url() {
     local port
@@ -44,17 +34,10 @@ start)
         as_owner "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
         {
-            echo "listen_addresses = '127.0.0.1'"
-            echo "unix_socket_directories = '$dir'"
-            echo "shared_buffers = 256MB"
+            pg_private_settings "$dir" "$fast"
             if [[ "$fast" == "--fast" ]]; then
-                # The test suite runs dozens of real worker processes at once, each with a small pool.
-                echo "max_connections = 1000"
-                echo "fsync = off"
                 echo "synchronous_commit = off"
                 echo "full_page_writes = off"
-            else
-                echo "max_connections = 300"
             fi
         } | as_owner tee -a "$dir/data/postgresql.conf" >/dev/null
     fi

@@ -28,17 +28,8 @@ command -v pgbouncer >/dev/null || [[ -x /usr/sbin/pgbouncer ]] \
     || { echo "error: pgbouncer not found; run scripts/install-deps.sh" >&2; exit 1; }
 bin=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
 
-as_owner() {
-    if [[ $(id -u) -eq 0 ]]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+# shellcheck source=scripts/pg-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pg-lib.sh"
 
 url() {
     echo "postgresql://$(cat "$dir/user")@127.0.0.1:$(cat "$dir/port")/$(cat "$dir/dbname")"

@@ -31,6 +31,8 @@ struct ChaosSettings: Sendable {
     var database: String
     var pgDirectory: String
     var pgScript: String
+    /// `--failover` runs: planned switchovers, and as many kill -9 of the primary.
+    var failovers: Int
     var workDirectory: String
     var keep: Bool
 
@@ -45,6 +47,17 @@ struct ChaosSettings: Sendable {
         ]
         if bandwidthKiB > 0 { parts.append("--bandwidth \(bandwidthKiB)") }
         if !zombie { parts.append("--no-zombie") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The options that replay a `--failover` run (the fault and kill options do not apply there).
+    var failoverReplayArguments: String {
+        var parts = [
+            "--failover", "--failovers \(failovers)", "--seed \(seed)", "--duration \(Self.number(duration))", "--uploads \(uploads)",
+            "--max-size \(maxSizeMiB)", "--big-share \(Self.number(bigShare))", "--workers \(workers)", "--concurrency \(concurrency)",
+            "--token-lifetime \(Self.number(tokenLifetime))", "--rescue-after \(Self.number(rescueAfter))",
+        ]
+        if bandwidthKiB > 0 { parts.append("--bandwidth \(bandwidthKiB)") }
         return parts.joined(separator: " ")
     }
 

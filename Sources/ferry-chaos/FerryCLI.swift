@@ -36,9 +36,13 @@ struct FerryCLI: Sendable {
         process.environment = environment
         _ = FileManager.default.createFile(atPath: out, contents: nil)
         _ = FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        process.standardInput = FileHandle(forReadingAtPath: stdinPath ?? "/dev/null")
+        let handles = [FileHandle(forWritingAtPath: out), FileHandle(forWritingAtPath: err), FileHandle(forReadingAtPath: stdinPath ?? "/dev/null")]
+        // Closed by us once the command is over, not left to the Process object's lifetime: a run makes hundreds of
+        // commands, and descriptors ferry-chaos still holds are inherited by the servers scripts start from it.
+        defer { for handle in handles { try? handle?.close() } }
+        process.standardOutput = handles[0]
+        process.standardError = handles[1]
+        process.standardInput = handles[2]
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0

@@ -23,8 +23,18 @@ struct FerryChaos: AsyncParsableCommand {
 
             The seed is printed; the same options and seed replay the same files and schedule.
 
+            With --failover it runs on a pg_auto_failover formation of its own instead (--failover-script, \
+            scripts/failover.sh; no --database-url or --pg-dir): --workers workers upload --uploads files to the dev \
+            server while a producer enqueues them one `ferry enqueue --wait-for-database` at a time, and the primary \
+            moves --failovers times by a planned switchover and --failovers times by kill -9 of the primary and its \
+            keeper (no other faults). It checks that no acknowledged enqueue is missing, every job succeeded once, \
+            no upload was committed more often than attempted, the content hashes are equal, `ferry projection \
+            verify` is clean, and the same worker processes took jobs after the last event; and prints each \
+            switchover's and failover's time and the enqueue calls that waited.
+
             Example (scripts/chaos.sh starts PostgreSQL and builds):
               ferry-chaos --database-url postgresql://postgres@127.0.0.1:5432/postgres --pg-dir /tmp/pg --duration 600
+              ferry-chaos --failover --failover-script scripts/failover.sh --duration 300 --uploads 400
             """)
 
     @Option(help: ArgumentHelp("Seconds of chaos (jobs are enqueued over its first 75%).", valueName: "s"))
@@ -83,16 +93,25 @@ struct FerryChaos: AsyncParsableCommand {
     var ferry: String?
 
     @Option(name: .customLong("database-url"), help: ArgumentHelp("Admin URL of the PostgreSQL cluster (a database of its own is created).", valueName: "url"))
-    var databaseURL: String
+    var databaseURL: String?
 
     @Option(help: ArgumentHelp("Database to (re)create for the run.", valueName: "name"))
     var database = "ferry_chaos"
 
     @Option(name: .customLong("pg-dir"), help: ArgumentHelp("The cluster's scripts/pg.sh directory (for the restarts).", valueName: "dir"))
-    var pgDir: String
+    var pgDir: String?
 
     @Option(name: .customLong("pg-script"), help: ArgumentHelp("scripts/pg.sh.", valueName: "path"))
     var pgScript = "scripts/pg.sh"
+
+    @Flag(help: "Run on a pg_auto_failover formation of its own through switchovers and kills of the primary (see above).")
+    var failover = false
+
+    @Option(name: .customLong("failover-script"), help: ArgumentHelp("scripts/failover.sh (with --failover).", valueName: "path"))
+    var failoverScript = "scripts/failover.sh"
+
+    @Option(help: "With --failover: planned switchovers, and as many kill -9 of the primary.")
+    var failovers = 2
 
     @Option(name: .customLong("work-dir"), help: ArgumentHelp("Scratch directory (default: a new one under /tmp).", valueName: "dir"))
     var workDir: String?
@@ -113,31 +132,40 @@ struct FerryChaos: AsyncParsableCommand {
         guard tokenLifetime >= 2 else { throw ValidationError("--token-lifetime must be at least 2 seconds") }
         guard rescueAfter >= 2 else { throw ValidationError("--rescue-after must be at least 2 seconds") }
         guard bandwidth >= 0 else { throw ValidationError("--bandwidth must not be negative") }
+        if failover {
+            guard uploads > 0 else { throw ValidationError("--failover needs --uploads") }
+            guard (1...20).contains(failovers) else { throw ValidationError("--failovers must be from 1 to 20") }
+        } else if databaseURL == nil || pgDir == nil {
+            throw ValidationError("--database-url and --pg-dir are required (or --failover)")
+        }
     }
 
     func run() async throws {
         let executableDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
         let settings = ChaosSettings(
-            seed: seed ?? UInt64.random(in: 1...999_999_999), duration: duration, uploads: uploads, fetches: fetches,
+            seed: seed ?? UInt64.random(in: 1...999_999_999), duration: duration, uploads: uploads, fetches: failover ? 0 : fetches,
             maxSizeMiB: maxSize, bigShare: bigShare, workers: workers, concurrency: concurrency, killEvery: killEvery,
             pgRestarts: pgRestarts, devServerRestarts: devServerRestarts, zombie: !noZombie, faultScale: faultScale,
             tokenLifetime: tokenLifetime, bandwidthKiB: bandwidth, rescueAfter: rescueAfter, drainTimeout: drainTimeout,
-            ferry: ferry ?? executableDirectory + "/ferry", adminDatabaseURL: databaseURL, database: database,
-            pgDirectory: pgDir, pgScript: pgScript,
+            ferry: ferry ?? executableDirectory + "/ferry", adminDatabaseURL: databaseURL ?? "", database: database,
+            pgDirectory: pgDir ?? "", pgScript: pgScript, failovers: failovers,
             workDirectory: workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("ferry-chaos-\(UUID().uuidString.prefix(8))").path,
             keep: keep)
         guard FileManager.default.isExecutableFile(atPath: settings.ferry) else {
             throw ValidationError("no ferry executable at \(settings.ferry); build it (swift build) or give --ferry")
         }
-        guard FileManager.default.isExecutableFile(atPath: settings.pgScript) || FileManager.default.fileExists(atPath: settings.pgScript) else {
-            throw ValidationError("no \(settings.pgScript); run from the repository root or give --pg-script")
+        let script = failover ? failoverScript : settings.pgScript
+        guard FileManager.default.fileExists(atPath: script) else {
+            throw ValidationError("no \(script); run from the repository root or give --\(failover ? "failover-script" : "pg-script")")
         }
         let report: ChaosReport
         do {
-            report = try await ChaosRun(settings: settings).run()
+            report = failover
+                ? try await FailoverRun(settings: settings, script: failoverScript).run()
+                : try await ChaosRun(settings: settings).run()
         } catch {
             print("ferry-chaos: the run could not be completed (seed \(settings.seed)): \(error)")
-            print("replay: ferry-chaos \(settings.replayArguments)")
+            print("replay: ferry-chaos \(failover ? settings.failoverReplayArguments : settings.replayArguments)")
             print("files and logs kept in \(settings.workDirectory)")
             throw ExitCode(2)
         }
