@@ -57,5 +57,8 @@ scripts/bench-s3.sh "$bin" "$url"
 echo "==> trees again: events of an unchanged schedule tick (tree job against every file); a second copy of an unchanged prefix against rclone"
 scripts/bench-copy.sh "$bin" "$url"
 
+echo "==> an idle fleet: 100 worker processes with no work, PostgreSQL CPU and transactions/s against no workers"
+scripts/bench-fleet.sh "$bin" "$url" "$pgdir"
+
 echo "==> tracing overhead (no-op jobs, tracing off against on with an OTLP/HTTP receiver on loopback)"
 scripts/bench-trace.sh "$bin" "$url"
