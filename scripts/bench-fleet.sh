@@ -26,36 +26,21 @@ cleanup() {
 trap cleanup EXIT
 
 # Room for the fleet: up to min(8, concurrency + 3) + 2 connections per worker.
-needed=$((workers * 6 + 50))
-if (($(psql "$admin" -Atc "SHOW max_connections") < needed)); then
-    psql "$admin" -qc "ALTER SYSTEM SET max_connections = $needed" >/dev/null
-    scripts/pg.sh stop "$pgdir" >/dev/null
-    admin=$(scripts/pg.sh start "$pgdir")
-fi
+source scripts/bench-lib.sh
+admin=$(pg_room_for "$pgdir" "$admin" $((workers * 6 + 50)))
 
 psql "$admin" -qc "DROP DATABASE IF EXISTS ferry_bench_fleet" -c "CREATE DATABASE ferry_bench_fleet" 2>/dev/null
 export FERRY_DATABASE_URL="${admin%/*}/ferry_bench_fleet"
 "$ferry" migrate >/dev/null
-# A schedule the fleet ticks (every minute) and a queue of finished jobs, as a live installation has.
+# A schedule, as a live installation has one: the fleet reads the next ticks.
 "$ferry" schedule add hourly --every 1h -- fetch https://example.com/a.jpg --to "$work/in/" >/dev/null
 
-postmaster=$(head -1 "$pgdir/data/postmaster.pid" 2>/dev/null || head -1 "$pgdir/postmaster.pid")
 ticks=$(getconf CLK_TCK)
-# CPU seconds of the postmaster and every process it started (backends, autovacuum, checkpointer, walwriter …).
-pg_cpu() {
-    local total=0 pid
-    for pid in $postmaster $(pgrep -P "$postmaster"); do
-        [[ -r /proc/$pid/stat ]] || continue
-        total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
-    done
-    echo "$total"
-}
-commits() { psql "$admin" -Atc "SELECT sum(xact_commit + xact_rollback) FROM pg_stat_database"; }
 measure() { # → "cpu_percent_of_one_core transactions_per_second"
     local c0 t0 c1 t1
-    c0=$(pg_cpu); t0=$(commits)
+    c0=$(pg_cpu_ticks "$pgdir"); t0=$(pg_transactions "$admin")
     sleep "$window"
-    c1=$(pg_cpu); t1=$(commits)
+    c1=$(pg_cpu_ticks "$pgdir"); t1=$(pg_transactions "$admin")
     python3 -c "print('%.2f %.1f' % (($c1 - $c0) / $ticks / $window * 100, ($t1 - $t0) / $window))"
 }
 

@@ -60,5 +60,8 @@ scripts/bench-copy.sh "$bin" "$url"
 echo "==> an idle fleet: 100 worker processes with no work, PostgreSQL CPU and transactions/s against no workers"
 scripts/bench-fleet.sh "$bin" "$url" "$pgdir"
 
+echo "==> 1,000 worker slots (16 processes x 64) through PgBouncer with 20 server connections, against direct"
+scripts/bench-slots.sh "$bin" "$url" "$pgdir"
+
 echo "==> tracing overhead (no-op jobs, tracing off against on with an OTLP/HTTP receiver on loopback)"
 scripts/bench-trace.sh "$bin" "$url"
