@@ -181,16 +181,43 @@ extension Dashboard {
             json: .object(["job": job.json, "resume_cursor": cursor, "events": .array(events.map(\.json))]))
     }
 
+    /// Workers: each registered worker with its queues, heartbeat, uptime and slots, then the jobs running now by
+    /// worker (what each is doing: job, kind, source → destination, progress).
     func workers(_ view: DashboardView) async throws -> DashboardPage {
         let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
-        let html = view.table(
-            ["name", "host", "pid", "queues", "heartbeat", "running", "slots", ""],
+        let running = try await shared.value("running_jobs") { [store] in try await store.runningJobs() }
+        let now = Date()
+        let byWorker = Dictionary(grouping: running, by: { $0.worker ?? "" })
+        var html = view.table(
+            ["name", "host", "pid", "queues", "heartbeat", "up", "running", "slots", ""],
             workers.map { worker in
                 [HTML.escape(worker.name), HTML.escape(worker.host), "\(worker.pid)", HTML.escape(worker.queues.joined(separator: ", ")),
-                 DashboardView.age(worker.heartbeatAgeSeconds) + " ago", "\(worker.running)", "\(worker.concurrency)",
+                 DashboardView.age(worker.heartbeatAgeSeconds) + " ago",
+                 "<span title=\"since \(HTML.escape(DashboardView.utc(worker.startedAt.date)))\">" + DashboardView.age(now.timeIntervalSince(worker.startedAt.date)) + "</span>",
+                 "\(worker.running)", "\(worker.concurrency)",
                  worker.stopping ? "stopping" : (worker.heartbeatAgeSeconds >= Self.aliveAfterSeconds ? "silent" : "")]
             })
-        return DashboardPage(title: "Workers", html: html, json: .object(["workers": .array(workers.map(\.json))]))
+        html += "<h2>Running now</h2>"
+        html += running.isEmpty ? "<p>No job is running.</p>" : view.table(
+            ["worker", "job", "kind", "source → destination", "progress", "started"],
+            running.map { job in
+                let fraction = job.bytesTotal.map { $0 > 0 ? Double(job.bytesDone) / Double($0) : 0 }
+                return [HTML.escape(job.worker ?? ""), view.jobLink(job.jobID), HTML.escape(job.kind),
+                        HTML.escape(job.source) + " → " + HTML.escape(job.destination),
+                        (fraction.map { DashboardView.progressBar($0) + " " } ?? "") + DashboardView.bytes(job.bytesDone)
+                            + (job.bytesTotal.map { " of " + DashboardView.bytes($0) } ?? ""),
+                        DashboardView.time(job.startedAt, now: now)]
+            })
+        let json: JSONValue = .object([
+            "workers": .array(workers.map { worker in
+                var object = worker.json.objectValue ?? [:]
+                object["uptime_seconds"] = .double(now.timeIntervalSince(worker.startedAt.date))
+                object["jobs"] = .array((byWorker[worker.name] ?? []).map { .string($0.jobID.uuidString.lowercased()) })
+                return .object(object)
+            }),
+            "running": .array(running.map(\.json)),
+        ])
+        return DashboardPage(title: "Workers", html: html, json: json)
     }
 
     static func text(_ value: JSONValue) -> String {

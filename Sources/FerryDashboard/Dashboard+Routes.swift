@@ -65,6 +65,12 @@ extension Dashboard {
         router.get(RouterPath("\(base)/workers")) { request, _ in
             await respond(request) { view in try await workers(view) }
         }
+        router.get(RouterPath("\(base)/schedules")) { request, _ in
+            await respond(request) { view in try await schedules(view) }
+        }
+        router.get(RouterPath("\(base)/accounts")) { request, _ in
+            await respond(request) { view in try await accounts(view) }
+        }
         router.get(RouterPath("\(base)/events")) { request, _ in events(request) }
         router.post(RouterPath("\(base)/login")) { request, context in try await login(request, context) }
         router.post(RouterPath("\(base)/logout")) { request, _ in try await logout(request) }
@@ -93,6 +99,12 @@ extension Dashboard {
                 return problem(request, .badRequest, "the queue name in the address is not validly percent-encoded")
             }
             return try await pauseOrResume(request, context, queue: name, action: context.parameters.get("action") ?? "")
+        }
+        router.post(RouterPath("\(base)/schedules/:name/:action")) { request, context in
+            guard let name = context.parameters.get("name")?.removingPercentEncoding else {
+                return problem(request, .badRequest, "the schedule name in the address is not validly percent-encoded")
+            }
+            return try await pauseOrResumeSchedule(request, context, name: name, action: context.parameters.get("action") ?? "")
         }
     }
 

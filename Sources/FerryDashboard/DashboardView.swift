@@ -13,7 +13,8 @@ struct DashboardView {
 
     func page(title: String, _ body: String) -> String {
         let b = HTML.escape(base)
-        let links = [("", "Overview"), ("/batches", "Batches"), ("/queues", "Queues"), ("/failed", "Failed &amp; held"), ("/workers", "Workers")]
+        let links = [("", "Overview"), ("/batches", "Batches"), ("/queues", "Queues"), ("/failed", "Failed &amp; held"), ("/workers", "Workers"),
+                     ("/schedules", "Schedules"), ("/accounts", "Accounts")]
             .map { "<a href=\"\(b)\($0.0.isEmpty ? "/" : $0.0)\">\($0.1)</a>" }.joined()
         let login =
             readOnly

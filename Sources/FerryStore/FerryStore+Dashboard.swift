@@ -268,6 +268,38 @@ extension FerryStore {
         }
     }
 
+    /// Running jobs per account, from the partial index of running jobs by account.
+    public func runningByAccount() async throws -> [String: Int64] {
+        do {
+            return try await client.withConnection { connection in
+                var counts = [String: Int64]()
+                for row in try connection.query(
+                    "SELECT account, count(*) AS running FROM ferry.jobs WHERE state = 'running' AND account IS NOT NULL GROUP BY account", []
+                ).rows {
+                    counts[try row.decode(String.self, column: "account")] = try row.decode(Int64.self, column: "running")
+                }
+                return counts
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The jobs running now, by worker and start, at most `limit` (the workers page): from the partial index of
+    /// running jobs by worker.
+    public func runningJobs(limit: Int = 500) async throws -> [JobStatusRow] {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT \(JobStatusRow.columns) FROM ferry.job_status WHERE state = 'running' ORDER BY worker, started_at LIMIT $1",
+                    [Int64(max(1, min(limit, 5000)))]
+                ).rows.map(JobStatusRow.init(row:))
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// Queued jobs held because their account needs `ferry account login`, in claim order per queue and account:
     /// ranges of jobs_claim_idx (queue, account), never a scan of the queue.
     public func heldJobs(accounts: [String], limit: Int = 200) async throws -> [JobStatusRow] {
