@@ -2633,6 +2633,8 @@ CREATE INDEX account_events_account_idx ON ferry.account_events USING btree (acc
 
 CREATE INDEX archived_jobs_archive_idx ON ferry.archived_jobs USING btree (archive_id);
 
+CREATE INDEX archived_jobs_batch_idx ON ferry.archived_jobs USING btree (batch) WHERE (batch IS NOT NULL);
+
 CREATE INDEX batch_events_batch_idx ON ferry.batch_events USING btree (batch, "position");
 
 CREATE INDEX events_recorded_at_brin ON ferry.events USING brin (recorded_at);
