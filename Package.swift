@@ -253,7 +253,7 @@ let package = Package(
         ),
         .target(
             name: "FerryTestSupport",
-            dependencies: ["Postgres", "FerryStore", "FerryCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Postgres", "FerryStore", "FerryCore", "FerryProviders", .product(name: "Logging", package: "swift-log")],
             path: "Tests/FerryTestSupport"
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),

@@ -541,6 +541,91 @@ BEGIN
 END
 $_$;
 
+CREATE FUNCTION ferry.check_provider_options(p_kind text, p_source text, p_destination text, p_options jsonb, p_place text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    v_remote  text := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
+    v_scheme  text;
+    v_origin  text;
+    v_what    text;
+    v_allowed text[];
+    v_name    text;
+    v_value   jsonb;
+    v_option  record;
+    v_problem text;
+    v_fix     text;
+BEGIN
+    IF p_options IS NULL OR jsonb_typeof(p_options) <> 'object' OR p_options = '{}'::jsonb THEN
+        RETURN;
+    END IF;
+    v_scheme := lower(substring(v_remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+    -- An upload to a plain path goes to a local folder, as file:///path/ does.
+    IF v_scheme IS NULL AND p_kind = 'upload' THEN
+        v_scheme := 'file';
+    END IF;
+    IF p_kind = 'copy' THEN
+        v_origin := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+    END IF;
+    SELECT array_agg(DISTINCT o.name ORDER BY o.name), min(o.provider) FILTER (WHERE o.kind = p_kind)
+      INTO v_allowed, v_what
+      FROM ferry.provider_options o
+     WHERE (o.scheme = v_scheme AND o.kind = p_kind) OR (o.scheme = v_origin AND o.kind = 'copy_source');
+    IF v_what IS NULL THEN
+        RETURN;   -- no provider of this scheme takes this kind of job here: the worker names the problem
+    END IF;
+    v_what := CASE p_kind WHEN 'upload' THEN v_what || ' uploads' WHEN 'fetch' THEN v_what || ' fetches'
+                          ELSE 'copies to ' || v_what END;
+
+    FOR v_name, v_value IN SELECT e.key, e.value FROM jsonb_each(p_options) e ORDER BY e.key LOOP
+        SELECT o.type, o.choices, o.min, o.max INTO v_option
+          FROM ferry.provider_options o
+         WHERE o.name = v_name AND ((o.scheme = v_scheme AND o.kind = p_kind) OR (o.scheme = v_origin AND o.kind = 'copy_source'))
+         LIMIT 1;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION '%: not an option for %', p_place || v_name, v_what
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = v_name,
+                      HINT = 'Remove it; options for ' || v_what || ': ' || array_to_string(v_allowed, ', ') || '.';
+        END IF;
+        v_problem := NULL;
+        CASE v_option.type
+        WHEN 'string' THEN
+            IF jsonb_typeof(v_value) <> 'string' THEN
+                v_problem := 'must be a string';
+                v_fix := 'Quote the value.';
+            END IF;
+        WHEN 'boolean' THEN
+            IF jsonb_typeof(v_value) <> 'boolean' THEN
+                v_problem := 'must be true or false';
+                v_fix := 'Write true or false without quotes.';
+            END IF;
+        WHEN 'integer' THEN
+            -- jsonb keeps a number as written: 2.0 is not an integer to the worker's JSON reader either.
+            IF jsonb_typeof(v_value) <> 'number' OR v_value::text !~ '^-?[0-9]+$' THEN
+                v_problem := 'must be an integer';
+                v_fix := 'Write a whole number without quotes.';
+            ELSIF v_value::text::numeric NOT BETWEEN v_option.min AND v_option.max THEN
+                v_problem := format('must be from %s to %s', v_option.min, v_option.max);
+                v_fix := 'Pick a value in range.';
+            END IF;
+        ELSE
+            IF jsonb_typeof(v_value) <> 'string' THEN
+                v_problem := 'must be one of ' || array_to_string(v_option.choices, ', ');
+                v_fix := 'Quote the value.';
+            ELSIF NOT (v_value #>> '{}') = ANY (v_option.choices) THEN
+                v_problem := format('unknown value %s', quote_literal(v_value #>> '{}'));
+                v_fix := 'Use one of ' || array_to_string(v_option.choices, ', ') || '.';
+            END IF;
+        END CASE;
+        IF v_problem IS NOT NULL THEN
+            RAISE EXCEPTION '%: %', p_place || v_name, v_problem
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = v_name, HINT = v_fix;
+        END IF;
+    END LOOP;
+END
+$_$;
+
 CREATE FUNCTION ferry.claim_jobs(p_worker text, p_queues text[], p_limit integer) RETURNS SETOF ferry.jobs
     LANGUAGE plpgsql
     SET plan_cache_mode TO 'force_generic_plan'
@@ -1104,6 +1189,9 @@ BEGIN
             END IF;
         END IF;
     END IF;
+
+    -- Provider options: the names and types the remote side's provider declares (for a copy, the destination's).
+    PERFORM ferry.check_provider_options(p_kind, p_source, p_destination, p_options -> 'options', p_place);
 
     -- What was asked, with defaults filled in: the same request written two ways is the same request. The time is
     -- left out (often relative), as on the CLI's side.
@@ -2178,6 +2266,24 @@ CREATE VIEW ferry.job_timeline AS
     ((e.data ->> 'lease'::text))::bigint AS lease
    FROM ferry.events e;
 
+CREATE TABLE ferry.provider_options (
+    scheme text NOT NULL,
+    kind text NOT NULL,
+    name text NOT NULL,
+    provider text NOT NULL,
+    type text NOT NULL,
+    choices text[],
+    min bigint,
+    max bigint,
+    CONSTRAINT provider_options_check CHECK (((type = 'choice'::text) = (choices IS NOT NULL))),
+    CONSTRAINT provider_options_check1 CHECK (((type = 'integer'::text) = (min IS NOT NULL))),
+    CONSTRAINT provider_options_check2 CHECK (((type = 'integer'::text) = (max IS NOT NULL))),
+    CONSTRAINT provider_options_kind_check CHECK ((kind = ANY (ARRAY['upload'::text, 'fetch'::text, 'copy'::text, 'copy_source'::text]))),
+    CONSTRAINT provider_options_type_check CHECK ((type = ANY (ARRAY['string'::text, 'boolean'::text, 'integer'::text, 'choice'::text])))
+);
+
+COMMENT ON TABLE ferry.provider_options IS 'The provider options ferry.enqueue accepts, by scheme and role; written by ferry migrate from the Swift providers.';
+
 CREATE TABLE ferry.queue_controls (
     queue text NOT NULL,
     paused boolean NOT NULL,
@@ -2487,6 +2593,9 @@ ALTER TABLE ONLY ferry.jobs
 ALTER TABLE ONLY ferry.live_progress
     ADD CONSTRAINT live_progress_pkey PRIMARY KEY (job_id);
 
+ALTER TABLE ONLY ferry.provider_options
+    ADD CONSTRAINT provider_options_pkey PRIMARY KEY (scheme, kind, name);
+
 ALTER TABLE ONLY ferry.queue_controls
     ADD CONSTRAINT queue_controls_pkey PRIMARY KEY (queue);
 
@@ -2523,6 +2632,8 @@ ALTER TABLE ONLY ferry.workers
 CREATE INDEX account_events_account_idx ON ferry.account_events USING btree (account, "position");
 
 CREATE INDEX archived_jobs_archive_idx ON ferry.archived_jobs USING btree (archive_id);
+
+CREATE INDEX archived_jobs_batch_idx ON ferry.archived_jobs USING btree (batch) WHERE (batch IS NOT NULL);
 
 CREATE INDEX batch_events_batch_idx ON ferry.batch_events USING btree (batch, "position");
 
@@ -2785,6 +2896,9 @@ GRANT SELECT ON TABLE ferry.job_status TO ferry_worker;
 GRANT SELECT ON TABLE ferry.job_timeline TO ferry_reader;
 GRANT SELECT ON TABLE ferry.job_timeline TO ferry_producer;
 GRANT SELECT ON TABLE ferry.job_timeline TO ferry_worker;
+
+GRANT SELECT ON TABLE ferry.provider_options TO ferry_producer;
+GRANT SELECT ON TABLE ferry.provider_options TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.queue_controls TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_controls TO ferry_worker;

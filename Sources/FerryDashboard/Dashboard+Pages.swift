@@ -81,7 +81,9 @@ extension Dashboard {
     func batch(
         _ name: String, state: String?, search: String?, after: UUID?, order: BatchJobOrder, _ view: DashboardView
     ) async throws -> DashboardPage? {
-        guard let summary = try await shared.value("batch:" + name, { [store] in try await store.batchStatus(name) }).first else { return nil }
+        guard let summary = try await shared.value("batch:" + name, { [store] in try await store.batchStatus(name) }).first else {
+            return try await archivedBatch(name)
+        }
         let jobs = try await store.batchJobs(
             name, order: order, state: state, search: search, after: after, firstJob: summary.firstJobID, limit: Self.pageSize)
         let next = jobs.count == Self.pageSize ? jobs.last?.jobID : nil
@@ -142,7 +144,7 @@ extension Dashboard {
     }
 
     func job(_ id: UUID, _ view: DashboardView) async throws -> DashboardPage? {
-        guard let job = try await store.jobStatus(.job(id)).first else { return nil }
+        guard let job = try await store.jobStatus(.job(id)).first else { return try await archivedJob(id) }
         let events = try await store.events(of: id)
         var html = jobSummary(job, view)
         if job.state == "queued" || job.state == "running" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/cancel", "Cancel") }

@@ -132,9 +132,9 @@ extension Dashboard {
         guard let page else { return problem(request, .notFound, "not found") }
         var response: Response
         if wantsJSON(request) {
-            response = Self.body(.ok, "application/json", page.json.jsonText + "\n")
+            response = Self.body(page.status, "application/json", page.json.jsonText + "\n")
         } else {
-            response = Self.body(.ok, "text/html; charset=utf-8", view.page(title: page.title, page.html))
+            response = Self.body(page.status, "text/html; charset=utf-8", view.page(title: page.title, page.html))
         }
         response.headers[.cacheControl] = "no-store"
         if let fresh { response.setCookie(cookie(loginCookieName, fresh, request)) }

@@ -20,11 +20,8 @@ extension ProviderRegistry: JobEndpointResolver {
                 line: line, field: field, problem: "\(provider.displayName) takes no \(plural)",
                 fix: "write one of: " + examples.joined(separator: ", "))
         }
-        // Every fetch writes a local file, so every fetch provider takes the policy for one already there.
-        let common = kind == .fetch
-            ? [ExistingFilePolicy.option.declaration, ListingFilter.option.declaration] : [TreeUpload.option.declaration]
         let checked = try ProviderOptions.checked(
-            options, declared: provider.options(for: kind) + common, for: "\(provider.displayName) \(plural)", line: line)
+            options, declared: declaredOptions(provider, for: kind), for: "\(provider.displayName) \(plural)", line: line)
         var resolved = try provider.resolve(
             EndpointRequest(kind: kind, remote: remote, local: local, options: checked, jobID: jobID, line: line))
         if let policy = checked[ExistingFilePolicy.option], policy != ExistingFilePolicy.replace.rawValue {
@@ -61,7 +58,7 @@ extension ProviderRegistry {
                     : "write one of: " + providers.filter { $0.example(for: .copy) != nil }.compactMap { $0.example(for: .upload) }.joined(separator: ", "))
         }
         let checked = try ProviderOptions.checked(
-            options, declared: to.options(for: .upload) + from.options(for: .copy) + [ListingFilter.option.declaration],
+            options, declared: declaredOptions(to, for: .copy) + from.options(for: .copy),
             for: "copies to \(to.displayName)", line: line)
         let read = try from.resolve(EndpointRequest(kind: .copy, remote: source, local: "", options: checked, jobID: jobID, line: line))
         let name = read.source.split(separator: "/").last.map(String.init) ?? ""

@@ -43,6 +43,9 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case restoreConflict = "restore_conflict"
         /// A schedule with that name exists already (`ferry schedule add --replace` replaces it).
         case scheduleExists = "schedule_exists"
+        /// The job or batch was archived: its events left PostgreSQL for an archive file (`ferry archive restore`
+        /// brings them back).
+        case archived = "archived"
     }
 
     public var code: Code

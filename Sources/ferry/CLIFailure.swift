@@ -35,6 +35,7 @@ enum CLIFailure {
             case .archiveFile, .foreignArchive: return ExitCode(ExitStatus.invalidInput)
             case .restoreConflict: return ExitCode(ExitStatus.negative)
             case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
+            case .archived: return ExitCode(ExitStatus.archived)
             }
         case let error as ArchiveError:
             printError("error: \(error)")

@@ -103,8 +103,10 @@ struct Enqueue: AsyncParsableCommand {
               ferry enqueue fetch flickr:12345678@N00 --to /srv/flickr/ --size b --max 500
               ferry enqueue fetch https://example.com/a.jpg https://example.com/b.jpg \\
                   --to /srv/photos/
-              ferry enqueue copy dropbox:photos:/Camera --recursive --to s3:archive:bucket/camera/
-              ferry enqueue copy s3:archive:bucket/2025/report.pdf --to dropbox:work:/Reports/
+              ferry enqueue copy dropbox:photos:/Camera --recursive \\
+                  --to s3:archive:bucket/camera/
+              ferry enqueue copy s3:archive:bucket/2025/report.pdf \\
+                  --to dropbox:work:/Reports/
               ferry enqueue --from jobs.jsonl
               ferry enqueue --from jobs.jsonl --wait-for-database 2m
               ferry enqueue fetch --from urls.txt --format lines --to /srv/photos/ \\

@@ -35,12 +35,7 @@ struct Events: AsyncParsableCommand {
                     defer { store.client.close() }
                     return try await store.archive.job(id)
                 }
-                if let archived {
-                    throw FerryStoreError(
-                        .notFound, "job \(job) was archived on \(ScheduleTime.iso8601(archived.archivedAt)) to \(archived.file)",
-                        fix: "bring it back with ferry archive restore \(archived.file)")
-                }
-                throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id")
+                throw Status.missing(job: id, archived, json: json)
             }
             if json { return print(JSONValue.array(events.map(\.json)).jsonText) }
             print(

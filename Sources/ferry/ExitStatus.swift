@@ -12,6 +12,9 @@ enum ExitStatus {
     static let invalidInput: Int32 = 65
     /// No such job or batch.
     static let notFound: Int32 = 66
+    /// The job or batch was archived: its events left PostgreSQL for an archive file (`ferry archive restore FILE`
+    /// brings them back). Status, events and wait all answer so.
+    static let archived: Int32 = 67
     /// PostgreSQL could not be reached (or went away). Nothing was written, or the command may be retried.
     static let databaseUnavailable: Int32 = 69
     /// An unexpected internal error.

@@ -26,6 +26,7 @@ struct Ferry: AsyncParsableCommand {
               64   usage: a bad command line
               65   invalid input: nothing was written
               66   not found: no such job, batch, account, queue or schedule
+              67   archived: the job or batch is in an archive file (ferry archive restore FILE)
               69   PostgreSQL unavailable: safe to retry
               70   internal error
               74   file I/O error

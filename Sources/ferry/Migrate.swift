@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryProviders
 import FerryStore
 import Logging
 
@@ -9,7 +10,8 @@ struct Migrate: AsyncParsableCommand {
         discussion: """
             Applies the numbered files of migrations/ in order, each once, in its own transaction, under an \
             advisory lock; then the files of migrations/definitions/ (one function or view each) whose text \
-            changed since they were last applied. Refuses to run if a numbered file that was already applied has \
+            changed since they were last applied. Records the options each provider takes \
+            (ferry.provider_options), which ferry.enqueue checks, when they changed. Refuses to run if a numbered file that was already applied has \
             changed since, or if the database is newer than this build.
 
             Examples:
@@ -39,7 +41,8 @@ struct Migrate: AsyncParsableCommand {
             let files = try Migration.load(from: directory)
             let definitions = try Definition.load(fromMigrations: directory)
             let runner = MigrationRunner(
-                client: store.client, migrations: files, definitions: definitions, logger: Logger(label: "ferry.migrate"))
+                client: store.client, migrations: files, definitions: definitions,
+                providerOptions: ProviderRegistry.standard.optionCatalog, logger: Logger(label: "ferry.migrate"))
             let newest = Int64(files.map(\.version).max() ?? 0)
             if check {
                 try await runner.verifyUpToDate()
@@ -60,6 +63,7 @@ struct Migrate: AsyncParsableCommand {
                     "applied": .array(outcome.applied.map { .object(["version": .int(Int64($0.version)), "name": .string($0.name)]) }),
                     "already_applied": .int(Int64(outcome.alreadyApplied)),
                     "definitions_applied": .array(outcome.definitions.map { .object(["order": .int(Int64($0.order)), "name": .string($0.name)]) }),
+                    "provider_options_written": .bool(outcome.providerOptionsWritten),
                 ]).jsonText)
                 return
             }
@@ -69,6 +73,7 @@ struct Migrate: AsyncParsableCommand {
             for definition in outcome.definitions {
                 print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
             }
+            if outcome.providerOptionsWritten { print("recorded the providers' options (ferry.provider_options)") }
             print(
                 "schema is up to date (\(outcome.applied.count) applied now, \(outcome.alreadyApplied) before; "
                     + "\(outcome.definitions.count) of \(definitions.count) definitions applied now)")

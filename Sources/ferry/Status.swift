@@ -47,13 +47,13 @@ struct Status: AsyncParsableCommand {
                 if let job {
                     let id = try JobID.parse(job)
                     guard let row = try await store.jobStatus(.job(id)).first else {
-                        throw FerryStoreError(.notFound, "no job \(job)", fix: "check the id (ferry status --batch NAME lists jobs)")
+                        throw Self.missing(job: id, try await store.archive.job(id), json: json)
                     }
                     if json { return print(row.json.jsonText) }
                     printDetail(row)
                 } else if let batch {
                     guard let summary = try await store.batchStatus(batch).first else {
-                        throw FerryStoreError(.notFound, "no batch named \(batch)", fix: "check the name (ferry status lists batches)")
+                        throw Self.missing(batch: batch, try await store.archive.batch(batch), json: json)
                     }
                     let jobs = try await store.jobStatus(.batch(batch), limit: jobLimit)
                     if json {

@@ -17,7 +17,8 @@ struct Wait: AsyncParsableCommand {
             otherwise a plain line at the start, every 2 seconds and at the end.
 
             Exit codes: 0 every job succeeded; 1 some failed or were cancelled (the first few are listed on \
-            stderr with their last error); 66 no such batch or job; 75 --timeout passed first; 130 interrupted \
+            stderr with their last error); 66 no such batch or job; 67 archived (the file and the restore \
+            command are named); 75 --timeout passed first; 130 interrupted \
             (SIGINT); 69 PostgreSQL unavailable at the start.
 
             Examples:
@@ -107,23 +108,20 @@ struct Wait: AsyncParsableCommand {
                 switch target {
                 case .batch(let name):
                     guard let row = try await store.batchStatus(name).first else {
-                        // Every job archived: the batch's completion record still answers.
-                        if let last = try await store.batchEvents(of: name).last, last.kind == .completed {
+                        // Every job archived: the batch's completion record still says how it ended.
+                        if !json, let last = try await store.batchEvents(of: name).last, last.kind == .completed {
                             let discarded = last.count("discarded") ?? 0
-                            let unsuccessful = (last.count("failed") ?? 0) + (last.count("cancelled") ?? 0) + discarded
-                            print("batch \(name): completed at \(last.recordedAt.iso8601) (its jobs are archived): "
+                            print("batch \(name): completed at \(last.recordedAt.iso8601): "
                                 + "\(last.count("jobs") ?? 0) job(s), \(last.count("succeeded") ?? 0) succeeded, "
                                 + "\(last.count("failed") ?? 0) failed, \(last.count("cancelled") ?? 0) cancelled"
                                 + (discarded > 0 ? ", \(discarded) discarded" : ""))
-                            if unsuccessful > 0 { throw ExitCode(ExitStatus.negative) }
-                            return
                         }
-                        throw FerryStoreError(.notFound, "no batch named \(name)", fix: "check the name (ferry status lists batches)")
+                        throw Status.missing(batch: name, try await store.archive.batch(name), json: json)
                     }
                     snapshot = WaitSnapshot(batch: row)
                 case .job(let id):
                     guard let row = try await store.jobStatus(.job(id)).first else {
-                        throw FerryStoreError(.notFound, "no job \(id.uuidString.lowercased())", fix: "check the id (ferry status --batch NAME lists jobs)")
+                        throw Status.missing(job: id, try await store.archive.job(id), json: json)
                     }
                     wakingBatch = row.batch
                     snapshot = WaitSnapshot(job: row)

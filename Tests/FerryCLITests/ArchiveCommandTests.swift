@@ -83,7 +83,7 @@ struct ArchiveCommandTests {
             let gone = try await db.query(
                 "SELECT job_id::text FROM ferry.archived_jobs LIMIT 1").rows[0].decode(String.self, at: 0)
             let events = try await FerryProcess.run(["events", gone], databaseURL: db.url)
-            #expect(events.status == 66)
+            #expect(events.status == 67, "archived")
             #expect(events.stderr.contains("archived") && events.stderr.contains("ferry archive restore"), "\(events.stderr)")
         }
 
@@ -102,10 +102,10 @@ struct ArchiveCommandTests {
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
 
-        // The batch's jobs are all archived: wait still answers from its completion record (two failed jobs).
+        // The batch's jobs are all archived: wait says so (exit 67) and how it ended, from its completion record.
         let wait = try await FerryProcess.run(["wait", "--batch", "nightly", "--timeout", "5"], databaseURL: db.url)
-        #expect(wait.status == 1, "\(wait.stderr)")
-        #expect(wait.stdout.contains("its jobs are archived") && wait.stdout.contains("100 job(s)") && wait.stdout.contains("2 failed"), "\(wait.stdout)")
+        #expect(wait.status == 67, "\(wait.stderr)")
+        #expect(wait.stderr.contains("was archived") && wait.stdout.contains("100 job(s)") && wait.stdout.contains("2 failed"), "\(wait.stdout)")
 
         for file in archives {
             let restored = try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url)

@@ -82,4 +82,24 @@ struct ProviderOptionTests {
         #expect(EndpointSyntax.scheme(of: "s3:acct:bucket/key") == "s3")
         #expect(EndpointSyntax.scheme(of: "no scheme here") == nil)
     }
+
+    @Test("the catalog ferry migrate records lists, per scheme and role, exactly the options enqueue validation takes")
+    func catalog() {
+        let registry = ProviderRegistry.standard
+        func names(_ scheme: String, _ role: ProviderOptionCatalog.Role) -> Set<String> {
+            Set(registry.optionCatalog.entries.filter { $0.scheme == scheme && $0.role == role }.map(\.option.name))
+        }
+        #expect(names("dropbox", .upload) == ["mode", "autorename", "mute", "if_changed", "tree"])
+        #expect(names("dropbox", .fetch) == ["sha256", "recursive", "thumbnail", "page_size", "existing", "filter"])
+        #expect(names("dropbox", .copy) == ["mode", "autorename", "mute", "if_changed", "filter"])
+        #expect(names("s3", .copy) == ["storage_class", "content_type", "if_changed", "filter"])
+        #expect(names("http", .fetch) == ["sha256", "existing", "filter"] && names("https", .fetch) == names("http", .fetch))
+        #expect(names("file", .upload) == ["if_changed", "tree"] && names("file", .fetch).isEmpty)
+        #expect(names("flickr", .fetch) == ["size", "max", "account", "existing", "filter"] && names("flickr", .upload).isEmpty)
+        // Every declared option's type travels: a choice its words, an integer its range.
+        let pageSize = registry.optionCatalog.json.arrayValue?.first {
+            $0["scheme"] == .string("dropbox") && $0["kind"] == .string("fetch") && $0["name"] == .string("page_size")
+        }
+        #expect(pageSize?["type"] == .string("integer") && pageSize?["min"] == .int(1) && pageSize?["max"] == .int(2000))
+    }
 }

@@ -1,3 +1,4 @@
+import FerryCore
 import FerryStore
 import FerryTestSupport
 import Foundation
@@ -47,6 +48,35 @@ struct MigrationRunnerTests {
         #expect(try rows.map { try $0.decode(Int.self, at: 0) } == migrations.map(\.version))
         try await MigrationRunner(client: client, migrations: migrations, definitions: definitions, logger: Logger(label: "m"))
             .verifyUpToDate()
+    }
+
+    @Test("migrate records the providers' options, rewrites them when they change and not otherwise; verify notices a difference")
+    func providerOptions() async throws {
+        let db = try await TestDatabase.make("migrate_options")
+        let client = db.client(poolSize: 1)
+        defer { client.close() }
+        let migrations = try Migration.load(from: TestDatabase.migrationsDirectory)
+        let definitions = try Definition.load(fromMigrations: TestDatabase.migrationsDirectory)
+        // A build whose Dropbox uploads take only mode=add.
+        let narrow = ProviderOptionCatalog([
+            .init(scheme: "dropbox", role: .upload, provider: "Dropbox", option: ProviderOption("mode", .choice(["add"]), help: "")),
+            .init(scheme: "dropbox", role: .upload, provider: "Dropbox", option: ProviderOption("tree", .boolean, help: "")),
+        ])
+        let runner = MigrationRunner(
+            client: client, migrations: migrations, definitions: definitions, providerOptions: narrow, logger: Logger(label: "m"))
+        await #expect(throws: FerryStoreError.self) { try await runner.verifyUpToDate() }
+        #expect(try await runner.migrate().providerOptionsWritten)
+        try await runner.verifyUpToDate()
+        #expect(try await !runner.migrate().providerOptionsWritten, "unchanged declarations are not written again")
+        #expect(try await db.query("SELECT count(*) FROM ferry.provider_options").rows[0].decode(Int.self, at: 0) == 2)
+
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('box', 'dropbox')")
+        do {
+            _ = try await db.query("SELECT ferry.enqueue('upload', '/srv/a.jpg', 'dropbox:box:/x/', '{\"options\": {\"mode\": \"overwrite\"}}')")
+            Issue.record("mode=overwrite was accepted by a database that records only mode=add")
+        } catch let error as PostgresError {
+            #expect(error.column == "mode" && error.hint == "Use one of add.", "\(error)")
+        }
     }
 
     @Test("several databases of a fresh cluster migrate at once (roles are cluster-wide)")

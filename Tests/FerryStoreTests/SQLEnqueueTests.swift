@@ -140,6 +140,77 @@ struct SQLEnqueueTests {
         #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
     }
 
+    @Test("provider options are checked at enqueue against the remote side's provider: names and value types (22023, the option in COLUMN, the allowed names in HINT)")
+    func providerOptions() async throws {
+        let db = try await TestDatabase.make("sql_enqueue_options")
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('box', 'dropbox'), ('bucket', 's3')")
+        // ferry migrate wrote the providers' declarations from Swift.
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.provider_options WHERE scheme = 'dropbox' AND kind = 'upload'") == 5)
+        let cases: [(kind: String, source: String, destination: String, options: String, field: String, says: String, hint: String)] = [
+            // The issue's cases: a misspelled name is refused now, not by a worker later.
+            ("fetch", "https://e.com/a.jpg", "/srv/in/", #"{"mod": "x"}"#, "mod", "not an option for URL fetches", "sha256"),
+            ("upload", "/srv/a.jpg", "dropbox:box:/x/", #"{"mod": "overwrite"}"#, "mod", "not an option for Dropbox uploads", "mode"),
+            ("upload", "/srv/a.jpg", "dropbox:box:/x/", #"{"mode": "overwite"}"#, "mode", "unknown value 'overwite'", "add, overwrite"),
+            ("upload", "/srv/a.jpg", "dropbox:box:/x/", #"{"mode": 1}"#, "mode", "must be one of add, overwrite", "Quote"),
+            ("upload", "/srv/a.jpg", "dropbox:box:/x/", #"{"mute": "yes"}"#, "mute", "must be true or false", "without quotes"),
+            ("fetch", "dropbox:box:/Camera/", "/srv/c/", #"{"recursive": true, "page_size": 5000}"#, "page_size", "must be from 1 to 2000", "range"),
+            ("fetch", "dropbox:box:/Camera/", "/srv/c/", #"{"page_size": 2.5}"#, "page_size", "must be an integer", "whole number"),
+            ("fetch", "dropbox:box:/Camera/", "/srv/c/", #"{"page_size": "10"}"#, "page_size", "must be an integer", "whole number"),
+            ("fetch", "dropbox:box:/a.jpg", "/srv/c/", #"{"sha256": 12}"#, "sha256", "must be a string", "Quote"),
+            ("fetch", "flickr:1234@N00", "/srv/f/", #"{"sizes": "b"}"#, "sizes", "not an option for Flickr fetches", "size"),
+            ("fetch", "dropbox:box:/a.jpg", "/srv/c/", #"{"mode": "overwrite"}"#, "mode", "not an option for Dropbox fetches", "existing"),
+            ("upload", "/srv/a.jpg", "/srv/out/", #"{"mode": "overwrite"}"#, "mode", "not an option for local directory uploads", "if_changed, tree"),
+            ("upload", "/srv/a.jpg", "s3:bucket:b/x/", #"{"storage_class": "COLD"}"#, "storage_class", "unknown value 'COLD'", "GLACIER"),
+            ("copy", "s3:bucket:b/in/", "dropbox:box:/x/", #"{"recursive": true}"#, "recursive", "not an option for copies to Dropbox", "filter, if_changed"),
+            ("copy", "s3:bucket:b/in/", "dropbox:box:/x/", #"{"tree": true}"#, "tree", "not an option for copies to Dropbox", "mode"),
+        ]
+        for item in cases {
+            let options = #"{"options": \#(item.options)}"#
+            do {
+                try await Self.asRole(db, "ferry_producer") { connection in
+                    _ = try connection.query("SELECT ferry.enqueue($1, $2, $3, $4::jsonb)", [item.kind, item.source, item.destination, options])
+                }
+                Issue.record("\(item) was accepted")
+            } catch let error as PostgresError {
+                #expect(error.sqlState?.code == "22023", "\(item): \(error)")
+                #expect(error.column == item.field, "\(item): \(error)")
+                let message = error.serverMessage ?? ""
+                #expect(message.hasPrefix(item.field + ":") && message.contains(item.says), "\(item): \(message)")
+                #expect(error.hint?.contains(item.hint) == true, "\(item): \(error.hint ?? "no hint")")
+            }
+        }
+        // A bulk enqueue names the element.
+        let bulk = try await Self.refusal(
+            db,
+            """
+            SELECT * FROM ferry.enqueue_many('[
+              {"kind": "fetch", "source": "https://example.com/1.jpg", "destination": "/srv/1/", "options": {"sha256": "\(String(repeating: "a", count: 64))"}},
+              {"kind": "upload", "source": "/srv/2.jpg", "destination": "dropbox:box:/2/", "options": {"mod": "overwrite"}}]')
+            """)
+        #expect(bulk.state == "22023" && bulk.column == "mod" && bulk.message.hasPrefix("jobs[1].mod: not an option"), "\(bulk)")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
+
+        // What each provider declares is accepted, the options every provider of a kind takes included.
+        let accepted: [(kind: String, source: String, destination: String, options: String)] = [
+            ("upload", "/srv/a.jpg", "dropbox:box:/x/", #"{"mode": "overwrite", "autorename": false, "if_changed": true}"#),
+            ("upload", "/srv/t/", "dropbox:box:/t/", #"{"tree": true}"#),
+            ("upload", "/srv/a.jpg", "file:///srv/out/", #"{"if_changed": true}"#),
+            ("upload", "/srv/a.jpg", "s3:bucket:b/x/", #"{"storage_class": "GLACIER_IR", "content_type": "image/jpeg"}"#),
+            ("fetch", "dropbox:box:/Camera/", "/srv/c/", #"{"recursive": true, "page_size": 2000, "existing": "ignore", "filter": "{}"}"#),
+            ("fetch", "flickr:1234@N00", "/srv/f/", #"{"size": "b", "max": 10}"#),
+            ("copy", "s3:bucket:b/in/", "dropbox:box:/x/", #"{"mode": "overwrite", "filter": "{}"}"#),
+            // A provider the database does not know is the worker's to name.
+            ("fetch", "gopher://e.com/a", "/srv/g/", #"{"anything": 1}"#),
+        ]
+        for item in accepted {
+            let options = #"{"options": \#(item.options)}"#
+            _ = try await Self.asRole(db, "ferry_producer") { connection in
+                try connection.query("SELECT ferry.enqueue($1, $2, $3, $4::jsonb)", [item.kind, item.source, item.destination, options])
+            }
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == accepted.count)
+    }
+
     @Test("idempotency keys: the same arguments return the same job; different ones raise FY012 naming the key and the job")
     func idempotency() async throws {
         let db = try await TestDatabase.make("sql_enqueue_key")

@@ -1,3 +1,4 @@
+import FerryProviders
 import FerryStore
 import Foundation
 import Logging
@@ -118,7 +119,8 @@ public struct TestDatabase: Sendable {
                 configuration: PostgresConfiguration(
                     connectionString: TestDatabase.replacingDatabase(in: adminURL, with: "ferry_template"), poolSize: 1))
             let runner = try MigrationRunner(
-                client: templateClient, directory: TestDatabase.migrationsDirectory, logger: Logger(label: "test.migrate"))
+                client: templateClient, directory: TestDatabase.migrationsDirectory,
+                providerOptions: ProviderRegistry.standard.optionCatalog, logger: Logger(label: "test.migrate"))
             try await runner.migrate()
             templateClient.close()
             // Closing is asynchronous (the connection thread finishes queued work): wait until it is gone.

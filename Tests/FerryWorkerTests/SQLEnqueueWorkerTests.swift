@@ -40,9 +40,10 @@ struct SQLEnqueueWorkerTests {
         let fetch = try await Self.enqueue(
             db, "fetch", server.baseURL + "/web/sql/photo.jpg", dir + "/fetched/", #"{"options": {"sha256": "\#(sha)"}}"#)
         let upload = try await Self.enqueue(db, "upload", source, dir + "/out/", #"{"queue": "default", "key": "up-1"}"#)
-        // Input only a provider can judge: an option nobody declares, an upload source that does not exist.
+        // Input only a provider can judge: an option value beyond its type (the database checks names and types),
+        // an upload source that does not exist.
         let badOption = try await Self.enqueue(
-            db, "fetch", server.baseURL + "/web/sql/photo.jpg", dir + "/bad/", #"{"options": {"colour": "red"}}"#)
+            db, "fetch", server.baseURL + "/web/sql/photo.jpg", dir + "/bad/", #"{"options": {"sha256": "red"}}"#)
         let missing = try await Self.enqueue(db, "upload", dir + "/no-such-file.bin", dir + "/out/")
         let badScheme = try await Self.enqueue(db, "fetch", "gopher://example.com/x", dir + "/gopher/")
 
@@ -75,7 +76,7 @@ struct SQLEnqueueWorkerTests {
         #expect(try facts.decode(Int64.self, at: 0) == Int64(bytes.count))
         #expect(try facts.decode(Bool.self, at: 1))
 
-        for (id, field, words) in [(badOption, "colour", "not an option"), (missing, "source", "no such file"), (badScheme, "source", "gopher")] {
+        for (id, field, words) in [(badOption, "sha256", "64 hexadecimal digits"), (missing, "source", "no such file"), (badScheme, "source", "gopher")] {
             let failed = try await Self.job(db, id)
             #expect(failed.state == "failed")
             let error = failed.error ?? ""

@@ -181,6 +181,9 @@ BEGIN
         END IF;
     END IF;
 
+    -- Provider options: the names and types the remote side's provider declares (for a copy, the destination's).
+    PERFORM ferry.check_provider_options(p_kind, p_source, p_destination, p_options -> 'options', p_place);
+
     -- What was asked, with defaults filled in: the same request written two ways is the same request. The time is
     -- left out (often relative), as on the CLI's side.
     request := jsonb_build_object('kind', p_kind, 'source', p_source, 'destination', p_destination, 'queue', queue,

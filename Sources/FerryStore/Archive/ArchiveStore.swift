@@ -196,7 +196,8 @@ public struct ArchiveStore: Sendable {
         }
     }
 
-    /// Where an archived job went, or `nil` when it was never archived (or was restored).
+    /// Where an archived job went, or `nil` when it was never archived (or was restored), or when the login may
+    /// not read the archive's records (a `ferry_reader` sees the status views only).
     public func job(_ jobID: UUID) async throws -> ArchivedJob? {
         do {
             return try await client.withConnection { connection in
@@ -212,6 +213,35 @@ public struct ArchiveStore: Sendable {
                         file: try row.decode(String.self, column: "file"), archivedAt: try row.decode(Date.self, column: "created_at"))
                 }
             }
+        } catch let error as PostgresError where error.sqlState == .insufficientPrivilege {
+            return nil
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+
+    /// Where a batch's jobs went when none is left in PostgreSQL, or `nil` when none was archived (or all were
+    /// restored, or the login may not read the archive's records). Callers ask after `batch_status` found nothing.
+    public func batch(_ name: String) async throws -> ArchivedBatch? {
+        do {
+            return try await client.withConnection { connection in
+                let files = try connection.query(
+                    """
+                    SELECT r.file, count(*) AS jobs, r.created_at
+                      FROM ferry.archived_jobs a JOIN ferry.archives r ON r.archive_id = a.archive_id
+                     WHERE a.batch = $1
+                     GROUP BY r.archive_id, r.file, r.created_at
+                     ORDER BY r.created_at DESC, r.file
+                    """, [name]
+                ).rows.map { row in
+                    ArchivedBatch.File(
+                        file: try row.decode(String.self, column: "file"), jobs: try row.decode(Int.self, column: "jobs"),
+                        archivedAt: try row.decode(Date.self, column: "created_at"))
+                }
+                return files.isEmpty ? nil : ArchivedBatch(batch: name, files: files)
+            }
+        } catch let error as PostgresError where error.sqlState == .insufficientPrivilege {
+            return nil
         } catch {
             throw FerryStore.translate(error)
         }

@@ -1,3 +1,4 @@
+import FerryCore
 import Logging
 import Postgres
 
@@ -37,19 +38,26 @@ public struct MigrationRunner: Sendable {
     public let migrations: [Migration]
     public let definitions: [Definition]
     public let logger: Logger
+    /// The providers' option declarations that `migrate` writes to `ferry.provider_options` (where `ferry.enqueue`
+    /// checks options) and `verifyUpToDate` compares; nil leaves the table as it is.
+    public let providerOptions: ProviderOptionCatalog?
 
-    public init(client: PostgresClient, migrations: [Migration], definitions: [Definition], logger: Logger) {
+    public init(
+        client: PostgresClient, migrations: [Migration], definitions: [Definition], providerOptions: ProviderOptionCatalog? = nil,
+        logger: Logger
+    ) {
         self.client = client
         self.migrations = migrations
         self.definitions = definitions
+        self.providerOptions = providerOptions
         self.logger = logger
     }
 
     /// Loads both kinds of files of a migrations directory (`Migration.load`, `Definition.load`).
-    public init(client: PostgresClient, directory: String, logger: Logger) throws {
+    public init(client: PostgresClient, directory: String, providerOptions: ProviderOptionCatalog? = nil, logger: Logger) throws {
         self.init(
             client: client, migrations: try Migration.load(from: directory),
-            definitions: try Definition.load(fromMigrations: directory), logger: logger)
+            definitions: try Definition.load(fromMigrations: directory), providerOptions: providerOptions, logger: logger)
     }
 
     /// What `migrate` did.
@@ -58,12 +66,15 @@ public struct MigrationRunner: Sendable {
         public var alreadyApplied: Int
         /// Definitions applied now: new, or changed since they were last applied.
         public var definitions: [Definition] = []
+        /// True when `ferry.provider_options` was rewritten now (the providers' declarations changed).
+        public var providerOptionsWritten = false
     }
 
     @discardableResult
     public func migrate() async throws -> Outcome {
         let migrations = self.migrations
         let definitions = self.definitions
+        let providerOptions = self.providerOptions
         let logger = self.logger
         return try await client.withConnection { connection in
             try connection.transaction { tx in
@@ -98,6 +109,10 @@ public struct MigrationRunner: Sendable {
                 if ran { done.append(migration) }
             }
             var outcome = Outcome(applied: done, alreadyApplied: applied.count)
+            if let providerOptions {
+                // After the numbered files, which create the table.
+                outcome.providerOptionsWritten = try Self.write(providerOptions, connection, logger: logger)
+            }
             guard !definitions.isEmpty else { return outcome }
             let records = try Self.definitionRecords(connection)
             guard let records else {
@@ -134,6 +149,7 @@ public struct MigrationRunner: Sendable {
     public func verifyUpToDate() async throws {
         let migrations = self.migrations
         let definitions = self.definitions
+        let providerOptions = self.providerOptions
         try await client.withConnection { connection in
             let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL AS exists")
             guard try exists.rows[0].decode(Bool.self, column: "exists") else {
@@ -145,6 +161,11 @@ public struct MigrationRunner: Sendable {
             if let first = missing.first {
                 throw FerryStoreError(
                     .notMigrated, "migration \(first.version)_\(first.name) is not applied", fix: "run ferry migrate")
+            }
+            if let providerOptions, try Self.differs(providerOptions, connection) {
+                throw FerryStoreError(
+                    .notMigrated, "the provider options recorded in the database (ferry.provider_options) are not this build's",
+                    fix: "run ferry migrate")
             }
             guard !definitions.isEmpty else { return }
             let pending = try Self.pending(definitions, records: try Self.definitionRecords(connection) ?? [:])

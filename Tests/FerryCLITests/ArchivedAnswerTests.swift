@@ -1,0 +1,61 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// After `ferry archive`, every command that looks a job or batch up says it was archived, when, to which file,
+/// and how to restore it, with exit 67; the dashboard answers 410 Gone with the same facts (issue 24).
+@Suite("archived jobs and batches answer the same way everywhere", .tags(.postgres, .process))
+struct ArchivedAnswerTests {
+    @Test("status JOB, events JOB, status --batch, wait JOB, wait --batch and the dashboard (HTML and JSON)")
+    func everywhere() async throws {
+        let db = try await TestDatabase.make("archived_answers")
+        let jobs = try await ArchiveCommandTests.finishedJobs(db, count: 6)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-arch-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let archived = try await FerryProcess.run(["archive", "--finished-before", "0s", "--to", directory], databaseURL: db.url)
+        #expect(archived.status == 0, "\(archived.stderr)")
+        let file = try #require(ArchiveCommandTests.files(in: directory, suffix: ".jsonl.gz").first)
+        let job = try #require(jobs.first)
+
+        for arguments in [["status", job], ["events", job], ["status", "--batch", "nightly"], ["wait", job, "--timeout", "5"],
+                          ["wait", "--batch", "nightly", "--timeout", "5"]] {
+            let answer = try await FerryProcess.run(arguments, databaseURL: db.url)
+            #expect(answer.status == 67, "\(arguments): \(answer.status) \(answer.stderr)")
+            #expect(answer.stderr.hasPrefix("error: ") && answer.stderr.contains("was archived"), "\(arguments): \(answer.stderr)")
+            #expect(answer.stderr.contains(file) && answer.stderr.contains("ferry archive restore \(file)"), "\(arguments): \(answer.stderr)")
+        }
+        // The batch's completion record still says how it ended.
+        let wait = try await FerryProcess.run(["wait", "--batch", "nightly"], databaseURL: db.url)
+        #expect(wait.stdout.contains("6 job(s)") && wait.stdout.contains("1 failed"), "\(wait.stdout)")
+        // --json: the same facts as an object on stdout.
+        for arguments in [["status", job, "--json"], ["events", job, "--json"], ["status", "--batch", "nightly", "--json"]] {
+            let answer = try await FerryProcess.run(arguments, databaseURL: db.url)
+            #expect(answer.status == 67, "\(arguments)")
+            let object = try JSONValue.parse(answer.stdout)
+            #expect(object["archived"]?["restore"]?.stringValue == "ferry archive restore \(file)"
+                || object["archived"]?["files"]?.arrayValue?.first?["restore"]?.stringValue == "ferry archive restore \(file)", "\(arguments): \(answer.stdout)")
+        }
+        // Unknown ids and names still exit 66.
+        #expect(try await FerryProcess.run(["status", UUIDv7.make().uuidString], databaseURL: db.url).status == 66)
+        #expect(try await FerryProcess.run(["status", "--batch", "nope"], databaseURL: db.url).status == 66)
+
+        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+            for path in ["/jobs/\(job)", "/batches/nightly"] {
+                let page = try await dashboard.get(path)
+                #expect(page.status == 410, "\(path): \(page.status)")
+                #expect(page.body.contains("id=\"archived\"") && page.body.contains("ferry archive restore \(file)"), "\(path): \(page.body)")
+                let json = try await dashboard.get(path, json: true)
+                #expect(json.status == 410)
+                let object = try JSONValue.parse(json.body)
+                #expect(object["archived"] != nil && json.body.contains("ferry archive restore"), "\(path): \(json.body)")
+            }
+            #expect(try await dashboard.get("/jobs/\(UUIDv7.make().uuidString.lowercased())").status == 404)
+            #expect(try await dashboard.get("/batches/nope").status == 404)
+        }
+
+        // Restored, the job answers as before.
+        #expect(try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url).status == 0)
+        #expect(try await FerryProcess.run(["status", job], databaseURL: db.url).status == 0)
+    }
+}
