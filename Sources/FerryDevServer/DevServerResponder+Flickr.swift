@@ -5,7 +5,8 @@ import NIOCore
 
 /// The Flickr REST stand-in at `/services/rest/` (base URL = server root, like
 /// `https://api.flickr.com/services/rest/`). It implements `flickr.people.getPublicPhotos`
-/// with Flickr's parameters, paging, error codes and output formats.
+/// with Flickr's parameters, paging, error codes and output formats, and `flickr.test.echo` (which checks the
+/// API key and answers the parameters back, as Flickr does).
 extension DevServerResponder {
     func flickrREST(_ request: Request) async throws -> Response {
         guard request.method == .get || request.method == .post else { throw methodNotAllowed("GET, POST") }
@@ -24,11 +25,17 @@ extension DevServerResponder {
         guard let format = parsedFormat else {
             return FlickrResponseFormat.xml.failure(code: 111, message: "Format \"\(requestedFormat)\" not found")
         }
-        guard method == "flickr.people.getPublicPhotos" else {
+        guard method == "flickr.people.getPublicPhotos" || method == "flickr.test.echo" else {
             return format.failure(code: 112, message: "Method \"\(method)\" not found")
         }
         guard let key = parameters["api_key"], backend.configuration.acceptedFlickrAPIKeys.contains(key) else {
             return format.failure(code: 100, message: Self.invalidKeyMessage(parameters["api_key"] ?? ""))
+        }
+        if method == "flickr.test.echo" {
+            // Echoes every parameter but the key, each as {"_content": value}, as Flickr answers it.
+            var members = [String: JSONValue]()
+            for (name, value) in parameters where name != "api_key" { members[name] = .object(["_content": .string(value)]) }
+            return format.success(members)
         }
         guard let userID = parameters["user_id"], let user = backend.flickr.user(userID) else {
             return format.failure(code: 1, message: "User not found")

@@ -41,6 +41,13 @@ public struct FlickrClient: Sendable {
         return try FlickrPhotoPage(json: photos)
     }
 
+    /// `flickr.test.echo`: answers when the endpoint is Flickr's REST API and accepts `apiKey` (an invalid key is
+    /// `invalidAPIKey`), which is how `ferry account add` checks a key before storing it.
+    public func echo(apiKey: String) async throws(FlickrError) {
+        let parameters = [("method", "flickr.test.echo"), ("api_key", apiKey), ("format", "json"), ("nojsoncallback", "1")]
+        _ = try await call("flickr.test.echo", parameters: parameters, secrets: [apiKey])
+    }
+
     /// `{photos}/{server}/{id}_{secret}[_{size}].jpg`; no size is Flickr's medium 500.
     public func photoURL(_ photo: FlickrPhotoInfo, size: String?) -> String {
         Self.photoURL(photo, size: size, base: endpoints.photos)

@@ -20,10 +20,11 @@ struct FlickrFetchTests {
     static let devKey = "ferry-dev-flickr"
 
     /// Adds a Flickr account whose API key is `key`, pointed at `server`.
-    static func addAccount(_ name: String, key: String, server: DevServerProcess, db: TestDatabase) async throws {
+    static func addAccount(_ name: String, key: String, server: DevServerProcess, db: TestDatabase, verify: Bool = true) async throws {
         let result = try await FerryProcess.run(
             ["account", "add", name, "--provider", "flickr", "--api-key-file", "-",
-             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"],
+             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"]
+                + (verify ? [] : ["--no-verify"]),
             databaseURL: db.url, stdin: key + "\n", environment: DropboxAccounts.environment)
         #expect(result.status == 0, "\(result.stderr)")
     }
@@ -194,7 +195,17 @@ struct FlickrFetchTests {
         defer { try? FileManager.default.removeItem(atPath: target) }
         _ = try await Self.seedUser(server, "8@N08", count: 5)
         let wrongKey = "0123456789abcdef0123456789abcdef"
-        try await Self.addAccount("flickr", key: wrongKey, server: server, db: db)
+        // Checked at account add (flickr.test.echo): a wrong key, or an endpoint that is not Flickr's, is refused.
+        let refused = try await FerryProcess.run(
+            ["account", "add", "flickr", "--provider", "flickr", "--api-key-file", "-", "--api-url", server.baseURL + "/services/rest/"],
+            databaseURL: db.url, stdin: wrongKey + "\n", environment: DropboxAccounts.environment)
+        #expect(refused.status != 0 && refused.stderr.contains("Flickr refused the API key") && !refused.stderr.contains(wrongKey), "\(refused.stderr)")
+        let elsewhere = try await FerryProcess.run(
+            ["account", "add", "flickr", "--provider", "flickr", "--api-key-file", "-", "--api-url", server.baseURL + "/__dev/health"],
+            databaseURL: db.url, stdin: Self.devKey + "\n", environment: DropboxAccounts.environment)
+        #expect(elsewhere.status != 0 && elsewhere.stderr.contains("check --api-url"), "\(elsewhere.stderr)")
+        // Added without the check, the wrong key fails the job for good at once.
+        try await Self.addAccount("flickr", key: wrongKey, server: server, db: db, verify: false)
         _ = try await Self.enqueue(db, ["flickr:8@N08", "--to", target + "/"])
         let worker = try TestWorker.transfers(db, name: "flickr-key")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the listing to fail") {

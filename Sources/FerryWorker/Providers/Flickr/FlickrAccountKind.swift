@@ -27,7 +27,26 @@ struct FlickrAccountKind: AccountKind {
             name: inputs.name, provider: inputs.provider, appKey: nil, secrets: ["api_key": apiKey], refreshToken: nil,
             apiURL: try inputs.url(Self.apiURL), contentURL: try inputs.url(Self.photoURL), maxConcurrent: inputs.maxConcurrent)
         account.linkedWithoutLogin = true
-        return (account, "added \(inputs.name) (flickr)")
+        guard inputs.verify else { return (account, "added \(inputs.name) (flickr)") }
+        // flickr.test.echo proves the endpoint is Flickr's REST API and that it accepts the key.
+        let endpoints = FlickrEndpoints(
+            rest: account.apiURL ?? FlickrEndpoints.production.rest, photos: account.contentURL ?? FlickrEndpoints.production.photos)
+        do {
+            try await FlickrClient(httpClient: httpClient, endpoints: endpoints, logger: logger, requestTimeout: .seconds(20))
+                .echo(apiKey: apiKey)
+        } catch {
+            switch error.code {
+            case .invalidAPIKey:
+                throw AccountSetupError(.rejected, "Flickr refused the API key (\(error.message)): check --api-key-file")
+            case .transport, .timeout, .serviceUnavailable, .serverError, .rateLimited:
+                throw AccountSetupError(
+                    .unreachable, "could not reach Flickr to check the API key (\(error.code.rawValue)); check --api-url, retry, or add with --no-verify")
+            default:
+                throw AccountSetupError(
+                    .rejected, "\(endpoints.rest) did not answer as Flickr's REST API (\(error.code.rawValue)): check --api-url, or add with --no-verify")
+            }
+        }
+        return (account, "added \(inputs.name) (flickr), API key verified")
     }
 
     /// Before schema 30 the one secret was the API key.
