@@ -9,7 +9,7 @@ import Foundation
 struct ScheduleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule",
-        abstract: "Enqueue a fetch on a recurring tick: every interval, or on a cron expression in a time zone.",
+        abstract: "Enqueue a fetch, a folder upload or a copy on a recurring tick: every interval, or on a cron expression.",
         discussion: """
             Workers fire due schedules: each tick enqueues exactly one job (idempotency key schedule:NAME:TICK) \
             however many workers run. When no worker ran for several ticks, the next one to look enqueues one job \
@@ -22,6 +22,10 @@ struct ScheduleCommand: AsyncParsableCommand {
               ferry schedule add flickr-hourly --every 1h -- fetch flickr:12345678@N00 --to /srv/flickr/
               ferry schedule add camera --cron "30 6 * * mon-fri" --timezone Europe/Paris \\
                   -- fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
+              ferry schedule add nightly --cron "0 2 * * *" \\
+                  -- upload /srv/photos --recursive --to dropbox:photos:/Backup/
+              ferry schedule add offsite --every 1d \\
+                  -- copy dropbox:photos:/Camera --recursive --to s3:archive:bucket/camera/
               ferry schedule list
               ferry schedule show camera --json
               ferry schedule pause camera
@@ -32,7 +36,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a schedule (or replace one with --replace).",
-            usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--overlap skip|allow] [--replace] -- fetch <source> --to <path> [enqueue options]",
+            usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--overlap skip|allow] [--replace] -- fetch|upload|copy <source> --to <dest> [enqueue options]",
             discussion: """
                 --every: 15m, 1h, 1d, 90s or a sum such as 1h30m (at least 1m); ticks fall on whole multiples of \
                 the interval since 1970-01-01T00:00Z (1h ticks on the hour, UTC).
@@ -46,7 +50,9 @@ struct ScheduleCommand: AsyncParsableCommand {
                 going (its job, or any job of its batch, queued or running; the tick is recorded as skipped in \
                 ferry.schedule_runs); allow enqueues every tick's job whatever the last one is doing.
 
-                After --: the job, as for ferry enqueue fetch (one source; --key and --run-at are the schedule's). \
+                After --: the job, as for ferry enqueue: a fetch, an upload of a folder (upload DIR --recursive: \
+                each tick walks it and sends only new and changed files) or a copy (one source; --key and \
+                --run-at are the schedule's). \
                 It is checked now as enqueue checks it: a bad template is refused and nothing is stored. Without \
                 --batch, each tick's run is a batch of its own named by its key (schedule:NAME:TICK), so \
                 ferry wait --batch and the dashboard follow it whole.
