@@ -82,6 +82,14 @@ extension ProviderRegistry {
         if read.source == written.destination {
             throw ValidationIssue(line: line, field: "to", problem: "the copy would write over its own source", fix: "copy to another place")
         }
+        // A folder copied into itself would list its own copies as it goes (Dropbox paths compare case-insensitively).
+        let folder = to is DropboxProvider ? read.source.lowercased() : read.source
+        let target = to is DropboxProvider ? written.destination.lowercased() : written.destination
+        if read.fansOut && target.hasPrefix(folder) {
+            throw ValidationIssue(
+                line: line, field: "to", problem: "the destination is inside the folder being copied",
+                fix: "copy to a folder outside \(read.source)")
+        }
         var resolved = ResolvedEndpoint(
             source: read.source, destination: written.destination, account: written.account,
             accountProvider: written.accountProvider, fansOut: read.fansOut, details: written.details)

@@ -75,6 +75,8 @@ struct CopyEnqueueTests {
             (["copy", "dropbox:nobody:/Camera/a.jpg", "--to", "s3:arc:bucket/x/"], "unknown account 'nobody'"),
             (["copy", "dropbox:arc:/Camera/a.jpg", "--to", "s3:arc:bucket/x/"], "is a s3 account, not dropbox"),
             (["copy", "s3:arc:bucket/a.jpg", "--to", "s3:arc:bucket/"], "would write over its own source"),
+            (["copy", "s3:arc:bucket/photos/", "--to", "s3:arc:bucket/photos/backup/"], "inside the folder being copied"),
+            (["copy", "dropbox:box:/Camera", "--recursive", "--to", "dropbox:box:/camera/Copy/"], "inside the folder being copied"),
             (["copy", "s3:arc:bucket/a.jpg", "--to", "dropbox:box:/x/", "--include", "*.jpg"], "a copy of one file has nothing to choose from"),
             (["copy", "s3:arc:bucket/a.jpg", "--to", "dropbox:box:/x/", "--option", "storage_class=GLACIER"], "storage_class"),
         ]
