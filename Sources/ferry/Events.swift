@@ -9,6 +9,7 @@ struct Events: AsyncParsableCommand {
             Examples:
               ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --json | jq '.[] | .type'
+              ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --read-database-url postgresql://reader@standby/ferry
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
@@ -18,6 +19,7 @@ struct Events: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
@@ -25,13 +27,13 @@ struct Events: AsyncParsableCommand {
             let id = try JobID.parse(job)
             let wait = try database.resolved()
             let events = try await wait.run {
-                let store = connection.makeStore(poolSize: 1)
+                let store = reads.makeStore(connection)
                 defer { store.client.close() }
                 return try await store.events(of: id)
             }
             guard !events.isEmpty else {
                 let archived = try await wait.run {
-                    let store = connection.makeStore(poolSize: 1)
+                    let store = reads.makeStore(connection)
                     defer { store.client.close() }
                     return try await store.archive.job(id)
                 }
