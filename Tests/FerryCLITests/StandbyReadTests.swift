@@ -59,13 +59,23 @@ struct StandbyReadTests {
                     if !wait.isRunning { throw TestSupportError("ferry wait exited early: \(wait.log)") }
                     return wait.log.contains(Self.waitNotice)
                 }
+                // The same wait on the primary, woken by the batch's notification: the figure to compare with.
+                let primaryWait = try BackgroundProcess(
+                    ferry: ["wait", "--batch", "replica", "--json", "--interval", "0.5"], databaseURL: db.url)
                 let worker = try TestWorker.start(db, name: "standby-primary-worker", ["--handler", "noop", "--concurrency", "8"])
                 defer { worker.signal(SIGTERM) }
-                // When the primary has finished the batch, and when the waiter on the standby noticed.
+                // When the primary has finished the batch, and when each waiter noticed; the primary's view of the
+                // standby's replay lag meanwhile (pg_stat_replication).
+                var replayLag = 0
                 try await eventually(timeout: .seconds(300), interval: .milliseconds(20), "the batch to finish on the primary") {
-                    try await Self.count(db.url, "SELECT count(*) FROM ferry.jobs WHERE batch = 'replica' AND state = 'succeeded'") == jobs
+                    replayLag = max(replayLag, try await Self.count(
+                        db.url, "SELECT coalesce(max(extract(epoch FROM replay_lag) * 1000), 0)::int FROM pg_stat_replication"))
+                    return try await Self.count(db.url, "SELECT count(*) FROM ferry.jobs WHERE batch = 'replica' AND state = 'succeeded'") == jobs
                 }
                 let finishedOnPrimary = ContinuousClock.now
+                #expect(try await primaryWait.waitForExit(timeout: .seconds(120)) == 0, "\(primaryWait.log)")
+                let primaryWaitReturned = ContinuousClock.now
+                #expect(!primaryWait.log.contains(Self.waitNotice), "the primary hears LISTEN: \(primaryWait.log)")
                 #expect(try await wait.waitForExit(timeout: .seconds(120)) == 0, "\(wait.log)")
                 let waitReturned = ContinuousClock.now
                 let outcome = wait.log.split(separator: "\n").compactMap {
@@ -73,8 +83,8 @@ struct StandbyReadTests {
                 }.first
                 #expect(outcome?["succeeded"] as? Int == jobs, "\(wait.log)")
                 #expect(Self.occurrences(of: Self.waitNotice, in: wait.log) == 1, "said once: \(wait.log)")
-                let lag = try await Self.count(admin, "SELECT (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::int")
-                print("standby figures: ferry wait returned \(Self.seconds(waitReturned - finishedOnPrimary)) after the batch finished on the primary (its --interval 0.5 s); last replayed commit \(lag) ms old afterwards")
+                // Figures for the documentation, not assertions: the machine is shared and its pace varies.
+                print("standby figures: after the batch finished on the primary, ferry wait returned on the primary in \(Self.seconds(primaryWaitReturned - finishedOnPrimary)) and on the standby in \(Self.seconds(waitReturned - finishedOnPrimary)) (--interval 0.5 s); largest replay_lag in pg_stat_replication while the jobs ran: \(replayLag) ms")
 
                 // ferry status as ferry_reader: the batch as the primary has it, and the standby's state.
                 let status = try await FerryProcess.run(
