@@ -31,7 +31,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
             Examples:
               ferry dashboard --read-only
-              ferry dashboard --read-only --read-database-url postgresql://reader@standby/ferry
+              ferry dashboard --read-only --read-database-url postgresql://standby/ferry
               FERRY_DASHBOARD_TOKEN=$(cat token) ferry dashboard \\
                   --listen 127.0.0.1:8080 --base-path /ferry
               ferry dashboard --token-file /etc/ferry/dashboard-token

@@ -9,7 +9,6 @@ struct Events: AsyncParsableCommand {
             Examples:
               ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --json | jq '.[] | .type'
-              ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --read-database-url postgresql://reader@standby/ferry
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))

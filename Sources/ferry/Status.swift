@@ -18,7 +18,7 @@ struct Status: AsyncParsableCommand {
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry status --batch trip
               ferry status --queue photos --json
-              ferry status --batch trip --read-database-url postgresql://reader@standby/ferry
+              ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))

@@ -29,7 +29,7 @@ struct Wait: AsyncParsableCommand {
               ferry wait --batch trip
               ferry wait --batch trip --progress --timeout 3600
               ferry wait 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 && echo uploaded
-              ferry wait --batch trip --read-database-url postgresql://reader@standby/ferry
+              ferry wait --batch trip --read-database-url postgresql://standby/ferry
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
