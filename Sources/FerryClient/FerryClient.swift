@@ -23,6 +23,7 @@ import Postgres
 /// share it, and `close()` it at the end. Calls never block the caller's executor (libpq runs on the pool's threads).
 public final class FerryClient: Sendable {
     let store: FerryStore
+    let logger: Logger
 
     /// - Parameters:
     ///   - databaseURL: a libpq connection string or URL for a role that is a member of `ferry_producer`.
@@ -32,6 +33,7 @@ public final class FerryClient: Sendable {
             configuration: PostgresConfiguration(connectionString: databaseURL, applicationName: "ferry-client", poolSize: poolSize),
             logger: logger)
         store = FerryStore(client: client, logger: logger)
+        self.logger = logger
     }
 
     /// Closes the connections. Calls after this fail.
@@ -79,10 +81,12 @@ public final class FerryClient: Sendable {
 
     /// Waits until no job of the batch is queued or running and returns its final state (check
     /// ``BatchProgress/succeededWhole``). Woken by the batch's completion notification, and reads the state again
-    /// every `pollInterval` in case a notification is missed. Throws ``FerryClientError`` with
+    /// every `pollInterval` in case a notification is missed. On a hot standby, which refuses LISTEN (SQLSTATE
+    /// 25006) and hears no notifications, it logs that once and reads every `pollInterval`. Throws ``FerryClientError`` with
     /// ``FerryClientError/Code/notFound`` or ``FerryClientError/Code/timedOut``, or `CancellationError`.
     public func waitForBatch(_ name: String, timeout: Duration? = nil, pollInterval: Duration = .seconds(1)) async throws -> BatchProgress {
         let deadline = timeout.map { ContinuousClock.now + $0 }
+        var polling = false
         while true {
             try Task.checkCancellation()
             guard let batch = try await batch(name) else {
@@ -97,7 +101,18 @@ public final class FerryClient: Sendable {
                 }
                 pause = min(pause, left)
             }
-            _ = try await store.waitForBatchNotification(name, timeout: pause)
+            if polling {
+                try await Task.sleep(for: pause)
+                continue
+            }
+            do {
+                _ = try await store.waitForBatchNotification(name, timeout: pause)
+            } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
+                polling = true
+                logger.notice(
+                    "the server is a hot standby (LISTEN refused, SQLSTATE 25006): reading the batch every poll interval instead of waiting for notifications")
+                try await Task.sleep(for: pause)
+            }
         }
     }
 }

@@ -9,13 +9,19 @@ extension Dashboard {
         let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
         let throughput = try await shared.value("throughput") { [store] in try await store.throughput() }
         let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
+        // Read from a hot standby, the page says how stale it may be.
+        let standby = try await shared.value("standby") { [store] in try await store.standbyStatus() }
         let alive = workers.filter { $0.heartbeatAgeSeconds < Self.aliveAfterSeconds && !$0.stopping }
         var lastHour = [String: (jobs: Int64, bytes: Int64)]()
         for row in throughput {
             lastHour[row.queue, default: (0, 0)].jobs += row.succeeded + row.failed
             lastHour[row.queue, default: (0, 0)].bytes += row.bytes
         }
-        var html = searchBox(view) + "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
+        var html = searchBox(view)
+        if let standby {
+            html += "<p id=\"standby-note\">Read from a \(HTML.escape(standby.summary))</p>"
+        }
+        html += "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
         if !accounts.isEmpty {
             let held = accounts.reduce(Int64(0)) { $0 + ($1.heldJobs ?? 0) }
             html += "<p class=\"err\" id=\"held-note\">\(held) jobs held: \(accounts.count) account(s) need "
@@ -42,6 +48,7 @@ extension Dashboard {
             "slots": .int(Int64(alive.reduce(0) { $0 + $1.concurrency })),
             "throughput": .array(throughput.map(\.json)),
             "accounts_needing_login": .array(accounts.map(\.json)),
+            "standby": standby?.json ?? .null,
         ])
         return DashboardPage(title: "Overview", html: html, json: json)
     }

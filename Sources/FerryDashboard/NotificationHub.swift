@@ -14,14 +14,24 @@ final class NotificationHub: Sendable {
     static let channels = ["ferry_jobs", "ferry_cancel", "ferry_batch"]
 
     private let listener: PostgresListener
+    private let logger: Logger
     private let subscribers = Mutex<[UUID: AsyncStream<HubEvent>.Continuation]>([:])
 
     init(configuration: PostgresConfiguration, logger: Logger) {
         listener = PostgresListener(configuration: configuration, channels: Self.channels, logger: logger)
+        self.logger = logger
     }
 
+    /// Starts listening. On a hot standby, which refuses LISTEN, pages still move: the dashboard's once-a-second
+    /// read of the event log's head (`Dashboard.headInterval`) announces every change; the log says so once.
     func start() {
-        listener.start { [weak self] note in self?.publish(HubEvent(channel: note.channel, payload: note.payload)) }
+        let logger = self.logger
+        listener.start(refused: { _ in
+            logger.warning(
+                "the database is a hot standby: LISTEN is refused there [SQLSTATE 25006] and no notification reaches it; live pages follow the event log read once a second instead, and show what the primary did after the replication lag")
+        }) { [weak self] note in
+            self?.publish(HubEvent(channel: note.channel, payload: note.payload))
+        }
     }
 
     func stop() {

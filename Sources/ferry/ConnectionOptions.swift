@@ -25,12 +25,13 @@ struct ConnectionOptions: ParsableArguments {
         return nil
     }
 
-    func makeStore(poolSize: Int = 2, applicationName: String = "ferry") -> FerryStore {
+    /// A store on the resolved database URL, or on `url` when given (a read command's `--read-database-url`).
+    func makeStore(poolSize: Int = 2, applicationName: String = "ferry", url: String? = nil) -> FerryStore {
         LoggingBootstrap.bootstrap(level: logLevel)
         let logger = Logger(label: "ferry")
         let client = PostgresClient(
             configuration: PostgresConfiguration(
-                connectionString: resolvedDatabaseURL, applicationName: applicationName, poolSize: poolSize),
+                connectionString: url ?? resolvedDatabaseURL, applicationName: applicationName, poolSize: poolSize),
             logger: logger)
         return FerryStore(client: client, logger: logger)
     }

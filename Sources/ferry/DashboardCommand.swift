@@ -23,8 +23,15 @@ struct DashboardCommand: AsyncParsableCommand {
             Behind an HTTPS proxy, give --secure-cookies. With --read-only there are no action buttons and every \
             POST is refused. Connect as a ferry_reader role for read-only, ferry_producer for actions.
 
+            A read-only dashboard may run entirely on a hot standby: --read-database-url (or \
+            $FERRY_READ_DATABASE_URL). The standby refuses LISTEN, so pages follow the event log read once a \
+            second (said once in the log) and show what the primary did after the replication lag. A dashboard \
+            with actions refuses a read URL: its actions write to the primary, and the pages it shows after them \
+            would not show their effect until the standby caught up.
+
             Examples:
               ferry dashboard --read-only
+              ferry dashboard --read-only --read-database-url postgresql://standby/ferry
               FERRY_DASHBOARD_TOKEN=$(cat token) ferry dashboard \\
                   --listen 127.0.0.1:8080 --base-path /ferry
               ferry dashboard --token-file /etc/ferry/dashboard-token
@@ -58,6 +65,7 @@ struct DashboardCommand: AsyncParsableCommand {
     var sessionLifetime = 43200
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var reads: ReadConnectionOptions
 
     func run() async throws {
         try await runReporting {
@@ -68,8 +76,13 @@ struct DashboardCommand: AsyncParsableCommand {
             guard sessionIdleTimeout > 0, sessionLifetime > 0 else {
                 throw CLIUsageError(message: "--session-idle-timeout and --session-lifetime must be positive seconds (for example 3600 and 43200)")
             }
+            if !readOnly, reads.resolvedReadDatabaseURL != nil {
+                throw CLIUsageError(
+                    message: "\(reads.source) is for a --read-only dashboard: actions write to the primary, and a dashboard reading a standby would not show their effect until the standby caught up; run a --read-only dashboard on the standby and one with actions on --database-url")
+            }
             let token = try readOnly ? nil : Self.token(file: tokenFile)
-            let store = connection.makeStore(poolSize: Self.poolSize, applicationName: "ferry dashboard")
+            // Read-only, everything it does is a read: all of it may go to the read URL (a standby).
+            let store = reads.makeStore(connection, poolSize: Self.poolSize, applicationName: "ferry dashboard")
             defer { store.client.close() }
             // Fail now, with the usual exit codes, if the database is unreachable or not migrated.
             _ = try await store.queueStats()

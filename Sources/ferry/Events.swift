@@ -18,6 +18,7 @@ struct Events: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
@@ -25,13 +26,13 @@ struct Events: AsyncParsableCommand {
             let id = try JobID.parse(job)
             let wait = try database.resolved()
             let events = try await wait.run {
-                let store = connection.makeStore(poolSize: 1)
+                let store = reads.makeStore(connection)
                 defer { store.client.close() }
                 return try await store.events(of: id)
             }
             guard !events.isEmpty else {
                 let archived = try await wait.run {
-                    let store = connection.makeStore(poolSize: 1)
+                    let store = reads.makeStore(connection)
                     defer { store.client.close() }
                     return try await store.archive.job(id)
                 }

@@ -10,10 +10,15 @@ struct Status: AsyncParsableCommand {
             Without arguments: per-queue counts and recent batches. The same data is plain SQL: see \
             ferry.job_status, ferry.batch_status and ferry.queue_stats in docs/sql-reference.md.
 
+            With --read-database-url (or $FERRY_READ_DATABASE_URL) it reads from that server, for example a hot \
+            standby. On a standby it says first how old the newest replayed commit is (in --json of the overview, --batch and --queue: \
+            "standby").
+
             Examples:
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry status --batch trip
               ferry status --queue photos --json
+              ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
@@ -32,6 +37,7 @@ struct Status: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {
@@ -42,13 +48,23 @@ struct Status: AsyncParsableCommand {
             let jobLimit = limit ?? 100
             // Reads only: trying again is always safe.
             try await database.resolved().run {
-                let store = connection.makeStore(poolSize: 1)
+                let store = reads.makeStore(connection)
                 defer { store.client.close() }
+                // On a hot standby (through either URL) the reader is told how stale the answer may be.
+                let standby = try await store.standbyStatus()
+                if !json, let standby { print(standby.summary + "\n") }
+                // The JSON object, with the standby's state when there is one.
+                func output(_ fields: [String: JSONValue]) -> String {
+                    var fields = fields
+                    if let standby { fields["standby"] = standby.json }
+                    return JSONValue.object(fields).jsonText
+                }
                 if let job {
                     let id = try JobID.parse(job)
                     guard let row = try await store.jobStatus(.job(id)).first else {
                         throw Self.missing(job: id, try await store.archive.job(id), json: json)
                     }
+                    // A job's object stays the job's own (the standby's state goes with overviews only).
                     if json { return print(row.json.jsonText) }
                     printDetail(row)
                 } else if let batch {
@@ -57,7 +73,7 @@ struct Status: AsyncParsableCommand {
                     }
                     let jobs = try await store.jobStatus(.batch(batch), limit: jobLimit)
                     if json {
-                        return print(JSONValue.object(["batch": summary.json, "jobs": .array(jobs.map(\.json))]).jsonText)
+                        return print(output(["batch": summary.json, "jobs": .array(jobs.map(\.json))]))
                     }
                     printBatches([summary])
                     print("")
@@ -71,7 +87,7 @@ struct Status: AsyncParsableCommand {
                             "queue": .string(queue), "paused": .bool(stats.contains(where: \.paused)),
                             "jobs": .int(stats.reduce(0) { $0 + $1.jobs }), "states": .array(stats.map(\.json)),
                         ])
-                        return print(JSONValue.object(["queue": summary, "jobs": .array(jobs.map(\.json))]).jsonText)
+                        return print(output(["queue": summary, "jobs": .array(jobs.map(\.json))]))
                     }
                     printQueues(stats)
                     print("")
@@ -80,7 +96,7 @@ struct Status: AsyncParsableCommand {
                     let stats = try await store.queueStats()
                     let batches = try await store.batchStatus(nil, limit: limit ?? 20)
                     if json {
-                        return print(JSONValue.object(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]).jsonText)
+                        return print(output(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]))
                     }
                     printQueues(stats)
                     if !batches.isEmpty {

@@ -13,6 +13,11 @@ struct Wait: AsyncParsableCommand {
             every --interval seconds, so a missed notification or a lost connection (it reconnects) never leaves \
             it hanging. A single job is read every --interval seconds (and on its batch's completion).
 
+            --read-database-url (or $FERRY_READ_DATABASE_URL) reads from another server, for example a hot \
+            standby. A standby refuses LISTEN (SQLSTATE 25006) and hears no notifications: ferry wait says so once \
+            on stderr and reads every --interval seconds; it sees the batch finished once the standby has replayed \
+            it (the replication lag after the primary).
+
             --progress: on a terminal, one line redrawn in place (jobs and bytes done of total, rate, ETA); \
             otherwise a plain line at the start, every 2 seconds and at the end.
 
@@ -25,6 +30,7 @@ struct Wait: AsyncParsableCommand {
               ferry wait --batch trip
               ferry wait --batch trip --progress --timeout 3600
               ferry wait 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 && echo uploaded
+              ferry wait --batch trip --read-database-url postgresql://standby/ferry
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
@@ -46,6 +52,7 @@ struct Wait: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     /// Jobs listed when some did not succeed.
@@ -68,11 +75,11 @@ struct Wait: AsyncParsableCommand {
             }
             // Once it has read the state, a wait rides out connection losses by itself; this covers the start.
             try await database.resolved().run {
-                let probe = connection.makeStore(poolSize: 1)
+                let probe = reads.makeStore(connection)
                 defer { probe.client.close() }
                 _ = try await probe.appliedSchemaVersion()
             }
-            let store = connection.makeStore(poolSize: 1)
+            let store = reads.makeStore(connection)
             defer { store.client.close() }
             try await waitUntilFinished(target, store: store, output: output)
         }
@@ -102,6 +109,8 @@ struct Wait: AsyncParsableCommand {
         var disconnected = false
         var liveness = WorkerLivenessCheck()
         var subscribed = false
+        // Set once the server refused LISTEN as read-only (a hot standby): from then on only reads, every period.
+        var polling = false
         while true {
             let snapshot: WaitSnapshot
             do {
@@ -159,7 +168,7 @@ struct Wait: AsyncParsableCommand {
             try Self.checkDeadline(deadline, output: output, label: snapshot)
             let pause = Self.clamp(period, to: deadline)
             do {
-                if let wakingBatch {
+                if let wakingBatch, !polling {
                     let wakeup = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
                     if wakeup == .subscribed {
                         // Subscribing again means the last LISTEN was lost: a reconnect, or a transaction-mode pooler
@@ -172,8 +181,22 @@ struct Wait: AsyncParsableCommand {
                 }
             } catch let error as PostgresError where error.isConnectionLoss {
                 // The next read reconnects (or reports the loss and backs off).
+            } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
+                // A hot standby: NOTIFY is not replicated and LISTEN is refused there. The reads work; poll.
+                polling = true
+                output.endLine()
+                printError(Self.pollingNotice(interval: period))
+                try await Task.sleep(for: pause)
             }
         }
+    }
+
+    /// What ferry wait says, once, when the server refuses LISTEN (read-only: a hot standby).
+    static func pollingNotice(interval: Duration) -> String {
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        return "note: the server is a hot standby (LISTEN refused, SQLSTATE 25006): no notifications reach it, "
+            + "reading the state every \(String(format: "%g", seconds)) s instead; it shows what the primary "
+            + "finished after the replication lag"
     }
 
     /// Prints the outcome; throws the documented exit code unless every job succeeded.
