@@ -18,6 +18,9 @@ struct CopySources: Sendable {
         else {
             throw JobFailure.permanent("bad_details", "the copy job does not say how to read its source")
         }
+        guard EndpointSyntax.scheme(of: job.source) == from.provider else {
+            throw JobFailure.permanent("bad_details", "the copy's source is not a \(from.provider) location")
+        }
         let account: String
         switch from.provider {
         case "dropbox": account = try DropboxLocation(job: job.source).account
