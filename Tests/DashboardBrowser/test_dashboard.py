@@ -331,7 +331,9 @@ def test_bulk_actions_on_a_selection_and_a_filter(browser):
         WebDriverWait(browser, 30).until(lambda d: "status=queued" in d.current_url)
         browser.get(root + "/batches/bulk?status=cancelled")
         click_live(browser, By.CSS_SELECTOR, "input.select-all")
-        assert all(box.is_selected() for box in browser.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']"))
+        # A live refresh may replace the boxes between finding and reading them (their checks survive it): read again.
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: all(box.is_selected() for box in d.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']")))
         click_live(browser, By.XPATH, "//button[text()='Retry selected']")
         eventually(lambda: set(job_states("bulk").values()) == {"queued"}, "every selected job to be queued again")
     finally:
