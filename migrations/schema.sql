@@ -1530,7 +1530,14 @@ BEGIN
                    next_tick = (n.data->>'next_tick')::timestamptz
              WHERE name = n.schedule;
         ELSIF n.type = 'removed' THEN
-            UPDATE ferry.schedules SET removed = true, changed_at = n.recorded_at WHERE name = n.schedule;
+            UPDATE ferry.schedules SET removed = true, run_requested_at = NULL, changed_at = n.recorded_at
+             WHERE name = n.schedule;
+        ELSIF n.type = 'run_requested' THEN
+            -- A request while another waits is the same request: one run.
+            UPDATE ferry.schedules SET run_requested_at = coalesce(run_requested_at, n.recorded_at)
+             WHERE name = n.schedule AND NOT removed;
+            -- Wakes the workers' schedulers (not their claim loops: the payload tells them apart).
+            PERFORM pg_notify('ferry_jobs', 'schedule');
         END IF;
     END LOOP;
     RETURN NULL;
@@ -1542,8 +1549,11 @@ CREATE FUNCTION ferry.project_schedule_ticks() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
+    -- A manual run (ferry schedule run) answers the request and leaves the regular ticks where they were.
     UPDATE ferry.schedules s
-       SET next_tick = t.next_tick, last_tick = t.tick_at, last_fired_at = t.fired_at,
+       SET next_tick = CASE WHEN t.manual THEN s.next_tick ELSE t.next_tick END,
+           run_requested_at = CASE WHEN t.manual AND s.run_requested_at <= t.tick_at THEN NULL ELSE s.run_requested_at END,
+           last_tick = t.tick_at, last_fired_at = t.fired_at,
            last_job_id = coalesce(t.job_id, t.skipped_for)
       FROM (SELECT DISTINCT ON (n.schedule) n.* FROM new_ticks n ORDER BY n.schedule, n.position DESC) t
      WHERE s.name = t.schedule;
@@ -2038,6 +2048,17 @@ CREATE TABLE ferry.archives (
 
 COMMENT ON TABLE ferry.archives IS 'Archive files written by ferry archive: where, checksum, counts, and whether restored.';
 
+CREATE VIEW ferry.archived_job_status AS
+ SELECT a.job_id,
+    a.batch,
+    a.archive_id,
+    r.file,
+    r.created_at AS archived_at
+   FROM (ferry.archived_jobs a
+     JOIN ferry.archives r ON ((r.archive_id = a.archive_id)));
+
+COMMENT ON VIEW ferry.archived_job_status IS 'Archived jobs: batch, archive file and time. Readable by every Ferry role; the archive tables are not.';
+
 CREATE TABLE ferry.batch_count_deltas (
     batch text NOT NULL,
     jobs bigint NOT NULL,
@@ -2373,7 +2394,7 @@ CREATE TABLE ferry.schedule_events (
     recorded_by text DEFAULT CURRENT_USER NOT NULL,
     CONSTRAINT schedule_events_data_check CHECK ((jsonb_typeof(data) = 'object'::text)),
     CONSTRAINT schedule_events_schedule_check CHECK ((schedule ~ '^[a-z0-9][a-z0-9_.-]{0,62}$'::text)),
-    CONSTRAINT schedule_events_type_check CHECK ((type = ANY (ARRAY['added'::text, 'replaced'::text, 'paused'::text, 'resumed'::text, 'removed'::text])))
+    CONSTRAINT schedule_events_type_check CHECK ((type = ANY (ARRAY['added'::text, 'replaced'::text, 'paused'::text, 'resumed'::text, 'removed'::text, 'run_requested'::text])))
 );
 
 COMMENT ON TABLE ferry.schedule_events IS 'Append-only history of schedule definitions (ferry schedule add|pause|resume|remove): who, when, what.';
@@ -2399,6 +2420,7 @@ CREATE TABLE ferry.schedule_ticks (
     next_tick timestamp with time zone,
     worker text,
     skipped_for uuid,
+    manual boolean DEFAULT false NOT NULL,
     CONSTRAINT schedule_ticks_missed_check CHECK ((missed >= 0)),
     CONSTRAINT schedule_ticks_outcome CHECK ((num_nonnulls(job_id, error, skipped_for) = 1))
 );
@@ -2416,7 +2438,8 @@ CREATE VIEW ferry.schedule_runs AS
     t.error,
     t.worker,
     t."position",
-    t.skipped_for
+    t.skipped_for,
+    t.manual
    FROM (ferry.schedule_ticks t
      LEFT JOIN ferry.jobs j ON ((j.job_id = t.job_id)));
 
@@ -2437,6 +2460,7 @@ CREATE TABLE ferry.schedules (
     last_fired_at timestamp with time zone,
     last_job_id uuid,
     overlap text DEFAULT 'allow'::text NOT NULL,
+    run_requested_at timestamp with time zone,
     CONSTRAINT schedules_check CHECK (((every_seconds IS NULL) <> (cron IS NULL))),
     CONSTRAINT schedules_every_seconds_check CHECK ((every_seconds > 0)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['allow'::text, 'skip'::text])))
@@ -2463,11 +2487,12 @@ CREATE VIEW ferry.schedule_status AS
     s.template,
     s.created_at,
     s.changed_at,
-    s.overlap
+    s.overlap,
+    s.run_requested_at
    FROM (ferry.schedules s
      LEFT JOIN ferry.jobs j ON ((j.job_id = s.last_job_id)));
 
-COMMENT ON VIEW ferry.schedule_status IS 'Per schedule: spec, time zone, paused, removed, next tick, the last tick''s job and its state.';
+COMMENT ON VIEW ferry.schedule_status IS 'Per schedule: spec, time zone, paused, removed, next tick, the last tick''s job and its state, and a run asked for now (ferry schedule run) that no worker fired yet.';
 
 ALTER TABLE ferry.schedule_ticks ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.schedule_ticks_position_seq
@@ -2492,6 +2517,12 @@ CREATE TABLE ferry.schema_migrations (
     checksum text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
+
+CREATE VIEW ferry.schema_version AS
+ SELECT COALESCE(max(schema_migrations.version), 0) AS version
+   FROM ferry.schema_migrations;
+
+COMMENT ON VIEW ferry.schema_version IS 'The newest migration applied (ferry --version names the one a binary needs).';
 
 CREATE TABLE ferry.throughput_counts (
     minute timestamp with time zone NOT NULL,
@@ -2545,7 +2576,8 @@ CREATE TABLE ferry.workers (
     started_at timestamp with time zone DEFAULT now() NOT NULL,
     heartbeat_at timestamp with time zone DEFAULT now() NOT NULL,
     stopping boolean DEFAULT false NOT NULL,
-    login name DEFAULT SESSION_USER NOT NULL
+    login name DEFAULT SESSION_USER NOT NULL,
+    version text
 )
 WITH (fillfactor='50');
 
@@ -2560,7 +2592,8 @@ CREATE VIEW ferry.worker_status AS
     ( SELECT count(*) AS count
            FROM ferry.jobs j
           WHERE ((j.state = 'running'::text) AND (j.worker = w.name))) AS running,
-    w.started_at
+    w.started_at,
+    w.version
    FROM ferry.workers w;
 
 ALTER TABLE ONLY ferry.account_events
@@ -2664,6 +2697,8 @@ CREATE INDEX live_progress_worker ON ferry.live_progress USING btree (worker);
 CREATE INDEX schedule_events_schedule_idx ON ferry.schedule_events USING btree (schedule, "position");
 
 CREATE INDEX schedules_due_idx ON ferry.schedules USING btree (next_tick) WHERE ((NOT paused) AND (NOT removed));
+
+CREATE INDEX schedules_run_requested_idx ON ferry.schedules USING btree (run_requested_at) WHERE ((run_requested_at IS NOT NULL) AND (NOT removed));
 
 CREATE TRIGGER account_events_append_only_rows BEFORE DELETE OR UPDATE ON ferry.account_events FOR EACH ROW EXECUTE FUNCTION ferry.forbid_account_event_change();
 
@@ -2880,6 +2915,10 @@ GRANT SELECT(completed_at) ON TABLE ferry.archives TO ferry_worker;
 GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_producer;
 GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_worker;
 
+GRANT SELECT ON TABLE ferry.archived_job_status TO ferry_reader;
+GRANT SELECT ON TABLE ferry.archived_job_status TO ferry_producer;
+GRANT SELECT ON TABLE ferry.archived_job_status TO ferry_worker;
+
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_worker;
 
@@ -2946,6 +2985,8 @@ GRANT INSERT(worker) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
 GRANT INSERT(skipped_for) ON TABLE ferry.schedule_ticks TO ferry_worker;
 
+GRANT INSERT(manual) ON TABLE ferry.schedule_ticks TO ferry_worker;
+
 GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_reader;
 GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_runs TO ferry_worker;
@@ -2962,6 +3003,10 @@ GRANT SELECT ON TABLE ferry.schema_definitions TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
+
+GRANT SELECT ON TABLE ferry.schema_version TO ferry_reader;
+GRANT SELECT ON TABLE ferry.schema_version TO ferry_producer;
+GRANT SELECT ON TABLE ferry.schema_version TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.throughput TO ferry_reader;
 GRANT SELECT ON TABLE ferry.throughput TO ferry_producer;

@@ -190,7 +190,8 @@ extension Dashboard {
             json: .object(["job": job.json, "resume_cursor": cursor, "events": .array(events.map(\.json))]))
     }
 
-    /// Workers: each registered worker with its queues, heartbeat, uptime and slots, then the jobs running now by
+    /// Workers: each registered worker with its release, queues, heartbeat, uptime and slots (a fleet mid-rollout
+    /// shows two releases), then the jobs running now by
     /// worker (what each is doing: job, kind, source → destination, progress).
     func workers(_ view: DashboardView) async throws -> DashboardPage {
         let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
@@ -198,9 +199,10 @@ extension Dashboard {
         let now = Date()
         let byWorker = Dictionary(grouping: running, by: { $0.worker ?? "" })
         var html = view.table(
-            ["name", "host", "pid", "queues", "heartbeat", "up", "running", "slots", ""],
+            ["name", "host", "pid", "version", "queues", "heartbeat", "up", "running", "slots", ""],
             workers.map { worker in
-                [HTML.escape(worker.name), HTML.escape(worker.host), "\(worker.pid)", HTML.escape(worker.queues.joined(separator: ", ")),
+                [HTML.escape(worker.name), HTML.escape(worker.host), "\(worker.pid)", HTML.escape(worker.version ?? "?"),
+                 HTML.escape(worker.queues.joined(separator: ", ")),
                  DashboardView.age(worker.heartbeatAgeSeconds) + " ago",
                  "<span title=\"since \(HTML.escape(DashboardView.utc(worker.startedAt.date)))\">" + DashboardView.age(now.timeIntervalSince(worker.startedAt.date)) + "</span>",
                  "\(worker.running)", "\(worker.concurrency)",

@@ -104,7 +104,7 @@ extension Dashboard {
             guard let name = context.parameters.get("name")?.removingPercentEncoding else {
                 return problem(request, .badRequest, "the schedule name in the address is not validly percent-encoded")
             }
-            return try await pauseOrResumeSchedule(request, context, name: name, action: context.parameters.get("action") ?? "")
+            return try await scheduleAction(request, context, name: name, action: context.parameters.get("action") ?? "")
         }
     }
 

@@ -41,7 +41,7 @@ extension FerryStore: WorkerStore {
             }
         }) { note in
             switch note.channel {
-            case "ferry_jobs": continuation.yield(.jobs)
+            case "ferry_jobs": continuation.yield(note.payload == "schedule" ? .schedules : .jobs)
             case "ferry_cancel": continuation.yield(.cancel)
             case probe: probes.heard()
             default: continuation.yield(.missed)

@@ -6,12 +6,12 @@ extension FerryStore {
     /// Registers (or re-registers) a worker; its heartbeat starts now.
     public func register(_ worker: WorkerRegistration) async throws {
         try await run("""
-            INSERT INTO ferry.workers (name, queues, concurrency, host, pid)
-            VALUES ($1, $2::text[], $3, $4, $5)
+            INSERT INTO ferry.workers (name, queues, concurrency, host, pid, version)
+            VALUES ($1, $2::text[], $3, $4, $5, $6)
             ON CONFLICT (name) DO UPDATE
                SET queues = EXCLUDED.queues, concurrency = EXCLUDED.concurrency, host = EXCLUDED.host,
-                   pid = EXCLUDED.pid, heartbeat_at = now(), stopping = false
-            """, [worker.name, PostgresArray(worker.queues), worker.concurrency, worker.host, worker.pid])
+                   pid = EXCLUDED.pid, version = EXCLUDED.version, heartbeat_at = now(), stopping = false
+            """, [worker.name, PostgresArray(worker.queues), worker.concurrency, worker.host, worker.pid, worker.version])
     }
 
     /// One heartbeat: a single-row update per worker per interval (never per job). Returns false when the

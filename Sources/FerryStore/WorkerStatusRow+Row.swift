@@ -3,9 +3,9 @@ import Foundation
 import Postgres
 
 extension WorkerStatusRow {
-    /// Columns of `ferry.worker_status`, a view readers may read (migration 0021).
+    /// Columns of `ferry.worker_status`, a view readers may read (migration 0021; `version` since 0036).
     static let columns = """
-        name, host, pid, array_to_string(queues, ',') AS queues, concurrency, heartbeat_age_seconds, stopping, running, started_at
+        name, host, pid, array_to_string(queues, ',') AS queues, concurrency, heartbeat_age_seconds, stopping, running, started_at, version
         """
 
     /// Decodes a row selected with `columns`, by column name.
@@ -19,5 +19,6 @@ extension WorkerStatusRow {
         stopping = try row.decode(Bool.self, column: "stopping")
         running = try row.decode(Int64.self, column: "running")
         startedAt = try row.decode(PostgresTimestamp.self, column: "started_at")
+        version = try row.decode(String?.self, column: "version")
     }
 }

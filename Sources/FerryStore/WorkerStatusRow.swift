@@ -13,6 +13,8 @@ public struct WorkerStatusRow: Sendable, Hashable {
     public var stopping: Bool
     public var running: Int64
     public var startedAt: PostgresTimestamp
+    /// The release the worker runs; nil for a worker registered by a release before schema 36.
+    public var version: String?
 
     public var json: JSONValue {
         .object([
@@ -20,6 +22,7 @@ public struct WorkerStatusRow: Sendable, Hashable {
             "queues": .array(queues.map { .string($0) }), "concurrency": .int(Int64(concurrency)),
             "heartbeat_age_seconds": .double(heartbeatAgeSeconds), "stopping": .bool(stopping),
             "running": .int(running), "started_at": .string(startedAt.iso8601),
+            "version": version.map { .string($0) } ?? .null,
         ])
     }
 }

@@ -4,6 +4,8 @@ public enum WorkerWakeup: Sendable, Hashable {
     case jobs
     /// Someone asked to cancel a running job (`ferry_cancel`).
     case cancel
+    /// Someone asked a schedule to run now (`ferry schedule run`: `ferry_jobs` with payload `schedule`).
+    case schedules
     /// Announcements may have been lost (the listener reconnected): look at both again.
     case missed
     /// The store's own test announcement did not come back: announcements do not reach this worker (a

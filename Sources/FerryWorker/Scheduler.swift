@@ -49,6 +49,12 @@ public final class Scheduler: Service, Sendable {
         self.logger = logger
     }
 
+    /// Looks at the schedules again now (a run was requested: `ferry schedule run`), rather than at the end of
+    /// the current wait.
+    public func wake() {
+        wakeup.notify()
+    }
+
     public func run() async throws {
         await withGracefulShutdownHandler {
             await self.loop()
@@ -106,6 +112,7 @@ public final class Scheduler: Service, Sendable {
         if firing.missed > 0 { missed.increment(by: firing.missed) }
         var metadata: Logger.Metadata = [
             "schedule": "\(name)", "tick": "\(ScheduleTime.iso8601(firing.tick))", "missed": "\(firing.missed)",
+            "manual": "\(firing.manual)",
         ]
         if let job = firing.jobID {
             enqueued.increment()

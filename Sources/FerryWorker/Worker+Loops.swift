@@ -11,10 +11,12 @@ extension Worker {
             switch wakeup {
             case .jobs: self.wakeup.notify()
             case .cancel: cancelWakeup.notify()
+            case .schedules: schedulesChanged?()
             case .missed:
-                // Reconnected: anything announced meanwhile was lost, so look at both again.
+                // Reconnected: anything announced meanwhile was lost, so look at all of it again.
                 self.wakeup.notify()
                 cancelWakeup.notify()
+                schedulesChanged?()
             case .unheard:
                 let first = unheard.withLock { unheard in
                     defer { unheard = true }

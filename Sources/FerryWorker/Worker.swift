@@ -46,6 +46,8 @@ public final class Worker: Service, Sendable {
     let bandwidth: BandwidthLimit?
     /// `ferry account update NAME --bwlimit`: one bucket per account for the process's transfers of it.
     let accountBandwidth: AccountBandwidthLimits
+    /// Wakes the sibling scheduler when a schedule is asked to run now.
+    let schedulesChanged: (@Sendable () -> Void)?
 
     /// - Parameters:
     ///   - store: where jobs are claimed and their outcomes recorded; it also announces new work and cancel
@@ -55,12 +57,15 @@ public final class Worker: Service, Sendable {
     ///   - readiness: told when the worker runs and when it starts draining, for `/ready`.
     ///   - liveness: the store heartbeats go through; give it a client of its own (one connection) so that job
     ///     traffic cannot hold them up. Defaults to `store`.
+    ///   - schedulesChanged: called when someone asks a schedule to run now (the sibling `Scheduler.wake()`), so
+    ///     the worker's one listener serves the scheduler too.
     public init(
         configuration: WorkerConfiguration, store: any WorkerStore, liveness: (any WorkerStore)? = nil, handlers: JobHandlers,
         metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-        readiness: WorkerReadiness? = nil, logger: Logger
+        readiness: WorkerReadiness? = nil, schedulesChanged: (@Sendable () -> Void)? = nil, logger: Logger
     ) {
         self.configuration = configuration
+        self.schedulesChanged = schedulesChanged
         self.metrics = WorkerMetrics(
             registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
         self.readiness = readiness
@@ -92,7 +97,10 @@ public final class Worker: Service, Sendable {
         readiness?.workerRunning()
         logger.info(
             "worker started",
-            metadata: ["queues": "\(configuration.queues.joined(separator: ","))", "concurrency": "\(configuration.concurrency)"])
+            metadata: [
+                "queues": "\(configuration.queues.joined(separator: ","))", "concurrency": "\(configuration.concurrency)",
+                "version": "\(registration.version)",
+            ])
 
         // Started before the loops, as LISTEN was: nothing announced from here on is missed.
         let wakeups = configuration.pollOnly ? nil : store.wakeups(logger: logger)

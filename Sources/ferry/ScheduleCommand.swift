@@ -5,7 +5,7 @@ import FerryStore
 import FerryWorker
 import Foundation
 
-/// `ferry schedule add|list|show|pause|resume|remove`: jobs enqueued on a recurring tick by the workers.
+/// `ferry schedule add|list|show|run|pause|resume|remove`: jobs enqueued on a recurring tick by the workers.
 struct ScheduleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule",
@@ -28,10 +28,11 @@ struct ScheduleCommand: AsyncParsableCommand {
                   -- copy dropbox:photos:/Camera --recursive --to s3:archive:bucket/camera/
               ferry schedule list
               ferry schedule show camera --json
+              ferry schedule run camera
               ferry schedule pause camera
               ferry schedule remove camera
             """,
-        subcommands: [Add.self, List.self, Show.self, Pause.self, Resume.self, Remove.self])
+        subcommands: [Add.self, List.self, Show.self, Run.self, Pause.self, Resume.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -266,7 +267,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 print(TablePrinter.render(
                     headers: ["TICK", "FIRED", "JOB", "STATE", "MISSED"],
                     rows: runs.map {
-                        [ScheduleTime.iso8601($0.tickAt), ScheduleTime.iso8601($0.firedAt),
+                        [ScheduleTime.iso8601($0.tickAt) + ($0.manual ? " (run now)" : ""), ScheduleTime.iso8601($0.firedAt),
                          $0.jobID?.uuidString.lowercased() ?? "-", ScheduleCommand.outcome($0),
                          $0.missed == 0 ? "" : "\($0.missed) since \(ScheduleTime.iso8601($0.firstMissed ?? $0.tickAt))"]
                     }))

@@ -85,6 +85,17 @@ struct Wait: AsyncParsableCommand {
         }
     }
 
+    /// The batch's completion record, or nil when it has none or the login may not read `ferry.batch_events` (a
+    /// ferry_reader: the archived answer that follows says what happened to the batch).
+    static func completion(of batch: String, store: FerryStore) async throws -> BatchEventRecord? {
+        do {
+            guard let last = try await store.batchEvents(of: batch).last, last.kind == .completed else { return nil }
+            return last
+        } catch let error as PostgresError where error.sqlState == .insufficientPrivilege {
+            return nil
+        }
+    }
+
     enum Target {
         case batch(String)
         case job(UUID)
@@ -118,7 +129,7 @@ struct Wait: AsyncParsableCommand {
                 case .batch(let name):
                     guard let row = try await store.batchStatus(name).first else {
                         // Every job archived: the batch's completion record still says how it ended.
-                        if !json, let last = try await store.batchEvents(of: name).last, last.kind == .completed {
+                        if !json, let last = try await Self.completion(of: name, store: store) {
                             let discarded = last.count("discarded") ?? 0
                             print("batch \(name): completed at \(last.recordedAt.iso8601): "
                                 + "\(last.count("jobs") ?? 0) job(s), \(last.count("succeeded") ?? 0) succeeded, "

@@ -264,12 +264,14 @@ struct WorkerCommand: AsyncParsableCommand {
                     ?? JobHandlers(
                         registry: .standard,
                         environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes))
-                let worker = Worker(
-                    configuration: configuration, store: store, liveness: liveness, handlers: handlers,
-                    metricsRegistry: registry, readiness: readiness, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
                     interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), metricsRegistry: registry, logger: logger)
+                var schedulesChanged: (@Sendable () -> Void)? = nil
+                if let scheduler { schedulesChanged = { scheduler.wake() } }
+                let worker = Worker(
+                    configuration: configuration, store: store, liveness: liveness, handlers: handlers,
+                    metricsRegistry: registry, readiness: readiness, schedulesChanged: schedulesChanged, logger: logger)
                 do {
                     // The scheduler is a sibling of the worker under the same graceful shutdown.
                     try await withThrowingTaskGroup(of: Void.self) { group in

@@ -54,6 +54,18 @@ struct ArchivedAnswerTests {
             #expect(try await dashboard.get("/batches/nope").status == 404)
         }
 
+        // A ferry_reader login is told the same (through ferry.archived_job_status), and its waits start at all
+        // (they check the schema through ferry.schema_version).
+        let role = "arch_reader_\(UInt32.random(in: 0...UInt32.max))"
+        try await db.query("CREATE ROLE \(role) LOGIN IN ROLE ferry_reader")
+        let readerURL = db.url.replacingOccurrences(of: "postgres@", with: "\(role)@")
+        for arguments in [["status", job], ["status", "--batch", "nightly"], ["wait", job, "--timeout", "5"],
+                          ["wait", "--batch", "nightly", "--timeout", "5"]] {
+            let answer = try await FerryProcess.run(arguments, databaseURL: readerURL)
+            #expect(answer.status == 67, "as a reader, \(arguments): \(answer.status) \(answer.stderr)")
+            #expect(answer.stderr.contains("ferry archive restore \(file)"), "as a reader, \(arguments): \(answer.stderr)")
+        }
+
         // Restored, the job answers as before.
         #expect(try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url).status == 0)
         #expect(try await FerryProcess.run(["status", job], databaseURL: db.url).status == 0)

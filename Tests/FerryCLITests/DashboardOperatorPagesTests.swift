@@ -47,6 +47,8 @@ struct DashboardOperatorPagesTests {
             let worker = try #require((workers["workers"] as? [[String: Any]])?.first { $0["name"] as? String == "w-ops" })
             #expect(worker["jobs"] as? [String] == [ids[0].uuidString.lowercased()], "\(worker)")
             #expect((worker["uptime_seconds"] as? Double ?? -1) >= 0)
+            #expect(worker["version"] as? String == FerryRelease.version, "each worker shows the release it runs")
+            #expect(try await dashboard.get("/workers").body.contains("<td>\(FerryRelease.version)</td>"))
             #expect(try await dashboard.get("/workers").body.contains("https://example.com/0.jpg"))
 
             // Schedules: listed, paused and resumed as by the dashboard (CSRF and token as for every action).
@@ -62,6 +64,16 @@ struct DashboardOperatorPagesTests {
             #expect(resume.status == 200 && (resume.json as? [String: Any])?["changed"] as? Bool == true, "\(resume.body)")
             #expect(try await store.schedules.all().first?.paused == false)
             #expect(try await dashboard.request(.POST, "/schedules/nope/pause", json: true, headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
+
+            // Run now: refused without the CSRF token, then asked for (a worker fires it: ScheduleCommandTests).
+            #expect(try await dashboard.get("/schedules").body.contains("Run now"))
+            #expect(try await dashboard.request(.POST, "/schedules/nightly/run", cookies: browser.cookies, form: [:]).status == 403)
+            #expect(try await store.schedules.all().first?.runRequestedAt == nil)
+            let run = try await dashboard.request(.POST, "/schedules/nightly/run", cookies: browser.cookies, form: ["csrf": browser.csrf])
+            #expect(run.status == 303)
+            #expect(try await store.schedules.all().first?.runRequestedAt != nil)
+            #expect(try await dashboard.get("/schedules").body.contains("run requested"))
+            #expect(try await dashboard.request(.POST, "/schedules/nope/run", json: true, headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
         }
     }
 }

@@ -394,4 +394,67 @@ struct ScheduleCommandTests {
             _ = try await db.query("INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, skipped_for) VALUES ('o', now(), $1, $1)", [firstJob])
         }
     }
+
+    @Test("schedule run: no worker → exit 75 and the request stays; a worker fires one manual run at once, regular ticks untouched; skip when still going; a paused schedule runs too")
+    func runNow() async throws {
+        let db = try await TestDatabase.make("schedrun")
+        func ferry(_ arguments: [String]) async throws -> FerryProcess.Result {
+            try await FerryProcess.run(["schedule"] + arguments, databaseURL: db.url)
+        }
+        let add = try await ferry(["add", "nightly", "--every", "1d", "--", "fetch", "https://example.com/n.jpg", "--to", "/srv/n/"])
+        #expect(add.status == 0, "\(add.stderr)")
+        let nextTick = try await db.query("SELECT next_tick::text FROM ferry.schedules WHERE name = 'nightly'").rows[0].decode(String.self, at: 0)
+
+        // Refusals: unknown and removed schedules, a bad timeout; nothing stored.
+        #expect(try await ferry(["run", "nosuch", "--timeout", "1"]).status == 66)
+        #expect(try await ferry(["run", "nightly", "--timeout", "0"]).status == 65)
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_events WHERE type = 'run_requested'") == 0)
+
+        // No worker: the request is recorded, the command says so (75), and a second request is the same one.
+        let alone = try await ferry(["run", "nightly", "--timeout", "1"])
+        #expect(alone.status == 75, "\(alone.stderr)")
+        #expect(alone.stderr.contains("no worker fired the run of nightly") && alone.stderr.contains("ferry worker"))
+        let requested = try await db.query("SELECT run_requested_at::text FROM ferry.schedule_status WHERE name = 'nightly'").rows[0]
+            .decode(String?.self, at: 0)
+        #expect(requested != nil, "the request stays for a worker")
+        let again = try JSONValue.parse(try await ferry(["run", "nightly", "--no-wait", "--json"]).stdout)
+        #expect(again["requested_at"]?.stringValue != nil)
+        #expect(try await db.query("SELECT run_requested_at::text FROM ferry.schedules WHERE name = 'nightly'").rows[0]
+            .decode(String?.self, at: 0) == requested, "a request while another waits is that request")
+
+        // This worker fires but claims nothing (another queue): the run's job stays queued, so a second run is skipped.
+        // Its schedule interval is an hour: only the request's notification can make it look in time.
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--name", "run-1", "--queues", "elsewhere", "--schedule-interval", "3600", "--heartbeat-interval", "0.5"],
+            databaseURL: db.url)
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(timeout: .seconds(120), "the waiting request fired once the worker started") {
+            try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE schedule = 'nightly' AND manual AND job_id IS NOT NULL") == 1
+        }
+        #expect(try await db.query("SELECT run_requested_at FROM ferry.schedules WHERE name = 'nightly'").rows[0]
+            .decode(Date?.self, at: 0) == nil, "the request was answered")
+        // The default overlap is skip: the first run's job is still queued.
+        let skipped = try await ferry(["run", "nightly", "--timeout", "60"])
+        #expect(skipped.status == 75, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains("is still going"), "\(skipped.stderr)")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE schedule = 'nightly' AND manual AND skipped_for IS NOT NULL") == 1)
+
+        // Once that run is over, a run now enqueues at once and prints its job, paused or not.
+        let firstJob = try await db.query(
+            "SELECT job_id FROM ferry.schedule_runs WHERE schedule = 'nightly' AND manual AND job_id IS NOT NULL").rows[0].decode(UUID.self, at: 0)
+        #expect(try await FerryProcess.run(["cancel", firstJob.uuidString.lowercased()], databaseURL: db.url).status == 0)
+        #expect(try await ferry(["pause", "nightly"]).status == 0)
+        let ran = try await ferry(["run", "nightly", "--timeout", "60"])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let job = try #require(UUID(uuidString: ran.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let key = try await db.query("SELECT idempotency_key FROM ferry.jobs WHERE job_id = $1", [job]).rows[0].decode(String.self, at: 0)
+        #expect(key.hasPrefix("schedule:nightly:"), "a manual run's job is keyed by its time like a tick's")
+        #expect(try await db.query("SELECT next_tick::text, paused FROM ferry.schedules WHERE name = 'nightly'").rows[0]
+            .decode(String.self, at: 0) == nextTick, "the regular ticks stayed where they were")
+        let shown = try await ferry(["show", "nightly"]).stdout
+        #expect(shown.contains("(run now)"), "\(shown)")
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0, "\(worker.log)")
+        #expect(worker.log.contains("schedule fired"))
+    }
 }

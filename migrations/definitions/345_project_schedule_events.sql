@@ -26,7 +26,14 @@ BEGIN
                    next_tick = (n.data->>'next_tick')::timestamptz
              WHERE name = n.schedule;
         ELSIF n.type = 'removed' THEN
-            UPDATE ferry.schedules SET removed = true, changed_at = n.recorded_at WHERE name = n.schedule;
+            UPDATE ferry.schedules SET removed = true, run_requested_at = NULL, changed_at = n.recorded_at
+             WHERE name = n.schedule;
+        ELSIF n.type = 'run_requested' THEN
+            -- A request while another waits is the same request: one run.
+            UPDATE ferry.schedules SET run_requested_at = coalesce(run_requested_at, n.recorded_at)
+             WHERE name = n.schedule AND NOT removed;
+            -- Wakes the workers' schedulers (not their claim loops: the payload tells them apart).
+            PERFORM pg_notify('ferry_jobs', 'schedule');
         END IF;
     END LOOP;
     RETURN NULL;

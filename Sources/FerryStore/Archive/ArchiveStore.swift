@@ -197,20 +197,18 @@ public struct ArchiveStore: Sendable {
     }
 
     /// Where an archived job went, or `nil` when it was never archived (or was restored), or when the login may
-    /// not read the archive's records (a `ferry_reader` sees the status views only).
+    /// not read `ferry.archived_job_status` (a login in no Ferry role; every Ferry role may).
     public func job(_ jobID: UUID) async throws -> ArchivedJob? {
         do {
             return try await client.withConnection { connection in
                 try connection.query(
                     """
-                    SELECT a.job_id, a.archive_id, r.file, r.created_at
-                      FROM ferry.archived_jobs a JOIN ferry.archives r ON r.archive_id = a.archive_id
-                     WHERE a.job_id = $1
+                    SELECT job_id, archive_id, file, archived_at FROM ferry.archived_job_status WHERE job_id = $1
                     """, [jobID]
                 ).rows.first.map { row in
                     ArchivedJob(
                         jobID: try row.decode(UUID.self, column: "job_id"), archiveID: try row.decode(UUID.self, column: "archive_id"),
-                        file: try row.decode(String.self, column: "file"), archivedAt: try row.decode(Date.self, column: "created_at"))
+                        file: try row.decode(String.self, column: "file"), archivedAt: try row.decode(Date.self, column: "archived_at"))
                 }
             }
         } catch let error as PostgresError where error.sqlState == .insufficientPrivilege {
@@ -221,22 +219,22 @@ public struct ArchiveStore: Sendable {
     }
 
     /// Where a batch's jobs went when none is left in PostgreSQL, or `nil` when none was archived (or all were
-    /// restored, or the login may not read the archive's records). Callers ask after `batch_status` found nothing.
+    /// restored, or the login may not read `ferry.archived_job_status`). Callers ask after `batch_status` found nothing.
     public func batch(_ name: String) async throws -> ArchivedBatch? {
         do {
             return try await client.withConnection { connection in
                 let files = try connection.query(
                     """
-                    SELECT r.file, count(*) AS jobs, r.created_at
-                      FROM ferry.archived_jobs a JOIN ferry.archives r ON r.archive_id = a.archive_id
-                     WHERE a.batch = $1
-                     GROUP BY r.archive_id, r.file, r.created_at
-                     ORDER BY r.created_at DESC, r.file
+                    SELECT file, count(*) AS jobs, archived_at
+                      FROM ferry.archived_job_status
+                     WHERE batch = $1
+                     GROUP BY archive_id, file, archived_at
+                     ORDER BY archived_at DESC, file
                     """, [name]
                 ).rows.map { row in
                     ArchivedBatch.File(
                         file: try row.decode(String.self, column: "file"), jobs: try row.decode(Int.self, column: "jobs"),
-                        archivedAt: try row.decode(Date.self, column: "created_at"))
+                        archivedAt: try row.decode(Date.self, column: "archived_at"))
                 }
                 return files.isEmpty ? nil : ArchivedBatch(batch: name, files: files)
             }

@@ -11,4 +11,6 @@ public struct ScheduleFiring: Sendable, Hashable {
     public var skippedFor: UUID?
     public var missed: Int64
     public var nextTick: Date?
+    /// A run asked for now (`ferry schedule run`), which leaves the regular ticks where they were.
+    public var manual = false
 }

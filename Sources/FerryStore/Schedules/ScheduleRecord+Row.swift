@@ -6,7 +6,7 @@ extension ScheduleRecord {
     /// The SELECT list `init(row:)` decodes: each name (or alias) is a column name the decoder reads.
     static let columns = """
         name, every_seconds, cron, timezone, template::text, paused, removed, next_tick, last_tick, last_fired_at,
-        last_job_id, last_job_state, created_at, changed_at, overlap
+        last_job_id, last_job_state, created_at, changed_at, overlap, run_requested_at
         """
 
     /// Decodes a row selected with `columns`, by column name.
@@ -26,5 +26,6 @@ extension ScheduleRecord {
         createdAt = try row.decode(Date.self, column: "created_at")
         changedAt = try row.decode(Date.self, column: "changed_at")
         overlap = ScheduleOverlap(rawValue: try row.decode(String.self, column: "overlap")) ?? .allow
+        runRequestedAt = try row.decode(Date?.self, column: "run_requested_at")
     }
 }

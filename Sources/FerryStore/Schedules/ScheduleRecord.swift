@@ -20,6 +20,8 @@ public struct ScheduleRecord: Sendable, Hashable {
     public var changedAt: Date
     /// What a tick does while the previous run is still going.
     public var overlap: ScheduleOverlap
+    /// When someone asked for a run now (`ferry schedule run`) that no worker fired yet.
+    public var runRequestedAt: Date?
 
     /// `every 1h` or `cron 0 * * * *`, as the user wrote it.
     public var spec: String {
@@ -44,6 +46,7 @@ public struct ScheduleRecord: Sendable, Hashable {
             "last_fired_at": time(lastFiredAt), "last_job_id": lastJobID.map { .string($0.uuidString.lowercased()) } ?? .null,
             "last_job_state": lastJobState.map(JSONValue.string) ?? .null, "created_at": time(createdAt),
             "changed_at": time(changedAt), "overlap": .string(overlap.rawValue),
+            "run_requested_at": runRequestedAt.map(time) ?? .null,
         ])
     }
 }

@@ -4,7 +4,7 @@ import Postgres
 
 extension ScheduleRun {
     /// The SELECT list `init(row:)` decodes: each name (or alias) is a column name the decoder reads.
-    static let columns = "schedule, tick_at, fired_at, job_id, job_state, missed, first_missed, error, worker, skipped_for"
+    static let columns = "schedule, tick_at, fired_at, job_id, job_state, missed, first_missed, error, worker, skipped_for, manual"
 
     /// Decodes a row selected with `columns`, by column name.
     init(row: PostgresRow) throws {
@@ -18,5 +18,6 @@ extension ScheduleRun {
         error = try row.decode(String?.self, column: "error")
         worker = try row.decode(String?.self, column: "worker")
         skippedFor = try row.decode(UUID?.self, column: "skipped_for")
+        manual = try row.decode(Bool.self, column: "manual")
     }
 }

@@ -16,6 +16,8 @@ public struct ScheduleRun: Sendable, Hashable {
     public var worker: String?
     /// The job of an earlier tick that was still going, when this tick was skipped (overlap `skip`).
     public var skippedFor: UUID?
+    /// A run asked for with `ferry schedule run` (or the dashboard's Run now), not a tick of the recurrence.
+    public var manual: Bool
 
     public var json: JSONValue {
         .object([
@@ -26,6 +28,7 @@ public struct ScheduleRun: Sendable, Hashable {
             "first_missed": firstMissed.map { .string(ScheduleTime.iso8601($0)) } ?? .null,
             "error": error.map(JSONValue.string) ?? .null, "worker": worker.map(JSONValue.string) ?? .null,
             "skipped_for": skippedFor.map { .string($0.uuidString.lowercased()) } ?? .null,
+            "manual": .bool(manual),
         ])
     }
 }

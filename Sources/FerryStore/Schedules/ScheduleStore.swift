@@ -137,16 +137,56 @@ public struct ScheduleStore: Sendable {
         FerryStoreError(.notFound, "no schedule named '\(name)'", fix: "see ferry schedule list")
     }
 
-    /// The earliest live schedules by next tick (from `schedules_due_idx`), with the database's time: what is due
-    /// now and when the next one falls.
+    /// Asks for a run of schedule `name` now (`ferry schedule run`, the dashboard's Run now), paused or not: appends
+    /// `run_requested`, which wakes the workers' schedulers; the first fires one run for the request's time, as a
+    /// due tick would (template validated, overlap honoured), recorded in `ferry.schedule_runs` with `manual`.
+    /// Answers the request's time, which is the run's `tick_at`; a request while another waits answers that one.
+    public func requestRun(_ name: String) async throws -> Date {
+        do {
+            return try await client.withTransaction { connection in
+                _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.scheduleLockSQL))", [name])
+                guard let record = try Self.schedule(name, on: connection), !record.removed else { throw Self.noSchedule(name) }
+                _ = try connection.query("INSERT INTO ferry.schedule_events (schedule, type) VALUES ($1, 'run_requested')", [name])
+                return try connection.query("SELECT run_requested_at FROM ferry.schedules WHERE name = $1", [name])
+                    .rows[0].decode(Date.self, column: "run_requested_at")
+            }
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+
+    /// The run that answered a request made at `tick` (`requestRun`), once a worker fired it.
+    public func manualRun(_ name: String, tick: Date) async throws -> ScheduleRun? {
+        do {
+            return try await client.withConnection { connection in
+                try connection.query(
+                    "SELECT \(ScheduleRun.columns) FROM ferry.schedule_runs WHERE schedule = $1 AND tick_at = $2 AND manual",
+                    [name, tick]
+                ).rows.first.map(ScheduleRun.init(row:))
+            }
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+
+    /// The earliest live schedules by next tick (from `schedules_due_idx`), and those asked to run now (from
+    /// `schedules_run_requested_idx`, paused ones too), with the database's time: what is due now and when the
+    /// next one falls.
     public func upcoming(limit: Int) async throws -> (names: [(String, Date)], now: Date) {
         do {
             return try await client.withConnection { connection in
                 let rows = try connection.query(
                     """
-                    SELECT name, next_tick, now() AS now FROM ferry.schedules
-                     WHERE NOT paused AND NOT removed AND next_tick IS NOT NULL
-                     ORDER BY next_tick LIMIT $1
+                    SELECT name, min(due) AS next_tick, now() AS now FROM (
+                        (SELECT name, next_tick AS due FROM ferry.schedules
+                          WHERE NOT paused AND NOT removed AND next_tick IS NOT NULL
+                          ORDER BY next_tick LIMIT $1)
+                        UNION ALL
+                        (SELECT name, run_requested_at FROM ferry.schedules
+                          WHERE run_requested_at IS NOT NULL AND NOT removed
+                          ORDER BY run_requested_at LIMIT $1)
+                    ) due
+                     GROUP BY name ORDER BY 2 LIMIT $1
                     """, [limit]
                 ).rows
                 let now = try rows.first?.decode(Date.self, column: "now")
@@ -198,12 +238,27 @@ public struct ScheduleStore: Sendable {
                 // Read again under the lock (a fresh snapshot): a firing committed meanwhile moved next_tick on.
                 let rows = try connection.query(
                     """
-                    SELECT every_seconds, cron, timezone, template::text, next_tick, now() AS now, overlap FROM ferry.schedules
-                     WHERE name = $1 AND NOT paused AND NOT removed AND next_tick <= now()
+                    SELECT every_seconds, cron, timezone, template::text, next_tick, now() AS now, overlap, run_requested_at,
+                           (NOT paused AND next_tick <= now()) AS tick_due
+                      FROM ferry.schedules
+                     WHERE name = $1 AND NOT removed AND ((NOT paused AND next_tick <= now()) OR run_requested_at <= now())
                     """, [name]
                 ).rows
                 guard let row = rows.first else { return nil }
                 let now = try row.decode(Date.self, column: "now")
+                if let requested = try row.decode(Date?.self, column: "run_requested_at"), requested <= now {
+                    // Asked to run now: one run for the request's time; the regular ticks stay (the loop fires a
+                    // tick that is due as well right after, as its own run).
+                    var firing = ScheduleFiring(
+                        schedule: name, tick: requested, jobID: nil, error: nil, missed: 0,
+                        nextTick: try row.decode(Date?.self, column: "next_tick"), manual: true)
+                    try Self.run(
+                        &firing, template: try row.decode(String.self, column: "template"),
+                        overlap: try row.decode(String.self, column: "overlap"), firstMissed: nil, worker: worker,
+                        prepare: prepare, on: connection)
+                    return firing
+                }
+                guard try row.decode(Bool?.self, column: "tick_due") == true else { return nil }
                 let due = try row.decode(Date.self, column: "next_tick")
                 let timezone = try row.decode(String.self, column: "timezone")
                 let recurrence: ScheduleRecurrence?
@@ -227,44 +282,9 @@ public struct ScheduleStore: Sendable {
                     firing.nextTick = now.addingTimeInterval(86_400)
                     firing.error = "the schedule's time zone '\(timezone)' or cron expression is unknown to this worker"
                 }
-                let template = (try? JSONValue.parse(try row.decode(String.self, column: "template"))).flatMap(JobRequest.init(template:))
-                let overlap = ScheduleOverlap(rawValue: try row.decode(String.self, column: "overlap")) ?? .allow
-                if firing.error == nil && overlap == .skip {
-                    firing.skippedFor = try Self.runStillGoing(name, on: connection)
-                }
-                if firing.error == nil && firing.skippedFor == nil {
-                    if var request = template {
-                        request.idempotencyKey = Self.scheduleKey(name, tick: firing.tick)
-                        // Each run is a batch of its own unless the template names one: its fan-out children join
-                        // it, so progress, `ferry wait --batch` and the overlap check see the whole run.
-                        if request.batch == nil { request.batch = request.idempotencyKey }
-                        switch prepare(request) {
-                        case .success(let spec):
-                            try connection.execute("SAVEPOINT schedule_fire")
-                            do {
-                                let outcome = try FerryStore.enqueue([spec], lines: nil, on: connection)
-                                firing.jobID = outcome.first?.jobID
-                                try connection.execute("RELEASE SAVEPOINT schedule_fire")
-                                ScheduleCrashPoint.reach(.enqueued)
-                            } catch let error as FerryStoreError {
-                                try connection.execute("ROLLBACK TO SAVEPOINT schedule_fire")
-                                firing.error = error.description
-                            }
-                        case .failure(let issue):
-                            firing.error = issue.description
-                        }
-                    } else {
-                        firing.error = "the stored job template cannot be read"
-                    }
-                }
-                _ = try connection.query(
-                    """
-                    INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, missed, first_missed, error, next_tick, worker,
-                                                      skipped_for)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                    """,
-                    [name, firing.tick, firing.jobID, firing.missed, firing.missed > 0 ? due : nil, firing.error, firing.nextTick, worker,
-                     firing.skippedFor])
+                try Self.run(
+                    &firing, template: try row.decode(String.self, column: "template"), overlap: try row.decode(String.self, column: "overlap"),
+                    firstMissed: firing.missed > 0 ? due : nil, worker: worker, prepare: prepare, on: connection)
                 return firing
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation && error.constraint == "schedule_ticks_once" {
@@ -273,5 +293,53 @@ public struct ScheduleStore: Sendable {
         } catch {
             throw FerryStore.translate(error)
         }
+    }
+
+    /// Enqueues the schedule's run for `firing.tick` (unless the template no longer validates, or overlap `skip`
+    /// finds the previous run still going) and records the tick in `ferry.schedule_ticks`, whose trigger moves the
+    /// schedule's next tick to `firing.nextTick`. Runs inside the caller's transaction, under the schedule's lock.
+    static func run(
+        _ firing: inout ScheduleFiring, template templateText: String, overlap overlapText: String, firstMissed: Date?,
+        worker: String, prepare: @escaping @Sendable (JobRequest) -> Result<JobSpec, ValidationIssue>, on connection: PostgresConnection
+    ) throws {
+        let name = firing.schedule
+        let template = (try? JSONValue.parse(templateText)).flatMap(JobRequest.init(template:))
+        let overlap = ScheduleOverlap(rawValue: overlapText) ?? .allow
+        if firing.error == nil && overlap == .skip {
+            firing.skippedFor = try Self.runStillGoing(name, on: connection)
+        }
+        if firing.error == nil && firing.skippedFor == nil {
+            if var request = template {
+                request.idempotencyKey = Self.scheduleKey(name, tick: firing.tick)
+                // Each run is a batch of its own unless the template names one: its fan-out children join
+                // it, so progress, `ferry wait --batch` and the overlap check see the whole run.
+                if request.batch == nil { request.batch = request.idempotencyKey }
+                switch prepare(request) {
+                case .success(let spec):
+                    try connection.execute("SAVEPOINT schedule_fire")
+                    do {
+                        let outcome = try FerryStore.enqueue([spec], lines: nil, on: connection)
+                        firing.jobID = outcome.first?.jobID
+                        try connection.execute("RELEASE SAVEPOINT schedule_fire")
+                        ScheduleCrashPoint.reach(.enqueued)
+                    } catch let error as FerryStoreError {
+                        try connection.execute("ROLLBACK TO SAVEPOINT schedule_fire")
+                        firing.error = error.description
+                    }
+                case .failure(let issue):
+                    firing.error = issue.description
+                }
+            } else {
+                firing.error = "the stored job template cannot be read"
+            }
+        }
+        _ = try connection.query(
+            """
+            INSERT INTO ferry.schedule_ticks (schedule, tick_at, job_id, missed, first_missed, error, next_tick, worker,
+                                              skipped_for, manual)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            """,
+            [name, firing.tick, firing.jobID, firing.missed, firstMissed, firing.error, firing.nextTick, worker,
+             firing.skippedFor, firing.manual])
     }
 }

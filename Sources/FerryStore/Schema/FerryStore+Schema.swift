@@ -3,15 +3,20 @@ import Postgres
 extension FerryStore {
     /// The newest migration applied to this database: 0 when it has no Ferry schema yet.
     ///
-    /// Cheap (one lookup in `ferry.schema_migrations`), for readiness probes and for workers waiting for
+    /// Cheap (one lookup in `ferry.schema_version`, which every role may read), for readiness probes and for workers waiting for
     /// `ferry migrate`; `MigrationRunner.verifyUpToDate` is the full check (every file, checksums).
     public func appliedSchemaVersion() async throws -> Int {
         do {
             return try await client.withConnection { connection in
-                let exists = try connection.query("SELECT to_regclass('ferry.schema_migrations') IS NOT NULL AS exists")
-                guard try exists.rows[0].decode(Bool.self, column: "exists") else { return 0 }
-                return try connection.query("SELECT coalesce(max(version), 0) AS version FROM ferry.schema_migrations")
-                    .rows[0].decode(Int.self, column: "version")
+                let found = try connection.query(
+                    "SELECT to_regclass('ferry.schema_migrations') IS NOT NULL AS table, to_regclass('ferry.schema_version') IS NOT NULL AS view"
+                ).rows[0]
+                guard try found.decode(Bool.self, column: "table") else { return 0 }
+                // The view (schema 36) is what every role may read; before it, only the table was there.
+                let source = try found.decode(Bool.self, column: "view")
+                    ? "SELECT version FROM ferry.schema_version"
+                    : "SELECT coalesce(max(version), 0) AS version FROM ferry.schema_migrations"
+                return try connection.query(source).rows[0].decode(Int.self, column: "version")
             }
         } catch {
             throw Self.translate(error)
