@@ -36,4 +36,4 @@ url=$(scripts/pg.sh start "$pgdir" --fast)
 echo "==> dashboard in headless chromium"
 FERRY_BIN="$bin_dir/ferry" FERRY_BROWSER_DATABASE_URL="$url" FERRY_MIGRATIONS_DIR="$PWD/migrations" \
     FERRY_BROWSER_ARTIFACTS="${FERRY_BROWSER_ARTIFACTS:-$PWD/.build/artifacts/dashboard}" \
-    "$python" -m pytest -q Tests/DashboardBrowser
+    "$python" -m pytest -q Tests/DashboardBrowser "$@"

@@ -396,7 +396,7 @@ def test_no_horizontal_scroll_at_390_px(browser):
     try:
         login(browser, root)
         job = next(iter(job_states("grouped")))
-        for path in ["/", "/batches", "/batches/grouped", "/batches/grouped?sort=status", "/failed", "/queues",
+        for path in ["/", "/batches", "/batches/grouped", "/batches/grouped?sort=status", "/failed", "/queues", "/schedules", "/accounts",
                      "/workers", "/jobs/" + job]:
             browser.get(root + path)
             width = browser.execute_script("return document.documentElement.scrollWidth")
@@ -408,3 +408,63 @@ def test_no_horizontal_scroll_at_390_px(browser):
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         process.stop()
+
+def test_schedule_run_now_accounts_and_workers_pages(browser):
+    """Run now on the Schedules page makes a worker fire one run at once; Accounts says what to run to fix an
+    account; Workers shows each worker's release and the jobs it runs."""
+    key = {"FERRY_SECRET_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}
+    added = ferry("schedule", "add", "browser-nightly", "--every", "1d", "--",
+                  "fetch", "https://example.com/nightly.jpg", "--to", "/srv/nightly/", "--queue", "browser-sched")
+    assert added.returncode == 0, added.stderr
+    account = ferry("account", "add", "browser-box", "--provider", "dropbox", "--app-key", "k", "--no-verify", env=key)
+    assert account.returncode == 0, account.stderr
+    # Fires schedules only (its queue has no handler work): an hour between looks, so only Run now's
+    # notification can make it fire in time.
+    scheduler = Background("worker", "--name", "browser-scheduler", "--handler", "noop", "--queues", "browser-sched-none",
+                           "--schedule-interval", "3600", "--poll-interval", "0.5")
+    mover = Background("worker", "--name", "browser-mover", "--handler", "sleep:60000", "--queues", "browser-sched",
+                       "--no-schedules", "--poll-interval", "0.2")
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    job = None
+    try:
+        login(browser, root)
+        browser.get(root + "/schedules")
+        row = browser.find_element(By.ID, "schedule-browser-nightly")
+        row.find_element(By.XPATH, ".//button[text()='Run now']").click()
+
+        def run_job():
+            out = ferry("schedule", "show", "browser-nightly", "--json")
+            assert out.returncode == 0, out.stderr
+            runs = json.loads(out.stdout)["runs"]
+            run = next((r for r in runs if r["manual"] and r["job_id"]), None)
+            if run:
+                assert run["worker"] == "browser-scheduler", run
+            return run and run["job_id"]
+
+        eventually(lambda: run_job() is not None, "a worker to fire the requested run", timeout=60)
+        job = run_job()
+        eventually(lambda: ferry("status", job, "--json").returncode == 0
+                   and json.loads(ferry("status", job, "--json").stdout)["state"] == "running", "the run's job to start")
+        browser.get(root + "/schedules")
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: job[:8] in d.find_element(By.ID, "schedule-browser-nightly").text)
+        shot(browser, "schedules")
+
+        browser.get(root + "/accounts")
+        text = browser.find_element(By.TAG_NAME, "body").text
+        assert "browser-box" in text and "ferry account login browser-box" in text, text
+        shot(browser, "accounts")
+
+        browser.get(root + "/workers")
+        WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda d: job[:8] in d.find_element(By.TAG_NAME, "body").text)
+        version = ferry("--version").stdout.split()[1]
+        text = browser.find_element(By.TAG_NAME, "body").text
+        assert version in text and "browser-scheduler" in text, text
+        shot(browser, "workers")
+    finally:
+        if job:
+            ferry("cancel", job)
+        process.stop()
+        mover.stop()
+        scheduler.stop()
