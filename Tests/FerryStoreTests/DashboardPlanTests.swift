@@ -96,10 +96,11 @@ struct DashboardPlanTests {
             let plan = try await Self.plan(db, query.sql, query.binds)
             Self.check(plan, what, maxRows: maxRows)
             #expect(plan.allNodes.contains { $0.index == index }, "\(what): not by \(index)")
+            // The plan's row counts are the bound; the time is printed only (timed assertions fail on a busy machine).
             let started = ContinuousClock.now
             let rows = try await db.query(query.sql, query.binds).rows.count
             let took = ContinuousClock.now - started
-            #expect(rows > 0 && took < .seconds(2), "\(what): \(rows) rows in \(took)")
+            #expect(rows > 0, "\(what): no rows")
             print("search plan \(what): \(rows) rows in \(took) by \(index)")
         }
         // Deep in the error code's 20,000 jobs, a page still reads about its own rows.
