@@ -157,14 +157,14 @@ struct AccountCapTests {
         #expect(bad.status == 65, "\(bad.stderr)")
     }
 
-    @Test("account update --bwlimit 2M: that account's uploads hold the rate within 10 % over 10 s; another account's run free")
+    @Test("account update --bwlimit 1M: that account's uploads hold the rate within 10 % over 20 s; another account's run free")
     func accountBandwidth() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("cap_bw")
         try await DropboxAccounts.add("slow", server: server, databaseURL: db.url, extra: ["--max-concurrent", "4"])
         try await DropboxAccounts.add("free", server: server, databaseURL: db.url, extra: ["--max-concurrent", "4"])
-        let update = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "2M", "--json"], databaseURL: db.url)
-        #expect(update.status == 0 && update.stdout.contains(#""bwlimit":2097152"#), "\(update.stdout) \(update.stderr)")
+        let update = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "1M", "--json"], databaseURL: db.url)
+        #expect(update.status == 0 && update.stdout.contains(#""bwlimit":1048576"#), "\(update.stdout) \(update.stderr)")
         let dir = try temporaryFolder("cap-bw")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var lines = [String]()
@@ -193,15 +193,17 @@ struct AccountCapTests {
             ).rows[0].decode(Double.self, at: 0)
             return Double(20 * 1024 * 1024) / seconds
         }
-        let limit = Double(2 * 1024 * 1024)
+        // 1 MiB/s, low enough that a loaded machine (a debug worker hashing beside the dev server) still moves the
+        // free account's bytes well above it: at 2 MiB/s a loaded run once moved only 2.5 MiB/s unlimited.
+        let limit = Double(1024 * 1024)
         let slow = try await rate("slow")
-        #expect(slow <= 1.1 * limit, "moved \(slow / 1_048_576) MiB/s, limit 2 MiB/s")
-        #expect(slow >= 0.75 * limit, "moved \(slow / 1_048_576) MiB/s, limit 2 MiB/s")
+        #expect(slow <= 1.1 * limit, "moved \(slow / 1_048_576) MiB/s, limit 1 MiB/s")
+        #expect(slow >= 0.75 * limit, "moved \(slow / 1_048_576) MiB/s, limit 1 MiB/s")
         // The limit is the account's, not the process's: the other account's uploads were not held to it.
         let free = try await rate("free")
         #expect(free >= 1.5 * limit, "the unlimited account moved \(free / 1_048_576) MiB/s")
         let events = try await db.query("SELECT data->>'bwlimit' FROM ferry.account_events WHERE account = 'slow' AND type = 'updated'").rows
-        #expect(try events.first?.decode(String?.self, at: 0) == "2097152", "the change is in the account history")
+        #expect(try events.first?.decode(String?.self, at: 0) == "1048576", "the change is in the account history")
 
         let removed = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "0", "--json"], databaseURL: db.url)
         #expect(removed.status == 0 && removed.stdout.contains(#""bwlimit":null"#), "\(removed.stdout)")
