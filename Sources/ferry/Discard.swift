@@ -18,13 +18,14 @@ struct Discard: AsyncParsableCommand {
               ferry discard --batch trip --status failed
             """)
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"))
+    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: CompletionValues.job)
     var jobs: [String] = []
 
-    @Option(help: ArgumentHelp("Discard every failed job of this batch.", valueName: "name"))
+    @Option(help: ArgumentHelp("Discard every failed job of this batch.", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
 
-    @Option(help: ArgumentHelp("With --batch: the state to discard; only failed jobs can be discarded.", valueName: "state"))
+    @Option(help: ArgumentHelp("With --batch: the state to discard; only failed jobs can be discarded.", valueName: "state"),
+        completion: CompletionValues.discardableState)
     var status: String?
 
     @Flag(help: "Print JSON.")

@@ -58,7 +58,8 @@ struct ScheduleCommand: AsyncParsableCommand {
                 ferry wait --batch and the dashboard follow it whole.
                 """)
 
-        @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"),
+            completion: CompletionValues.schedule)
         var name: String
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Interval between ticks: 15m, 1h, 1d, 90s, 1h30m (at least 1m).", valueName: "interval"))
@@ -70,7 +71,8 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("IANA time zone the cron expression is read in. Default: UTC.", valueName: "zone"))
         var timezone: String?
 
-        @Option(help: ArgumentHelp("While the previous tick's run is still going: skip this tick, or allow overlapping runs.", valueName: "skip|allow"))
+        @Option(help: ArgumentHelp("While the previous tick's run is still going: skip this tick, or allow overlapping runs.", valueName: "skip|allow"),
+            completion: CompletionValues.overlap)
         var overlap = "skip"
 
         @Flag(help: "Replace the definition of an existing schedule of that name (its history stays).")
@@ -81,7 +83,8 @@ struct ScheduleCommand: AsyncParsableCommand {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Argument(parsing: .postTerminator, help: ArgumentHelp("The job: fetch SOURCE --to PATH [options].", valueName: "job"))
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("The job: fetch SOURCE --to PATH [options].", valueName: "job"),
+            completion: .file())
         var job: [String] = []
 
         func run() async throws {
@@ -93,7 +96,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                         fix: "use --overlap skip (a tick waits for the previous run) or --overlap allow (runs may overlap)")
                 }
                 let recurrence = try recurrence()
-                let request = try template()
+                let request = try await template()
                 let now = Date()
                 // The template checked as the job of the first tick, with the schedule's key.
                 var probe = request
@@ -158,13 +161,14 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
 
         /// The job after `--`, parsed and checked by `ferry enqueue`'s own parser.
-        func template() throws -> JobRequest {
+        func template() async throws -> JobRequest {
             guard !job.isEmpty else {
                 throw CLIUsageError(message: "give the job after --: ferry schedule add \(name) --every 1h -- fetch SOURCE --to PATH")
             }
             let enqueue: Enqueue
             do {
-                enqueue = try Enqueue.parse(job)
+                // The async parse: Enqueue's options complete names from the database (CompletionValues).
+                enqueue = try await Enqueue.asyncParse(job)
             } catch {
                 throw CLIUsageError(message: "job template after --: " + Enqueue.message(for: error))
             }
@@ -223,7 +227,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A schedule: its definition, next ticks and recent history.")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Option(help: ArgumentHelp("How many recent ticks to show.", valueName: "n"))
@@ -277,7 +281,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop firing a schedule from its next tick.")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(help: "Print JSON.")
@@ -294,7 +298,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fire a paused schedule again, from its next tick after now (ticks while paused are not caught up).")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(help: "Print JSON.")
@@ -310,7 +314,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a schedule; its history stays in ferry.schedule_runs.")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(help: "Print JSON.")

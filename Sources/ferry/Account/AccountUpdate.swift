@@ -21,7 +21,7 @@ struct AccountUpdate: AsyncParsableCommand {
               ferry account update dev --api-url http://127.0.0.1:8910 --content-url http://127.0.0.1:8910
             """)
 
-    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
     @Option(name: .customLong("max-concurrent"), parsing: .unconditional, help: ArgumentHelp("Transfers of this account running at once, across all workers (1-1000).", valueName: "n"))
