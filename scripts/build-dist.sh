@@ -28,6 +28,7 @@ command -v swift >/dev/null || {
 stage=.build/dist/$configuration
 mkdir -p .build/dist
 next=$(mktemp -d ".build/dist/.$configuration.XXXXXX")
+chmod 0755 "$next"
 trap 'rm -rf "$next"' EXIT
 # Stamped before building: a source changed during the build is newer than the stamp, so it is built next time.
 touch "$next/.built"

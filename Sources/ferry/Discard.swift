@@ -14,7 +14,8 @@ struct Discard: AsyncParsableCommand {
             failed nor discarded already.
 
             Examples:
-              ferry discard 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 0193a0c4-7a02-7c55-9b1e-2f8f3b6f9d11
+              ferry discard 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 \\
+                  0193a0c4-7a02-7c55-9b1e-2f8f3b6f9d11
               ferry discard --batch trip --status failed
             """)
 

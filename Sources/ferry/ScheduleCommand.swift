@@ -19,7 +19,8 @@ struct ScheduleCommand: AsyncParsableCommand {
             ferry.schedule_status.
 
             Examples:
-              ferry schedule add flickr-hourly --every 1h -- fetch flickr:12345678@N00 --to /srv/flickr/
+              ferry schedule add flickr-hourly --every 1h \\
+                  -- fetch flickr:12345678@N00 --to /srv/flickr/
               ferry schedule add camera --cron "30 6 * * mon-fri" --timezone Europe/Paris \\
                   -- fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
               ferry schedule add nightly --cron "0 2 * * *" \\
