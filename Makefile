@@ -13,13 +13,17 @@ help:
 	@echo "make test   install what is missing, start a throwaway PostgreSQL, build, run every test"
 	@echo "make bench  benchmarks (figures as ratios against baselines measured in the same run)"
 	@echo "make chaos  a 10-minute chaos soak: kill -9, restarts, faults, a zombie; then 5 minutes of failovers; exact checks"
-	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, migrations, completions, man page"
+	@echo "make build  release binary, man page and shell completions, staged in .build/dist/release (needs swift)"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  installs what make build staged (building it first if missing or"
+	@echo "            older than the sources): binary, migrations, completions, man page; no swift needed once built"
 
 deps:
 	@scripts/install-deps.sh
 
+# What make install installs, staged in .build/dist/release (scripts/build-dist.sh): make build as yourself with
+# the toolchain, then sudo make install needs no swift.
 build: deps
-	swift build
+	@scripts/build-dist.sh
 
 # The fast tier: tests tagged .fast in Tests/FerryInProcessTests. The PostgreSQL half of the store contract runs
 # under make test (it is skipped here even with FERRY_TEST_DATABASE_URL set).
@@ -42,7 +46,9 @@ chaos: deps
 	@scripts/chaos.sh --duration 600 --uploads 300 --fetches 150 $(CHAOS_ARGS)
 	@scripts/chaos.sh --failover --duration 300 --uploads 400 --max-size 24 --failovers 3 $(FAILOVER_ARGS)
 
-install: deps
+# No deps here: installing a staged build needs nothing; scripts/install.sh installs the build packages itself when it
+# has to build first.
+install:
 	@scripts/install.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 clean:

@@ -40,7 +40,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Keep this much history in PostgreSQL (the same as --finished-before).", valueName: "age"))
         var keep: String?
 
-        @Option(help: ArgumentHelp("Directory for the archive files (created if missing).", valueName: "dir"))
+        @Option(help: ArgumentHelp("Directory for the archive files (created if missing).", valueName: "dir"), completion: .directory)
         var to: String
 
         @Option(help: "Jobs per archive file.")
@@ -50,7 +50,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         var maxFiles: Int?
 
         @Option(help: ArgumentHelp(
-            "Sign each manifest with HMAC-SHA256 under the key in this file (at least 32 bytes).", valueName: "file"))
+            "Sign each manifest with HMAC-SHA256 under the key in this file (at least 32 bytes).", valueName: "file"), completion: .file())
         var signingKey: String?
 
         @Flag(help: "Print JSON.")
@@ -131,7 +131,8 @@ struct ArchiveCommand: AsyncParsableCommand {
                   /var/lib/ferry/archive/ferry-archive-20261124T101500Z-….jsonl.gz
                 """)
 
-        @Argument(help: ArgumentHelp("An archive file written by ferry archive.", valueName: "file"))
+        @Argument(help: ArgumentHelp("An archive file written by ferry archive.", valueName: "file"),
+            completion: .file(extensions: ["jsonl.gz"]))
         var file: String
 
         @Flag(help: "Accept an archive this database has no record of (checked against its manifest, in full).")
@@ -139,7 +140,7 @@ struct ArchiveCommand: AsyncParsableCommand {
 
         @Option(help: ArgumentHelp(
             "Require the manifest's signature to be valid under the key in this file (see ferry archive --signing-key).",
-            valueName: "file"))
+            valueName: "file"), completion: .file())
         var signingKey: String?
 
         @OptionGroup var connection: ConnectionOptions

@@ -15,10 +15,10 @@ struct Cancel: AsyncParsableCommand {
               ferry cancel --batch trip
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
-    @Option(help: ArgumentHelp("Cancel every unfinished job of this batch.", valueName: "name"))
+    @Option(help: ArgumentHelp("Cancel every unfinished job of this batch.", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
 
     @Flag(help: "Print JSON.")

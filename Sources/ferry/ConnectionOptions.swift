@@ -13,7 +13,8 @@ struct ConnectionOptions: ParsableArguments {
             valueName: "url"))
     var databaseURL: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.",
+        completion: CompletionValues.logLevel)
     var logLevel: String?
 
     /// `--database-url`, then `FERRY_DATABASE_URL`, then `DATABASE_URL`, then libpq defaults (`nil`).

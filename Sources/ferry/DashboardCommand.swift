@@ -51,7 +51,8 @@ struct DashboardCommand: AsyncParsableCommand {
     @Flag(name: .customLong("read-only"), help: "No actions: no buttons, every POST refused.")
     var readOnly = false
 
-    @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token actions need (else $FERRY_DASHBOARD_TOKEN).", valueName: "file"))
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding the token actions need (else $FERRY_DASHBOARD_TOKEN).", valueName: "file"),
+        completion: .file())
     var tokenFile: String?
 
     @Flag(name: .customLong("secure-cookies"), help: ArgumentHelp(

@@ -57,7 +57,7 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(help: "Port (0 picks a free one and prints it).")
     var port = 8910
 
-    @Option(help: ArgumentHelp("Directory for stored files and tokens.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Directory for stored files and tokens.", valueName: "dir"), completion: .directory)
     var storage: String
 
     @Option(name: .customLong("app-key"), help: "OAuth client_id the server accepts.")
@@ -65,13 +65,16 @@ struct DevServerCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("app-secret-file"),
-        help: ArgumentHelp("File holding the app secret (never pass it as an argument); default ferry-dev-secret.", valueName: "file"))
+        help: ArgumentHelp("File holding the app secret (never pass it as an argument); default ferry-dev-secret.", valueName: "file"),
+            completion: .file())
     var appSecretFile: String?
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate (chain): serve HTTPS (needs --tls-key).", valueName: "file"))
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate (chain): serve HTTPS (needs --tls-key).", valueName: "file"),
+        completion: .file(extensions: ["pem", "crt"]))
     var tlsCertificateFile: String?
 
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "file"))
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "file"),
+        completion: .file(extensions: ["pem", "key"]))
     var tlsKeyFile: String?
 
     @Option(name: .customLong("token-lifetime"), help: ArgumentHelp("Access token lifetime in seconds.", valueName: "s"))
@@ -133,10 +136,11 @@ struct DevServerCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("flickr-api-key-file"),
-        help: ArgumentHelp("File holding the Flickr API key(s) the server accepts, one per line.", valueName: "file"))
+        help: ArgumentHelp("File holding the Flickr API key(s) the server accepts, one per line.", valueName: "file"), completion: .file())
     var flickrAPIKeyFile: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.",
+        completion: CompletionValues.logLevel)
     var logLevel: String?
 
     func run() async throws {

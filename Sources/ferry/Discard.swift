@@ -14,17 +14,19 @@ struct Discard: AsyncParsableCommand {
             failed nor discarded already.
 
             Examples:
-              ferry discard 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 0193a0c4-7a02-7c55-9b1e-2f8f3b6f9d11
+              ferry discard 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 \\
+                  0193a0c4-7a02-7c55-9b1e-2f8f3b6f9d11
               ferry discard --batch trip --status failed
             """)
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"))
+    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: CompletionValues.job)
     var jobs: [String] = []
 
-    @Option(help: ArgumentHelp("Discard every failed job of this batch.", valueName: "name"))
+    @Option(help: ArgumentHelp("Discard every failed job of this batch.", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
 
-    @Option(help: ArgumentHelp("With --batch: the state to discard; only failed jobs can be discarded.", valueName: "state"))
+    @Option(help: ArgumentHelp("With --batch: the state to discard; only failed jobs can be discarded.", valueName: "state"),
+        completion: CompletionValues.discardableState)
     var status: String?
 
     @Flag(help: "Print JSON.")

@@ -119,16 +119,18 @@ struct Enqueue: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("upload FILE... | fetch SOURCE... | copy SOURCE...", valueName: "kind> <arguments"))
+    @Argument(help: ArgumentHelp("upload FILE... | fetch SOURCE... | copy SOURCE...", valueName: "kind> <arguments"), completion: .file())
     var arguments: [String] = []
 
-    @Option(name: .customLong("from"), help: ArgumentHelp("JSON Lines file of jobs, or - for stdin.", valueName: "file"))
+    @Option(name: .customLong("from"), help: ArgumentHelp("JSON Lines file of jobs, or - for stdin.", valueName: "file"),
+        completion: .file())
     var from: String?
 
     @Option(help: ArgumentHelp("What --from holds: jsonl (one job object per line) or lines (one source per line).", valueName: "jsonl|lines"))
     var format: InputFormat = .jsonl
 
-    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key or a local directory; fetch: a local path; copy: dropbox:ACCOUNT:/path or s3:ACCOUNT:bucket/key).", valueName: "dest"))
+    @Option(help: ArgumentHelp("Destination (upload: dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key or a local directory; fetch: a local path; copy: dropbox:ACCOUNT:/path or s3:ACCOUNT:bucket/key).", valueName: "dest"),
+        completion: .directory)
     var to: String?
 
     @Option(help: ArgumentHelp("Idempotency key for a single job: enqueuing it again returns the same job.", valueName: "key"))

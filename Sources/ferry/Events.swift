@@ -11,7 +11,7 @@ struct Events: AsyncParsableCommand {
               ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --json | jq '.[] | .type'
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
     var job: String
 
     @Flag(help: "Print JSON.")

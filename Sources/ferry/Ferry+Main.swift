@@ -10,7 +10,8 @@ extension Ferry {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            var command = try parseAsRoot(arguments)
+            // The async parse: it also answers the completion scripts' calls for values read from the database.
+            var command = try await asyncParseAsRoot(arguments)
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {

@@ -3,10 +3,12 @@ import FerryCore
 
 /// Options shared by every way of enqueuing.
 struct JobOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Group jobs under a batch name (progress per batch in ferry.batch_status).", valueName: "name"))
+    @Option(help: ArgumentHelp("Group jobs under a batch name (progress per batch in ferry.batch_status).", valueName: "name"),
+        completion: CompletionValues.batch)
     var batch: String?
 
-    @Option(help: ArgumentHelp("Queue name (lowercase letters, digits, _ . -). Default: default.", valueName: "name"))
+    @Option(help: ArgumentHelp("Queue name (lowercase letters, digits, _ . -). Default: default.", valueName: "name"),
+        completion: CompletionValues.queue)
     var queue: String?
 
     // Unconditional: `--priority -5` is a value, not an unknown option `-5`.

@@ -24,7 +24,7 @@ struct Migrate: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
             "Directory of NNNN_name.sql files and definitions/. Default: $FERRY_MIGRATIONS_DIR or ./migrations.",
-            valueName: "dir"))
+            valueName: "dir"), completion: .directory)
     var migrations: String?
 
     @Flag(help: "Only check that every migration is applied; change nothing (exit 78 if not).")

@@ -18,16 +18,16 @@ struct ProviderOptionFlags: ParsableArguments {
             + ProviderRegistry.standard.help(forOption: "recursive")))
     var recursive = false
 
-    @Option(help: Self.help("thumbnail", valueName: "size"))
+    @Option(help: Self.help("thumbnail", valueName: "size"), completion: CompletionValues.providerChoices("thumbnail"))
     var thumbnail: String?
 
-    @Option(help: Self.help("size", valueName: "suffix"))
+    @Option(help: Self.help("size", valueName: "suffix"), completion: CompletionValues.providerChoices("size"))
     var size: String?
 
     @Option(help: Self.help("max", valueName: "n"))
     var max: Int64?
 
-    @Option(help: Self.help("account", valueName: "name"))
+    @Option(help: Self.help("account", valueName: "name"), completion: CompletionValues.account)
     var account: String?
 
     @Option(name: .customLong("page-size"), help: Self.help("page_size", valueName: "n"))

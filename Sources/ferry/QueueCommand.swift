@@ -22,7 +22,7 @@ struct QueueCommand: AsyncParsableCommand {
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop claims from a queue; running jobs finish.")
 
-        @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"))
+        @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"), completion: CompletionValues.queue)
         var queue: String
 
         @Option(help: ArgumentHelp("Why, kept with the event and shown by ferry queue list.", valueName: "text"))
@@ -44,7 +44,7 @@ struct QueueCommand: AsyncParsableCommand {
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Let workers claim from a paused queue again.")
 
-        @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"))
+        @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"), completion: CompletionValues.queue)
         var queue: String
 
         @Flag(help: "Print JSON.")

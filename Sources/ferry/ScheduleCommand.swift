@@ -19,7 +19,8 @@ struct ScheduleCommand: AsyncParsableCommand {
             ferry.schedule_status.
 
             Examples:
-              ferry schedule add flickr-hourly --every 1h -- fetch flickr:12345678@N00 --to /srv/flickr/
+              ferry schedule add flickr-hourly --every 1h \\
+                  -- fetch flickr:12345678@N00 --to /srv/flickr/
               ferry schedule add camera --cron "30 6 * * mon-fri" --timezone Europe/Paris \\
                   -- fetch dropbox:photos:/Camera --to /srv/camera/ --recursive
               ferry schedule add nightly --cron "0 2 * * *" \\
@@ -59,7 +60,8 @@ struct ScheduleCommand: AsyncParsableCommand {
                 ferry wait --batch and the dashboard follow it whole.
                 """)
 
-        @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name: 1-63 lowercase letters, digits, _ . -", valueName: "name"),
+            completion: CompletionValues.schedule)
         var name: String
 
         @Option(parsing: .unconditional, help: ArgumentHelp("Interval between ticks: 15m, 1h, 1d, 90s, 1h30m (at least 1m).", valueName: "interval"))
@@ -71,7 +73,8 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("IANA time zone the cron expression is read in. Default: UTC.", valueName: "zone"))
         var timezone: String?
 
-        @Option(help: ArgumentHelp("While the previous tick's run is still going: skip this tick, or allow overlapping runs.", valueName: "skip|allow"))
+        @Option(help: ArgumentHelp("While the previous tick's run is still going: skip this tick, or allow overlapping runs.", valueName: "skip|allow"),
+            completion: CompletionValues.overlap)
         var overlap = "skip"
 
         @Flag(help: "Replace the definition of an existing schedule of that name (its history stays).")
@@ -82,7 +85,8 @@ struct ScheduleCommand: AsyncParsableCommand {
 
         @OptionGroup var connection: ConnectionOptions
 
-        @Argument(parsing: .postTerminator, help: ArgumentHelp("The job: fetch SOURCE --to PATH [options].", valueName: "job"))
+        @Argument(parsing: .postTerminator, help: ArgumentHelp("The job: fetch SOURCE --to PATH [options].", valueName: "job"),
+            completion: .file())
         var job: [String] = []
 
         func run() async throws {
@@ -94,7 +98,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                         fix: "use --overlap skip (a tick waits for the previous run) or --overlap allow (runs may overlap)")
                 }
                 let recurrence = try recurrence()
-                let request = try template()
+                let request = try await template()
                 let now = Date()
                 // The template checked as the job of the first tick, with the schedule's key.
                 var probe = request
@@ -159,13 +163,14 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
 
         /// The job after `--`, parsed and checked by `ferry enqueue`'s own parser.
-        func template() throws -> JobRequest {
+        func template() async throws -> JobRequest {
             guard !job.isEmpty else {
                 throw CLIUsageError(message: "give the job after --: ferry schedule add \(name) --every 1h -- fetch SOURCE --to PATH")
             }
             let enqueue: Enqueue
             do {
-                enqueue = try Enqueue.parse(job)
+                // The async parse: Enqueue's options complete names from the database (CompletionValues).
+                enqueue = try await Enqueue.asyncParse(job)
             } catch {
                 throw CLIUsageError(message: "job template after --: " + Enqueue.message(for: error))
             }
@@ -224,7 +229,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "A schedule: its definition, next ticks and recent history.")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Option(help: ArgumentHelp("How many recent ticks to show.", valueName: "n"))
@@ -278,7 +283,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Pause: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop firing a schedule from its next tick.")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(help: "Print JSON.")
@@ -295,7 +300,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fire a paused schedule again, from its next tick after now (ticks while paused are not caught up).")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(help: "Print JSON.")
@@ -311,7 +316,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a schedule; its history stays in ferry.schedule_runs.")
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(help: "Print JSON.")

@@ -21,13 +21,13 @@ struct Status: AsyncParsableCommand {
               ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
-    @Option(help: ArgumentHelp("Show one batch and its jobs.", valueName: "name"))
+    @Option(help: ArgumentHelp("Show one batch and its jobs.", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
 
-    @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"))
+    @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"), completion: CompletionValues.queue)
     var queue: String?
 
     @Option(help: "Show at most this many jobs (100), or batches in the overview (20).")

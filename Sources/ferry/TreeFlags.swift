@@ -11,7 +11,8 @@ struct TreeFlags: ParsableArguments {
     @Option(help: ArgumentHelp("Leave out files matching GLOB (repeatable); a directory pattern (dir/** or dir/) is not read at all.", valueName: "glob"))
     var exclude: [String] = []
 
-    @Option(name: .customLong("filter-from"), help: ArgumentHelp("Rules from FILE, one per line: + GLOB takes, - GLOB leaves out, first match wins; # comments.", valueName: "file"))
+    @Option(name: .customLong("filter-from"), help: ArgumentHelp("Rules from FILE, one per line: + GLOB takes, - GLOB leaves out, first match wins; # comments.", valueName: "file"),
+        completion: .file())
     var filterFrom: [String] = []
 
     @Option(name: .customLong("min-size"), help: ArgumentHelp("Leave out files smaller than SIZE (100k, 5M, 1G: binary units; a bare number is KiB).", valueName: "size"))

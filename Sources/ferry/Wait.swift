@@ -33,10 +33,10 @@ struct Wait: AsyncParsableCommand {
               ferry wait --batch trip --read-database-url postgresql://standby/ferry
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
-    @Option(help: ArgumentHelp("Wait for every job of this batch.", valueName: "name"))
+    @Option(help: ArgumentHelp("Wait for every job of this batch.", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
 
     @Flag(help: "Show progress: a live line on a terminal, plain lines every 2 s otherwise.")

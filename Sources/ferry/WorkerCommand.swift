@@ -58,7 +58,7 @@ struct WorkerCommand: AsyncParsableCommand {
             /metrics serves Prometheus metrics.
             """)
 
-    @Option(help: ArgumentHelp("Comma-separated queues to work.", valueName: "a,b"))
+    @Option(help: ArgumentHelp("Comma-separated queues to work.", valueName: "a,b"), completion: CompletionValues.queueList)
     var queues = "default"
 
     @Option(help: "Jobs run at once by this process.")
@@ -92,7 +92,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("queue-stats-interval"), help: .hidden)
     var queueStatsInterval: Double = 15
 
-    @Option(name: .customLong("log-format"), help: "text or json.")
+    @Option(name: .customLong("log-format"), help: "text or json.", completion: CompletionValues.logFormat)
     var logFormat = "text"
 
     @Option(name: .customLong("heartbeat-interval"), help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
@@ -131,7 +131,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("local-root"), help: ArgumentHelp(
         "A folder jobs may read from and write to (repeatable). Default: FERRY_LOCAL_ROOTS (colon-separated).",
-        valueName: "dir"))
+        valueName: "dir"), completion: .directory)
     var localRoots: [String] = []
 
     @Flag(name: .customLong("any-local-path"), help: ArgumentHelp(

@@ -153,23 +153,213 @@ struct CLIPolishTests {
         #expect(try await document(["account", "remove", "stream", "--json"])["removed"] == .bool(true))
     }
 
+    /// Every command whose help shows examples, in the order their examples are run (retry re-queues the batch
+    /// the others read, and rekey changes the secret key: they come last).
+    static let commandsWithExamples: [[String]] = [
+        [], ["migrate"], ["enqueue"], ["status"], ["events"], ["cancel"], ["wait"], ["discard"], ["projection", "verify"],
+        ["projection", "rebuild"], ["archive"], ["archive", "restore"], ["queue"], ["schedule"], ["account"],
+        ["account", "add"], ["account", "login"], ["account", "update"], ["worker"], ["dev-server"], ["dashboard"], ["retry"],
+        ["account", "rekey"],
+    ]
+
+    /// The examples of `command`'s help: each from a line indented by two spaces through the lines its trailing
+    /// backslashes continue, as a shell reads them.
+    static func examples(of command: [String], columns: Int = 200) async throws -> [String] {
+        let help = try await FerryProcess.run(command + ["--help"], environment: ["COLUMNS": String(columns)])
+        #expect(help.status == 0, "\(command): \(help.stderr)")
+        let lines = help.stdout.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "Examples:" }) else { return [] }
+        let indent = String(repeating: " ", count: lines[start].prefix { $0 == " " }.count + 2)
+        var examples = [String]()
+        var continued = false
+        for line in lines[(start + 1)...].prefix(while: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            let starts = !continued && line.hasPrefix(indent) && line.dropFirst(indent.count).first != " "
+            if starts || examples.isEmpty {
+                examples.append(String(line.dropFirst(indent.count)))
+            } else {
+                examples[examples.count - 1] += "\n" + line
+            }
+            continued = line.hasSuffix("\\")
+        }
+        return examples
+    }
+
     @Test("every command's help examples print unwrapped at 80 columns, ready to copy")
     func helpExamples() async throws {
-        let commands: [[String]] = [
-            ["enqueue"], ["wait"], ["status"], ["cancel"], ["retry"], ["events"], ["worker"], ["migrate"], ["projection"],
-            ["archive"], ["account"], ["account", "add"], ["account", "login"], ["dev-server"],
-            ["dashboard"],
-        ]
-        for command in commands {
+        for command in Self.commandsWithExamples {
             let help = try await FerryProcess.run(command + ["--help"], environment: ["COLUMNS": "80"])
             #expect(help.status == 0)
             let lines = help.stdout.components(separatedBy: "\n")
-            guard let start = lines.firstIndex(of: "Examples:") else { continue }
+            guard let start = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == "Examples:" }) else {
+                Issue.record("\(command): no examples in its help")
+                continue
+            }
+            let indent = String(lines[start].prefix { $0 == " " }) + "  "
             for line in lines[(start + 1)...].prefix(while: { !$0.isEmpty }) {
-                #expect(line.hasPrefix("  "), "\(command) example wrapped: '\(line)'")
+                #expect(line.hasPrefix(indent), "\(command) example wrapped: '\(line)'")
                 #expect(line.count <= 80, "\(command) example too long: '\(line)'")
             }
         }
+    }
+
+    /// How each help example is run: the exit codes it may end with (each documented in docs/cli.md#exit-codes),
+    /// keyed by the start of the example; or why it is not run here.
+    enum ExampleRun {
+        case exits(Set<Int32>)
+        case skipped(String)
+    }
+
+    static let exampleRuns: [(start: String, run: ExampleRun)] = [
+        // enqueue runs each example with --dry-run: every check (files, accounts, options), nothing written.
+        ("ferry enqueue", .exits([0])),
+        ("find ~/Photos", .exits([0])),
+        ("ferry migrate", .exits([0])),
+        // status, events, wait, cancel and discard read and change the test's batch "trip" (its jobs cancelled).
+        ("ferry status", .exits([0])),
+        ("ferry events", .exits([0])),
+        // cancel: the job is already cancelled, and the batch has nothing left to cancel: both said, exit 0.
+        ("ferry cancel", .exits([0])),
+        // wait: the batch and the job ended cancelled, a negative answer.
+        ("ferry wait", .exits([1])),
+        // discard: only failed jobs can be, and the batch's are cancelled: a negative answer for the ids, nothing to
+        // discard for the batch.
+        ("ferry discard 0", .exits([1])),
+        ("ferry discard --batch", .exits([0])),
+        ("ferry projection", .exits([0])),
+        ("ferry archive --", .exits([0])),
+        ("ferry archive list", .exits([0])),
+        ("ferry archive restore", .skipped("needs an archive file, and nothing in a fresh database is old enough to archive")),
+        ("ferry queue", .exits([0])),
+        ("ferry schedule", .exits([0])),
+        ("ferry account add", .skipped("checks the credentials with Dropbox or Flickr over the network; the test adds its accounts with --no-verify")),
+        ("pass show", .skipped("needs pass(1) and a Dropbox token in it")),
+        ("ferry account login", .skipped("OAuth in a browser, against Dropbox")),
+        ("ferry account revoke", .skipped("revokes the token at Dropbox, over the network")),
+        ("ferry account list", .exits([0])),
+        ("ferry account update", .exits([0])),
+        ("ferry account rekey", .exits([0])),
+        ("head -c 32 /dev/urandom", .exits([0])),
+        ("ferry worker", .skipped("a worker runs until stopped (the worker and chaos suites run real ones)")),
+        ("ferry dev-server", .skipped("a server runs until stopped (DevServerProcess runs it in the provider tests)")),
+        ("ferry dashboard", .skipped("a server runs until stopped (the dashboard suites run it)")),
+        ("FERRY_DASHBOARD_TOKEN=", .skipped("a server runs until stopped (the dashboard suites run it)")),
+        ("curl ", .skipped("asks a running dashboard (the dashboard suites do)")),
+        // retry: the cancelled job and batch are queued again.
+        ("ferry retry", .exits([0])),
+    ]
+
+    /// Runs `script` with /bin/sh (at most 2 minutes), the built ferry first on PATH, stdin empty; stdout and stderr
+    /// together.
+    static func shell(_ script: String, in folder: String, environment: [String: String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["120", "/bin/sh", "-c", script]
+        var env = ProcessInfo.processInfo.environment
+        env["PATH"] = FerryProcess.binDirectory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env.removeValue(forKey: "DATABASE_URL")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = folder + "/.example-output"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        defer { try? handle.close() }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
+
+    @Test("every command's help examples run against a real database and end as documented, but those that need a server or the network")
+    func helpExamplesRun() async throws {
+        let db = try await TestDatabase.make("polish_examples")
+        let home = try temporaryFolder("examples")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        // The accounts are sealed under the test's usual key; the examples run with a new one, which
+        // `ferry account rekey --old-key-file old.key` (re-seal under FERRY_SECRET_KEY) moves them to.
+        let newKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        func file(_ path: String, _ text: String = "x\n") throws {
+            let url = URL(fileURLWithPath: home + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        // The files the examples name, relative to the current folder or ~ (both the test's folder).
+        for path in ["IMG_0001.jpg", "IMG_0002.jpg", "report.pdf", "backup.tar", "big.mov", "site/index.html", "Pictures/a.jpg",
+                     "Photos/a.jpg", "Photos/cache/b.jpg", "srv/photos/a.jpg", "token", "token.txt", "t.txt", "key-id"] {
+            try file(path)
+        }
+        try file("urls.txt", "https://example.com/u1.jpg\nhttps://example.com/u2.jpg\n")
+        try file("jobs.jsonl", #"{"kind":"fetch","source":"https://example.com/j.jpg","to":"/srv/j/"}"# + "\n")
+        try file("old.key", DropboxAccounts.secretKey)
+        try file("etc/secret-key", newKey)
+        try FileManager.default.createDirectory(atPath: home + "/archive", withIntermediateDirectories: true)
+
+        // The accounts the examples send to, and the batch "trip" (queue photos) they read, its jobs cancelled.
+        let accounts: [[String]] = [
+            ["photos", "--provider", "dropbox", "--app-key", "k", "--refresh-token-file", "-"],
+            ["work", "--provider", "dropbox", "--app-key", "k", "--refresh-token-file", "-"],
+            ["me", "--provider", "dropbox", "--app-key", "k", "--refresh-token-file", "-"],
+            ["dev", "--provider", "dropbox", "--app-key", "k", "--refresh-token-file", "-"],
+            ["flickr", "--provider", "flickr", "--api-key-file", "-"],
+            ["web", "--provider", "s3", "--region", "us-east-1", "--access-key-id-file", "key-id", "--secret-access-key-file", "-"],
+            ["archive", "--provider", "s3", "--region", "us-east-1", "--access-key-id-file", "key-id", "--secret-access-key-file", "-"],
+        ]
+        for account in accounts {
+            let added = try await FerryProcess.run(
+                ["account", "add"] + account + ["--no-verify"], databaseURL: db.url, stdin: "secret\n",
+                environment: DropboxAccounts.environment, currentDirectory: home)
+            #expect(added.status == 0, "\(account): \(added.stderr)")
+        }
+        let enqueued = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://example.com/t1.jpg", "https://example.com/t2.jpg", "--to", "/srv/t/", "--batch", "trip",
+             "--queue", "photos"], databaseURL: db.url)
+        #expect(enqueued.status == 0 && enqueued.lines.count == 2, "\(enqueued.stderr)")
+        #expect(try await FerryProcess.run(["cancel", "--batch", "trip"], databaseURL: db.url).status == 0)
+        let ids = enqueued.lines
+
+        let hasJQ = FileManager.default.isExecutableFile(atPath: "/usr/bin/jq")
+        var ran = 0
+        for command in Self.commandsWithExamples {
+            for example in try await Self.examples(of: command) {
+                let flat = example.replacingOccurrences(of: "\\\n", with: " ")
+                guard let rule = Self.exampleRuns.first(where: { flat.hasPrefix($0.start) }) else {
+                    Issue.record("\(command): no rule says how to run the example '\(flat)': add one to exampleRuns")
+                    continue
+                }
+                guard case .exits(let statuses) = rule.run else { continue }
+                if flat.contains("| jq") && !hasJQ { continue }
+                // The example's placeholders made real: its job ids, its servers, its folders.
+                var script = example
+                    .replacingOccurrences(of: "0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10", with: ids[0])
+                    .replacingOccurrences(of: "0193a0c4-7a02-7c55-9b1e-2f8f3b6f9d11", with: ids[1])
+                    .replacingOccurrences(of: "postgresql://standby/ferry", with: db.url)
+                    .replacingOccurrences(of: "postgresql://admin@db/ferry", with: db.url)
+                    .replacingOccurrences(of: "/usr/share/ferry/migrations", with: TestDatabase.migrationsDirectory)
+                    .replacingOccurrences(of: "/var/lib/ferry/archive", with: home + "/archive")
+                    .replacingOccurrences(of: "/etc/ferry/", with: home + "/etc/")
+                    .replacingOccurrences(of: " /srv/", with: " \(home)/srv/")
+                    .replacingOccurrences(of: "9f86d0…", with: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+                if !script.contains("--dry-run") {
+                    script = script.replacingOccurrences(of: "ferry enqueue ", with: "ferry enqueue --dry-run ")
+                }
+                let result = try await Self.shell(script, in: home, environment: [
+                    "HOME": home, "FERRY_DATABASE_URL": db.url, "FERRY_MIGRATIONS_DIR": TestDatabase.migrationsDirectory,
+                    "FERRY_SECRET_KEY": newKey,
+                ])
+                #expect(statuses.contains(result.status), "\(command): '\(flat)' exited \(result.status): \(result.output)")
+                ran += 1
+            }
+        }
+        #expect(ran >= 60, "ran \(ran) examples")
     }
 
     @Test("one voice for errors: a mistyped command gets 'error:' and the closest command; enqueue upload alone asks for files first; --help lists every exit code")

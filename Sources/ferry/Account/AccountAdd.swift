@@ -36,7 +36,8 @@ struct AccountAdd: AsyncParsableCommand {
 
     @OptionGroup var provider: AccountProviderOptions
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The kind's own options, listed above.", valueName: "kind-options"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The kind's own options, listed above.", valueName: "kind-options"),
+        completion: .file())
     var kindOptions: [String] = []
 
     @Flag(name: .customLong("no-verify"), help: "Do not check the credentials with the provider now.")

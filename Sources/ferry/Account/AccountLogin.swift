@@ -22,12 +22,13 @@ struct AccountLogin: AsyncParsableCommand {
               ferry account login photos --provider dropbox --app-key abc123
             """)
 
-    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
     @OptionGroup var provider: AccountProviderOptions
 
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("For a new account, its kind's own options, listed above.", valueName: "kind-options"))
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("For a new account, its kind's own options, listed above.", valueName: "kind-options"),
+        completion: .file())
     var kindOptions: [String] = []
 
     @Flag(help: "Print JSON.")

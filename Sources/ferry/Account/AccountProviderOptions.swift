@@ -7,7 +7,8 @@ import FerryWorker
 /// by ``AccountKindOptions``.
 struct AccountProviderOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The kind of account: " + ProviderRegistry.standard.accountProviderNames.joined(separator: ", ") + ".", valueName: "provider"))
+        "The kind of account: " + ProviderRegistry.standard.accountProviderNames.joined(separator: ", ") + ".", valueName: "provider"),
+            completion: CompletionValues.accountProvider)
     var provider: String?
 
     @Option(name: .customLong("max-concurrent"), help: "Jobs of this account running at once, across all workers (default 4).")

@@ -30,10 +30,11 @@ struct AccountRekey: AsyncParsableCommand {
                   --new-key-file /etc/ferry/secret-key.new
             """)
 
-    @Option(help: ArgumentHelp("File holding the key the secrets are sealed with now.", valueName: "file"))
+    @Option(help: ArgumentHelp("File holding the key the secrets are sealed with now.", valueName: "file"), completion: .file())
     var oldKeyFile: String?
 
-    @Option(help: ArgumentHelp("File holding the key to seal them with (default: FERRY_SECRET_KEY_FILE or FERRY_SECRET_KEY).", valueName: "file"))
+    @Option(help: ArgumentHelp("File holding the key to seal them with (default: FERRY_SECRET_KEY_FILE or FERRY_SECRET_KEY).", valueName: "file"),
+        completion: .file())
     var newKeyFile: String?
 
     @Flag(help: "Print JSON.")

@@ -8,7 +8,7 @@ struct AccountRemove: AsyncParsableCommand {
         abstract: "Forget an account that no unfinished job uses (its history stays).",
         discussion: "Does not sign out at the provider: use ferry account revoke first for that.")
 
-    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
     @Flag(help: "Print JSON.")

@@ -16,7 +16,7 @@ struct AccountRevoke: AsyncParsableCommand {
             considers invalid counts as revoked.
             """)
 
-    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
     @Flag(help: "Print JSON.")

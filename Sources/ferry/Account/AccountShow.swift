@@ -9,7 +9,7 @@ struct AccountShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show one account and its recent history (never its secrets).")
 
-    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
     @Flag(help: "Print JSON.")

@@ -16,12 +16,13 @@ struct AccountUpdate: AsyncParsableCommand {
 
             Examples:
               ferry account update photos --max-concurrent 16
-              ferry account update photos --tps-limit 8     # requests per second, per worker process
-              ferry account update photos --bwlimit 20M     # bytes per second, per worker process (0: none)
-              ferry account update dev --api-url http://127.0.0.1:8910 --content-url http://127.0.0.1:8910
+              ferry account update photos --tps-limit 8   # requests/s, per worker process
+              ferry account update photos --bwlimit 20M   # bytes/s, per worker (0: none)
+              ferry account update dev --api-url http://127.0.0.1:8910 \\
+                  --content-url http://127.0.0.1:8910
             """)
 
-    @Argument(help: ArgumentHelp("Account name.", valueName: "name"))
+    @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
     @Option(name: .customLong("max-concurrent"), parsing: .unconditional, help: ArgumentHelp("Transfers of this account running at once, across all workers (1-1000).", valueName: "n"))
