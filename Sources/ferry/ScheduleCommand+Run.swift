@@ -17,11 +17,11 @@ extension ScheduleCommand {
                 template no longer validates.
 
                 Examples:
-                  ferry schedule run nightly
-                  ferry schedule run camera --no-wait
+                  ferry schedule run nightly --timeout 10
+                  ferry schedule run nightly --no-wait
                 """)
 
-        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"))
+        @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
         @Flag(name: .customLong("no-wait"), help: "Only ask; do not wait for a worker to fire the run.")

@@ -29,7 +29,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                   -- copy dropbox:photos:/Camera --recursive --to s3:archive:bucket/camera/
               ferry schedule list
               ferry schedule show camera --json
-              ferry schedule run camera
+              ferry schedule run camera --no-wait
               ferry schedule pause camera
               ferry schedule remove camera
             """,

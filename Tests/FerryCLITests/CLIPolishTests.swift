@@ -157,7 +157,7 @@ struct CLIPolishTests {
     /// the others read, and rekey changes the secret key: they come last).
     static let commandsWithExamples: [[String]] = [
         [], ["migrate"], ["enqueue"], ["status"], ["events"], ["cancel"], ["wait"], ["discard"], ["projection", "verify"],
-        ["projection", "rebuild"], ["archive"], ["archive", "restore"], ["queue"], ["schedule"], ["account"],
+        ["projection", "rebuild"], ["archive"], ["archive", "restore"], ["queue"], ["schedule"], ["schedule", "run"], ["account"],
         ["account", "add"], ["account", "login"], ["account", "update"], ["worker"], ["dev-server"], ["dashboard"], ["retry"],
         ["account", "rekey"],
     ]
@@ -230,6 +230,8 @@ struct CLIPolishTests {
         ("ferry archive list", .exits([0])),
         ("ferry archive restore", .skipped("needs an archive file, and nothing in a fresh database is old enough to archive")),
         ("ferry queue", .exits([0])),
+        // No worker runs here: a run asked for and waited on is not fired (75, the request stays); --no-wait asks only.
+        ("ferry schedule run nightly --timeout", .exits([75])),
         ("ferry schedule", .exits([0])),
         ("ferry account add", .skipped("checks the credentials with Dropbox or Flickr over the network; the test adds its accounts with --no-verify")),
         ("pass show", .skipped("needs pass(1) and a Dropbox token in it")),
