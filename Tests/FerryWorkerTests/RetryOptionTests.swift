@@ -143,6 +143,8 @@ struct RetryOptionTests {
 
         let update = try await Self.run(db, ["account", "update", "flickr", "--content-url", server.baseURL + "/flickr/photos"])
         #expect(update.status == 0, "\(update.stderr)")
+        // Running workers read an account's settings again within 5 seconds (AccountTokenProvider's cache).
+        try await Task.sleep(for: .seconds(6))
         let retry = try await Self.run(db, ["retry", "--batch", "stream"])
         #expect(retry.status == 0 && retry.lines.filter { $0.hasSuffix(" requeued") }.count == 12, "\(retry.stdout)\(retry.stderr)")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the batch to finish") {
