@@ -40,8 +40,8 @@ struct RetryOptionTests {
         let dir = try temporaryFolder("retry-overwrite")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let worker = try TestWorker.transfers(db, name: "retry-options")
-        func upload(_ files: [String], batch: String) async throws -> [String] {
-            let result = try await Self.run(db, ["enqueue", "upload"] + files + ["--to", "dropbox:nightly:/Backups/", "--batch", batch])
+        func upload(_ files: [String], batch: String, _ extra: [String] = []) async throws -> [String] {
+            let result = try await Self.run(db, ["enqueue", "upload"] + files + ["--to", "dropbox:nightly:/Backups/", "--batch", batch] + extra)
             #expect(result.status == 0, "\(result.stderr)")
             let ids = result.lines.filter { UUID(uuidString: $0) != nil }
             try await Self.finished(db, ids)
@@ -53,7 +53,7 @@ struct RetryOptionTests {
         try DropboxAccounts.randomFile(file, size: 300_000)
         #expect(try await Self.state(db, try await upload([file], batch: "night-1")[0]).state == "succeeded")
         try DropboxAccounts.randomFile(file, size: 310_000)
-        let id = try await upload([file], batch: "night-2")[0]
+        let id = try await upload([file], batch: "night-2", ["--key", "night-2"])[0]
         let failed = try await Self.state(db, id)
         #expect(failed.state == "failed" && (failed.error ?? "").contains("destination_exists"), "\(failed)")
 
@@ -76,6 +76,14 @@ struct RetryOptionTests {
         }
         let stored = server.storedFile(account: "nightly", path: "/Backups/backup.tar")
         #expect(try DropboxAccounts.sha256(stored) == DropboxAccounts.sha256(file), "the retry replaced the file")
+
+        // The job kept its key and the key its fingerprint: the original request still names this job; the request
+        // with the new option is another one, refused under that key.
+        let repeated = try await Self.run(db, ["enqueue", "upload", file, "--to", "dropbox:nightly:/Backups/", "--batch", "night-2", "--key", "night-2"])
+        #expect(repeated.status == 0 && repeated.lines.contains(id), "\(repeated.stdout)\(repeated.stderr)")
+        let other = try await Self.run(
+            db, ["enqueue", "upload", file, "--to", "dropbox:nightly:/Backups/", "--batch", "night-2", "--key", "night-2", "--option", "mode=overwrite"])
+        #expect(other.status == 65 && other.stderr.contains("night-2"), "\(other.stdout)\(other.stderr)")
 
         // The change is in the history and in the job's status.
         let events = try await Self.run(db, ["events", id, "--json"])
