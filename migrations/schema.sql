@@ -195,6 +195,9 @@ BEGIN
         j.run_at := p_at;
         j.finished_at := NULL;
         j.cancel_requested := false;
+        -- A retry with changed provider options carries the spec they make (ferry.requeued_spec, checked for
+        -- producers by ferry.check_requeued).
+        j.spec := coalesce(p_data->'spec', j.spec);
     ELSE
         RAISE EXCEPTION 'unknown event type %', p_type USING ERRCODE = 'FY005';
     END CASE;
@@ -298,6 +301,18 @@ BEGIN
             RAISE EXCEPTION 'permission denied to claim job % for worker %, registered by login %, as login %',
                 foreign_claim.job_id, foreign_claim.worker, foreign_claim.login, session_user
                 USING ERRCODE = 'insufficient_privilege', HINT = 'Give each worker a name of its own.';
+        END IF;
+
+        -- A retry changes provider options at most, and only as ferry retry --option does (definition 409): the job's
+        -- row is read before this statement's fold (this trigger fires before events_project).
+        IF is_producer AND EXISTS (SELECT 1 FROM new_events e WHERE e.type = 'requeued') THEN
+            PERFORM ferry.check_requeued(j.kind, j.source, j.destination, j.spec, e.data, '')
+               FROM new_events e
+               JOIN ferry.jobs j ON j.job_id = e.job_id
+              WHERE e.type = 'requeued'
+                AND (jsonb_typeof(e.data) IS DISTINCT FROM 'object' OR e.data ?| ARRAY['options', 'spec', 'account', 'batch',
+                     'bytes_total', 'destination', 'key', 'kind', 'max_attempts', 'metadata', 'priority', 'queue', 'run_at',
+                     'source', 'traceparent']);
         END IF;
     END IF;
 
@@ -623,6 +638,98 @@ BEGIN
                 USING ERRCODE = 'invalid_parameter_value', COLUMN = v_name, HINT = v_fix;
         END IF;
     END LOOP;
+END
+$_$;
+
+CREATE FUNCTION ferry.check_requeued(p_kind text, p_source text, p_destination text, p_spec jsonb, p_data jsonb, p_place text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    fixed      CONSTANT text[] := ARRAY['account', 'filter', 'recursive', 'tree'];
+    job_fields CONSTANT text[] := ARRAY['account', 'batch', 'bytes_total', 'destination', 'key', 'kind', 'max_attempts',
+                                        'metadata', 'priority', 'queue', 'run_at', 'source', 'traceparent'];
+    v_options  jsonb;
+    v_field    text;
+    v_remote   text := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
+    v_scheme   text;
+    v_origin   text;
+    v_what     text;
+    v_allowed  text[];
+    v_name     text;
+    v_value    jsonb;
+BEGIN
+    IF jsonb_typeof(p_data) IS DISTINCT FROM 'object' THEN
+        RAISE EXCEPTION '%data: must be a JSON object', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'data', HINT = 'Retry with ferry retry or append {"by": "…"}.';
+    END IF;
+    SELECT min(k) INTO v_field FROM jsonb_object_keys(p_data) k WHERE k = ANY (job_fields);
+    IF v_field IS NOT NULL THEN
+        RAISE EXCEPTION '%: a retry does not change the job''s %', p_place || v_field, v_field
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = v_field,
+                  HINT = 'Enqueue a new job for another ' || v_field || '; a retry changes provider options only ("options": {…}).';
+    END IF;
+
+    v_options := p_data -> 'options';
+    IF v_options IS NULL THEN
+        IF p_data ? 'spec' THEN
+            RAISE EXCEPTION '%spec: a retry changes the spec only through "options"', p_place
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'spec', HINT = 'Give the provider options to change in "options".';
+        END IF;
+        RETURN;
+    END IF;
+    IF jsonb_typeof(v_options) <> 'object' OR v_options = '{}'::jsonb OR octet_length(v_options::text) > 4096 THEN
+        RAISE EXCEPTION '%options: must be a JSON object of 1 to 4096 bytes', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'options', HINT = 'Write {"mode": "overwrite"}; leave it out to retry as before.';
+    END IF;
+
+    -- The declarations of the job's own provider, as ferry.check_provider_options finds them.
+    v_scheme := lower(substring(v_remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+    IF v_scheme IS NULL AND p_kind = 'upload' THEN
+        v_scheme := 'file';
+    END IF;
+    IF p_kind = 'copy' THEN
+        v_origin := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
+    END IF;
+    SELECT array_agg(DISTINCT o.name ORDER BY o.name) FILTER (WHERE o.name <> ALL (fixed)),
+           min(o.provider) FILTER (WHERE o.kind = p_kind)
+      INTO v_allowed, v_what
+      FROM ferry.provider_options o
+     WHERE (o.scheme = v_scheme AND o.kind = p_kind) OR (o.scheme = v_origin AND o.kind = 'copy_source');
+    v_what := CASE WHEN v_what IS NULL THEN 'this job'
+                   ELSE CASE p_kind WHEN 'upload' THEN v_what || ' uploads' WHEN 'fetch' THEN v_what || ' fetches'
+                                    ELSE 'copies to ' || v_what END END;
+
+    FOR v_name, v_value IN SELECT e.key, e.value FROM jsonb_each(v_options) e ORDER BY e.key LOOP
+        IF v_name = ANY (fixed) THEN
+            RAISE EXCEPTION '%options.%: fixed at enqueue, a retry does not change it', p_place, v_name
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = v_name,
+                      HINT = 'Enqueue a new job with --option ' || v_name || '=…';
+        END IF;
+        IF v_allowed IS NULL OR v_name <> ALL (v_allowed) THEN
+            RAISE EXCEPTION '%options.%: not an option a retry changes for %', p_place, v_name, v_what
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = v_name,
+                      HINT = CASE WHEN v_allowed IS NULL THEN 'Remove it: a retry of ' || v_what || ' changes no options.'
+                                  ELSE 'Remove it; a retry of ' || v_what || ' changes: ' || array_to_string(v_allowed, ', ') || '.' END;
+        END IF;
+        IF jsonb_typeof(v_value) = 'string'
+           AND (octet_length(v_value #>> '{}') NOT BETWEEN 1 AND 1024 OR v_value #>> '{}' ~ '[\x01-\x1f\x7f]') THEN
+            RAISE EXCEPTION '%options.%: must be 1 to 1024 bytes of printable characters', p_place, v_name
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = v_name, HINT = 'Shorten the value or remove control characters.';
+        END IF;
+        IF v_name = 'sha256' AND jsonb_typeof(v_value) = 'string' AND v_value #>> '{}' !~ '^[0-9a-f]{64}$' THEN
+            RAISE EXCEPTION '%options.sha256: must be 64 lowercase hexadecimal digits', p_place
+                USING ERRCODE = 'invalid_parameter_value', COLUMN = 'sha256', HINT = 'Give the file''s SHA-256 as printed by sha256sum.';
+        END IF;
+    END LOOP;
+    -- Types, ranges and choices: the words of an enqueue's check.
+    PERFORM ferry.check_provider_options(p_kind, p_source, p_destination, v_options, p_place || 'options.');
+
+    IF (p_data -> 'spec') IS DISTINCT FROM ferry.requeued_spec(p_spec, v_options) THEN
+        RAISE EXCEPTION '%spec: must be the job''s spec with "options" applied', p_place
+            USING ERRCODE = 'invalid_parameter_value', COLUMN = 'spec',
+                  HINT = 'Write ''spec'', ferry.requeued_spec(j.spec, OPTIONS) from the job''s row (or retry with ferry retry --option).';
+    END IF;
 END
 $_$;
 
@@ -1766,6 +1873,20 @@ CREATE FUNCTION ferry.replay_step(j ferry.jobs, e ferry.events) RETURNS ferry.jo
     SELECT ferry.apply_event(j, e.job_id, e.type, e.version, e.data, e.recorded_at)
 $$;
 
+CREATE FUNCTION ferry.requeued_spec(p_spec jsonb, p_options jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE
+        WHEN jsonb_typeof(p_options) IS DISTINCT FROM 'object' THEN p_spec
+        WHEN jsonb_typeof(p_spec -> 'unresolved') = 'object' THEN
+            jsonb_set(p_spec, '{unresolved,options}',
+                      CASE WHEN jsonb_typeof(p_spec #> '{unresolved,options}') = 'object'
+                           THEN p_spec #> '{unresolved,options}' ELSE '{}'::jsonb END || p_options)
+        WHEN jsonb_typeof(p_spec) = 'object' THEN p_spec || p_options
+        ELSE p_options
+    END
+$$;
+
 CREATE FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) RETURNS TABLE(job_id uuid, outcome text, worker text)
     LANGUAGE plpgsql
     AS $$
@@ -2303,7 +2424,7 @@ CREATE TABLE ferry.provider_options (
     CONSTRAINT provider_options_type_check CHECK ((type = ANY (ARRAY['string'::text, 'boolean'::text, 'integer'::text, 'choice'::text])))
 );
 
-COMMENT ON TABLE ferry.provider_options IS 'The provider options ferry.enqueue accepts, by scheme and role; written by ferry migrate from the Swift providers.';
+COMMENT ON TABLE ferry.provider_options IS 'The provider options ferry.enqueue accepts, by scheme and role; written by ferry migrate from the Swift providers. ferry.check_requeued reads them for ferry retry --option.';
 
 CREATE TABLE ferry.queue_controls (
     queue text NOT NULL,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryCore
+import FerryProviders
 import FerryStore
 import Foundation
 
@@ -11,9 +12,17 @@ struct Retry: AsyncParsableCommand {
             comes back when named; a batch retry leaves discarded jobs alone and lists only the jobs it requeued. \
             Exit code 1 when the named job is not failed, cancelled or discarded.
 
+            --option NAME=VALUE changes a provider option of every job retried (the event records the change; \
+            ferry events JOB shows it), as ferry enqueue takes it: each job's own provider checks it, and when one \
+            job refuses it (an unknown option, a wrong value) no job is retried (exit code 65). A retry never \
+            changes a job's source, destination, account, kind or queue, nor the options that decide what the job \
+            is (account, tree, recursive, filter): enqueue a new job for those. The job keeps its id and \
+            idempotency key (see docs/cli.md, Retrying with other options).
+
             Examples:
               ferry retry 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry retry --batch trip
+              ferry retry 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --option mode=overwrite
             """)
 
     @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
@@ -21,6 +30,13 @@ struct Retry: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Retry every failed or cancelled job of this batch.", valueName: "name"))
     var batch: String?
+
+    @Option(
+        name: .customLong("option"),
+        help: ArgumentHelp(
+            "Change a provider option of the jobs retried, NAME=VALUE (repeat for several): for example mode=overwrite for a Dropbox upload that failed with destination_exists.",
+            valueName: "name=value"))
+    var options: [String] = []
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -31,13 +47,65 @@ struct Retry: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let target = try CommandTarget.resolve(job: job, batch: batch)
-            let outcomes = try await CommandTarget.perform(
-                connection, database, json: json, nothing: "nothing to retry: no job of the batch is failed or cancelled"
-            ) { store, requester in try await store.retry(target, requestedBy: requester) }
+            let outcomes: [CommandOutcome]
+            do {
+                let changes = try Self.typedOptions(options)
+                outcomes = try await CommandTarget.perform(
+                    connection, database, json: json, nothing: "nothing to retry: no job of the batch is failed or cancelled"
+                ) { store, requester in try await store.retry(target, requestedBy: requester, options: changes) }
+            } catch let issue as ValidationIssue {
+                printError("error: \(issue)")
+                printError("nothing was retried")
+                throw ExitCode(ExitStatus.invalidInput)
+            }
             if job != nil, outcomes.allSatisfy({ $0.action == .unchanged }) {
                 printError("error: job is \(outcomes.first?.state ?? "unknown"); only failed, cancelled or discarded jobs can be retried")
                 throw ExitCode(ExitStatus.negative)
             }
         }
+    }
+
+    /// `NAME=VALUE` texts as JSON values of the type the providers declare for NAME (a true/false option becomes
+    /// a boolean, a number an integer); ranges, choices and whether the job's provider takes NAME at all are
+    /// checked by the database against each job's own provider. A SHA-256 is written in lowercase, as enqueue does.
+    static func typedOptions(_ texts: [String]) throws -> [String: JSONValue] {
+        var options = [String: JSONValue]()
+        let declared = ProviderRegistry.standard.optionCatalog.entries.map(\.option)
+        for text in texts {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard !name.isEmpty else {
+                throw CLIUsageError(message: "--option takes NAME=VALUE, for example --option mode=overwrite")
+            }
+            guard options[name] == nil else {
+                throw CLIUsageError(message: "--option \(name) is given twice; give it once")
+            }
+            // A bare NAME sets a true/false option to true.
+            let value = parts.count > 1 ? String(parts[1]) : ""
+            let types = Set(declared.filter { $0.name == name }.map { declaration -> String in
+                switch declaration.type {
+                case .boolean: "boolean"
+                case .integer: "integer"
+                case .string, .choice: "string"
+                }
+            })
+            switch types.count == 1 ? types.first : nil {
+            case "boolean":
+                // The words enqueue takes for a true/false option.
+                switch value {
+                case "true", "yes", "1", "": options[name] = .bool(true)
+                case "false", "no", "0": options[name] = .bool(false)
+                default: throw ValidationIssue(field: name, problem: "must be true or false", fix: "write \(name)=true or \(name)=false")
+                }
+            case "integer":
+                guard let number = Int64(value) else {
+                    throw ValidationIssue(field: name, problem: "must be an integer", fix: "write a whole number")
+                }
+                options[name] = .int(number)
+            default:
+                options[name] = .string(name == "sha256" ? try EndpointSyntax.sha256Hex(value, field: name, line: nil) : value)
+            }
+        }
+        return options
     }
 }

@@ -64,9 +64,15 @@ struct Status: AsyncParsableCommand {
                     guard let row = try await store.jobStatus(.job(id)).first else {
                         throw Self.missing(job: id, try await store.archive.job(id), json: json)
                     }
+                    // Provider options a retry changed (ferry retry --option) are part of what the job now does.
+                    let retried = try await store.retryOptions(of: id)
                     // A job's object stays the job's own (the standby's state goes with overviews only).
-                    if json { return print(row.json.jsonText) }
-                    printDetail(row)
+                    if json {
+                        guard !retried.isEmpty, case .object(var fields) = row.json else { return print(row.json.jsonText) }
+                        fields["retry_options"] = .object(retried)
+                        return print(JSONValue.object(fields).jsonText)
+                    }
+                    printDetail(row, retried: retried)
                 } else if let batch {
                     guard let summary = try await store.batchStatus(batch).first else {
                         throw Self.missing(batch: batch, try await store.archive.batch(batch), json: json)
@@ -109,8 +115,8 @@ struct Status: AsyncParsableCommand {
         }
     }
 
-    func printDetail(_ row: JobStatusRow) {
-        let fields: [(String, String)] = [
+    func printDetail(_ row: JobStatusRow, retried: [String: JSONValue] = [:]) {
+        var fields: [(String, String)] = [
             ("job", row.jobID.uuidString.lowercased()), ("kind", row.kind), ("status", row.status),
             ("queue", row.queue), ("batch", row.batch ?? "-"), ("attempt", "\(row.attempt)/\(row.maxAttempts)"),
             ("priority", "\(row.priority)"), ("source", row.source), ("destination", row.destination),
@@ -119,6 +125,12 @@ struct Status: AsyncParsableCommand {
             ("enqueued", row.enqueuedAt.iso8601), ("started", row.startedAt?.iso8601 ?? "-"),
             ("finished", row.finishedAt?.iso8601 ?? "-"), ("events", "\(row.eventCount)"),
         ]
+        if !retried.isEmpty {
+            let text = retried.keys.sorted().map { name in
+                "\(name)=" + (retried[name]?.stringValue ?? retried[name]?.jsonText ?? "")
+            }
+            fields.append(("options", text.joined(separator: " ") + " (changed by ferry retry)"))
+        }
         for (name, value) in fields {
             print(name.padding(toLength: 12, withPad: " ", startingAt: 0) + TablePrinter.printable(value))
         }

@@ -152,6 +152,11 @@ struct HistoryGenerator {
             maybe("bytes_done", ints)
             maybe("bytes_total", ints)
             maybe("result", [nil] + jsons)
+        case "requeued":
+            // A retry with changed provider options carries the spec they make (the fold takes it as it is).
+            maybe("by", [nil, "\"ops\""])
+            maybe("options", [nil, "{\"mode\": \"overwrite\"}"])
+            maybe("spec", [nil, nil, "{\"mode\": \"overwrite\", \"size\": 10}", "null", "{}", "{\"unresolved\": {\"options\": {\"t\": \"\\u00e9\\t\"}}}"])
         case "resolved":
             add("lease", lease)
             maybe("source", [nil, "\"https://example.com/settled.jpg\"", "null", "42", "\"ünï☃\""])

@@ -76,7 +76,7 @@ struct FlickrFetchTests {
 
         let failed = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'")
         #expect(failed == 0)
-        let children = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND source LIKE 'http%'")
+        let children = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND source LIKE 'flickr:%/photo/%'")
         #expect(children == 1050)
 
         // Exactly the photos' files, nothing else anywhere below the parent folder.
@@ -86,9 +86,15 @@ struct FlickrFetchTests {
         // can miss its heartbeat and have its jobs rescued, or a download can time out and be retried.
         let downloads = try await server.stats()["flickr_photo_downloads_per_path"]
         let attempts = try await db.query(
-            "SELECT j.source, count(e.*) FROM ferry.jobs j JOIN ferry.events e ON e.job_id = j.job_id AND e.type = 'claimed' WHERE j.source LIKE 'http%' GROUP BY j.source"
+            // A child's photo path on the photo host: its server, id, secret and size (the URL is built when it runs).
+            """
+            SELECT '/flickr/photos/' || (j.spec #>> '{photo,server}') || '/' || split_part(j.source, '/photo/', 2) || '_'
+                   || (j.spec #>> '{photo,secret}') || '_' || (j.spec #>> '{photo,size}') || '.jpg', count(e.*)
+              FROM ferry.jobs j JOIN ferry.events e ON e.job_id = j.job_id AND e.type = 'claimed'
+             WHERE j.source LIKE 'flickr:%/photo/%' GROUP BY 1
+            """
         ).rows.reduce(into: [String: Int]()) { map, row in
-            map[URL(string: try row.decode(String.self, at: 0))?.path ?? ""] = try row.decode(Int.self, at: 1)
+            map[try row.decode(String.self, at: 0)] = try row.decode(Int.self, at: 1)
         }
         var repeated = 0
         for photo in photos {
@@ -164,7 +170,7 @@ struct FlickrFetchTests {
         // Listed after the kill: never page 1 again, and the last page once (the victim's in-flight request may land too).
         #expect(!pages.contains(1) && pages.contains(4), "resumed after page 1: \(pages)")
         #expect(survivor.log.contains("resuming Flickr listing"))
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'resume' AND source LIKE 'http%'") == 2000)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'resume' AND source LIKE 'flickr:%/photo/%'") == 2000)
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
         #expect(Self.tree(target) == photos.map { "\($0.id)_s.jpg" }.sorted(), "every photo once, no temporary files")
     }
@@ -221,18 +227,25 @@ struct FlickrFetchTests {
         #expect(Self.tree(target).isEmpty)
     }
 
-    @Test("a photo whose id tries ../ is skipped; titles never shape paths")
+    @Test("a photo whose id, server or secret tries ../ is skipped; titles never shape paths; children carry no URL")
     func hostileIDs() throws {
         let root = "/srv/flickr/"
         let job = UUID()
         for id in ["../../etc/passwd", "..", "a/b", "", "x\u{0}y"] {
             let photo = FlickrPhotoInfo(id: id, owner: "o", secret: "s", server: "1", title: "t")
-            #expect(FlickrPhotostreamHandler.child(photo, jobID: job, root: root, size: nil, photoBase: "http://h/p") == nil, "\(id)")
+            #expect(FlickrPhotostreamHandler.child(photo, userID: "1@N01", jobID: job, root: root, size: nil, account: "f") == nil, "\(id)")
+        }
+        for (server, secret) in [("..", "abc"), ("1", "../x"), ("1/2", "abc"), ("1", "a%2e"), ("", "abc"), ("1", String(repeating: "a", count: 65))] {
+            let photo = FlickrPhotoInfo(id: "123", owner: "o", secret: secret, server: server, title: "t")
+            #expect(FlickrPhotostreamHandler.child(photo, userID: "1@N01", jobID: job, root: root, size: nil, account: "f") == nil, "\(server) \(secret)")
         }
         let photo = FlickrPhotoInfo(id: "123", owner: "o", secret: "abc", server: "65535", title: "../../../etc/passwd", ownerName: "Owner", dateUpload: 1_700_000_000)
-        let child = try #require(FlickrPhotostreamHandler.child(photo, jobID: job, root: root, size: "b", photoBase: "http://h/p"))
+        let child = try #require(FlickrPhotostreamHandler.child(photo, userID: "1@N01", jobID: job, root: root, size: "b", account: "f"))
         #expect(child.destination == "/srv/flickr/123_b.jpg")
-        #expect(child.source == "http://h/p/65535/123_abc_b.jpg")
+        #expect(child.source == "flickr:1@N01/photo/123")
+        #expect(child.account == nil, "photo downloads do not count against the account's cap")
+        #expect(child.details["photo"] == .object(["server": .string("65535"), "secret": .string("abc"), "size": .string("b")]))
+        #expect(child.details["account"] == .string("f"))
         #expect(child.idempotencyKey == "\(job.uuidString.lowercased())/flickr/123")
         #expect(child.metadata?["title"]?.stringValue == "../../../etc/passwd")
         #expect(child.metadata?["posted"]?.stringValue == "2023-11-14T22:13:20Z")

@@ -88,15 +88,18 @@ struct RefetchTests {
         // One job per photo over all the runs; a photo downloaded again only by a recorded later attempt of that job.
         let jobs = try await db.query(
             """
-            SELECT j.source, count(DISTINCT j.job_id), count(e.*) FILTER (WHERE e.type = 'claimed')
+            SELECT '/flickr/photos/' || (j.spec #>> '{photo,server}') || '/' || split_part(j.source, '/photo/', 2) || '_'
+                   || (j.spec #>> '{photo,secret}') || '_' || (j.spec #>> '{photo,size}') || '.jpg',
+                   count(DISTINCT j.job_id), count(e.*) FILTER (WHERE e.type = 'claimed')
               FROM ferry.jobs j JOIN ferry.events e ON e.job_id = j.job_id
-             WHERE j.source LIKE 'http%' GROUP BY j.source
+             WHERE j.source LIKE 'flickr:%/photo/%' GROUP BY 1
             """).rows
         #expect(jobs.count == 20)
         let downloads = try await server.stats()["flickr_photo_downloads_per_path"]?.objectValue ?? [:]
         #expect(downloads.count == 20, "\(downloads)")
         for row in jobs {
-            let path = URL(string: try row.decode(String.self, at: 0))?.path ?? ""
+            // The photo's path on the photo host (a child builds its URL when it runs).
+            let path = try row.decode(String.self, at: 0)
             #expect(try row.decode(Int.self, at: 1) == 1, "\(path) was enqueued by one run only")
             let count = downloads[path]?.intValue ?? 0
             let attempts = try row.decode(Int.self, at: 2)
@@ -112,7 +115,7 @@ struct RefetchTests {
         // Each run is a batch of its own, named by its tick's key: the first listing and the photos it found.
         #expect(try await WorkerFixtures.count(db, """
             SELECT count(*) FROM ferry.jobs c
-             WHERE c.source LIKE 'http%' AND c.batch = (SELECT j.idempotency_key FROM ferry.schedule_runs r
+             WHERE c.source LIKE 'flickr:%/photo/%' AND c.batch = (SELECT j.idempotency_key FROM ferry.schedule_runs r
                                                           JOIN ferry.jobs j ON j.job_id = r.job_id ORDER BY r.tick_at LIMIT 1)
             """) == 20)
     }

@@ -1,5 +1,6 @@
 -- Which roles may append which job events: workers their claims' progress and outcomes, producers enqueues,
--- cancellations, retries and discards (of failed jobs only: the fold refuses the rest); the owner anything.
+-- cancellations, retries (changing provider options at most) and discards (of failed jobs only: the fold refuses
+-- the rest); the owner anything.
 -- Checked once per statement over its new events.
 CREATE OR REPLACE FUNCTION ferry.authorize_events() RETURNS trigger
     LANGUAGE plpgsql
@@ -67,6 +68,18 @@ BEGIN
             RAISE EXCEPTION 'permission denied to claim job % for worker %, registered by login %, as login %',
                 foreign_claim.job_id, foreign_claim.worker, foreign_claim.login, session_user
                 USING ERRCODE = 'insufficient_privilege', HINT = 'Give each worker a name of its own.';
+        END IF;
+
+        -- A retry changes provider options at most, and only as ferry retry --option does (definition 409): the job's
+        -- row is read before this statement's fold (this trigger fires before events_project).
+        IF is_producer AND EXISTS (SELECT 1 FROM new_events e WHERE e.type = 'requeued') THEN
+            PERFORM ferry.check_requeued(j.kind, j.source, j.destination, j.spec, e.data, '')
+               FROM new_events e
+               JOIN ferry.jobs j ON j.job_id = e.job_id
+              WHERE e.type = 'requeued'
+                AND (jsonb_typeof(e.data) IS DISTINCT FROM 'object' OR e.data ?| ARRAY['options', 'spec', 'account', 'batch',
+                     'bytes_total', 'destination', 'key', 'kind', 'max_attempts', 'metadata', 'priority', 'queue', 'run_at',
+                     'source', 'traceparent']);
         END IF;
     END IF;
 

@@ -136,6 +136,9 @@ BEGIN
         j.run_at := p_at;
         j.finished_at := NULL;
         j.cancel_requested := false;
+        -- A retry with changed provider options carries the spec they make (ferry.requeued_spec, checked for
+        -- producers by ferry.check_requeued).
+        j.spec := coalesce(p_data->'spec', j.spec);
     ELSE
         RAISE EXCEPTION 'unknown event type %', p_type USING ERRCODE = 'FY005';
     END CASE;

@@ -123,6 +123,8 @@ enum JobFold {
             job.runAt = at
             job.finishedAt = .null
             job.cancelRequested = false
+            // coalesce(data->'spec', spec): a retry with changed provider options carries the spec they make.
+            if !event.enqueued.spec.isNull { job.spec = event.enqueued.spec }
         case .resolved:
             // coalesce(data->…, column) for each: a resolution only adds what the worker settled.
             let settled = event.enqueued

@@ -68,7 +68,11 @@ extension ReplayEvent {
             event.enqueued = EnqueuedColumns(
                 account: text(.account), source: text(.source), destination: text(.destination),
                 spec: json.json(.spec) ?? .null, bytesTotal: text(.bytesTotal))
-        case .released, .cancelRequested, .requeued, .discarded, nil:
+        case .requeued:
+            // A retry with changed provider options carries the spec they make (`data->'spec'`: NULL when missing).
+            event.lease = text(.lease)
+            event.enqueued = EnqueuedColumns(spec: json.json(.spec) ?? .null)
+        case .released, .cancelRequested, .discarded, nil:
             event.lease = text(.lease)
         }
         self = event

@@ -5,13 +5,15 @@ import FerryProviders
 import FerryStore
 import Foundation
 
-/// Lists a Flickr user's public photos and enqueues one URL fetch per photo: `ferry enqueue fetch
+/// Lists a Flickr user's public photos and enqueues one photo fetch per photo: `ferry enqueue fetch
 /// flickr:USER_ID --to DIR/`.
 ///
-/// Each page of `flickr.people.getPublicPhotos` becomes one `fanOut`: its children (kind fetch, the photo's
-/// URL, `DIR/<id>[_<size>].jpg`, title and owner as metadata) and the cursor of the next page are recorded in
-/// one transaction, so a crash resumes at the next page and a page listed twice enqueues nothing new. The
-/// children are then fetched by `HTTPFetchHandler`. The API key is the account's sealed secret.
+/// Each page of `flickr.people.getPublicPhotos` becomes one `fanOut`: its children (kind fetch, source
+/// `flickr:USER_ID/photo/PHOTO_ID`, the photo's server, secret and size and the listing's account in the spec,
+/// `DIR/<id>[_<size>].jpg`, title and owner as metadata) and the cursor of the next page are recorded in one
+/// transaction, so a crash resumes at the next page and a page listed twice enqueues nothing new. Each child
+/// then runs here too (``fetchPhoto(_:details:photo:context:)``): its URL is built from the account's photo base
+/// as it is when the child runs, never stored. The API key is the account's sealed secret.
 public struct FlickrPhotostreamHandler: JobHandler {
     let tokens: AccountTokenProvider
     let httpClient: HTTPClient
@@ -28,15 +30,16 @@ public struct FlickrPhotostreamHandler: JobHandler {
 
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
-        let userID = String(job.source.dropFirst("flickr:".count))
         let details = try job.details(as: FlickrFetchDetails.self)
         let root = details.root
         guard root.hasPrefix("/") else {
             throw JobFailure.permanent("bad_spec", "the Flickr job has no root folder in its details")
         }
+        if let photo = details.photo { return try await fetchPhoto(job, details: details, photo: photo, context: context) }
+        let userID = String(job.source.dropFirst("flickr:".count))
         let size = details.sizeSuffix
         let limit = details.max
-        let (apiKey, endpoints) = try await credentials(job)
+        let (account, apiKey, endpoints) = try await credentials(job.account)
         let client = FlickrClient(httpClient: httpClient, endpoints: endpoints, logger: context.logger)
 
         // The page size is fixed for the whole walk (recorded with the cursor): pages of another size would not
@@ -57,7 +60,7 @@ public struct FlickrPhotostreamHandler: JobHandler {
             let wanted = limit.map { Int(min(Int64(result.photos.count), $0 - listed)) } ?? result.photos.count
             var children = [FanOutChild]()
             for photo in result.photos.prefix(wanted) {
-                guard let child = Self.child(photo, jobID: job.jobID, root: root, size: size, photoBase: endpoints.photos) else {
+                guard let child = Self.child(photo, userID: userID, jobID: job.jobID, root: root, size: size, account: account) else {
                     skipped += 1
                     context.logger.warning("skipping a photo whose id cannot be a file name", metadata: ["page": "\(page)"])
                     continue
@@ -105,11 +108,13 @@ public struct FlickrPhotostreamHandler: JobHandler {
         }
     }
 
-    /// The fetch of one photo, or `nil` when its id cannot be a file name inside `root`.
-    static func child(_ photo: FlickrPhotoInfo, jobID: UUID, root: String, size: String?, photoBase: String) -> FanOutChild? {
+    /// The fetch of one photo, or `nil` when its id cannot be a file name inside `root` or its parts are not
+    /// what Flickr writes in a photo URL (the child would fail).
+    static func child(_ photo: FlickrPhotoInfo, userID: String, jobID: UUID, root: String, size: String?, account: String) -> FanOutChild? {
         let name = size.map { "\(photo.id)_\($0).jpg" } ?? "\(photo.id).jpg"
-        guard SafePath.component(photo.id) != nil, let destination = SafePath.join(root: root, relative: name),
-            SafePath.isInside(destination, root: root)
+        let reference = FlickrPhotoReference(server: photo.server, secret: photo.secret, size: size)
+        guard SafePath.component(photo.id) != nil, reference.isValid(userID: userID, photoID: photo.id),
+            let destination = SafePath.join(root: root, relative: name), SafePath.isInside(destination, root: root)
         else { return nil }
         var metadata: [String: JSONValue] = [
             "title": .string(photo.title), "owner": .string(photo.owner), "flickr_id": .string(photo.id),
@@ -118,16 +123,18 @@ public struct FlickrPhotostreamHandler: JobHandler {
         if let uploaded = photo.dateUpload {
             metadata["posted"] = .string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(uploaded))))
         }
+        // No account on the child job: photo downloads are not API calls, and the account's cap is for those.
+        let details = FlickrFetchDetails(root: root, photo: reference, account: account)
         return FanOutChild(
-            kind: .fetch, source: FlickrClient.photoURL(photo, size: size, base: photoBase), destination: destination, account: nil,
-            idempotencyKey: "\(jobID.uuidString.lowercased())/flickr/\(photo.id)", metadata: .object(metadata),
-            details: ["root": .string(root)])
+            kind: .fetch, source: FlickrPhotoReference.source(userID: userID, photoID: photo.id), destination: destination,
+            account: nil, idempotencyKey: "\(jobID.uuidString.lowercased())/flickr/\(photo.id)", metadata: .object(metadata),
+            details: (try? JSONValue(encoding: details))?.objectValue ?? ["root": .string(root)])
     }
 
-    /// The API key and hosts of the job's account (or of the only Flickr account when the job names none).
-    func credentials(_ job: ClaimedJob) async throws -> (apiKey: String, endpoints: FlickrEndpoints) {
+    /// The name, API key and hosts of `named` (or of the only Flickr account when none is named).
+    func credentials(_ named: String?) async throws -> (account: String, apiKey: String, endpoints: FlickrEndpoints) {
         do {
-            var account = job.account
+            var account = named
             if account == nil {
                 let names = try await tokens.accountNames(provider: "flickr")
                 guard names.count == 1 else {
@@ -142,7 +149,7 @@ public struct FlickrPhotostreamHandler: JobHandler {
             guard credentials.provider == "flickr", let apiKey = credentials.flickrAPIKey, !apiKey.isEmpty else {
                 throw JobFailure.permanent("account_unusable", "account \(account!) is not a Flickr account with an API key")
             }
-            return (apiKey, credentials.flickrEndpoints)
+            return (account!, apiKey, credentials.flickrEndpoints)
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
         } catch let error as FerryStoreError where error.code == .secretKeyMismatch {

@@ -34,17 +34,23 @@ public struct HTTPFetchHandler: JobHandler {
 
     public func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let details = try job.details(as: WebFetchDetails.self)
-        if let skipped = try await ExistingTarget.skipIfPresent(job.destination, job: job, context: context) { return skipped }
         // Jobs enqueued before fetch details existed have no root: their own folder is the confinement.
-        let root = details.root ?? SafePath.directory(of: job.destination)
+        return try await download(
+            job, url: job.source, root: details.root ?? SafePath.directory(of: job.destination), sha256: details.sha256,
+            context: context)
+    }
+
+    /// Fetches `url` to the job's destination inside `root` (a Flickr photo child builds its URL when it runs).
+    func download(_ job: ClaimedJob, url: String, root: String, sha256: String?, context: JobContext) async throws -> JobResult {
+        if let skipped = try await ExistingTarget.skipIfPresent(job.destination, job: job, context: context) { return skipped }
         // Without a validator a resumed range could splice two versions of the file: start over instead.
         let recorded = FetchCursor(session: job.session).flatMap { $0.validator == nil ? nil : $0 }
         // SHA-256 only when asked for: on CPUs without SHA extensions it costs more than the download itself.
-        let expectedSHA256 = details.sha256
+        let expectedSHA256 = sha256
         let partial = try await PartialDownload.open(
             target: job.destination, root: root, jobID: job.jobID, resumeAt: recorded?.offset,
             digests: expectedSHA256 == nil ? [] : [.sha256], context: context)
-        let attempt = Attempt(handler: self, context: context, partial: partial, url: job.source, shown: DisplayURL.of(job.source))
+        let attempt = Attempt(handler: self, context: context, partial: partial, url: url, shown: DisplayURL.of(url))
         return try await httpClient.onEventLoop {
             try await attempt.run(recorded: recorded, expectedSHA256: expectedSHA256)
         }
