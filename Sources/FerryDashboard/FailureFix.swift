@@ -8,11 +8,11 @@ enum FailureFix {
     }
 
     private static let byCode: [String: String] = [
-        "http_not_found": "the source is gone (404): fix the URL and enqueue again; retrying will fail the same way",
+        "http_not_found": "the source is gone (404): fix the URL and enqueue again (a Flickr photo: fix the account's URL, then retry)",
         "not_found": "the source is gone: fix the address and enqueue again; retrying will fail the same way",
         "http_gone": "the source was removed (410): enqueue it again from a new address",
         "http_status": "the server refused the request: check the URL and its access rules, then retry",
-        "destination_exists": "something else is at the destination: enqueue again with mode overwrite or another path",
+        "destination_exists": "something else is at the destination: ferry retry JOB --option mode=overwrite replaces it (or autorename=true keeps both)",
         "account_needs_login": "run ferry account login ACCOUNT; the held jobs continue by themselves",
         "account_unusable": "check the account with ferry account list, fix it, then retry",
         "insufficient_space": "free space at the destination, then retry",
