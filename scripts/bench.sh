@@ -40,7 +40,7 @@ echo "==> replay: projection verify and rebuild on 1,000,000 jobs / 10,000,000 e
 "$bin/ferry-bench" replay --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}"
 
 echo "==> replay at one event per job (1,000,000 jobs just enqueued), where per-job costs show"
-"$bin/ferry-bench" replay --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}" --events-per-job 1
+"$bin/ferry-bench" replay --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}" --events-per-job 1 --database bench_replay_one
 
 echo "==> status views at 1,000,000 jobs / 10,000,000 events; archive and restore"
 "$bin/ferry-bench" status --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}"
