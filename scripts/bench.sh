@@ -23,6 +23,9 @@ echo "==> enqueue benchmark"
 echo "==> tree enqueue: upload DIR --recursive of a 100,000-file tree, against find | wc -l; peak RSS"
 scripts/bench-tree.sh "$bin" "$url"
 
+echo "==> against pgqueuer 1.6.0 on the same PostgreSQL: bulk enqueue, no-op jobs, a 300,000-job backlog (alternating rounds)"
+scripts/bench-pgqueuer.sh "$bin" "$url" "$pgdir"
+
 echo "==> worker benchmark"
 "$bin/ferry-bench" workers --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_WORKER_JOBS:-20000}"
 
@@ -35,6 +38,9 @@ echo "==> soak: table and index sizes while 1,000,000 jobs are worked (bloat und
 
 echo "==> replay: projection verify and rebuild on 1,000,000 jobs / 10,000,000 events, against the SQL replay"
 "$bin/ferry-bench" replay --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}"
+
+echo "==> replay at one event per job (1,000,000 jobs just enqueued), where per-job costs show"
+"$bin/ferry-bench" replay --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}" --events-per-job 1 --database bench_replay_one
 
 echo "==> status views at 1,000,000 jobs / 10,000,000 events; archive and restore"
 "$bin/ferry-bench" status --database-url "$url" --ferry "$bin/ferry" --jobs "${FERRY_BENCH_REPLAY_JOBS:-1000000}"

@@ -9,13 +9,16 @@ import Postgres
 struct ReplayBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Projection verify and rebuild on N jobs × 10 events, against the SQL replay on a slice.")
+        abstract: "Projection verify and rebuild on N jobs × 10 events (or fewer), against the SQL replay on a slice.")
 
     @Option(help: "Admin URL of the benchmark cluster.")
     var databaseURL: String
 
-    @Option(help: "Jobs in the dataset (ten events each).")
+    @Option(help: "Jobs in the dataset.")
     var jobs = 1_000_000
+
+    @Option(help: "Events of each job, 1 to 10 (1: every job just enqueued, where the per-job costs of a replay show).")
+    var eventsPerJob = ReplayDataset.maxEventsPerJob
 
     @Option(help: "Jobs the SQL baseline replays (a slice of the log).")
     var baselineJobs = 20_000
@@ -36,11 +39,11 @@ struct ReplayBenchmark: AsyncParsableCommand {
         let bench = BenchDatabase(adminURL: databaseURL)
         var url = try bench.url(database)
         let existing = reuse ? try? await eventCount(url) : nil
-        if let existing, existing == jobs * ReplayDataset.eventsPerJob {
+        if let existing, existing == jobs * eventsPerJob {
             print("reusing \(database): \(existing) events")
         } else {
             url = try await bench.create(database)
-            let built = try await ReplayDataset(jobs: jobs, migrations: migrations).build(url: url)
+            let built = try await ReplayDataset(jobs: jobs, migrations: migrations, eventsPerJob: eventsPerJob).build(url: url)
             print(String(format: "dataset: %d jobs, %d events; COPY %.1f s, projection (Swift rebuild) %.1f s, vacuum %.1f s",
                          built.jobs, built.events, built.loadSeconds, built.projectionSeconds, built.vacuumSeconds))
         }
@@ -48,7 +51,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
         defer { client.close() }
         let store = FerryStore(client: client, logger: Logger(label: "bench.replay"))
 
-        for (statement, plan) in try await store.replayPlans(skipEvents: jobs * ReplayDataset.eventsPerJob / 2) {
+        for (statement, plan) in try await store.replayPlans(skipEvents: jobs * eventsPerJob / 2) {
             print("plan of \(statement):")
             print(plan.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
         }

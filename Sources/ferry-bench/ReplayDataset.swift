@@ -6,7 +6,8 @@ import Postgres
 
 /// A large, realistic event log written straight into a migrated database by COPY: `jobs` jobs of ten events
 /// each (enqueued, claimed, progress, succeeded; some retried, failed and requeued, cancelled, deferred, rescued,
-/// a few still running), over three queues and a few hundred batches. Events of `interleave` jobs at a time are
+/// a few still running), over three queues and a few hundred batches; with `eventsPerJob` below ten, the first
+/// events of each life only (one: every job just enqueued, the log a fresh backlog leaves). Events of `interleave` jobs at a time are
 /// interleaved, as concurrent workers write them, so a job's events are not adjacent in the heap. The projection
 /// is then built with the Swift rebuild and both tables are vacuumed and analyzed.
 ///
@@ -26,10 +27,16 @@ struct ReplayDataset {
     /// Where migrations/ is (the database is migrated first).
     var migrations = "migrations"
 
-    static let eventsPerJob = 10
+    /// Events of each job, 1 to ``maxEventsPerJob``: the first steps of its life.
+    var eventsPerJob = Self.maxEventsPerJob
+
+    static let maxEventsPerJob = 10
 
     /// Migrates `url`, loads the events with the projection triggers off, rebuilds ferry.jobs, vacuums.
     func build(url: String) async throws -> Built {
+        guard (1...Self.maxEventsPerJob).contains(eventsPerJob) else {
+            throw BenchError("events per job must be 1 to \(Self.maxEventsPerJob), not \(eventsPerJob)")
+        }
         let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
         defer { client.close() }
         _ = try await MigrationRunner(client: client, directory: migrations, logger: Logger(label: "bench.migrate")).migrate()
@@ -51,7 +58,7 @@ struct ReplayDataset {
                         let ids = group.map { index in
                             UUIDv7.make(milliseconds: Self.baseMilliseconds + UInt64(index), using: &random).uuidString.lowercased()
                         }
-                        for step in 0..<Self.eventsPerJob {
+                        for step in 0..<eventsPerJob {
                             for (offset, index) in group.enumerated() {
                                 row.removeAll(keepingCapacity: true)
                                 Self.appendEvent(job: index, id: ids[offset], step: step, to: &row)
@@ -72,7 +79,7 @@ struct ReplayDataset {
             try connection.execute("VACUUM (ANALYZE) ferry.jobs")
         }
         let vacuumed = ContinuousClock.now
-        return Built(jobs: jobs, events: jobs * Self.eventsPerJob, loadSeconds: (loaded - start).seconds,
+        return Built(jobs: jobs, events: jobs * eventsPerJob, loadSeconds: (loaded - start).seconds,
                      projectionSeconds: (projected - loaded).seconds, vacuumSeconds: (vacuumed - projected).seconds)
     }
 
@@ -113,7 +120,7 @@ struct ReplayDataset {
         let type = lives[lifeIndex(of: job)][step]
         let lease = leases[lifeIndex(of: job)][step]
         let size = 10_000 + (job * 7919) % 5_000_000
-        let done = size * step / eventsPerJob
+        let done = size * step / maxEventsPerJob
         // Job i is enqueued at base + i ms; its events follow a second apart.
         let micros = Int64(job) * 1_000 + Int64(step) * 1_000_000 + Int64(job % 997)
         var data: String

@@ -9,6 +9,9 @@ struct ProjectionReplay {
     let connection: PostgresConnection
     /// Events per chunk (a chunk always holds whole jobs, so one job with more events makes a larger chunk).
     let chunkEvents: Int
+    /// Jobs a chunk of the whole log aims at: each costs a folded row beside its events, so with few events per
+    /// job, `chunkEvents` events would hold that many rows too (at one event per job: 154 MiB at 200,000).
+    let chunkJobs: Int
     private(set) var arena = ReplayArena()
     private(set) var jobs: [ReplayedJob] = []
     private(set) var eventsReplayed = 0
@@ -18,7 +21,8 @@ struct ProjectionReplay {
     init(connection: PostgresConnection, chunkEvents: Int = 200_000) {
         self.connection = connection
         self.chunkEvents = max(1, chunkEvents)
-        jobs.reserveCapacity(self.chunkEvents)
+        chunkJobs = max(1, self.chunkEvents / 4)
+        jobs.reserveCapacity(chunkJobs)
         fields.reserveCapacity(ProjectionColumn.allCases.count)
     }
 
@@ -28,6 +32,8 @@ struct ProjectionReplay {
     /// A chunk is the next `chunkEvents` events in (job, version) order: no boundary lookup, the COPY's LIMIT
     /// ends it. Its last job may be cut, so it is left for the next chunk, which starts at that job; the jobs
     /// range of the chunk ends just before it. Ranges tile the whole uuid space, so rows without events are met.
+    /// The first chunk reads `chunkJobs` events (how many events a job has is not known yet); each next one as
+    /// many as about `chunkJobs` jobs had in the chunk before, at most `chunkEvents`.
     mutating func forEachChunk(_ scope: ProjectionScope, _ body: (inout ProjectionReplay, ReplayQueries.Range) throws -> Void) throws {
         // Each chunk's statements are planned afresh and cost enough to be JIT-compiled every time, for no gain
         // on plain index ranges (measured: seconds over 10,000,000 events).
@@ -38,7 +44,7 @@ struct ProjectionReplay {
         switch scope {
         case .all:
             var from = "00000000-0000-0000-0000-000000000000"
-            var limit = chunkEvents
+            var limit = min(chunkEvents, chunkJobs)
             while true {
                 try connection.query(ReplayQueries.setChunk, [from, String(limit)])
                 let read = try fold(.limited)
@@ -56,7 +62,7 @@ struct ProjectionReplay {
                 try connection.query(ReplayQueries.setUntil, [until])
                 try body(&self, .between)
                 from = until
-                limit = chunkEvents
+                limit = max(1, min(chunkEvents, (read - cut.events) * chunkJobs / jobs.count))
             }
         case .afterPosition(let position):
             try connection.query(ReplayQueries.declareSincePosition, [position])

@@ -16,11 +16,10 @@ extension ReplayEvent {
             return (CopyText.canonicalInteger(slice(f[1])), JobEventType(copyText: slice(f[2])))
         }
         guard let version else { throw ReplayDecodingError("an event row has no version") }
-        let json = data
         /// `data->>'key'`: NULL for a missing key or JSON null, a string's content, any other value's text.
         func text(_ key: EventDataKey) -> ReplayText {
-            guard let value = json.json(key) else { return .null }
-            switch json.kind(key) {
+            guard let value = data.json(key) else { return .null }
+            switch data.kind(key) {
             case .null, .missing: return .null
             case .string: return arena.jsonString(value)
             default: return value
@@ -28,7 +27,7 @@ extension ReplayEvent {
         }
         /// `nullif(data->'key', 'null')`.
         func value(_ key: EventDataKey) -> ReplayText {
-            json.kind(key) == .null ? .null : json.json(key) ?? .null
+            data.kind(key) == .null ? .null : data.json(key) ?? .null
         }
 
         var event = ReplayEvent(
@@ -40,7 +39,7 @@ extension ReplayEvent {
                 kind: text(.kind), queue: text(.queue), batch: text(.batch), priority: text(.priority),
                 maxAttempts: text(.maxAttempts), account: text(.account), source: text(.source),
                 destination: text(.destination), idempotencyKey: text(.key),
-                spec: json.kind(.spec) == .missing ? arena.emptyObject() : json.json(.spec)!,
+                spec: data.kind(.spec) == .missing ? arena.emptyObject() : data.json(.spec)!,
                 metadata: value(.metadata), runAt: f[5].isNull ? f[3] : f[5], bytesTotal: text(.bytesTotal))
         case .claimed:
             event.lease = text(.lease)
@@ -49,7 +48,7 @@ extension ReplayEvent {
             event.lease = text(.lease)
             event.bytesDone = text(.bytesDone)
             event.bytesTotal = text(.bytesTotal)
-            event.hasSession = json.hasSession
+            event.hasSession = data.hasSession
             event.json = value(.session)
         case .succeeded:
             event.lease = text(.lease)
@@ -67,11 +66,11 @@ extension ReplayEvent {
             event.lease = text(.lease)
             event.enqueued = EnqueuedColumns(
                 account: text(.account), source: text(.source), destination: text(.destination),
-                spec: json.json(.spec) ?? .null, bytesTotal: text(.bytesTotal))
+                spec: data.json(.spec) ?? .null, bytesTotal: text(.bytesTotal))
         case .requeued:
             // A retry with changed provider options carries the spec they make (`data->'spec'`: NULL when missing).
             event.lease = text(.lease)
-            event.enqueued = EnqueuedColumns(spec: json.json(.spec) ?? .null)
+            event.enqueued = EnqueuedColumns(spec: data.json(.spec) ?? .null)
         case .released, .cancelRequested, .discarded, nil:
             event.lease = text(.lease)
         }
