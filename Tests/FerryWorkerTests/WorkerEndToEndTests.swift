@@ -122,9 +122,12 @@ struct WorkerEndToEndTests {
         }
         let started = ContinuousClock.now
         first.signal(SIGTERM)
-        // Generous bounds for a loaded machine, still far below the 90 s the jobs would take.
-        #expect(try await first.waitForExit(timeout: .seconds(60)) == 0, "\(first.log)")
-        #expect(ContinuousClock.now - started < .seconds(45), "drained within the timeout, not after the 90 s jobs")
+        // Generous bounds for a loaded machine (a clean-clone run beside the failover suite once took over 60 s),
+        // still below the 90 s the jobs would take. On a timeout the worker's log says where it was.
+        let exit = try? await first.waitForExit(timeout: .seconds(85))
+        #expect(exit == 0, "exit \(exit.map(String.init) ?? "none after 85 s"): \(first.log)")
+        if first.isRunning { first.signal(SIGKILL) }
+        #expect(ContinuousClock.now - started < .seconds(88), "drained within the timeout, not after the 90 s jobs")
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'released'") == 4)
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0") == 4)
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0)
