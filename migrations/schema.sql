@@ -561,7 +561,6 @@ CREATE FUNCTION ferry.check_provider_options(p_kind text, p_source text, p_desti
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-    v_remote  text := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
     v_scheme  text;
     v_origin  text;
     v_what    text;
@@ -575,14 +574,7 @@ BEGIN
     IF p_options IS NULL OR jsonb_typeof(p_options) <> 'object' OR p_options = '{}'::jsonb THEN
         RETURN;
     END IF;
-    v_scheme := lower(substring(v_remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    -- An upload to a plain path goes to a local folder, as file:///path/ does.
-    IF v_scheme IS NULL AND p_kind = 'upload' THEN
-        v_scheme := 'file';
-    END IF;
-    IF p_kind = 'copy' THEN
-        v_origin := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    END IF;
+    SELECT s.remote_scheme, s.origin_scheme INTO v_scheme, v_origin FROM ferry.job_schemes(p_kind, p_source, p_destination) s;
     SELECT array_agg(DISTINCT o.name ORDER BY o.name), min(o.provider) FILTER (WHERE o.kind = p_kind)
       INTO v_allowed, v_what
       FROM ferry.provider_options o
@@ -651,7 +643,6 @@ DECLARE
                                         'metadata', 'priority', 'queue', 'run_at', 'source', 'traceparent'];
     v_options  jsonb;
     v_field    text;
-    v_remote   text := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
     v_scheme   text;
     v_origin   text;
     v_what     text;
@@ -684,13 +675,7 @@ BEGIN
     END IF;
 
     -- The declarations of the job's own provider, as ferry.check_provider_options finds them.
-    v_scheme := lower(substring(v_remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    IF v_scheme IS NULL AND p_kind = 'upload' THEN
-        v_scheme := 'file';
-    END IF;
-    IF p_kind = 'copy' THEN
-        v_origin := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    END IF;
+    SELECT s.remote_scheme, s.origin_scheme INTO v_scheme, v_origin FROM ferry.job_schemes(p_kind, p_source, p_destination) s;
     SELECT array_agg(DISTINCT o.name ORDER BY o.name) FILTER (WHERE o.name <> ALL (fixed)),
            min(o.provider) FILTER (WHERE o.kind = p_kind)
       INTO v_allowed, v_what
@@ -1462,6 +1447,16 @@ CREATE FUNCTION ferry.job_from_enqueued(p_job_id uuid, p_version integer, p_data
            coalesce(p_data->'spec', '{}'::jsonb), nullif(p_data->'metadata', 'null'::jsonb),
            coalesce((p_data->>'run_at')::timestamptz, p_at), false, 0::bigint, (p_data->>'bytes_total')::bigint,
            NULL::jsonb, NULL::text, NULL::jsonb, p_at, NULL::timestamptz, NULL::timestamptz, p_at
+$$;
+
+CREATE FUNCTION ferry.job_schemes(p_kind text, p_source text, p_destination text, OUT remote_scheme text, OUT origin_scheme text) RETURNS record
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+SELECT coalesce(lower(substring(CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END
+                                FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):')),
+                CASE WHEN p_kind = 'upload' THEN 'file' END),
+       CASE WHEN p_kind = 'copy' THEN lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):')) END
 $$;
 
 CREATE FUNCTION ferry.project_events() RETURNS trigger

@@ -9,7 +9,6 @@ CREATE OR REPLACE FUNCTION ferry.check_provider_options(p_kind text, p_source te
 RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    v_remote  text := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
     v_scheme  text;
     v_origin  text;
     v_what    text;
@@ -23,14 +22,7 @@ BEGIN
     IF p_options IS NULL OR jsonb_typeof(p_options) <> 'object' OR p_options = '{}'::jsonb THEN
         RETURN;
     END IF;
-    v_scheme := lower(substring(v_remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    -- An upload to a plain path goes to a local folder, as file:///path/ does.
-    IF v_scheme IS NULL AND p_kind = 'upload' THEN
-        v_scheme := 'file';
-    END IF;
-    IF p_kind = 'copy' THEN
-        v_origin := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    END IF;
+    SELECT s.remote_scheme, s.origin_scheme INTO v_scheme, v_origin FROM ferry.job_schemes(p_kind, p_source, p_destination) s;
     SELECT array_agg(DISTINCT o.name ORDER BY o.name), min(o.provider) FILTER (WHERE o.kind = p_kind)
       INTO v_allowed, v_what
       FROM ferry.provider_options o

@@ -20,7 +20,6 @@ DECLARE
                                         'metadata', 'priority', 'queue', 'run_at', 'source', 'traceparent'];
     v_options  jsonb;
     v_field    text;
-    v_remote   text := CASE p_kind WHEN 'fetch' THEN p_source ELSE p_destination END;
     v_scheme   text;
     v_origin   text;
     v_what     text;
@@ -53,13 +52,7 @@ BEGIN
     END IF;
 
     -- The declarations of the job's own provider, as ferry.check_provider_options finds them.
-    v_scheme := lower(substring(v_remote FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    IF v_scheme IS NULL AND p_kind = 'upload' THEN
-        v_scheme := 'file';
-    END IF;
-    IF p_kind = 'copy' THEN
-        v_origin := lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):'));
-    END IF;
+    SELECT s.remote_scheme, s.origin_scheme INTO v_scheme, v_origin FROM ferry.job_schemes(p_kind, p_source, p_destination) s;
     SELECT array_agg(DISTINCT o.name ORDER BY o.name) FILTER (WHERE o.name <> ALL (fixed)),
            min(o.provider) FILTER (WHERE o.kind = p_kind)
       INTO v_allowed, v_what
