@@ -49,8 +49,8 @@ grep -q "complete -c 'ferry'" "$prefix/share/fish/vendor_completions.d/ferry.fis
 # TAB in bash, as the shell would press it: the script calls the installed ferry back for the batch names.
 (cd / && PATH="$prefix/bin:$PATH" ferry enqueue fetch https://example.com/check.jpg --to /srv/check/ \
     --batch install-check-batch --database-url "$url" >/dev/null) || fail "installed ferry enqueue failed"
-complete_bash() { # LINE: the words typed, the last one being completed
-    (cd / && PATH="$prefix/bin:$PATH" FERRY_DATABASE_URL="$url" bash -c '
+complete_bash() { # LINE: the words typed, the last one being completed (a generous timeout: CI is loaded)
+    (cd / && PATH="$prefix/bin:$PATH" FERRY_DATABASE_URL="$url" FERRY_COMPLETION_TIMEOUT=30 bash -c '
         source "$1"
         read -ra COMP_WORDS <<<"$2"
         [[ "$2" == *" " ]] && COMP_WORDS+=("")

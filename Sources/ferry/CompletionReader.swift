@@ -14,12 +14,20 @@ import Postgres
 /// up its standard error: whatever goes wrong (no database, a wrong password, no schema yet, a slow server) the
 /// answer is an empty list, exit 0, and nothing on the terminal beneath the user's prompt.
 enum CompletionReader {
-    /// libpq's `connect_timeout`, in seconds.
-    static let connectTimeoutSeconds = 2
-    /// The statement's own bound (`statement_timeout`, lock waits included).
-    static let statementTimeoutMilliseconds = 1000
+    /// The whole answer's bound in seconds: 3, or `FERRY_COMPLETION_TIMEOUT` (1–60) for a database behind a slow
+    /// link. A TAB that hangs is worse than one that offers nothing.
+    static var deadlineSeconds: Int {
+        guard let text = ProcessInfo.processInfo.environment["FERRY_COMPLETION_TIMEOUT"], let seconds = Int(text),
+            (1...60).contains(seconds)
+        else { return 3 }
+        return seconds
+    }
     /// The whole answer's bound, whatever the URL or `PGCONNECT_TIMEOUT` say about connecting.
-    static let deadline: Duration = .seconds(3)
+    static var deadline: Duration { .seconds(deadlineSeconds) }
+    /// libpq's `connect_timeout`, in seconds: two thirds of the deadline (2 s of 3).
+    static var connectTimeoutSeconds: Int { max(1, deadlineSeconds * 2 / 3) }
+    /// The statement's own bound (`statement_timeout`, lock waits included): a third of the deadline (1 s of 3).
+    static var statementTimeoutMilliseconds: Int { deadlineSeconds * 1000 / 3 }
 
     /// The values of `source` starting with `prefix` (the word typed so far, as the shell passes it), on the
     /// database the command would use: `--database-url` when it is on the command line as plain text, else

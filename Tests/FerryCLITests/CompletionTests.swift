@@ -25,11 +25,15 @@ struct CompletionTests {
             databaseURL: databaseURL, environment: environment)
     }
 
-    /// The values of an answer that must succeed silently.
+    /// The values of an answer that must succeed silently. With a generous `FERRY_COMPLETION_TIMEOUT`: on a loaded
+    /// CI machine starting a debug ferry and connecting took longer than the 3 s a TAB waits, and the answer was
+    /// empty (the default bounds are checked in `unreachable`).
     static func values(
         _ command: [String], _ argument: String, typed: String, extra: [String] = [], databaseURL: String?
     ) async throws -> Set<String> {
-        let result = try await complete(command, argument, typed: typed, extra: extra, databaseURL: databaseURL)
+        let result = try await complete(
+            command, argument, typed: typed, extra: extra, databaseURL: databaseURL,
+            environment: ["FERRY_COMPLETION_TIMEOUT": "60"])
         #expect(result.status == 0 && result.stderr.isEmpty, "\(command) \(argument) \(typed): \(result.status) \(result.stderr)")
         return Set(result.lines)
     }
@@ -93,7 +97,7 @@ struct CompletionTests {
         // In the shells' own format: zsh's answer ends with its pseudo-completion, still nothing on stderr.
         let zsh = try await FerryProcess.run(
             ["---completion", "status", "--", "--batch", "3", "1", "ferry", "status", "--batch", "w"], databaseURL: url,
-            environment: ["SAP_SHELL": "zsh"])
+            environment: ["SAP_SHELL": "zsh", "FERRY_COMPLETION_TIMEOUT": "60"])
         #expect(zsh.status == 0 && zsh.stderr.isEmpty && zsh.stdout.hasPrefix("work\n"), "\(zsh.stdout) \(zsh.stderr)")
     }
 
@@ -125,10 +129,12 @@ struct CompletionTests {
     @Test("an unreachable, silent or slow database: an empty answer within the timeouts, exit 0, nothing on stderr")
     func unreachable() async throws {
         let db = try await TestDatabase.make("completion_slow")
-        func timed(_ url: String, _ command: [String] = ["status"], _ argument: String = "--batch") async throws -> Duration {
+        func timed(
+            _ url: String, _ command: [String] = ["status"], _ argument: String = "--batch", environment: [String: String] = [:]
+        ) async throws -> Duration {
             let clock = ContinuousClock()
             let start = clock.now
-            let result = try await Self.complete(command, argument, typed: "", databaseURL: url)
+            let result = try await Self.complete(command, argument, typed: "", databaseURL: url, environment: environment)
             let elapsed = clock.now - start
             #expect(result.status == 0, "\(url): \(result.status)")
             #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(url): \(result.stdout)")
@@ -153,6 +159,9 @@ struct CompletionTests {
         #expect(connectBound >= .milliseconds(1900) && connectBound < hang, "\(connectBound)")
         let deadlineBound = try await timed(silent + "?connect_timeout=600")
         #expect(deadlineBound >= .milliseconds(2900) && deadlineBound < hang, "\(deadlineBound): the 3 s deadline, not the URL's 600 s")
+        // FERRY_COMPLETION_TIMEOUT=6 for a slow link: connecting may take 4 s of it.
+        let longer = try await timed(silent, environment: ["FERRY_COMPLETION_TIMEOUT": "6"])
+        #expect(longer >= .milliseconds(3900) && longer < hang, "\(longer): FERRY_COMPLETION_TIMEOUT=6 connects for 4 s")
 
         // A statement held behind a lock: statement_timeout (1 s) ends it.
         let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: db.url, poolSize: 1))
