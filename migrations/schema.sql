@@ -27,6 +27,17 @@ $$;
 
 COMMENT ON FUNCTION ferry.account_transfers(p_account text) IS 'Running jobs of an account that still move bytes (not those waiting only for a commit): what max_concurrent caps.';
 
+CREATE FUNCTION ferry.add_job_search_terms() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    INSERT INTO ferry.job_search_terms (job_id, path, metadata)
+    SELECT j.job_id, j.source || ' ' || j.destination, j.metadata FROM new_jobs j;
+    RETURN NULL;
+END
+$$;
+
 CREATE TABLE ferry.jobs (
     job_id uuid NOT NULL,
     version integer NOT NULL,
@@ -442,6 +453,18 @@ CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
                'bytes', coalesce(sum(j.bytes_done), 0))
       FROM ferry.jobs j
      WHERE j.batch = p_batch
+$$;
+
+CREATE FUNCTION ferry.change_job_search_terms() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE ferry.job_search_terms
+       SET path = NEW.source || ' ' || NEW.destination, metadata = NEW.metadata
+     WHERE job_id = NEW.job_id;
+    RETURN NULL;
+END
 $$;
 
 CREATE FUNCTION ferry.check_enqueued(d jsonb, p_place text) RETURNS void
@@ -1847,6 +1870,20 @@ CREATE FUNCTION ferry.release_orphaned_claims(p_worker text, p_running uuid[], p
     RETURNING ferry.events.job_id
 $$;
 
+CREATE FUNCTION ferry.remove_job_search_terms() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF TG_OP = 'TRUNCATE' THEN
+        TRUNCATE ferry.job_search_terms;
+    ELSE
+        DELETE FROM ferry.job_search_terms t USING old_jobs o WHERE t.job_id = o.job_id;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
 CREATE TABLE ferry.events (
     "position" bigint NOT NULL,
     job_id uuid NOT NULL,
@@ -2343,6 +2380,20 @@ ALTER TABLE ferry.events ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTIT
     CACHE 1
 );
 
+CREATE TABLE ferry.job_search_terms (
+    job_id uuid NOT NULL,
+    path text NOT NULL,
+    metadata jsonb
+);
+
+COMMENT ON TABLE ferry.job_search_terms IS 'Search terms of each job in ferry.jobs (endpoints and metadata), kept by triggers on ferry.jobs (definition 333); read through ferry.job_search.';
+
+CREATE VIEW ferry.job_search AS
+ SELECT t.job_id,
+    t.path,
+    t.metadata
+   FROM ferry.job_search_terms t;
+
 CREATE VIEW ferry.job_status AS
  SELECT j.job_id,
     j.kind,
@@ -2736,6 +2787,9 @@ ALTER TABLE ONLY ferry.events
 ALTER TABLE ONLY ferry.events
     ADD CONSTRAINT events_pkey PRIMARY KEY ("position");
 
+ALTER TABLE ONLY ferry.job_search_terms
+    ADD CONSTRAINT job_search_terms_pkey PRIMARY KEY (job_id);
+
 ALTER TABLE ONLY ferry.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (job_id);
 
@@ -2788,6 +2842,10 @@ CREATE INDEX batch_events_batch_idx ON ferry.batch_events USING btree (batch, "p
 
 CREATE INDEX events_recorded_at_brin ON ferry.events USING brin (recorded_at);
 
+CREATE INDEX job_search_terms_metadata_idx ON ferry.job_search_terms USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
+
+CREATE INDEX job_search_terms_path_idx ON ferry.job_search_terms USING gin (path public.gin_trgm_ops);
+
 CREATE INDEX jobs_batch_idx ON ferry.jobs USING btree (batch, state, job_id) WHERE (batch IS NOT NULL);
 
 CREATE INDEX jobs_claim_idx ON ferry.jobs USING btree (queue, COALESCE(account, ''::text), priority DESC, run_at, job_id) WHERE (state = 'queued'::text);
@@ -2797,10 +2855,6 @@ CREATE INDEX jobs_error_code_idx ON ferry.jobs USING btree ("substring"(last_err
 CREATE INDEX jobs_finished_idx ON ferry.jobs USING btree (state, finished_at) WHERE (state = ANY (ARRAY['succeeded'::text, 'failed'::text, 'cancelled'::text, 'discarded'::text]));
 
 CREATE UNIQUE INDEX jobs_idempotency_key ON ferry.jobs USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
-
-CREATE INDEX jobs_metadata_idx ON ferry.jobs USING gin (metadata jsonb_path_ops) WHERE (metadata IS NOT NULL);
-
-CREATE INDEX jobs_path_trgm_idx ON ferry.jobs USING gin ((((source || ' '::text) || destination)) public.gin_trgm_ops);
 
 CREATE INDEX jobs_running_account_idx ON ferry.jobs USING btree (account) WHERE ((state = 'running'::text) AND (account IS NOT NULL));
 
@@ -2837,6 +2891,14 @@ CREATE TRIGGER events_leave_only_archived AFTER DELETE ON ferry.events REFERENCI
 CREATE TRIGGER events_project AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT WHEN (((COALESCE(current_setting('ferry.restore_token'::text, true), ''::text) = ''::text) OR (NOT ferry.restoring()))) EXECUTE FUNCTION ferry.project_events();
 
 CREATE TRIGGER events_track_batches AFTER INSERT ON ferry.events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT WHEN (((COALESCE(current_setting('ferry.restore_token'::text, true), ''::text) = ''::text) OR (NOT ferry.restoring()))) EXECUTE FUNCTION ferry.track_batches();
+
+CREATE TRIGGER jobs_search_terms_added AFTER INSERT ON ferry.jobs REFERENCING NEW TABLE AS new_jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.add_job_search_terms();
+
+CREATE TRIGGER jobs_search_terms_changed AFTER UPDATE OF source, destination, metadata ON ferry.jobs FOR EACH ROW WHEN (((old.source IS DISTINCT FROM new.source) OR (old.destination IS DISTINCT FROM new.destination) OR (old.metadata IS DISTINCT FROM new.metadata))) EXECUTE FUNCTION ferry.change_job_search_terms();
+
+CREATE TRIGGER jobs_search_terms_removed AFTER DELETE ON ferry.jobs REFERENCING OLD TABLE AS old_jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.remove_job_search_terms();
+
+CREATE TRIGGER jobs_search_terms_truncated AFTER TRUNCATE ON ferry.jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.remove_job_search_terms();
 
 CREATE TRIGGER jobs_written_by_projection_only BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON ferry.jobs FOR EACH STATEMENT EXECUTE FUNCTION ferry.guard_projection();
 
@@ -3043,6 +3105,10 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.live_progress TO ferry_worker;
 GRANT SELECT ON TABLE ferry.batch_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.batch_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.batch_status TO ferry_worker;
+
+GRANT SELECT ON TABLE ferry.job_search TO ferry_reader;
+GRANT SELECT ON TABLE ferry.job_search TO ferry_producer;
+GRANT SELECT ON TABLE ferry.job_search TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.job_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.job_status TO ferry_producer;

@@ -6,9 +6,8 @@ extension FerryStore {
     /// The most jobs one page of a search shows.
     public static let searchPageSize = 50
 
-    /// The expressions migration 0032's search indexes are built on: a query finds an index only when it spells
+    /// The expression migration 0032's error code index is built on: a query finds an index only when it spells
     /// the expression alike.
-    static let pathExpression = "(source || ' ' || destination)"
     static let errorCodeExpression = "substring(last_error FROM '^([a-z][a-z0-9_]{0,63}):')"
 
     /// Jobs of every batch (and none) that `search` finds, newest first, after the job `before` (keyset: a page's
@@ -35,7 +34,9 @@ extension FerryStore {
             conditions = ["job_id BETWEEN $1::uuid AND $2::uuid"]
         case .path(let text):
             binds = [containsPattern(text)]
-            conditions = ["\(pathExpression) ILIKE $1"]
+            // The terms live beside the job (migration 0037): a trigram probe there for rare text, or the newest jobs
+            // by primary key each tested by its row there, for text most jobs have.
+            conditions = ["EXISTS (SELECT 1 FROM ferry.job_search s WHERE s.job_id = job_status.job_id AND s.path ILIKE $1)"]
         case .errorCode(let code):
             binds = [code]
             conditions = ["last_error IS NOT NULL", "\(errorCodeExpression) = $1"]
@@ -43,8 +44,11 @@ extension FerryStore {
             // The value as a string, and as the number or boolean it spells: metadata holds both kinds.
             let candidates = metadataValues(value).map { JSONValue.object([key: $0]).jsonText }
             binds = candidates
-            let tests = candidates.indices.map { "metadata @> $\($0 + 1)::jsonb" }
-            conditions = ["metadata IS NOT NULL", "(" + tests.joined(separator: " OR ") + ")"]
+            let tests = candidates.indices.map { "s.metadata @> $\($0 + 1)::jsonb" }
+            conditions = [
+                "EXISTS (SELECT 1 FROM ferry.job_search s WHERE s.job_id = job_status.job_id AND s.metadata IS NOT NULL AND ("
+                    + tests.joined(separator: " OR ") + "))"
+            ]
         }
         if let before {
             binds.append(before)

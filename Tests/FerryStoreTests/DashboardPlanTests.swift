@@ -80,16 +80,17 @@ struct DashboardPlanTests {
               FROM generate_series(1, 1000000) AS g
             """)
         try await db.query("ANALYZE ferry.jobs")
+        try await db.query("ANALYZE ferry.job_search_terms")
         let some = try await db.query("SELECT job_id::text FROM ferry.jobs ORDER BY job_id OFFSET 500000 LIMIT 1").rows[0].decode(String.self, at: 0)
         // (what, search, the index it must use, at most this many rows of ferry.jobs read).
         let cases: [(String, JobSearch, String, Int)] = [
             ("id prefix", .idPrefix(String(some.filter { $0 != "-" }.prefix(9))), "jobs_pkey", 51),
-            ("path text, one job", .path("IMG_123456.jpg"), "jobs_path_trgm_idx", 200),
-            ("path text, 1,000 jobs", .path("/photos/777/"), "jobs_path_trgm_idx", 2_000),
+            ("path text, one job", .path("IMG_123456.jpg"), "job_search_terms_path_idx", 200),
+            ("path text, 1,000 jobs", .path("/photos/777/"), "job_search_terms_path_idx", 2_000),
             // Text every job has: the newest 50 by the primary key, filtered, rather than a million by trigram.
             ("path text, every job", .path("/IMG_"), "jobs_pkey", 200),
             ("error code, 20,000 jobs", .errorCode("code_0"), "jobs_error_code_idx", 51),
-            ("metadata, 200 jobs", .metadata(key: "album", value: "album-1230"), "jobs_metadata_idx", 400),
+            ("metadata, 200 jobs", .metadata(key: "album", value: "album-1230"), "job_search_terms_metadata_idx", 400),
         ]
         for (what, search, index, maxRows) in cases {
             let query = FerryStore.searchQuery(search, before: nil, limit: FerryStore.searchPageSize)

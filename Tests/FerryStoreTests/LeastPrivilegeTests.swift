@@ -337,7 +337,7 @@ struct LeastPrivilegeTests {
         let views = relations.filter { $0.1 == "v" }.map(\.0)
         #expect(Set(views) == [
             "job_status", "batch_status", "queue_stats", "job_timeline", "worker_status", "account_status", "throughput",
-            "schedule_status", "schedule_runs", "schema_version", "archived_job_status",
+            "schedule_status", "schedule_runs", "schema_version", "archived_job_status", "job_search",
         ])
         for (name, kind) in relations {
             let sql = "SELECT count(*) FROM ferry.\(PostgresIdentifier(name).quoted)"

@@ -66,4 +66,50 @@ struct SearchTests {
         #expect(try await store.searchJobs(try JobSearch(parsing: id)).map(\.jobID) == [ids[61]])
         #expect(try await store.searchJobs(try JobSearch(parsing: String(id.prefix(23)))).contains { $0.jobID == ids[61] })
     }
+
+    @Test("the search terms follow the projection: made with the job, changed with its endpoints, gone with it, rebuilt with it; claims and successes never write them")
+    func termsFollowJobs() async throws {
+        let db = try await TestDatabase.make("search_terms")
+        let store = db.store()
+        defer { store.client.close() }
+        var tagged = StoreFixtures.fetchSpec(batch: "terms")
+        tagged.metadata = .object(["album": .string("terms")])
+        let ids = try await store.enqueue([tagged, StoreFixtures.fetchSpec(batch: "terms")]).map(\.jobID)
+        /// (path, metadata, the row version's xmin) of a job's terms; nil when it has none.
+        func terms(_ id: UUID) async throws -> (path: String, metadata: String?, xmin: String)? {
+            try await db.query(
+                "SELECT path, metadata::text, xmin::text FROM ferry.job_search_terms WHERE job_id = $1", [id]
+            ).rows.first.map { (try $0.decode(String.self, at: 0), try $0.decode(String?.self, at: 1), try $0.decode(String.self, at: 2)) }
+        }
+        let made = try #require(try await terms(ids[0]))
+        let endpoints = try await db.query("SELECT source || ' ' || destination FROM ferry.jobs WHERE job_id = $1", [ids[0]])
+        #expect(made.path == (try endpoints.rows[0].decode(String.self, at: 0)))
+        #expect(made.metadata == #"{"album": "terms"}"#)
+        #expect(try await terms(ids[1])?.metadata == nil)
+
+        // A claim and its success change the job's row three times over; the terms' row is the one written at
+        // enqueue (the same xmin): no index entry is added for an unchanged path.
+        let claimed = try await store.claim(worker: "w", queues: ["default"], limit: 2)
+        #expect(claimed.count == 2)
+        _ = try await store.record(claimed.filter { $0.jobID == ids[0] }.map { .succeeded($0, bytes: 1) })
+        #expect(try await terms(ids[0])?.xmin == made.xmin)
+
+        // A resolved event settles other endpoints: the terms follow, and search finds the job by them.
+        let other = try #require(claimed.first { $0.jobID == ids[1] })
+        _ = try await store.record([
+            JobOutcome(jobID: other.jobID, lease: other.lease, type: .resolved, data: ["source": .string("https://example.com/settled/elsewhere.jpg")])
+        ])
+        #expect(try await terms(ids[1])?.path.hasPrefix("https://example.com/settled/elsewhere.jpg ") == true)
+        #expect(try await store.searchJobs(.path("settled/elsewhere")).map(\.jobID) == [ids[1]])
+        #expect(try await store.searchJobs(.metadata(key: "album", value: "terms")).map(\.jobID) == [ids[0]])
+
+        // Rebuilt from the log (TRUNCATE, COPY): the same terms; a job deleted from the projection takes its terms.
+        #expect(try await store.projection.rebuild() == 2)
+        let rebuilt = try await terms(ids[0])
+        #expect(rebuilt?.path == made.path && rebuilt?.metadata == made.metadata)
+        #expect(try await terms(ids[1])?.path.hasPrefix("https://example.com/settled/elsewhere.jpg ") == true)
+        try await db.query("DELETE FROM ferry.jobs WHERE job_id = $1", [ids[0]])
+        #expect(try await terms(ids[0]) == nil)
+        #expect(try await db.query("SELECT count(*) FROM ferry.job_search_terms").rows[0].decode(Int.self, at: 0) == 1)
+    }
 }
