@@ -33,16 +33,38 @@ public struct PostgresCopyWriter: ~Copyable {
     }
 
     /// Appends `bytes` as one field of COPY's text format: backslash, tab, newline and carriage return escaped.
+    /// Inlinable, and over contiguous bytes a run without those four is appended whole: unspecialized, this loop
+    /// went byte by byte through a protocol witness and was a tenth of `ferry enqueue --from`'s CPU.
+    @inlinable
     public static func appendEscaped(_ bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\\"): output.append(contentsOf: [92, 92])
-            case UInt8(ascii: "\t"): output.append(contentsOf: [92, 116])
-            case UInt8(ascii: "\n"): output.append(contentsOf: [92, 110])
-            case UInt8(ascii: "\r"): output.append(contentsOf: [92, 114])
-            default: output.append(byte)
-            }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { appendEscaped(contiguous: $0, to: &output) }
+        if done == nil {
+            for byte in bytes { appendEscaped(contiguous: CollectionOfOne(byte), to: &output) }
         }
+    }
+
+    @inlinable
+    static func appendEscaped<C: RandomAccessCollection>(contiguous bytes: C, to output: inout [UInt8]) where C.Element == UInt8 {
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            let escaped: UInt8
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+            case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+            case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+            default:
+                bytes.formIndex(after: &index)
+                continue
+            }
+            output.append(contentsOf: bytes[start..<index])
+            output.append(UInt8(ascii: "\\"))
+            output.append(escaped)
+            bytes.formIndex(after: &index)
+            start = index
+        }
+        output.append(contentsOf: bytes[start..<index])
     }
 
     /// Appends one whole row already in COPY text format (fields escaped, tab-separated, newline-terminated).
