@@ -226,6 +226,14 @@ struct CLIInputTests {
         let rebuild = try await FerryProcess.run(["projection", "rebuild"], databaseURL: db.url)
         #expect(rebuild.status == 0 && rebuild.stdout.contains("1 jobs"))
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+
+        // Search terms lost (migration 0037): search would not find the job; verify says so, rebuild makes them.
+        try await db.query("DELETE FROM ferry.job_search_terms")
+        let lost = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
+        #expect(lost.status == 1 && lost.stdout.contains("search terms of job \(enqueue.lines[0]): missing"), "\(lost.stdout)")
+        #expect(lost.stdout.contains("fix: run ferry projection rebuild"))
+        #expect(try await FerryProcess.run(["projection", "rebuild"], databaseURL: db.url).status == 0)
+        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
     }
 
     @Test("help for every command is complete and shows examples", arguments: [

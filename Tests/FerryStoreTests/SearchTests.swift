@@ -108,8 +108,19 @@ struct SearchTests {
         let rebuilt = try await terms(ids[0])
         #expect(rebuilt?.path == made.path && rebuilt?.metadata == made.metadata)
         #expect(try await terms(ids[1])?.path.hasPrefix("https://example.com/settled/elsewhere.jpg ") == true)
+        #expect(try await store.projection.searchTermDifferences().isEmpty)
         try await db.query("DELETE FROM ferry.jobs WHERE job_id = $1", [ids[0]])
         #expect(try await terms(ids[0]) == nil)
         #expect(try await db.query("SELECT count(*) FROM ferry.job_search_terms").rows[0].decode(Int.self, at: 0) == 1)
+
+        // Verify finds terms edited, lost or left over by hand.
+        let stray = UUIDv7.make()
+        try await db.query("UPDATE ferry.job_search_terms SET path = 'elsewhere' WHERE job_id = $1", [ids[1]])
+        try await db.query("INSERT INTO ferry.job_search_terms (job_id, path) VALUES ($1, 'nobody')", [stray])
+        #expect(Set(try await store.projection.searchTermDifferences().map { "\($0.jobID) \($0.problem)" })
+            == ["\(ids[1]) stale", "\(stray) orphaned"])
+        try await db.query("DELETE FROM ferry.job_search_terms WHERE job_id = $1", [ids[1]])
+        #expect(Set(try await store.projection.searchTermDifferences().map { "\($0.jobID) \($0.problem)" })
+            == ["\(ids[1]) missing", "\(stray) orphaned"])
     }
 }

@@ -100,6 +100,33 @@ public struct ProjectionStore: Sendable {
         }
     }
 
+    /// Jobs whose search terms are missing, stale or left over (compared with `ferry.jobs` on one snapshot).
+    /// Empty when search sees every job as it is.
+    public func searchTermDifferences(limit: Int = 50) async throws -> [SearchTermDifference] {
+        do {
+            return try await client.withTransaction(isolation: .repeatableRead) { connection in
+                try connection.query(
+                    """
+                    SELECT coalesce(j.job_id, t.job_id) AS job_id,
+                           CASE WHEN t.job_id IS NULL THEN 'missing' WHEN j.job_id IS NULL THEN 'orphaned' ELSE 'stale' END AS problem
+                      FROM ferry.jobs j
+                      FULL JOIN ferry.job_search_terms t ON t.job_id = j.job_id
+                     WHERE t.job_id IS NULL OR j.job_id IS NULL
+                        OR t.path IS DISTINCT FROM j.source || ' ' || j.destination OR t.metadata IS DISTINCT FROM j.metadata
+                     ORDER BY 1
+                     LIMIT $1
+                    """, [limit]
+                ).rows.map { row in
+                    SearchTermDifference(
+                        jobID: try row.decode(UUID.self, column: "job_id"),
+                        problem: SearchTermDifference.Problem(rawValue: try row.decode(String.self, column: "problem")) ?? .stale)
+                }
+            }
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+
     /// Folds pending counter deltas (queues, batches, throughput) into their counters; workers call this with
     /// their rescue check. Returns the number of deltas folded.
     @discardableResult
