@@ -47,7 +47,8 @@ struct ReplayBenchmark: AsyncParsableCommand {
             print(String(format: "dataset: %d jobs, %d events; COPY %.1f s, projection (Swift rebuild) %.1f s, vacuum %.1f s",
                          built.jobs, built.events, built.loadSeconds, built.projectionSeconds, built.vacuumSeconds))
         }
-        let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
+        // Two connections: verify streams the stored rows on the second (as `ferry projection verify` does).
+        let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 2))
         defer { client.close() }
         let store = FerryStore(client: client, logger: Logger(label: "bench.replay"))
 
@@ -60,6 +61,14 @@ struct ReplayBenchmark: AsyncParsableCommand {
         let report = try await store.projection.verify()
         let verifySeconds = (ContinuousClock.now - start).seconds
         guard report.isClean else { throw BenchError("verify found differences:\n\(report.text)") }
+        // The same verify on one connection, where the events and the stored rows take turns.
+        let single = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
+        defer { single.close() }
+        start = ContinuousClock.now
+        guard try await FerryStore(client: single, logger: Logger(label: "bench.replay")).projection.verify().isClean else {
+            throw BenchError("verify on one connection found differences")
+        }
+        let singleSeconds = (ContinuousClock.now - start).seconds
         start = ContinuousClock.now
         let rebuilt = try await store.projection.rebuild()
         let rebuildSeconds = (ContinuousClock.now - start).seconds
@@ -99,6 +108,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
         let baselineRate = Double(baselineEvents) / baselineSeconds
         print(String(format: "replay of %d jobs, %d events", report.jobsChecked, report.eventsReplayed))
         print(String(format: "  verify (Swift fold over COPY):   %8.1f s  %10.0f events/s  %6.1fx baseline", verifySeconds, verifyRate, verifyRate / baselineRate))
+        print(String(format: "  verify on one connection:        %8.1f s  %10.0f events/s  (two connections: %.2fx)", singleSeconds, events / singleSeconds, singleSeconds / verifySeconds))
         print(String(format: "  rebuild (Swift fold, COPY in):   %8.1f s  %10.0f events/s  %6.1fx baseline", rebuildSeconds, rebuildRate, rebuildRate / baselineRate))
         print(String(format: "  SQL replay (baseline, %d events): %6.1f s  %10.0f events/s", baselineEvents, baselineSeconds, baselineRate))
         print(String(format: "  target >= 300,000 events/s: verify %@, rebuild %@",

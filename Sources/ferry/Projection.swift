@@ -44,7 +44,7 @@ struct Projection: AsyncParsableCommand {
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
+                let store = connection.makeStore(poolSize: 2)
                 defer { store.client.close() }
                 let scope = since.flatMap { ProjectionScope(since: $0) } ?? .all
                 let report = try await store.projection.verify(limit: max(1, limit), scope: scope)

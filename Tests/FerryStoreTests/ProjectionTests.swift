@@ -66,6 +66,10 @@ struct ProjectionTests {
         let report = try await store.projection.verify()
         #expect(report.isClean, "\(report.text)")
         #expect(report.jobsChecked == 600)
+        let single = db.store(poolSize: 1)
+        defer { single.client.close() }
+        let sequential = try await single.projection.verify(chunkEvents: 7)
+        #expect(sequential.isClean && sequential.jobsChecked == 600 && sequential.eventsReplayed == report.eventsReplayed)
         // Small chunks: many chunk boundaries, one job alone larger than a chunk, the same answer.
         for chunk in [1, 7, 500] {
             let chunked = try await store.projection.verify(chunkEvents: chunk)
@@ -134,6 +138,15 @@ struct ProjectionTests {
         })
         #expect(both.text.contains("job \(orphan.uuidString.lowercased()): projection row without any events"))
         #expect(both.jobsChecked == 3)
+        // The stored rows streamed on a second connection (a pool of 2 or more) or read chunk by chunk on the one
+        // connection (a pool of 1): the same report, whatever the chunk size.
+        let single = db.store(poolSize: 1)
+        defer { single.client.close() }
+        for chunk in [1, 2, 200_000] {
+            let streamed = try await store.projection.verify(chunkEvents: chunk)
+            let sequential = try await single.projection.verify(chunkEvents: chunk)
+            #expect(streamed.text == both.text && sequential.text == both.text, "chunk \(chunk)")
+        }
         #expect(try await store.projection.rebuild() == 2)
         #expect(try await store.projection.verify().isClean)
     }

@@ -12,14 +12,39 @@ public struct ProjectionStore: Sendable {
     ///
     /// `chunkEvents` sets how many events a chunk holds (tests use small chunks to cross chunk boundaries).
     public func verify(limit: Int = 50, scope: ProjectionScope = .all, chunkEvents: Int = 200_000) async throws -> ProjectionReport {
+        // A whole-log verify reads the stored rows on a second connection of the pool, on the same snapshot, while
+        // this one reads and folds the events; with one connection (a pool of 1) the two take turns.
+        let streamRows = scope == .all && client.configuration.poolSize >= 2
+        let client = self.client
         do {
             return try await client.withTransaction(isolation: .repeatableRead) { connection in
                 let lastPosition = try connection.query("SELECT coalesce(max(position), 0) AS position FROM ferry.events").rows[0]
                     .decode(Int64.self, column: "position")
+                var stream: StoredRowStream?
+                if streamRows {
+                    let snapshot = try connection.query("SELECT pg_export_snapshot() AS snapshot").rows[0].decode(String.self, column: "snapshot")
+                    let rows = StoredRowStream()
+                    stream = rows
+                    Task {
+                        do {
+                            try await client.withConnection { try StoredRowStream.produce(into: rows, on: $0, snapshot: snapshot) }
+                            rows.finish(nil)
+                        } catch {
+                            rows.finish(error)
+                        }
+                    }
+                }
+                // The producer's transaction must have taken the snapshot, and its connection be back in the pool,
+                // before this transaction ends: wait for it however the verify ends.
+                defer { stream?.cancelAndWait() }
                 var comparison = ProjectionComparison(limit: limit)
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)
                 try replay.forEachChunk(scope) { replay, range in
-                    try replay.compare(range, into: &comparison)
+                    if let stream {
+                        try replay.compare(streamed: stream, into: &comparison)
+                    } else {
+                        try replay.compare(range, into: &comparison)
+                    }
                 }
                 return ProjectionReport(
                     jobsChecked: comparison.jobsChecked, eventsReplayed: replay.eventsReplayed, scope: scope,

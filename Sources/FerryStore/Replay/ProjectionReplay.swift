@@ -15,6 +15,9 @@ struct ProjectionReplay {
     private(set) var arena = ReplayArena()
     private(set) var jobs: [ReplayedJob] = []
     private(set) var eventsReplayed = 0
+    /// Where the current chunk's jobs end (the first job id of the next chunk, as COPY prints it); nil for the
+    /// last chunk of the whole log.
+    private(set) var chunkUntil: [UInt8]?
     private var fields: [ReplayText] = []
     private var eventData = EventData()
 
@@ -49,6 +52,7 @@ struct ProjectionReplay {
                 try connection.query(ReplayQueries.setChunk, [from, String(limit)])
                 let read = try fold(.limited)
                 guard read == limit else {
+                    chunkUntil = nil
                     try body(&self, .from)  // fewer events than asked for: the log's end
                     return
                 }
@@ -59,6 +63,7 @@ struct ProjectionReplay {
                     continue
                 }
                 let until = arena.string(cut.jobID) ?? from
+                chunkUntil = Array(until.utf8)
                 try connection.query(ReplayQueries.setUntil, [until])
                 try body(&self, .between)
                 from = until
@@ -127,26 +132,43 @@ struct ProjectionReplay {
         var index = 0
         let connection = self.connection
         try connection.copyOut(ReplayQueries.jobs(range)) { row in
-            let count = row.last == UInt8(ascii: "\n") ? row.count - 1 : row.count
-            fields.removeAll(keepingCapacity: true)
-            ReplayArena.split(row, count: count, base: 0, into: &fields)
-            guard fields.count == ProjectionColumn.allCases.count else {
-                throw ReplayDecodingError("a projection row has \(fields.count) fields")
-            }
-            while index < jobs.count && arena.compare(jobs[index].jobID, row, fields[0]) < 0 {
-                report.add(jobs[index], stored: nil, fields: fields, in: arena)
-                index += 1
-            }
-            if index < jobs.count && arena.compare(jobs[index].jobID, row, fields[0]) == 0 {
-                report.add(jobs[index], stored: row, fields: fields, in: arena)
-                index += 1
-            } else {
-                report.addWithoutEvents(row, fields: fields)
-            }
+            try compareRow(row, index: &index, into: &report)
         }
-        while index < jobs.count {
+        finishComparison(index: index, into: &report)
+    }
+
+    /// Compares the folded chunk (of a whole-log verify) with its rows from `stream`: every row before
+    /// ``chunkUntil``, or every row left after the last chunk.
+    mutating func compare(streamed stream: StoredRowStream, into report: inout ProjectionComparison) throws {
+        var index = 0
+        while try stream.next(before: chunkUntil, { row in try compareRow(row, index: &index, into: &report) }) {}
+        finishComparison(index: index, into: &report)
+    }
+
+    /// One stored row against the folded jobs from `index` on (both in job order): jobs before it have no row.
+    private mutating func compareRow(_ row: UnsafeRawBufferPointer, index: inout Int, into report: inout ProjectionComparison) throws {
+        let count = row.last == UInt8(ascii: "\n") ? row.count - 1 : row.count
+        fields.removeAll(keepingCapacity: true)
+        ReplayArena.split(row, count: count, base: 0, into: &fields)
+        guard fields.count == ProjectionColumn.allCases.count else {
+            throw ReplayDecodingError("a projection row has \(fields.count) fields")
+        }
+        while index < jobs.count && arena.compare(jobs[index].jobID, row, fields[0]) < 0 {
             report.add(jobs[index], stored: nil, fields: fields, in: arena)
             index += 1
+        }
+        if index < jobs.count && arena.compare(jobs[index].jobID, row, fields[0]) == 0 {
+            report.add(jobs[index], stored: row, fields: fields, in: arena)
+            index += 1
+        } else {
+            report.addWithoutEvents(row, fields: fields)
+        }
+    }
+
+    /// Folded jobs left once the chunk's rows are done have no row.
+    private func finishComparison(index: Int, into report: inout ProjectionComparison) {
+        for job in jobs[index...] {
+            report.add(job, stored: nil, fields: fields, in: arena)
         }
     }
 
