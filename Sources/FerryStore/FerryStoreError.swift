@@ -46,6 +46,8 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         /// The job or batch was archived: its events left PostgreSQL for an archive file (`ferry archive restore`
         /// brings them back).
         case archived = "archived"
+        /// A second connection a command needs did not come (a pooler with one server connection for it, say).
+        case connectionUnavailable = "connection_unavailable"
     }
 
     public var code: Code

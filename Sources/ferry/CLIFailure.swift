@@ -36,6 +36,7 @@ enum CLIFailure {
             case .restoreConflict: return ExitCode(ExitStatus.negative)
             case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
             case .archived: return ExitCode(ExitStatus.archived)
+            case .connectionUnavailable: return ExitCode(ExitStatus.temporaryFailure)
             }
         case let error as ArchiveError:
             printError("error: \(error)")

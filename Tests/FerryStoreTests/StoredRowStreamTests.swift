@@ -75,4 +75,19 @@ struct StoredRowStreamTests {
             while try failing.next(before: nil, { _ in }) {}
         }
     }
+
+    @Test("a producer that never starts (its connection never comes) is not waited for: a clear error after the start timeout")
+    func neverStarted() throws {
+        let stream = StoredRowStream(startTimeout: .seconds(1))
+        do {
+            _ = try stream.next(before: nil) { _ in }
+            Issue.record("next() returned without a producer")
+        } catch let error as FerryStoreError {
+            #expect(error.code == .connectionUnavailable)
+            #expect(error.description.contains("second connection") && error.description.contains("PgBouncer"))
+        }
+        stream.cancelAndWait()  // returns at once: nothing started
+        // The producer that comes late finds the verify gone.
+        #expect(throws: StoredRowStream.Cancelled.self) { try stream.markStarted() }
+    }
 }

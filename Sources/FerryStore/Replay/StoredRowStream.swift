@@ -27,16 +27,30 @@ final class StoredRowStream: @unchecked Sendable {
     private var failure: (any Error)?
     private var cancelled = false
     private var producerDone = false
+    /// The producer has its transaction on the snapshot: from now on the consumer's transaction must outlive it.
+    private var started = false
+    /// How long the consumer waits for the producer to start (its connection may have to wait for a pool).
+    private let startTimeout: Duration
 
     // The consumer's position (its thread only).
     private var current = Batch()
     private var index = 0
 
-    init(capacity: Int = 4) {
+    init(capacity: Int = 4, startTimeout: Duration = .seconds(30)) {
         self.capacity = max(1, capacity)
+        self.startTimeout = startTimeout
     }
 
     // MARK: producer
+
+    /// Says the producer's transaction took the snapshot; throws ``Cancelled`` when the consumer gave up first.
+    func markStarted() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if cancelled { throw Cancelled() }
+        started = true
+        condition.broadcast()
+    }
 
     /// Hands over a batch; blocks while the consumer is `capacity` batches behind.
     func put(_ batch: Batch) throws {
@@ -44,6 +58,7 @@ final class StoredRowStream: @unchecked Sendable {
         defer { condition.unlock() }
         while waiting.count >= capacity && !cancelled { condition.wait() }
         if cancelled { throw Cancelled() }
+        started = true
         waiting.append(batch)
         condition.broadcast()
     }
@@ -60,14 +75,15 @@ final class StoredRowStream: @unchecked Sendable {
 
     // MARK: consumer
 
-    /// Stops the producer (its next `put` throws) and waits until it has finished, so its connection is back in
-    /// the pool and its transaction over before the caller's snapshot goes away.
+    /// Stops the producer (its next `put` throws) and, when it has started, waits until it has finished, so its
+    /// transaction is over before the caller's snapshot goes away. A producer still waiting for a connection is
+    /// not waited for (the consumer's own connection may be what it waits for); it stops when it gets one.
     func cancelAndWait() {
         condition.lock()
         defer { condition.unlock() }
         cancelled = true
         condition.broadcast()
-        while !producerDone { condition.wait() }
+        while started && !producerDone { condition.wait() }
     }
 
     /// Calls `body` with the next row and moves past it if its job id sorts before `until` (36 bytes of uuid text,
@@ -94,6 +110,15 @@ final class StoredRowStream: @unchecked Sendable {
     private func take() throws -> Batch? {
         condition.lock()
         defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(Double(startTimeout.components.seconds))
+        while !started && !finished {
+            if !condition.wait(until: deadline) && !started && !finished {
+                throw FerryStoreError(
+                    .connectionUnavailable,
+                    "projection verify waited \(startTimeout.components.seconds) s for its second connection to the database, which never came (a pooler with one server connection for this database?)",
+                    fix: "run ferry projection verify directly against PostgreSQL, not through PgBouncer, or give the pool more server connections")
+            }
+        }
         while waiting.isEmpty && !finished { condition.wait() }
         if let failure { throw failure }
         guard !waiting.isEmpty else { return nil }
@@ -121,6 +146,7 @@ final class StoredRowStream: @unchecked Sendable {
         }
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try connection.execute("SET TRANSACTION SNAPSHOT '\(snapshot)'")
+        try stream.markStarted()
         // The primary key's order, read along it (the chunked reads did the same by range): never a sort of the
         // whole table.
         try connection.execute("SET LOCAL jit = off; SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off")
