@@ -34,8 +34,8 @@ public struct ProjectionStore: Sendable {
                         }
                     }
                 }
-                // The producer's transaction must have taken the snapshot, and its connection be back in the pool,
-                // before this transaction ends: wait for it however the verify ends.
+                // A producer that took the snapshot must be done before this transaction ends (so its connection is
+                // back in the pool and the export outlived its import): wait for it however the verify ends.
                 defer { stream?.cancelAndWait() }
                 var comparison = ProjectionComparison(limit: limit)
                 var replay = ProjectionReplay(connection: connection, chunkEvents: chunkEvents)

@@ -7,8 +7,10 @@ import Postgres
 ///
 /// The producer (the second connection's thread) hands over batches of rows and blocks while `capacity`
 /// batches wait; the consumer (the verify's thread) blocks while none does. Either side may end the stream:
-/// the producer with ``finish(_:)`` (an error is rethrown to the consumer), the consumer with ``cancel()``
-/// (the producer's next ``put(_:)`` throws, which ends its COPY).
+/// the producer with ``finish(_:)`` (an error is rethrown to the consumer), the consumer with ``cancelAndWait()``
+/// (the producer's next ``put(_:)`` throws, which ends its COPY). A producer that has not started within
+/// `startTimeout` (its connection waits behind a pooler's only server connection, which the consumer holds) ends
+/// the verify with a clear error instead of a wait for ever.
 final class StoredRowStream: @unchecked Sendable {
     /// Rows of COPY text back to back; row `i` ends (newline included) at `ends[i]`.
     struct Batch {
