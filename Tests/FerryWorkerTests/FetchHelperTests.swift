@@ -1,6 +1,9 @@
 import FerryCore
+import FerryProviders
+import FerryStore
 import Foundation
 import NIOCore
+import Postgres
 import Testing
 @testable import FerryWorker
 
@@ -95,5 +98,25 @@ struct FetchHelperTests {
         try file.write(many, at: 0)
         let expected = (0..<64).flatMap { $0 % 2 == 0 ? Array(bytes[0..<4096]) : [bytes[4096]] }
         #expect(try file.read(at: 0, count: expected.count) == expected)
+    }
+
+    @Test("a Dropbox fetch asking for a thumbnail and a sha256 (a retry added one to the other) fails for good, naming both")
+    func thumbnailWithChecksum() throws {
+        func job(_ spec: String) -> ClaimedJob {
+            let now = PostgresTimestamp(Date())
+            return ClaimedJob(
+                jobID: UUID(), lease: 1, attempt: 1, maxAttempts: 3, kind: .fetch, queue: "default", source: "dropbox:box/a.jpg",
+                destination: "/srv/a.jpg", account: "box", spec: spec, enqueuedAt: now, claimedAt: now, runAt: now)
+        }
+        let sha = String(repeating: "ab", count: 32)
+        #expect(try DropboxFetchDetails(job: job(#"{"root": "/srv/", "thumbnail": "w64h64"}"#)).thumbnail == "w64h64")
+        #expect(try DropboxFetchDetails(job: job(#"{"root": "/srv/", "sha256": "\#(sha.uppercased())"}"#)).sha256 == sha)
+        do {
+            _ = try DropboxFetchDetails(job: job(#"{"root": "/srv/", "thumbnail": "w64h64", "sha256": "\#(sha)"}"#))
+            Issue.record("both were accepted")
+        } catch let failure as JobFailure {
+            #expect(failure.code == "bad_details" && failure.message.contains("thumbnail") && failure.message.contains("sha256"))
+            guard case .permanent = failure.kind else { Issue.record("\(failure.kind)"); return }
+        }
     }
 }
