@@ -38,7 +38,9 @@ struct WaitForDatabaseTests {
             #expect(short.status == 69, "\(short.stderr)")
             #expect(short.stderr.contains("waiting for PostgreSQL"), "\(short.stderr)")
             #expect(short.stderr.contains("PostgreSQL is unavailable"), "\(short.stderr)")
-            #expect(shortTook >= .seconds(2) && shortTook < .seconds(30), "gave up after \(shortTook)")
+            // The lower bound shows the wait; the upper one only that it ends (a clean-clone run at load far above
+            // 2 cores took 95 s to start, wait and give up; an attempt's connect may also take connect_timeout).
+            #expect(shortTook >= .seconds(2) && shortTook < .seconds(180), "gave up after \(shortTook)")
 
             // The environment variable works as the option does.
             let waiting = try BackgroundProcess(
