@@ -9,6 +9,11 @@ public struct PostgresConfiguration: Sendable {
     public var connectTimeoutSeconds: Int
     /// Connections a `PostgresClient` opens at most.
     public var poolSize: Int
+    /// While this instant is ahead, no attempt to connect outlasts it: `connect_timeout` is cut to the time left
+    /// (libpq waits at least 2 s) wherever the timeout came from (the string, `PGCONNECT_TIMEOUT`, or
+    /// `connectTimeoutSeconds`). A command riding out a failover (`--wait-for-database`) sets its deadline here, so
+    /// a host that swallows packets cannot hold its last attempt for a whole `connect_timeout` past it.
+    public var connectDeadline: ContinuousClock.Instant?
 
     public init(
         connectionString: String? = nil, applicationName: String = "ferry", connectTimeoutSeconds: Int = 10,

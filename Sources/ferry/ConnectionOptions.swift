@@ -30,10 +30,10 @@ struct ConnectionOptions: ParsableArguments {
     func makeStore(poolSize: Int = 2, applicationName: String = "ferry", url: String? = nil) -> FerryStore {
         LoggingBootstrap.bootstrap(level: logLevel)
         let logger = Logger(label: "ferry")
-        let client = PostgresClient(
-            configuration: PostgresConfiguration(
-                connectionString: url ?? resolvedDatabaseURL, applicationName: applicationName, poolSize: poolSize),
-            logger: logger)
+        var configuration = PostgresConfiguration(
+            connectionString: url ?? resolvedDatabaseURL, applicationName: applicationName, poolSize: poolSize)
+        configuration.connectDeadline = DatabaseWait.attemptDeadline
+        let client = PostgresClient(configuration: configuration, logger: logger)
         return FerryStore(client: client, logger: logger)
     }
 }

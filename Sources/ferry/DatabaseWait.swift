@@ -17,6 +17,10 @@ struct DatabaseWait: Sendable {
 
     static let none = DatabaseWait(bound: .zero)
 
+    /// The deadline of the wait an attempt runs in: stores made during it cut their connect timeout to it
+    /// (`PostgresConfiguration.connectDeadline`), so the last attempt ends near the deadline too.
+    @TaskLocal static var attemptDeadline: ContinuousClock.Instant?
+
     var isOn: Bool { bound > .zero }
 
     /// True for errors that a later attempt, on a fresh connection, may not meet.
@@ -33,7 +37,7 @@ struct DatabaseWait: Sendable {
         var announced = false
         while true {
             do {
-                return try await attempt()
+                return try await Self.$attemptDeadline.withValue(isOn ? deadline : nil) { try await attempt() }
             } catch where isOn && Self.isWorthWaiting(error) {
                 let now = ContinuousClock.now
                 guard now < deadline else {

@@ -150,4 +150,21 @@ struct WaitForDatabaseTests {
         let distinct = try await db.query("SELECT count(DISTINCT source) FROM ferry.jobs WHERE batch = 'kill'")
         #expect(try distinct.rows[0].decode(Int.self, at: 0) == 500)
     }
+
+    @Test("a host that accepts and never answers, with connect_timeout=600 in the URL: a 3 s wait still ends near its deadline, exit 69")
+    func silentHost() async throws {
+        let file = try Self.jobsFile(batch: "silent", count: 1)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let listener = try CompletionTests.SilentListener()
+        defer { listener.close() }
+        let started = ContinuousClock.now
+        let result = try await FerryProcess.run(
+            ["enqueue", "--from", file, "--wait-for-database", "3s"],
+            databaseURL: "postgresql://postgres@127.0.0.1:\(listener.port)/ferry?connect_timeout=600")
+        let took = ContinuousClock.now - started
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("gave up waiting for PostgreSQL after 3s"), "\(result.stderr)")
+        // Without the cut the first attempt alone would wait the URL's 600 s; the bound is only a hang guard.
+        #expect(took >= .seconds(3) && took < .seconds(300), "gave up after \(took)")
+    }
 }
