@@ -123,8 +123,9 @@ extension Dashboard {
         let csrf = session.map { guardian.csrfToken(session: $0) } ?? guardian.csrfToken(loginCookie: loginCookie ?? fresh!)
         let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: session != nil)
         let page: DashboardPage?
+        let usage = SharedReadUsage()
         do {
-            page = try await build(view)
+            page = try await SharedReadUsage.$current.withValue(usage) { try await build(view) }
         } catch {
             logger.warning("dashboard page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
@@ -134,7 +135,8 @@ extension Dashboard {
         if wantsJSON(request) {
             response = Self.body(page.status, "application/json", page.json.jsonText + "\n")
         } else {
-            response = Self.body(page.status, "text/html; charset=utf-8", view.page(title: page.title, page.html))
+            let refreshAfter = usage.refreshAfter(lastChange: hub.lastChange)
+            response = Self.body(page.status, "text/html; charset=utf-8", view.page(title: page.title, page.html, refreshAfter: refreshAfter))
         }
         response.headers[.cacheControl] = "no-store"
         if let fresh { response.setCookie(cookie(loginCookieName, fresh, request)) }

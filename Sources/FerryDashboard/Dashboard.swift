@@ -17,8 +17,8 @@ public struct Dashboard: Service, CustomStringConvertible {
     let logger: Logger
     let hub: NotificationHub
     let guardian: ActionGuard
-    /// Aggregate reads shared by every viewer, at most once a second.
-    let shared = SharedReads()
+    /// Aggregate reads shared by every viewer, at most once per `DashboardConfiguration.sharedReadAge`.
+    let shared: SharedReads
 
     /// Rows per batch page.
     static let pageSize = 50
@@ -37,6 +37,7 @@ public struct Dashboard: Service, CustomStringConvertible {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        self.shared = SharedReads(maxAge: configuration.sharedReadAge)
         self.hub = NotificationHub(configuration: store.client.configuration, logger: logger)
         self.guardian = ActionGuard(
             readOnly: configuration.readOnly, token: configuration.token,

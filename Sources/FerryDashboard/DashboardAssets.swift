@@ -47,6 +47,12 @@ enum DashboardAssets {
           var base = document.body.getAttribute('data-base');
           var state = document.getElementById('live-state');
           var pending = false, last = 0;
+          // The server says when a page may not show the last change yet (it used a value read before it): look
+          // again then, even if nothing else changes.
+          function later(body){
+            var after = body && body.getAttribute('data-refresh-after');
+            if (after && !pending) { pending = true; setTimeout(refresh, Math.max(100, +after)); }
+          }
           function refresh(){
             pending = false; last = Date.now();
             fetch(location.href, {headers: {'Accept': 'text/html', 'X-Ferry-Live': '1'}, credentials: 'same-origin'})
@@ -54,6 +60,7 @@ enum DashboardAssets {
               .then(function(text){
                 var doc = new DOMParser().parseFromString(text, 'text/html');
                 var fresh = doc.getElementById('live'), current = document.getElementById('live');
+                later(doc.body);
                 if (!fresh || !current) return;
                 // The operator's selection survives the refresh: the same jobs are checked again.
                 var kept = {}, boxes = document.querySelectorAll('input[name="job"]:checked'), i;
@@ -74,11 +81,14 @@ enum DashboardAssets {
             pending = true;
             setTimeout(refresh, Math.max(0, 1000 - (Date.now() - last)));
           }
+          later(document.body);
           if (!window.EventSource) return;
           var source = new EventSource(base + '/events');
           source.addEventListener('change', changed);
-          source.onopen = function(){ state.textContent = 'live'; };
-          source.onerror = function(){ state.textContent = 'reconnecting…'; };
+          // Changes while the stream was down were not heard: after a reconnect, read the page again.
+          var dropped = false;
+          source.onopen = function(){ state.textContent = 'live'; if (dropped) { dropped = false; changed(); } };
+          source.onerror = function(){ state.textContent = 'reconnecting…'; dropped = true; };
         })();
         """
 

@@ -18,10 +18,13 @@ public struct DashboardConfiguration: Sendable {
     public var sessionIdleTimeout: Duration
     /// A session ends this long after its log-in, however busy.
     public var sessionLifetime: Duration
+    /// How long the reads every viewer shares (queue and batch summaries, throughput, workers) are kept at least:
+    /// however many viewers, each is read once per this interval (longer when a read is slow).
+    public var sharedReadAge: Duration
 
     public init(
         host: String, port: Int, basePath: String, readOnly: Bool, token: String?, secureCookies: Bool = false,
-        sessionIdleTimeout: Duration = .seconds(3600), sessionLifetime: Duration = .seconds(12 * 3600)
+        sessionIdleTimeout: Duration = .seconds(3600), sessionLifetime: Duration = .seconds(12 * 3600), sharedReadAge: Duration = .seconds(1)
     ) {
         self.host = host
         self.port = port
@@ -31,5 +34,6 @@ public struct DashboardConfiguration: Sendable {
         self.secureCookies = secureCookies
         self.sessionIdleTimeout = sessionIdleTimeout
         self.sessionLifetime = sessionLifetime
+        self.sharedReadAge = sharedReadAge
     }
 }

@@ -11,8 +11,11 @@ struct DashboardView {
     let csrf: String
     let loggedIn: Bool
 
-    func page(title: String, _ body: String) -> String {
+    /// The page around `body`. `refreshAfter`: the page may not show the last change yet (it used a value read
+    /// before it), and the browser looks again after that long.
+    func page(title: String, _ body: String, refreshAfter: Duration? = nil) -> String {
         let b = HTML.escape(base)
+        let refresh = refreshAfter.map { " data-refresh-after=\"\(Self.milliseconds($0))\"" } ?? ""
         let links = [("", "Overview"), ("/batches", "Batches"), ("/queues", "Queues"), ("/failed", "Failed &amp; held"), ("/workers", "Workers"),
                      ("/schedules", "Schedules"), ("/accounts", "Accounts")]
             .map { "<a href=\"\(b)\($0.0.isEmpty ? "/" : $0.0)\">\($0.1)</a>" }.joined()
@@ -25,10 +28,14 @@ struct DashboardView {
         return """
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(title)) · ferry</title>
             <style>\(DashboardAssets.css)</style></head>
-            <body data-base="\(b)"><header><b>ferry</b><nav>\(links)</nav><span id="live-state">…</span>\(login)</header>
+            <body data-base="\(b)"\(refresh)><header><b>ferry</b><nav>\(links)</nav><span id="live-state">…</span>\(login)</header>
             <main><h2>\(HTML.escape(title))</h2><div id="live">\(body)</div></main>
             <script>\(DashboardAssets.script)</script></body></html>
             """
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     var csrfField: String { "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\">" }

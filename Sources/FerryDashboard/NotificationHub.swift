@@ -16,6 +16,7 @@ final class NotificationHub: Sendable {
     private let listener: PostgresListener
     private let logger: Logger
     private let subscribers = Mutex<[UUID: AsyncStream<HubEvent>.Continuation]>([:])
+    private let lastChangeAt = Mutex<ContinuousClock.Instant?>(nil)
 
     init(configuration: PostgresConfiguration, logger: Logger) {
         listener = PostgresListener(configuration: configuration, channels: Self.channels, logger: logger)
@@ -56,7 +57,11 @@ final class NotificationHub: Sendable {
         return stream
     }
 
+    /// When the last change (not a keep-alive) was heard: a page showing values read before it may be stale.
+    var lastChange: ContinuousClock.Instant? { lastChangeAt.withLock { $0 } }
+
     private func publish(_ note: HubEvent) {
+        if note.channel != Self.keepAliveChannel { lastChangeAt.withLock { $0 = .now } }
         let all = subscribers.withLock { Array($0.values) }
         for continuation in all { continuation.yield(note) }
     }

@@ -37,19 +37,25 @@ final class SharedReads: Sendable {
     /// The value under `key`: a fresh one, the one being read, or a new read by `load`.
     func value<T: Sendable>(_ key: String, _ load: @escaping @Sendable () async throws -> T) async throws -> T {
         let now = ContinuousClock.now
-        let task = entries.withLock { entries -> Task<any Sendable, any Error> in
-            if let entry = entries[key], entry.isFresh(at: now, maxAge: maxAge, costFactor: costFactor) { return entry.task }
+        let (task, started) = entries.withLock { entries -> (Task<any Sendable, any Error>, ContinuousClock.Instant) in
+            if let entry = entries[key], entry.isFresh(at: now, maxAge: maxAge, costFactor: costFactor) {
+                return (entry.task, entry.started)
+            }
             if entries.count >= Self.maxEntries { entries.removeAll(keepingCapacity: true) }
             let task = Task<any Sendable, any Error> { try await load() }
             entries[key] = Entry(task: task, started: now)
-            return task
+            return (task, now)
         }
         do {
             let result = try await task.value
             let took = ContinuousClock.now - now
-            entries.withLock { entries in
-                if entries[key]?.started == now, entries[key]?.cost == nil { entries[key]?.cost = took }
+            let cost = entries.withLock { entries -> Duration? in
+                guard entries[key]?.started == started else { return nil }
+                if started == now, entries[key]?.cost == nil { entries[key]?.cost = took }
+                return entries[key]?.cost
             }
+            // The page load learns how old what it shows is (a value no longer kept is kept for no time).
+            SharedReadUsage.current?.used(started: started, keptUntil: started + max(maxAge, (cost ?? .zero) * costFactor))
             guard let value = result as? T else { throw SharedReadsError.typeMismatch(key) }
             return value
         } catch {

@@ -65,6 +65,10 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(name: .customLong("session-lifetime"), help: ArgumentHelp("Seconds after log-in at which a browser session ends, however busy.", valueName: "s"))
     var sessionLifetime = 43200
 
+    @Option(name: .customLong("shared-read-age"), help: ArgumentHelp(
+        "Seconds the summaries every viewer shares are kept (0.1-60): one read per interval however many viewers.", valueName: "s"))
+    var sharedReadAge = 1.0
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var reads: ReadConnectionOptions
 
@@ -76,6 +80,9 @@ struct DashboardCommand: AsyncParsableCommand {
             let base = try Self.normalizedBasePath(basePath)
             guard sessionIdleTimeout > 0, sessionLifetime > 0 else {
                 throw CLIUsageError(message: "--session-idle-timeout and --session-lifetime must be positive seconds (for example 3600 and 43200)")
+            }
+            guard sharedReadAge >= 0.1, sharedReadAge <= 60 else {
+                throw CLIUsageError(message: "--shared-read-age must be between 0.1 and 60 seconds (for example 1, the default), not \(sharedReadAge)")
             }
             if !readOnly, reads.resolvedReadDatabaseURL != nil {
                 throw CLIUsageError(
@@ -92,7 +99,7 @@ struct DashboardCommand: AsyncParsableCommand {
                 configuration: DashboardConfiguration(
                     host: address.host, port: address.port, basePath: base, readOnly: readOnly, token: token,
                     secureCookies: secureCookies, sessionIdleTimeout: .seconds(sessionIdleTimeout),
-                    sessionLifetime: .seconds(sessionLifetime)),
+                    sessionLifetime: .seconds(sessionLifetime), sharedReadAge: .milliseconds(Int64(sharedReadAge * 1000))),
                 store: store, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(

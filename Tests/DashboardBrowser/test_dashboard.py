@@ -68,7 +68,7 @@ def dashboard(*args, env=None):
     raise AssertionError("dashboard did not start: " + process.text())
 
 
-def eventually(condition, what, timeout=60):
+def eventually(condition, what, timeout=60, detail=None):
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
@@ -77,7 +77,8 @@ def eventually(condition, what, timeout=60):
         except StaleElementReferenceException:
             pass  # the live part was redrawn between finding an element and reading it: look again
         time.sleep(0.2)
-    raise AssertionError("timed out waiting for " + what)
+    # What the database and the processes say, so a failure in CI explains itself.
+    raise AssertionError("timed out waiting for " + what + ("\n" + detail() if detail else ""))
 
 
 def job_states(batch):
@@ -139,7 +140,10 @@ def test_progress_advances_and_retry_in_the_browser(browser):
                 return int(text) if text.isdigit() else 0
             eventually(lambda: 0 < succeeded_on_page() < 8, "the page to show some jobs done")
             shot(browser, "batch-running")
-            eventually(lambda: succeeded_on_page() == 8, "the page to show the batch done")
+            eventually(lambda: succeeded_on_page() == 8, "the page to show the batch done",
+                       detail=lambda: "states: %s\npage: %s\nworker log:\n%s\ndashboard log:\n%s" % (
+                           sorted(job_states("moving").values()), browser.find_element(By.ID, "live").text[:2000],
+                           worker.text()[-4000:], process.text()[-4000:]))
             shot(browser, "batch-done")
         finally:
             worker.stop()

@@ -317,6 +317,20 @@ struct DashboardSecurityTests {
         }
     }
 
+    @Test("--shared-read-age outside 0.1-60 seconds is refused with exit 64 and the range")
+    func badSharedReadAge() async throws {
+        let unreachable = "postgresql://ferry@127.0.0.1:1/none"
+        for age in ["0", "0.05", "61", "nan", "-1"] {
+            let result = try await FerryProcess.run(
+                ["dashboard", "--read-only", "--listen", "127.0.0.1:0", "--shared-read-age=\(age)"], databaseURL: unreachable)
+            #expect(result.status == 64, "\(age): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("--shared-read-age"), "\(age): \(result.stderr)")
+        }
+        let good = try await FerryProcess.run(
+            ["dashboard", "--read-only", "--listen", "127.0.0.1:0", "--shared-read-age", "2.5"], databaseURL: unreachable)
+        #expect(good.status == 69, "2.5 s passes and reaches the database: \(good.status) \(good.stderr)")
+    }
+
     @Test("batches whose names need percent-encoding are reachable from the overview's links and by direct URL, and their actions work")
     func encodedBatchNames() async throws {
         let db = try await TestDatabase.make("dashsec")

@@ -65,4 +65,28 @@ struct SharedReadsTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(try await reads.value("batch:big") { counter.next() } == 1, "50 ms × 10,000: still fresh after 100 ms")
     }
+
+    @Test("a page load learns the oldest kept value it used; it says when to look again only if that value predates the last change")
+    func usageRecordsTheOldestRead() async throws {
+        let reads = SharedReads(maxAge: .seconds(600), costFactor: 0)
+        _ = try await reads.value("old") { 1 }
+        let change = ContinuousClock.now
+        // Time is the subject: the second value is read strictly after the change.
+        try await Task.sleep(for: .milliseconds(5))
+        let usage = SharedReadUsage()
+        try await SharedReadUsage.$current.withValue(usage) {
+            _ = try await reads.value("old") { 2 }
+            _ = try await reads.value("new") { 3 }
+        }
+        let oldest = try #require(usage.oldest)
+        #expect(oldest.started < change)
+        let after = try #require(usage.refreshAfter(lastChange: change))
+        #expect(after > .seconds(590) && after <= .seconds(601), "kept 600 s from its read: \(after)")
+
+        let fresh = SharedReadUsage()
+        try await SharedReadUsage.$current.withValue(fresh) { _ = try await reads.value("new") { 4 } }
+        #expect(fresh.refreshAfter(lastChange: change) == nil, "read after the change")
+        #expect(fresh.refreshAfter(lastChange: nil) == nil, "no change heard")
+        #expect(SharedReadUsage().refreshAfter(lastChange: change) == nil, "no shared value used")
+    }
 }
