@@ -102,22 +102,26 @@ extension S3Client {
     ///   - delimiter: roll keys up to their next `delimiter` into ``S3ObjectPage/commonPrefixes``.
     ///   - continuationToken: ``S3ObjectPage/nextContinuationToken`` of the previous page.
     ///   - maxKeys: at most this many entries (S3 caps it at 1,000).
+    /// One page of keys under `prefix`, in UTF-8 byte order; `startAfter` begins the listing after that key (only
+    /// the first page: later ones follow `continuationToken`).
     public func listObjectsV2(
-        bucket: String, prefix: String? = nil, delimiter: String? = nil, continuationToken: String? = nil, maxKeys: Int? = nil
+        bucket: String, prefix: String? = nil, delimiter: String? = nil, continuationToken: String? = nil, maxKeys: Int? = nil,
+        startAfter: String? = nil
     ) async throws(S3Error) -> S3ObjectPage {
         try await listObjectsV2(
             bucket: bucket, prefix: prefix, delimiter: delimiter, continuationToken: continuationToken, maxKeys: maxKeys,
-            operation: "ListObjectsV2")
+            startAfter: startAfter, operation: "ListObjectsV2")
     }
 
     func listObjectsV2(
         bucket: String, prefix: String? = nil, delimiter: String? = nil, continuationToken: String? = nil, maxKeys: Int? = nil,
-        operation: String
+        startAfter: String? = nil, operation: String
     ) async throws(S3Error) -> S3ObjectPage {
         var request = S3Request(operation: operation, method: .GET, bucket: bucket, notFound: .noSuchBucket)
         request.query = [("list-type", "2")]
         if let prefix { request.query.append(("prefix", prefix)) }
         if let delimiter { request.query.append(("delimiter", delimiter)) }
+        if let startAfter { request.query.append(("start-after", startAfter)) }
         if let continuationToken { request.query.append(("continuation-token", continuationToken)) }
         if let maxKeys { request.query.append(("max-keys", String(maxKeys))) }
         let document = try await sendXML(request)

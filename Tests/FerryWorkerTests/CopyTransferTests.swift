@@ -60,6 +60,10 @@ struct CopyTransferTests {
             try await WorkerFixtures.batchDone(setup.db, "copy")
         }
         #expect(try await Self.states(setup.db, "copy") == ["succeeded": 202], "the folder job and 201 children")
+        // The destination was empty when listed: every child went without a look there first.
+        let hinted = try await WorkerFixtures.count(
+            setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'copy' AND spec->'from'->>'to_absent' = 'true'")
+        #expect(hinted == 201)
         let uploads = try await setup.db.query(
             "SELECT DISTINCT e.data->'session'->>'upload_id' FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.destination = $1 AND e.type = 'progress'",
             [big]).rows.count
@@ -167,5 +171,45 @@ struct CopyTransferTests {
         _ = try await again.waitForExit()
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    @Test("S3 prefix to S3: the folder job lists the destination's range per page; files it lacks are written without a look, files it holds are looked at and the same ones left alone")
+    func s3ToS3WithDestinationListing() async throws {
+        let setup = try await S3TransferTests.setUp("copy_s3_s3")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        func content(_ index: Int) -> Data { Data((0..<(2_000 + index * 37)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }) }
+        for index in 0..<30 {
+            _ = try await setup.client.putObject(
+                bucket: setup.bucket, key: "src/p/f\(100 + index)", body: .bytes(ByteBuffer(bytes: content(index))))
+        }
+        // The destination holds the first ten as they are, the eleventh with other bytes of the same size.
+        for index in 0..<10 {
+            _ = try await setup.client.putObject(
+                bucket: setup.bucket, key: "dst/p/f\(100 + index)", body: .bytes(ByteBuffer(bytes: content(index))))
+        }
+        _ = try await setup.client.putObject(
+            bucket: setup.bucket, key: "dst/p/f110", body: .bytes(ByteBuffer(bytes: Data(repeating: 1, count: content(10).count))))
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/src/p/", "--to", "s3:s3:\(setup.bucket)/dst/p/", "--batch", "hint"])
+        let worker = try TestWorker.transfers(setup.db, name: "copy-s3-s3", [])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the copy") { try await WorkerFixtures.batchDone(setup.db, "hint") }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        #expect(try await Self.states(setup.db, "hint") == ["succeeded": 31])
+
+        var hinted = Set<String>(), skipped = Set<String>()
+        for row in try await setup.db.query(
+            "SELECT destination, spec->'from'->>'to_absent', result->>'skipped' FROM ferry.jobs WHERE batch = 'hint' AND spec->'from'->>'folder' IS NULL"
+        ).rows {
+            let name = String(try row.decode(String.self, at: 0).split(separator: "/").last!)
+            if try row.decode(String?.self, at: 1) == "true" { hinted.insert(name) }
+            if try row.decode(String?.self, at: 2) == "unchanged" { skipped.insert(name) }
+        }
+        #expect(hinted == Set((11..<30).map { "f\(100 + $0)" }), "the files the destination lacked: \(hinted.sorted())")
+        #expect(skipped == Set((0..<10).map { "f\(100 + $0)" }), "the same files, looked at and left: \(skipped.sorted())")
+        for index in 0..<30 {
+            #expect(
+                try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "dst/p/f\(100 + index)") == Self.sha256(content(index)),
+                "f\(100 + index)")
+        }
     }
 }

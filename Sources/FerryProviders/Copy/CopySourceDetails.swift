@@ -16,10 +16,14 @@ public struct CopySourceDetails: Codable, Sendable, Equatable {
     public var version: String?
     public var contentHash: String?
     public var modified: String?
+    /// The folder copy's listing of the destination held nothing at this file's place (children only): the first
+    /// attempt writes without looking there first. A hint, never a permission: wrong, it costs a copy of the same
+    /// content, as `if_changed: false` would.
+    public var destinationAbsent: Bool?
 
     public init(
         provider: String, account: String, folder: Bool? = nil, size: Int64? = nil, version: String? = nil,
-        contentHash: String? = nil, modified: String? = nil
+        contentHash: String? = nil, modified: String? = nil, destinationAbsent: Bool? = nil
     ) {
         self.provider = provider
         self.account = account
@@ -28,11 +32,13 @@ public struct CopySourceDetails: Codable, Sendable, Equatable {
         self.version = version
         self.contentHash = contentHash
         self.modified = modified
+        self.destinationAbsent = destinationAbsent
     }
 
     enum CodingKeys: String, CodingKey {
         case provider, account, folder, size, version, modified
         case contentHash = "content_hash"
+        case destinationAbsent = "to_absent"
     }
 
     /// The spec key the details travel under.

@@ -20,7 +20,9 @@ struct CopyHandler: JobHandler {
         }
         return try await writer.participating(account: account) {
             let source = try await sources.open(job, from: from, logger: context.logger)
-            if (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true),
+            // A first attempt at a file the folder's listing of the destination did not hold skips the look.
+            let listedAbsent = job.attempt <= 1 && from.destinationAbsent == true
+            if !listedAbsent, (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true),
                 let present = try await writer.present(job, source: source, context: context)
             {
                 context.logger.info("the destination holds the source's content already; not copied again")

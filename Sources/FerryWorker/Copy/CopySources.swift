@@ -56,7 +56,13 @@ struct CopySources: Sendable {
         guard job.destination.hasSuffix("/") else {
             throw JobFailure.permanent("bad_destination", "a folder copy needs a folder destination (ending in /)")
         }
-        let target = CopyTarget(job: job, from: from)
+        var target = CopyTarget(job: job, from: from)
+        // Only when unchanged files are left alone does a child look at its destination, and only an S3 folder
+        // is listed in the key order a page's range walk needs.
+        if target.treeKey != nil, let folder = try? S3Location(job: job.destination), let account = job.account {
+            let client = try await S3AccountAccess(tokens: tokens, httpClient: httpClient).client(for: account, logger: context.logger)
+            target.destination = S3DestinationListing(client: client, bucket: folder.bucket, prefix: folder.key)
+        }
         switch from.provider {
         case "dropbox":
             let location = try DropboxLocation(job: job.source)

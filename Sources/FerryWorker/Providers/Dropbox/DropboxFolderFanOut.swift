@@ -51,7 +51,8 @@ struct DropboxFolderFanOut: Sendable {
             } catch let error as DropboxError {
                 throw error.jobFailure(doing: "listing \(path)")
             }
-            let children = self.children(of: page, counting: &state)
+            var children = self.children(of: page, counting: &state)
+            if let copy { children = await copy.hinted(children, logger: context.logger) }
             state.cursor = page.cursor
             state.pages += 1
             state.complete = !page.hasMore

@@ -37,7 +37,8 @@ struct S3PrefixFanOut: Sendable {
             } catch {
                 throw error.jobFailure(doing: "listing \(location.text)")
             }
-            let children = self.children(of: page, counting: &state)
+            var children = self.children(of: page, counting: &state)
+            if let copy { children = await copy.hinted(children, logger: context.logger) }
             state.prefixesSkipped += Int64(page.commonPrefixes.count)
             state.token = page.nextContinuationToken
             state.pages += 1

@@ -1,0 +1,24 @@
+import FerryCore
+import FerryProviders
+import FerryStore
+import Logging
+
+extension CopyTarget {
+    /// The page's children, each marked `to_absent` in its source details when the destination was listed and
+    /// does not hold its file: their first attempts write without a look at the destination first.
+    func hinted(_ children: [FanOutChild], logger: Logger) async -> [FanOutChild] {
+        guard let destination, !children.isEmpty else { return children }
+        let keys = children.compactMap { try? S3Location($0.destination, field: "to", line: nil).key }
+        let absent = await destination.absent(among: keys, logger: logger)
+        guard !absent.isEmpty else { return children }
+        return children.map { child in
+            guard let key = try? S3Location(child.destination, field: "to", line: nil).key, absent.contains(key),
+                case .object(var from)? = child.details[CopySourceDetails.specKey]
+            else { return child }
+            var hinted = child
+            from["to_absent"] = .bool(true)
+            hinted.details[CopySourceDetails.specKey] = .object(from)
+            return hinted
+        }
+    }
+}
