@@ -32,15 +32,21 @@ extension S3Client {
             throw S3Error(code: .invalidResponse, operation: request.operation, httpStatus: Int(response.status.code),
                           message: "answer without a usable Content-Length")
         }
-        var metadata = [String: String]()
-        for (name, value) in response.headers {
-            let lower = name.lowercased()
-            if lower.hasPrefix("x-amz-meta-") { metadata[String(lower.dropFirst("x-amz-meta-".count))] = value }
-        }
         return S3ObjectInfo(
             contentLength: length, etag: try Self.etag(response, request.operation),
             lastModified: response.headers.first(name: "Last-Modified"), contentType: response.headers.first(name: "Content-Type"),
-            metadata: metadata)
+            metadata: Self.userMetadata(response.headers))
+    }
+
+    /// The `x-amz-meta-NAME` headers, by lowercased NAME.
+    static func userMetadata<Headers: Sequence>(_ headers: Headers) -> [String: String]
+    where Headers.Element == (name: String, value: String) {
+        var metadata = [String: String]()
+        for (name, value) in headers {
+            let lower = name.lowercased()
+            if lower.hasPrefix("x-amz-meta-") { metadata[String(lower.dropFirst("x-amz-meta-".count))] = value }
+        }
+        return metadata
     }
 
     /// Adds `x-amz-meta-NAME` headers, refusing names and values a header cannot carry as they are.
@@ -86,7 +92,8 @@ extension S3Client {
         return S3Download(
             status: status, etag: response.headers.first(name: "ETag"),
             contentLength: response.headers.first(name: "Content-Length").flatMap { Int64($0.trimmingSpaces) },
-            contentRange: contentRange, lastModified: response.headers.first(name: "Last-Modified"), body: response.body)
+            contentRange: contentRange, lastModified: response.headers.first(name: "Last-Modified"),
+            metadata: Self.userMetadata(response.headers), body: response.body)
     }
 
     /// `DeleteObject`. Deleting a key that does not exist succeeds, as on S3.

@@ -13,18 +13,21 @@ public struct S3Download: Sendable {
     public var contentRange: S3ContentRange?
     /// `Last-Modified` as sent.
     public var lastModified: String?
+    /// The object's user metadata (`x-amz-meta-NAME` headers), by lowercased NAME.
+    public var metadata: [String: String]
     /// The body stream; must be consumed (or dropped) to release the connection.
     public var body: HTTPClientResponse.Body
 
     public init(
         status: Int, etag: String?, contentLength: Int64?, contentRange: S3ContentRange?, lastModified: String?,
-        body: HTTPClientResponse.Body
+        metadata: [String: String] = [:], body: HTTPClientResponse.Body
     ) {
         self.status = status
         self.etag = etag
         self.contentLength = contentLength
         self.contentRange = contentRange
         self.lastModified = lastModified
+        self.metadata = metadata
         self.body = body
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import FerryCore
 import FerryS3
+import FerryStore
 import FerryTestSupport
 import Foundation
 import NIOCore
@@ -180,7 +181,8 @@ struct CopyTransferTests {
         func content(_ index: Int) -> Data { Data((0..<(2_000 + index * 37)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }) }
         for index in 0..<30 {
             _ = try await setup.client.putObject(
-                bucket: setup.bucket, key: "src/p/f\(100 + index)", body: .bytes(ByteBuffer(bytes: content(index))))
+                bucket: setup.bucket, key: "src/p/f\(100 + index)", body: .bytes(ByteBuffer(bytes: content(index))),
+                metadata: ["mtime": "\(1_700_000_000 + index).25"])
         }
         // The destination holds the first ten as they are, the eleventh with other bytes of the same size.
         for index in 0..<10 {
@@ -211,5 +213,34 @@ struct CopyTransferTests {
                 try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "dst/p/f\(100 + index)") == Self.sha256(content(index)),
                 "f\(100 + index)")
         }
+        // The hinted small objects were read whole at once (no HeadObject): their stored modification time still
+        // came along, from the GetObject's metadata.
+        for index in 11..<30 {
+            let copied = try await setup.client.headObject(bucket: setup.bucket, key: "dst/p/f\(100 + index)")
+            #expect(copied.metadata["mtime"].flatMap(Double.init) == Double(1_700_000_000 + index) + 0.25, "f\(100 + index): \(copied.metadata)")
+        }
+
+        // A child whose object changed since its listing: the whole-object read's If-Match fails, and the copy
+        // looks the object up afresh and copies its current version.
+        let old = try await setup.client.putObject(bucket: setup.bucket, key: "src/q/late", body: .bytes(ByteBuffer(string: "listed")))
+        let current = Data("changed since the listing".utf8)
+        _ = try await setup.client.putObject(bucket: setup.bucket, key: "src/q/late", body: .bytes(ByteBuffer(bytes: current)))
+        let store = setup.db.store()
+        defer { store.client.close() }
+        let from: JSONValue = .object([
+            "provider": .string("s3"), "account": .string("s3"), "size": .int(6), "version": .string(old), "to_absent": .bool(true),
+        ])
+        _ = try await store.enqueue([
+            JobSpec(
+                jobID: UUIDv7.make(), kind: .copy, source: "s3:s3:\(setup.bucket)/src/q/late", destination: "s3:s3:\(setup.bucket)/dst/q/late",
+                account: "s3", queue: "default", batch: "late", priority: 0, maxAttempts: 1, runAt: nil, idempotencyKey: nil,
+                metadata: nil, bytesTotal: 6, details: ["from": from, "if_changed": .bool(true)])
+        ])
+        let late = try TestWorker.transfers(setup.db, name: "copy-late", [])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the late copy") { try await WorkerFixtures.batchDone(setup.db, "late") }
+        late.signal(SIGTERM)
+        _ = try await late.waitForExit()
+        #expect(try await Self.states(setup.db, "late") == ["succeeded": 1])
+        #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "dst/q/late") == Self.sha256(current))
     }
 }

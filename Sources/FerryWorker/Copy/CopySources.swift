@@ -35,8 +35,9 @@ struct CopySources: Sendable {
 
     /// The source at its current version. A Dropbox file a folder listing found is taken as listed on its first
     /// attempt (one request less per file; reads are pinned to the listed revision, so a file changed since fails
-    /// the attempt as `source_changed`); later attempts look it up afresh. An S3 object is always looked up: its
-    /// modification time as the uploader kept it (`x-amz-meta-mtime`) is in no listing.
+    /// the attempt as `source_changed`); later attempts look it up afresh. An S3 object's modification time as the
+    /// uploader kept it (`x-amz-meta-mtime`) is in no listing: a small one headed for a place the destination
+    /// lacks is read whole at once (the metadata comes with the bytes), any other is looked up first.
     func open(_ job: ClaimedJob, from: CopySourceDetails, logger: Logger) async throws -> any CopySource {
         let listed = job.attempt <= 1 && from.provider == "dropbox" ? from.listedFacts : nil
         switch from.provider {
@@ -47,7 +48,15 @@ struct CopySources: Sendable {
             return try await DropboxCopySource.open(location, caller: caller)
         default:
             let location = try S3Location(job: job.source)
-            return try await S3CopySource.open(location, access: S3AccountAccess(tokens: tokens, httpClient: httpClient), logger: logger)
+            let access = S3AccountAccess(tokens: tokens, httpClient: httpClient)
+            // A small listed object bound for a place the destination's listing found empty is read whole at once:
+            // its bytes will be needed, and its metadata comes with them.
+            if job.attempt <= 1, from.destinationAbsent == true, let etag = from.version, let size = from.size,
+                size <= S3CopySource.prefetchLimit
+            {
+                return try await S3CopySource.read(listed: location, etag: etag, access: access, logger: logger)
+            }
+            return try await S3CopySource.open(location, access: access, logger: logger)
         }
     }
 

@@ -39,7 +39,7 @@ struct S3CopyWriter: CopyWriter {
         let facts = source.facts
         var metadata = ["source-version": Self.versionText(facts.version)]
         if let modified = facts.modified {
-            metadata["mtime"] = S3UploadHandler.mtimeText(Int64(modified.timeIntervalSince1970 * 1_000_000_000))
+            metadata["mtime"] = S3UploadHandler.mtimeText(Self.nanoseconds(modified))
         }
         if let hash = facts.dropboxContentHash { metadata["dropbox-content-hash"] = hash }
         let upload = S3Upload(
@@ -57,6 +57,15 @@ struct S3CopyWriter: CopyWriter {
         var details = facts.resultDetails
         details.merge(["etag": .string(etag), "bucket": .string(location.bucket), "key": .string(location.key)]) { _, ours in ours }
         return JobResult(bytes: facts.size, details: .object(details))
+    }
+
+    /// A time as whole nanoseconds since 1970, rounded to the microsecond: a `Date` holds about a quarter of a
+    /// microsecond at today's dates, and multiplying its seconds by 10⁹ in floating point would write
+    /// 1700000000.249999872 for 1700000000.25.
+    static func nanoseconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let micros = Int64(((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded())
+        return Int64(seconds) * 1_000_000_000 + micros * 1_000
     }
 
     /// A version as a header value carries it: ETags lose their quotes.
