@@ -3,7 +3,7 @@ import Logging
 
 /// Which of a folder copy's destination keys an S3 bucket does not hold, found by listing the range of keys a
 /// page of children spans instead of one `HeadObject` per child: a first copy of many small files saves a
-/// request per file (four became three), at the price of about one listing request per page.
+/// request per file, at the price of about one listing request per page of 1,000.
 ///
 /// Keys come back in UTF-8 byte order, so one walk from just before the smallest key to the largest covers a page.
 /// The walk is bounded: a range where the bucket holds far more than the page's keys is listed only in part, and
