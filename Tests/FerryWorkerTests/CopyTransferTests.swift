@@ -117,6 +117,9 @@ struct CopyTransferTests {
         let worker = try TestWorker.transfers(setup.db, name: "copy-s3", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the first copy") { try await WorkerFixtures.batchDone(setup.db, "first") }
         #expect(try await Self.states(setup.db, "first") == ["succeeded": 6])
+        // The destination folder did not exist when listed: every child went without a get_metadata first.
+        #expect(try await WorkerFixtures.count(
+            setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'first' AND spec->'from'->>'to_absent' = 'true'") == 5)
         for (key, data) in objects {
             let path = "/FromS3/" + key.dropFirst(3)
             #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: path)) == data, "\(path)")
@@ -135,6 +138,9 @@ struct CopyTransferTests {
         _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "second", "--option", "mode=overwrite"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the second copy") { try await WorkerFixtures.batchDone(setup.db, "second") }
         #expect(try await Self.states(setup.db, "second") == ["succeeded": 2], "the listing and the one changed object")
+        // The listing found b.jpg at the destination: its child looked there (and found other content).
+        #expect(try await WorkerFixtures.count(
+            setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'second' AND spec->'from'->>'to_absent' = 'true'") == 0)
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/FromS3/b.jpg")) == changed)
 
         // The same folder again: every file's version was copied, so only the listing runs.

@@ -66,11 +66,16 @@ struct CopySources: Sendable {
             throw JobFailure.permanent("bad_destination", "a folder copy needs a folder destination (ending in /)")
         }
         var target = CopyTarget(job: job, from: from)
-        // Only when unchanged files are left alone does a child look at its destination, and only an S3 folder
-        // is listed in the key order a page's range walk needs.
-        if target.treeKey != nil, let folder = try? S3Location(job: job.destination), let account = job.account {
-            let client = try await S3AccountAccess(tokens: tokens, httpClient: httpClient).client(for: account, logger: context.logger)
-            target.destination = S3DestinationListing(client: client, bucket: folder.bucket, prefix: folder.key)
+        // Only when unchanged files are left alone does a child look at its destination: then the listing looks
+        // for the children (an S3 range walk per page; a Dropbox folder once).
+        if target.treeKey != nil, let account = job.account {
+            if let folder = try? S3Location(job: job.destination) {
+                let client = try await S3AccountAccess(tokens: tokens, httpClient: httpClient).client(for: account, logger: context.logger)
+                target.destination = S3DestinationListing(client: client, bucket: folder.bucket, prefix: folder.key)
+            } else if let folder = try? DropboxLocation(job: job.destination) {
+                target.destination = DropboxDestinationListing(
+                    caller: DropboxCaller(account: folder.account, tokens: tokens, logger: context.logger), folder: folder.path)
+            }
         }
         switch from.provider {
         case "dropbox":

@@ -8,13 +8,12 @@ extension CopyTarget {
     /// does not hold its file: their first attempts write without a look at the destination first.
     func hinted(_ children: [FanOutChild], logger: Logger) async -> [FanOutChild] {
         guard let destination, !children.isEmpty else { return children }
-        let keys = children.compactMap { try? S3Location($0.destination, field: "to", line: nil).key }
-        let absent = await destination.absent(among: keys, logger: logger)
+        let absent = await destination.absent(destinations: children.map(\.destination), logger: logger)
         guard !absent.isEmpty else { return children }
         return children.map { child in
-            guard let key = try? S3Location(child.destination, field: "to", line: nil).key, absent.contains(key),
-                case .object(var from)? = child.details[CopySourceDetails.specKey]
-            else { return child }
+            guard absent.contains(child.destination), case .object(var from)? = child.details[CopySourceDetails.specKey] else {
+                return child
+            }
             var hinted = child
             from["to_absent"] = .bool(true)
             hinted.details[CopySourceDetails.specKey] = .object(from)

@@ -16,9 +16,9 @@ struct CopyTarget: Sendable {
     let details: [String: JSONValue]
     /// The folder pair's key, when unchanged files are not enqueued again.
     let treeKey: String?
-    /// Lists an S3 destination folder for each page of children (which files it does not hold yet); nil for
-    /// other destinations and when the copy replaces whatever is there.
-    var destination: S3DestinationListing?
+    /// Lists the destination folder for the pages of children (which files it does not hold yet); nil when the
+    /// copy replaces whatever is there (no child looks then).
+    var destination: (any CopyDestinationIndex)?
 
     init(job: ClaimedJob, from: CopySourceDetails) {
         self.job = job

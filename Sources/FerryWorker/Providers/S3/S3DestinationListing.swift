@@ -1,3 +1,4 @@
+import FerryProviders
 import FerryS3
 import Logging
 
@@ -8,7 +9,7 @@ import Logging
 /// Keys come back in UTF-8 byte order, so one walk from just before the smallest key to the largest covers a page.
 /// The walk is bounded: a range where the bucket holds far more than the page's keys is listed only in part, and
 /// keys past what was listed get no answer (their children look, as before).
-struct S3DestinationListing: Sendable {
+struct S3DestinationListing: CopyDestinationIndex {
     let client: S3Client
     let bucket: String
     /// The destination folder's key prefix (every child's key starts with it).
@@ -56,5 +57,14 @@ struct S3DestinationListing: Sendable {
             guard let end = through else { return true }
             return !end.utf8.lexicographicallyPrecedes(key.utf8)
         })
+    }
+
+    func absent(destinations: [String], logger: Logger) async -> Set<String> {
+        var byKey = [String: String]()
+        for text in destinations {
+            if let key = try? S3Location(text, field: "to", line: nil).key { byKey[key] = text }
+        }
+        let keys = await absent(among: Array(byKey.keys), logger: logger)
+        return Set(keys.compactMap { byKey[$0] })
     }
 }
