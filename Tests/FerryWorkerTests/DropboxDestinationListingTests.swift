@@ -1,0 +1,44 @@
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Logging
+import Testing
+
+@testable import FerryWorker
+
+/// The one listing a folder copy makes of a Dropbox destination (the dev server over loopback): which children's
+/// files the folder lacks, compared case-insensitively; a folder not there yet lacks all of them; a folder too big
+/// to read answers nothing.
+@Suite("Dropbox destination listing", .tags(.postgres, .process))
+struct DropboxDestinationListingTests {
+    @Test("files the folder lacks are absent, case-insensitively; a missing folder lacks everything; past maxEntries nothing is answered")
+    func absentFiles() async throws {
+        let db = try await TestDatabase.make("dbx_dest_listing")
+        let server = try await DevServerProcess()
+        _ = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await DropboxFetchTests.seed(server, account: "box", folder: "/Dest/sub", count: 3, size: 100)
+        let store = db.store()
+        defer { store.client.close() }
+        let logger = Logger(label: "test")
+        let tokens = AccountTokenProvider(
+            store: store, box: SecretBox(key: try SecretKey(text: DropboxAccounts.secretKey)), httpClient: .shared, actor: "test",
+            logger: logger)
+        let caller = DropboxCaller(account: "box", tokens: tokens, logger: logger)
+
+        let held = "dropbox:box:/Dest/sub/" + DropboxFetchTests.seededName(0)
+        let otherCase = "dropbox:box:/DEST/SUB/" + DropboxFetchTests.seededName(1).uppercased()
+        let new = "dropbox:box:/Dest/sub/new.jpg"
+        let elsewhere = "dropbox:box:/Other/x.jpg"
+        let listing = DropboxDestinationListing(caller: caller, folder: "/Dest/")
+        #expect(await listing.absent(destinations: [held, otherCase, new, elsewhere], logger: logger) == [new])
+        // The folder is read once per attempt: a second page's question is answered from the same listing.
+        #expect(await listing.absent(destinations: [new], logger: logger) == [new])
+
+        let missing = DropboxDestinationListing(caller: caller, folder: "/Nowhere/")
+        let inMissing = ["dropbox:box:/Nowhere/a.jpg", "dropbox:box:/Nowhere/b/c.jpg"]
+        #expect(await missing.absent(destinations: inMissing, logger: logger) == Set(inMissing))
+
+        let small = DropboxDestinationListing(caller: caller, folder: "/Dest/", maxEntries: 2)
+        #expect(await small.absent(destinations: [new], logger: logger).isEmpty, "a folder past maxEntries answers nothing")
+    }
+}
