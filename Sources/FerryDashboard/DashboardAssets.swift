@@ -56,7 +56,7 @@ enum DashboardAssets {
           function refresh(){
             pending = false; last = Date.now();
             fetch(location.href, {headers: {'Accept': 'text/html', 'X-Ferry-Live': '1'}, credentials: 'same-origin'})
-              .then(function(r){ return r.text(); })
+              .then(function(r){ if (r.status >= 500) throw new Error('HTTP ' + r.status); return r.text(); })
               .then(function(text){
                 var doc = new DOMParser().parseFromString(text, 'text/html');
                 var fresh = doc.getElementById('live'), current = document.getElementById('live');
@@ -68,7 +68,10 @@ enum DashboardAssets {
                 current.innerHTML = fresh.innerHTML;
                 boxes = document.querySelectorAll('input[name="job"]');
                 for (i = 0; i < boxes.length; i++) if (kept[boxes[i].value]) boxes[i].checked = true;
-              });
+              })
+              // A refresh that failed (the database or the dashboard away for a moment: no answer, or 5xx) is tried again,
+              // so the page does not stay behind until the next change.
+              .catch(function(){ if (!pending) { pending = true; setTimeout(refresh, 2000); } });
           }
           document.addEventListener('change', function(e){
             var box = e.target;
