@@ -196,6 +196,7 @@ let package = Package(
             dependencies: [
                 "FerryStore",
                 "FerryCore",
+                "FerryProviders",
                 "Postgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

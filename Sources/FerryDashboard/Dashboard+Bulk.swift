@@ -45,6 +45,6 @@ extension Dashboard {
             }
             target = .jobs(ids)
         }
-        return await perform(request, action: action, target: target, back: back)
+        return await perform(request, action: action, target: target, back: back, fields: fields)
     }
 }

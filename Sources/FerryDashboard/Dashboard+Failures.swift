@@ -49,7 +49,8 @@ extension Dashboard {
                         view.jobLink(sample.jobID) + "<div class=\"err\">\(HTML.escape(sample.lastError ?? ""))</div>",
                         DashboardView.time(sample.finishedAt, now: now),
                         view.actionButton("/failed/groups/\(group.signature.id)/retry", "Retry group")
-                            + " " + view.actionButton("/failed/groups/\(group.signature.id)/discard", "Discard group")]
+                            + " " + view.actionButton("/failed/groups/\(group.signature.id)/discard", "Discard group")
+                            + " " + view.retryWithOptions("/failed/groups/\(group.signature.id)/retry")]
             }, rowIDs: groups.map { "group-" + $0.signature.id })
         if !groups.isEmpty {
             html += view.bulkForm(id: "bulk-failed", fields: "", actions: [("retry", "Retry"), ("discard", "Discard")], filter: nil)

@@ -157,6 +157,7 @@ extension Dashboard {
         if job.state == "queued" || job.state == "running" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/cancel", "Cancel") }
         if job.state == "failed" || job.state == "cancelled" || job.state == "discarded" {
             html += view.actionButton("/jobs/\(id.uuidString.lowercased())/retry", "Retry")
+            html += view.retryWithOptions("/jobs/\(id.uuidString.lowercased())/retry")
         }
         if job.state == "failed" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/discard", "Discard") }
         let fields: [(String, String)]

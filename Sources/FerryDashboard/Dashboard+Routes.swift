@@ -295,15 +295,17 @@ extension Dashboard {
         _ request: Request, _ context: DashboardRequestContext, action: String, target: FerryStore.JobFilter, back: String
     ) async throws -> Response {
         guard Self.jobActions.contains(action) else { return problem(request, .notFound, "unknown action \(action)") }
-        if let refusal = try await authorize(request, context, action: action).refusal { return refusal }
-        return await perform(request, action: action, target: target, back: back)
+        let (refusal, fields) = try await authorize(request, context, action: action)
+        if let refusal { return refusal }
+        return await perform(request, action: action, target: target, back: back, fields: fields)
     }
 
     /// Retries or discards every failed job of a group of failures (`FailureSignature`): one `requeued` or
     /// `discarded` append per job, the same call and rules as `ferry retry` / `ferry discard`.
     func actOnGroup(_ request: Request, _ context: DashboardRequestContext, id: String, action: String) async throws -> Response {
         guard action == "retry" || action == "discard" else { return problem(request, .notFound, "unknown action \(action)") }
-        if let refusal = try await authorize(request, context, action: action + " group").refusal { return refusal }
+        let (refusal, fields) = try await authorize(request, context, action: action + " group")
+        if let refusal { return refusal }
         let group: FailureGroup?
         do {
             group = try await failureGroup(id)
@@ -312,7 +314,7 @@ extension Dashboard {
             return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
         }
         guard let group else { return problem(request, .notFound, "no such group of failures (retried or discarded already?)") }
-        return await perform(request, action: action, target: .jobs(group.jobIDs), back: "/failed")
+        return await perform(request, action: action, target: .jobs(group.jobIDs), back: "/failed", fields: fields)
     }
 
     /// Pauses or resumes a queue (`ferry queue pause|resume`: one append to `ferry.queue_events`), with the form's
@@ -345,14 +347,20 @@ extension Dashboard {
     /// Runs an authorized cancel, retry or discard and answers its outcomes (JSON) or a redirect back (browsers).
     /// Named jobs (one, a selection, a group) are each listed, unchanged ones with their state; a batch or a filter
     /// lists only the jobs that changed: nothing to retry is an empty list.
-    func perform(_ request: Request, action: String, target: FerryStore.JobFilter, back: String) async -> Response {
+    /// A retry's form may carry `options` (``retryOptions(_:)``): provider options the retry changes, as
+    /// `ferry retry --option`; refused (422, nothing retried) when a value or a job's provider refuses them.
+    func perform(_ request: Request, action: String, target: FerryStore.JobFilter, back: String, fields: FormFields) async -> Response {
         let outcomes: [CommandOutcome]
         do {
             switch action {
             case "cancel": outcomes = try await store.cancel(target, requestedBy: "ferry dashboard")
             case "discard": outcomes = try await store.discard(target, requestedBy: "ferry dashboard")
-            default: outcomes = try await store.retry(target, requestedBy: "ferry dashboard")
+            default:
+                let options = try Self.retryOptions(fields)
+                outcomes = try await store.retry(target, requestedBy: "ferry dashboard", options: options)
             }
+        } catch let issue as ValidationIssue {
+            return problem(request, .unprocessableContent, "\(issue); nothing was retried")
         } catch let error as FerryStoreError where error.code == .notFound {
             return problem(request, .notFound, "\(error)")
         } catch {

@@ -76,6 +76,14 @@ struct DashboardView {
         return "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(base + path))\">\(csrfField)\(fields) <button class=\"action\">\(label)</button></form>"
     }
 
+    /// A retry that changes provider options (`options`: `NAME=VALUE …`, as `ferry retry --option`), suggested by
+    /// `placeholder`; hidden when read-only.
+    func retryWithOptions(_ path: String, placeholder: String = "NAME=VALUE") -> String {
+        actionForm(
+            path, "Retry with options",
+            fields: "<input name=\"options\" class=\"options\" size=\"16\" placeholder=\"\(HTML.escape(placeholder))\" aria-label=\"options for the retry\">")
+    }
+
     func table(_ headers: [String], _ rows: [[String]], rowIDs: [String]? = nil) -> String {
         let head = headers.map { "<th>\(HTML.escape($0))</th>" }.joined()
         let body = rows.enumerated().map { index, row in

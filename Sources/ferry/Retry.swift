@@ -65,12 +65,10 @@ struct Retry: AsyncParsableCommand {
         }
     }
 
-    /// `NAME=VALUE` texts as JSON values of the type the providers declare for NAME (a true/false option becomes
-    /// a boolean, a number an integer); ranges, choices and whether the job's provider takes NAME at all are
-    /// checked by the database against each job's own provider. A SHA-256 is written in lowercase, as enqueue does.
+    /// `NAME=VALUE` texts as JSON values of the type the providers declare for NAME
+    /// (``ProviderRegistry/retryOptionValue(name:text:)``); a bare NAME is a true/false option set to true.
     static func typedOptions(_ texts: [String]) throws -> [String: JSONValue] {
         var options = [String: JSONValue]()
-        let declared = ProviderRegistry.standard.optionCatalog.entries.map(\.option)
         for text in texts {
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
@@ -80,31 +78,7 @@ struct Retry: AsyncParsableCommand {
             guard options[name] == nil else {
                 throw CLIUsageError(message: "--option \(name) is given twice; give it once")
             }
-            // A bare NAME sets a true/false option to true.
-            let value = parts.count > 1 ? String(parts[1]) : ""
-            let types = Set(declared.filter { $0.name == name }.map { declaration -> String in
-                switch declaration.type {
-                case .boolean: "boolean"
-                case .integer: "integer"
-                case .string, .choice: "string"
-                }
-            })
-            switch types.count == 1 ? types.first : nil {
-            case "boolean":
-                // The words enqueue takes for a true/false option.
-                switch value {
-                case "true", "yes", "1", "": options[name] = .bool(true)
-                case "false", "no", "0": options[name] = .bool(false)
-                default: throw ValidationIssue(field: name, problem: "must be true or false", fix: "write \(name)=true or \(name)=false")
-                }
-            case "integer":
-                guard let number = Int64(value) else {
-                    throw ValidationIssue(field: name, problem: "must be an integer", fix: "write a whole number")
-                }
-                options[name] = .int(number)
-            default:
-                options[name] = .string(name == "sha256" ? try EndpointSyntax.sha256Hex(value, field: name, line: nil) : value)
-            }
+            options[name] = try ProviderRegistry.standard.retryOptionValue(name: name, text: parts.count > 1 ? String(parts[1]) : "")
         }
         return options
     }

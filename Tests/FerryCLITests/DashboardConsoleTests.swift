@@ -64,6 +64,50 @@ struct DashboardConsoleTests {
         }
     }
 
+    @Test("Retry with options: the fix a failure names (existing=replace) goes with the retry's event; an option the job's provider does not take, or a bad value, retries nothing (422)")
+    func retryWithOptions() async throws {
+        let db = try await TestDatabase.make("dashretryopt")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "kept", queue: "kept", count: 3)
+        try await Self.fail(store, queue: "kept", ids: ids, errors: (0..<3).map { "destination_exists: /srv/in/\($0).jpg exists with different content" })
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let browser = try await dashboard.login(token: Self.token)
+            let failed = try await dashboard.get("/failed", cookies: browser.cookies)
+            let group = try #require(FailureKey.id(of: try await dashboard.get("/failed", json: true), code: "destination_exists"))
+            #expect(failed.body.contains("action=\"/ferry/failed/groups/\(group)/retry\"") && failed.body.contains("name=\"options\""))
+            #expect(try await dashboard.get("/jobs/\(ids[0].uuidString.lowercased())", cookies: browser.cookies).body.contains("Retry with options"))
+
+            // Refused before anything is appended: an option web fetches do not take, a value not among the choices,
+            // a true/false option given another word.
+            for (options, words) in [("mode=overwrite", "mode"), ("existing=sometimes", "sometimes"), ("existing=replace,existing=ignore", "twice")] {
+                let refused = try await dashboard.request(
+                    .POST, "/failed/groups/\(group)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf, "options": options])
+                #expect(refused.status == 422, "\(options): \(refused.status) \(refused.body)")
+                #expect(refused.body.contains(words) && refused.body.contains("nothing was retried"), "\(refused.body)")
+            }
+            #expect(try await db.query("SELECT count(*) FROM ferry.events WHERE type = 'requeued'").rows[0].decode(Int.self, at: 0) == 0)
+
+            // One job with the fix its error names, then the rest of the group with none.
+            let one = try await dashboard.request(
+                .POST, "/jobs/\(ids[0].uuidString.lowercased())/retry", cookies: browser.cookies,
+                form: ["csrf": browser.csrf, "options": "existing=replace"])
+            #expect(one.status == 303, "\(one.body)")
+            let event = try await db.query(
+                "SELECT data->'options'->>'existing', data->'spec'->>'existing', data->>'by' FROM ferry.events WHERE type = 'requeued' AND job_id = $1::uuid",
+                [ids[0]]).rows
+            #expect(event.count == 1)
+            #expect(try event.first?.decode(String?.self, at: 0) == "replace")
+            #expect(try event.first?.decode(String?.self, at: 1) == "replace", "the spec the retry makes carries it")
+            #expect(try event.first?.decode(String?.self, at: 2) == "ferry dashboard")
+            let rest = try await dashboard.request(
+                .POST, "/failed/groups/\(group)/retry", form: ["options": " "], headers: ["Authorization": "Bearer \(Self.token)"])
+            #expect(rest.status == 200, "\(rest.body)")
+            #expect(try await db.query("SELECT count(*) FROM ferry.events WHERE type = 'requeued' AND data ? 'options'").rows[0].decode(Int.self, at: 0) == 1)
+            #expect(try await db.query("SELECT count(*) FROM ferry.events WHERE type = 'requeued'").rows[0].decode(Int.self, at: 0) == 3)
+        }
+    }
+
     @Test("Discard group and Discard on a job append discarded as by the dashboard; the failures page and batch count follow")
     func discard() async throws {
         let db = try await TestDatabase.make("dashdiscard")
