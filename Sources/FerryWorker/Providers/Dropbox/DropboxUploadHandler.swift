@@ -64,7 +64,9 @@ public struct DropboxUploadHandler: JobHandler {
     }
 
     func upload(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
-        let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
+        let roots = context.localRoots
+        // Off the cooperative pool: opening walks the path a component at a time, each an openat that may wait on disk.
+        let (expected, source) = try await BlockingIO.run { try SourceExpectation.open(job, roots: roots) }
         return try await transfer(
             job, context: context, source: .file(source), size: expected.size,
             modified: Date(timeIntervalSince1970: Double(expected.modifiedNanoseconds / 1_000_000_000)),

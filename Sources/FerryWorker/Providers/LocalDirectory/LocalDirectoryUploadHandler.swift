@@ -46,7 +46,9 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             throw JobFailure.permanent("bad_destination", "destination is not a file:/// URL")
         }
         let roots = context.localRoots
-        let (expected, source) = try SourceExpectation.open(job, roots: roots)
+        // Every open, create and rename runs off the cooperative pool: with many copies into one folder they queue
+        // on the folder's lock in the kernel, and a cooperative thread waiting there stalls every task.
+        let (expected, source) = try await BlockingIO.run { try SourceExpectation.open(job, roots: roots) }
 
         let (directory, name) = LocalRoots.split(target)
         guard SafePath.component(name) != nil else {
@@ -68,14 +70,16 @@ public struct LocalDirectoryUploadHandler: JobHandler {
                 return .unchanged(["size": .int(size), "path": .string(target)])
             }
         }
-        // The source's permission bits, never wider (a root worker must not turn a 0600 secret into a 0644 copy).
-        let mode = mode_t(try source.status().st_mode & 0o777)
-        let part: OwnedFile
-        do {
-            part = try folder.openChild(temporaryName, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
-            try part.setMode(mode)
-        } catch let error as POSIXFailure {
-            throw Self.classify(error)
+        let part = try await BlockingIO.run { () throws -> OwnedFile in
+            do {
+                // The source's permission bits, never wider (a root worker must not turn a 0600 secret into a 0644 copy).
+                let mode = mode_t(try source.status().st_mode & 0o777)
+                let part = try folder.openChild(temporaryName, flags: O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+                try part.setMode(mode)
+                return part
+            } catch let error as POSIXFailure {
+                throw Self.classify(error)
+            }
         }
 
         // Resume where the last attempt's recorded progress says the bytes are durable.

@@ -38,7 +38,9 @@ struct S3UploadHandler: JobHandler {
     func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
         let location = try S3Location(job: job.destination)
         let options = try job.details(as: S3UploadDetails.self)
-        let (expected, source) = try SourceExpectation.open(job, roots: context.localRoots)
+        let roots = context.localRoots
+        // Off the cooperative pool: opening walks the path a component at a time, each an openat that may wait on disk.
+        let (expected, source) = try await BlockingIO.run { try SourceExpectation.open(job, roots: roots) }
         let client = try await access.client(for: location.account, logger: context.logger)
         let mtime = Self.mtimeText(expected.modifiedNanoseconds)
         if options.ifChanged == true, let present = try await Self.present(location, expected, mtime, source: source, client: client) {
