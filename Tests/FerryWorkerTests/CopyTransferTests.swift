@@ -135,6 +135,7 @@ struct CopyTransferTests {
         // One object changes: a copy again (overwriting) moves only it.
         let changed = Data(repeating: 7, count: 4_321)
         _ = try await setup.client.putObject(bucket: setup.bucket, key: "in/b.jpg", body: .bytes(ByteBuffer(bytes: changed)))
+        objects["in/b.jpg"] = changed
         _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "second", "--option", "mode=overwrite"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the second copy") { try await WorkerFixtures.batchDone(setup.db, "second") }
         #expect(try await Self.states(setup.db, "second") == ["succeeded": 2], "the listing and the one changed object")
@@ -172,6 +173,11 @@ struct CopyTransferTests {
             return fresh && sql
         }
         #expect(try await Self.states(setup.db, "fresh") == ["succeeded": 6])
+        // Each small object was read whole in one GetObject (the copy replaces whatever is there): the same bytes.
+        for (key, data) in objects where data.count <= 1 << 20 {
+            let path = "/Again/" + key.dropFirst(3)
+            #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: path)) == data, "\(path)")
+        }
         #expect(try await Self.states(setup.db, "sql") == ["succeeded": 1])
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Sql/a.jpg")) == objects["in/a.jpg"])
         again.signal(SIGTERM)

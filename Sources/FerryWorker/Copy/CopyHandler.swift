@@ -19,11 +19,12 @@ struct CopyHandler: JobHandler {
             throw JobFailure.permanent("bad_details", "the copy names no destination account")
         }
         return try await writer.participating(account: account) {
-            let source = try await sources.open(job, from: from, logger: context.logger)
-            // A first attempt at a file the folder's listing of the destination did not hold skips the look.
+            // A first attempt at a file the folder's listing of the destination did not hold skips the look, as
+            // does a copy that replaces whatever is there: either way the source's bytes will be needed.
             let listedAbsent = job.attempt <= 1 && from.destinationAbsent == true
-            if !listedAbsent, (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true),
-                let present = try await writer.present(job, source: source, context: context)
+            let ifChanged = (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true)
+            let source = try await sources.open(job, from: from, writing: listedAbsent || !ifChanged, logger: context.logger)
+            if !listedAbsent, ifChanged, let present = try await writer.present(job, source: source, context: context)
             {
                 context.logger.info("the destination holds the source's content already; not copied again")
                 return .unchanged(present.merging(source.facts.resultDetails) { ours, _ in ours })

@@ -37,8 +37,9 @@ struct CopySources: Sendable {
     /// attempt (one request less per file; reads are pinned to the listed revision, so a file changed since fails
     /// the attempt as `source_changed`); later attempts look it up afresh. An S3 object's modification time as the
     /// uploader kept it (`x-amz-meta-mtime`) is in no listing: a small one headed for a place the destination
-    /// lacks is read whole at once (the metadata comes with the bytes), any other is looked up first.
-    func open(_ job: ClaimedJob, from: CopySourceDetails, logger: Logger) async throws -> any CopySource {
+    /// lacks, or for a copy that replaces whatever is there (`writing`), is read whole at once (the metadata comes
+    /// with the bytes); any other is looked up first.
+    func open(_ job: ClaimedJob, from: CopySourceDetails, writing: Bool, logger: Logger) async throws -> any CopySource {
         let listed = job.attempt <= 1 && from.provider == "dropbox" ? from.listedFacts : nil
         switch from.provider {
         case "dropbox":
@@ -49,9 +50,8 @@ struct CopySources: Sendable {
         default:
             let location = try S3Location(job: job.source)
             let access = S3AccountAccess(tokens: tokens, httpClient: httpClient)
-            // A small listed object bound for a place the destination's listing found empty is read whole at once:
-            // its bytes will be needed, and its metadata comes with them.
-            if job.attempt <= 1, from.destinationAbsent == true, let etag = from.version, let size = from.size,
+            // A small listed object whose bytes will be needed is read whole at once: its metadata comes with them.
+            if job.attempt <= 1, writing, let etag = from.version, let size = from.size,
                 size <= S3CopySource.prefetchLimit
             {
                 return try await S3CopySource.read(listed: location, etag: etag, access: access, logger: logger)
