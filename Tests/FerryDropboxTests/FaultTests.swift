@@ -107,7 +107,9 @@ struct FaultTests {
     func cancelled() async throws {
         try await DropboxTestServer.run { t in
             let token = try await t.accessToken()
-            t.server.updateFaults(FaultConfiguration(latencyMilliseconds: 5000))
+            // Held far longer than a loaded machine can take to notice the call arrived (5 s once was not: the call
+            // completed before the cancel and the test saw a success).
+            t.server.updateFaults(FaultConfiguration(latencyMilliseconds: 120_000))
             let client = t.client
             let route = "users/get_current_account"
             let before = t.server.stats().requestsPerRoute[route, default: 0]
