@@ -103,14 +103,13 @@ extension S3Client {
         try await drain(response, request.operation)
     }
 
-    /// `ListObjectsV2`: one page of keys under `prefix`, in key order.
+    /// `ListObjectsV2`: one page of keys under `prefix`, in key order (UTF-8 bytes).
     ///
     /// - Parameters:
     ///   - delimiter: roll keys up to their next `delimiter` into ``S3ObjectPage/commonPrefixes``.
     ///   - continuationToken: ``S3ObjectPage/nextContinuationToken`` of the previous page.
     ///   - maxKeys: at most this many entries (S3 caps it at 1,000).
-    /// One page of keys under `prefix`, in UTF-8 byte order; `startAfter` begins the listing after that key (only
-    /// the first page: later ones follow `continuationToken`).
+    ///   - startAfter: begin after this key (for the first page; later ones follow `continuationToken`).
     public func listObjectsV2(
         bucket: String, prefix: String? = nil, delimiter: String? = nil, continuationToken: String? = nil, maxKeys: Int? = nil,
         startAfter: String? = nil
