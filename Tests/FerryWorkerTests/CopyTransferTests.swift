@@ -186,7 +186,7 @@ struct CopyTransferTests {
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
     }
 
-    @Test("S3 prefix to S3: the folder job lists the destination's range per page; files it lacks are written without a look, files it holds are looked at and the same ones left alone")
+    @Test("S3 prefix to S3: the folder job lists the destination's range per page; files it lacks are written without a look, files it holds are looked at and the same ones left alone; within one account the store copies them itself")
     func s3ToS3WithDestinationListing() async throws {
         let setup = try await S3TransferTests.setUp("copy_s3_s3")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
@@ -203,7 +203,10 @@ struct CopyTransferTests {
         }
         _ = try await setup.client.putObject(
             bucket: setup.bucket, key: "dst/p/f110", body: .bytes(ByteBuffer(bytes: Data(repeating: 1, count: content(10).count))))
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/src/p/", "--to", "s3:s3:\(setup.bucket)/dst/p/", "--batch", "hint"])
+        // Another account for the destination: the bytes stream through the worker (one account would have the
+        // store copy them itself; that case is below).
+        try await S3TransferTests.addAccount(setup, name: "s3b")
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/src/p/", "--to", "s3:s3b:\(setup.bucket)/dst/p/", "--batch", "hint"])
         let worker = try TestWorker.transfers(setup.db, name: "copy-s3-s3", [])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the copy") { try await WorkerFixtures.batchDone(setup.db, "hint") }
         worker.signal(SIGTERM)
@@ -244,8 +247,8 @@ struct CopyTransferTests {
         ])
         _ = try await store.enqueue([
             JobSpec(
-                jobID: UUIDv7.make(), kind: .copy, source: "s3:s3:\(setup.bucket)/src/q/late", destination: "s3:s3:\(setup.bucket)/dst/q/late",
-                account: "s3", queue: "default", batch: "late", priority: 0, maxAttempts: 1, runAt: nil, idempotencyKey: nil,
+                jobID: UUIDv7.make(), kind: .copy, source: "s3:s3:\(setup.bucket)/src/q/late", destination: "s3:s3b:\(setup.bucket)/dst/q/late",
+                account: "s3b", queue: "default", batch: "late", priority: 0, maxAttempts: 1, runAt: nil, idempotencyKey: nil,
                 metadata: nil, bytesTotal: 6, details: ["from": from, "if_changed": .bool(true)])
         ])
         let late = try TestWorker.transfers(setup.db, name: "copy-late", [])
@@ -254,5 +257,38 @@ struct CopyTransferTests {
         _ = try await late.waitForExit()
         #expect(try await Self.states(setup.db, "late") == ["succeeded": 1])
         #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "dst/q/late") == Self.sha256(current))
+        #expect(try await WorkerFixtures.count(
+            setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch IN ('hint', 'late') AND result->>'server_side' = 'true'") == 0)
+
+        // One account on both sides: the store copies each object itself (CopyObject pinned to the listed ETag),
+        // with the source's mtime and version as metadata; nothing streams through the worker.
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/src/p/", "--to", "s3:s3:\(setup.bucket)/inside/", "--batch", "inside"])
+        let inside = try TestWorker.transfers(setup.db, name: "copy-inside", [])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the copy inside the store") {
+            try await WorkerFixtures.batchDone(setup.db, "inside")
+        }
+        inside.signal(SIGTERM)
+        _ = try await inside.waitForExit()
+        #expect(try await Self.states(setup.db, "inside") == ["succeeded": 31])
+        #expect(try await WorkerFixtures.count(
+            setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'inside' AND result->>'server_side' = 'true' AND bytes_done = bytes_total") == 30)
+        for index in 0..<30 {
+            let key = "inside/f\(100 + index)"
+            #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, key) == Self.sha256(content(index)), "\(key)")
+            let copied = try await setup.client.headObject(bucket: setup.bucket, key: key)
+            #expect(copied.metadata["mtime"].flatMap(Double.init) == Double(1_700_000_000 + index) + 0.25, "\(key): \(copied.metadata)")
+            #expect(copied.metadata["source-version"] != nil, "\(key): \(copied.metadata)")
+        }
+        // A key that needs encoding in x-amz-copy-source, copied on its own.
+        let odd = "odd/a b ü+%&=.bin"
+        _ = try await setup.client.putObject(bucket: setup.bucket, key: odd, body: .bytes(ByteBuffer(bytes: content(3))))
+        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/\(odd)", "--to", "s3:s3:\(setup.bucket)/inside2/", "--batch", "odd"])
+        let oddWorker = try TestWorker.transfers(setup.db, name: "copy-odd", [])
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the odd copy") { try await WorkerFixtures.batchDone(setup.db, "odd") }
+        oddWorker.signal(SIGTERM)
+        _ = try await oddWorker.waitForExit()
+        #expect(try await Self.states(setup.db, "odd") == ["succeeded": 1])
+        #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'odd' AND result->>'server_side' = 'true'") == 1)
+        #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "inside2/a b ü+%&=.bin") == Self.sha256(content(3)))
     }
 }

@@ -47,6 +47,16 @@ struct S3TransferTests {
         return Setup(db: db, url: url, bucket: bucket, client: client, dir: dir)
     }
 
+    /// Another account on the same store (same keys): copies between it and `s3` cross accounts, so they stream
+    /// through the worker instead of being copied inside the store.
+    static func addAccount(_ setup: Setup, name: String) async throws {
+        let added = try await FerryProcess.run(
+            ["account", "add", name, "--provider", "s3", "--region", "us-east-1", "--endpoint-url", setup.url, "--path-style",
+             "--access-key-id-file", setup.dir + "/key-id", "--secret-access-key-file", "-"],
+            databaseURL: setup.db.url, stdin: secret + "\n", environment: DropboxAccounts.environment)
+        #expect(added.status == 0, "\(added.stderr)")
+    }
+
     static func worker(_ setup: Setup, name: String, _ extra: [String] = []) throws -> BackgroundProcess {
         try BackgroundProcess(
             ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",

@@ -51,7 +51,9 @@ struct CopySources: Sendable {
             let location = try S3Location(job: job.source)
             let access = S3AccountAccess(tokens: tokens, httpClient: httpClient)
             // A small listed object whose bytes will be needed is read whole at once: its metadata comes with them.
-            if job.attempt <= 1, writing, let etag = from.version, let size = from.size,
+            // Not when the store copies it itself (one account on both sides): then no byte is read here.
+            let inside = job.account == location.account && EndpointSyntax.scheme(of: job.destination) == "s3"
+            if job.attempt <= 1, writing, !inside, let etag = from.version, let size = from.size,
                 size <= S3CopySource.prefetchLimit
             {
                 return try await S3CopySource.read(listed: location, etag: etag, access: access, logger: logger)

@@ -42,6 +42,11 @@ struct S3CopyWriter: CopyWriter {
             metadata["mtime"] = S3UploadHandler.mtimeText(Self.nanoseconds(modified))
         }
         if let hash = facts.dropboxContentHash { metadata["dropbox-content-hash"] = hash }
+        if let serverSide = source as? S3CopySource, Self.copiesInside(source: serverSide, to: location, size: facts.size),
+            S3UploadCursor(session: job.session, key: location.key) == nil
+        {
+            return try await copyInside(serverSide, to: location, client: client, options: options, metadata: metadata)
+        }
         let upload = S3Upload(
             handler: uploads, job: job, context: context, client: client, source: .copy(source), size: facts.size,
             bucket: location.bucket, key: location.key, options: options, metadata: metadata)
@@ -66,6 +71,38 @@ struct S3CopyWriter: CopyWriter {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         let micros = Int64(((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded())
         return Int64(seconds) * 1_000_000_000 + micros * 1_000
+    }
+
+    /// Whether the store copies this object itself: source and destination are of one account (one endpoint, one
+    /// key pair that reads the one and writes the other), and one `CopyObject` takes the size.
+    static func copiesInside(source: S3CopySource, to destination: S3Location, size: Int64) -> Bool {
+        source.location.account == destination.account && size <= S3Client.maxCopyObjectSize
+    }
+
+    /// A copy the store makes itself (`CopyObject`, pinned to the version the attempt began with): no byte passes
+    /// through the worker. A plain source ETag (the MD5 of the bytes) must come back as the copy's.
+    func copyInside(
+        _ source: S3CopySource, to location: S3Location, client: S3Client, options: S3UploadDetails, metadata: [String: String]
+    ) async throws -> JobResult {
+        let facts = source.facts
+        let etag: String
+        do {
+            etag = try await client.copyObject(
+                sourceBucket: source.location.bucket, sourceKey: source.location.key, ifMatch: facts.version,
+                bucket: location.bucket, key: location.key, metadata: metadata, contentType: options.contentType,
+                storageClass: options.storageClass)
+        } catch {
+            if error.code == .preconditionFailed || error.code == .noSuchKey {
+                throw JobFailure.retryable("source_changed", "\(source.location.text) changed or went away during the copy; the next attempt copies its current version")
+            }
+            throw error.jobFailure(doing: "copying \(source.location.text) inside the store")
+        }
+        if let md5 = facts.md5, S3ObjectFetch.plainMD5(etag) != md5 {
+            throw JobFailure.retryable("checksum_mismatch", "the store's copy of \(source.location.text) has ETag \(etag), not the source's MD5 \(md5)")
+        }
+        var details = facts.resultDetails
+        details.merge(["etag": .string(etag), "bucket": .string(location.bucket), "key": .string(location.key), "server_side": .bool(true)]) { _, ours in ours }
+        return JobResult(bytes: facts.size, details: .object(details))
     }
 
     /// A version as a header value carries it: ETags lose their quotes.
