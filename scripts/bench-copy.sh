@@ -7,7 +7,8 @@
 # 2. A second `ferry enqueue copy` of an unchanged 10,000-object S3 prefix to another bucket (from enqueue to the
 #    batch done, two workers running) against `rclone copy` of the same unchanged prefix (default: size and
 #    modification time; and --checksum: size and MD5 from the listings), on one moto server. The first copies
-#    (Ferry 2 workers × 32, rclone --transfers 32, streamed through each tool) are reported too.
+#    (Ferry 2 workers × 32, rclone --transfers 32, streamed through each tool) are reported too, and a copy within one
+#    account (Ferry) or one remote (rclone), which both make with server-side CopyObject.
 # Usage: scripts/bench-copy.sh BIN_DIR DATABASE_ADMIN_URL
 set -euo pipefail
 shopt -s inherit_errexit   # a failure inside $(...) stops the run too
@@ -91,7 +92,7 @@ for remote in A B; do
         RCLONE_CONFIG_MOTO${remote}_REGION=us-east-1 RCLONE_CONFIG_MOTO${remote}_FORCE_PATH_STYLE=true
 done
 rc() { env -u AWS_CA_BUNDLE rclone --config /dev/null "$@"; }
-rc mkdir motoa:src && rc mkdir motob:ferry && rc mkdir motob:rclone
+rc mkdir motoa:src && rc mkdir motob:ferry && rc mkdir motob:rclone && rc mkdir motoa:inside && rc mkdir motoa:rclone-inside
 rc copy --transfers 32 "$work/tree" motoa:src/tree
 echo "$key" >"$work/key-id"
 for name in src dst; do
@@ -105,21 +106,31 @@ ferry_first=$(elapsed "$t0" "$t1")
     || { echo "error: not every copy succeeded" >&2; exit 1; }
 t0=$(now); "$ferry" enqueue copy s3:src:src/tree/ --to s3:dst:ferry/tree/ --batch copy-2 >/dev/null; wait_batch copy-2; t1=$(now)
 ferry_again=$(elapsed "$t0" "$t1"); again_jobs=$(q "SELECT count(*) FROM ferry.jobs WHERE batch = 'copy-2'")
+# Within one account the store copies each object itself (CopyObject), as rclone does within one remote.
+t0=$(now); "$ferry" enqueue copy s3:src:src/tree/ --to s3:src:inside/tree/ --batch copy-inside >/dev/null; wait_batch copy-inside; t1=$(now)
+ferry_inside=$(elapsed "$t0" "$t1")
+[[ $(q "SELECT count(*) FROM ferry.jobs WHERE batch = 'copy-inside' AND result->>'server_side' = 'true'") == "$files" ]] \
+    || { echo "error: not every copy within one account was made by the store" >&2; exit 1; }
 stop_workers
+t0=$(now); rc copy --transfers 32 motoa:src/tree motoa:rclone-inside/tree; t1=$(now)
+rclone_inside=$(elapsed "$t0" "$t1")
 t0=$(now); rc copy --transfers 32 motoa:src/tree motob:rclone/tree; t1=$(now)
 rclone_first=$(elapsed "$t0" "$t1")
 t0=$(now); rc copy --transfers 32 motoa:src/tree motob:rclone/tree; t1=$(now)
 rclone_again=$(elapsed "$t0" "$t1")
 t0=$(now); rc copy --transfers 32 --checksum motoa:src/tree motob:rclone/tree; t1=$(now)
 rclone_checksum=$(elapsed "$t0" "$t1")
-python3 - "$files" "$ferry_first" "$rclone_first" "$ferry_again" "$again_jobs" "$rclone_again" "$rclone_checksum" <<'PY'
+python3 - "$files" "$ferry_first" "$rclone_first" "$ferry_again" "$again_jobs" "$rclone_again" "$rclone_checksum" "$ferry_inside" "$rclone_inside" <<'PY'
 import sys
 files = int(sys.argv[1])
 ferry_first, rclone_first, ferry_again = float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
 again_jobs, rclone_again, rclone_checksum = int(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
+ferry_inside, rclone_inside = float(sys.argv[8]), float(sys.argv[9])
 print(f"S3 prefix of {files:,} objects copied to another bucket (moto), Ferry 2 workers x 32 against rclone --transfers 32:")
 print(f"  first copy: ferry {ferry_first:.1f} s ({files / ferry_first:,.0f} files/s); rclone {rclone_first:.1f} s ({files / rclone_first:,.0f} files/s); ferry {rclone_first / ferry_first:.2f}x rclone's speed")
 print(f"  copied again, unchanged: ferry {ferry_again:.2f} s ({again_jobs} job: the listing); rclone {rclone_again:.2f} s (size and modtime), "
       f"{rclone_checksum:.2f} s (--checksum); ferry {rclone_again / ferry_again:.1f}x and {rclone_checksum / ferry_again:.1f}x faster")
+print(f"  within one account (server-side copies): ferry {ferry_inside:.1f} s ({files / ferry_inside:,.0f} files/s); "
+      f"rclone, one remote, {rclone_inside:.1f} s ({files / rclone_inside:,.0f} files/s); ferry {rclone_inside / ferry_inside:.2f}x rclone's speed")
 PY
 psql "$admin" -qc "DROP DATABASE IF EXISTS ferry_bench_copy" 2>/dev/null || true

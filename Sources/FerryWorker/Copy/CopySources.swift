@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryProviders
+import FerryS3
 import FerryStore
 import Logging
 
@@ -51,8 +52,17 @@ struct CopySources: Sendable {
             let location = try S3Location(job: job.source)
             let access = S3AccountAccess(tokens: tokens, httpClient: httpClient)
             // A small listed object whose bytes will be needed is read whole at once: its metadata comes with them.
-            // Not when the store copies it itself (one account on both sides): then no byte is read here.
+            // When the store copies it itself (one account on both sides) no byte is read here, and a listed object
+            // needs no look either: the store keeps its metadata, and the copy is pinned to the listed ETag.
             let inside = job.account == location.account && EndpointSyntax.scheme(of: job.destination) == "s3"
+            if inside, job.attempt <= 1, let etag = from.version, let size = from.size, size <= S3Client.maxCopyObjectSize {
+                let client = try await access.client(for: location.account, logger: logger)
+                return S3CopySource(
+                    client: client, location: location,
+                    facts: CopySourceFacts(
+                        size: size, version: etag, modified: RemoteTimestamp.iso8601(from.modified), md5: S3ObjectFetch.plainMD5(etag)),
+                    listedOnly: true)
+            }
             if job.attempt <= 1, writing, !inside, let etag = from.version, let size = from.size,
                 size <= S3CopySource.prefetchLimit
             {

@@ -14,6 +14,9 @@ struct S3CopySource: CopySource {
     /// The whole object, when it was read at open (a small listed object: one `GetObject` instead of a
     /// `HeadObject` and a `GetObject`).
     var prefetched: ByteBuffer? = nil
+    /// The facts are a listing's, not looked up: the object's own metadata (the mtime an uploader stored) is
+    /// unknown here. Only for copies the store makes itself, which keep the source's metadata as it is.
+    var listedOnly = false
 
     /// Objects at most this big that a listing found are read whole at open.
     static let prefetchLimit: Int64 = 1 << 20

@@ -80,17 +80,20 @@ struct S3CopyWriter: CopyWriter {
     }
 
     /// A copy the store makes itself (`CopyObject`, pinned to the version the attempt began with): no byte passes
-    /// through the worker. A plain source ETag (the MD5 of the bytes) must come back as the copy's.
+    /// through the worker. A plain source ETag (the MD5 of the bytes) must come back as the copy's. A listed
+    /// source's copy keeps the source's metadata (one request per object, as rclone within one remote).
     func copyInside(
         _ source: S3CopySource, to location: S3Location, client: S3Client, options: S3UploadDetails, metadata: [String: String]
     ) async throws -> JobResult {
         let facts = source.facts
         let etag: String
         do {
+            // A source known only from its listing keeps its own metadata (its stored mtime among it); a looked-up
+            // one gets ours, as a streamed copy does.
             etag = try await client.copyObject(
                 sourceBucket: source.location.bucket, sourceKey: source.location.key, ifMatch: facts.version,
-                bucket: location.bucket, key: location.key, metadata: metadata, contentType: options.contentType,
-                storageClass: options.storageClass)
+                bucket: location.bucket, key: location.key, metadata: source.listedOnly ? nil : metadata,
+                contentType: options.contentType, storageClass: options.storageClass)
         } catch {
             if error.code == .preconditionFailed || error.code == .noSuchKey {
                 throw JobFailure.retryable("source_changed", "\(source.location.text) changed or went away during the copy; the next attempt copies its current version")
