@@ -39,7 +39,8 @@ struct CopySources: Sendable {
     /// the attempt as `source_changed`); later attempts look it up afresh. An S3 object's modification time as the
     /// uploader kept it (`x-amz-meta-mtime`) is in no listing: a small one headed for a place the destination
     /// lacks, or for a copy that replaces whatever is there (`writing`), is read whole at once (the metadata comes
-    /// with the bytes); any other is looked up first.
+    /// with the bytes); one the store copies itself (one account on both sides) is taken as listed; any other is
+    /// looked up first.
     func open(_ job: ClaimedJob, from: CopySourceDetails, writing: Bool, logger: Logger) async throws -> any CopySource {
         let listed = job.attempt <= 1 && from.provider == "dropbox" ? from.listedFacts : nil
         switch from.provider {
@@ -51,7 +52,6 @@ struct CopySources: Sendable {
         default:
             let location = try S3Location(job: job.source)
             let access = S3AccountAccess(tokens: tokens, httpClient: httpClient)
-            // A small listed object whose bytes will be needed is read whole at once: its metadata comes with them.
             // When the store copies it itself (one account on both sides) no byte is read here, and a listed object
             // needs no look either: the store keeps its metadata, and the copy is pinned to the listed ETag.
             let inside = job.account == location.account && EndpointSyntax.scheme(of: job.destination) == "s3"
@@ -63,6 +63,7 @@ struct CopySources: Sendable {
                         size: size, version: etag, modified: RemoteTimestamp.iso8601(from.modified), md5: S3ObjectFetch.plainMD5(etag)),
                     listedOnly: true)
             }
+            // A small listed object whose bytes will be needed is read whole at once: its metadata comes with them.
             if job.attempt <= 1, writing, !inside, let etag = from.version, let size = from.size,
                 size <= S3CopySource.prefetchLimit
             {
