@@ -455,6 +455,39 @@ CREATE FUNCTION ferry.batch_summary(p_batch text) RETURNS jsonb
      WHERE j.batch = p_batch
 $$;
 
+CREATE FUNCTION ferry.begin_schedule_attempt(p_schedule text, p_worker text, p_poison_after integer DEFAULT 3) RETURNS TABLE(attempt bigint, paused_reason text)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s       record;
+    dead    bigint;
+    workers text;
+    reason  text;
+BEGIN
+    SELECT sc.paused, sc.removed, sc.next_tick, sc.run_requested_at, sc.last_fired_at, sc.changed_at INTO s
+      FROM ferry.schedules sc WHERE sc.name = p_schedule;
+    IF NOT FOUND OR s.removed OR NOT coalesce((NOT s.paused AND s.next_tick <= now()) OR s.run_requested_at <= now(), false) THEN
+        RETURN QUERY SELECT NULL::bigint, NULL::text;
+        RETURN;
+    END IF;
+    -- Left behind since the schedule last fired or changed (a resume or a replaced template starts afresh).
+    SELECT count(*), string_agg(DISTINCT a.worker, ', ') INTO dead, workers
+      FROM ferry.schedule_attempts a
+     WHERE a.schedule = p_schedule AND a.started_at > greatest(coalesce(s.last_fired_at, '-infinity'), s.changed_at);
+    IF p_poison_after > 0 AND dead >= p_poison_after THEN
+        reason := format('paused by worker %s: %s firings ended with their worker dead (%s); fix the template '
+                         '(ferry schedule add --replace) or the workers, then ferry schedule resume',
+                         left(p_worker, 200), dead, left(workers, 400));
+        INSERT INTO ferry.schedule_events (schedule, type, data) VALUES (p_schedule, 'paused', jsonb_build_object('reason', reason));
+        RETURN QUERY SELECT NULL::bigint, reason;
+        RETURN;
+    END IF;
+    RETURN QUERY INSERT INTO ferry.schedule_attempts AS a (schedule, worker) VALUES (p_schedule, p_worker)
+        RETURNING a.position, NULL::text;
+END
+$$;
+
 CREATE FUNCTION ferry.change_job_search_terms() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -569,6 +602,15 @@ BEGIN
         ELSIF d ->> 'kind' = 'upload' AND remote ~* '^(file:|/)' AND remote ~* '(^|/)(\.|%2e){2}(/|$)' THEN
             field := remote_field; problem := format('path contains ''..'' (%s)', left(remote, 256));
             hint := 'Write the folder without ''..''; workers refuse it in every local path.';
+        END IF;
+    END IF;
+
+    -- A listing filter, as ferry.enqueue stores the option or as a resolved spec carries it: bounded (definition 398).
+    IF field IS NULL AND jsonb_typeof(d -> 'spec') = 'object' THEN
+        problem := ferry.filter_problem(coalesce(d #> '{spec,filter}', d #> '{spec,unresolved,options,filter}'));
+        IF problem IS NOT NULL THEN
+            field := 'filter';
+            hint := 'Give filters with --include, --exclude, --filter-from and the size and age flags, within the limits in docs/cli.md.';
         END IF;
     END IF;
 
@@ -738,6 +780,92 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value', COLUMN = 'spec',
                   HINT = 'Write ''spec'', ferry.requeued_spec(j.spec, OPTIONS) from the job''s row (or retry with ferry retry --option).';
     END IF;
+END
+$_$;
+
+CREATE FUNCTION ferry.check_schedule_event() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    d        jsonb := NEW.data;
+    t        jsonb := NEW.data -> 'template';
+    owner    boolean;
+    minimum  bigint;
+    field    text;
+    problem  text;
+    hint     text;
+    extra    text;
+BEGIN
+    IF NEW.type NOT IN ('added', 'replaced') THEN
+        -- Pause, resume, remove, run: small data of printable text (a pause's reason is shown to operators).
+        IF octet_length(d::text) > 4096 OR coalesce(d ->> 'reason' ~ '[\x01-\x1f\x7f]', false) THEN
+            RAISE EXCEPTION 'data: at most 4 KiB of printable text' USING ERRCODE = 'invalid_parameter_value',
+                COLUMN = 'data', HINT = 'Change schedules with ferry schedule pause|resume|remove|run.';
+        END IF;
+        RETURN NEW;
+    END IF;
+    owner := pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE');
+    minimum := CASE WHEN owner THEN 1
+                    ELSE coalesce((SELECT st.value::bigint FROM ferry.settings st
+                                    WHERE st.name = 'schedule_min_interval_seconds' AND st.value ~ '^[0-9]{1,9}$'), 60) END;
+
+    IF (d ? 'every_seconds') = (d ? 'cron') THEN
+        field := 'every_seconds'; problem := 'give every_seconds or cron, one of them';
+        hint := 'ferry schedule add NAME --every 1h or --cron "0 * * * *".';
+    ELSIF d ? 'every_seconds' AND (jsonb_typeof(d -> 'every_seconds') <> 'number' OR (d ->> 'every_seconds') !~ '^[0-9]{1,12}$'
+                                   OR (d ->> 'every_seconds')::bigint NOT BETWEEN minimum AND 366 * 86400) THEN
+        field := 'every_seconds'; problem := format('must be a whole number of seconds from %s to a year', minimum);
+        hint := 'Schedules tick at most once a minute; use --every 1m or longer.';
+    ELSIF d ? 'cron' AND (jsonb_typeof(d -> 'cron') <> 'string' OR octet_length(d ->> 'cron') NOT BETWEEN 1 AND 200
+                          OR (d ->> 'cron') ~ '[\x01-\x1f\x7f]') THEN
+        field := 'cron'; problem := 'must be a cron expression of at most 200 printable bytes';
+        hint := 'Write five fields such as "0 6 * * *", or @daily.';
+    ELSIF jsonb_typeof(d -> 'timezone') IS DISTINCT FROM 'string' OR (d ->> 'timezone') !~ '^[A-Za-z0-9_+/-]{1,64}$' THEN
+        field := 'timezone'; problem := 'must be a time zone name such as UTC or Europe/Paris';
+        hint := 'ferry schedule add --timezone ZONE.';
+    ELSIF jsonb_typeof(d -> 'next_tick') IS DISTINCT FROM 'string'
+          OR (d ->> 'next_tick') !~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:?\d\d)$' THEN
+        field := 'next_tick'; problem := 'must be an ISO 8601 time'; hint := 'Add schedules with ferry schedule add.';
+    ELSIF d ? 'overlap' AND coalesce(d ->> 'overlap' NOT IN ('skip', 'allow'), true) THEN
+        field := 'overlap'; problem := 'must be skip or allow'; hint := 'ferry schedule add --overlap skip|allow.';
+    ELSIF jsonb_typeof(t) IS DISTINCT FROM 'object' OR octet_length(t::text) > 65536 THEN
+        field := 'template'; problem := 'must be a JSON object of at most 64 KiB'; hint := 'Add schedules with ferry schedule add.';
+    ELSIF (SELECT min(k) FROM jsonb_object_keys(t) k
+            WHERE k <> ALL (ARRAY['kind', 'source', 'to', 'batch', 'queue', 'priority', 'max_attempts', 'metadata',
+                                  'options', 'option_text'])) IS NOT NULL THEN
+        field := 'template'; problem := 'has fields ferry schedule add never writes (--key and --run-at belong to the schedule)';
+        hint := 'Use only kind, source, to, batch, queue, priority, max_attempts, metadata, options, option_text.';
+    ELSIF jsonb_typeof(t -> 'to') IS DISTINCT FROM 'string' THEN
+        field := 'template.to'; problem := 'missing'; hint := 'Give the destination as a string.';
+    ELSIF coalesce(jsonb_typeof(t -> 'options'), 'object') <> 'object' OR coalesce(jsonb_typeof(t -> 'option_text'), 'object') <> 'object' THEN
+        field := 'template.options'; problem := 'must be JSON objects'; hint := 'Add schedules with ferry schedule add.';
+    ELSIF t ->> 'kind' = 'upload' AND coalesce(t #> '{options,tree}', 'false'::jsonb) <> 'true'::jsonb
+          AND coalesce(t #>> '{option_text,tree}', '') <> 'true' THEN
+        field := 'template.kind'; problem := 'a scheduled upload sends a folder walked at each tick, not a single file';
+        hint := 'ferry schedule add NAME --every 1d -- upload DIR --recursive --to DEST/';
+    ELSIF (t ? 'options' AND (SELECT count(*) FROM jsonb_object_keys(t -> 'options')) > 64)
+          OR (t ? 'option_text' AND (SELECT count(*) FROM jsonb_object_keys(t -> 'option_text')) > 64) THEN
+        field := 'template.options'; problem := 'more than 64 options'; hint := 'Give only the options the job needs.';
+    ELSE
+        -- A text option of the command line (--option filter=…) is the same filter once typed.
+        extra := ferry.filter_problem(t #> '{option_text,filter}');
+        IF extra IS NOT NULL THEN
+            field := 'template.filter'; problem := extra;
+            hint := 'Give filters with --include, --exclude and the size and age flags, within the limits in docs/cli.md.';
+        END IF;
+    END IF;
+    IF field IS NOT NULL THEN
+        RAISE EXCEPTION '%: %', field, problem USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = hint;
+    END IF;
+
+    -- The template as the job it enqueues at each tick (a template is not one yet: defaults stand in).
+    PERFORM ferry.check_enqueued(jsonb_strip_nulls(jsonb_build_object(
+        'kind', t -> 'kind', 'queue', coalesce(t -> 'queue', '"default"'), 'priority', coalesce(t -> 'priority', '0'),
+        'max_attempts', coalesce(t -> 'max_attempts', '10'), 'source', t -> 'source', 'destination', t -> 'to',
+        'batch', t -> 'batch', 'metadata', t -> 'metadata',
+        'spec', jsonb_build_object('unresolved', jsonb_build_object('options', coalesce(t -> 'options', '{}'))))), 'template.');
+    RETURN NEW;
 END
 $_$;
 
@@ -1012,6 +1140,13 @@ BEGIN
        AND c.finished_at IS NOT NULL
      GROUP BY 1, 2;
 END
+$$;
+
+CREATE FUNCTION ferry.end_schedule_attempt(p_attempt bigint, p_worker text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    DELETE FROM ferry.schedule_attempts WHERE position = p_attempt AND worker = p_worker
 $$;
 
 CREATE FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb DEFAULT '{}'::jsonb) RETURNS uuid
@@ -1363,6 +1498,9 @@ CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
        AND (NOT d ? 'bytes_total' OR (jsonb_typeof(d -> 'bytes_total') = 'number' AND (d ->> 'bytes_total')::numeric >= 0
                                       AND (d ->> 'bytes_total')::numeric <= 9223372036854775807))
        AND (NOT d ? 'spec' OR jsonb_typeof(d -> 'spec') = 'object')
+       -- A listing filter is bounded (definition 398); the probe runs only for a spec that carries one.
+       AND (NOT coalesce(d -> 'spec' ? 'filter' OR d #> '{spec,unresolved,options}' ? 'filter', false)
+            OR ferry.filter_problem(coalesce(d #> '{spec,filter}', d #> '{spec,unresolved,options,filter}')) IS NULL)
        -- The local side: absolute, bounded, no '..' (a copy has none).
        AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END, 1) = '/'
        AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END) <= 4096
@@ -1376,6 +1514,61 @@ CREATE FUNCTION ferry.enqueued_ok(d jsonb) RETURNS boolean
                                       AND d ->> 'source' !~* '^(file:|/)' AND d ->> 'destination' !~* '^(file:|/)'
                                       AND d ->> 'source' !~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@'))
 $_$;
+
+CREATE FUNCTION ferry.filter_problem(p_filter jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    f        jsonb := p_filter;
+    rule     jsonb;
+    pattern  text;
+    total    bigint := 0;
+    rules    integer;
+BEGIN
+    IF f IS NULL OR f = 'null'::jsonb THEN
+        RETURN NULL;
+    END IF;
+    IF jsonb_typeof(f) = 'string' THEN
+        IF octet_length(f #>> '{}') > 262144 THEN
+            RETURN 'longer than 262144 bytes';
+        END IF;
+        BEGIN
+            f := (f #>> '{}')::jsonb;
+        EXCEPTION WHEN invalid_text_representation THEN
+            RETURN 'not a file filter (not JSON)';
+        END;
+    ELSIF octet_length(f::text) > 262144 THEN
+        RETURN 'longer than 262144 bytes';
+    END IF;
+    IF jsonb_typeof(f) <> 'object' OR jsonb_typeof(f -> 'rules') IS DISTINCT FROM 'array' THEN
+        RETURN 'not a file filter (an object with "rules")';
+    END IF;
+    rules := jsonb_array_length(f -> 'rules');
+    IF rules > 1000 THEN
+        RETURN format('%s rules, more than 1000', rules);
+    END IF;
+    FOR rule IN SELECT r.value FROM jsonb_array_elements(f -> 'rules') r LOOP
+        IF jsonb_typeof(rule) <> 'array' OR jsonb_array_length(rule) <> 3 OR coalesce(rule ->> 0 NOT IN ('+', '-'), true)
+           OR jsonb_typeof(rule -> 1) <> 'string' OR jsonb_typeof(rule -> 2) <> 'string' THEN
+            RETURN 'a rule is not ["+" or "-", glob, origin]';
+        END IF;
+        pattern := rule ->> 1;
+        IF pattern = '' THEN
+            RETURN 'a pattern is empty';
+        ELSIF octet_length(pattern) > 1024 THEN
+            RETURN format('a pattern is %s bytes long, more than 1024', octet_length(pattern));
+        ELSIF length(pattern) - length(translate(pattern, '{,', '')) > 256 THEN
+            RETURN format('a pattern holds %s braces and commas, more than 256', length(pattern) - length(translate(pattern, '{,', '')));
+        END IF;
+        total := total + octet_length(pattern);
+    END LOOP;
+    IF total > 65536 THEN
+        RETURN format('the rules'' patterns take %s bytes, more than 65536', total);
+    END IF;
+    RETURN NULL;
+END
+$$;
 
 CREATE FUNCTION ferry.forbid_account_event_change() RETURNS trigger
     LANGUAGE plpgsql
@@ -1646,12 +1839,15 @@ BEGIN
                    overlap = excluded.overlap,
                    -- Replacing keeps a pause; adding again after a removal starts afresh.
                    paused = CASE WHEN n.type = 'replaced' THEN s.paused ELSE false END,
+                   paused_reason = CASE WHEN n.type = 'replaced' THEN s.paused_reason END,
                    removed = false,
                    created_at = CASE WHEN n.type = 'replaced' THEN s.created_at ELSE excluded.created_at END;
         ELSIF n.type = 'paused' THEN
-            UPDATE ferry.schedules SET paused = true, changed_at = n.recorded_at WHERE name = n.schedule;
+            -- A worker's pause says why (poison: definition 352); an operator's says nothing.
+            UPDATE ferry.schedules SET paused = true, changed_at = n.recorded_at, paused_reason = n.data->>'reason'
+             WHERE name = n.schedule;
         ELSIF n.type = 'resumed' THEN
-            UPDATE ferry.schedules SET paused = false, changed_at = n.recorded_at,
+            UPDATE ferry.schedules SET paused = false, changed_at = n.recorded_at, paused_reason = NULL,
                    next_tick = (n.data->>'next_tick')::timestamptz
              WHERE name = n.schedule;
         ELSIF n.type = 'removed' THEN
@@ -1919,7 +2115,7 @@ CREATE FUNCTION ferry.requeued_spec(p_spec jsonb, p_options jsonb) RETURNS jsonb
     END
 $$;
 
-CREATE FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) RETURNS TABLE(job_id uuid, outcome text, worker text)
+CREATE FUNCTION ferry.rescue_stale_jobs(p_stale_after interval, p_poison_after integer DEFAULT 3) RETURNS TABLE(job_id uuid, outcome text, worker text)
     LANGUAGE plpgsql
     AS $$
 BEGIN
@@ -1931,20 +2127,48 @@ BEGIN
          WHERE j.state = 'running'
            AND (w.name IS NULL OR w.heartbeat_at < now() - p_stale_after)
            FOR UPDATE OF j SKIP LOCKED
+    ), counted AS (
+        -- Rescues are rare: one probe of the job's own events (events_job_version_key) per stale job.
+        SELECT s.*, r.rescues, r.claimers
+          FROM stale s
+          CROSS JOIN LATERAL (
+              SELECT count(*) FILTER (WHERE e.type = 'rescued') + 1 AS rescues,
+                     (SELECT jsonb_agg(c.worker ORDER BY c.version DESC)
+                        FROM (SELECT e2.data ->> 'worker' AS worker, e2.version FROM ferry.events e2
+                               WHERE e2.job_id = s.job_id AND e2.type = 'claimed'
+                               ORDER BY e2.version DESC LIMIT greatest(p_poison_after, 1)) c) AS claimers
+                FROM ferry.events e
+               WHERE e.job_id = s.job_id
+                 AND e.version > coalesce((SELECT max(q.version) FROM ferry.events q
+                                            WHERE q.job_id = s.job_id AND q.type = 'requeued'), 0)
+          ) r
+    ), decided AS (
+        SELECT c.*,
+               CASE WHEN p_poison_after > 0 AND c.rescues >= p_poison_after THEN 'poison'
+                    WHEN c.attempt >= c.max_attempts THEN 'exhausted' END AS ending
+          FROM counted c
     ), appended AS (
         INSERT INTO ferry.events (job_id, version, type, data)
-        SELECT s.job_id, s.version + 1,
-               CASE WHEN s.attempt >= s.max_attempts THEN 'failed' ELSE 'rescued' END,
-               jsonb_build_object(
-                   'lease', s.lease,
-                   CASE WHEN s.attempt >= s.max_attempts THEN 'error' ELSE 'reason' END,
-                   'worker ' || coalesce(s.worker, '?') || ' stopped heartbeating (lease expired)'
-                       || CASE WHEN s.attempt >= s.max_attempts
-                               THEN format('; attempts exhausted (%s of %s)', s.attempt, s.max_attempts) ELSE '' END)
-          FROM stale s
+        SELECT d.job_id, d.version + 1,
+               CASE WHEN d.ending IS NULL THEN 'rescued' ELSE 'failed' END,
+               CASE d.ending
+               WHEN 'poison' THEN jsonb_build_object(
+                   'lease', d.lease, 'reason', 'poison', 'claimers', d.claimers,
+                   'error', format('poison: the workers that claimed this job stopped mid-job %s times (last %s); '
+                                   'it is no longer handed out: find the cause in their logs, then ferry retry it',
+                                   d.rescues, coalesce(d.worker, '?')))
+               WHEN 'exhausted' THEN jsonb_build_object(
+                   'lease', d.lease,
+                   'error', format('worker %s stopped heartbeating (lease expired); attempts exhausted (%s of %s)',
+                                   coalesce(d.worker, '?'), d.attempt, d.max_attempts))
+               ELSE jsonb_build_object(
+                   'lease', d.lease, 'reason', format('worker %s stopped heartbeating (lease expired)', coalesce(d.worker, '?')))
+               END
+          FROM decided d
         RETURNING ferry.events.job_id, ferry.events.type
     )
-    SELECT a.job_id, a.type, s.worker FROM appended a JOIN stale s ON s.job_id = a.job_id;
+    SELECT a.job_id, CASE WHEN d.ending = 'poison' THEN 'poison' ELSE a.type END, d.worker
+      FROM appended a JOIN decided d ON d.job_id = a.job_id;
 
     -- Forget workers that are long gone and hold nothing.
     DELETE FROM ferry.workers w
@@ -2552,6 +2776,24 @@ CREATE VIEW ferry.queue_stats AS
 
 COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from counters), due jobs, the oldest due job''s wait (from index probes), and whether the queue is paused.';
 
+CREATE TABLE ferry.schedule_attempts (
+    "position" bigint NOT NULL,
+    schedule text NOT NULL,
+    worker text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE ferry.schedule_attempts IS 'Schedule firings under way or whose worker died (a firing that ends removes its row): three left behind pause the schedule.';
+
+ALTER TABLE ferry.schedule_attempts ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ferry.schedule_attempts_position_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE ferry.schedule_events (
     "position" bigint NOT NULL,
     schedule text NOT NULL,
@@ -2628,6 +2870,7 @@ CREATE TABLE ferry.schedules (
     last_job_id uuid,
     overlap text DEFAULT 'allow'::text NOT NULL,
     run_requested_at timestamp with time zone,
+    paused_reason text,
     CONSTRAINT schedules_check CHECK (((every_seconds IS NULL) <> (cron IS NULL))),
     CONSTRAINT schedules_every_seconds_check CHECK ((every_seconds > 0)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['allow'::text, 'skip'::text])))
@@ -2655,11 +2898,12 @@ CREATE VIEW ferry.schedule_status AS
     s.created_at,
     s.changed_at,
     s.overlap,
-    s.run_requested_at
+    s.run_requested_at,
+    s.paused_reason
    FROM (ferry.schedules s
      LEFT JOIN ferry.jobs j ON ((j.job_id = s.last_job_id)));
 
-COMMENT ON VIEW ferry.schedule_status IS 'Per schedule: spec, time zone, paused, removed, next tick, the last tick''s job and its state, and a run asked for now (ferry schedule run) that no worker fired yet.';
+COMMENT ON VIEW ferry.schedule_status IS 'Per schedule: spec, time zone, paused, removed, next tick, the last tick''s job and its state, a run asked for now (ferry schedule run) that no worker fired yet, and why a worker paused it (poison).';
 
 ALTER TABLE ferry.schedule_ticks ALTER COLUMN "position" ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ferry.schedule_ticks_position_seq
@@ -2690,6 +2934,13 @@ CREATE VIEW ferry.schema_version AS
    FROM ferry.schema_migrations;
 
 COMMENT ON VIEW ferry.schema_version IS 'The newest migration applied (ferry --version names the one a binary needs).';
+
+CREATE TABLE ferry.settings (
+    name text NOT NULL,
+    value text NOT NULL
+);
+
+COMMENT ON TABLE ferry.settings IS 'Operator settings read by the database''s checks (the owner writes them).';
 
 CREATE TABLE ferry.throughput_counts (
     minute timestamp with time zone NOT NULL,
@@ -2808,6 +3059,9 @@ ALTER TABLE ONLY ferry.queue_counts
 ALTER TABLE ONLY ferry.queue_events
     ADD CONSTRAINT queue_events_pkey PRIMARY KEY ("position");
 
+ALTER TABLE ONLY ferry.schedule_attempts
+    ADD CONSTRAINT schedule_attempts_pkey PRIMARY KEY ("position");
+
 ALTER TABLE ONLY ferry.schedule_events
     ADD CONSTRAINT schedule_events_pkey PRIMARY KEY ("position");
 
@@ -2825,6 +3079,9 @@ ALTER TABLE ONLY ferry.schema_definitions
 
 ALTER TABLE ONLY ferry.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+ALTER TABLE ONLY ferry.settings
+    ADD CONSTRAINT settings_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY ferry.throughput_counts
     ADD CONSTRAINT throughput_counts_pkey PRIMARY KEY (minute, queue);
@@ -2863,6 +3120,8 @@ CREATE INDEX jobs_running_idx ON ferry.jobs USING btree (worker) WHERE (state = 
 CREATE INDEX live_progress_batch ON ferry.live_progress USING btree (batch) WHERE (batch IS NOT NULL);
 
 CREATE INDEX live_progress_worker ON ferry.live_progress USING btree (worker);
+
+CREATE INDEX schedule_attempts_schedule_idx ON ferry.schedule_attempts USING btree (schedule, started_at);
 
 CREATE INDEX schedule_events_schedule_idx ON ferry.schedule_events USING btree (schedule, "position");
 
@@ -2906,6 +3165,8 @@ CREATE TRIGGER queue_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON fer
 
 CREATE TRIGGER queue_events_project AFTER INSERT ON ferry.queue_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_queue_events();
 
+CREATE TRIGGER schedule_events_check BEFORE INSERT ON ferry.schedule_events FOR EACH ROW EXECUTE FUNCTION ferry.check_schedule_event();
+
 CREATE TRIGGER schedule_events_no_change BEFORE DELETE OR UPDATE OR TRUNCATE ON ferry.schedule_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.schedule_history_append_only();
 
 CREATE TRIGGER schedule_events_project AFTER INSERT ON ferry.schedule_events REFERENCING NEW TABLE AS new_events FOR EACH STATEMENT EXECUTE FUNCTION ferry.project_schedule_events();
@@ -2934,6 +3195,9 @@ GRANT SELECT,UPDATE ON TABLE ferry.jobs TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.batch_counts_actual() FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION ferry.begin_schedule_attempt(p_schedule text, p_worker text, p_poison_after integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.begin_schedule_attempt(p_schedule text, p_worker text, p_poison_after integer) TO ferry_worker;
+
 REVOKE ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.check_enqueued(d jsonb, p_place text) TO ferry_worker;
@@ -2948,6 +3212,9 @@ REVOKE ALL ON FUNCTION ferry.compact_queue_counts() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.compact_queue_counts() TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.count_changes(p_changes ferry.job_change[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION ferry.end_schedule_attempt(p_attempt bigint, p_worker text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.end_schedule_attempt(p_attempt bigint, p_worker text) TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.enqueue(p_kind text, p_source text, p_destination text, p_options jsonb) TO ferry_producer;
@@ -2994,8 +3261,8 @@ GRANT INSERT(type) ON TABLE ferry.events TO ferry_worker;
 GRANT INSERT(data) ON TABLE ferry.events TO ferry_producer;
 GRANT INSERT(data) ON TABLE ferry.events TO ferry_worker;
 
-REVOKE ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) FROM PUBLIC;
-GRANT ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval) TO ferry_worker;
+REVOKE ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval, p_poison_after integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval, p_poison_after integer) TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.restoring() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_producer;
@@ -3189,6 +3456,10 @@ GRANT SELECT ON TABLE ferry.schema_migrations TO ferry_worker;
 GRANT SELECT ON TABLE ferry.schema_version TO ferry_reader;
 GRANT SELECT ON TABLE ferry.schema_version TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schema_version TO ferry_worker;
+
+GRANT SELECT ON TABLE ferry.settings TO ferry_producer;
+GRANT SELECT ON TABLE ferry.settings TO ferry_worker;
+GRANT SELECT ON TABLE ferry.settings TO ferry_reader;
 
 GRANT SELECT ON TABLE ferry.throughput TO ferry_reader;
 GRANT SELECT ON TABLE ferry.throughput TO ferry_producer;

@@ -14,19 +14,49 @@ extension FileFilter {
         return .object(object)
     }
 
-    /// A filter from its `json`; `nil` when it is not one (a rule that is not a valid glob included).
+    /// A filter from its `json`; `nil` when it is not one (see ``parsed(json:)`` for why).
     public init?(json: JSONValue) {
-        guard case .object(let object) = json, case .array(let items)? = object["rules"] else { return nil }
+        guard let filter = try? Self.parsed(json: json) else { return nil }
+        self = filter
+    }
+
+    /// A filter from its `json`, or the first problem with it: its shape and limits (``validated(json:)``) before
+    /// any pattern is compiled, then each pattern's syntax.
+    public static func parsed(json: JSONValue) throws(ValidationIssue) -> FileFilter {
+        guard case .object(let object) = try validated(json: json), case .array(let items)? = object["rules"] else {
+            throw ValidationIssue(field: "filters", problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
+        }
         var rules = [Rule]()
         for item in items {
-            guard case .array(let parts) = item, parts.count == 3, let sign = parts[0].stringValue, sign == "+" || sign == "-",
-                let text = parts[1].stringValue, let origin = parts[2].stringValue, let pattern = try? GlobPattern(text)
-            else { return nil }
-            rules.append(Rule(include: sign == "+", pattern: pattern, origin: origin))
+            guard case .array(let parts) = item, let text = parts[1].stringValue, let origin = parts[2].stringValue else { continue }
+            do throws(GlobPattern.SyntaxError) {
+                rules.append(Rule(include: parts[0].stringValue == "+", pattern: try GlobPattern(text), origin: origin))
+            } catch {
+                throw ValidationIssue(field: "filters", problem: error.problem, fix: error.fix)
+            }
         }
-        self.init(
+        return FileFilter(
             rules: rules, minSize: object["min_size"]?.intValue, maxSize: object["max_size"]?.intValue,
             modifiedAfter: object["modified_after"]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) },
             modifiedBefore: object["modified_before"]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+    }
+
+    /// Checks the shape and the limits of a filter's `json` without compiling its patterns: the rules' count and
+    /// total size first, so a hostile filter costs no more than reading it.
+    public static func validated(json: JSONValue) throws(ValidationIssue) -> JSONValue {
+        guard case .object(let object) = json, case .array(let items)? = object["rules"] else {
+            throw ValidationIssue(field: "filters", problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
+        }
+        var patternBytes = 0
+        for item in items {
+            guard case .array(let parts) = item, parts.count == 3, let sign = parts[0].stringValue, sign == "+" || sign == "-",
+                let text = parts[1].stringValue, parts[2].stringValue != nil
+            else {
+                throw ValidationIssue(field: "filters", problem: "a rule is not [\"+\" or \"-\", glob, origin]", fix: "give filters with --include, --exclude and the size and age flags")
+            }
+            patternBytes += text.utf8.count
+        }
+        try checkBounds(ruleCount: items.count, patternBytes: patternBytes)
+        return json
     }
 }

@@ -20,7 +20,8 @@ extension Dashboard {
                 let job = [template["kind"]?.stringValue, template["source"]?.stringValue, "→", template["to"]?.stringValue]
                     .compactMap { $0 }.joined(separator: " ")
                 return [HTML.escape(schedule.name), HTML.escape(schedule.spec), HTML.escape(schedule.timezone),
-                        view.status(schedule.paused ? "paused" : "active") + (schedule.runRequestedAt == nil ? "" : " " + view.status("run requested")),
+                        view.status(schedule.paused ? "paused" : "active") + (schedule.runRequestedAt == nil ? "" : " " + view.status("run requested"))
+                            + (schedule.pausedReason.map { "<br><small>" + HTML.escape($0) + "</small>" } ?? ""),
                         schedule.paused ? "" : DashboardView.time(schedule.nextTick.map({ PostgresTimestamp($0) }), now: now),
                         HTML.escape(job), DashboardView.time(schedule.lastFiredAt.map({ PostgresTimestamp($0) }), now: now),
                         schedule.lastJobID.map { view.jobLink($0) + " " + view.status(schedule.lastJobState ?? "") } ?? "",

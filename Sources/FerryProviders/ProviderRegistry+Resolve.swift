@@ -104,8 +104,18 @@ extension ProviderRegistry {
     /// one file has nothing to choose from.
     static func applyFilter(_ text: String?, to resolved: inout ResolvedEndpoint, what: String, line: Int?) throws(ValidationIssue) {
         guard let text else { return }
-        guard let filter = (try? JSONValue.parse(text)).flatMap(FileFilter.init(json:)) else {
-            throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
+        // Bounded before anything is compiled: a producer writes this option (README, Security).
+        guard text.utf8.count <= FileFilter.maxJSONBytes, let json = try? JSONValue.parse(text) else {
+            throw ValidationIssue(
+                line: line, field: ListingFilter.option.name,
+                problem: text.utf8.count > FileFilter.maxJSONBytes ? "longer than \(FileFilter.maxJSONBytes) bytes" : "not a file filter",
+                fix: "give filters with --include, --exclude and the size and age flags")
+        }
+        let filter: FileFilter
+        do throws(ValidationIssue) {
+            filter = try FileFilter.parsed(json: json)
+        } catch {
+            throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: error.problem, fix: error.fix)
         }
         guard resolved.fansOut else {
             throw ValidationIssue(

@@ -46,8 +46,9 @@ extension FerryStore {
         try await run("DELETE FROM ferry.workers WHERE name = $1", [worker])
     }
 
-    /// Puts back jobs of workers whose heartbeat is older than `staleAfter` (exactly once across all workers).
-    public func rescueStaleJobs(staleAfter: Duration) async throws -> [RescuedJob] {
+    /// Puts back jobs of workers whose heartbeat is older than `staleAfter` (exactly once across all workers); a job
+    /// rescued for the `poisonAfter`-th time since its last retry fails as poison instead (0: never).
+    public func rescueStaleJobs(staleAfter: Duration, poisonAfter: Int) async throws -> [RescuedJob] {
         let seconds = Double(staleAfter.components.seconds) + Double(staleAfter.components.attoseconds) / 1e18
         do {
             return try await client.withConnection { connection in
@@ -58,8 +59,8 @@ extension FerryStore {
                     SELECT r.job_id, r.outcome, r.worker,
                            (SELECT j.kind FROM ferry.jobs j WHERE j.job_id = r.job_id) AS kind,
                            (SELECT j.queue FROM ferry.jobs j WHERE j.job_id = r.job_id) AS queue
-                      FROM ferry.rescue_stale_jobs(make_interval(secs => $1)) r
-                    """, [seconds]
+                      FROM ferry.rescue_stale_jobs(make_interval(secs => $1), $2) r
+                    """, [seconds, poisonAfter]
                 ).rows.map { row in
                     RescuedJob(
                         jobID: try row.decode(UUID.self, column: "job_id"), outcome: try row.decode(String.self, column: "outcome"),

@@ -4,7 +4,8 @@ import Foundation
 /// A job put back (or failed) because its worker stopped heartbeating.
 public struct RescuedJob: Sendable, Hashable {
     public var jobID: UUID
-    /// `rescued` or `failed` (attempts exhausted).
+    /// `rescued`, `failed` (attempts exhausted) or `poison` (failed: its claimers kept dying, see
+    /// `WorkerStore.rescueStaleJobs(staleAfter:poisonAfter:)`).
     public var outcome: String
     /// The worker that lost it.
     public var worker: String?

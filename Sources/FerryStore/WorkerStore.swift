@@ -53,8 +53,10 @@ public protocol WorkerStore: Sendable {
     func deregister(worker: String) async throws
 
     /// Puts back (or fails, with attempts exhausted) the running jobs of workers whose heartbeat is older than
-    /// `staleAfter`, or who are not registered at all; exactly once across all workers.
-    func rescueStaleJobs(staleAfter: Duration) async throws -> [RescuedJob]
+    /// `staleAfter`, or who are not registered at all; exactly once across all workers. A job rescued for the
+    /// `poisonAfter`-th time since its last retry (its claimers keep dying: it may be what kills them) fails instead,
+    /// outcome `poison`, error starting `poison:`; 0 never does.
+    func rescueStaleJobs(staleAfter: Duration, poisonAfter: Int) async throws -> [RescuedJob]
 
     /// Releases claims held by `worker` that it is not running (their reply was lost) and that are older than
     /// `grace`. Returns the released jobs.

@@ -22,7 +22,7 @@ extension MemoryWorkerStore {
         _ = state.withLock { $0.workers.removeValue(forKey: worker) }
     }
 
-    public func rescueStaleJobs(staleAfter: Duration) async throws -> [RescuedJob] {
+    public func rescueStaleJobs(staleAfter: Duration, poisonAfter: Int) async throws -> [RescuedJob] {
         let rescued = state.withLock { state -> [RescuedJob] in
             let now = state.now
             let cutoff = now.addingTimeInterval(-Self.seconds(staleAfter))
@@ -34,6 +34,17 @@ extension MemoryWorkerStore {
                 let worker = job.worker
                 let reason = "worker \(worker ?? "?") stopped heartbeating (lease expired)"
                 let exhausted = job.attempt >= job.maxAttempts
+                // Rescues since the last retry, this one included (as ferry.rescue_stale_jobs counts them).
+                let sinceRetry = job.events.lastIndex(of: .requeued).map { job.events.index(after: $0) } ?? job.events.startIndex
+                let rescues = job.events[sinceRetry...].filter { $0 == .rescued }.count + 1
+                if poisonAfter > 0 && rescues >= poisonAfter {
+                    let error = "poison: the workers that claimed this job stopped mid-job \(rescues) times (last \(worker ?? "?")); "
+                        + "it is no longer handed out: find the cause in their logs, then ferry retry it"
+                    _ = Self.apply(.failed, ["error": .string(error), "reason": .string("poison")], to: &job, at: now)
+                    state.jobs[id] = job
+                    rescued.append(RescuedJob(jobID: id, outcome: "poison", worker: worker, kind: job.kind, queue: job.queue))
+                    continue
+                }
                 if exhausted {
                     _ = Self.apply(
                         .failed, ["error": .string(reason + "; attempts exhausted (\(job.attempt) of \(job.maxAttempts))")],

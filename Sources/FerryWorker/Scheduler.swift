@@ -19,6 +19,8 @@ public final class Scheduler: Service, Sendable {
     let logger: Logger
     let wakeup = WakeupSignal()
     let registry: ProviderRegistry
+    /// The folders a template's local paths must lie in: checked before the path is looked at.
+    let localRoots: LocalRoots
     let enqueued: Counter
     let failed: Counter
     let skipped: Counter
@@ -34,9 +36,11 @@ public final class Scheduler: Service, Sendable {
     /// - Parameter metricsRegistry: where the scheduler's counters go (the worker's registry, served by `MetricsEndpoint`).
     public init(
         store: FerryStore, workerName: String, interval: Duration = .seconds(5), registry: ProviderRegistry = .standard,
-        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), logger: Logger
+        localRoots: LocalRoots = .unconfined, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        logger: Logger
     ) {
         self.store = store
+        self.localRoots = localRoots
         self.workerName = workerName
         self.interval = interval
         self.registry = registry
@@ -95,14 +99,31 @@ public final class Scheduler: Service, Sendable {
         }
     }
 
+    /// An upload template's folder checked against `roots` before the scheduler looks at it (a fetch's target is
+    /// not looked at here: the claim checks it).
+    static func checkLocalPath(of request: JobRequest, roots: LocalRoots) throws(ValidationIssue) {
+        guard request.kind == .upload else { return }
+        do throws(JobFailure) {
+            try roots.check(request.source, role: "source")
+        } catch {
+            throw ValidationIssue(
+                field: "source", problem: "the folder \(request.source) is not inside this worker's local roots",
+                fix: "run workers with --local-root for that folder, or schedule folders inside the roots")
+        }
+    }
+
     /// Fires one due schedule; false when another worker holds it or fired it first.
     func fire(_ name: String) async throws -> Bool {
         let registry = self.registry
+        let roots = localRoots
         let firing = try await store.schedules.fire(name, worker: workerName) { request in
             var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
             let now = Date()
             return Result { () throws(ValidationIssue) -> JobSpec in
-                try request.validated(
+                // A producer wrote the template: its folder must lie in this worker's roots before it is looked at,
+                // or the tick's error and the job's facts would say what exists outside them.
+                try Self.checkLocalPath(of: request, roots: roots)
+                return try request.validated(
                     jobID: ids.next(now: now), now: now, currentDirectory: "/",
                     // A scheduled tree upload's folder must be here (a fetch template inspects no file).
                     inspectFile: LocalFileInspector.examine, providers: registry)
@@ -114,7 +135,11 @@ public final class Scheduler: Service, Sendable {
             "schedule": "\(name)", "tick": "\(ScheduleTime.iso8601(firing.tick))", "missed": "\(firing.missed)",
             "manual": "\(firing.manual)",
         ]
-        if let job = firing.jobID {
+        if firing.quarantined {
+            failed.increment()
+            metadata["reason"] = "\(firing.error ?? "")"
+            logger.error("schedule paused: its firings kept ending with their worker dead", metadata: metadata)
+        } else if let job = firing.jobID {
             enqueued.increment()
             metadata["job"] = "\(job.uuidString.lowercased())"
             logger.info("schedule fired", metadata: metadata)

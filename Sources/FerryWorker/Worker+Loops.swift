@@ -124,9 +124,14 @@ extension Worker {
     /// Puts back (or fails, out of attempts) the jobs of workers whose heartbeat is older than `rescueAfter`.
     func rescueStale() async {
         do {
-            let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter)
+            let rescued = try await store.rescueStaleJobs(staleAfter: configuration.rescueAfter, poisonAfter: configuration.poisonAfter)
             if !rescued.isEmpty {
                 metrics.rescued(rescued)
+                for job in rescued where job.outcome == "poison" {
+                    logger.error(
+                        "job failed as poison: the workers that claimed it kept dying mid-job; it is no longer handed out (ferry retry it once the cause is fixed)",
+                        metadata: ["job": "\(job.jobID.uuidString.lowercased())", "last_worker": "\(job.worker ?? "?")"])
+                }
                 let workers = Set(rescued.compactMap(\.worker)).sorted().joined(separator: ",")
                 logger.notice("rescued jobs of dead workers", metadata: ["jobs": "\(rescued.count)", "dead_workers": "\(workers)"])
                 wakeup.notify()

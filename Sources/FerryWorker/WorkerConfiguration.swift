@@ -18,6 +18,9 @@ public struct WorkerConfiguration: Sendable {
     public var heartbeatInterval: Duration
     /// A worker whose heartbeat is older than this is dead: its jobs are rescued.
     public var rescueAfter: Duration
+    /// A job rescued this many times since its last retry fails as poison instead of being handed out again (its
+    /// claimers keep dying: it may be what kills them); 0 never does.
+    public var poisonAfter = 3
     /// Outcomes are written in batches of up to this many …
     public var completionBatchSize: Int
     /// … or after this long, whichever comes first.

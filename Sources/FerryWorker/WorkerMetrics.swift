@@ -26,6 +26,9 @@ final class WorkerMetrics: Sendable {
         "rescued": MetricSpec(
             base: "ferry_jobs_rescued", unit: "total",
             help: "Jobs of dead workers (stale heartbeat) this worker put back in the queue, or failed when out of attempts."),
+        "poison": MetricSpec(
+            base: "ferry_jobs_poison", unit: "total",
+            help: "Jobs this worker failed as poison: their claimers kept dying mid-job (--poison-after rescues); no longer handed out until retried."),
     ]
     static let duration = MetricSpec(base: "ferry_job_duration", unit: "seconds", help: "Time from claim to outcome of one attempt, by outcome.")
     static let startLatency = MetricSpec(base: "ferry_job_start_latency", unit: "seconds", help: "Time from enqueue to this claim (includes scheduling and retry backoff).")
@@ -107,7 +110,7 @@ final class WorkerMetrics: Sendable {
     func rescued(_ jobs: [RescuedJob]) {
         for job in jobs {
             guard let kind = job.kind, let queue = job.queue else { continue }
-            outcome("rescued", kind, queue).increment()
+            outcome(job.outcome == "poison" ? "poison" : "rescued", kind, queue).increment()
         }
     }
 

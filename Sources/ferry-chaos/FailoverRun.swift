@@ -110,7 +110,10 @@ actor FailoverRun {
             count: settings.workers, ferry: settings.ferry, environment: environment, logDirectory: logs,
             arguments: ["--concurrency", "\(settings.concurrency)", "--chunk-size", "4", "--heartbeat-interval", "1",
                         "--rescue-after", ChaosSettings.number(settings.rescueAfter), "--poll-interval", "1", "--retry-base", "0.25",
-                        "--shutdown-timeout", "15", "--log-format", "json", "--log-level", "info"])
+                        "--shutdown-timeout", "15", "--log-format", "json", "--log-level", "info",
+                        // Random kill -9 every few seconds rescues innocent jobs again and again: poison would end
+                        // them, and the run checks that every job succeeds.
+                        "--poison-after", "0"])
         try await fleet.startAll()
         for index in 0..<settings.workers { workerPIDs.append(await fleet.process(index)?.pid ?? -1) }
         say(String(format: "%d files (%.0f MiB), %d workers (concurrency %d), each transfer paced at %.0f KiB/s",

@@ -263,6 +263,10 @@ struct ScheduleCommand: AsyncParsableCommand {
                     return print(JSONValue.object(object).jsonText)
                 }
                 print("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")")
+                if let reason = record.pausedReason {
+                    // Written by a worker (definition 352); printable, as the schedule events' check requires.
+                    print("paused    \(reason)")
+                }
                 print("when      \(ScheduleCommand.describe(record))")
                 print("overlap   \(record.overlap == .skip ? "skip (a tick waits for the previous run)" : "allow (runs may overlap)")")
                 print("job       \(ScheduleCommand.describeTemplate(record.template))")

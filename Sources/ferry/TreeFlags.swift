@@ -70,6 +70,11 @@ struct TreeFlags: ParsableArguments {
         if !include.isEmpty {
             filter.rules.append(.init(include: false, pattern: try pattern("**", flag: "--include"), origin: "--include (files matching no --include)"))
         }
+        do throws(ValidationIssue) {
+            try filter.checkBounds()
+        } catch {
+            throw CLIUsageError(message: "\(error.problem); \(error.fix)")
+        }
         func size(_ text: String?, flag: String) throws -> Int64? {
             guard let text else { return nil }
             guard let value = FileFilter.parseSize(text) else {

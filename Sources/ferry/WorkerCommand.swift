@@ -101,6 +101,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
     var rescueAfter: Double = 15
 
+    @Option(name: .customLong("poison-after"), help: ArgumentHelp(
+        "Rescues after which a job fails as poison instead of going to another worker: its claimers kept dying mid-job, and it may be what kills them (0: never).",
+        valueName: "n"))
+    var poisonAfter = 3
+
     @Option(name: .customLong("chunk-size"), help: ArgumentHelp(
         "Upload chunk size in MiB (1–150). Dropbox uses it rounded up to a multiple of 4; files up to one chunk go in one request.",
         valueName: "mib"))
@@ -112,7 +117,7 @@ struct WorkerCommand: AsyncParsableCommand {
     var bwlimit: String?
 
     @Option(help: ArgumentHelp(
-        "Move no data; behave as scripted (noop, sleep:MS, progress:N, fail-until:N, fail, ratelimit-until:N) to rehearse a deployment.",
+        "Move no data; behave as scripted (noop, sleep:MS, progress:N, fail-until:N, fail, ratelimit-until:N, crash-if:TEXT) to rehearse a deployment.",
         valueName: "script"))
     var handler: String?
 
@@ -169,6 +174,9 @@ struct WorkerCommand: AsyncParsableCommand {
                     field: flag, problem: "must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
                     fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : "2")")
             }
+            guard (0...1000).contains(poisonAfter) else {
+                throw ValidationIssue(field: "--poison-after", problem: "must be from 0 (never) to 1000", fix: "for example --poison-after 3")
+            }
             guard (1...1000).contains(concurrency) else {
                 throw ValidationIssue(field: "--concurrency", problem: "must be from 1 to 1000", fix: "pick a smaller number")
             }
@@ -188,7 +196,7 @@ struct WorkerCommand: AsyncParsableCommand {
             var scripted: ScriptedHandler?
             if let handler {
                 guard let script = ScriptedHandler(script: handler) else {
-                    throw CLIUsageError(message: "--handler takes noop, sleep:MS, progress:N, fail-until:N, fail or ratelimit-until:N")
+                    throw CLIUsageError(message: "--handler takes noop, sleep:MS, progress:N, fail-until:N, fail, ratelimit-until:N or crash-if:TEXT")
                 }
                 scripted = script
             }
@@ -240,6 +248,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 batchProgress: !noProgressBatching, bandwidthLimit: bandwidthLimit)
             // The queue gauges are for /metrics only: a worker that serves none does not read them.
             settings.readsQueueDepth = metricsAddress != nil
+            settings.poisonAfter = poisonAfter
             let configuration = settings
             if roots.isUnconfined {
                 logger.warning(
@@ -266,7 +275,9 @@ struct WorkerCommand: AsyncParsableCommand {
                         environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes))
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
-                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), metricsRegistry: registry, logger: logger)
+                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.
+                    localRoots: scripted == nil ? configuration.localRoots : .unconfined,
+                    metricsRegistry: registry, logger: logger)
                 var schedulesChanged: (@Sendable () -> Void)? = nil
                 if let scheduler { schedulesChanged = { scheduler.wake() } }
                 let worker = Worker(

@@ -236,6 +236,8 @@ struct ScheduleCommandTests {
             urls[group] = db.url.replacingOccurrences(of: "postgres@", with: "\(name)@")
         }
         let (producer, worker, reader) = (urls["producer"]!, urls["worker"]!, urls["reader"]!)
+        // A producer's shortest interval is the owner's setting (a minute unless lowered), checked in SQL.
+        try await db.query("UPDATE ferry.settings SET value = '1' WHERE name = 'schedule_min_interval_seconds'")
         let add = ["schedule", "add", "r", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/r.jpg", "--to", "/srv/r/"]
         for url in [reader, worker] {
             let refused = try await FerryProcess.run(add, databaseURL: url, environment: Self.shortTicks)

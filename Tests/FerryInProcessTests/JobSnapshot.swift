@@ -13,4 +13,5 @@ struct JobSnapshot: Sendable, Hashable {
     var batch: String?
     var priority: Int
     var bytesDone: Int64
+    var lastError: String?
 }

@@ -16,7 +16,8 @@ struct MemoryStoreFixture: StoreFixture {
         guard let job = memory.job(jobID) else { throw FerryStoreError(.notFound, "no such job") }
         return JobSnapshot(
             state: job.state, attempt: job.attempt, lease: job.lease, worker: job.worker, cancelRequested: job.cancelRequested,
-            runAt: job.runAt, queue: job.queue, batch: job.batch, priority: job.priority, bytesDone: job.bytesDone)
+            runAt: job.runAt, queue: job.queue, batch: job.batch, priority: job.priority, bytesDone: job.bytesDone,
+            lastError: job.lastError)
     }
 
     func batch(_ batch: String) async throws -> [UUID] {

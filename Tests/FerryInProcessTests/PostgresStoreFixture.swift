@@ -22,7 +22,7 @@ struct PostgresStoreFixture: StoreFixture {
     func snapshot(_ jobID: UUID) async throws -> JobSnapshot {
         let rows = try await db.query(
             """
-            SELECT state, attempt, lease, worker, cancel_requested, run_at, queue, batch, priority, bytes_done
+            SELECT state, attempt, lease, worker, cancel_requested, run_at, queue, batch, priority, bytes_done, last_error
               FROM ferry.jobs WHERE job_id = $1
             """, [jobID]
         ).rows
@@ -34,7 +34,7 @@ struct PostgresStoreFixture: StoreFixture {
             worker: try row.decode(String?.self, at: 3), cancelRequested: try row.decode(Bool.self, at: 4),
             runAt: try row.decode(PostgresTimestamp.self, at: 5).date, queue: try row.decode(String.self, at: 6),
             batch: try row.decode(String?.self, at: 7), priority: try row.decode(Int.self, at: 8),
-            bytesDone: try row.decode(Int64.self, at: 9))
+            bytesDone: try row.decode(Int64.self, at: 9), lastError: try row.decode(String?.self, at: 10))
     }
 
     func batch(_ batch: String) async throws -> [UUID] {

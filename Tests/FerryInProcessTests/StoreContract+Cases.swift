@@ -14,6 +14,8 @@ extension StoreContract {
         StoreContract(name: "a retry counts the attempt and waits for its run_at; a deferral does not count", check: retries),
         StoreContract(name: "cancel ends a queued job at once; a running one is reported until its worker records cancelled", check: cancels),
         StoreContract(name: "rescue puts back jobs of a worker that stopped heartbeating, or fails them with attempts exhausted", check: rescue),
+        StoreContract(
+            name: "a job whose claimers die at the poison limit fails as poison and is not handed out; other jobs flow", check: poison),
         StoreContract(name: "claims a worker holds but does not run are released without using the attempt", check: orphanedClaims),
         StoreContract(name: "fan-out enqueues keyed children once, in the parent's batch, queue and priority; a lost claim enqueues nothing", check: fanOut),
         StoreContract(name: "progress is accepted under the current claim and refused after it ended; a batch answers every job", check: progress),
@@ -73,7 +75,7 @@ extension StoreContract {
         try await fixture.store.register(registration("w1"))
         let stale = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 1)[0]
         try await fixture.stopHeartbeats(of: "w1")
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60)).map(\.jobID) == [spec.jobID])
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3).map(\.jobID) == [spec.jobID])
         let current = try await fixture.store.claim(worker: "w2", queues: ["default"], limit: 1)[0]
         #expect(current.lease == stale.lease + 1 && current.attempt == 2)
         let zombie = try await fixture.store.record([.succeeded(stale)])
@@ -146,9 +148,9 @@ extension StoreContract {
         try await fixture.store.register(registration("w2"))
         _ = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 5)
         // A live worker's jobs stay.
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60)).isEmpty)
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3).isEmpty)
         try await fixture.stopHeartbeats(of: "w1")
-        let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60))
+        let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3)
         #expect(Set(rescued.map(\.jobID)) == [spec.jobID, last.jobID])
         #expect(rescued.first { $0.jobID == spec.jobID }?.outcome == "rescued")
         #expect(rescued.first { $0.jobID == last.jobID }?.outcome == "failed")
@@ -157,8 +159,32 @@ extension StoreContract {
         #expect(back.state == .queued && back.attempt == 1 && back.worker == nil)
         #expect(try await fixture.snapshot(last.jobID).state == .failed)
         // Exactly once.
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60)).isEmpty)
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3).isEmpty)
         #expect(try await fixture.store.claim(worker: "w2", queues: ["default"], limit: 5).map(\.attempt) == [2])
+    }
+
+    static func poison(_ fixture: any StoreFixture) async throws {
+        let deadly = JobSpec.test(priority: 9, maxAttempts: 10)
+        let innocent = JobSpec.test(priority: 0, maxAttempts: 10)
+        try await fixture.enqueue([deadly, innocent])
+        // Three claimers die holding it (it sorts first, so each new worker takes it).
+        for round in 1...3 {
+            let worker = "dies-\(round)"
+            try await fixture.store.register(registration(worker))
+            #expect(try await fixture.store.claim(worker: worker, queues: ["default"], limit: 1).map(\.jobID) == [deadly.jobID])
+            try await fixture.stopHeartbeats(of: worker)
+            let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3)
+            #expect(rescued.map(\.outcome) == [round < 3 ? "rescued" : "poison"])
+        }
+        let ended = try await fixture.snapshot(deadly.jobID)
+        #expect(ended.state == .failed && ended.attempt == 3)
+        #expect(ended.lastError?.hasPrefix("poison:") == true)
+        // Not handed out again; the others still are.
+        try await fixture.store.register(registration("alive"))
+        #expect(try await fixture.store.claim(worker: "alive", queues: ["default"], limit: 5).map(\.jobID) == [innocent.jobID])
+        // 0 turns it off: a fourth rescue of another job is only a rescue.
+        try await fixture.stopHeartbeats(of: "alive")
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 0).map(\.outcome) == ["rescued"])
     }
 
     static func orphanedClaims(_ fixture: any StoreFixture) async throws {

@@ -296,7 +296,7 @@ struct LeastPrivilegeTests {
         ]
         #expect(try await worker.record(outcomes).accepted.count == 5)
         try await worker.deregister(worker: "w")
-        #expect(try await worker.rescueStaleJobs(staleAfter: .seconds(0)).map(\.jobID) == [claimed[5].jobID])
+        #expect(try await worker.rescueStaleJobs(staleAfter: .seconds(0), poisonAfter: 3).map(\.jobID) == [claimed[5].jobID])
         let again = try await worker.claim(worker: "w2", queues: ["default"], limit: 10)
         #expect(!again.isEmpty)
         _ = try await worker.releaseOrphanedClaims(worker: "w2", running: [], grace: .seconds(0))

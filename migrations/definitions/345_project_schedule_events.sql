@@ -17,12 +17,15 @@ BEGIN
                    overlap = excluded.overlap,
                    -- Replacing keeps a pause; adding again after a removal starts afresh.
                    paused = CASE WHEN n.type = 'replaced' THEN s.paused ELSE false END,
+                   paused_reason = CASE WHEN n.type = 'replaced' THEN s.paused_reason END,
                    removed = false,
                    created_at = CASE WHEN n.type = 'replaced' THEN s.created_at ELSE excluded.created_at END;
         ELSIF n.type = 'paused' THEN
-            UPDATE ferry.schedules SET paused = true, changed_at = n.recorded_at WHERE name = n.schedule;
+            -- A worker's pause says why (poison: definition 352); an operator's says nothing.
+            UPDATE ferry.schedules SET paused = true, changed_at = n.recorded_at, paused_reason = n.data->>'reason'
+             WHERE name = n.schedule;
         ELSIF n.type = 'resumed' THEN
-            UPDATE ferry.schedules SET paused = false, changed_at = n.recorded_at,
+            UPDATE ferry.schedules SET paused = false, changed_at = n.recorded_at, paused_reason = NULL,
                    next_tick = (n.data->>'next_tick')::timestamptz
              WHERE name = n.schedule;
         ELSIF n.type = 'removed' THEN

@@ -103,6 +103,15 @@ BEGIN
         END IF;
     END IF;
 
+    -- A listing filter, as ferry.enqueue stores the option or as a resolved spec carries it: bounded (definition 398).
+    IF field IS NULL AND jsonb_typeof(d -> 'spec') = 'object' THEN
+        problem := ferry.filter_problem(coalesce(d #> '{spec,filter}', d #> '{spec,unresolved,options,filter}'));
+        IF problem IS NOT NULL THEN
+            field := 'filter';
+            hint := 'Give filters with --include, --exclude, --filter-from and the size and age flags, within the limits in docs/cli.md.';
+        END IF;
+    END IF;
+
     IF field IS NOT NULL THEN
         RAISE EXCEPTION '%: %', p_place || field, problem
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field, HINT = hint;

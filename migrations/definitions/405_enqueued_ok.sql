@@ -25,6 +25,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
        AND (NOT d ? 'bytes_total' OR (jsonb_typeof(d -> 'bytes_total') = 'number' AND (d ->> 'bytes_total')::numeric >= 0
                                       AND (d ->> 'bytes_total')::numeric <= 9223372036854775807))
        AND (NOT d ? 'spec' OR jsonb_typeof(d -> 'spec') = 'object')
+       -- A listing filter is bounded (definition 398); the probe runs only for a spec that carries one.
+       AND (NOT coalesce(d -> 'spec' ? 'filter' OR d #> '{spec,unresolved,options}' ? 'filter', false)
+            OR ferry.filter_problem(coalesce(d #> '{spec,filter}', d #> '{spec,unresolved,options,filter}')) IS NULL)
        -- The local side: absolute, bounded, no '..' (a copy has none).
        AND left(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END, 1) = '/'
        AND octet_length(CASE d ->> 'kind' WHEN 'upload' THEN d ->> 'source' WHEN 'fetch' THEN d ->> 'destination' ELSE '/' END) <= 4096

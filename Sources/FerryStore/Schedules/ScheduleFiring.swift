@@ -13,4 +13,6 @@ public struct ScheduleFiring: Sendable, Hashable {
     public var nextTick: Date?
     /// A run asked for now (`ferry schedule run`), which leaves the regular ticks where they were.
     public var manual = false
+    /// The schedule was paused instead of fired: firings of it kept ending with their worker dead (`error` says so).
+    public var quarantined = false
 }

@@ -6,7 +6,7 @@ extension ScheduleRecord {
     /// The SELECT list `init(row:)` decodes: each name (or alias) is a column name the decoder reads.
     static let columns = """
         name, every_seconds, cron, timezone, template::text, paused, removed, next_tick, last_tick, last_fired_at,
-        last_job_id, last_job_state, created_at, changed_at, overlap, run_requested_at
+        last_job_id, last_job_state, created_at, changed_at, overlap, run_requested_at, paused_reason
         """
 
     /// Decodes a row selected with `columns`, by column name.
@@ -27,5 +27,6 @@ extension ScheduleRecord {
         changedAt = try row.decode(Date.self, column: "changed_at")
         overlap = ScheduleOverlap(rawValue: try row.decode(String.self, column: "overlap")) ?? .allow
         runRequestedAt = try row.decode(Date?.self, column: "run_requested_at")
+        pausedReason = try row.decode(String?.self, column: "paused_reason")
     }
 }

@@ -22,6 +22,8 @@ public struct ScheduleRecord: Sendable, Hashable {
     public var overlap: ScheduleOverlap
     /// When someone asked for a run now (`ferry schedule run`) that no worker fired yet.
     public var runRequestedAt: Date?
+    /// Why a worker paused the schedule (its firings kept ending with their worker dead); nil for an operator's pause.
+    public var pausedReason: String?
 
     /// `every 1h` or `cron 0 * * * *`, as the user wrote it.
     public var spec: String {
@@ -46,7 +48,7 @@ public struct ScheduleRecord: Sendable, Hashable {
             "last_fired_at": time(lastFiredAt), "last_job_id": lastJobID.map { .string($0.uuidString.lowercased()) } ?? .null,
             "last_job_state": lastJobState.map(JSONValue.string) ?? .null, "created_at": time(createdAt),
             "changed_at": time(changedAt), "overlap": .string(overlap.rawValue),
-            "run_requested_at": runRequestedAt.map(time) ?? .null,
+            "run_requested_at": runRequestedAt.map(time) ?? .null, "paused_reason": pausedReason.map(JSONValue.string) ?? .null,
         ])
     }
 }

@@ -225,67 +225,36 @@ public struct ScheduleStore: Sendable {
     /// tick enqueues nothing and is recorded as skipped for that run. Answers nil when another worker holds or just
     /// fired it.
     ///
+    /// Before the transaction, under the schedule's session lock, the firing records an attempt that it removes when
+    /// it ends (`ferry.begin_schedule_attempt`): attempts left behind are firings whose worker died. At
+    /// `poisonAfter` of them the schedule is paused with the reason instead (`quarantined`), so a template that kills
+    /// its worker does not kill every worker of the fleet, again at each restart.
+    ///
     /// - Parameter prepare: validates the template as a job for the tick (the worker's providers), or says why not.
     public func fire(
-        _ name: String, worker: String,
+        _ name: String, worker: String, poisonAfter: Int = 3,
         prepare: @escaping @Sendable (JobRequest) -> Result<JobSpec, ValidationIssue>
     ) async throws -> ScheduleFiring? {
         do {
-            return try await client.withTransaction { connection in
-                guard try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.scheduleLockSQL)) AS locked", [name])
+            return try await client.withConnection { connection in
+                guard try connection.query("SELECT pg_try_advisory_lock(\(Self.scheduleLockSQL)) AS locked", [name])
                     .rows[0].decode(Bool.self, column: "locked")
                 else { return nil }
-                // Read again under the lock (a fresh snapshot): a firing committed meanwhile moved next_tick on.
-                let rows = try connection.query(
-                    """
-                    SELECT every_seconds, cron, timezone, template::text, next_tick, now() AS now, overlap, run_requested_at,
-                           (NOT paused AND next_tick <= now()) AS tick_due
-                      FROM ferry.schedules
-                     WHERE name = $1 AND NOT removed AND ((NOT paused AND next_tick <= now()) OR run_requested_at <= now())
-                    """, [name]
-                ).rows
-                guard let row = rows.first else { return nil }
-                let now = try row.decode(Date.self, column: "now")
-                if let requested = try row.decode(Date?.self, column: "run_requested_at"), requested <= now {
-                    // Asked to run now: one run for the request's time; the regular ticks stay (the loop fires a
-                    // tick that is due as well right after, as its own run).
-                    var firing = ScheduleFiring(
-                        schedule: name, tick: requested, jobID: nil, error: nil, missed: 0,
-                        nextTick: try row.decode(Date?.self, column: "next_tick"), manual: true)
-                    try Self.run(
-                        &firing, template: try row.decode(String.self, column: "template"),
-                        overlap: try row.decode(String.self, column: "overlap"), firstMissed: nil, worker: worker,
-                        prepare: prepare, on: connection)
-                    return firing
+                defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.scheduleLockSQL))", [name]) }
+                let begun = try connection.query(
+                    "SELECT attempt, paused_reason, now() AS now FROM ferry.begin_schedule_attempt($1, $2, $3)", [name, worker, poisonAfter]
+                ).rows[0]
+                if let reason = try begun.decode(String?.self, column: "paused_reason") {
+                    return ScheduleFiring(
+                        schedule: name, tick: try begun.decode(Date.self, column: "now"), jobID: nil, error: reason, missed: 0,
+                        nextTick: nil, quarantined: true)
                 }
-                guard try row.decode(Bool?.self, column: "tick_due") == true else { return nil }
-                let due = try row.decode(Date.self, column: "next_tick")
-                let timezone = try row.decode(String.self, column: "timezone")
-                let recurrence: ScheduleRecurrence?
-                if let every = try row.decode(Int64?.self, column: "every_seconds") {
-                    recurrence = .every(seconds: every)
-                } else if let cron = try row.decode(String?.self, column: "cron"), let zone = TimeZone(identifier: timezone),
-                    let expression = try? CronExpression(cron)
-                {
-                    recurrence = .cron(expression, zone: zone)
-                } else {
-                    recurrence = nil
+                guard let attempt = try begun.decode(Int64?.self, column: "attempt") else { return nil }
+                // Ended well or badly, the firing was not a death: only a worker that dies leaves its attempt.
+                defer { _ = try? connection.query("SELECT ferry.end_schedule_attempt($1, $2)", [attempt, worker]) }
+                return try connection.transaction { connection in
+                    try Self.fireDue(name, worker: worker, prepare: prepare, on: connection)
                 }
-                var firing = ScheduleFiring(schedule: name, tick: due, jobID: nil, error: nil, missed: 0, nextTick: nil)
-                if let recurrence {
-                    let (tick, missed) = recurrence.catchUp(due: due, now: now)
-                    firing.tick = tick
-                    firing.missed = missed
-                    firing.nextTick = recurrence.next(after: now)
-                } else {
-                    // Unreadable here (a zone this machine's tz database lacks): record it once a day, not each poll.
-                    firing.nextTick = now.addingTimeInterval(86_400)
-                    firing.error = "the schedule's time zone '\(timezone)' or cron expression is unknown to this worker"
-                }
-                try Self.run(
-                    &firing, template: try row.decode(String.self, column: "template"), overlap: try row.decode(String.self, column: "overlap"),
-                    firstMissed: firing.missed > 0 ? due : nil, worker: worker, prepare: prepare, on: connection)
-                return firing
             }
         } catch let error as PostgresError where error.sqlState == .uniqueViolation && error.constraint == "schedule_ticks_once" {
             // Already fired (cannot happen under the lock; the constraint is the last word): nothing was kept.
@@ -293,6 +262,67 @@ public struct ScheduleStore: Sendable {
         } catch {
             throw FerryStore.translate(error)
         }
+    }
+
+    /// The firing itself, inside the caller's transaction and under the schedule's lock.
+    static func fireDue(
+        _ name: String, worker: String, prepare: @escaping @Sendable (JobRequest) -> Result<JobSpec, ValidationIssue>,
+        on connection: PostgresConnection
+    ) throws -> ScheduleFiring? {
+        guard try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.scheduleLockSQL)) AS locked", [name])
+            .rows[0].decode(Bool.self, column: "locked")
+        else { return nil }
+        // Read again under the lock (a fresh snapshot): a firing committed meanwhile moved next_tick on.
+        let rows = try connection.query(
+            """
+            SELECT every_seconds, cron, timezone, template::text, next_tick, now() AS now, overlap, run_requested_at,
+                   (NOT paused AND next_tick <= now()) AS tick_due
+              FROM ferry.schedules
+             WHERE name = $1 AND NOT removed AND ((NOT paused AND next_tick <= now()) OR run_requested_at <= now())
+            """, [name]
+        ).rows
+        guard let row = rows.first else { return nil }
+        let now = try row.decode(Date.self, column: "now")
+        if let requested = try row.decode(Date?.self, column: "run_requested_at"), requested <= now {
+            // Asked to run now: one run for the request's time; the regular ticks stay (the loop fires a
+            // tick that is due as well right after, as its own run).
+            var firing = ScheduleFiring(
+                schedule: name, tick: requested, jobID: nil, error: nil, missed: 0,
+                nextTick: try row.decode(Date?.self, column: "next_tick"), manual: true)
+            try Self.run(
+                &firing, template: try row.decode(String.self, column: "template"),
+                overlap: try row.decode(String.self, column: "overlap"), firstMissed: nil, worker: worker,
+                prepare: prepare, on: connection)
+            return firing
+        }
+        guard try row.decode(Bool?.self, column: "tick_due") == true else { return nil }
+        let due = try row.decode(Date.self, column: "next_tick")
+        let timezone = try row.decode(String.self, column: "timezone")
+        let recurrence: ScheduleRecurrence?
+        if let every = try row.decode(Int64?.self, column: "every_seconds") {
+            recurrence = .every(seconds: every)
+        } else if let cron = try row.decode(String?.self, column: "cron"), let zone = TimeZone(identifier: timezone),
+            let expression = try? CronExpression(cron)
+        {
+            recurrence = .cron(expression, zone: zone)
+        } else {
+            recurrence = nil
+        }
+        var firing = ScheduleFiring(schedule: name, tick: due, jobID: nil, error: nil, missed: 0, nextTick: nil)
+        if let recurrence {
+            let (tick, missed) = recurrence.catchUp(due: due, now: now)
+            firing.tick = tick
+            firing.missed = missed
+            firing.nextTick = recurrence.next(after: now)
+        } else {
+            // Unreadable here (a zone this machine's tz database lacks): record it once a day, not each poll.
+            firing.nextTick = now.addingTimeInterval(86_400)
+            firing.error = "the schedule's time zone '\(timezone)' or cron expression is unknown to this worker"
+        }
+        try Self.run(
+            &firing, template: try row.decode(String.self, column: "template"), overlap: try row.decode(String.self, column: "overlap"),
+            firstMissed: firing.missed > 0 ? due : nil, worker: worker, prepare: prepare, on: connection)
+        return firing
     }
 
     /// Enqueues the schedule's run for `firing.tick` (unless the template no longer validates, or overlap `skip`
