@@ -251,7 +251,7 @@ struct WorkerCommand: AsyncParsableCommand {
             let chunkBytes = chunkSize * 1024 * 1024
             let launch = WorkerLaunch(gate: gate) { [scripted] in
                 // Provider secrets need the key; a worker that only moves local files can run without it.
-                let box = try await Self.secretBox(store: store)
+                let box = try await Self.secretBox(store: store, logger: logger)
                 // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
                 let http = HTTPClient(
                     eventLoopGroupProvider: .singleton,
@@ -340,11 +340,18 @@ extension WorkerCommand {
     /// The secret box from FERRY_SECRET_KEY(_FILE). Without a key the worker runs only if no account has
     /// credentials to open (it then takes local jobs only); otherwise that is a configuration error. A key that
     /// does not open the stored secrets (after a partial key rotation) is one too: the worker would fail every
-    /// job of those accounts for good, so it does not start.
-    static func secretBox(store: FerryStore) async throws -> SecretBox? {
+    /// job of those accounts for good, so it does not start. Accounts already held (not active) are not opened until
+    /// a person acts, so they do not stop it: they are named in a warning (a worker that holds an account sealed
+    /// with a stray key must not keep the next deploy's workers from starting).
+    static func secretBox(store: FerryStore, logger: Logger) async throws -> SecretBox? {
         do {
             let box = SecretBox(key: try SecretKey.fromEnvironment())
-            try await store.accounts.checkSecretKey(box)
+            let held = try await store.accounts.checkSecretKey(box, skippingHeld: true)
+            if !held.isEmpty {
+                logger.warning(
+                    "held accounts whose secrets this FERRY_SECRET_KEY does not open: their jobs wait until they are re-sealed",
+                    metadata: ["accounts": "\(held.joined(separator: ", "))", "key_id": "\(box.key.id)"])
+            }
             return box
         } catch let error as SecretKeyError where error.code == .missing {
             let linked = try await store.accounts.all().filter { $0.hasRefreshToken || $0.hasSecrets }

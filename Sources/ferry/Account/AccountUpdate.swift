@@ -89,6 +89,7 @@ struct AccountUpdate: AsyncParsableCommand {
             }
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
+            try await Self.checkKeyIfGiven(store)
             let account = try await store.accounts.update(name, changes, by: CommandTarget.requester)
             if json {
                 print(JSONValue.object([
@@ -106,5 +107,17 @@ struct AccountUpdate: AsyncParsableCommand {
                 print("updated \(account.name): at most \(account.maxConcurrent) transfer(s) at once across the fleet\(limits)")
             }
         }
+    }
+
+    /// Update seals nothing and needs no key; but a FERRY_SECRET_KEY set in the shell that runs it is the key its
+    /// next `add` or `login` will seal with, so a wrong one is refused now, before it becomes stuck jobs.
+    static func checkKeyIfGiven(_ store: FerryStore) async throws {
+        let key: SecretKey
+        do {
+            key = try SecretKey.fromEnvironment()
+        } catch let error as SecretKeyError where error.code == .missing {
+            return
+        }
+        try await store.accounts.checkSecretKey(SecretBox(key: key))
     }
 }
