@@ -1,0 +1,43 @@
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Postgres
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 30's low findings at the CLI: an operator's slips get a clear error naming the problem and the fix, a
+/// documented exit code, and nothing half done.
+@Suite("ferry CLI: an operator's slips", .tags(.postgres, .process))
+struct OperatorInputTests {
+    static func folder(_ name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-slips-\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func count(_ db: TestDatabase, _ sql: String = "SELECT count(*) FROM ferry.events") async throws -> Int {
+        try await db.query(sql).rows[0].decode(Int.self, at: 0)
+    }
+
+    @Test("--max-age beyond 10000 years is a usage error naming the flag, not a crash")
+    func hugeMaxAge() async throws {
+        let db = try await TestDatabase.make("slips_max_age")
+        let dir = try Self.folder("maxage")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/a.jpg", contents: Data("a".utf8))
+        for age in ["99999999999999999999y", "100000000000000000000000000000000000000d"] {
+            let result = try await FerryProcess.run(
+                ["enqueue", "upload", dir, "--recursive", "--to", "/srv/out/", "--max-age", age], databaseURL: db.url)
+            #expect(result.status == 64, "\(age): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("--max-age") && result.stderr.contains("longer than 10000 years"), "\(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrace"), "\(result.stderr)")
+        }
+        #expect(try await Self.count(db) == 0)
+        let fine = try await FerryProcess.run(
+            ["enqueue", "upload", dir, "--recursive", "--to", "/srv/out/", "--max-age", "100y"], databaseURL: db.url)
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+}
