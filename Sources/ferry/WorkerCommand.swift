@@ -61,16 +61,18 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Comma-separated queues to work.", valueName: "a,b"), completion: CompletionValues.queueList)
     var queues = "default"
 
-    @Option(help: "Jobs run at once by this process.")
+    // .unconditional: "-1" after the flag is its value (refused as out of range), not a flag (argument-parser's
+    // "Missing value"); the same for the numbers below.
+    @Option(parsing: .unconditional, help: "Jobs run at once by this process.")
     var concurrency = 8
 
     @Option(help: ArgumentHelp("Worker name, unique in the fleet. Default: host-pid-random.", valueName: "name"))
     var name: String?
 
-    @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds running jobs get to finish on SIGTERM.", valueName: "s"))
+    @Option(name: .customLong("shutdown-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds running jobs get to finish on SIGTERM.", valueName: "s"))
     var shutdownTimeout: Double = 30
 
-    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "s"))
+    @Option(name: .customLong("poll-interval"), parsing: .unconditional, help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "s"))
     var pollInterval: Double = 2
 
     @Flag(name: .customLong("poll-only"), help: "Never LISTEN; poll only (for PgBouncer in transaction mode).")
@@ -95,13 +97,13 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-format"), help: "text or json.", completion: CompletionValues.logFormat)
     var logFormat = "text"
 
-    @Option(name: .customLong("heartbeat-interval"), help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
+    @Option(name: .customLong("heartbeat-interval"), parsing: .unconditional, help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
     var heartbeatInterval: Double = 5
 
-    @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
+    @Option(name: .customLong("rescue-after"), parsing: .unconditional, help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
     var rescueAfter: Double = 15
 
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp(
+    @Option(name: .customLong("chunk-size"), parsing: .unconditional, help: ArgumentHelp(
         "Upload chunk size in MiB (1–150). Dropbox uses it rounded up to a multiple of 4; files up to one chunk go in one request.",
         valueName: "mib"))
     var chunkSize = 8
@@ -166,11 +168,14 @@ struct WorkerCommand: AsyncParsableCommand {
             ] where !(value.isFinite && value >= least && value <= 86_400) {
                 // A zero poll interval spins the claim loop so fast that SIGTERM is never seen.
                 throw ValidationIssue(
-                    field: flag, problem: "must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
+                    field: flag,
+                    problem: "\(value < 0 ? "is negative: it " : "")must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
                     fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : "2")")
             }
             guard (1...1000).contains(concurrency) else {
-                throw ValidationIssue(field: "--concurrency", problem: "must be from 1 to 1000", fix: "pick a smaller number")
+                throw ValidationIssue(
+                    field: "--concurrency", problem: "\(concurrency < 0 ? "is negative: it " : "")must be from 1 to 1000, not \(concurrency)",
+                    fix: concurrency < 1 ? "give at least 1, for example --concurrency 8" : "pick a smaller number")
             }
             guard (1...150).contains(chunkSize) else {
                 throw ValidationIssue(

@@ -40,4 +40,14 @@ struct OperatorInputTests {
             ["enqueue", "upload", dir, "--recursive", "--to", "/srv/out/", "--max-age", "100y"], databaseURL: db.url)
         #expect(fine.status == 0, "\(fine.stderr)")
     }
+
+    @Test("--concurrency -1 and --shutdown-timeout -1 say the value is negative, not 'Missing value'")
+    func negativeWorkerNumbers() async throws {
+        let db = try await TestDatabase.make("slips_negative")
+        for (flag, value) in [("--concurrency", "-1"), ("--shutdown-timeout", "-1"), ("--poll-interval", "-2")] {
+            let result = try await FerryProcess.run(["worker", "--handler", "noop", flag, value], databaseURL: db.url)
+            #expect(result.status == 65, "\(flag): \(result.stderr)")
+            #expect(result.stderr.contains(flag) && result.stderr.contains("negative") && !result.stderr.contains("Missing value"), "\(result.stderr)")
+        }
+    }
 }
