@@ -184,10 +184,7 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             var bandwidthLimit: Int64?
             if let bwlimit {
-                guard let rate = BandwidthLimit.parseRate(bwlimit) else {
-                    throw ValidationIssue(
-                        field: "--bwlimit", problem: "'\(bwlimit)' is not a rate", fix: "give bytes per second with K, M or G: --bwlimit 20M, --bwlimit 512K (0 or off: no limit)")
-                }
+                let rate = try BandwidthLimit.rate(bwlimit, field: "--bwlimit")
                 bandwidthLimit = rate > 0 ? rate : nil
             }
             var scripted: ScriptedHandler?

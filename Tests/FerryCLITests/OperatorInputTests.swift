@@ -41,6 +41,21 @@ struct OperatorInputTests {
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 
+    @Test("--bwlimit that rounds to 0 bytes/s is refused (worker and account update), not taken as no limit")
+    func tinyBandwidthLimit() async throws {
+        let db = try await TestDatabase.make("slips_bwlimit")
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('me', 'dropbox')")
+        for arguments in [["worker", "--handler", "noop", "--bwlimit", "0.0001K"], ["account", "update", "me", "--bwlimit", "0.0001K"]] {
+            let result = try await FerryProcess.run(arguments, databaseURL: db.url, environment: ["FERRY_SECRET_KEY": ""])
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("--bwlimit") && result.stderr.contains("less than 1 byte per second"), "\(result.stderr)")
+        }
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.account_events") == 0)
+        let off = try await FerryProcess.run(
+            ["account", "update", "me", "--bwlimit", "0"], databaseURL: db.url, environment: ["FERRY_SECRET_KEY": ""])
+        #expect(off.status == 0, "\(off.stderr)")
+    }
+
     @Test("--concurrency -1 and --shutdown-timeout -1 say the value is negative, not 'Missing value'")
     func negativeWorkerNumbers() async throws {
         let db = try await TestDatabase.make("slips_negative")

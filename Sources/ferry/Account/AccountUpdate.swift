@@ -73,12 +73,7 @@ struct AccountUpdate: AsyncParsableCommand {
             }
             var bandwidthLimit: Int64?
             if let bwlimit {
-                guard let rate = BandwidthLimit.parseRate(bwlimit) else {
-                    throw ValidationIssue(
-                        field: "--bwlimit", problem: "'\(bwlimit)' is not a rate",
-                        fix: "give bytes per second with K, M or G: --bwlimit 20M, --bwlimit 512K (0 or off: no limit)")
-                }
-                bandwidthLimit = rate
+                bandwidthLimit = try BandwidthLimit.rate(bwlimit, field: "--bwlimit")
             }
             let changes = AccountChanges(
                 maxConcurrent: maxConcurrent, apiURL: apiURL, contentURL: contentURL, authorizeURL: authorizeURL, tpsLimit: tpsLimit,
