@@ -41,6 +41,27 @@ struct OperatorInputTests {
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 
+    @Test("--dry-run and schedule show print a file name's terminal escapes as text, never raw")
+    func escapesShownAsText() async throws {
+        let db = try await TestDatabase.make("slips_escapes")
+        let dir = try Self.folder("escapes")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/a\u{1B}]0;pwned\u{07}\u{1B}[2J.jpg", contents: Data("a".utf8))
+        let dry = try await FerryProcess.run(["enqueue", "upload", dir, "--recursive", "--to", "/srv/out/", "--dry-run"], databaseURL: db.url)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(!dry.stdout.contains("\u{1B}") && !dry.stdout.contains("\u{07}"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("\\u{1b}]0;pwned\\u{7}"), "\(dry.stdout)")
+
+        let add = try await FerryProcess.run(
+            ["schedule", "add", "esc", "--every", "1h", "--", "fetch", "https://example.com/a.jpg", "--to", "/srv/in\u{1B}[2J/"],
+            databaseURL: db.url)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(!add.stdout.contains("\u{1B}"), "\(add.stdout)")
+        let show = try await FerryProcess.run(["schedule", "show", "esc"], databaseURL: db.url)
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(!show.stdout.contains("\u{1B}") && show.stdout.contains("/srv/in\\u{1b}[2J/"), "\(show.stdout)")
+    }
+
     @Test("--bwlimit that rounds to 0 bytes/s is refused (worker and account update), not taken as no limit")
     func tinyBandwidthLimit() async throws {
         let db = try await TestDatabase.make("slips_bwlimit")
