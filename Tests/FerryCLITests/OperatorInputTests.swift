@@ -41,6 +41,29 @@ struct OperatorInputTests {
         #expect(fine.status == 0, "\(fine.stderr)")
     }
 
+    @Test("--skip-unreadable skips a file whose name is not UTF-8 (and says so); without it the enqueue is refused naming the flag")
+    func nonUTF8Names() async throws {
+        let db = try await TestDatabase.make("slips_utf8")
+        let dir = try Self.folder("utf8")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/good.jpg", contents: Data("g".utf8))
+        // "bad\xff.jpg": a Latin-1 name from an old archive; FileManager cannot even spell it.
+        let name = Array((dir + "/bad").utf8) + [0xFF] + Array(".jpg".utf8) + [0]
+        let descriptor = name.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600) }
+        #expect(descriptor >= 0)
+        close(descriptor)
+
+        let refused = try await FerryProcess.run(["enqueue", "upload", dir, "--recursive", "--to", "/srv/out/"], databaseURL: db.url)
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not UTF-8") && refused.stderr.contains("--skip-unreadable"), "\(refused.stderr)")
+        #expect(try await Self.count(db) == 0)
+        let skipped = try await FerryProcess.run(
+            ["enqueue", "upload", dir, "--recursive", "--skip-unreadable", "--to", "/srv/out/"], databaseURL: db.url)
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        #expect(skipped.stderr.contains("not UTF-8"), "named as skipped: \(skipped.stderr)")
+        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 1)
+    }
+
     @Test("--dry-run and schedule show print a file name's terminal escapes as text, never raw")
     func escapesShownAsText() async throws {
         let db = try await TestDatabase.make("slips_escapes")
