@@ -85,6 +85,21 @@ struct OperatorInputTests {
         #expect(!show.stdout.contains("\u{1B}") && show.stdout.contains("/srv/in\\u{1b}[2J/"), "\(show.stdout)")
     }
 
+    @Test("--from with --expect 0: an empty input is what was expected (exit 0, nothing enqueued); without --expect it is refused")
+    func expectZero() async throws {
+        let db = try await TestDatabase.make("slips_expect_zero")
+        let empty = try await FerryProcess.run(["enqueue", "--from", "-", "--expect", "0"], databaseURL: db.url, stdin: "")
+        #expect(empty.status == 0, "\(empty.stderr)")
+        let emptyJSON = try await FerryProcess.run(["enqueue", "--from", "-", "--expect", "0", "--json"], databaseURL: db.url, stdin: "")
+        #expect(emptyJSON.status == 0 && emptyJSON.stdout == "[]\n", "\(emptyJSON.stdout)\(emptyJSON.stderr)")
+        let refused = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: "")
+        #expect(refused.status == 65 && refused.stderr.contains("no jobs in the input"), "\(refused.stderr)")
+        let one = #"{"kind": "fetch", "source": "https://example.com/a.jpg", "to": "/srv/in/"}"# + "\n"
+        let notZero = try await FerryProcess.run(["enqueue", "--from", "-", "--expect", "0"], databaseURL: db.url, stdin: one)
+        #expect(notZero.status == 65 && notZero.stderr.contains("1 job(s), not 0"), "\(notZero.stderr)")
+        #expect(try await Self.count(db) == 0)
+    }
+
     @Test("--bwlimit that rounds to 0 bytes/s is refused (worker and account update), not taken as no limit")
     func tinyBandwidthLimit() async throws {
         let db = try await TestDatabase.make("slips_bwlimit")
