@@ -124,4 +124,19 @@ struct OperatorInputTests {
             #expect(result.stderr.contains(flag) && result.stderr.contains("negative") && !result.stderr.contains("Missing value"), "\(result.stderr)")
         }
     }
+
+    @Test("fetch --to of spaces is refused, not a file named ' ' in the working directory; --to file:///dir/ is that folder")
+    func fetchTargets() async throws {
+        let db = try await TestDatabase.make("slips_fetch_to")
+        let dir = try Self.folder("fetchto")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let blank = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://example.com/a.jpg", "--to", " "], databaseURL: db.url, currentDirectory: dir)
+        #expect(blank.status == 65 && blank.stderr.contains("blank"), "\(blank.stderr)")
+        #expect(try await Self.count(db) == 0)
+        let url = try await FerryProcess.run(
+            ["enqueue", "fetch", "https://example.com/a.jpg", "--to", "file:///srv/in/"], databaseURL: db.url, currentDirectory: dir)
+        #expect(url.status == 0, "\(url.stderr)")
+        #expect(try await db.query("SELECT destination FROM ferry.jobs").rows[0].decode(String.self, at: 0) == "/srv/in/a.jpg")
+    }
 }

@@ -39,6 +39,31 @@ struct JobRequestValidationTests {
         #expect(fetch.source == "https://example.com/p.jpg?x=1")
     }
 
+    @Test("a fetch target of blanks is refused, not a file named with spaces in the working directory; file:///dir/ is that folder, not a relative path")
+    func fetchTargetForms() throws {
+        for blank in [" ", "   ", "\t"] {
+            do {
+                _ = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: blank))
+                Issue.record("'\(blank)' was accepted")
+            } catch {
+                #expect(error.field == "to" && error.problem.contains("blank"), "\(error)")
+            }
+        }
+        let url = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "file:///srv/in%20box/"))
+        #expect(url.destination == "/srv/in box/a.jpg")
+        #expect(url.details["root"] == .string("/srv/in box/"))
+        let file = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "FILE:///srv/b.jpg"))
+        #expect(file.destination == "/srv/b.jpg")
+        for refused in ["file://host/srv/", "file:srv/", "file:///srv/%zz/", "file:///srv/../etc/"] {
+            do {
+                _ = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: refused))
+                Issue.record("\(refused) was accepted")
+            } catch {
+                #expect(error.field == "to", "\(refused): \(error)")
+            }
+        }
+    }
+
     @Test("fetch options: checksum, Dropbox folder settings, Flickr size and limit; fan-out jobs get a batch")
     func fetchOptionsByProvider() throws {
         let hex = String(repeating: "AB", count: 32)
