@@ -83,6 +83,7 @@ extension JobRequest {
             guard to.hasSuffix("/") else {
                 throw issue("to", "a tree upload goes into a folder", "end the destination with / (for example dropbox:me:/Backup/)")
             }
+            if let inside = Self.treeIntoItself(root: path, destination: to, base: currentDirectory, line: line) { throw inside }
             let remote = EndpointSyntax.scheme(of: to) == nil
                 ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
             // Resolved as the upload of one file into that folder would be (account, options); the job's

@@ -231,6 +231,11 @@ final class JobChunkProducer: @unchecked Sendable {
                 }
                 // Absolute, as the jobs' sources are: every fate of a dry run names its file the same way.
                 let shown = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+                if let inside = JobRequest.treeIntoItself(root: path, destination: jobs.to, base: directory, line: nil) {
+                    self.report.refuse(source: shown, destination: nil, reason: "\(inside.problem); \(inside.fix)", line: nil)
+                    report(inside)
+                    continue
+                }
                 // A file URL's path is percent-encoded; the other destinations take the names as they are.
                 let encode = jobs.to.hasPrefix("file:")
                 var keepGoing = true

@@ -125,6 +125,23 @@ struct OperatorInputTests {
         }
     }
 
+    @Test("a tree uploaded into a local folder inside itself is refused (plain path and file: URL); nothing is enqueued")
+    func treeIntoItself() async throws {
+        let db = try await TestDatabase.make("slips_tree_itself")
+        let dir = try Self.folder("itself")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = FileManager.default.createFile(atPath: dir + "/a.jpg", contents: Data("a".utf8))
+        for destination in [dir + "/backup/", "file://" + dir + "/backup/", "backup/"] {
+            let result = try await FerryProcess.run(
+                ["enqueue", "upload", dir, "--recursive", "--to", destination], databaseURL: db.url, currentDirectory: dir)
+            #expect(result.status == 65, "\(destination): \(result.stderr)")
+            #expect(result.stderr.contains("inside the folder being uploaded"), "\(result.stderr)")
+        }
+        #expect(try await Self.count(db) == 0)
+        let beside = try await FerryProcess.run(["enqueue", "upload", dir, "--recursive", "--to", dir + "-copy/"], databaseURL: db.url)
+        #expect(beside.status == 0, "\(beside.stderr)")
+    }
+
     @Test("fetch --to of spaces is refused, not a file named ' ' in the working directory; --to file:///dir/ is that folder")
     func fetchTargets() async throws {
         let db = try await TestDatabase.make("slips_fetch_to")

@@ -64,6 +64,29 @@ struct JobRequestValidationTests {
         }
     }
 
+    @Test("a tree upload (a schedule's template) into a local folder inside the tree is refused; beside it, or to a provider, it is taken")
+    func treeIntoItself() throws {
+        let tree: [String: OptionValue] = ["tree": .json(.bool(true))]
+        let folder: [String: Result<SourceFileFacts, SourceFileFacts.Problem>] = ["/data/pics": .failure(.notRegularFile(kind: "directory"))]
+        for inside in ["/data/pics/backup/", "file:///data/pics/backup/", "file:///data/pics/", "/data/pics/./b/../c/", "pics/sub/"] {
+            let request = JobRequest(kind: .upload, source: "/data/pics", to: inside, options: tree)
+            do {
+                _ = try request.validated(
+                    jobID: UUID(), now: now, currentDirectory: "/data", inspectFile: { folder[$0] ?? .failure(.missing) },
+                    providers: ProviderRegistry.standard)
+                Issue.record("\(inside) was accepted")
+            } catch {
+                #expect(error.field == "to" && error.problem.contains("inside the folder being uploaded"), "\(inside): \(error)")
+            }
+        }
+        for beside in ["/data/pics2/", "file:///data/backup/pics/", "dropbox:me:/data/pics/backup/"] {
+            let spec = try JobRequest(kind: .upload, source: "/data/pics", to: beside, options: tree).validated(
+                jobID: UUID(), now: now, currentDirectory: "/data", inspectFile: { folder[$0] ?? .failure(.missing) },
+                providers: ProviderRegistry.standard)
+            #expect(spec.source == "/data/pics/", "\(beside)")
+        }
+    }
+
     @Test("fetch options: checksum, Dropbox folder settings, Flickr size and limit; fan-out jobs get a batch")
     func fetchOptionsByProvider() throws {
         let hex = String(repeating: "AB", count: 32)
