@@ -37,6 +37,7 @@ enum CLIFailure {
             case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
             case .archived: return ExitCode(ExitStatus.archived)
             case .connectionUnavailable: return ExitCode(ExitStatus.temporaryFailure)
+            case .ownerRequired: return ExitCode(ExitStatus.permissionDenied)
             }
         case let error as ArchiveError:
             printError("error: \(error)")

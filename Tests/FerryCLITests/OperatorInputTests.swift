@@ -125,6 +125,34 @@ struct OperatorInputTests {
         }
     }
 
+    @Test("account list and show on a database without the schema say to run ferry migrate, with no raw SQLSTATE")
+    func accountsWithoutSchema() async throws {
+        let db = try await TestDatabase.make("slips_no_schema")
+        let emptyName = "slips_empty_\(UInt32.random(in: 0...UInt32.max))"
+        try await db.query("CREATE DATABASE \(emptyName)")
+        let emptyURL = TestDatabase.replacingDatabase(in: db.url, with: emptyName)
+        for arguments in [["account", "list"], ["account", "list", "--json"], ["account", "show", "me"]] {
+            let result = try await FerryProcess.run(arguments, databaseURL: emptyURL)
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("ferry migrate") && !result.stderr.contains("SQLSTATE"), "\(result.stderr)")
+        }
+    }
+
+    @Test("a producer login running account update is told it needs the schema owner (exit 77); nothing changes")
+    func producerAccountUpdate() async throws {
+        let db = try await TestDatabase.make("slips_producer_update")
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('me', 'dropbox')")
+        let role = "slips_producer_\(UInt32.random(in: 0...UInt32.max))"
+        try await db.query("CREATE ROLE \(role) LOGIN IN ROLE ferry_producer")
+        let url = db.url.replacingOccurrences(of: "postgres@", with: "\(role)@")
+        for arguments in [["account", "update", "me", "--max-concurrent", "2"], ["account", "remove", "me"]] {
+            let result = try await FerryProcess.run(arguments, databaseURL: url, environment: ["FERRY_SECRET_KEY": ""])
+            #expect(result.status == 77, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("needs the schema owner") && result.stderr.contains("ferry_producer"), "\(result.stderr)")
+        }
+        #expect(try await Self.count(db, "SELECT max_concurrent FROM ferry.accounts") == 4)
+    }
+
     @Test("a tree uploaded into a local folder inside itself is refused (plain path and file: URL); nothing is enqueued")
     func treeIntoItself() async throws {
         let db = try await TestDatabase.make("slips_tree_itself")

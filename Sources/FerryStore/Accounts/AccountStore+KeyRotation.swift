@@ -93,7 +93,7 @@ extension AccountStore {
                 return resealed
             }
         } catch {
-            throw FerryStore.translate(error)
+            throw Self.ownerOnly("ferry account rekey", error)
         }
     }
 
@@ -147,7 +147,7 @@ extension AccountStore {
                 ).rows.map(SealedAccountRow.init(row:))
             }
         } catch {
-            throw FerryStore.translate(error)
+            throw Self.ownerOnly("checking FERRY_SECRET_KEY against the stored secrets", error)
         }
     }
 }
