@@ -71,10 +71,18 @@ extension FileFilter {
         return total
     }
 
-    /// An age limit as a point in time: a duration before `now` (`7d`, `2h`), or a date (`2026-01-31`, taken as
-    /// UTC midnight) or an ISO 8601 time with a zone (`2026-01-31T12:00:00Z`). `nil` when malformed.
+    /// The longest age limit, 10,000 years: anything longer means "any file" and, as a time before now, falls off
+    /// what timestamps and the JSON of a job can hold (a crash, not an answer).
+    public static let longestAge: TimeInterval = 10_000 * 365 * 86_400
+
+    /// An age limit as a point in time: a duration before `now` (`7d`, `2h`, up to ``longestAge``), or a date
+    /// (`2026-01-31`, taken as UTC midnight) or an ISO 8601 time with a zone (`2026-01-31T12:00:00Z`). `nil` when
+    /// malformed or longer than ``longestAge``.
     public static func parseAgeLimit(_ text: String, now: Date) -> Date? {
-        if let seconds = parseDuration(text) { return now.addingTimeInterval(-seconds) }
+        if let seconds = parseDuration(text) {
+            guard seconds.isFinite, seconds <= longestAge else { return nil }
+            return now.addingTimeInterval(-seconds)
+        }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let parts = trimmed.split(separator: "-")
         if parts.count == 3, parts.allSatisfy({ $0.allSatisfy(\.isASCII) }), let year = Int(parts[0]), let month = Int(parts[1]),

@@ -83,6 +83,7 @@ extension JobRequest {
             guard to.hasSuffix("/") else {
                 throw issue("to", "a tree upload goes into a folder", "end the destination with / (for example dropbox:me:/Backup/)")
             }
+            if let inside = Self.treeIntoItself(root: path, destination: to, base: currentDirectory, line: line) { throw inside }
             let remote = EndpointSyntax.scheme(of: to) == nil
                 ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
             // Resolved as the upload of one file into that folder would be (account, options); the job's
@@ -121,11 +122,15 @@ extension JobRequest {
             // The source facts are generic (every upload reads a local file); the provider's details sit beside them.
             spec.details.merge(facts.details) { _, generic in generic }
         case .fetch:
-            // An empty target (an unset $OUTDIR in a script) would mean the working directory: refused, as for uploads.
+            // An empty target (an unset $OUTDIR in a script) would mean the working directory: refused, as for uploads;
+            // so is a blank one (" "), which would write a file named with spaces there.
             guard !to.isEmpty else {
                 throw issue("to", "the local target is empty", "give the folder or file to fetch into, for example --to /srv/photos/")
             }
-            let target = Self.absolute(to, base: currentDirectory)
+            guard to.contains(where: { !$0.isWhitespace }) else {
+                throw issue("to", "the local target is blank (only spaces)", "give the folder or file to fetch into, for example --to /srv/photos/")
+            }
+            let target = try Self.fetchTarget(to, base: currentDirectory, line: line)
             try EndpointSyntax.validateLocalPath(target, field: "to", line: line)
             let resolved = try providers.resolve(kind: .fetch, remote: source, local: target, options: options, jobID: jobID, line: line)
             spec.apply(resolved)
@@ -138,6 +143,20 @@ extension JobRequest {
             spec.bytesTotal = resolved.details["from"]?["size"]?.intValue
         }
         return spec
+    }
+
+    /// A fetch's local target as an absolute path: a path (relative to `base`), or a `file:///abs/path` URL (the
+    /// form uploads take for local folders), decoded; `file:` with a host or a relative path is refused.
+    static func fetchTarget(_ to: String, base: String, line: Int?) throws(ValidationIssue) -> String {
+        guard EndpointSyntax.scheme(of: to) == "file" else { return absolute(to, base: base) }
+        let fix = "write file:///absolute/dir/ (three slashes), or the path itself: --to /srv/photos/"
+        guard to.utf8.count > 7, to.utf8.dropFirst(5).starts(with: "///".utf8) else {
+            throw ValidationIssue(line: line, field: "to", problem: "a file URL needs an empty host and an absolute path", fix: fix)
+        }
+        guard let path = EndpointSyntax.percentDecode(String(to.dropFirst("file://".count))) else {
+            throw ValidationIssue(line: line, field: "to", problem: "the file URL has an invalid %-escape", fix: "escape bytes as %XX; \(fix)")
+        }
+        return path
     }
 
     /// Whether the options ask for a tree upload (`tree`: true, or `--option tree` / `tree=true` on the command line).

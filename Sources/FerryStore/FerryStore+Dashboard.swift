@@ -268,13 +268,15 @@ extension FerryStore {
         }
     }
 
-    /// Running jobs per account, from the partial index of running jobs by account.
+    /// Running jobs per account, from the partial index of running jobs by account. Read through `ferry.job_status`
+    /// (the state filter reaches the index through the view): the read-only dashboard's `ferry_reader` login may
+    /// read the status views only, not `ferry.jobs`.
     public func runningByAccount() async throws -> [String: Int64] {
         do {
             return try await client.withConnection { connection in
                 var counts = [String: Int64]()
                 for row in try connection.query(
-                    "SELECT account, count(*) AS running FROM ferry.jobs WHERE state = 'running' AND account IS NOT NULL GROUP BY account", []
+                    "SELECT account, count(*) AS running FROM ferry.job_status WHERE state = 'running' AND account IS NOT NULL GROUP BY account", []
                 ).rows {
                     counts[try row.decode(String.self, column: "account")] = try row.decode(Int64.self, column: "running")
                 }

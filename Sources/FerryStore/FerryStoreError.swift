@@ -48,6 +48,8 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case archived = "archived"
         /// A second connection a command needs did not come (a pooler with one server connection for it, say).
         case connectionUnavailable = "connection_unavailable"
+        /// The login may not do this (SQLSTATE 42501): it needs the schema owner (account commands, for example).
+        case ownerRequired = "owner_required"
     }
 
     public var code: Code

@@ -18,6 +18,10 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
     /// A stable, low-cardinality code for metrics and branching (for example `source_changed`).
     public var code: String
     public var message: String
+    /// For a held job, the account it waits for when that is known. Claims skip a job only while the account the
+    /// job itself names is not active: a job held for another account (a copy's source, a job naming none) is
+    /// deferred instead, or it would be claimed again at once.
+    public var heldAccount: String?
 
     public init(_ kind: Kind, code: String, _ message: String) {
         self.kind = kind
@@ -37,6 +41,14 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
     /// not the job's fault, so it comes back in a while, for a worker with the right key, without using an attempt.
     public static func secretKeyMismatch(_ message: String) -> JobFailure {
         .init(.rateLimited(until: Date().addingTimeInterval(15)), code: "secret_key_mismatch", message)
+    }
+
+    /// The account's secrets are sealed with a stray key (not the one the workers and the other accounts use): the
+    /// account is held until a person re-seals it, and so are its jobs.
+    public static func sealedWithStrayKey(account: String, _ message: String) -> JobFailure {
+        var failure = JobFailure(.held, code: "secret_key_mismatch", message)
+        failure.heldAccount = account
+        return failure
     }
 
     public var description: String { "\(code): \(message)" }

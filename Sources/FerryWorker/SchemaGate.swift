@@ -80,7 +80,12 @@ public struct SchemaGate: Sendable {
                     case .unreachable(let reason): "waiting for PostgreSQL: \(reason)"
                     }
                 logger.warning(message, metadata: ["gives_up_in": "\(deadline - ContinuousClock.now)"])
-                readiness?.waiting("\(message)")
+                // Not libpq's reason: /ready answers anyone, and that text names the server and the login role.
+                if case .unreachable = obstacle {
+                    readiness?.waiting("waiting for PostgreSQL")
+                } else {
+                    readiness?.waiting("\(message)")
+                }
             } else {
                 logger.debug("still waiting for the schema", metadata: ["retry_in": "\(delay)"])
             }

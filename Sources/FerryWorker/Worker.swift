@@ -295,6 +295,10 @@ public final class Worker: Service, Sendable {
     func finishFailed(
         _ job: ClaimedJob, _ failure: JobFailure, context: JobContext, started: ContinuousClock.Instant, logger: Logger
     ) async {
+        var failure = failure
+        if failure.kind == .held, let account = failure.heldAccount, account != job.account {
+            failure.kind = .rateLimited(until: Date().addingTimeInterval(60))
+        }
         let outcome: String
         switch failure.kind {
         case .permanent: outcome = "failed"
@@ -325,7 +329,8 @@ public final class Worker: Service, Sendable {
         case .rateLimited(let until):
             remember(dueIn: until.timeIntervalSinceNow)
             submit(.deferred(job, reason: failure.description, until: until), job, started, "deferred")
-            logger.notice("job deferred (rate limited)", metadata: ["until": "\(until)"])
+            // Not every deferral is a rate limit (a worker whose key is stale defers too): the code says which.
+            logger.notice("job deferred", metadata: ["until": "\(until)", "code": "\(failure.code)", "error": "\(failure)"])
         }
     }
 

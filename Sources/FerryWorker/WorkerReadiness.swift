@@ -1,5 +1,6 @@
 import FerryStore
 import Foundation
+import Postgres
 import Synchronization
 
 /// What `/ready` answers: whether this worker can take jobs now.
@@ -78,12 +79,19 @@ public final class WorkerReadiness: Sendable {
         case nil:
             return Answer(ready: false, detail: "database did not answer within \(timeout)")
         case .failure(let error):
-            return Answer(ready: false, detail: "database unreachable: \(error)")
+            return Answer(ready: false, detail: "database unreachable (\(Self.publicReason(error)))")
         case .success(let found) where found < expected:
             return Answer(ready: false, detail: "schema \(found) is older than \(expected); run `ferry migrate`")
         case .success(let found):
             return Answer(ready: true, detail: "ready (schema \(found))")
         }
+    }
+
+    /// What `/ready` may say about a failure to anyone who can reach it: the kind and SQLSTATE, never libpq's text
+    /// (it names the server's host and port and the login role). The worker's log keeps the whole reason.
+    static func publicReason(_ error: any Error) -> String {
+        guard let error = error as? PostgresError else { return "error" }
+        return error.code.rawValue + (error.sqlState.map { " [SQLSTATE \($0)]" } ?? "")
     }
 
     /// The result of `body`, or nil when it takes longer than `limit`. `body` keeps running in the background

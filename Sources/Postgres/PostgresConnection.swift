@@ -54,8 +54,11 @@ public final class PostgresConnection {
         }
         guard PQstatus(conn) == CONNECTION_OK else {
             let reason = Self.message(of: conn)
+            let refused = Self.refusedLogin(conn)
             PQfinish(conn)
-            throw PostgresError(code: .connectionFailed, reason: "could not connect to PostgreSQL: \(reason)")
+            throw PostgresError(
+                code: refused ? .loginRefused : .connectionFailed,
+                reason: (refused ? "PostgreSQL refused the login: " : "could not connect to PostgreSQL: ") + reason)
         }
         self.handle = conn
         serverMessages = Unmanaged.passRetained(ServerMessageLog(logger: logger))

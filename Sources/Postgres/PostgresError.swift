@@ -9,6 +9,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// Could not open a connection (server down, bad address, authentication).
         case connectionFailed = "connection_failed"
+        /// The server asked for a password and refused the login (a wrong or missing password, or a role or
+        /// database the login may not use): no later attempt will do better, so nothing waits for it.
+        case loginRefused = "login_refused"
         /// The connection broke while in use.
         case connectionLost = "connection_lost"
         /// The server rejected a statement; see `sqlState`.

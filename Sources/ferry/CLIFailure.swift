@@ -37,6 +37,7 @@ enum CLIFailure {
             case .scheduleExists: return ExitCode(ExitStatus.invalidInput)
             case .archived: return ExitCode(ExitStatus.archived)
             case .connectionUnavailable: return ExitCode(ExitStatus.temporaryFailure)
+            case .ownerRequired: return ExitCode(ExitStatus.permissionDenied)
             }
         case let error as ArchiveError:
             printError("error: \(error)")
@@ -58,6 +59,11 @@ enum CLIFailure {
         case let error as AccountSetupError:
             printError("error: \(error)")
             return ExitCode(error.code == .unreachable ? ExitStatus.databaseUnavailable : ExitStatus.invalidInput)
+        case let error as PostgresError where error.code == .loginRefused:
+            // Said at once: no wait (--wait-for-database, --wait-for-schema) makes a refused password good.
+            printError("error: \(error.reason)")
+            printError("  check the password (in the URL, PGPASSWORD or ~/.pgpass), that the role may log in, and the database name")
+            return ExitCode(ExitStatus.permissionDenied)
         case let error as PostgresError where error.isConnectionLoss:
             printError("error: PostgreSQL is unavailable (\(error.reason))")
             if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }

@@ -325,7 +325,7 @@ struct Enqueue: AsyncParsableCommand {
         let spool = try OutputSpool()
         let producer = JobChunkProducer(
             input: input, defaults: defaults, filter: filter, followSymlinks: tree.followSymlinks,
-            skipUnreadable: tree.skipUnreadable, report: report, keyBase: keyBase, now: now)
+            skipUnreadable: tree.skipUnreadable, report: report, keyBase: keyBase, now: now, emptyExpected: self.expect == 0)
         let json = options.json
         let dryRun = tree.dryRun
         let expect = self.expect

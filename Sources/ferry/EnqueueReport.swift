@@ -31,7 +31,7 @@ final class EnqueueReport: @unchecked Sendable {
     func skip(source: String, reason: String, filtered byFilter: Bool, line: Int? = nil) {
         skipped += 1
         if byFilter { filtered += 1 }
-        if !dryRun && !byFilter { printError("skipped: \(source): \(reason)") }
+        if !dryRun && !byFilter { printError(TablePrinter.printable("skipped: \(source): \(reason)")) }
         record(["fate": .string("skip"), "source": .string(source), "reason": .string(reason)], line: line)
     }
 
@@ -85,9 +85,14 @@ final class EnqueueReport: @unchecked Sendable {
             let fate = object["fate"]?.stringValue ?? ""
             let source = object["source"]?.stringValue ?? ""
             let place = object["line"]?.intValue.map { "line \($0): " } ?? ""
+            // File names and reasons come from the producer's input and the disk: shown as text, never as escapes.
             switch fate {
-            case "enqueue": try out.write("enqueue  \(place)\(source) -> \(object["destination"]?.stringValue ?? "")\n")
-            default: try out.write("\(fate.padding(toLength: 8, withPad: " ", startingAt: 0)) \(place)\(source): \(object["reason"]?.stringValue ?? "")\n")
+            case "enqueue":
+                try out.write(TablePrinter.printable("enqueue  \(place)\(source) -> \(object["destination"]?.stringValue ?? "")") + "\n")
+            default:
+                try out.write(
+                    TablePrinter.printable("\(fate.padding(toLength: 8, withPad: " ", startingAt: 0)) \(place)\(source): \(object["reason"]?.stringValue ?? "")")
+                        + "\n")
             }
         }
         if !json {

@@ -55,6 +55,8 @@ final class JobChunkProducer: @unchecked Sendable {
     private let keyBase: String?
     /// The time relative `run_at` values count from: the same for every attempt of one invocation.
     private let now: Date
+    /// An input without jobs is what was asked for (`--expect 0`), not a mistake to refuse.
+    private let emptyExpected: Bool
     // Handed-out chunks not yet taken by the writer; the producer waits when `depth` are pending.
     private let slots: DispatchSemaphore
     private let stopped = Atomic(false)
@@ -65,9 +67,10 @@ final class JobChunkProducer: @unchecked Sendable {
     init(
         input: Input, defaults: JobRequest.Defaults = .init(), filter: FileFilter = FileFilter(), followSymlinks: Bool = false,
         skipUnreadable: Bool = false, report: EnqueueReport, chunkSize: Int = 4096, depth: Int = 2, maxIssues: Int = 20,
-        keyBase: String? = nil, now: Date = Date()
+        keyBase: String? = nil, now: Date = Date(), emptyExpected: Bool = false
     ) {
         self.keyBase = keyBase
+        self.emptyExpected = emptyExpected
         self.now = now
         self.input = input
         self.defaults = defaults
@@ -228,6 +231,11 @@ final class JobChunkProducer: @unchecked Sendable {
                 }
                 // Absolute, as the jobs' sources are: every fate of a dry run names its file the same way.
                 let shown = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+                if let inside = JobRequest.treeIntoItself(root: path, destination: jobs.to, base: directory, line: nil) {
+                    self.report.refuse(source: shown, destination: nil, reason: "\(inside.problem); \(inside.fix)", line: nil)
+                    report(inside)
+                    continue
+                }
                 // A file URL's path is percent-encoded; the other destinations take the names as they are.
                 let encode = jobs.to.hasPrefix("file:")
                 var keepGoing = true
@@ -249,7 +257,7 @@ final class JobChunkProducer: @unchecked Sendable {
                 if !keepGoing { return }
             }
         }
-        if issues.isEmpty && jobCount == 0 {
+        if issues.isEmpty && jobCount == 0 && !emptyExpected {
             switch input {
             case .lines(_, _, let plainKind) where self.report.skipped == 0:
                 report(ValidationIssue(

@@ -119,7 +119,8 @@ struct ScheduleCommand: AsyncParsableCommand {
                 let record = try await store.schedules.add(
                     name: name, recurrence: recurrence, template: request, probe: spec, overlap: overlap, replace: replace, now: now)
                 if json { return print(record.json.jsonText) }
-                print("\(record.changedAt == record.createdAt ? "added" : "replaced") \(name): \(ScheduleCommand.describe(record)); next tick \(ScheduleCommand.format(record.nextTick, zone: record.timezone))")
+                print(TablePrinter.printable(
+                    "\(record.changedAt == record.createdAt ? "added" : "replaced") \(name): \(ScheduleCommand.describe(record)); next tick \(ScheduleCommand.format(record.nextTick, zone: record.timezone))"))
             }
         }
 
@@ -262,14 +263,20 @@ struct ScheduleCommand: AsyncParsableCommand {
                     object["runs"] = .array(runs.map(\.json))
                     return print(JSONValue.object(object).jsonText)
                 }
+<<<<<<< HEAD
                 print("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")")
                 if let reason = record.pausedReason {
                     // Written by a worker (definition 352); printable, as the schedule events' check requires.
                     print("paused    \(reason)")
                 }
                 print("when      \(ScheduleCommand.describe(record))")
+=======
+                // A producer writes schedule events too: what they hold is shown, never obeyed, by the terminal.
+                print(TablePrinter.printable("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")"))
+                print(TablePrinter.printable("when      \(ScheduleCommand.describe(record))"))
+>>>>>>> sec-operator
                 print("overlap   \(record.overlap == .skip ? "skip (a tick waits for the previous run)" : "allow (runs may overlap)")")
-                print("job       \(ScheduleCommand.describeTemplate(record.template))")
+                print(TablePrinter.printable("job       \(ScheduleCommand.describeTemplate(record.template))"))
                 print("next      " + (upcoming.isEmpty ? "-" : upcoming.map { ScheduleCommand.format($0, zone: record.timezone) }.joined(separator: "\n          ")))
                 print("")
                 if runs.isEmpty { return print("no tick fired yet") }

@@ -85,6 +85,9 @@ struct TreeFlags: ParsableArguments {
         func age(_ text: String?, flag: String) throws -> Date? {
             guard let text else { return nil }
             guard let value = FileFilter.parseAgeLimit(text, now: now) else {
+                if let seconds = FileFilter.parseDuration(text), !(seconds <= FileFilter.longestAge) {
+                    throw CLIUsageError(message: "\(flag) '\(text)' is longer than 10000 years; give a shorter age (such as 7d or 100y) or a date, or leave \(flag) out to take files of any age")
+                }
                 throw CLIUsageError(message: "\(flag) '\(text)' is not an age; write a duration such as 30m, 2h, 7d, 2w, or a date such as 2026-01-31")
             }
             return value

@@ -61,16 +61,18 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Comma-separated queues to work.", valueName: "a,b"), completion: CompletionValues.queueList)
     var queues = "default"
 
-    @Option(help: "Jobs run at once by this process.")
+    // .unconditional: "-1" after the flag is its value (refused as out of range), not a flag (argument-parser's
+    // "Missing value"); the same for the numbers below.
+    @Option(parsing: .unconditional, help: "Jobs run at once by this process.")
     var concurrency = 8
 
     @Option(help: ArgumentHelp("Worker name, unique in the fleet. Default: host-pid-random.", valueName: "name"))
     var name: String?
 
-    @Option(name: .customLong("shutdown-timeout"), help: ArgumentHelp("Seconds running jobs get to finish on SIGTERM.", valueName: "s"))
+    @Option(name: .customLong("shutdown-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds running jobs get to finish on SIGTERM.", valueName: "s"))
     var shutdownTimeout: Double = 30
 
-    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "s"))
+    @Option(name: .customLong("poll-interval"), parsing: .unconditional, help: ArgumentHelp("Seconds between polls when no notification arrives.", valueName: "s"))
     var pollInterval: Double = 2
 
     @Flag(name: .customLong("poll-only"), help: "Never LISTEN; poll only (for PgBouncer in transaction mode).")
@@ -95,18 +97,18 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-format"), help: "text or json.", completion: CompletionValues.logFormat)
     var logFormat = "text"
 
-    @Option(name: .customLong("heartbeat-interval"), help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
+    @Option(name: .customLong("heartbeat-interval"), parsing: .unconditional, help: ArgumentHelp("Seconds between heartbeats.", valueName: "s"))
     var heartbeatInterval: Double = 5
 
-    @Option(name: .customLong("rescue-after"), help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
+    @Option(name: .customLong("rescue-after"), parsing: .unconditional, help: ArgumentHelp("Seconds without heartbeat before a worker's jobs are rescued.", valueName: "s"))
     var rescueAfter: Double = 15
 
-    @Option(name: .customLong("poison-after"), help: ArgumentHelp(
+    @Option(name: .customLong("poison-after"), parsing: .unconditional, help: ArgumentHelp(
         "Rescues after which a job fails as poison instead of going to another worker: its claimers kept dying mid-job, and it may be what kills them (0: never).",
         valueName: "n"))
     var poisonAfter = 3
 
-    @Option(name: .customLong("chunk-size"), help: ArgumentHelp(
+    @Option(name: .customLong("chunk-size"), parsing: .unconditional, help: ArgumentHelp(
         "Upload chunk size in MiB (1–150). Dropbox uses it rounded up to a multiple of 4; files up to one chunk go in one request.",
         valueName: "mib"))
     var chunkSize = 8
@@ -171,14 +173,17 @@ struct WorkerCommand: AsyncParsableCommand {
             ] where !(value.isFinite && value >= least && value <= 86_400) {
                 // A zero poll interval spins the claim loop so fast that SIGTERM is never seen.
                 throw ValidationIssue(
-                    field: flag, problem: "must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
+                    field: flag,
+                    problem: "\(value < 0 ? "is negative: it " : "")must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
                     fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : "2")")
             }
             guard (0...1000).contains(poisonAfter) else {
                 throw ValidationIssue(field: "--poison-after", problem: "must be from 0 (never) to 1000", fix: "for example --poison-after 3")
             }
             guard (1...1000).contains(concurrency) else {
-                throw ValidationIssue(field: "--concurrency", problem: "must be from 1 to 1000", fix: "pick a smaller number")
+                throw ValidationIssue(
+                    field: "--concurrency", problem: "\(concurrency < 0 ? "is negative: it " : "")must be from 1 to 1000, not \(concurrency)",
+                    fix: concurrency < 1 ? "give at least 1, for example --concurrency 8" : "pick a smaller number")
             }
             guard (1...150).contains(chunkSize) else {
                 throw ValidationIssue(
@@ -187,10 +192,7 @@ struct WorkerCommand: AsyncParsableCommand {
             }
             var bandwidthLimit: Int64?
             if let bwlimit {
-                guard let rate = BandwidthLimit.parseRate(bwlimit) else {
-                    throw ValidationIssue(
-                        field: "--bwlimit", problem: "'\(bwlimit)' is not a rate", fix: "give bytes per second with K, M or G: --bwlimit 20M, --bwlimit 512K (0 or off: no limit)")
-                }
+                let rate = try BandwidthLimit.rate(bwlimit, field: "--bwlimit")
                 bandwidthLimit = rate > 0 ? rate : nil
             }
             var scripted: ScriptedHandler?
@@ -260,7 +262,7 @@ struct WorkerCommand: AsyncParsableCommand {
             let chunkBytes = chunkSize * 1024 * 1024
             let launch = WorkerLaunch(gate: gate) { [scripted] in
                 // Provider secrets need the key; a worker that only moves local files can run without it.
-                let box = try await Self.secretBox(store: store)
+                let box = try await Self.secretBox(store: store, logger: logger)
                 // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
                 let http = HTTPClient(
                     eventLoopGroupProvider: .singleton,
@@ -351,11 +353,18 @@ extension WorkerCommand {
     /// The secret box from FERRY_SECRET_KEY(_FILE). Without a key the worker runs only if no account has
     /// credentials to open (it then takes local jobs only); otherwise that is a configuration error. A key that
     /// does not open the stored secrets (after a partial key rotation) is one too: the worker would fail every
-    /// job of those accounts for good, so it does not start.
-    static func secretBox(store: FerryStore) async throws -> SecretBox? {
+    /// job of those accounts for good, so it does not start. Accounts already held (not active) are not opened until
+    /// a person acts, so they do not stop it: they are named in a warning (a worker that holds an account sealed
+    /// with a stray key must not keep the next deploy's workers from starting).
+    static func secretBox(store: FerryStore, logger: Logger) async throws -> SecretBox? {
         do {
             let box = SecretBox(key: try SecretKey.fromEnvironment())
-            try await store.accounts.checkSecretKey(box)
+            let held = try await store.accounts.checkSecretKey(box, skippingHeld: true)
+            if !held.isEmpty {
+                logger.warning(
+                    "held accounts whose secrets this FERRY_SECRET_KEY does not open: their jobs wait until they are re-sealed",
+                    metadata: ["accounts": "\(held.joined(separator: ", "))", "key_id": "\(box.key.id)"])
+            }
             return box
         } catch let error as SecretKeyError where error.code == .missing {
             let linked = try await store.accounts.all().filter { $0.hasRefreshToken || $0.hasSecrets }

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryStore
 import FerryTestSupport
 import Foundation
 import Testing
@@ -101,7 +102,42 @@ struct AccountCommandTests {
         let wrongKey = try await FerryProcess.run(
             ["account", "revoke", "photos"], databaseURL: db.url, environment: ["FERRY_SECRET_KEY": otherKey])
         #expect(wrongKey.status == 78)
-        #expect(wrongKey.stderr.contains("different FERRY_SECRET_KEY"))
+        #expect(wrongKey.stderr.contains("is not the key this database's secrets are sealed with"), "\(wrongKey.stderr)")
+    }
+
+    @Test("a second key is refused by add, login, update and revoke: exit 78, the problem and the fix named, no key printed, nothing written")
+    func secondKeyRefused() async throws {
+        let db = try await TestDatabase.make("acct_second_key")
+        let first = try await Self.run(["add", "first", "--provider", "flickr", "--api-key-file=-", "--no-verify"], db, stdin: "key-1\n")
+        #expect(first.status == 0, "\(first.stderr)")
+        let eventsBefore = try await db.query("SELECT count(*) FROM ferry.account_events").rows[0].decode(Int.self, at: 0)
+        let otherKey = SecretKeyText.random()
+        let firstID = try SecretKey(text: DropboxAccounts.secretKey).id
+        let otherID = try SecretKey(text: otherKey).id
+
+        let add = try await Self.run(["add", "second", "--provider", "flickr", "--api-key-file=-", "--no-verify"], db, stdin: "key-2\n", key: otherKey)
+        #expect(add.status == 78, "\(add.stderr)")
+        #expect(add.stderr.contains("FERRY_SECRET_KEY is not the key this database's secrets are sealed with"), "\(add.stderr)")
+        #expect(add.stderr.contains("'first'") && add.stderr.contains(firstID) && add.stderr.contains(otherID), "\(add.stderr)")
+        #expect(add.stderr.contains("fix: set FERRY_SECRET_KEY") && add.stderr.contains("ferry account rekey"), "\(add.stderr)")
+        #expect(add.stderr.contains("nothing was written"), "\(add.stderr)")
+        #expect(!add.stderr.contains(otherKey) && !add.stderr.contains(DropboxAccounts.secretKey) && !add.stderr.contains("key-2"))
+
+        // A new OAuth account: refused before the authorize URL is printed or a code is read.
+        let login = try await Self.run(["login", "third", "--provider", "dropbox", "--app-key", "abc"], db, stdin: "code\n", key: otherKey)
+        #expect(login.status == 78 && login.stderr.contains("is not the key this database's secrets are sealed with"), "\(login.stderr)")
+        #expect(!login.stderr.contains("Open this URL"), "\(login.stderr)")
+        let update = try await Self.run(["update", "first", "--max-concurrent", "9"], db, key: otherKey)
+        #expect(update.status == 78 && update.stderr.contains("is not the key this database's secrets are sealed with"), "\(update.stderr)")
+        #expect(try await Self.accountRows(db) == 1)
+        #expect(try await db.query("SELECT count(*) FROM ferry.account_events").rows[0].decode(Int.self, at: 0) == eventsBefore)
+        #expect(try await db.query("SELECT max_concurrent FROM ferry.accounts").rows[0].decode(Int.self, at: 0) == 4)
+
+        // Update needs no key: without one it runs; with the database's key, add does too.
+        let keyless = try await Self.run(["update", "first", "--max-concurrent", "9"], db, key: nil)
+        #expect(keyless.status == 0, "\(keyless.stderr)")
+        let second = try await Self.run(["add", "second", "--provider", "flickr", "--api-key-file=-", "--no-verify"], db, stdin: "key-2\n")
+        #expect(second.status == 0, "\(second.stderr)")
     }
 
     @Test("revoke signs out at the provider and forgets the tokens; remove refuses while jobs are unfinished")

@@ -80,12 +80,16 @@ struct DashboardInsightTests {
         try await store.register(WorkerRegistration(name: "w-read", queues: ["default"], concurrency: 2, host: "box", pid: 9))
         let role = "dash_reader_\(UInt32.random(in: 0...UInt32.max))"
         try await db.query("CREATE ROLE \(role) LOGIN IN ROLE ferry_reader")
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('shown', 'dropbox')")
         let url = db.url.replacingOccurrences(of: "postgres@", with: "\(role)@")
         try await DashboardProbe.with(db, ["--read-only", "--database-url", url]) { dashboard in
-            for path in ["/", "/batches", "/batches/trip", "/jobs/\(ids[0].uuidString.lowercased())", "/failed", "/workers"] {
+            for path in ["/", "/batches", "/batches/trip", "/jobs/\(ids[0].uuidString.lowercased())", "/failed", "/workers", "/accounts"] {
                 let answer = try await dashboard.get(path, json: true)
                 #expect(answer.status == 200, "\(path): \(answer.status) \(answer.body.prefix(300))")
             }
+            // The accounts page reads running jobs per account through ferry.job_status, which the reader may read.
+            let accounts = try #require((try await dashboard.get("/accounts", json: true).json as? [String: Any])?["accounts"] as? [[String: Any]])
+            #expect(accounts.first?["name"] as? String == "shown" && accounts.first?["running"] as? Int == 0, "\(accounts)")
             let workers = try #require((try await dashboard.get("/workers", json: true).json as? [String: Any])?["workers"] as? [[String: Any]])
             #expect(workers.first?["name"] as? String == "w-read")
             let job = try #require(try await dashboard.get("/jobs/\(ids[0].uuidString.lowercased())", json: true).json as? [String: Any])

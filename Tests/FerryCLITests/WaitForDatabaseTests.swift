@@ -167,4 +167,38 @@ struct WaitForDatabaseTests {
         // Without the cut the first attempt alone would wait the URL's 600 s; the bound is only a hang guard.
         #expect(took >= .seconds(3) && took < .seconds(300), "gave up after \(took)")
     }
+
+    @Test("a refused password is said at once (exit 77, 'refused the login'), not waited for as PostgreSQL being away: by an enqueue with --wait-for-database and by a worker with --wait-for-schema")
+    func refusedPassword() async throws {
+        try await PrivateCluster.withNew { cluster in
+            let db = try await cluster.migratedDatabase()
+            let role = "pw_\(UInt32.random(in: 0...UInt32.max))"
+            try await db.query("CREATE ROLE \(role) LOGIN PASSWORD 'right-one' IN ROLE ferry_producer, ferry_worker")
+            // Only this role logs in with a password; every other login keeps the cluster's trust.
+            let hba = cluster.directory + "/data/pg_hba.conf"
+            let rules = try String(contentsOfFile: hba, encoding: .utf8)
+            try ("host all \(role) 127.0.0.1/32 scram-sha-256\nhost all \(role) ::1/128 scram-sha-256\n" + rules)
+                .write(toFile: hba, atomically: true, encoding: .utf8)
+            try await db.query("SELECT pg_reload_conf()")
+            let wrong = db.url.replacingOccurrences(of: "postgres@", with: "\(role):wrong-one@")
+            let right = db.url.replacingOccurrences(of: "postgres@", with: "\(role):right-one@")
+            try await eventually(timeout: .seconds(60), "the server to ask this role for its password") {
+                try await FerryProcess.run(["status"], databaseURL: wrong).status != 0
+            }
+
+            let started = ContinuousClock.now
+            let enqueue = try await FerryProcess.run(
+                ["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/in/", "--wait-for-database", "60s"], databaseURL: wrong)
+            #expect(enqueue.status == 77, "\(enqueue.stderr)")
+            #expect(enqueue.stderr.contains("PostgreSQL refused the login") && enqueue.stderr.contains("check the password"), "\(enqueue.stderr)")
+            #expect(!enqueue.stderr.contains("waiting for PostgreSQL") && !enqueue.stderr.contains("wrong-one"), "\(enqueue.stderr)")
+            let worker = try await FerryProcess.run(["worker", "--handler", "noop", "--wait-for-schema", "60s"], databaseURL: wrong)
+            #expect(worker.status == 77, "\(worker.stderr)")
+            #expect(worker.stderr.contains("PostgreSQL refused the login") && !worker.stderr.contains("waiting for PostgreSQL"), "\(worker.stderr)")
+            #expect(ContinuousClock.now - started < .seconds(50), "neither waited for its 60 s")
+
+            let fine = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/a.jpg", "--to", "/srv/in/"], databaseURL: right)
+            #expect(fine.status == 0, "\(fine.stderr)")
+        }
+    }
 }

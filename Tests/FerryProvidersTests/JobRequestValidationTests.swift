@@ -39,6 +39,54 @@ struct JobRequestValidationTests {
         #expect(fetch.source == "https://example.com/p.jpg?x=1")
     }
 
+    @Test("a fetch target of blanks is refused, not a file named with spaces in the working directory; file:///dir/ is that folder, not a relative path")
+    func fetchTargetForms() throws {
+        for blank in [" ", "   ", "\t"] {
+            do {
+                _ = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: blank))
+                Issue.record("'\(blank)' was accepted")
+            } catch {
+                #expect(error.field == "to" && error.problem.contains("blank"), "\(error)")
+            }
+        }
+        let url = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "file:///srv/in%20box/"))
+        #expect(url.destination == "/srv/in box/a.jpg")
+        #expect(url.details["root"] == .string("/srv/in box/"))
+        let file = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: "FILE:///srv/b.jpg"))
+        #expect(file.destination == "/srv/b.jpg")
+        for refused in ["file://host/srv/", "file:srv/", "file:///srv/%zz/", "file:///srv/../etc/"] {
+            do {
+                _ = try validate(JobRequest(kind: .fetch, source: "https://e.com/a.jpg", to: refused))
+                Issue.record("\(refused) was accepted")
+            } catch {
+                #expect(error.field == "to", "\(refused): \(error)")
+            }
+        }
+    }
+
+    @Test("a tree upload (a schedule's template) into a local folder inside the tree is refused; beside it, or to a provider, it is taken")
+    func treeIntoItself() throws {
+        let tree: [String: OptionValue] = ["tree": .json(.bool(true))]
+        let folder: [String: Result<SourceFileFacts, SourceFileFacts.Problem>] = ["/data/pics": .failure(.notRegularFile(kind: "directory"))]
+        for inside in ["/data/pics/backup/", "file:///data/pics/backup/", "file:///data/pics/", "/data/pics/./b/../c/", "pics/sub/"] {
+            let request = JobRequest(kind: .upload, source: "/data/pics", to: inside, options: tree)
+            do {
+                _ = try request.validated(
+                    jobID: UUID(), now: now, currentDirectory: "/data", inspectFile: { folder[$0] ?? .failure(.missing) },
+                    providers: ProviderRegistry.standard)
+                Issue.record("\(inside) was accepted")
+            } catch {
+                #expect(error.field == "to" && error.problem.contains("inside the folder being uploaded"), "\(inside): \(error)")
+            }
+        }
+        for beside in ["/data/pics2/", "file:///data/backup/pics/", "dropbox:me:/data/pics/backup/"] {
+            let spec = try JobRequest(kind: .upload, source: "/data/pics", to: beside, options: tree).validated(
+                jobID: UUID(), now: now, currentDirectory: "/data", inspectFile: { folder[$0] ?? .failure(.missing) },
+                providers: ProviderRegistry.standard)
+            #expect(spec.source == "/data/pics/", "\(beside)")
+        }
+    }
+
     @Test("fetch options: checksum, Dropbox folder settings, Flickr size and limit; fan-out jobs get a batch")
     func fetchOptionsByProvider() throws {
         let hex = String(repeating: "AB", count: 32)

@@ -187,4 +187,83 @@ struct SecretKeyRotationTests {
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
     }
+
+    /// Re-seals every sealed value of `account` from key `old` to key `new`, as `ferry account add` run with another
+    /// key left an account before it checked the key against the database's.
+    static func reseal(_ account: String, _ db: TestDatabase, from old: String, to new: String) async throws {
+        let (oldBox, newBox) = (SecretBox(key: try SecretKey(text: old)), SecretBox(key: try SecretKey(text: new)))
+        for field in ["secrets", "app_secret", "refresh_token", "access_token"] {
+            let row = try await db.query("SELECT encode(\(field)_sealed, 'base64') FROM ferry.accounts WHERE name = $1", [account]).rows[0]
+            guard let base64 = try row.decode(String?.self, at: 0), let data = Data(base64Encoded: base64.filter { !$0.isWhitespace }) else {
+                continue
+            }
+            let context = "ferry.accounts/\(account)/\(field)"
+            let plain = try oldBox.open(Array(data), context: context, keyID: nil)
+            try await db.query(
+                "UPDATE ferry.accounts SET \(field)_sealed = $2::bytea WHERE name = $1",
+                [account, PostgresBytes(try newBox.seal(plain, context: context))])
+        }
+        try await db.query("UPDATE ferry.accounts SET key_id = $2 WHERE name = $1", [account, newBox.key.id])
+    }
+
+    @Test("an account sealed with a stray key is held with the reason and the fix, not deferred as rate limited; workers restart past it; rekey from the stray key releases it and its job runs")
+    func strayKeyAccountIsHeld() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("strayheld")
+        try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
+        try await DropboxAccounts.add("other", server: server, databaseURL: db.url)
+        let first = try Self.worker(db, key: DropboxAccounts.secretKey, name: "first")
+        try await eventually(timeout: .seconds(300), "the first worker to start") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'first'") == 1
+        }
+        let stray = Self.randomKey()
+        let strayID = try SecretKey(text: stray).id
+        try await Self.reseal("other", db, from: DropboxAccounts.secretKey, to: stray)
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-strayheld-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/a.jpg", size: 20_000)
+        let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:other:/a.jpg"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        try await eventually(timeout: .seconds(300), "the account to be held") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'other' AND status = 'needs_reauth'") == 1
+        }
+        let reason = try await db.query("SELECT status_reason FROM ferry.accounts WHERE name = 'other'").rows[0].decode(String.self, at: 0)
+        #expect(reason.contains("sealed with key fingerprint \(strayID)") && reason.contains("fix:") && reason.contains("ferry account rekey"), "\(reason)")
+        #expect(!reason.contains(stray) && !reason.contains(DropboxAccounts.secretKey))
+        #expect(try await WorkerFixtures.count(
+            db, "SELECT count(*) FROM ferry.account_events WHERE type = 'needs_reauth' AND data->>'code' = 'secret_key_mismatch'") == 1)
+        try await eventually(timeout: .seconds(60), "the job to be back in the queue, held") {
+            try await db.query("SELECT status FROM ferry.job_status").rows[0].decode(String.self, at: 0) == "held"
+        }
+        let held = try await db.query("SELECT attempt, held_reason FROM ferry.job_status").rows[0]
+        #expect(try held.decode(Int.self, at: 0) == 0, "no attempt was spent")
+        #expect(try held.decode(String?.self, at: 1)?.contains("sealed with key fingerprint \(strayID)") == true)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 0, "not deferred as rate limited")
+        #expect(!first.log.contains("rate limited"), "\(first.log)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'photos' AND status = 'active'") == 1)
+
+        // The next deploy: a worker with the database's key starts (it used to exit 78 here).
+        first.signal(SIGTERM)
+        _ = try await first.waitForExit()
+        let second = try Self.worker(db, key: DropboxAccounts.secretKey, name: "second")
+        try await eventually(timeout: .seconds(300), "the second worker to start") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'second'") == 1
+        }
+        #expect(second.log.contains("held accounts whose secrets this FERRY_SECRET_KEY does not open"), "\(second.log)")
+
+        // The fix the reason names: re-seal it from the stray key under the workers' key; the job runs.
+        let strayFile = dir + "/stray.key"
+        try stray.write(toFile: strayFile, atomically: true, encoding: .utf8)
+        let rekey = try await FerryProcess.run(
+            ["account", "rekey", "--old-key-file", strayFile], databaseURL: db.url, environment: DropboxAccounts.environment)
+        #expect(rekey.status == 0 && rekey.stdout.contains("re-sealed 1 account(s)") && rekey.stdout.contains("other"), "\(rekey.stdout)\(rekey.stderr)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE status = 'active'") == 2)
+        try await eventually(timeout: .seconds(300), "the held job to succeed") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        second.signal(SIGTERM)
+        _ = try await second.waitForExit()
+    }
 }

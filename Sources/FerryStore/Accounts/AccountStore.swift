@@ -51,7 +51,7 @@ public struct AccountStore: Sendable {
                 .credentials, "account '\(account.name)' was refused (constraint \(error.constraint ?? "?"))",
                 fix: "names are letters, digits, _ . - (up to 63); see ferry account add --help for the providers")
         } catch {
-            throw FerryStore.translate(error)
+            throw Self.ownerOnly("ferry account add", error)
         }
     }
 
@@ -69,7 +69,18 @@ public struct AccountStore: Sendable {
                 "access_token_expires_at": accessTokenExpiresAt.map { .string(ScheduleTime.iso8601($0)) } ?? .null,
             ]).jsonText),
         ]
-        let updated = try await client.withTransaction { connection in
+        let updated: Bool
+        do {
+            updated = try await linkRow(binds)
+        } catch {
+            throw Self.ownerOnly("ferry account login", error)
+        }
+        guard updated else { throw Self.unknownAccount(name) }
+    }
+
+    private func linkRow(_ binds: [any PostgresBindable]) async throws -> Bool {
+        let name = binds[0]
+        return try await client.withTransaction { connection in
             let result = try connection.query(
                 """
                 UPDATE ferry.accounts
@@ -87,7 +98,6 @@ public struct AccountStore: Sendable {
             _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
             return true
         }
-        guard updated else { throw Self.unknownAccount(name) }
     }
 
     /// Every account, without secrets.
@@ -101,6 +111,15 @@ public struct AccountStore: Sendable {
     }
 
     private func records(where condition: String, _ binds: [any PostgresBindable]) async throws -> [AccountRecord] {
+        // translate: on a database without the schema, "run ferry migrate", not a raw SQLSTATE.
+        do {
+            return try await selectRecords(where: condition, binds)
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+
+    private func selectRecords(where condition: String, _ binds: [any PostgresBindable]) async throws -> [AccountRecord] {
         try await client.withConnection { connection in
             try connection.query(
                 """
@@ -120,6 +139,14 @@ public struct AccountStore: Sendable {
 
     /// The account's recent history, newest last.
     public func events(of name: String, limit: Int = 20) async throws -> [AccountEvent] {
+        do {
+            return try await selectEvents(of: name, limit: limit)
+        } catch {
+            throw FerryStore.translate(error)
+        }
+    }
+
+    private func selectEvents(of name: String, limit: Int) async throws -> [AccountEvent] {
         try await client.withConnection { connection in
             try connection.query(
                 """
@@ -138,7 +165,24 @@ public struct AccountStore: Sendable {
 
     /// Removes an account that no unfinished job uses.
     public func remove(_ name: String, by actor: String) async throws {
-        let outcome = try await client.withTransaction { connection -> Int? in
+        let outcome: Int?
+        do {
+            outcome = try await removeRow(name, by: actor)
+        } catch {
+            throw Self.ownerOnly("ferry account remove", error)
+        }
+        switch outcome {
+        case nil: throw Self.unknownAccount(name)
+        case let count? where count > 0:
+            throw FerryStoreError(
+                .accountInUse, "account '\(name)' still has \(count) unfinished job(s)",
+                fix: "wait for them, or cancel them (ferry cancel …) before removing the account")
+        default: return
+        }
+    }
+
+    private func removeRow(_ name: String, by actor: String) async throws -> Int? {
+        try await client.withTransaction { connection -> Int? in
             guard try connection.query("SELECT 1 FROM ferry.accounts WHERE name = $1 FOR UPDATE", [name]).first != nil else {
                 return nil
             }
@@ -152,14 +196,6 @@ public struct AccountStore: Sendable {
                 [name, actor])
             return 0
         }
-        switch outcome {
-        case nil: throw Self.unknownAccount(name)
-        case let count? where count > 0:
-            throw FerryStoreError(
-                .accountInUse, "account '\(name)' still has \(count) unfinished job(s)",
-                fix: "wait for them, or cancel them (ferry cancel …) before removing the account")
-        default: return
-        }
     }
 
     /// Changes an account's cap and endpoints in place, recorded as an `updated` account event naming the fields
@@ -167,7 +203,18 @@ public struct AccountStore: Sendable {
     /// are woken (`NOTIFY ferry_jobs`). Returns the account as it is now.
     @discardableResult
     public func update(_ name: String, _ changes: AccountChanges, by actor: String) async throws -> AccountRecord {
-        let changed = try await client.withTransaction { connection -> Bool in
+        let changed: Bool
+        do {
+            changed = try await updateRow(name, changes, by: actor)
+        } catch {
+            throw Self.ownerOnly("ferry account update", error)
+        }
+        guard changed, let account = try await named(name) else { throw Self.unknownAccount(name) }
+        return account
+    }
+
+    private func updateRow(_ name: String, _ changes: AccountChanges, by actor: String) async throws -> Bool {
+        try await client.withTransaction { connection -> Bool in
             let result = try connection.query(
                 """
                 UPDATE ferry.accounts
@@ -196,8 +243,6 @@ public struct AccountStore: Sendable {
             _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
             return true
         }
-        guard changed, let account = try await named(name) else { throw Self.unknownAccount(name) }
-        return account
     }
 
     /// The account's requests-per-second limit (`settings.tps_limit`), or nil for none.
@@ -222,7 +267,17 @@ public struct AccountStore: Sendable {
 
     /// Forgets the tokens after a sign-out; jobs are held until the next login.
     public func markRevoked(_ name: String, revokedAtProvider: Bool, by actor: String) async throws {
-        let changed = try await client.withTransaction { connection in
+        let changed: Bool
+        do {
+            changed = try await revokeRow(name, revokedAtProvider: revokedAtProvider, by: actor)
+        } catch {
+            throw Self.ownerOnly("ferry account revoke", error)
+        }
+        guard changed else { throw Self.unknownAccount(name) }
+    }
+
+    private func revokeRow(_ name: String, revokedAtProvider: Bool, by actor: String) async throws -> Bool {
+        try await client.withTransaction { connection in
             let result = try connection.query(
                 """
                 UPDATE ferry.accounts
@@ -239,7 +294,6 @@ public struct AccountStore: Sendable {
                 """, [name, actor, revokedAtProvider])
             return true
         }
-        guard changed else { throw Self.unknownAccount(name) }
     }
 
     /// The account's opened credentials (no lock; see `refreshAccessToken` for changing them).

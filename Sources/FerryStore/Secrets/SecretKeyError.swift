@@ -9,6 +9,9 @@ public struct SecretKeyError: Error, Sendable, CustomStringConvertible {
         /// The key does not open secrets stored in the database: the accounts named were sealed with another
         /// key (fingerprints `sealedWith`; `keyID` is this key's).
         case doesNotOpen(accounts: [String], sealedWith: [String], keyID: String)
+        /// An account command's key is not the one the database's secrets are sealed with: sealing more with it
+        /// would leave accounts that the workers (holding the database's key) cannot open. Nothing was written.
+        case notTheDatabaseKey(accounts: [String], sealedWith: [String], keyID: String)
         /// `ferry account rekey`: the old key does not open these accounts' secrets either.
         case oldKeyDoesNotOpen(accounts: [String], sealedWith: [String], keyID: String)
     }
@@ -35,6 +38,11 @@ public struct SecretKeyError: Error, Sendable, CustomStringConvertible {
             return "FERRY_SECRET_KEY does not open the secrets in this database: \(Self.list(accounts, sealedWith, keyID)); "
                 + "fix: use the key they were sealed with (FERRY_SECRET_KEY or FERRY_SECRET_KEY_FILE), or, after a key rotation, "
                 + "re-seal them under this key with ferry account rekey --old-key-file FILE (the old key)"
+        case .notTheDatabaseKey(let accounts, let sealedWith, let keyID):
+            return "FERRY_SECRET_KEY is not the key this database's secrets are sealed with: \(Self.list(accounts, sealedWith, keyID)); "
+                + "secrets sealed with it would not open in the workers; "
+                + "fix: set FERRY_SECRET_KEY (or FERRY_SECRET_KEY_FILE) to the key the workers use; to change keys, "
+                + "run ferry account rekey --old-key-file FILE (the key they are sealed with); nothing was written"
         case .oldKeyDoesNotOpen(let accounts, let sealedWith, let keyID):
             return "the old key does not open the secrets in this database either: \(Self.list(accounts, sealedWith, keyID)); "
                 + "fix: give the key they were sealed with as the old key; nothing was changed"

@@ -14,8 +14,8 @@ import Foundation
 /// - symbolic links are skipped and reported; with `followSymlinks` they are followed (a file's job reads the
 ///   link's real path), a link to a directory already on the current path (device and inode) is a loop and is
 ///   skipped and reported, and a broken link is skipped and reported;
-/// - unreadable files and directories, pipes, sockets and devices are problems (the enqueue is refused naming each)
-///   unless `skipUnreadable`, when they are skipped and reported;
+/// - unreadable files and directories, pipes, sockets, devices and names that are not UTF-8 are problems (the
+///   enqueue is refused naming each) unless `skipUnreadable`, when they are skipped and reported;
 /// - the filter decides on each file by its path relative to the root, its size and its modification time, and a
 ///   directory it excludes whole is not read.
 ///
@@ -95,7 +95,14 @@ public struct TreeWalker: Sendable {
             if nameBytes == [46] || nameBytes == [46, 46] { continue }
             guard let name = String(validating: nameBytes, as: UTF8.self) else {
                 let shown = String(decoding: nameBytes, as: UTF8.self)
-                if !visit(.problem(relative: current.relative + shown, problem: "the file name is not UTF-8", fix: "rename it (convmv can convert a tree's names), or exclude it")) { return }
+                // A name that cannot be a job's path is left out like an unreadable file when asked to skip those.
+                let entry: Entry =
+                    skipUnreadable
+                    ? .skipped(relative: current.relative + shown, reason: "the file name is not UTF-8", filtered: false)
+                    : .problem(
+                        relative: current.relative + shown, problem: "the file name is not UTF-8",
+                        fix: "rename it (convmv can convert a tree's names), exclude it, or give --skip-unreadable to leave it out")
+                if !visit(entry) { return }
                 continue
             }
             let relative = current.relative + name

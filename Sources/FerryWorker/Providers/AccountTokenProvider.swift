@@ -93,6 +93,29 @@ public final class AccountTokenProvider: Sendable {
         return fresh
     }
 
+    /// What becomes of a job when this process's key does not open `account`'s secrets (`error` is the store's
+    /// `secretKeyMismatch`). When the other accounts open with this key, the account is the odd one, sealed with a
+    /// stray key: it is held (``AccountStore/holdSealedWithAnotherKey(_:box:by:)``) and so is the job, with the
+    /// reason and the fix. Otherwise this worker's key is the stale one (a rotation re-sealed everything while it
+    /// ran): the job comes back in a while for a worker with the new key, without using an attempt.
+    public func keyMismatchFailure(account: String, _ error: FerryStoreError) async -> JobFailure {
+        do {
+            if let reason = try await store.accounts.holdSealedWithAnotherKey(account, box: box, by: actor) {
+                forget(account)
+                _ = plainCache.withLock { $0.removeValue(forKey: account) }
+                logger.error("account held: its secrets are sealed with another key", metadata: ["account": "\(account)", "reason": "\(reason)"])
+                return .sealedWithStrayKey(account: account, "account '\(account)' is held: \(reason)")
+            }
+        } catch {
+            // The job is deferred as below and tried again; the hold is attempted again then.
+            logger.warning("could not hold the account", metadata: ["account": "\(account)", "error": "\(error)"])
+        }
+        return .secretKeyMismatch(
+            "this worker's FERRY_SECRET_KEY (fingerprint \(box.key.id)) does not open account '\(account)': its secrets were "
+                + "re-sealed under another key while the worker ran (\(error.message)); fix: restart the worker with that key; "
+                + "the job comes back for a worker that has it")
+    }
+
     /// Drops the cached token (after a sign-out, say).
     public func forget(_ account: String) {
         _ = cache.withLock { $0.removeValue(forKey: account) }

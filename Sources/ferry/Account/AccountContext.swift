@@ -16,6 +16,9 @@ struct AccountContext {
         let box = SecretBox(key: try SecretKey.fromEnvironment())
         let store = try await connection.makeCurrentStore(poolSize: 2)
         defer { store.client.close() }
+        // Before anything is sealed or asked of a provider: a key other than the one the stored secrets are sealed
+        // with would seal secrets that no worker opens (its jobs stuck, the next worker start refused).
+        try await store.accounts.checkSecretKey(box)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         let context = AccountContext(store: store, box: box, http: http, logger: Logger(label: "ferry.account"))
         do {

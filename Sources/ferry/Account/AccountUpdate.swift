@@ -73,12 +73,7 @@ struct AccountUpdate: AsyncParsableCommand {
             }
             var bandwidthLimit: Int64?
             if let bwlimit {
-                guard let rate = BandwidthLimit.parseRate(bwlimit) else {
-                    throw ValidationIssue(
-                        field: "--bwlimit", problem: "'\(bwlimit)' is not a rate",
-                        fix: "give bytes per second with K, M or G: --bwlimit 20M, --bwlimit 512K (0 or off: no limit)")
-                }
-                bandwidthLimit = rate
+                bandwidthLimit = try BandwidthLimit.rate(bwlimit, field: "--bwlimit")
             }
             let changes = AccountChanges(
                 maxConcurrent: maxConcurrent, apiURL: apiURL, contentURL: contentURL, authorizeURL: authorizeURL, tpsLimit: tpsLimit,
@@ -89,6 +84,7 @@ struct AccountUpdate: AsyncParsableCommand {
             }
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
+            try await Self.checkKeyIfGiven(store)
             let account = try await store.accounts.update(name, changes, by: CommandTarget.requester)
             if json {
                 print(JSONValue.object([
@@ -106,5 +102,17 @@ struct AccountUpdate: AsyncParsableCommand {
                 print("updated \(account.name): at most \(account.maxConcurrent) transfer(s) at once across the fleet\(limits)")
             }
         }
+    }
+
+    /// Update seals nothing and needs no key; but a FERRY_SECRET_KEY set in the shell that runs it is the key its
+    /// next `add` or `login` will seal with, so a wrong one is refused now, before it becomes stuck jobs.
+    static func checkKeyIfGiven(_ store: FerryStore) async throws {
+        let key: SecretKey
+        do {
+            key = try SecretKey.fromEnvironment()
+        } catch let error as SecretKeyError where error.code == .missing {
+            return
+        }
+        try await store.accounts.checkSecretKey(SecretBox(key: key))
     }
 }

@@ -47,7 +47,7 @@ struct DropboxCaller: Sendable {
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
         } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
-            throw JobFailure.secretKeyMismatch(error.description)
+            throw await tokens.keyMismatchFailure(account: account, error)
         }
     }
 }

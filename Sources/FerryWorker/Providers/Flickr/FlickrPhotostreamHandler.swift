@@ -133,8 +133,8 @@ public struct FlickrPhotostreamHandler: JobHandler {
 
     /// The name, API key and hosts of `named` (or of the only Flickr account when none is named).
     func credentials(_ named: String?) async throws -> (account: String, apiKey: String, endpoints: FlickrEndpoints) {
+        var account = named
         do {
-            var account = named
             if account == nil {
                 let names = try await tokens.accountNames(provider: "flickr")
                 guard names.count == 1 else {
@@ -153,7 +153,8 @@ public struct FlickrPhotostreamHandler: JobHandler {
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
         } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
-            throw JobFailure.secretKeyMismatch(error.description)
+            guard let account else { throw JobFailure.secretKeyMismatch(error.description) }
+            throw await tokens.keyMismatchFailure(account: account, error)
         }
     }
 }

@@ -18,7 +18,7 @@ struct S3AccountAccess: Sendable {
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
         } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
-            throw JobFailure.secretKeyMismatch(error.description)
+            throw await tokens.keyMismatchFailure(account: account, error)
         }
         guard credentials.provider == "s3" else {
             throw JobFailure.permanent("account_unusable", "account \(account) is a \(credentials.provider) account, not s3")
