@@ -263,18 +263,13 @@ struct ScheduleCommand: AsyncParsableCommand {
                     object["runs"] = .array(runs.map(\.json))
                     return print(JSONValue.object(object).jsonText)
                 }
-<<<<<<< HEAD
-                print("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")")
-                if let reason = record.pausedReason {
-                    // Written by a worker (definition 352); printable, as the schedule events' check requires.
-                    print("paused    \(reason)")
-                }
-                print("when      \(ScheduleCommand.describe(record))")
-=======
                 // A producer writes schedule events too: what they hold is shown, never obeyed, by the terminal.
                 print(TablePrinter.printable("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")"))
+                if let reason = record.pausedReason {
+                    // Written by a worker (definition 352).
+                    print(TablePrinter.printable("paused    \(reason)"))
+                }
                 print(TablePrinter.printable("when      \(ScheduleCommand.describe(record))"))
->>>>>>> sec-operator
                 print("overlap   \(record.overlap == .skip ? "skip (a tick waits for the previous run)" : "allow (runs may overlap)")")
                 print(TablePrinter.printable("job       \(ScheduleCommand.describeTemplate(record.template))"))
                 print("next      " + (upcoming.isEmpty ? "-" : upcoming.map { ScheduleCommand.format($0, zone: record.timezone) }.joined(separator: "\n          ")))
