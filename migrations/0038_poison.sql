@@ -25,7 +25,8 @@ CREATE INDEX schedule_attempts_schedule_idx ON ferry.schedule_attempts (schedule
 -- Why a schedule is paused when a worker paused it (the operator's pauses carry none).
 ALTER TABLE ferry.schedules ADD COLUMN paused_reason text;
 
--- Settings of the operator's that the database's own checks read (the owner writes them; every role reads them).
+-- Settings of the operator's that the database's own checks read (the owner writes them; producers and workers,
+-- whose writes are checked, read them).
 -- schedule_min_interval_seconds: the shortest --every a non-owner may schedule (definition 346); the CLI's own
 -- minimum is a minute.
 CREATE TABLE ferry.settings (
@@ -34,4 +35,4 @@ CREATE TABLE ferry.settings (
 );
 COMMENT ON TABLE ferry.settings IS 'Operator settings read by the database''s checks (the owner writes them).';
 INSERT INTO ferry.settings (name, value) VALUES ('schedule_min_interval_seconds', '60');
-GRANT SELECT ON ferry.settings TO ferry_producer, ferry_worker, ferry_reader;
+GRANT SELECT ON ferry.settings TO ferry_producer, ferry_worker;

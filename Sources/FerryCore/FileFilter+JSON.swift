@@ -23,7 +23,7 @@ extension FileFilter {
     /// A filter from its `json`, or the first problem with it: its shape and limits (``validated(json:)``) before
     /// any pattern is compiled, then each pattern's syntax.
     public static func parsed(json: JSONValue) throws(ValidationIssue) -> FileFilter {
-        guard case .object(let object) = try validated(json: json), case .array(let items)? = object["rules"] else {
+        guard case .object(let object) = try validated(json: json), case .array(let items) = object["rules"] ?? .array([]) else {
             throw ValidationIssue(field: "filters", problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
         }
         var rules = [Rule]()
@@ -44,7 +44,8 @@ extension FileFilter {
     /// Checks the shape and the limits of a filter's `json` without compiling its patterns: the rules' count and
     /// total size first, so a hostile filter costs no more than reading it.
     public static func validated(json: JSONValue) throws(ValidationIssue) -> JSONValue {
-        guard case .object(let object) = json, case .array(let items)? = object["rules"] else {
+        // No rules is an empty filter (limits only, or nothing at all).
+        guard case .object(let object) = json, case .array(let items) = object["rules"] ?? .array([]) else {
             throw ValidationIssue(field: "filters", problem: "not a file filter", fix: "give filters with --include, --exclude and the size and age flags")
         }
         var patternBytes = 0

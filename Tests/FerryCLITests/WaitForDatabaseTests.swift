@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// `--wait-for-database`: one-shot commands ride out PostgreSQL being down or read-only, as during a failover.
-@Suite("riding out a failover", .tags(.postgres, .process))
+@Suite("riding out a failover", .tags(.postgres, .process), .serialized)
 struct WaitForDatabaseTests {
     static func jobsFile(batch: String, count: Int) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-wfd-\(UUID().uuidString).jsonl").path

@@ -28,14 +28,14 @@ BEGIN
     ELSIF octet_length(f::text) > 262144 THEN
         RETURN 'longer than 262144 bytes';
     END IF;
-    IF jsonb_typeof(f) <> 'object' OR jsonb_typeof(f -> 'rules') IS DISTINCT FROM 'array' THEN
-        RETURN 'not a file filter (an object with "rules")';
+    IF jsonb_typeof(f) <> 'object' OR coalesce(jsonb_typeof(f -> 'rules'), 'array') <> 'array' THEN
+        RETURN 'not a file filter (an object whose "rules" are an array)';
     END IF;
-    rules := jsonb_array_length(f -> 'rules');
+    rules := coalesce(jsonb_array_length(f -> 'rules'), 0);
     IF rules > 1000 THEN
         RETURN format('%s rules, more than 1000', rules);
     END IF;
-    FOR rule IN SELECT r.value FROM jsonb_array_elements(f -> 'rules') r LOOP
+    FOR rule IN SELECT r.value FROM jsonb_array_elements(coalesce(f -> 'rules', '[]')) r LOOP
         IF jsonb_typeof(rule) <> 'array' OR jsonb_array_length(rule) <> 3 OR coalesce(rule ->> 0 NOT IN ('+', '-'), true)
            OR jsonb_typeof(rule -> 1) <> 'string' OR jsonb_typeof(rule -> 2) <> 'string' THEN
             RETURN 'a rule is not ["+" or "-", glob, origin]';
