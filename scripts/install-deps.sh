@@ -8,8 +8,10 @@ set -euo pipefail
 # prometheus: only for its promtool, which lints a worker's /metrics in the tests.
 # pgbouncer: scripts/pgbouncer.sh runs Ferry's tests behind a transaction-mode pooler.
 # postgresql-15-auto-failover and pg-auto-failover-cli (pg_autoctl): scripts/failover.sh runs a failover formation.
+# zsh and fish: the completion tests drive ferry's generated scripts in each shell (and zsh's zpty drives the
+# interactive ones); bash is always there.
 packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl systemd python3-yaml
-    chromium chromium-driver rclone prometheus pgbouncer postgresql-15-auto-failover pg-auto-failover-cli)
+    chromium chromium-driver rclone prometheus pgbouncer postgresql-15-auto-failover pg-auto-failover-cli zsh fish)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

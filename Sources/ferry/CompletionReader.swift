@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Logging
 import Postgres
@@ -97,15 +98,10 @@ enum CompletionReader {
         words.indices.contains(index) && index != words.count - 1 ? words[index] : typed
     }
 
-    /// A word without the quotes the shell passed verbatim (`'trip` while typing `'trip…'`).
+    /// A word as the shell passed it, without its quotes and backslashes (`'trip` while typing `'trip…'`,
+    /// `trip\ 2`): see ``CompletionWords/typed(_:for:version:)``.
     static func unquoted(_ word: String) -> String {
-        var text = Substring(word)
-        for quote: Character in ["'", "\""] where text.first == quote {
-            text = text.dropFirst()
-            if text.last == quote { text = text.dropLast() }
-            break
-        }
-        return String(text)
+        CompletionWords.typed(word, for: CompletionShell.requesting, version: CompletionShell.requestingVersion)
     }
 
     /// Points standard error at /dev/null: libpq writes some warnings there itself (a `.pgpass` readable by

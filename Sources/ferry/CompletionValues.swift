@@ -9,7 +9,9 @@ import Logging
 /// read from the database when the user presses TAB.
 ///
 /// The database values come from the completion script calling back into ferry (`ferry ---completion …`, the
-/// argument parser's hidden entry point); ``CompletionReader`` reads them quickly, silently and as a reader.
+/// argument parser's hidden entry point); ``CompletionReader`` reads them quickly, silently and as a reader, and
+/// ``CompletionWords`` writes them back as words the asking shell takes literally: producers choose batch names,
+/// and the shell that offers them runs as the operator.
 enum CompletionValues {
     /// Batch names, the newest first.
     static let batch = database(.batch)
@@ -27,7 +29,8 @@ enum CompletionValues {
         let text = CompletionReader.unquoted(CompletionReader.word(words, index, typed: typed))
         let head = text.lastIndex(of: ",").map { String(text[...$0]) } ?? ""
         let names = await CompletionReader.values(.queue, prefix: String(text.dropFirst(head.count)), words: words)
-        return names.map { head + $0 }
+        // The whole word is written back, what the user typed before the comma included: it is quoted with the name.
+        return CompletionWords.encoded(names.map { head + $0 }, for: CompletionShell.requesting)
     }
 
     /// `--log-level`: swift-log's levels.
@@ -59,7 +62,9 @@ enum CompletionValues {
     /// Values of `source` read from the database when the user presses TAB.
     static func database(_ source: CompletionSource) -> CompletionKind {
         .custom { words, index, typed in
-            await CompletionReader.values(source, prefix: CompletionReader.word(words, index, typed: typed), words: words)
+            let names = await CompletionReader.values(
+                source, prefix: CompletionReader.word(words, index, typed: typed), words: words)
+            return CompletionWords.encoded(names, for: CompletionShell.requesting)
         }
     }
 }
