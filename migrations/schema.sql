@@ -566,7 +566,7 @@ BEGIN
     -- A copy's two sides are remote: the source is checked as a remote side here, the destination below.
     IF field IS NULL AND d ->> 'kind' = 'copy' THEN
         IF d ->> 'source' = '' OR octet_length(d ->> 'source') > 8192 OR left(d ->> 'source', 1) = '/' OR d ->> 'source' ~* '^file:' THEN
-            field := 'source'; problem := 'a copy reads another provider (dropbox:… or s3:…), in at most 8192 bytes';
+            field := 'source'; problem := 'a copy reads another provider (PROVIDER:ACCOUNT:…), in at most 8192 bytes';
             hint := 'Local files are uploaded: ferry enqueue upload.';
         ELSIF d ->> 'source' ~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@' THEN
             field := 'source'; problem := 'the URL carries credentials (user:password@)';
@@ -990,6 +990,30 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION ferry.claim_remote_folder(p_scope text, p_path text, p_owner text, p_stale interval) RETURNS TABLE(remote_id text, claimed boolean)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    found ferry.remote_folders%ROWTYPE;
+BEGIN
+    INSERT INTO ferry.remote_folders (scope, path, claimed_by) VALUES (p_scope, p_path, p_owner)
+        ON CONFLICT DO NOTHING;
+    IF FOUND THEN
+        RETURN QUERY SELECT NULL::text, true;
+        RETURN;
+    END IF;
+    SELECT * INTO found FROM ferry.remote_folders f WHERE f.scope = p_scope AND f.path = p_path FOR UPDATE;
+    IF found.remote_id IS NOT NULL THEN
+        RETURN QUERY SELECT found.remote_id, false;
+    ELSIF found.claimed_by = p_owner OR found.claimed_at < now() - p_stale THEN
+        UPDATE ferry.remote_folders f SET claimed_by = p_owner, claimed_at = now() WHERE f.scope = p_scope AND f.path = p_path;
+        RETURN QUERY SELECT NULL::text, true;
+    ELSE
+        RETURN QUERY SELECT NULL::text, false;
+    END IF;
+END;
+$$;
+
 CREATE FUNCTION ferry.compact_counters() RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1340,8 +1364,8 @@ BEGIN
     IF remote IS NULL OR remote = '' THEN
         RAISE EXCEPTION '%: missing', p_place || field
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
-                  HINT = CASE p_kind WHEN 'upload' THEN 'Write for example dropbox:ACCOUNT:/Photos/ or a local folder /srv/out/.'
-                                   ELSE 'Write for example https://example.com/a.jpg or dropbox:ACCOUNT:/Photos/a.jpg.' END;
+                  HINT = CASE p_kind WHEN 'upload' THEN 'Write a provider endpoint (PROVIDER:ACCOUNT:/Photos/, see ferry enqueue --help) or a local folder /srv/out/.'
+                                   ELSE 'Write for example https://example.com/a.jpg or a provider endpoint (PROVIDER:ACCOUNT:/Photos/a.jpg).' END;
     END IF;
 
     queue := coalesce(p_options ->> 'queue', 'default');
@@ -1598,6 +1622,12 @@ BEGIN
         USING ERRCODE = 'FY010',
               HINT = 'Record a change by appending a new event (for example with ferry cancel or ferry retry).';
 END
+$$;
+
+CREATE FUNCTION ferry.forget_remote_folder(p_scope text, p_path text, p_id text) RETURNS void
+    LANGUAGE sql
+    AS $$
+    DELETE FROM ferry.remote_folders f WHERE f.scope = p_scope AND f.path = p_path AND f.remote_id = p_id
 $$;
 
 CREATE FUNCTION ferry.guard_event_removal() RETURNS trigger
@@ -2025,6 +2055,14 @@ BEGIN
     GET DIAGNOSTICS rebuilt = ROW_COUNT;
     RETURN rebuilt;
 END
+$$;
+
+CREATE FUNCTION ferry.record_remote_folder(p_scope text, p_path text, p_id text) RETURNS text
+    LANGUAGE sql
+    AS $$
+    UPDATE ferry.remote_folders f SET remote_id = coalesce(f.remote_id, p_id)
+     WHERE f.scope = p_scope AND f.path = p_path
+    RETURNING f.remote_id
 $$;
 
 CREATE FUNCTION ferry.recount_batches() RETURNS void
@@ -2777,6 +2815,20 @@ CREATE VIEW ferry.queue_stats AS
 
 COMMENT ON VIEW ferry.queue_stats IS 'Per queue and state: job counts (from counters), due jobs, the oldest due job''s wait (from index probes), and whether the queue is paused.';
 
+CREATE TABLE ferry.remote_folders (
+    scope text NOT NULL,
+    path text NOT NULL,
+    remote_id text,
+    claimed_by text NOT NULL,
+    claimed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT remote_folders_claimed_by_check CHECK ((octet_length(claimed_by) <= 256)),
+    CONSTRAINT remote_folders_path_check CHECK (((octet_length(path) >= 1) AND (octet_length(path) <= 8192))),
+    CONSTRAINT remote_folders_remote_id_check CHECK (((octet_length(remote_id) >= 1) AND (octet_length(remote_id) <= 1024))),
+    CONSTRAINT remote_folders_scope_check CHECK (((octet_length(scope) >= 1) AND (octet_length(scope) <= 1024)))
+);
+
+COMMENT ON TABLE ferry.remote_folders IS 'Folders workers created on services without unique paths, by account scope and path: each is created once fleet-wide.';
+
 CREATE TABLE ferry.schedule_attempts (
     "position" bigint NOT NULL,
     schedule text NOT NULL,
@@ -3059,6 +3111,9 @@ ALTER TABLE ONLY ferry.queue_counts
 
 ALTER TABLE ONLY ferry.queue_events
     ADD CONSTRAINT queue_events_pkey PRIMARY KEY ("position");
+
+ALTER TABLE ONLY ferry.remote_folders
+    ADD CONSTRAINT remote_folders_pkey PRIMARY KEY (scope, path);
 
 ALTER TABLE ONLY ferry.schedule_attempts
     ADD CONSTRAINT schedule_attempts_pkey PRIMARY KEY ("position");
@@ -3404,6 +3459,8 @@ GRANT INSERT(data) ON TABLE ferry.queue_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_reader;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_producer;
 GRANT SELECT ON TABLE ferry.queue_stats TO ferry_worker;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.remote_folders TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.schedule_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.schedule_events TO ferry_worker;

@@ -9,10 +9,10 @@ import Postgres
 /// do, as an API.
 ///
 /// ```swift
-/// let ferry = FerryClient(databaseURL: "postgresql://app@db/ferry")
+/// let ferry = FerryClient(databaseURL: "postgresql://app@db/ferry", providers: .standard)
 /// defer { ferry.close() }
 /// let jobs = try await ferry.enqueue([
-///     JobRequest(kind: .upload, source: "/srv/photos/a.jpg", to: "dropbox:photos:/Camera/", batch: "trip"),
+///     JobRequest(kind: .upload, source: "/srv/photos/a.jpg", to: "s3:photos:bucket/camera/", batch: "trip"),
 /// ])
 /// let batch = try await ferry.waitForBatch("trip", timeout: .seconds(600))
 /// print(batch.succeededWhole ? "uploaded" : "\(batch.failed) failed")
@@ -24,16 +24,20 @@ import Postgres
 public final class FerryClient: Sendable {
     let store: FerryStore
     let logger: Logger
+    /// The providers requests are checked against: Ferry's own (`.standard`) or an app's list with its own.
+    let providers: ProviderRegistry
 
     /// - Parameters:
     ///   - databaseURL: a libpq connection string or URL for a role that is a member of `ferry_producer`.
+    ///   - providers: the providers requests may name (`.standard`, or a registry with the app's own providers).
     ///   - poolSize: connections kept open (a waiting call holds one while it listens).
-    public init(databaseURL: String, poolSize: Int = 2, logger: Logger = Logger(label: "ferry.client")) {
+    public init(databaseURL: String, providers: ProviderRegistry, poolSize: Int = 2, logger: Logger = Logger(label: "ferry.client")) {
         let client = PostgresClient(
             configuration: PostgresConfiguration(connectionString: databaseURL, applicationName: "ferry-client", poolSize: poolSize),
             logger: logger)
         store = FerryStore(client: client, logger: logger)
         self.logger = logger
+        self.providers = providers
     }
 
     /// Closes the connections. Calls after this fail.
@@ -58,7 +62,7 @@ public final class FerryClient: Sendable {
                 specs.append(
                     try request.validated(
                         jobID: ids.next(now: now), now: now, currentDirectory: directory, inspectFile: inspector.inspect,
-                        providers: ProviderRegistry.standard))
+                        providers: providers))
             } catch {
                 issues.append(error)
             }

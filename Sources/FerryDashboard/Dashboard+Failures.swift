@@ -44,7 +44,7 @@ extension Dashboard {
                 let sample = group.jobs[0]
                 let exhausted = group.signature.message.contains("attempts exhausted")
                 return ["<div class=\"err\">\(HTML.escape(group.signature.text))</div><div class=\"fix\">fix: "
-                        + HTML.escape(FailureFix.text(code: group.signature.code, exhausted: exhausted)) + "</div>",
+                        + HTML.escape(fixes.text(code: group.signature.code, exhausted: exhausted)) + "</div>",
                         "<b class=\"group-count\">\(group.count)</b>",
                         view.jobLink(sample.jobID) + "<div class=\"err\">\(HTML.escape(sample.lastError ?? ""))</div>",
                         DashboardView.time(sample.finishedAt, now: now),
@@ -69,7 +69,7 @@ extension Dashboard {
             html += "</details>"
         }
         let json: JSONValue = .object([
-            "groups": .array(groups.map(\.json)),
+            "groups": .array(groups.map { $0.json(fixes: fixes) }),
             "sampled": .int(Int64(sample.count)), "sample_limit": .int(Int64(Self.failureSampleSize)),
             "accounts_needing_login": .array(accounts.map(\.json)),
             "held": .array(held.map(\.json)),

@@ -13,7 +13,7 @@ extension Dashboard {
         items.append(("progress", (fraction.map { DashboardView.progressBar($0, failed: 0) + " " } ?? "") + HTML.escape(size)))
         if let error = job.lastError {
             let signature = FailureSignature(error: error)
-            let fix = FailureFix.text(code: signature.code, exhausted: error.contains("attempts exhausted"))
+            let fix = fixes.text(code: signature.code, exhausted: error.contains("attempts exhausted"))
             let label = job.state == "failed" ? "error" : "last error"
             items.append((label, "<div class=\"err\" id=\"job-error\">\(HTML.escape(error))</div><div class=\"fix\" id=\"job-fix\">fix: \(HTML.escape(fix))</div>"))
         }

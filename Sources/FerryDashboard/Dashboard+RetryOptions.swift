@@ -6,7 +6,7 @@ extension Dashboard {
     /// `autorename=true`; a bare NAME is a true/false option set to true), as the JSON values the providers declare
     /// (the typing `ferry retry --option` uses). Empty text, no options. Whether each job's provider takes them is
     /// the database's check at the retry itself (`ferry.check_requeued`), which refuses the whole retry.
-    static func retryOptions(_ fields: FormFields) throws(ValidationIssue) -> [String: JSONValue] {
+    func retryOptions(_ fields: FormFields) throws(ValidationIssue) -> [String: JSONValue] {
         let text = fields["options"] ?? ""
         guard text.utf8.count <= 2000 else {
             throw ValidationIssue(field: "options", problem: "is longer than 2000 bytes", fix: "give the options a retry changes, for example mode=overwrite")
@@ -21,7 +21,7 @@ extension Dashboard {
             guard options[name] == nil else {
                 throw ValidationIssue(field: "options", problem: "\(name) is given twice", fix: "give it once")
             }
-            options[name] = try ProviderRegistry.standard.retryOptionValue(name: name, text: parts.count > 1 ? String(parts[1]) : "")
+            options[name] = try providers.retryOptionValue(name: name, text: parts.count > 1 ? String(parts[1]) : "")
         }
         return options
     }

@@ -356,7 +356,7 @@ extension Dashboard {
             case "cancel": outcomes = try await store.cancel(target, requestedBy: "ferry dashboard")
             case "discard": outcomes = try await store.discard(target, requestedBy: "ferry dashboard")
             default:
-                let options = try Self.retryOptions(fields)
+                let options = try retryOptions(fields)
                 outcomes = try await store.retry(target, requestedBy: "ferry dashboard", options: options)
             }
         } catch let issue as ValidationIssue {

@@ -1,3 +1,4 @@
+import FerryProviders
 import FerryStore
 import Foundation
 import Hummingbird
@@ -14,6 +15,8 @@ import ServiceLifecycle
 public struct Dashboard: Service, CustomStringConvertible {
     let configuration: DashboardConfiguration
     let store: FerryStore
+    let providers: ProviderRegistry
+    let fixes: FailureFix
     let logger: Logger
     let hub: NotificationHub
     let guardian: ActionGuard
@@ -33,8 +36,11 @@ public struct Dashboard: Service, CustomStringConvertible {
     /// The pseudo-channel announcing that new events were appended (payload: the newest position).
     static let headChannel = "events"
 
-    public init(configuration: DashboardConfiguration, store: FerryStore, logger: Logger) {
+    /// - Parameter providers: the providers whose jobs it shows (their retry options and failure fixes).
+    public init(configuration: DashboardConfiguration, store: FerryStore, providers: ProviderRegistry, logger: Logger) {
         self.configuration = configuration
+        self.providers = providers
+        self.fixes = FailureFix(providers: providers)
         self.store = store
         self.logger = logger
         self.shared = SharedReads(maxAge: configuration.sharedReadAge)

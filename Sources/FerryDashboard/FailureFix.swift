@@ -1,14 +1,27 @@
+import FerryProviders
+
 /// What an operator can do about a failure, by its error code (the codes workers write as `code: message`).
-/// Shown beside the error on the job page and the failed page; unknown codes get the general advice.
-enum FailureFix {
-    static func text(code: String, exhausted: Bool) -> String {
+/// Shown beside the error on the job page and the failed page; unknown codes get the general advice. Codes of
+/// one provider come from its descriptor (`failureFixes`), the shared ones from here.
+struct FailureFix: Sendable {
+    private let byCode: [String: String]
+
+    init(providers: ProviderRegistry) {
+        var byCode = Self.shared
+        for provider in providers.providers {
+            byCode.merge(provider.failureFixes) { shared, _ in shared }
+        }
+        self.byCode = byCode
+    }
+
+    func text(code: String, exhausted: Bool) -> String {
         if let known = byCode[code] { return known }
         if exhausted { return "a temporary error that outlasted every attempt: retry once the cause has passed" }
         return "read the message; once its cause is fixed, retry the job"
     }
 
-    private static let byCode: [String: String] = [
-        "http_not_found": "the source is gone (404): fix the URL and enqueue again (a Flickr photo: fix the account's URL, then retry)",
+    private static let shared: [String: String] = [
+        "http_not_found": "the source is gone (404): fix the URL and enqueue again",
         "not_found": "the source is gone: fix the address and enqueue again; retrying will fail the same way",
         "http_gone": "the source was removed (410): enqueue it again from a new address",
         "http_status": "the server refused the request: check the URL and its access rules, then retry",
@@ -27,8 +40,6 @@ enum FailureFix {
         "http_timeout": "the server was slow: retry, or raise the timeout",
         "http_server_error": "the server failed: retry later",
         "http_transport": "the connection failed: check the network, then retry",
-        "dropbox_auth": "the Dropbox token was rejected: run ferry account login ACCOUNT",
-        "flickr_bad_api_key": "the Flickr API key was rejected: fix the account's key, then retry",
         "checksum_mismatch": "the bytes arrived damaged: retry",
         "size_mismatch": "the size changed during the transfer: retry",
     ]

@@ -31,11 +31,11 @@ struct FailureGroup: Sendable {
         return order.map { groups[$0]! }
     }
 
-    var json: JSONValue {
+    func json(fixes: FailureFix) -> JSONValue {
         .object([
             "id": .string(signature.id), "error": .string(signature.text), "code": .string(signature.code),
             "message": .string(signature.message), "count": .int(Int64(count)),
-            "fix": .string(FailureFix.text(code: signature.code, exhausted: signature.message.contains("attempts exhausted"))),
+            "fix": .string(fixes.text(code: signature.code, exhausted: signature.message.contains("attempts exhausted"))),
             "jobs": .array(jobs.map(Self.json)),
         ])
     }

@@ -21,8 +21,19 @@ public protocol ProviderDescriptor: Sendable {
     func options(for kind: JobKind) -> [ProviderOption]
     /// Checks the remote side and the options of one job and returns its endpoints, account and typed details.
     func resolve(_ request: EndpointRequest) throws(ValidationIssue) -> ResolvedEndpoint
+    /// The `provider` label of its jobs' metrics (bounded: one per provider). Default: `name`.
+    var metricLabel: String { get }
+    /// Whether its paths compare case-insensitively (two names differing in case are one file), so duplicate
+    /// destinations and copies into their own source are found as the service sees them. Default: false.
+    var pathsIgnoreCase: Bool { get }
+    /// What to do about its failures, by error code (`code` of the job's last error): the dashboard shows the
+    /// text beside a group of failures. Say the command or option that fixes it.
+    var failureFixes: [String: String] { get }
 }
 
 extension ProviderDescriptor {
     public func options(for kind: JobKind) -> [ProviderOption] { [] }
+    public var metricLabel: String { name }
+    public var pathsIgnoreCase: Bool { false }
+    public var failureFixes: [String: String] { [:] }
 }

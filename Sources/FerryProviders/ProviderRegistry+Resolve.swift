@@ -66,7 +66,7 @@ extension ProviderRegistry {
             guard destination.hasSuffix("/") else {
                 throw ValidationIssue(
                     line: line, field: "to", problem: "a folder is copied into a folder",
-                    fix: "end the destination with / (for example s3:ACCOUNT:bucket/photos/)")
+                    fix: "end the destination with / (for example " + (to.example(for: .upload) ?? "a folder/") + ")")
             }
         }
         // A folder's destination is resolved as the upload of one file into it would be; the job keeps the folder.
@@ -82,9 +82,9 @@ extension ProviderRegistry {
         if read.source == written.destination {
             throw ValidationIssue(line: line, field: "to", problem: "the copy would write over its own source", fix: "copy to another place")
         }
-        // A folder copied into itself would list its own copies as it goes (Dropbox paths compare case-insensitively).
-        let folder = to is DropboxProvider ? read.source.lowercased() : read.source
-        let target = to is DropboxProvider ? written.destination.lowercased() : written.destination
+        // A folder copied into itself would list its own copies as it goes (as the destination compares paths).
+        let folder = to.pathsIgnoreCase ? read.source.lowercased() : read.source
+        let target = to.pathsIgnoreCase ? written.destination.lowercased() : written.destination
         if read.fansOut && target.hasPrefix(folder) {
             throw ValidationIssue(
                 line: line, field: "to", problem: "the destination is inside the folder being copied",
@@ -120,7 +120,7 @@ extension ProviderRegistry {
         guard resolved.fansOut else {
             throw ValidationIssue(
                 line: line, field: "filters", problem: "a \(what) of one file has nothing to choose from",
-                fix: "use filters with a folder (dropbox:ACCOUNT:/Photos/) or a prefix ending in / (s3:ACCOUNT:bucket/photos/)")
+                fix: "use filters with a folder or a prefix: a source ending in /")
         }
         if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
     }

@@ -53,6 +53,11 @@ public struct ProviderRegistry: Sendable {
         EndpointSyntax.scheme(of: endpoint).flatMap { byScheme[$0] }
     }
 
+    /// The URI schemes of providers whose paths ignore case (``ProviderDescriptor/pathsIgnoreCase``).
+    public var caseFoldedSchemes: [String] {
+        providers.filter(\.pathsIgnoreCase).flatMap(\.schemes)
+    }
+
     /// How the remote side of `kind` jobs can be written, for error text.
     public func examples(for kind: JobKind) -> [String] {
         providers.compactMap { $0.example(for: kind) }

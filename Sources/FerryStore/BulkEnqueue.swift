@@ -32,13 +32,13 @@ public final class BulkEnqueue: Sendable {
     }
 
     /// Destinations that two or more jobs written by this enqueue target, at most `limit` of them, in the order of
-    /// their first job. Dropbox paths are compared case-folded (Dropbox treats `/A.jpg` and `/a.jpg` as one file);
-    /// S3 keys and local paths are case-sensitive. Folder destinations (fetches that list and fan out) are not
-    /// files and are left out.
+    /// their first job. Destinations of the URI schemes in `caseFolded` (providers whose paths ignore case, where
+    /// `/A.jpg` and `/a.jpg` are one file) are compared case-folded, all others as written. Folder destinations
+    /// (fetches that list and fan out) are not files and are left out.
     ///
     /// The check runs in PostgreSQL over the rows this transaction wrote (their `xmin`), inside the id range of
     /// this enqueue, so the client keeps no set of paths whatever the number of jobs.
-    public func destinationCollisions(limit: Int = 20) async throws -> [DestinationCollision] {
+    public func destinationCollisions(limit: Int = 20, caseFolded: [String] = []) async throws -> [DestinationCollision] {
         guard let range = idRange.withLock({ $0 }) else { return [] }
         do {
             return try await transaction.run { connection in
@@ -46,7 +46,7 @@ public final class BulkEnqueue: Sendable {
                     """
                     WITH mine AS (
                         SELECT job_id, source, destination,
-                               CASE WHEN destination LIKE 'dropbox:%' THEN lower(destination) ELSE destination END AS target
+                               CASE WHEN split_part(destination, ':', 1) = ANY(string_to_array($4::text, ',')) THEN lower(destination) ELSE destination END AS target
                           FROM ferry.jobs
                          WHERE job_id BETWEEN $1::uuid AND $2::uuid AND xmin = pg_current_xact_id()::xid
                            AND right(destination, 1) <> '/'
@@ -60,7 +60,7 @@ public final class BulkEnqueue: Sendable {
                      GROUP BY d.target, d.jobs
                      ORDER BY min(m.job_id::text)
                     """,
-                    [range.first, range.last, limit])
+                    [range.first, range.last, limit, caseFolded.joined(separator: ",")])
                 return try result.rows.map { row in
                     DestinationCollision(
                         destination: try row.decode(String.self, at: 0), jobs: try row.decode(Int.self, at: 1),

@@ -65,6 +65,19 @@ public protocol WorkerStore: Sendable {
     /// Running jobs of `worker` that someone asked to cancel.
     func cancelRequests(worker: String) async throws -> Set<UUID>
 
+    // MARK: Remote folders
+
+    /// Claims the creation of the folder `path` in the account space `scope` (a provider's own words), so that a
+    /// fleet creates it once on services where paths are not unique. A claim held by a worker that died goes stale
+    /// after `staleAfter` and is taken over (the new holder looks for the folder before creating it).
+    func claimRemoteFolder(scope: String, path: String, owner: String, staleAfter: Duration) async throws -> RemoteFolderClaim
+
+    /// Records the id of a claimed folder; the first id recorded stands and is returned (`nil`: no claim exists).
+    func recordRemoteFolder(scope: String, path: String, id: String) async throws -> String?
+
+    /// Forgets a recorded folder id the service no longer knows, so the next claim creates the folder again.
+    func forgetRemoteFolder(scope: String, path: String, id: String) async throws
+
     // MARK: Wake-ups
 
     /// Announcements of new work and cancel requests, until the stream's consumer stops iterating. PostgreSQL

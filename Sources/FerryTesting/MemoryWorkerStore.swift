@@ -35,6 +35,7 @@ public final class MemoryWorkerStore: WorkerStore {
         var outcomesHeld = false
         var heldRecords: [CheckedContinuation<Void, Never>] = []
         var orphanChecks = 0
+        var remoteFolders: [String: MemoryRemoteFolder] = [:]
         var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
 
         var now: Date { Date().addingTimeInterval(offset) }

@@ -22,15 +22,22 @@ public final class WorkerHarness: Sendable {
     ///   - configuration: defaults to `WorkerHarness.configuration()`: short intervals, so rescues, retries and
     ///     cancel polls happen within milliseconds.
     ///   - liveness: the store heartbeats go to (defaults to `store`), to let a test stop a worker's heartbeats.
-    public init(
+    public convenience init(
         store: MemoryWorkerStore = MemoryWorkerStore(), handler: any JobHandler,
         configuration: WorkerConfiguration = WorkerHarness.configuration(), liveness: (any WorkerStore)? = nil,
         logger: Logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.init(store: store, handlers: JobHandlers(catchAll: handler), configuration: configuration, liveness: liveness, logger: logger)
+    }
+
+    /// Starts a worker running real providers' handlers (`JobHandlers(registry:environment:)`), as `ferry worker` does.
+    public init(
+        store: MemoryWorkerStore = MemoryWorkerStore(), handlers: JobHandlers,
+        configuration: WorkerConfiguration = WorkerHarness.configuration(), liveness: (any WorkerStore)? = nil,
+        logger: Logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
         self.store = store
-        let worker = Worker(
-            configuration: configuration, store: store, liveness: liveness, handlers: JobHandlers(catchAll: handler),
-            logger: logger)
+        let worker = Worker(configuration: configuration, store: store, liveness: liveness, handlers: handlers, logger: logger)
         self.worker = worker
         let group = ServiceGroup(services: [worker], logger: logger)
         self.group = group

@@ -35,7 +35,7 @@ public final class Scheduler: Service, Sendable {
 
     /// - Parameter metricsRegistry: where the scheduler's counters go (the worker's registry, served by `MetricsEndpoint`).
     public init(
-        store: FerryStore, workerName: String, interval: Duration = .seconds(5), registry: ProviderRegistry = .standard,
+        store: FerryStore, workerName: String, interval: Duration = .seconds(5), registry: ProviderRegistry,
         localRoots: LocalRoots = .unconfined, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         logger: Logger
     ) {

@@ -67,7 +67,8 @@ public final class Worker: Service, Sendable {
         self.configuration = configuration
         self.schedulesChanged = schedulesChanged
         self.metrics = WorkerMetrics(
-            registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency)
+            registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency,
+            providers: handlers.registry)
         self.readiness = readiness
         self.bandwidth = configuration.bandwidthLimit.map { BandwidthLimit(bytesPerSecond: $0) }
         self.accountBandwidth = AccountBandwidthLimits(store: store)

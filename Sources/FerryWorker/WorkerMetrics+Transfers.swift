@@ -22,16 +22,12 @@ extension WorkerMetrics {
     /// Distinct reasons one process exports at most; later ones count as `other`.
     static let maximumReasons = 64
 
-    /// The provider a job moves data with: the one it writes to (uploads, copies) or reads from (fetches).
-    static func provider(of job: ClaimedJob) -> String {
+    /// The provider a job moves data with: the one it writes to (uploads, copies) or reads from (fetches), by the
+    /// label it declares (`metricLabel`); a path without a scheme is `local`, a scheme no provider owns `other`.
+    func provider(of job: ClaimedJob) -> String {
         let remote = job.kind == .fetch ? job.source : job.destination
         guard let scheme = EndpointSyntax.scheme(of: remote) else { return "local" }
-        switch scheme {
-        case "http", "https": return "web"
-        case "file": return "local"
-        case "dropbox", "s3", "flickr": return scheme
-        default: return "other"
-        }
+        return providerLabels[scheme] ?? "other"
     }
 
     /// An error code as a label value: lowercase letters, digits and `_`, at most 48, or `other` once the
@@ -48,12 +44,12 @@ extension WorkerMetrics {
     }
 
     func providerOutcome(_ outcome: String, _ job: ClaimedJob) {
-        let labels = [("provider", Self.provider(of: job)), ("account", job.account ?? "none"), ("outcome", outcome)]
+        let labels = [("provider", provider(of: job)), ("account", job.account ?? "none"), ("outcome", outcome)]
         counter(Self.providerJobs, labels).increment()
     }
 
     func providerBytes(_ bytes: Int64, _ job: ClaimedJob) {
-        counter(Self.providerBytes, [("provider", Self.provider(of: job)), ("account", job.account ?? "none")]).increment(by: bytes)
+        counter(Self.providerBytes, [("provider", provider(of: job)), ("account", job.account ?? "none")]).increment(by: bytes)
     }
 
     func jobError(_ outcome: String, _ job: ClaimedJob, code: String) {

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 import Foundation
 import Prometheus
@@ -54,12 +55,12 @@ final class WorkerMetrics: Sendable {
     }
 
     let registry: PrometheusCollectorRegistry
-    /// Dropbox commit calls by kind and entries per batch (see `WorkerMetrics+Dropbox.swift`).
-    let dropboxCommitCalls: [String: Counter]
-    let dropboxBatchEntries: ValueHistogram
+    /// The `provider` label of each URI scheme, as the registry's providers declare it.
+    let providerLabels: [String: String]
     private let counters = Mutex<[Key: Counter]>([:])
     private let histograms = Mutex<[Key: DurationHistogram]>([:])
     private let gauges = Mutex<[Key: Gauge]>([:])
+    private let valueHistograms = Mutex<[Key: ValueHistogram]>([:])
     /// Queues whose depth gauges exist: once exported, a queue is set to 0 when it empties, never dropped.
     private let depthQueues = Mutex<Set<String>>([])
     /// Error reasons exported so far (see `WorkerMetrics+Transfers.swift`).
@@ -83,13 +84,16 @@ final class WorkerMetrics: Sendable {
 
     /// Registers every outcome counter at 0 for each kind and each of `queues`, so a rate or an alert on
     /// failures has a series to work with before the first failure.
-    init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queues: [String] = [], concurrency: Int = 0) {
+    init(
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), queues: [String] = [], concurrency: Int = 0,
+        providers: ProviderRegistry? = nil
+    ) {
         self.registry = registry
-        dropboxCommitCalls = Dictionary(uniqueKeysWithValues: Self.dropboxCommitKinds.map { kind in
-            (kind, registry.makeCounter(descriptor: Self.dropboxCommits.descriptor, labels: [("kind", kind)]))
-        })
-        dropboxBatchEntries = registry.makeValueHistogram(
-            descriptor: Self.dropboxBatchSize.descriptor, buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000])
+        var labels = [String: String]()
+        for provider in providers?.providers ?? [] {
+            for scheme in provider.schemes { labels[scheme] = provider.metricLabel }
+        }
+        providerLabels = labels
         for spec in Self.outcomes.values {
             for kind in JobKind.allCases {
                 for queue in queues { _ = counter(spec, kind: kind, queue: queue) }
@@ -174,6 +178,15 @@ final class WorkerMetrics: Sendable {
     private func histogram(_ spec: MetricSpec, _ buckets: [Duration], _ labels: [(String, String)]) -> DurationHistogram {
         handle(histograms, spec, labels) {
             registry.makeDurationHistogram(descriptor: spec.descriptor, labels: labels, buckets: buckets)
+        }
+    }
+
+    /// A histogram of plain values (counts, sizes), for what a provider measures of its own protocol.
+    func valueHistogram(_ spec: MetricSpec, buckets: [Double], _ labels: [(String, String)] = []) -> ValueHistogram {
+        handle(valueHistograms, spec, labels) {
+            labels.isEmpty
+                ? registry.makeValueHistogram(descriptor: spec.descriptor, buckets: buckets)
+                : registry.makeValueHistogram(descriptor: spec.descriptor, labels: labels, buckets: buckets)
         }
     }
 

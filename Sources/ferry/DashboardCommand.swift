@@ -100,7 +100,7 @@ struct DashboardCommand: AsyncParsableCommand {
                     host: address.host, port: address.port, basePath: base, readOnly: readOnly, token: token,
                     secureCookies: secureCookies, sessionIdleTimeout: .seconds(sessionIdleTimeout),
                     sessionLifetime: .seconds(sessionLifetime), sharedReadAge: .milliseconds(Int64(sharedReadAge * 1000))),
-                store: store, logger: logger)
+                store: store, providers: .standard, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
                     services: [.init(service: dashboard)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -360,7 +360,8 @@ struct Enqueue: AsyncParsableCommand {
                                 fix: "run the producer again; nothing of this input was enqueued")
                         ], more: 0)
                 }
-                collisions = try await bulk.destinationCollisions(limit: EnqueueRunner.maxReportedIssues)
+                collisions = try await bulk.destinationCollisions(
+                    limit: EnqueueRunner.maxReportedIssues, caseFolded: ProviderRegistry.standard.caseFoldedSchemes)
                 if !collisions.isEmpty && !dryRun { throw Self.collisionIssues(collisions) }
                 if dryRun { throw DryRunRollback() }
             }

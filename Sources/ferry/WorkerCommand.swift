@@ -260,6 +260,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 logger.info("local roots", metadata: ["roots": "\(roots.summary)"])
             }
             let chunkBytes = chunkSize * 1024 * 1024
+            let providers = ProviderRegistry.standard
             let launch = WorkerLaunch(gate: gate) { [scripted] in
                 // Provider secrets need the key; a worker that only moves local files can run without it.
                 let box = try await Self.secretBox(store: store, logger: logger)
@@ -269,15 +270,18 @@ struct WorkerCommand: AsyncParsableCommand {
                     configuration: HTTPClient.Configuration(
                         redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
                 let tokens = box.map {
-                    AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger)
+                    AccountTokenProvider(
+                        store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger, registry: providers)
                 }
                 let handlers = scripted.map { JobHandlers(catchAll: $0) }
                     ?? JobHandlers(
-                        registry: .standard,
-                        environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes))
+                        registry: providers,
+                        environment: ProviderEnvironment(
+                            httpClient: http, tokens: tokens, chunkSize: chunkBytes,
+                            folders: RemoteFolderLedger(store: store, owner: "\(workerName)/\(UUID().uuidString.prefix(8))")))
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
-                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.
+                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), registry: providers, // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.
                     localRoots: scripted == nil ? configuration.localRoots : .unconfined,
                     metricsRegistry: registry, logger: logger)
                 var schedulesChanged: (@Sendable () -> Void)? = nil

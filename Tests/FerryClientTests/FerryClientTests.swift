@@ -19,7 +19,7 @@ struct FerryClientTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for index in 0..<3 { try Data(repeating: UInt8(index), count: 50_000).write(to: URL(fileURLWithPath: "\(dir)/\(index).jpg")) }
 
-        let ferry = FerryClient(databaseURL: db.url)
+        let ferry = FerryClient(databaseURL: db.url, providers: .standard)
         defer { ferry.close() }
 
         // One bad request refuses the call, naming it, and writes nothing.

@@ -21,7 +21,32 @@ extension StoreContract {
         StoreContract(name: "progress is accepted under the current claim and refused after it ended; a batch answers every job", check: progress),
         StoreContract(name: "a heartbeat says whether the worker is still registered", check: liveness),
         StoreContract(name: "wake-ups announce enqueued work and cancel requests", check: wakeups),
+        StoreContract(
+            name: "a remote folder is claimed by one worker at a time, its first recorded id stands, a stale claim is taken over",
+            check: remoteFolders),
     ]
+
+    static func remoteFolders(_ fixture: any StoreFixture) async throws {
+        let store = fixture.store
+        let hour = Duration.seconds(3600)
+        #expect(try await store.claimRemoteFolder(scope: "p:a", path: "/A/", owner: "w1", staleAfter: hour) == .claimed)
+        #expect(try await store.claimRemoteFolder(scope: "p:a", path: "/A/", owner: "w2", staleAfter: hour) == .busy)
+        // The holder asking again (its next attempt) still holds it.
+        #expect(try await store.claimRemoteFolder(scope: "p:a", path: "/A/", owner: "w1", staleAfter: hour) == .claimed)
+        #expect(try await store.recordRemoteFolder(scope: "p:a", path: "/A/", id: "id-1") == "id-1")
+        #expect(try await store.claimRemoteFolder(scope: "p:a", path: "/A/", owner: "w2", staleAfter: hour) == .known("id-1"))
+        #expect(try await store.recordRemoteFolder(scope: "p:a", path: "/A/", id: "id-2") == "id-1")
+        // Another account's space is its own, and a claim whose holder went quiet is taken over.
+        #expect(try await store.claimRemoteFolder(scope: "p:b", path: "/A/", owner: "w2", staleAfter: hour) == .claimed)
+        #expect(try await store.claimRemoteFolder(scope: "p:b", path: "/A/", owner: "w3", staleAfter: .zero) == .claimed)
+        #expect(try await store.claimRemoteFolder(scope: "p:b", path: "/A/", owner: "w2", staleAfter: hour) == .busy)
+        // Forgetting takes the recorded id only.
+        try await store.forgetRemoteFolder(scope: "p:a", path: "/A/", id: "id-2")
+        #expect(try await store.claimRemoteFolder(scope: "p:a", path: "/A/", owner: "w2", staleAfter: hour) == .known("id-1"))
+        try await store.forgetRemoteFolder(scope: "p:a", path: "/A/", id: "id-1")
+        #expect(try await store.claimRemoteFolder(scope: "p:a", path: "/A/", owner: "w2", staleAfter: hour) == .claimed)
+        #expect(try await store.recordRemoteFolder(scope: "p:c", path: "/none/", id: "x") == nil)
+    }
 
     static func claimOrder(_ fixture: any StoreFixture) async throws {
         let now = Date()

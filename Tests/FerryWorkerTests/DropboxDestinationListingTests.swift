@@ -22,7 +22,7 @@ struct DropboxDestinationListingTests {
         let logger = Logger(label: "test")
         let tokens = AccountTokenProvider(
             store: store, box: SecretBox(key: try SecretKey(text: DropboxAccounts.secretKey)), httpClient: .shared, actor: "test",
-            logger: logger)
+            logger: logger, registry: .standard)
         let caller = DropboxCaller(account: "box", tokens: tokens, logger: logger)
 
         let held = "dropbox:box:/Dest/sub/" + DropboxFetchTests.seededName(0)

@@ -64,7 +64,7 @@ BEGIN
     -- A copy's two sides are remote: the source is checked as a remote side here, the destination below.
     IF field IS NULL AND d ->> 'kind' = 'copy' THEN
         IF d ->> 'source' = '' OR octet_length(d ->> 'source') > 8192 OR left(d ->> 'source', 1) = '/' OR d ->> 'source' ~* '^file:' THEN
-            field := 'source'; problem := 'a copy reads another provider (dropbox:… or s3:…), in at most 8192 bytes';
+            field := 'source'; problem := 'a copy reads another provider (PROVIDER:ACCOUNT:…), in at most 8192 bytes';
             hint := 'Local files are uploaded: ferry enqueue upload.';
         ELSIF d ->> 'source' ~ '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@' THEN
             field := 'source'; problem := 'the URL carries credentials (user:password@)';

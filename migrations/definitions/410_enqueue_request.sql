@@ -80,8 +80,8 @@ BEGIN
     IF remote IS NULL OR remote = '' THEN
         RAISE EXCEPTION '%: missing', p_place || field
             USING ERRCODE = 'invalid_parameter_value', COLUMN = field,
-                  HINT = CASE p_kind WHEN 'upload' THEN 'Write for example dropbox:ACCOUNT:/Photos/ or a local folder /srv/out/.'
-                                   ELSE 'Write for example https://example.com/a.jpg or dropbox:ACCOUNT:/Photos/a.jpg.' END;
+                  HINT = CASE p_kind WHEN 'upload' THEN 'Write a provider endpoint (PROVIDER:ACCOUNT:/Photos/, see ferry enqueue --help) or a local folder /srv/out/.'
+                                   ELSE 'Write for example https://example.com/a.jpg or a provider endpoint (PROVIDER:ACCOUNT:/Photos/a.jpg).' END;
     END IF;
 
     queue := coalesce(p_options ->> 'queue', 'default');

@@ -9,6 +9,11 @@ public struct DropboxProvider: ProviderDescriptor {
     public var name: String { "dropbox" }
     public var displayName: String { "Dropbox" }
     public var schemes: [String] { ["dropbox"] }
+    /// Dropbox treats `/A.jpg` and `/a.jpg` as one file.
+    public var pathsIgnoreCase: Bool { true }
+    public var failureFixes: [String: String] {
+        ["dropbox_auth": "the Dropbox token was rejected: run ferry account login ACCOUNT"]
+    }
 
     /// `get_thumbnail_v2` sizes (`ThumbnailSize` in the API).
     public static let thumbnailSizes: [String] = [

@@ -8,6 +8,9 @@ public struct FlickrProvider: ProviderDescriptor {
     public var name: String { "flickr" }
     public var displayName: String { "Flickr" }
     public var schemes: [String] { ["flickr"] }
+    public var failureFixes: [String: String] {
+        ["flickr_bad_api_key": "the Flickr API key was rejected: fix the account's key, then retry"]
+    }
 
     /// Size suffixes served from the photo URL with the ordinary secret (`o` needs the original secret).
     public static let sizes: [String] = ["s", "q", "t", "m", "n", "w", "z", "c", "b", "h", "k"]

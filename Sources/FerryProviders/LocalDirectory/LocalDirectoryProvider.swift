@@ -7,6 +7,7 @@ public struct LocalDirectoryProvider: ProviderDescriptor {
     public var name: String { "file" }
     public var displayName: String { "local directory" }
     public var schemes: [String] { ["file"] }
+    public var metricLabel: String { "local" }
 
     public func example(for kind: JobKind) -> String? {
         kind == .upload ? "file:///mnt/nas/photos/" : nil

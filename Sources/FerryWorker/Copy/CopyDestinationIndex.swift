@@ -5,7 +5,7 @@ import Logging
 ///
 /// An answer is a hint, never a permission: a destination wrongly called absent costs a write of the same
 /// content (as `if_changed: false` would), and an index that cannot answer says nothing (each child looks).
-protocol CopyDestinationIndex: Sendable {
+public protocol CopyDestinationIndex: Sendable {
     /// The destinations (as the children name them) the folder was seen not to hold. Never throws.
     func absent(destinations: [String], logger: Logger) async -> Set<String>
 }

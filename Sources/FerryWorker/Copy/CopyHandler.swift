@@ -1,20 +1,23 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 
-/// Copies between providers: `ferry enqueue copy SOURCE --to DEST`, found by the destination's scheme.
+/// Copies between providers: `ferry enqueue copy SOURCE --to DEST`, found by the destination's scheme and made
+/// for every provider that declares a ``CopyWriter``; the source is read by its own provider's
+/// ``CopySourceReader``.
 ///
 /// A folder source is listed (resumably, page by page) into one child copy per file in the job's batch. A file
 /// is opened at its current version and, unless the destination holds that version already (`if_changed`, the
-/// default for copies), streamed to the destination by the provider's ``CopyWriter``.
+/// default for copies), streamed to the destination by the writer.
 struct CopyHandler: JobHandler {
-    let sources: CopySources
+    let readers: CopyReaders
     let writer: any CopyWriter
 
     var name: String { "copy-to-\(writer.provider)" }
 
     func run(_ job: ClaimedJob, context: JobContext) async throws -> JobResult {
-        let from = try CopySources.details(of: job)
-        if from.folder == true { return try await sources.fanOut(job, from: from, context: context) }
+        let (from, reader) = try readers.source(of: job)
+        if from.folder == true { return try await fanOut(job, from: from, reader: reader, context: context) }
         guard let account = job.account else {
             throw JobFailure.permanent("bad_details", "the copy names no destination account")
         }
@@ -23,7 +26,7 @@ struct CopyHandler: JobHandler {
             // does a copy that replaces whatever is there: either way the source's bytes will be needed.
             let listedAbsent = job.attempt <= 1 && from.destinationAbsent == true
             let ifChanged = (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true)
-            let source = try await sources.open(job, from: from, writing: listedAbsent || !ifChanged, logger: context.logger)
+            let source = try await reader.open(job, from: from, writing: listedAbsent || !ifChanged, logger: context.logger)
             if !listedAbsent, ifChanged, let present = try await writer.present(job, source: source, context: context)
             {
                 context.logger.info("the destination holds the source's content already; not copied again")
@@ -31,5 +34,21 @@ struct CopyHandler: JobHandler {
             }
             return try await writer.write(job, source: source, context: context)
         }
+    }
+
+    /// Lists a folder copy's source page by page, each page's files becoming child copies in the job's batch.
+    private func fanOut(
+        _ job: ClaimedJob, from: CopySourceDetails, reader: any CopySourceReader, context: JobContext
+    ) async throws -> JobResult {
+        guard job.destination.hasSuffix("/") else {
+            throw JobFailure.permanent("bad_destination", "a folder copy needs a folder destination (ending in /)")
+        }
+        var target = CopyTarget(job: job, from: from, accepts: { [writer] in writer.accepts(fileDestination: $0) })
+        // Only when unchanged files are left alone does a child look at its destination: then the listing looks
+        // for the children, page by page, through the destination's index.
+        if target.treeKey != nil, let account = job.account {
+            target.destination = try await writer.destinationIndex(folder: job.destination, account: account, logger: context.logger)
+        }
+        return try await reader.fanOut(job, target: target, context: context)
     }
 }

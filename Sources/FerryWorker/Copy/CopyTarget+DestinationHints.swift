@@ -6,7 +6,7 @@ import Logging
 extension CopyTarget {
     /// The page's children, each marked `to_absent` in its source details when the destination was listed and
     /// does not hold its file: their first attempts write without a look at the destination first.
-    func hinted(_ children: [FanOutChild], logger: Logger) async -> [FanOutChild] {
+    public func hinted(_ children: [FanOutChild], logger: Logger) async -> [FanOutChild] {
         guard let destination, !children.isEmpty else { return children }
         let absent = await destination.absent(destinations: children.map(\.destination), logger: logger)
         guard !absent.isEmpty else { return children }

@@ -9,20 +9,23 @@ import FerryStore
 /// With `if_changed` (the default for copies) a child is keyed by the folder pair and the file's path and version,
 /// so the same folder copied again to the same place enqueues only files whose source changed since (an unchanged
 /// file's child exists under its key and costs no event); without it, by the parent job and the path.
-struct CopyTarget: Sendable {
-    let job: ClaimedJob
-    let from: CopySourceDetails
+public struct CopyTarget: Sendable {
+    public let job: ClaimedJob
+    public let from: CopySourceDetails
     /// The parent's destination details (the upload options), which every child carries.
-    let details: [String: JSONValue]
+    public let details: [String: JSONValue]
     /// The folder pair's key, when unchanged files are not enqueued again.
-    let treeKey: String?
+    public let treeKey: String?
     /// Lists the destination folder for the pages of children (which files it does not hold yet); nil when the
     /// copy replaces whatever is there (no child looks then).
-    var destination: (any CopyDestinationIndex)?
+    public var destination: (any CopyDestinationIndex)?
+    /// Whether the destination's provider can write a file at a child's destination.
+    let accepts: @Sendable (String) -> Bool
 
-    init(job: ClaimedJob, from: CopySourceDetails) {
+    init(job: ClaimedJob, from: CopySourceDetails, accepts: @escaping @Sendable (String) -> Bool) {
         self.job = job
         self.from = from
+        self.accepts = accepts
         var details = (try? JSONValue.parse(job.spec))?.objectValue ?? [:]
         for key in [CopySourceDetails.specKey, ListingFilter.specKey, "parent"] { details[key] = nil }
         self.details = details
@@ -33,16 +36,10 @@ struct CopyTarget: Sendable {
 
     /// The child copying the file at `relative` below the listed folder (its source written `source`), or `nil`
     /// when the destination cannot hold that name (too long, `..`, a name the destination refuses).
-    func child(relative: String, source: String, listed: CopySourceDetails) -> FanOutChild? {
+    public func child(relative: String, source: String, listed: CopySourceDetails) -> FanOutChild? {
         let destination = job.destination + relative
         // The destination's own syntax check, as enqueue would have made it.
-        if destination.hasPrefix("s3:") {
-            guard (try? S3Location(destination, field: "to", line: nil)).map({ !$0.isPrefix }) == true else { return nil }
-        } else if destination.hasPrefix("dropbox:") {
-            guard (try? DropboxLocation(destination, field: "to", line: nil)).map({ !$0.path.hasSuffix("/") }) == true else { return nil }
-        } else {
-            return nil
-        }
+        guard accepts(destination) else { return nil }
         var childDetails = details
         childDetails[CopySourceDetails.specKey] = (try? JSONValue(encoding: listed)) ?? .null
         let file = TreeUploadHandler.hex(SHA256.hash(data: Array("\(relative)\u{0}\(listed.version ?? "")".utf8))).prefix(32)

@@ -1,5 +1,4 @@
 import Crypto
-import FerryDropbox
 import Foundation
 
 #if canImport(Glibc)
@@ -10,9 +9,9 @@ import Foundation
 /// through `BlockingIO`. Each answers `nil` when there is no regular file at the path (symlinks are not
 /// followed) or its size is not `size`: the cheap check first, so a file of another size is never read.
 enum LocalContentHash {
-    /// Dropbox's `content_hash`.
-    static func dropbox(of path: String, size: Int64) -> String? {
-        var hasher = DropboxContentHasher()
+    /// A provider's own content digest.
+    static func digest(_ kind: ContentDigestKind, of path: String, size: Int64) -> String? {
+        var hasher = kind.make()
         guard read(path, size: size, into: { hasher.update($0) }) else { return nil }
         return hasher.finalize()
     }

@@ -1,6 +1,5 @@
 import Crypto
 import FerryCore
-import FerryDropbox
 import FerryProviders
 import Foundation
 import Tracing
@@ -54,16 +53,18 @@ final class PartialDownload: @unchecked Sendable {
     /// Told the bytes received so far, for live progress (set by `open`).
     private var onBytes: (@Sendable (Int64) -> Void)?
     private var sha256: SHA256?
-    private var contentHash: DropboxContentHasher?
+    private var contentHash: (any ContentHasher)?
+    private var contentDigestKind: ContentDigestKind?
     private var md5: Insecure.MD5?
     /// Where and when the stretch since the last checkpoint began: one `ferry.download.checkpoint` span per
     /// stretch keeps the span count bounded (pieces are far too many to trace).
     private var stretchStart = TraceTimestamp.now()
     private var stretchOffset: Int64?
 
-    enum Digest {
-        /// SHA-256 (a checksum the user gave); Dropbox's `content_hash`; MD5 (an S3 object's plain ETag).
-        case sha256, dropboxContentHash, md5
+    enum Digest: Hashable {
+        /// SHA-256 (a checksum the user gave); MD5 (a plain object ETag, a stored checksum); the provider's own.
+        case sha256, md5
+        case provider(ContentDigestKind)
     }
 
     struct Finished: Sendable {
@@ -126,7 +127,10 @@ final class PartialDownload: @unchecked Sendable {
         self.flushSize = flushSize
         self.bandwidth = bandwidth
         if digests.contains(.sha256) { sha256 = SHA256() }
-        if digests.contains(.dropboxContentHash) { contentHash = DropboxContentHasher() }
+        for case .provider(let kind) in digests {
+            contentDigestKind = kind
+            contentHash = kind.make()
+        }
         if digests.contains(.md5) { md5 = Insecure.MD5() }
         let size = Int64(try file.status().st_size)
         let keep = resumeAt.map { $0 <= size ? $0 : 0 } ?? 0
@@ -256,7 +260,7 @@ final class PartialDownload: @unchecked Sendable {
         offset = 0
         stretchOffset = 0
         if sha256 != nil { sha256 = SHA256() }
-        if contentHash != nil { contentHash = DropboxContentHasher() }
+        if let contentDigestKind { contentHash = contentDigestKind.make() }
         if md5 != nil { md5 = Insecure.MD5() }
         let file = self.file
         try await BlockingIO.run { try file.truncate(to: 0) }
@@ -287,7 +291,7 @@ final class PartialDownload: @unchecked Sendable {
             try await mismatch("SHA-256 of the download is \(actual), expected \(expectedSHA256.lowercased())")
         }
         if let expectedContentHash, let actual = finished.contentHash, actual != expectedContentHash {
-            try await mismatch("content_hash of the download is \(actual), Dropbox says \(expectedContentHash)")
+            try await mismatch("content_hash of the download is \(actual), the provider says \(expectedContentHash)")
         }
         if let expectedMD5, let actual = finished.md5, actual != expectedMD5.lowercased() {
             try await mismatch("MD5 of the download is \(actual), the store's ETag says \(expectedMD5.lowercased())")

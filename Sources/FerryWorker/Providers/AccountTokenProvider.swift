@@ -23,7 +23,7 @@ public final class AccountTokenProvider: Sendable {
     /// Paces each account's API requests at its `tps_limit`, shared by every job of the process.
     public let pacer: RequestPacer
     private let cache = Mutex<[String: AccountCredentials]>([:])
-    /// Credentials of key-based accounts (S3, Flickr) as read, for a few seconds: a copy or upload of many small
+    /// Credentials of key-based accounts (access keys, API keys) as read, for a few seconds: a copy or upload of many small
     /// files would otherwise read and open the account's row for every request it signs.
     private let plainCache = Mutex<[String: (credentials: AccountCredentials, until: ContinuousClock.Instant)]>([:])
     /// How long ``plainCredentials(for:)`` reuses what it read: an `account update` or `rekey` reaches running
@@ -32,7 +32,7 @@ public final class AccountTokenProvider: Sendable {
 
     public init(
         store: FerryStore, box: SecretBox, httpClient: HTTPClient, actor: String, logger: Logger,
-        registry: ProviderRegistry = .standard
+        registry: ProviderRegistry
     ) {
         self.registry = registry
         self.pacer = RequestPacer(store: store)
@@ -54,8 +54,8 @@ public final class AccountTokenProvider: Sendable {
         return try await refresh(account, replacing: stored.accessToken)
     }
 
-    /// The stored credentials as they are, without a token refresh: for API-key providers (Flickr), whose key
-    /// is the sealed `appSecret`.
+    /// The stored credentials as they are, without a token refresh: for key-based providers, whose keys are used
+    /// as stored.
     public func plainCredentials(for account: String) async throws -> AccountCredentials {
         let now = ContinuousClock.now
         if let cached = plainCache.withLock({ $0[account] }), cached.until > now { return cached.credentials }

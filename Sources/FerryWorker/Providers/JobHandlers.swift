@@ -18,10 +18,13 @@ public struct JobHandlers: Sendable {
     /// The handlers of every provider in `registry` this process can run.
     public init(registry: ProviderRegistry, environment: ProviderEnvironment) {
         var table = [Key: any JobHandler]()
+        let readers = CopyReaders(registry: registry, environment: environment)
         for provider in registry.providers {
             guard let plugin = provider as? any ProviderHandlers else { continue }
             for kind in JobKind.allCases {
-                guard let handler = plugin.handler(for: kind, environment: environment) else { continue }
+                // Copies are made from the capabilities: any provider that reads, to any provider that writes.
+                let copies = kind == .copy ? plugin.copyWriter(environment: environment).map { CopyHandler(readers: readers, writer: $0) } : nil
+                guard let handler = copies ?? plugin.handler(for: kind, environment: environment) else { continue }
                 for scheme in provider.schemes { table[Key(kind: kind, scheme: scheme)] = handler }
             }
         }

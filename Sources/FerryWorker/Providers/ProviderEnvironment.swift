@@ -9,10 +9,13 @@ public struct ProviderEnvironment: Sendable {
     /// Bytes per upload chunk or part, from `ferry worker --chunk-size` (each provider rounds it to what its
     /// protocol allows).
     public var chunkSize: Int
+    /// Remote folders created once fleet-wide, for services whose paths are not unique.
+    public var folders: RemoteFolderLedger
 
-    public init(httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int) {
+    public init(httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil)) {
         self.httpClient = httpClient
         self.tokens = tokens
         self.chunkSize = chunkSize
+        self.folders = folders
     }
 }

@@ -9,8 +9,16 @@ public protocol ProviderHandlers: ProviderDescriptor {
     var accountKind: (any AccountKind)? { get }
     /// The handler of `kind` jobs, or `nil` when this process cannot run them (no secret key for accounts).
     func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)?
+    /// Copy capability, read side: how copies open this provider's files and list its folders, whatever provider
+    /// they write to; `nil` when it cannot be a copy source (or this process cannot read it).
+    func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)?
+    /// Copy capability, write side: how copies from any readable provider are written here; `nil` when it takes
+    /// no copies. With one, the worker runs this provider's `copy` jobs itself (no `handler(for: .copy)` needed).
+    func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)?
 }
 
 extension ProviderHandlers {
     public var accountKind: (any AccountKind)? { nil }
+    public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? { nil }
+    public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? { nil }
 }

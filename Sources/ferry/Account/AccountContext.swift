@@ -34,6 +34,6 @@ struct AccountContext {
     var requester: String { CommandTarget.requester }
 
     func tokens() -> AccountTokenProvider {
-        AccountTokenProvider(store: store, box: box, httpClient: http, actor: requester, logger: logger)
+        AccountTokenProvider(store: store, box: box, httpClient: http, actor: requester, logger: logger, registry: .standard)
     }
 }

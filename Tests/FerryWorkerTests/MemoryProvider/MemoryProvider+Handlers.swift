@@ -7,4 +7,8 @@ extension MemoryProvider: ProviderHandlers {
     func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
         kind == .upload ? MemoryUploadHandler() : nil
     }
+
+    func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? { MemoryCopyReader() }
+
+    func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? { MemoryCopyWriter() }
 }

@@ -28,7 +28,7 @@ struct DropboxCopySource: CopySource {
                 caller: caller, path: metadata.pathDisplay,
                 facts: CopySourceFacts(
                     size: metadata.size, version: metadata.rev, modified: RemoteTimestamp.iso8601(metadata.clientModified),
-                    dropboxContentHash: metadata.contentHash))
+                    digest: metadata.contentHash.map { ContentDigest(kind: .dropbox, value: $0) }))
         case .folder:
             throw JobFailure.permanent(
                 "source_is_folder", "\(location.path) is a folder: enqueue the copy with \(location.text)/ (or --recursive) to copy the folder")

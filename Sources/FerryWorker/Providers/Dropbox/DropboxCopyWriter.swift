@@ -3,6 +3,7 @@ import FerryDropbox
 import FerryProviders
 import FerryStore
 import Foundation
+import Logging
 
 /// Writes copies to Dropbox with the upload's protocol (``DropboxUploadHandler``): a file up to one chunk in one
 /// `upload_session/start` with `close: true` committed in the account's next `finish_batch_v2`, a larger one in
@@ -14,6 +15,15 @@ struct DropboxCopyWriter: CopyWriter {
     let uploads: DropboxUploadHandler
 
     var provider: String { "dropbox" }
+
+    func accepts(fileDestination destination: String) -> Bool {
+        (try? DropboxLocation(destination, field: "to", line: nil)).map { !$0.path.hasSuffix("/") } == true
+    }
+
+    func destinationIndex(folder: String, account: String, logger: Logger) async throws -> (any CopyDestinationIndex)? {
+        guard let location = try? DropboxLocation(job: folder) else { return nil }
+        return DropboxDestinationListing(caller: DropboxCaller(account: location.account, tokens: uploads.tokens, logger: logger), folder: location.path)
+    }
 
     func participating(account: String, _ body: () async throws -> JobResult) async throws -> JobResult {
         guard let batcher = uploads.commitBatcher else { return try await body() }
@@ -37,8 +47,8 @@ struct DropboxCopyWriter: CopyWriter {
         guard case .file(let metadata) = entry, metadata.size == facts.size else { return nil }
         // The same content (a Dropbox source's hash), or the same size and modification time (rclone's check).
         let same: Bool
-        if let hash = facts.dropboxContentHash {
-            same = metadata.contentHash == hash
+        if let digest = facts.digest, digest.kind == .dropbox {
+            same = metadata.contentHash == digest.value
         } else if let seconds = facts.modifiedSeconds, let stored = RemoteTimestamp.iso8601(metadata.clientModified) {
             same = Int64(stored.timeIntervalSince1970.rounded(.down)) == seconds
         } else {
@@ -55,7 +65,7 @@ struct DropboxCopyWriter: CopyWriter {
         let facts = source.facts
         let result = try await uploads.transfer(
             job, context: context, source: .copy(source), size: facts.size,
-            modified: facts.modified ?? Date(), expectedContentHash: facts.dropboxContentHash, checkSource: {})
+            modified: facts.modified ?? Date(), expectedContentHash: facts.digest.flatMap { $0.kind == .dropbox ? $0.value : nil }, checkSource: {})
         var details = result.details?.objectValue ?? [:]
         details.merge(facts.resultDetails) { ours, _ in ours }
         return JobResult(bytes: result.bytes, details: .object(details))

@@ -34,7 +34,7 @@ struct DropboxFileFetch: Sendable {
 
     private func fetchFile() async throws -> JobResult {
         if let unchanged = try await alreadyPresent() { return unchanged }
-        var digests: Set<PartialDownload.Digest> = [.dropboxContentHash]
+        var digests: Set<PartialDownload.Digest> = [.provider(.dropbox)]
         if details.sha256 != nil { digests.insert(.sha256) }
         let recorded = DropboxDownloadCursor(session: job.session)
         let partial = try await PartialDownload.open(
@@ -70,7 +70,7 @@ struct DropboxFileFetch: Sendable {
     private func alreadyPresent() async throws -> JobResult? {
         guard let hash = details.listedContentHash, let size = details.listedSize, details.sha256 == nil else { return nil }
         let target = self.target
-        guard let local = try? await BlockingIO.run({ LocalContentHash.dropbox(of: target, size: size) }), local == hash else {
+        guard let local = try? await BlockingIO.run({ LocalContentHash.digest(.dropbox, of: target, size: size) }), local == hash else {
             return nil
         }
         context.logger.info("already present with the same size and content hash; not downloaded again")

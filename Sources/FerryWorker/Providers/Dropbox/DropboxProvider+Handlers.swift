@@ -7,21 +7,30 @@ extension DropboxProvider: ProviderHandlers {
 
     public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
         guard let tokens = environment.tokens else { return nil }
-        // Dropbox takes chunks in multiples of 4 MiB.
-        let granularity = DropboxUploadHandler.chunkGranularity
-        func uploads() -> DropboxUploadHandler {
-            DropboxUploadHandler(
-                tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
-                batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
-                parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4)
-        }
         switch kind {
         case .upload:
-            return uploads()
+            return uploads(environment, tokens: tokens)
         case .fetch:
             return DropboxFetchHandler(tokens: tokens)
         case .copy:
-            return CopyHandler(sources: CopySources(tokens: tokens, httpClient: environment.httpClient), writer: DropboxCopyWriter(uploads: uploads()))
+            return nil
         }
+    }
+
+    public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
+        environment.tokens.map { DropboxCopyReader(tokens: $0) }
+    }
+
+    public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
+        environment.tokens.map { DropboxCopyWriter(uploads: uploads(environment, tokens: $0)) }
+    }
+
+    /// Dropbox takes chunks in multiples of 4 MiB.
+    private func uploads(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> DropboxUploadHandler {
+        let granularity = DropboxUploadHandler.chunkGranularity
+        return DropboxUploadHandler(
+            tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
+            batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
+            parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4)
     }
 }

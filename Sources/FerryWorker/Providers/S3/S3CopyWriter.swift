@@ -3,21 +3,28 @@ import FerryProviders
 import FerryS3
 import FerryStore
 import Foundation
+import Logging
 
 /// Writes copies to S3: the same single `PutObject` or resumable multipart upload as a file upload
 /// (``S3Upload``), with each part read from the source as it goes up. A resumed copy keeps the parts the store
 /// holds only when they are of the same source version (recorded with the upload's state); a changed source
 /// aborts the old upload and starts over. The object carries the source's modification time
-/// (`x-amz-meta-mtime`, rclone's form) and version (`x-amz-meta-source-version`, and a Dropbox source's
-/// `x-amz-meta-dropbox-content-hash`), which tell a later copy that it holds that version already.
+/// (`x-amz-meta-mtime`, rclone's form) and version (`x-amz-meta-source-version`, and the source provider's own
+/// content digest under the digest's name), which tell a later copy that it holds that version already.
 struct S3CopyWriter: CopyWriter {
     /// The part size, the process's part slots and the multipart settings, shared with uploads.
     let uploads: S3UploadHandler
 
     var provider: String { "s3" }
 
-    func participating(account: String, _ body: () async throws -> JobResult) async throws -> JobResult {
-        try await body()
+    func accepts(fileDestination destination: String) -> Bool {
+        (try? S3Location(destination, field: "to", line: nil)).map { !$0.isPrefix } == true
+    }
+
+    func destinationIndex(folder: String, account: String, logger: Logger) async throws -> (any CopyDestinationIndex)? {
+        guard let location = try? S3Location(job: folder) else { return nil }
+        let client = try await uploads.access.client(for: account, logger: logger)
+        return S3DestinationListing(client: client, bucket: location.bucket, prefix: location.key)
     }
 
     func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
@@ -28,7 +35,7 @@ struct S3CopyWriter: CopyWriter {
         let same =
             info.metadata["source-version"] == Self.versionText(facts.version)
             || (facts.md5 != nil && S3ObjectFetch.plainMD5(info.etag) == facts.md5)
-            || (facts.dropboxContentHash != nil && info.metadata["dropbox-content-hash"] == facts.dropboxContentHash)
+            || (facts.digest.map { info.metadata[$0.kind.name] == $0.value } ?? false)
         return same ? ["size": .int(info.contentLength), "etag": .string(info.etag), "key": .string(location.key)] : nil
     }
 
@@ -41,7 +48,7 @@ struct S3CopyWriter: CopyWriter {
         if let modified = facts.modified {
             metadata["mtime"] = S3UploadHandler.mtimeText(Self.nanoseconds(modified))
         }
-        if let hash = facts.dropboxContentHash { metadata["dropbox-content-hash"] = hash }
+        if let digest = facts.digest { metadata[digest.kind.name] = digest.value }
         if let serverSide = source as? S3CopySource, Self.copiesInside(source: serverSide, to: location, size: facts.size),
             S3UploadCursor(session: job.session, key: location.key) == nil
         {

@@ -12,8 +12,17 @@ extension S3Provider: ProviderHandlers {
         switch kind {
         case .upload: return uploads
         case .fetch: return S3FetchHandler(access: access)
-        case .copy:
-            return CopyHandler(sources: CopySources(tokens: tokens, httpClient: environment.httpClient), writer: S3CopyWriter(uploads: uploads))
+        case .copy: return nil
         }
+    }
+
+    public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
+        environment.tokens.map { S3CopyReader(access: S3AccountAccess(tokens: $0, httpClient: environment.httpClient)) }
+    }
+
+    public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
+        guard let tokens = environment.tokens else { return nil }
+        let access = S3AccountAccess(tokens: tokens, httpClient: environment.httpClient)
+        return S3CopyWriter(uploads: S3UploadHandler(access: access, partSize: max(S3PartPlan.minPartSize, Int64(environment.chunkSize))))
     }
 }

@@ -9,14 +9,17 @@ extension WorkerMetrics {
         base: "ferry_dropbox_commit_batch_entries", unit: "", help: "Entries per Dropbox upload_session/finish_batch_v2 call.")
     static let dropboxCommitKinds = ["batch", "upload", "finish"]
 
+    static let dropboxBatchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000]
+
     /// One commit call of `kind` (`batch`, `upload` or `finish`).
     func dropboxCommit(_ kind: String) {
-        dropboxCommitCalls[kind]?.increment()
+        guard Self.dropboxCommitKinds.contains(kind) else { return }
+        counter(Self.dropboxCommits, [("kind", kind)]).increment()
     }
 
     /// One `finish_batch_v2` call with `entries` entries.
     func dropboxBatch(entries: Int) {
         dropboxCommit("batch")
-        dropboxBatchEntries.record(Double(entries))
+        valueHistogram(Self.dropboxBatchSize, buckets: Self.dropboxBatchBuckets).record(Double(entries))
     }
 }
