@@ -308,6 +308,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "FerryGoogleDriveTests",
+            dependencies: [
+                "FerryGoogleDrive", "FerryDevServer", "FerryCore", "FerryTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "FerryFlickrTests",
             dependencies: [
                 "FerryFlickr", "FerryDevServer",
