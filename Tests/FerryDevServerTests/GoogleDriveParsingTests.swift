@@ -50,6 +50,10 @@ struct GoogleDriveParsingTests {
         #expect(parts.count == 2)
         #expect(String(decoding: parts[0].body, as: UTF8.self) == "{\"name\":\"x\"}")
         #expect(parts[1].headers["content-type"] == "text/plain" && String(decoding: parts[1].body, as: UTF8.self) == "hello")
+        // Python's email generator ends lines with a bare LF; Google takes that too.
+        let lf = Array("--abc\nContent-Type: application/json\nMIME-Version: 1.0\n\n{}\n--abc\nContent-Type: a/b\n\nab\r\ncd\n--abc--\n".utf8)
+        let lfParts = try GoogleMultipartParser.parts(lf, boundary: "abc")
+        #expect(lfParts.count == 2 && String(decoding: lfParts[1].body, as: UTF8.self) == "ab\r\ncd" && lfParts[1].headers["content-type"] == "a/b")
         for bad in ["--abc\r\nno end", "nothing", "--abc\r\n\r\nx\r\n--ab"] {
             #expect(throws: GoogleAPIError.self, "\(bad)") { try GoogleMultipartParser.parts(Array(bad.utf8), boundary: "abc") }
         }

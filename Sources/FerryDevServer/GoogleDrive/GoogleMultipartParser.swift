@@ -23,6 +23,7 @@ enum GoogleMultipartParser {
         return nil
     }
 
+    /// Lines may end in CRLF (RFC 2046) or a bare LF (what Python's email generator writes, and Google accepts).
     static func parts(_ body: [UInt8], boundary: String) throws(GoogleAPIError) -> [Part] {
         let delimiter = Array("--\(boundary)".utf8)
         guard var cursor = find(delimiter, in: body, from: 0) else { throw malformed }
@@ -31,13 +32,13 @@ enum GoogleMultipartParser {
             cursor += delimiter.count
             // `--` after a delimiter closes the body.
             if body.count >= cursor + 2, body[cursor] == 0x2D, body[cursor + 1] == 0x2D { return parts }
-            guard let headersStart = skipLineBreak(body, cursor), let headersEnd = find(Array("\r\n\r\n".utf8), in: body, from: headersStart - 2)
+            guard let headersStart = skipLineBreak(body, cursor), case let (headersEnd, contentStart)? = headerEnd(body, from: headersStart - 1)
             else { throw malformed }
-            let contentStart = headersEnd + 4
-            guard let next = find(Array("\r\n".utf8) + delimiter, in: body, from: contentStart) else { throw malformed }
+            guard let next = find([0x0A] + delimiter, in: body, from: max(contentStart - 1, headersStart)) else { throw malformed }
+            let contentEnd = next > contentStart && body[next - 1] == 0x0D ? next - 1 : next
             let headerText = String(decoding: body[headersStart..<max(headersStart, headersEnd)], as: UTF8.self)
-            parts.append(Part(headers: headers(headerText), body: body[min(contentStart, next)..<next]))
-            cursor = next + 2
+            parts.append(Part(headers: headers(headerText), body: body[min(contentStart, contentEnd)..<max(contentStart, contentEnd)]))
+            cursor = next + 1
         }
         throw malformed
     }
@@ -46,8 +47,24 @@ enum GoogleMultipartParser {
 
     /// The index after the line break that must follow a delimiter.
     private static func skipLineBreak(_ body: [UInt8], _ index: Int) -> Int? {
-        guard body.count >= index + 2, body[index] == 0x0D, body[index + 1] == 0x0A else { return nil }
-        return index + 2
+        if body.count >= index + 2, body[index] == 0x0D, body[index + 1] == 0x0A { return index + 2 }
+        if body.count >= index + 1, body[index] == 0x0A { return index + 1 }
+        return nil
+    }
+
+    /// Where the headers end (the blank line) and the content starts, searching from the line break before them.
+    private static func headerEnd(_ body: [UInt8], from index: Int) -> (Int, Int)? {
+        var position = max(0, index)
+        while position < body.count {
+            guard body[position] == 0x0A else {
+                position += 1
+                continue
+            }
+            let lineEnd = position > 0 && body[position - 1] == 0x0D ? position - 1 : position
+            if let next = skipLineBreak(body, position + 1) { return (max(lineEnd, index + 1), next) }
+            position += 1
+        }
+        return nil
     }
 
     private static func headers(_ text: String) -> [String: String] {
