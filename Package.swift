@@ -364,6 +364,8 @@ let package = Package(
             name: "FerryWorkerTests",
             dependencies: [
                 "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "FerryFlickr", "Postgres", "FerryTestSupport",
+                // The Google Drive handlers run in process against the dev server's Drive emulation.
+                "FerryGoogleDrive", "FerryDevServer", "FerryTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -10,8 +10,10 @@ extension GoogleDriveProvider: ProviderHandlers {
         let folders = GoogleDriveFolderCache()
         switch kind {
         case .upload:
+            // A file of up to one chunk (at most 5 MiB, Google's advice) goes up in one multipart request.
             return GoogleDriveUploadHandler(
-                tokens: tokens, environment: environment, folders: folders, chunkSize: environment.chunkSize, multipartLimit: 5 * 1024 * 1024)
+                tokens: tokens, environment: environment, folders: folders, chunkSize: environment.chunkSize,
+                multipartLimit: Int64(min(5 * 1024 * 1024, environment.chunkSize)))
         case .fetch:
             return GoogleDriveFetchHandler(tokens: tokens, environment: environment, folders: folders)
         case .copy:
