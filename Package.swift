@@ -8,6 +8,7 @@ import PackageDescription
 //   FerryArchive               archive files of finished jobs (gzip JSON Lines, SHA-256, manifests), restore
 //   FerryHTTP                  what the HTTP provider clients share (a bounded body reader)
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
+//   FerryGoogleDrive           Google Drive API v3 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
 //   FerryProviders             provider descriptors: schemes, typed options, resolve, job details (FerryCore only, no I/O)
@@ -31,6 +32,7 @@ let package = Package(
         .library(name: "FerryStore", targets: ["FerryStore"]),
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
         .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
+        .library(name: "FerryGoogleDrive", targets: ["FerryGoogleDrive"]),
         .library(name: "FerryS3", targets: ["FerryS3"]),
         .library(name: "FerryProviders", targets: ["FerryProviders"]),
         .library(name: "FerryClient", targets: ["FerryClient"]),
@@ -109,6 +111,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryGoogleDrive",
+            dependencies: [
+                "FerryCore",
+                "FerryHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FerryFlickr",
             dependencies: [
                 "FerryCore",
@@ -153,6 +168,7 @@ let package = Package(
                 "FerryProviders",
                 "FerryStore",
                 "FerryDropbox",
+                "FerryGoogleDrive",
                 "FerryFlickr",
                 "FerryS3",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -292,6 +308,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "FerryGoogleDriveTests",
+            dependencies: [
+                "FerryGoogleDrive", "FerryDevServer", "FerryCore", "FerryTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "FerryFlickrTests",
             dependencies: [
                 "FerryFlickr", "FerryDevServer",
@@ -337,7 +363,9 @@ let package = Package(
         .testTarget(
             name: "FerryWorkerTests",
             dependencies: [
-                "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "FerryFlickr", "Postgres", "FerryTestSupport", "FerryTesting",
+                "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "FerryFlickr", "Postgres", "FerryTestSupport",
+                // The Google Drive handlers run in process against the dev server's Drive emulation.
+                "FerryGoogleDrive", "FerryDevServer", "FerryTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Runs the official Dropbox Python SDK (PyPI `dropbox`, a client nobody here wrote) against `ferry dev-server`:
-# Tests/DropboxSDK. The SDK only speaks https, so the server terminates TLS with a throwaway certificate made here.
-# Installs the pinned SDK (and pytest) when missing; uses the built `ferry` ($FERRY_BIN_DIR, else swift's bin path).
+# Tests/DropboxSDK; then Google's official Python client (`google-api-python-client` with `google-auth`) against its
+# Drive v3 emulation: Tests/GoogleDriveSDK. Both only speak https (Google's keeps https for media uploads), so the
+# server terminates TLS with a throwaway certificate made here. Installs the pinned clients (and pytest) when missing;
+# uses the built `ferry` ($FERRY_BIN_DIR, else swift's bin path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 sdk_version=12.2.4
+google_client_version=2.202.0
+google_auth_httplib2_version=0.4.4
 pytest_version=9.0.3
 
 # A virtual environment of our own (seeing the system's packages): pip may not install into a Debian-managed
@@ -18,6 +22,11 @@ python="$venv/bin/python"
 if ! "$python" -c "import sys, dropbox; sys.exit(dropbox.__version__ != '$sdk_version')" 2>/dev/null; then
     echo "==> installing the Dropbox Python SDK $sdk_version"
     "$python" -m pip install --quiet --disable-pip-version-check "dropbox==$sdk_version"
+fi
+if ! "$python" -c "import sys, googleapiclient, google_auth_httplib2; sys.exit(googleapiclient.__version__ != '$google_client_version')" 2>/dev/null; then
+    echo "==> installing google-api-python-client $google_client_version"
+    "$python" -m pip install --quiet --disable-pip-version-check "google-api-python-client==$google_client_version" \
+        "google-auth-httplib2==$google_auth_httplib2_version"
 fi
 if ! "$python" -c "import pytest" 2>/dev/null; then
     echo "==> installing pytest $pytest_version"
@@ -75,11 +84,15 @@ fi
 
 echo "==> Dropbox Python SDK $sdk_version against ferry dev-server at $url"
 status=0
-# requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE override the CA file a client is given; the tests hand theirs
-# over explicitly (the SDK's ca_certs), so the machine's bundles must not win.
-env -u REQUESTS_CA_BUNDLE -u CURL_CA_BUNDLE FERRY_SDK_SERVER="$url" FERRY_SDK_CA_FILE="$work/ca.pem" FERRY_SDK_APP_KEY=ferry-sdk-test \
-    FERRY_SDK_APP_SECRET_FILE="$work/app-secret" PYTHONDONTWRITEBYTECODE=1 \
-    "$python" -m pytest -q -p no:cacheprovider Tests/DropboxSDK || status=$?
+# requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE (httplib2 HTTPLIB2_CA_CERTS) override the CA file a client is
+# given; the tests hand theirs over explicitly (the SDK's ca_certs), so the machine's bundles must not win. Each
+# suite runs on its own: their conftest.py files are separate modules of the same name.
+for suite in Tests/DropboxSDK Tests/GoogleDriveSDK; do
+    echo "==> $suite"
+    env -u REQUESTS_CA_BUNDLE -u CURL_CA_BUNDLE -u HTTPLIB2_CA_CERTS FERRY_SDK_SERVER="$url" FERRY_SDK_CA_FILE="$work/ca.pem" \
+        FERRY_SDK_APP_KEY=ferry-sdk-test FERRY_SDK_APP_SECRET_FILE="$work/app-secret" PYTHONDONTWRITEBYTECODE=1 \
+        "$python" -m pytest -q -p no:cacheprovider "$suite" || status=$?
+done
 if ((status != 0)); then
     echo "==> dev server log:" >&2
     tail -n 50 "$work/server.log" >&2

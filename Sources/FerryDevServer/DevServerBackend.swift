@@ -8,6 +8,8 @@ final class DevServerBackend: Sendable {
     let files: FileStore
     let web: WebStore
     let flickr: FlickrStore
+    /// The Google Drive emulation (`GoogleDrive/`).
+    let gdrive: GoogleDriveStore
     let stats = StatsRecorder()
     let faults: FaultInjector
     /// Per-account commit serialization (see ``FaultConfiguration/namespaceLockMilliseconds``).
@@ -21,6 +23,7 @@ final class DevServerBackend: Sendable {
         files = try FileStore(storageRoot: configuration.storageDirectory)
         web = try WebStore(storageRoot: configuration.storageDirectory)
         flickr = try FlickrStore(storageRoot: configuration.storageDirectory)
+        gdrive = try GoogleDriveStore(storageRoot: configuration.storageDirectory, clock: configuration.clock)
         faults = FaultInjector(configuration.faults)
         for account in tokens.accounts {
             try files.ensureAccount(account.name, folder: account.folder)

@@ -78,6 +78,7 @@ extension DevServerResponder {
             return .json(.object([:]))
         default:
             if let response = try standInControl(request.method, path: path, json: json) { return response }
+            if let response = try googleDriveControl(request.method, path: path, json: json) { return response }
             throw DropboxError.text(.notFound, "Unknown dev-server route \(request.method.rawValue) \(path)")
         }
     }

@@ -23,6 +23,7 @@ struct DevServerResponder: HTTPResponder {
                 return error.response
             }
         }
+        if let route = GoogleRoute(path: path) { return try await google(route, request: request, context: context) }
         if let route = StandInRoute(path: path) {
             return try await withFaults(route: route.name, kind: .other, isOAuth: false, dropboxShaped: false, context: context) { _ in
                 try await standIn(route, request: request)

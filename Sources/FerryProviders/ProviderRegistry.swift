@@ -18,6 +18,7 @@ public struct ProviderRegistry: Sendable {
         WebProvider(),
         LocalDirectoryProvider(),
         S3Provider(),
+        GoogleDriveProvider(),
     ])
 
     /// - Precondition: schemes and names are unique, and no option is named like a generic job field.

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import FerryGoogleDrive
+import FerryStore
+import Foundation
+import Logging
+
+/// Google Drive accounts: an OAuth client id (not a secret) and client secret (its secrets: `{"client_secret"}`), and
+/// a refresh token from `ferry account login` or `ferry account add`; access tokens live an hour and are renewed from
+/// the refresh token before they run out. A refresh token Google rejects (`invalid_grant`) holds the account's jobs
+/// until it is logged in again.
+struct GoogleDriveAccountKind: AccountKind {
+    static let clientID = AccountInput("client-id", .value(valueName: "id"), help: "The OAuth client id of an installed (desktop) app. Required.")
+    static let clientSecret = AccountInput("client-secret", .secretFile, help: "File holding the OAuth client secret; - reads stdin. Required.")
+    static let refreshToken = AccountInput(
+        "refresh-token", .secretFile, help: "File holding a refresh token; without one: ferry account login.")
+    static let apiURL = AccountInput(
+        "api-url", .value(valueName: "url"),
+        help: "One base URL for the Drive API, the token endpoint (/token) and the authorize page (a dev server). Default: Google's.")
+
+    var inputs: [AccountInput] { [Self.clientID, Self.clientSecret, Self.refreshToken, Self.apiURL] }
+    var login: (any AccountLoginFlow)? { GoogleDriveLoginFlow() }
+
+    func prepare(_ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger) async throws(AccountSetupError) -> (NewAccount, note: String) {
+        let app = try Self.app(inputs)
+        var account = NewAccount(
+            name: inputs.name, provider: inputs.provider, appKey: app.appKey, secrets: Self.secrets(app), refreshToken: inputs[Self.refreshToken],
+            apiURL: app.apiURL, contentURL: nil, authorizeURL: nil, maxConcurrent: inputs.maxConcurrent)
+        guard let refreshToken = account.refreshToken else {
+            return (account, "added \(inputs.name) (gdrive); link it with: ferry account login \(inputs.name)")
+        }
+        guard inputs.verify else { return (account, "added \(inputs.name) (gdrive)") }
+        let grant: GoogleDriveTokenGrant
+        do {
+            grant = try await Self.client(app, httpClient: httpClient, logger: logger)
+                .refreshAccessToken(refreshToken: refreshToken, clientID: app.appKey, clientSecret: app.appSecret)
+        } catch {
+            throw Self.setupError(error, doing: "check the refresh token")
+        }
+        account.accessToken = grant.accessToken
+        account.accessTokenExpiresAt = Date().addingTimeInterval(grant.expiresIn ?? 3599)
+        return (account, "added \(inputs.name) (gdrive), refresh token verified")
+    }
+
+    func refreshAccess(_ credentials: AccountCredentials, httpClient: HTTPClient, logger: Logger) async throws -> AccountTokenRefresh {
+        guard let clientID = credentials.appKey, let refreshToken = credentials.refreshToken else {
+            return .rejected(reason: "no refresh token or client id stored")
+        }
+        let client = GoogleDriveClient(httpClient: httpClient, endpoints: credentials.googleDriveEndpoints, logger: logger)
+        let grant: GoogleDriveTokenGrant
+        do {
+            grant = try await client.refreshAccessToken(refreshToken: refreshToken, clientID: clientID, clientSecret: credentials.googleClientSecret)
+        } catch {
+            guard error.code == .invalidGrant || error.code == .invalidClient else { throw error }
+            logger.warning("refresh token rejected; account needs re-authorization", metadata: ["account": "\(credentials.name)"])
+            return .rejected(reason: error.code == .invalidGrant ? "refresh token rejected (invalid_grant)" : "client id or secret rejected (invalid_client)")
+        }
+        logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 3599))"])
+        return .granted(accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599))
+    }
+
+    /// What a Drive account stores sealed: its client secret.
+    static func secrets(_ app: AccountApp) -> [String: String] {
+        app.appSecret.map { ["client_secret": $0] } ?? [:]
+    }
+
+    /// The client and host from what `add` or `login` was given.
+    static func app(_ inputs: AccountInputs) throws(AccountSetupError) -> AccountApp {
+        guard let clientID = inputs[clientID], !clientID.isEmpty else {
+            throw AccountSetupError(.usage, "\(Self.clientID.flag) is required for Google Drive (the OAuth client id of an installed app)")
+        }
+        guard let secret = inputs[clientSecret], !secret.isEmpty else {
+            throw AccountSetupError(.usage, "\(Self.clientSecret.flag) is required for Google Drive (installed apps have a client secret)")
+        }
+        return AccountApp(appKey: clientID, appSecret: secret, apiURL: try inputs.url(apiURL), contentURL: nil, authorizeURL: nil)
+    }
+
+    static func client(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> GoogleDriveClient {
+        GoogleDriveClient(httpClient: httpClient, endpoints: app.apiURL.map(GoogleDriveEndpoints.single) ?? .production, logger: logger)
+    }
+
+    /// A refusal by the token endpoint in `account add` and `account login` terms.
+    static func setupError(_ error: GoogleDriveError, doing action: String) -> AccountSetupError {
+        switch error.code {
+        case .invalidGrant:
+            AccountSetupError(.rejected, "Google rejected the refresh token or code (invalid_grant): run ferry account login")
+        case .invalidClient:
+            AccountSetupError(.rejected, "Google rejected the client id or secret (invalid_client): check --client-id and --client-secret-file")
+        default:
+            AccountSetupError(error.isRetryable ? .unreachable : .rejected, "could not \(action) with Google (\(error)); retry, or add with --no-verify")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import FerryGoogleDrive
+import FerryStore
+import Foundation
+import Logging
+
+/// Google's installed-app flow: the authorize URL with PKCE (S256), offline access and a loopback redirect
+/// (`http://127.0.0.1:PORT/`). `ferry account login` prints the URL and reads back what the person pastes: the code, or
+/// the whole address the browser was sent to (nothing listens there, so the browser shows an error page whose address
+/// holds the code and the state, which must match).
+struct GoogleDriveLoginFlow: AccountLoginFlow {
+    /// Where Google sends the browser back: loopback, which desktop clients may use with any port.
+    static let redirectURI = "http://127.0.0.1:53682/"
+
+    var inputs: [AccountInput] { [GoogleDriveAccountKind.clientID, GoogleDriveAccountKind.clientSecret, GoogleDriveAccountKind.apiURL] }
+
+    func app(from inputs: AccountInputs) throws(AccountSetupError) -> AccountApp {
+        try GoogleDriveAccountKind.app(inputs)
+    }
+
+    func app(of stored: AccountCredentials) throws(AccountSetupError) -> AccountApp {
+        guard let clientID = stored.appKey, let secret = stored.googleClientSecret else {
+            throw AccountSetupError(.usage, "\(stored.name) has no client id or secret stored: remove it and add it again")
+        }
+        return AccountApp(appKey: clientID, appSecret: secret, apiURL: stored.apiURL, contentURL: nil, authorizeURL: nil)
+    }
+
+    func secrets(of app: AccountApp) -> [String: String] { GoogleDriveAccountKind.secrets(app) }
+
+    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+        let pkce = OAuthPKCE.generate()
+        let state = OAuthPKCE.generate().challenge.prefix(24)
+        let url = GoogleDriveAccountKind.client(app, httpClient: httpClient, logger: logger).authorizeURL(
+            clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: Self.redirectURI)
+        return AccountLoginStart(url: url, codeVerifier: pkce.verifier)
+    }
+
+    func finish(
+        code: String, started: AccountLoginStart, app: AccountApp, httpClient: HTTPClient, logger: Logger
+    ) async throws(AccountSetupError) -> AccountLoginGrant {
+        let pasted = try Self.code(from: code, expectedState: Self.parameter("state", of: started.url))
+        let grant: GoogleDriveTokenGrant
+        do {
+            grant = try await GoogleDriveAccountKind.client(app, httpClient: httpClient, logger: logger).exchangeAuthorizationCode(
+                pasted, codeVerifier: started.codeVerifier, clientID: app.appKey, clientSecret: app.appSecret, redirectURI: Self.redirectURI)
+        } catch {
+            throw GoogleDriveAccountKind.setupError(error, doing: "exchange the authorization code (it may have expired or been used)")
+        }
+        guard let refreshToken = grant.refreshToken else {
+            throw AccountSetupError(.rejected, "Google returned no refresh token (offline access refused): check the client's settings")
+        }
+        return AccountLoginGrant(
+            refreshToken: refreshToken, accessToken: grant.accessToken,
+            accessTokenExpiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), providerAccountID: nil)
+    }
+
+    /// The code from what the person pasted: a bare code, or the redirected address (whose `state` must match).
+    static func code(from pasted: String, expectedState: String?) throws(AccountSetupError) -> String {
+        let text = pasted.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return text }
+        if let error = parameter("error", of: text) {
+            throw AccountSetupError(.rejected, "Google did not grant access (\(error.prefix(80)))")
+        }
+        guard let code = parameter("code", of: text), !code.isEmpty else {
+            throw AccountSetupError(.usage, "the pasted address has no code: paste the whole address the browser was sent to")
+        }
+        guard parameter("state", of: text) == expectedState else {
+            throw AccountSetupError(.rejected, "the pasted address belongs to another login (its state does not match): start again")
+        }
+        return code
+    }
+
+    static func parameter(_ name: String, of url: String) -> String? {
+        URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
+    }
+}

@@ -1,0 +1,33 @@
+import FerryCore
+import FerryProviders
+
+extension GoogleDriveProvider: ProviderHandlers {
+    public var accountKind: (any AccountKind)? { GoogleDriveAccountKind() }
+
+    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
+        guard let tokens = environment.tokens else { return nil }
+        switch kind {
+        case .upload:
+            return uploads(environment, tokens: tokens)
+        case .fetch:
+            return GoogleDriveFetchHandler(tokens: tokens, environment: environment, folders: GoogleDriveFolderCache())
+        case .copy:
+            return nil
+        }
+    }
+
+    public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
+        environment.tokens.map { GoogleDriveCopyReader(tokens: $0, environment: environment, folders: GoogleDriveFolderCache()) }
+    }
+
+    public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
+        environment.tokens.map { GoogleDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
+    }
+
+    /// A file of up to one chunk (at most 5 MiB, Google's advice) goes up in one multipart request.
+    private func uploads(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> GoogleDriveUploadHandler {
+        GoogleDriveUploadHandler(
+            tokens: tokens, environment: environment, folders: GoogleDriveFolderCache(), chunkSize: environment.chunkSize,
+            multipartLimit: Int64(min(5 * 1024 * 1024, environment.chunkSize)))
+    }
+}

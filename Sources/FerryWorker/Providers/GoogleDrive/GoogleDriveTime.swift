@@ -1,0 +1,21 @@
+import Foundation
+
+/// Times as Drive takes them (RFC 3339 with milliseconds, UTC).
+enum GoogleDriveTime {
+    static func format(nanoseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        // Milliseconds are what Drive keeps.
+        return formatter.string(from: Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000) / 1000))
+    }
+
+    static func parse(_ text: String?) -> Date? {
+        guard let text, text.utf8.count <= 64 else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}
