@@ -1,0 +1,125 @@
+import Crypto
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// Google Drive through real `ferry` processes: a fleet writing one new tree (Drive allows same-name siblings, so
+/// only coordination keeps folders single), and copies in both directions with the other providers, through the
+/// capability seam.
+@Suite("Google Drive end to end", .tags(.process, .postgres), .serialized)
+struct GoogleDriveFleetTests {
+    /// Adds a Drive account linked on the dev server; answers nothing (the refresh token went in through stdin).
+    static func addAccount(_ name: String, server: DevServerProcess, db: TestDatabase) async throws {
+        let reply = try await server.request("POST", "/__dev/gdrive/accounts", json: .object(["account": .string(name)]))
+        let token = try #require(reply["refresh_token"]?.stringValue)
+        let result = try await FerryProcess.run(
+            ["account", "add", name, "--provider", "gdrive", "--client-id", DevServerProcess.appKey, "--client-secret-file", server.appSecretFile,
+             "--refresh-token-file", "-", "--api-url", server.baseURL],
+            databaseURL: db.url, stdin: token + "\n", environment: DropboxAccounts.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    /// Every item of the account with its path (folders end without /; same-name siblings share a path).
+    static func items(_ server: DevServerProcess, _ account: String) async throws -> [JSONValue] {
+        try await server.request("POST", "/__dev/gdrive/items", json: .object(["account": .string(account)]))["items"]?.arrayValue ?? []
+    }
+
+    static func md5(_ path: String) throws -> String {
+        Insecure.MD5.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func waitForBatch(_ db: TestDatabase, _ batch: String) async throws {
+        try await eventually(timeout: .seconds(300), "batch \(batch) to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state NOT IN ('succeeded', 'failed', 'cancelled')", [batch]) == 0
+        }
+    }
+
+    @Test("four worker processes write one new three-level tree into Drive: every folder and every file exactly once, with its bytes")
+    func fleetWritesOneTree() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("gdrive_fleet")
+        try await Self.addAccount("fleet", server: server, db: db)
+        let dir = try temporaryFolder("gdrivefleet")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var expected = [String: String]()
+        for top in 0..<3 {
+            for sub in 0..<4 {
+                let folder = "\(dir)/tree/year-\(top)/month-\(sub)"
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                for file in 0..<8 {
+                    let relative = "year-\(top)/month-\(sub)/p\(file).jpg"
+                    try DropboxAccounts.randomFile("\(dir)/tree/\(relative)", size: 1000 + file * 37)
+                    expected[relative] = try Self.md5("\(dir)/tree/\(relative)")
+                }
+            }
+        }
+        let enqueued = try await FerryProcess.run(
+            ["enqueue", "upload", dir + "/tree/", "--recursive", "--to", "gdrive:fleet:/Backup/2025/", "--batch", "fleet"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        // Four machines' worth of workers, all starting on the same empty Drive at once.
+        let workers = try (0..<4).map { try TestWorker.transfers(db, name: "fleet-\($0)", ["--concurrency", "8"]) }
+        try await Self.waitForBatch(db, "fleet")
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { _ = try await worker.waitForExit() }
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'fleet' AND state <> 'succeeded'") == 0)
+
+        let items = try await Self.items(server, "fleet")
+        let paths = items.compactMap { $0["path"]?.stringValue }
+        let doubled = Dictionary(grouping: paths, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        #expect(doubled.isEmpty, "created more than once: \(doubled)")
+        let files = items.filter { $0["mimeType"]?.stringValue != "application/vnd.google-apps.folder" }
+        #expect(files.count == expected.count)
+        for (relative, md5) in expected {
+            let matches = files.filter { $0["path"]?.stringValue?.hasSuffix("/" + relative) == true }
+            #expect(matches.count == 1 && matches.first?["md5Checksum"]?.stringValue == md5, "\(relative)")
+        }
+        // Folders: Backup, 2025, 3 years, 12 months (the tree's own folder may sit between them).
+        #expect(items.count - files.count >= 2 + 3 + 12)
+    }
+
+    @Test("copies go Drive → Dropbox, Dropbox → Drive, and Drive → Drive inside the account (Drive copies it itself), bytes equal")
+    func copiesBothWays() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("gdrive_copies")
+        try await Self.addAccount("drive", server: server, db: db)
+        _ = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        let dir = try temporaryFolder("gdrivecopies")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var sizes = ["a.jpg": 3000, "sub/b.jpg": 6 * 1024 * 1024 + 5, "sub/deeper/c.txt": 0]
+        for (name, size) in sizes {
+            try FileManager.default.createDirectory(atPath: SafePath.directory(of: "\(dir)/src/\(name)"), withIntermediateDirectories: true)
+            try DropboxAccounts.randomFile("\(dir)/src/\(name)", size: size)
+        }
+        let worker = try TestWorker.transfers(db, name: "copies", ["--concurrency", "8", "--chunk-size", "1"])
+        func run(_ kind: String, _ arguments: [String], batch: String) async throws {
+            let result = try await FerryProcess.run(["enqueue", kind] + arguments + ["--batch", batch], databaseURL: db.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            try await Self.waitForBatch(db, batch)
+            let failed = try await db.query("SELECT destination, last_error FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]).rows
+            let problems = try failed.map { "\(try $0.decode(String.self, at: 0)): \(try $0.decode(String?.self, at: 1) ?? "")" }
+            #expect(problems.isEmpty, "\(batch): \(problems)")
+        }
+        try await run("upload", [dir + "/src/", "--recursive", "--to", "gdrive:drive:/Photos/"], batch: "up")
+        try await run("copy", ["gdrive:drive:/Photos/", "--to", "dropbox:box:/FromDrive/"], batch: "to-dropbox")
+        try await run("copy", ["dropbox:box:/FromDrive/", "--to", "gdrive:drive:/Back/"], batch: "to-drive")
+        try await run("copy", ["gdrive:drive:/Photos/", "--to", "gdrive:drive:/Twin/"], batch: "inside")
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        sizes["sub/deeper/c.txt"] = nil // An empty file is copied too, but compared by size below.
+        let items = try await Self.items(server, "drive")
+        for (name, _) in sizes {
+            let local = try Self.md5("\(dir)/src/\(name)")
+            let boxFile = server.storedFile(account: "box", path: "/FromDrive/" + name)
+            #expect(try Self.md5(boxFile) == local, "Dropbox holds \(name)")
+            for folder in ["/Back/", "/Twin/"] {
+                let matches = items.filter { $0["path"]?.stringValue?.hasSuffix(folder + name) == true }
+                #expect(matches.count == 1 && matches.first?["md5Checksum"]?.stringValue == local, "Drive holds \(folder)\(name)")
+            }
+        }
+        let inside = try await db.query(
+            "SELECT count(*) FROM ferry.jobs WHERE batch = 'inside' AND result->>'server_side' = 'true'", []).rows.first?.decode(Int.self, at: 0)
+        #expect(inside == 3, "Drive copied every file of the folder itself")
+    }
+}
