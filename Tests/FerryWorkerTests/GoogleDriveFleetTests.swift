@@ -122,4 +122,76 @@ struct GoogleDriveFleetTests {
             "SELECT count(*) FROM ferry.jobs WHERE batch = 'inside' AND result->>'server_side' = 'true'", []).rows.first?.decode(Int.self, at: 0)
         #expect(inside == 3, "Drive copied every file of the folder itself")
     }
+
+    @Test("kill -9 mid-upload: another worker resumes the same resumable session from its recorded offset and sends no chunk twice")
+    func killedUploadResumesSession() async throws {
+        let server = try await DevServerProcess(["--upload-bytes-per-second", "2097152"])
+        let db = try await TestDatabase.make("gdrive_kill")
+        try await Self.addAccount("drive", server: server, db: db)
+        let dir = try temporaryFolder("gdrivekill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let mib = 1024 * 1024
+        let size = 14 * mib + 99
+        try DropboxAccounts.randomFile(dir + "/big.bin", size: size)
+        let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/big.bin", "--to", "gdrive:drive:/Video/big.bin"], databaseURL: db.url)
+        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+
+        let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "1"])
+        try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(4 * mib)]) == 1
+        }
+        victim.signal(SIGKILL)
+        _ = try await victim.waitForExit()
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 0, "killed mid-upload")
+
+        let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "1"])
+        try await eventually(timeout: .seconds(300), "the upload to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        }
+        survivor.signal(SIGTERM)
+        _ = try await survivor.waitForExit()
+
+        let items = try await Self.items(server, "drive").filter { $0["path"]?.stringValue == "/Video/big.bin" }
+        let local = try Self.md5(dir + "/big.bin")
+        #expect(items.count == 1 && items.first?["md5Checksum"]?.stringValue == local)
+        let stats = try await server.request("GET", "/__dev/gdrive/stats")
+        #expect(stats["sessions_started"]?.intValue == 1, "resumed, not restarted: \(stats)")
+        let received = stats["bytes_received_per_session"]?.objectValue?.values.compactMap(\.intValue).reduce(0, +) ?? 0
+        #expect(received - Int64(size) <= Int64(2 * mib), "re-sent at most the chunk in flight (\(received - Int64(size)) bytes more)")
+        #expect(survivor.log.contains("resuming the recorded upload session"))
+        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 2)
+    }
+
+    @Test("copies go Drive → S3 and S3 → Drive through the capabilities: objects and files equal their sources")
+    func copiesWithS3() async throws {
+        let setup = try await S3TransferTests.setUp("gdrive_s3")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        let server = try await DevServerProcess()
+        try await Self.addAccount("drive", server: server, db: setup.db)
+        let names = ["a.jpg": 4000, "deep/b.bin": 7 * 1024 * 1024 + 3]
+        for (name, size) in names {
+            try FileManager.default.createDirectory(atPath: SafePath.directory(of: "\(setup.dir)/src/\(name)"), withIntermediateDirectories: true)
+            try DropboxAccounts.randomFile("\(setup.dir)/src/\(name)", size: size)
+        }
+        let worker = try S3TransferTests.worker(setup, name: "gdrive-s3", ["--concurrency", "8", "--chunk-size", "5"])
+        for (kind, arguments, batch) in [
+            ("upload", [setup.dir + "/src/", "--recursive", "--to", "gdrive:drive:/Src/"], "up"),
+            ("copy", ["gdrive:drive:/Src/", "--to", "s3:s3:\(setup.bucket)/from-drive/"], "to-s3"),
+            ("copy", ["s3:s3:\(setup.bucket)/from-drive/", "--to", "gdrive:drive:/FromS3/"], "to-drive"),
+        ] {
+            let result = try await FerryProcess.run(["enqueue", kind] + arguments + ["--batch", batch], databaseURL: setup.db.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            try await Self.waitForBatch(setup.db, batch)
+            #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]) == 0, "\(batch)")
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let items = try await Self.items(server, "drive")
+        for (name, _) in names {
+            let local = try Data(contentsOf: URL(fileURLWithPath: "\(setup.dir)/src/\(name)"))
+            #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "from-drive/" + name) == CopyTransferTests.sha256(local), "S3 holds \(name)")
+            let matches = items.filter { $0["path"]?.stringValue?.hasSuffix("/FromS3/" + name) == true }
+            #expect(matches.count == 1 && matches.first?["md5Checksum"]?.stringValue == (try? Self.md5("\(setup.dir)/src/\(name)")), "Drive holds \(name)")
+        }
+    }
 }
