@@ -16,8 +16,8 @@ import Logging
 final class GoogleDriveWorkerFixture: Sendable {
     static let clientID = "ferry-gdrive-worker-test"
     static let clientSecret = "ferry-gdrive-worker-secret"
-    /// The one line a provider needs, in a registry of the test's own.
-    static let registry = ProviderRegistry(ProviderRegistry.standard.providers + [GoogleDriveProvider()])
+    /// Ferry's providers, Drive among them (its one registry line).
+    static let registry = ProviderRegistry.standard
 
     let server: DevServer
     let baseURL: String
