@@ -3,9 +3,14 @@ public struct AccountLoginStart: Sendable {
     public var url: String
     /// The PKCE code verifier; it stays in this process.
     public var codeVerifier: String
+    /// The loopback port the provider sends the browser back to (`http://127.0.0.1:PORT/?code=…`), when the flow
+    /// redirects there: `ferry account login` listens on it and takes the code from the redirect itself (a pasted
+    /// code or address still works). `nil`: the person pastes the code.
+    public var loopbackPort: Int?
 
-    public init(url: String, codeVerifier: String) {
+    public init(url: String, codeVerifier: String, loopbackPort: Int? = nil) {
         self.url = url
         self.codeVerifier = codeVerifier
+        self.loopbackPort = loopbackPort
     }
 }

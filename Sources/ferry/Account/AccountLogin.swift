@@ -83,10 +83,7 @@ struct AccountLogin: AsyncParsableCommand {
                     }
                 }
                 let started = flow.start(app, httpClient: context.http, logger: context.logger)
-                printError("Open this URL in a browser, allow access, then paste the authorization code here:")
-                printError("  \(started.url)")
-                FileHandle.standardError.write(Data("code: ".utf8))
-                let code = try SecretInput.readLine(what: "authorization code")
+                let code = try await Self.authorizationCode(started)
                 let grant = try await flow.finish(code: code, started: started, app: app, httpClient: context.http, logger: context.logger)
                 if existing != nil {
                     try await context.store.accounts.link(

@@ -5,12 +5,13 @@ import Foundation
 import Logging
 
 /// Google's installed-app flow: the authorize URL with PKCE (S256), offline access and a loopback redirect
-/// (`http://127.0.0.1:PORT/`). `ferry account login` prints the URL and reads back what the person pastes: the code, or
-/// the whole address the browser was sent to (nothing listens there, so the browser shows an error page whose address
-/// holds the code and the state, which must match).
+/// (`http://127.0.0.1:PORT/`). `ferry account login` prints the URL and listens there for the browser's return (the
+/// redirect's address holds the code and the state, which must match); a person on another machine pastes the code or
+/// the whole address the browser was sent to instead.
 struct GoogleDriveLoginFlow: AccountLoginFlow {
     /// Where Google sends the browser back: loopback, which desktop clients may use with any port.
-    static let redirectURI = "http://127.0.0.1:53682/"
+    static let redirectURI = "http://127.0.0.1:\(loopbackPort)/"
+    static let loopbackPort = 53682
 
     var inputs: [AccountInput] { [GoogleDriveAccountKind.clientID, GoogleDriveAccountKind.clientSecret, GoogleDriveAccountKind.apiURL] }
 
@@ -32,7 +33,7 @@ struct GoogleDriveLoginFlow: AccountLoginFlow {
         let state = OAuthPKCE.generate().challenge.prefix(24)
         let url = GoogleDriveAccountKind.client(app, httpClient: httpClient, logger: logger).authorizeURL(
             clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: Self.redirectURI)
-        return AccountLoginStart(url: url, codeVerifier: pkce.verifier)
+        return AccountLoginStart(url: url, codeVerifier: pkce.verifier, loopbackPort: Self.loopbackPort)
     }
 
     func finish(

@@ -1,0 +1,39 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `ferry account login` for a flow that redirects to the loopback address (Google's installed-app flow): the
+/// command listens there and takes the code from the browser's return, with nothing pasted.
+@Suite("account login through the loopback redirect", .tags(.process, .postgres))
+struct LoopbackLoginTests {
+    @Test("the browser's return to 127.0.0.1 links a new Drive account: no code pasted, the state checked, the token stored sealed")
+    func browserReturnLinks() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("loopback_login")
+        _ = try await server.request("POST", "/__dev/gdrive/accounts", json: .object(["account": .string("me")]))
+        let login = try BackgroundProcess(
+            ferry: ["account", "login", "me", "--provider", "gdrive", "--client-id", DevServerProcess.appKey,
+                    "--client-secret-file", server.appSecretFile, "--api-url", server.baseURL],
+            databaseURL: db.url, environment: DropboxAccounts.environment)
+        var url: String?
+        try await eventually(timeout: .seconds(60), "the authorize URL to be printed") {
+            url = login.log.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(server.baseURL) }
+            return url != nil && login.log.contains("listens on 127.0.0.1")
+        }
+        // The browser: the consent page redirects to the loopback address, which the command answers.
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        browser.arguments = ["-fsSL", "--max-time", "30", try #require(url)]
+        let page = Pipe()
+        browser.standardOutput = page
+        try browser.run()
+        browser.waitUntilExit()
+        let answer = String(decoding: page.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(browser.terminationStatus == 0 && answer.contains("You can close this window"), "\(answer)")
+        #expect(try await login.waitForExit(timeout: .seconds(60)) == 0, "\(login.log)")
+        #expect(login.log.contains("linked me"))
+        let stored = try await db.query("SELECT provider, status FROM ferry.account_status WHERE name = 'me'").rows
+        #expect(try stored.first?.decode(String.self, at: 0) == "gdrive" && stored.first?.decode(String.self, at: 1) == "active")
+    }
+}
