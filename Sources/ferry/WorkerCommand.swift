@@ -269,16 +269,9 @@ struct WorkerCommand: AsyncParsableCommand {
                     eventLoopGroupProvider: .singleton,
                     configuration: HTTPClient.Configuration(
                         redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
-                let tokens = box.map {
-                    AccountTokenProvider(
-                        store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger, registry: providers)
-                }
                 let handlers = scripted.map { JobHandlers(catchAll: $0) }
-                    ?? JobHandlers(
-                        registry: providers,
-                        environment: ProviderEnvironment(
-                            httpClient: http, tokens: tokens, chunkSize: chunkBytes,
-                            folders: RemoteFolderLedger(store: store, owner: "\(workerName)/\(UUID().uuidString.prefix(8))")))
+                    ?? Self.providerHandlers(
+                        providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
                     interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), registry: providers, // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.
