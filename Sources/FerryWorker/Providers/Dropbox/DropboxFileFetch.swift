@@ -23,8 +23,6 @@ struct DropboxFileFetch: Sendable {
     let target: String
 
     /// Bytes between durable checkpoints.
-    static let checkpointBytes: Int64 = 8 * 1024 * 1024
-    static let checkpointInterval: Duration = .seconds(2)
 
     func run() async throws -> JobResult {
         if let skipped = try await ExistingTarget.skipIfPresent(target, job: job, context: context) { return skipped }
@@ -41,9 +39,9 @@ struct DropboxFileFetch: Sendable {
             target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests, context: context)
         do {
             let (download, metadata) = try await start(partial, recorded: recorded)
-            try await receive(download.body, into: partial, cursor: { offset in
-                DropboxDownloadCursor(offset: offset, rev: metadata.rev, contentHash: metadata.contentHash)
-            }, total: metadata.size)
+            try await partial.receive(download.body, context: context, total: metadata.size, what: path, passes: { $0 is DropboxError }) { offset in
+                DropboxDownloadCursor(offset: offset, rev: metadata.rev, contentHash: metadata.contentHash).json
+            }
             let finished = try await partial.finish(
                 expectedLength: metadata.size, expectedSHA256: details.sha256, expectedContentHash: metadata.contentHash,
                 modified: RemoteTimestamp.iso8601(metadata.clientModified))
@@ -116,39 +114,6 @@ struct DropboxFileFetch: Sendable {
         }
     }
 
-    /// Streams `body` into `partial`, syncing and recording progress every `checkpointBytes` or
-    /// `checkpointInterval`. An interrupted stream records what is durable, so the retry resumes there.
-    private func receive(
-        _ body: HTTPClientResponse.Body, into partial: PartialDownload, cursor: (Int64) -> DropboxDownloadCursor?, total: Int64?
-    ) async throws {
-        let clock = ContinuousClock()
-        var lastCheckpoint = (offset: partial.offset, at: clock.now)
-        func checkpoint() async throws {
-            let durable = try await partial.checkpoint()
-            lastCheckpoint = (durable, clock.now)
-            guard let cursor = cursor(durable) else { return }
-            try await context.reportProgress(bytesDone: durable, bytesTotal: total, session: cursor.json)
-        }
-        do {
-            for try await piece in body {
-                try context.checkCancellation()
-                try await partial.append(piece)
-                // At most one fsync per second on a fast link (each one waits for the disk).
-                if (partial.offset - lastCheckpoint.offset >= Self.checkpointBytes && clock.now - lastCheckpoint.at >= .seconds(1))
-                    || (clock.now - lastCheckpoint.at >= Self.checkpointInterval && partial.offset > lastCheckpoint.offset)
-                {
-                    try await checkpoint()
-                }
-            }
-        } catch let error
-            where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is DropboxError || error is POSIXFailure)
-        {
-            // The connection broke mid-body: keep what arrived for the next attempt.
-            if partial.offset > lastCheckpoint.offset { try? await checkpoint() }
-            throw JobFailure.retryable("download_interrupted", "the download of \(path) stopped at byte \(partial.offset): \(error)")
-        }
-    }
-
     private func changedSinceListing(_ metadata: DropboxFileMetadata) -> Bool {
         guard details.isEntry else { return false }
         if let rev = details.listedRev, rev != metadata.rev { return true }
@@ -167,7 +132,7 @@ struct DropboxFileFetch: Sendable {
                 try await client.getThumbnail(path: path, size: size, format: "jpeg", mode: "bestfit", accessToken: token)
             }
             try await partial.restart()
-            try await receive(download.body, into: partial, cursor: { _ in nil }, total: nil)
+            try await partial.receive(download.body, context: context, total: nil, what: path, passes: { $0 is DropboxError }) { _ in nil }
             let finished = try await partial.finish(expectedLength: download.contentLength, expectedSHA256: nil, expectedContentHash: nil)
             var result: [String: JSONValue] = ["bytes": .int(finished.bytes), "thumbnail": .string(size)]
             if let metadata = download.metadata {

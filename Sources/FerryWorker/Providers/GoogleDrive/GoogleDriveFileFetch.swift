@@ -20,8 +20,6 @@ struct GoogleDriveFileFetch: Sendable {
     /// Local path to write.
     let target: String
 
-    static let checkpointBytes: Int64 = 8 * 1024 * 1024
-    static let checkpointInterval: Duration = .seconds(2)
 
     func run() async throws -> JobResult {
         if let skipped = try await ExistingTarget.skipIfPresent(target, job: job, context: context) { return skipped }
@@ -36,7 +34,7 @@ struct GoogleDriveFileFetch: Sendable {
         let partial = try await PartialDownload.open(
             target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests, context: context)
         let download = try await start(partial)
-        try await receive(download.body, into: partial, total: size) { GoogleDriveDownloadCursor(offset: $0, revision: revision) }
+        try await partial.receive(download.body, context: context, total: size, what: file.name) { GoogleDriveDownloadCursor(offset: $0, revision: revision).json }
         let finished = try await partial.finish(
             expectedLength: size, expectedSHA256: details.sha256, expectedContentHash: nil, expectedMD5: file.md5Checksum,
             modified: GoogleDriveTime.parse(file.modifiedTime))
@@ -82,36 +80,6 @@ struct GoogleDriveFileFetch: Sendable {
         return try await caller.job("downloading \(file.name)") { client, token in try await client.download(id: id, accessToken: token) }
     }
 
-    /// Streams `body` into `partial`, syncing and recording progress every `checkpointBytes` or `checkpointInterval`.
-    /// An interrupted stream records what is durable, so the retry resumes there.
-    private func receive(
-        _ body: HTTPClientResponse.Body, into partial: PartialDownload, total: Int64?, cursor: (Int64) -> GoogleDriveDownloadCursor?
-    ) async throws {
-        let clock = ContinuousClock()
-        var last = (offset: partial.offset, at: clock.now)
-        func checkpoint() async throws {
-            let durable = try await partial.checkpoint()
-            last = (durable, clock.now)
-            guard let cursor = cursor(durable) else { return }
-            try await context.reportProgress(bytesDone: durable, bytesTotal: total, session: cursor.json)
-        }
-        do {
-            for try await piece in body {
-                try context.checkCancellation()
-                try await partial.append(piece)
-                if (partial.offset - last.offset >= Self.checkpointBytes && clock.now - last.at >= .seconds(1))
-                    || (clock.now - last.at >= Self.checkpointInterval && partial.offset > last.offset)
-                {
-                    try await checkpoint()
-                }
-            }
-        } catch let error where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is POSIXFailure) {
-            // The connection broke mid-body: keep what arrived for the next attempt.
-            if partial.offset > last.offset { try? await checkpoint() }
-            throw JobFailure.retryable("download_interrupted", "the download of \(file.name) stopped at byte \(partial.offset): \(error)")
-        }
-    }
-
     /// A Google Docs item in the format the job asks for, fetched whole (exports have no fixed bytes to resume or check).
     private func exported() async throws -> JobResult {
         guard let format = details.export else {
@@ -129,7 +97,7 @@ struct GoogleDriveFileFetch: Sendable {
             try await client.export(id: id, mimeType: mimeType, accessToken: token)
         }
         try await partial.restart()
-        try await receive(download.body, into: partial, total: nil) { _ in nil }
+        try await partial.receive(download.body, context: context, total: nil, what: file.name) { _ in nil }
         let finished = try await partial.finish(
             expectedLength: nil, expectedSHA256: nil, expectedContentHash: nil, modified: GoogleDriveTime.parse(file.modifiedTime))
         return JobResult(bytes: finished.bytes, details: .object([

@@ -21,8 +21,6 @@ struct S3ObjectFetch: Sendable {
     let key: String
     let target: String
 
-    static let checkpointBytes: Int64 = 8 * 1024 * 1024
-    static let checkpointInterval: Duration = .seconds(2)
 
     func run() async throws -> JobResult {
         if let skipped = try await ExistingTarget.skipIfPresent(target, job: job, context: context) { return skipped }
@@ -33,7 +31,7 @@ struct S3ObjectFetch: Sendable {
         let partial = try await PartialDownload.open(
             target: target, root: details.root, jobID: job.jobID, resumeAt: recorded?.offset, digests: digests, context: context)
         let (download, etag, total) = try await start(partial, recorded: recorded)
-        try await receive(download.body, into: partial, etag: etag, total: total)
+        try await partial.receive(download.body, context: context, total: total, what: key) { S3DownloadCursor(offset: $0, etag: etag).json }
         let plainMD5 = Self.plainMD5(etag)
         let finished = try await partial.finish(
             expectedLength: total, expectedSHA256: details.sha256, expectedContentHash: nil, expectedMD5: plainMD5,
@@ -109,33 +107,6 @@ struct S3ObjectFetch: Sendable {
                 throw JobFailure.retryable("s3_bad_response", "the download of \(key) carried no Content-Length")
             }
             return (download, etag, length)
-        }
-    }
-
-    /// Streams `body` into `partial`, syncing and recording progress every `checkpointBytes` or
-    /// `checkpointInterval`. An interrupted stream records what is durable, so the retry resumes there.
-    private func receive(_ body: HTTPClientResponse.Body, into partial: PartialDownload, etag: String, total: Int64) async throws {
-        let clock = ContinuousClock()
-        var last = (offset: partial.offset, at: clock.now)
-        func checkpoint() async throws {
-            let durable = try await partial.checkpoint()
-            last = (durable, clock.now)
-            try await context.reportProgress(bytesDone: durable, bytesTotal: total, session: S3DownloadCursor(offset: durable, etag: etag).json)
-        }
-        do {
-            for try await piece in body {
-                try context.checkCancellation()
-                try await partial.append(piece)
-                if (partial.offset - last.offset >= Self.checkpointBytes && clock.now - last.at >= .seconds(1))
-                    || (clock.now - last.at >= Self.checkpointInterval && partial.offset > last.offset)
-                {
-                    try await checkpoint()
-                }
-            }
-        } catch let error where !(error is JobFailure || error is CancellationError || error is LeaseLost || error is POSIXFailure) {
-            // The connection broke mid-body: keep what arrived for the next attempt.
-            if partial.offset > last.offset { try? await checkpoint() }
-            throw JobFailure.retryable("download_interrupted", "the download of \(key) stopped at byte \(partial.offset): \(error)")
         }
     }
 
