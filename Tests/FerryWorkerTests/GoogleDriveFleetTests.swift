@@ -194,4 +194,47 @@ struct GoogleDriveFleetTests {
             #expect(matches.count == 1 && matches.first?["md5Checksum"]?.stringValue == (try? Self.md5("\(setup.dir)/src/\(name)")), "Drive holds \(name)")
         }
     }
+
+    /// An access token of `account` from the dev server's token endpoint (as any client of the account would get one).
+    static func accessToken(_ server: DevServerProcess, _ account: String) async throws -> String {
+        let refresh = try #require(
+            try await server.request("POST", "/__dev/gdrive/accounts", json: .object(["account": .string(account)]))["refresh_token"]?.stringValue)
+        let form = "grant_type=refresh_token&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)&refresh_token=\(refresh)"
+        let reply = try await server.request(
+            "POST", "/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
+        return try #require(reply["access_token"]?.stringValue)
+    }
+
+    @Test("a folder deleted in Drive after Ferry recorded its id is made again: the next upload into it succeeds")
+    func deletedFolderIsMadeAgain() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("gdrive_deleted_folder")
+        try await Self.addAccount("drive", server: server, db: db)
+        let dir = try temporaryFolder("gdrivedeleted")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DropboxAccounts.randomFile(dir + "/a.jpg", size: 2000)
+        try DropboxAccounts.randomFile(dir + "/b.jpg", size: 3000)
+        let worker = try TestWorker.transfers(db, name: "deleted", ["--concurrency", "2"])
+        for (name, batch) in [("a.jpg", "first"), ("b.jpg", "second")] {
+            if batch == "second" {
+                // A person deletes the folder in Drive; Ferry's ledger still has its id.
+                let folder = try #require(try await Self.items(server, "drive").first { $0["path"]?.stringValue == "/Backup" })
+                let token = try await Self.accessToken(server, "drive")
+                let (_, status) = try await server.raw(
+                    "DELETE", "/drive/v3/files/" + (folder["id"]?.stringValue ?? ""), headers: ["Authorization": "Bearer " + token])
+                #expect(status == 204)
+            }
+            let result = try await FerryProcess.run(
+                ["enqueue", "upload", dir + "/" + name, "--to", "gdrive:drive:/Backup/", "--batch", batch], databaseURL: db.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            try await Self.waitForBatch(db, batch)
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let second = try await db.query("SELECT state, attempt FROM ferry.jobs WHERE batch = 'second'").rows
+        #expect(try second.first?.decode(String.self, at: 0) == "succeeded", "\(worker.log.suffix(2000))")
+        #expect(try second.first?.decode(Int.self, at: 1) == 2, "the first attempt met the deleted folder")
+        let items = try await Self.items(server, "drive")
+        #expect(items.contains { $0["path"]?.stringValue == "/Backup/b.jpg" })
+    }
 }

@@ -39,6 +39,19 @@ struct GoogleDrivePathResolver: Sendable {
         return parentID
     }
 
+    /// Forgets the recorded ids of the folders at `components` and above (one of them was deleted in Drive), in this
+    /// process's cache and in the fleet's ledger.
+    func forgetFolders(_ components: [String]) async throws {
+        var path = "/"
+        for name in components {
+            path += name + "/"
+            if let id = cache.id(account: account, path: path) {
+                try await environment.folders.forget(scope: "gdrive:" + account, path: path, id: id)
+            }
+        }
+        if let first = components.first { cache.forget(account: account, below: "/" + first + "/") }
+    }
+
     /// The item at `path` (`/a/b.jpg`, or `/a/b/` for a folder); `nil` when nothing is there.
     func item(at path: String) async throws -> GoogleDriveFile? {
         let components = GoogleDriveLocation.components(of: path)

@@ -48,10 +48,14 @@ struct GoogleDriveUpload: Sendable {
             }
         }
         let file: GoogleDriveFile
-        if size <= handler.multipartLimit {
-            file = try await multipart(target)
-        } else {
-            file = try await session(target)
+        do {
+            file = size <= handler.multipartLimit ? try await multipart(target) : try await session(target)
+        } catch let failure as JobFailure where failure.code == "not_found" {
+            guard case .create = target else { throw failure }
+            // The folder (or one above it) was deleted in Drive since its id was recorded: forget the ids, here
+            // and fleet-wide, so the next attempt finds or makes the folders again.
+            try await resolver.forgetFolders(folder)
+            throw JobFailure.retryable("gdrive_folder_gone", "the destination folder is no longer in the Drive; the next attempt makes it again")
         }
         return try await verified(file)
     }
