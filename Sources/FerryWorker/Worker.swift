@@ -68,7 +68,7 @@ public final class Worker: Service, Sendable {
         self.schedulesChanged = schedulesChanged
         self.metrics = WorkerMetrics(
             registry: metricsRegistry, queues: configuration.queues, concurrency: configuration.concurrency,
-            providers: handlers.registry)
+            providers: handlers.providers)
         self.readiness = readiness
         self.bandwidth = configuration.bandwidthLimit.map { BandwidthLimit(bytesPerSecond: $0) }
         self.accountBandwidth = AccountBandwidthLimits(store: store)

@@ -269,7 +269,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     eventLoopGroupProvider: .singleton,
                     configuration: HTTPClient.Configuration(
                         redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
-                let handlers = scripted.map { JobHandlers(catchAll: $0) }
+                let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
                     ?? Self.providerHandlers(
                         providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(

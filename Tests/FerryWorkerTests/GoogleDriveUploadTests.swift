@@ -95,7 +95,9 @@ struct GoogleDriveUploadTests {
             #expect(stats.statusQueries >= 1)
             let uploadID = String(uri.split(separator: "upload_id=").last ?? "")
             let starts = stats.chunkStartsPerSession[uploadID] ?? []
-            #expect(starts.first == 0 && Set(starts).count == starts.count, "no chunk sent twice: \(starts)")
+            // The chunk in flight when the first worker stopped may be sent again (the session kept none of it); no other.
+            #expect(starts.first == 0 && Set(starts).count >= starts.count - 1, "at most the chunk in flight sent twice: \(starts)")
+            #expect((stats.bytesReceivedPerSession[uploadID] ?? 0) <= Int64(data.count + 256 * 1024), "re-sent at most one chunk")
             #expect(stats.filesCreatedPerName["video.mov"] == 1)
         }
     }

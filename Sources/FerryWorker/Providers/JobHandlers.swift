@@ -14,6 +14,9 @@ public struct JobHandlers: Sendable {
     let catchAll: (any JobHandler)?
     /// The providers, which settle jobs enqueued from SQL (`nil` with a catch-all handler: nothing to settle).
     let registry: ProviderRegistry?
+    /// The providers whose labels the worker's metrics use (with a catch-all handler too: a rehearsal reports by
+    /// provider as a real worker does).
+    let providers: ProviderRegistry?
 
     /// The handlers of every provider in `registry` this process can run.
     public init(registry: ProviderRegistry, environment: ProviderEnvironment) {
@@ -31,13 +34,15 @@ public struct JobHandlers: Sendable {
         self.table = table
         catchAll = nil
         self.registry = registry
+        providers = registry
     }
 
-    /// One handler for every job (benchmarks and tests script the work).
-    public init(catchAll: any JobHandler) {
+    /// One handler for every job (benchmarks and tests script the work); `providers` name the metrics' labels.
+    public init(catchAll: any JobHandler, providers: ProviderRegistry? = nil) {
         table = [:]
         self.catchAll = catchAll
         registry = nil
+        self.providers = providers
     }
 
     /// The handler for `job`, or `nil` when no provider of this process takes it.
