@@ -50,7 +50,6 @@ cleanup() {
 }
 trap cleanup EXIT
 ticks=$(getconf CLK_TCK)
-if [[ -n "$pgdir" ]]; then source scripts/bench-lib.sh; fi
 
 # The official client in the venv scripts/sdk-test.sh uses (same pins).
 venv=.build/dropbox-sdk-venv
@@ -136,8 +135,22 @@ for a in range(1, 5):
 PY
 
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-pg_cpu() { if [[ -n "$pgdir" ]]; then pg_cpu_ticks "$pgdir"; else echo 0; fi; }
+# CPU ticks of every PostgreSQL process, reaped backends included (the postmaster's cutime and cstime): a worker's
+# backends exit with it. A backend may exit between the listing and the read; it is then counted as reaped.
+pg_cpu() {
+    [[ -n "$pgdir" ]] || { echo 0; return; }
+    local postmaster total=0 pid t
+    postmaster=$(head -1 "$pgdir/data/postmaster.pid")
+    total=$(awk '{print $16 + $17}' "/proc/$postmaster/stat")
+    for pid in $postmaster $(pgrep -P "$postmaster"); do
+        t=$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null) || continue
+        total=$((total + ${t:-0}))
+    done
+    echo "$total"
+}
 wal() { psql "$admin" -Atc "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn"; }
+# Transactions committed in the benchmark's database (a backend reports its own when idle or at exit).
+commits() { psql "$admin" -Atc "SELECT xact_commit FROM pg_stat_database WHERE datname = 'ferry_bench_gdrive'"; }
 routes() { curl -fsS ${2:+--cacert "$2"} "$1/__dev/stats"; }
 faults() { # latency-ms
     curl -fsS -X POST "$server/__dev/faults" -d "{\"latency_milliseconds\":$1}" >/dev/null
@@ -154,17 +167,18 @@ PY
 }
 
 ferry_run() { # label dir files → "rate|details"
-    local label=$1 dir=$2 n=$3 pid s0 s1 p0 p1 w0 w1 wc rate failed
+    local label=$1 dir=$2 n=$3 pid s0 s1 p0 p1 w0 w1 x0 x1 wc rate failed
     routes "$server" >"$work/before.json"
-    s0=$(cpu "$server_pid"); p0=$(pg_cpu); w0=$(wal)
+    s0=$(cpu "$server_pid"); p0=$(pg_cpu); w0=$(wal); x0=$(commits)
     "$ferry" enqueue upload "$dir" --recursive --to "gdrive:ferry:/$label/" --batch "$label" >/dev/null
     "$ferry" worker --name "bench-$label" --concurrency "$concurrency" --log-level error >>"$work/worker.log" 2>&1 &
     pid=$!
     pids+=($pid)
     "$ferry" wait --batch "$label" --interval 1 >/dev/null 2>&1 || true
     wc=$(cpu "$pid")
-    kill -TERM "$pid" && wait "$pid" || true
     s1=$(cpu "$server_pid"); p1=$(pg_cpu); w1=$(wal)
+    kill -TERM "$pid" && wait "$pid" || true
+    x1=$(commits)
     routes "$server" >"$work/after.json"
     failed=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT count(*) FROM ferry.jobs WHERE batch = '$label' AND state <> 'succeeded'")
     rate=$(psql "$FERRY_DATABASE_URL" -Atc "SELECT round((count(*) / extract(epoch FROM max(finished_at) - min(started_at)))::numeric, 1)
@@ -185,9 +199,9 @@ ferry_run() { # label dir files → "rate|details"
                       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 1),
                       round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 1)) FROM g")
     echo "$rate|$failed failed; $timing; $(per_file "$work/before.json" "$work/after.json" "$n"); CPU ms/file: worker $(
-        python3 -c "t=$ticks; n=$n; print('%.1f, dev server %.1f, PostgreSQL %s; WAL %.1f kB/job' % (
+        python3 -c "t=$ticks; n=$n; print('%.1f, dev server %.1f, PostgreSQL %s (enqueue included); WAL %.1f kB, %.1f commits per job' % (
             $wc * 1000 / t / n, ($s1 - $s0) * 1000 / t / n, ('%.1f' % (($p1 - $p0) * 1000 / t / n)) if '$pgdir' else '-',
-            ($w1 - $w0) / 1024 / n))")"
+            ($w1 - $w0) / 1024 / n, ($x1 - $x0) / n))")"
 }
 
 official_run() { # label dir files server server-pid account [client options…] → "rate|details"

@@ -51,6 +51,9 @@ scripts/bench-upload.sh "$bin" "$url"
 echo "==> Dropbox small files: batch commit (finish_batch_v2) against single commits, 0 and 30 ms latency"
 scripts/bench-dropbox-small.sh "$bin" "$url"
 
+echo "==> Google Drive: 1,000 x 64 KiB and 100 x 3 MiB against Google's official Python client (8 threads), 0 and 30 ms latency; a 2,000-file tree by 4 workers (duplicates: 0)"
+scripts/bench-gdrive.sh "$bin" "$url" "$pgdir"
+
 echo "==> fetch benchmark (dev server, against curl; 20,000-entry folder fan-out)"
 scripts/bench-fetch.sh "$bin" "$url"
 
