@@ -58,4 +58,15 @@ struct GoogleDriveParsingTests {
             #expect(throws: GoogleAPIError.self, "\(bad)") { try GoogleMultipartParser.parts(Array(bad.utf8), boundary: "abc") }
         }
     }
+
+    @Test("a bare-LF body keeps a CR that ends its content, and its part headers are read line by line")
+    func bareLineFeeds() throws {
+        let body = Array("--b\nContent-Type: application/json\n\n{}\n--b\nContent-Type: image/jpeg\nMIME-Version: 1.0\n\nAB\r\n--b--\n".utf8)
+        let parts = try GoogleMultipartParser.parts(body, boundary: "b")
+        #expect(parts.count == 2)
+        #expect(Array(parts[1].body) == Array("AB\r".utf8), "the CR is the file's last byte")
+        #expect(parts[1].headers["content-type"] == "image/jpeg" && parts[1].headers["mime-version"] == "1.0")
+        let crlf = Array("--b\r\nContent-Type: image/jpeg\r\n\r\nAB\r\n--b--\r\n".utf8)
+        #expect(try Array(GoogleMultipartParser.parts(crlf, boundary: "b")[0].body) == Array("AB".utf8))
+    }
 }

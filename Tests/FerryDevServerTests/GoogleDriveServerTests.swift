@@ -110,11 +110,14 @@ struct GoogleDriveServerTests {
             let failed = try await h.drive(.GET, "/drive/v3/files/root", token: token)
             #expect([500, 503].contains(failed.status) && DevServerHarness.reason(failed) == "backendError")
             h.server.updateFaults(FaultConfiguration(requestsPerSecond: 1, routes: ["drive/files"]))
-            var statuses: [Int] = []
-            for _ in 0..<3 { statuses.append(try await h.drive(.GET, "/drive/v3/files?q=trashed%20%3D%20false", token: token).status) }
-            #expect(statuses.first == 200 && statuses.contains(403))
+            // Eight at once: however slow the machine, they land within the one second the budget allows one of.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await h.drive(.GET, "/drive/v3/files?q=trashed%20%3D%20false", token: token).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.contains(200) && statuses.contains(403), "\(statuses)")
             h.server.updateFaults(.none)
-            #expect(h.server.stats().requestsPerRoute["drive/files"] == 3)
+            #expect(h.server.stats().requestsPerRoute["drive/files"] == 8)
         }
     }
 

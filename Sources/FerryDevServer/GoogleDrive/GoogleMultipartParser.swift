@@ -27,6 +27,8 @@ enum GoogleMultipartParser {
     static func parts(_ body: [UInt8], boundary: String) throws(GoogleAPIError) -> [Part] {
         let delimiter = Array("--\(boundary)".utf8)
         guard var cursor = find(delimiter, in: body, from: 0) else { throw malformed }
+        // One style per body: a bare-LF body's content may end in a CR of its own, which is content, not line break.
+        let crlf = body.count >= cursor + delimiter.count + 2 && body[cursor + delimiter.count] == 0x0D
         var parts: [Part] = []
         while parts.count < 8 {
             cursor += delimiter.count
@@ -35,7 +37,7 @@ enum GoogleMultipartParser {
             guard let headersStart = skipLineBreak(body, cursor), case let (headersEnd, contentStart)? = headerEnd(body, from: headersStart - 1)
             else { throw malformed }
             guard let next = find([0x0A] + delimiter, in: body, from: max(contentStart - 1, headersStart)) else { throw malformed }
-            let contentEnd = next > contentStart && body[next - 1] == 0x0D ? next - 1 : next
+            let contentEnd = crlf && next > contentStart && body[next - 1] == 0x0D ? next - 1 : next
             let headerText = String(decoding: body[headersStart..<max(headersStart, headersEnd)], as: UTF8.self)
             parts.append(Part(headers: headers(headerText), body: body[min(contentStart, contentEnd)..<max(contentStart, contentEnd)]))
             cursor = next + 1
@@ -69,7 +71,8 @@ enum GoogleMultipartParser {
 
     private static func headers(_ text: String) -> [String: String] {
         var headers: [String: String] = [:]
-        for line in text.split(separator: "\r\n") {
+        // "\r\n" is one Character in Swift: both line ends are separators.
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()] = line[line.index(after: colon)...]
                 .trimmingCharacters(in: .whitespaces)

@@ -4,11 +4,29 @@ import Synchronization
 /// folder once, not once per file. Shared by a process's Drive handlers.
 final class GoogleDriveFolderCache: Sendable {
     private let ids = Mutex<[String: String]>([:])
+    /// Folders this process created, and when: empty then, so a first upload into one needs no look for a file of
+    /// its name (names within one enqueue are unique; a retry looks).
+    private let created = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// How long a folder this process made counts as holding only what this fleet's jobs put there.
+    static let freshFor: Duration = .seconds(600)
     /// Bounds the memory a huge tree can take; past it, the oldest half is forgotten (ids are found again).
     static let maxEntries = 100_000
 
     func id(account: String, path: String) -> String? {
         ids.withLock { $0[Self.key(account, path)] }
+    }
+
+    /// Records that this process created the folder at `path` just now.
+    func markCreated(account: String, path: String) {
+        created.withLock { created in
+            if created.count >= Self.maxEntries { created.removeAll(keepingCapacity: true) }
+            created[Self.key(account, path)] = .now
+        }
+    }
+
+    /// Whether this process created the folder at `path` within ``freshFor``.
+    func isFresh(account: String, path: String) -> Bool {
+        created.withLock { $0[Self.key(account, path)] }.map { ContinuousClock.now - $0 < Self.freshFor } ?? false
     }
 
     func remember(account: String, path: String, id: String) {
@@ -22,6 +40,7 @@ final class GoogleDriveFolderCache: Sendable {
     func forget(account: String, below path: String) {
         let prefix = Self.key(account, path)
         ids.withLock { ids in ids = ids.filter { !$0.key.hasPrefix(prefix) } }
+        created.withLock { created in created = created.filter { !$0.key.hasPrefix(prefix) } }
     }
 
     private static func key(_ account: String, _ path: String) -> String { account + "\u{0}" + path }

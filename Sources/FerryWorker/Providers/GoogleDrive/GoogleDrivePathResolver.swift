@@ -28,7 +28,11 @@ struct GoogleDrivePathResolver: Sendable {
                 id = try await environment.folders.folderID(
                     scope: "gdrive:" + account, path: path,
                     find: { try await findFolder(name, in: parent) },
-                    create: { try await createFolder(name, in: parent) })
+                    create: { [cache, account, path] in
+                        let id = try await createFolder(name, in: parent)
+                        cache.markCreated(account: account, path: path)
+                        return id
+                    })
             } else {
                 id = try await findFolder(name, in: parent)
             }

@@ -67,6 +67,13 @@ struct GoogleDriveUpload: Sendable {
 
     /// What a file of the same name in the folder means for this upload (Drive would add a second one).
     private func decide(parentID: String) async throws -> Decision {
+        // A folder this process just made holds no file of this name on a first attempt: skip the look (one request
+        // of two for a small file). A retry looks, so a create whose answer was lost is found, not made twice.
+        if job.attempt <= 1, !folder.isEmpty,
+            resolver.cache.isFresh(account: resolver.account, path: "/" + folder.joined(separator: "/") + "/")
+        {
+            return .write(.create(parentID: parentID))
+        }
         let present = try await resolver.files(named: metadata.name, in: parentID).filter { !$0.isGoogleDocument }
         let mode = details.mode ?? .add
         if let md5, let same = present.first(where: { $0.md5Checksum == md5 && $0.size == size }), mode == .add || details.ifChanged == true {
