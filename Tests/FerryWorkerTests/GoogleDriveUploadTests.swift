@@ -153,4 +153,21 @@ struct GoogleDriveUploadTests {
             #expect(status == "needs_reauth")
         }
     }
+
+    @Test("a create whose answer is lost after Drive stored it is not sent again: the retry finds the file, one file in all")
+    func lostCreateAnswer() async throws {
+        // Every upload is stored, then its connection dropped before the answer.
+        let faults = FaultConfiguration(dropAfterApplyRate: 1, routes: ["drive/upload"])
+        try await GoogleDriveWorkerFixture.run("lostcreate", faults: faults) { f in
+            let data = GoogleDriveWorkerFixture.bytes(20_000, seed: 7)
+            let path = try f.file("a.jpg", data)
+            var spec = try f.spec(.upload, source: path, to: "gdrive:drive:/Lost/")
+            spec.maxAttempts = 3
+            let done = try await f.run([spec], kind: .upload)[0]
+            #expect(done.state == .succeeded, "\(done.lastError ?? "")")
+            #expect(done.attempt == 2 && done.result?["skipped"] == .string("unchanged"), "the retry found the stored file")
+            #expect(f.items().filter { $0.path == "/Lost/a.jpg" }.count == 1, "never a second file of the name")
+            #expect(f.server.googleDriveStats().multipartUploads == 1)
+        }
+    }
 }

@@ -72,7 +72,10 @@ struct GoogleDriveCopyWriter: CopyWriter {
         }
         guard try await resolver.files(named: name, in: parentID).isEmpty else { return nil }
         let id = source.file.file.id
-        let file = try await caller.job("copying inside the Drive") { client, token in
+        // Not sent twice at once (a second copy of the name): the next attempt looks at the folder first.
+        var once = caller
+        once.transientRetries = 0
+        let file = try await once.job("copying inside the Drive") { client, token in
             try await client.copyFile(id: id, name: name, parentID: parentID, accessToken: token)
         }
         var details = source.facts.resultDetails

@@ -83,7 +83,11 @@ struct GoogleDrivePathResolver: Sendable {
     }
 
     private func createFolder(_ name: String, in parentID: String) async throws -> String {
-        try await caller.job("creating the folder \(name)") { client, token in
+        // Not sent twice at once (Drive would make a second folder of the name): a failure ends the attempt, and the
+        // next one, still holding the claim, looks for the folder first.
+        var once = caller
+        once.transientRetries = 0
+        return try await once.job("creating the folder \(name)") { client, token in
             try await client.createFolder(name: name, parentID: parentID, accessToken: token).id
         }
     }

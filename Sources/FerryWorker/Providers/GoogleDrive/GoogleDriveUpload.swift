@@ -98,7 +98,11 @@ struct GoogleDriveUpload: Sendable {
             held = try await copy.read(0..<size, context: context)
             context.noteBytes(size)
         }
-        return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) { [held] in
+        // A create is not idempotent (Drive takes a second file of the name): a failed one ends the attempt, whose
+        // retry looks for the file first, rather than being sent again at once.
+        var caller = self.caller
+        if fileID == nil { caller.transientRetries = 0 }
+        return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) { [held, caller] in
             try await caller.job("uploading \(metadata.name)") { client, token in
                 if let held {
                     return try await client.multipartUpload(
