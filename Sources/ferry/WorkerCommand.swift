@@ -154,6 +154,8 @@ struct WorkerCommand: AsyncParsableCommand {
             // eight concurrent 1 GiB uploads grow the worker's memory by a fifth.
             _ = glibcMallopt(-3, 128 * 1024)  // M_MMAP_THRESHOLD (<malloc.h> is not part of the Glibc module)
         #endif
+        // Before anything can be logged: a SIGTERM sent from here on is never lost.
+        let signals = ShutdownSignals.install()
         try await runReporting {
             guard ["text", "json"].contains(logFormat) else {
                 throw CLIUsageError(message: "--log-format must be text or json")
@@ -303,12 +305,9 @@ struct WorkerCommand: AsyncParsableCommand {
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
                     services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
-                    gracefulShutdownSignals: [.sigterm, .sigint],
                     logger: logger))
-            let escape = SecondSignalEscape()
-            escape.arm()
+            signals.attach(group)
             try await group.run()
-            withExtendedLifetime(escape) {}
         }
     }
 }
@@ -368,38 +367,6 @@ extension WorkerCommand {
             guard linked.isEmpty else { throw error }
             return nil
         }
-    }
-}
-
-/// The first SIGTERM/SIGINT starts a graceful shutdown (ServiceGroup); a second one exits at once.
-/// Jobs still held then are rescued by other workers once the heartbeat goes stale.
-final class SecondSignalEscape {
-    private let sources: [any DispatchSourceSignal]
-
-    init() {
-        let queue = DispatchQueue(label: "ferry.signals")
-        let seen = Mutex(0)
-        sources = [SIGTERM, SIGINT].map { signal in
-            let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
-            // The handler reads `data` from the source it belongs to; the pair lives until the process exits.
-            source.setEventHandler { [source] in
-                // Dispatch coalesces signals that arrive before the handler runs: `data` says how many there were.
-                let arrived = max(1, Int(source.data))
-                let count = seen.withLock { count -> Int in
-                    count += arrived
-                    return count
-                }
-                if count >= 2 {
-                    FileHandle.standardError.write(Data("second signal: exiting now\n".utf8))
-                    exit(130)
-                }
-            }
-            return source
-        }
-    }
-
-    func arm() {
-        for source in sources { source.resume() }
     }
 }
 

@@ -140,6 +140,23 @@ struct WorkerEndToEndTests {
         #expect(try await second.waitForExit() == 0)
     }
 
+    /// A SIGTERM sent the moment a worker says it started was once ignored for good (a CI run waited 180 s): a
+    /// dispatch signal source armed before ServiceGroup turned the signal's default off lost its handler. Ten
+    /// workers, each signalled as soon as it logs, must all exit 0; with that bug about one in six hung.
+    @Test("a SIGTERM as soon as a worker starts is never lost: ten workers signalled at their first log line all exit 0")
+    func signalAtStart() async throws {
+        let db = try await TestDatabase.make("sigstart")
+        _ = try await FerryProcess.run(["migrate"], databaseURL: db.url)
+        for round in 0..<10 {
+            let worker = try TestWorker.start(db, name: "early-\(round)", ["--handler", "noop", "--poll-interval", "0.2"])
+            try await eventually(timeout: .seconds(120), interval: .milliseconds(5), "the worker's first line") { !worker.log.isEmpty }
+            worker.signal(SIGTERM)
+            let exit = try? await worker.waitForExit(timeout: .seconds(30))
+            if worker.isRunning { worker.signal(SIGKILL) }
+            #expect(exit == 0, "round \(round): exit \(exit.map(String.init) ?? "none after 30 s"): \(worker.log)")
+        }
+    }
+
     @Test("a second signal exits at once")
     func secondSignal() async throws {
         let db = try await TestDatabase.make("twosignals")
