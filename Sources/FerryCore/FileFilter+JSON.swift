@@ -11,6 +11,8 @@ extension FileFilter {
         if let maxSize { object["max_size"] = .int(maxSize) }
         if let modifiedAfter { object["modified_after"] = .int(Int64(modifiedAfter.timeIntervalSince1970)) }
         if let modifiedBefore { object["modified_before"] = .int(Int64(modifiedBefore.timeIntervalSince1970)) }
+        if let maxAge { object["max_age_seconds"] = .int(Int64(maxAge)) }
+        if let minAge { object["min_age_seconds"] = .int(Int64(minAge)) }
         return .object(object)
     }
 
@@ -35,10 +37,19 @@ extension FileFilter {
                 throw ValidationIssue(field: "filters", problem: error.problem, fix: error.fix)
             }
         }
-        return FileFilter(
+        var filter = FileFilter(
             rules: rules, minSize: object["min_size"]?.intValue, maxSize: object["max_size"]?.intValue,
             modifiedAfter: object["modified_after"]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) },
             modifiedBefore: object["modified_before"]?.intValue.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+        for (key, field) in [("max_age_seconds", "--max-age"), ("min_age_seconds", "--min-age")] {
+            guard let value = object[key] else { continue }
+            // A span a producer wrote: bounded as the flags bound it, so `now - span` is always a real date.
+            guard let seconds = value.intValue, seconds >= 0, Double(seconds) <= FileFilter.longestAge else {
+                throw ValidationIssue(field: field, problem: "must be a number of seconds from 0 to 10000 years", fix: "give an age such as 7d")
+            }
+            if key == "max_age_seconds" { filter.maxAge = TimeInterval(seconds) } else { filter.minAge = TimeInterval(seconds) }
+        }
+        return filter
     }
 
     /// Checks the shape and the limits of a filter's `json` without compiling its patterns: the rules' count and

@@ -34,6 +34,11 @@ public struct FileFilter: Sendable {
     public var modifiedAfter: Date?
     /// Files modified after this are left out (`--min-age`).
     public var modifiedBefore: Date?
+    /// `--max-age` as a span counted back from when the filter is applied (a schedule's filter at each tick), not
+    /// from when it was written; ``anchored(at:)`` turns it into `modifiedAfter`.
+    public var maxAge: TimeInterval?
+    /// `--min-age` as a span counted back from when the filter is applied.
+    public var minAge: TimeInterval?
 
     public init(rules: [Rule] = [], minSize: Int64? = nil, maxSize: Int64? = nil, modifiedAfter: Date? = nil, modifiedBefore: Date? = nil) {
         self.rules = rules
@@ -45,7 +50,24 @@ public struct FileFilter: Sendable {
 
     /// True when the filter takes every file.
     public var isEmpty: Bool {
-        rules.isEmpty && minSize == nil && maxSize == nil && modifiedAfter == nil && modifiedBefore == nil
+        rules.isEmpty && minSize == nil && maxSize == nil && modifiedAfter == nil && modifiedBefore == nil && maxAge == nil
+            && minAge == nil
+    }
+
+    /// The filter with its relative ages counted back from `now` (the later bound wins where both kinds are given).
+    public func anchored(at now: Date) -> FileFilter {
+        var filter = self
+        if let maxAge {
+            let bound = now.addingTimeInterval(-maxAge)
+            filter.modifiedAfter = modifiedAfter.map { max($0, bound) } ?? bound
+            filter.maxAge = nil
+        }
+        if let minAge {
+            let bound = now.addingTimeInterval(-minAge)
+            filter.modifiedBefore = modifiedBefore.map { min($0, bound) } ?? bound
+            filter.minAge = nil
+        }
+        return filter
     }
 
     /// The verdict on the path alone (rules), before the file's size and age are known.

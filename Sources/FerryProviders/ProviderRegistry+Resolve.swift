@@ -27,8 +27,10 @@ extension ProviderRegistry: JobEndpointResolver {
         if let policy = checked[ExistingFilePolicy.option], policy != ExistingFilePolicy.replace.rawValue {
             resolved.details[ExistingFilePolicy.specKey] = .string(policy)
         }
-        if checked[TreeUpload.option] == true { resolved.details[TreeUpload.specKey] = .bool(true) }
-        try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "fetch", line: line)
+        let tree = checked[TreeUpload.option] == true
+        if tree { resolved.details[TreeUpload.specKey] = .bool(true) }
+        try Self.applyFilter(
+            checked[ListingFilter.option], to: &resolved, what: kind == .upload ? "upload" : "fetch", lists: resolved.fansOut || tree, line: line)
         return resolved
     }
 }
@@ -96,13 +98,15 @@ extension ProviderRegistry {
         resolved.details[CopySourceDetails.specKey] = .object(read.details)
         resolved.sourceAccount = read.account
         resolved.sourceAccountProvider = read.accountProvider
-        try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "copy", line: line)
+        try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "copy", lists: resolved.fansOut, line: line)
         return resolved
     }
 
-    /// A listing filter (option `filter`, as the filter flags write it) goes with a job that lists a folder; a job of
-    /// one file has nothing to choose from.
-    static func applyFilter(_ text: String?, to resolved: inout ResolvedEndpoint, what: String, line: Int?) throws(ValidationIssue) {
+    /// A listing filter (option `filter`, as the filter flags write it) goes with a job that lists a folder
+    /// (`lists`); a job of one file has nothing to choose from.
+    static func applyFilter(
+        _ text: String?, to resolved: inout ResolvedEndpoint, what: String, lists: Bool, line: Int?
+    ) throws(ValidationIssue) {
         guard let text else { return }
         // Bounded before anything is compiled: a producer writes this option (README, Security).
         guard text.utf8.count <= FileFilter.maxJSONBytes, let json = try? JSONValue.parse(text) else {
@@ -117,9 +121,9 @@ extension ProviderRegistry {
         } catch {
             throw ValidationIssue(line: line, field: ListingFilter.option.name, problem: error.problem, fix: error.fix)
         }
-        guard resolved.fansOut else {
+        guard lists else {
             throw ValidationIssue(
-                line: line, field: "filters", problem: "a \(what) of one file has nothing to choose from",
+                line: line, field: "filters", problem: "a\(what == "upload" ? "n" : "") \(what) of one file has nothing to choose from",
                 fix: "use filters with a folder or a prefix: a source ending in /")
         }
         if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }

@@ -181,12 +181,22 @@ struct ScheduleCommand: AsyncParsableCommand {
             guard enqueue.key == nil, enqueue.options.runAt == nil else {
                 throw CLIUsageError(message: "job template after --: --key and --run-at belong to the schedule (each tick's key is schedule:NAME:TICK); leave them out")
             }
-            guard !enqueue.tree.dryRun, !enqueue.tree.filters, !enqueue.tree.followSymlinks, !enqueue.tree.skipUnreadable else {
-                throw CLIUsageError(message: "job template after --: --dry-run, filters and the symlink flags belong to ferry enqueue (a scheduled tree is walked whole, links left out); leave them out")
+            guard !enqueue.tree.dryRun, !enqueue.tree.followSymlinks, !enqueue.tree.skipUnreadable else {
+                throw CLIUsageError(message: "job template after --: --dry-run and the symlink flags belong to ferry enqueue (a scheduled tree leaves links and unreadable files out, and says so); leave them out")
             }
             var requests = try enqueue.commandLineRequests()
             guard requests.count == 1 else {
                 throw CLIUsageError(message: "job template after --: one source per schedule (a folder or photostream source fetches many files); add a schedule per source")
+            }
+            if enqueue.tree.filters {
+                // Fetches and copies were given the filter by enqueue's parser (which refuses --option filter=… beside
+                // the flags); an upload's is set here. Kept whole in the template (a --filter-from file's rules as
+                // they are now), ages as spans counted back from each tick.
+                if requests[0].kind == .upload, requests[0].options[ListingFilter.option.name] != nil {
+                    throw CLIUsageError(message: "the filter flags and --option filter=… say the same thing; give the flags")
+                }
+                let filter = try enqueue.tree.fileFilter(now: Date(), relativeAges: true)
+                requests[0].options[ListingFilter.option.name] = .commandLine(filter.json.jsonText)
             }
             if requests[0].kind == .upload {
                 // A folder, walked by a worker at each tick: new and changed files go up, unchanged ones cost nothing.
@@ -377,6 +387,11 @@ struct ScheduleCommand: AsyncParsableCommand {
         if let queue = request.queue { text += " --queue \(queue)" }
         if let batch = request.batch { text += " --batch \(batch)" }
         for (name, value) in request.options.sorted(by: { $0.key < $1.key }) {
+            if name == ListingFilter.option.name, case .commandLine(let given) = value, let json = try? JSONValue.parse(given),
+                let filter = FileFilter(json: json) {
+                text += " --filter \(filter.summary)"
+                continue
+            }
             switch value {
             case .commandLine(let string): text += " --option \(name)=\(string)"
             case .json(let json): text += " --option \(name)=\(json.stringValue ?? json.jsonText)"

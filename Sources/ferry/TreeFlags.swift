@@ -42,7 +42,9 @@ struct TreeFlags: ParsableArguments {
     }
 
     /// The filter the flags describe. Bad values are usage errors (exit 64) naming the flag and the fix.
-    func fileFilter(now: Date) throws -> FileFilter {
+    /// `relativeAges`: an age given as a span (`7d`) stays a span, counted back when the filter is applied (a
+    /// schedule's tick), not from now; a date stays a date.
+    func fileFilter(now: Date, relativeAges: Bool = false) throws -> FileFilter {
         var filter = FileFilter()
         func pattern(_ text: String, flag: String) throws -> GlobPattern {
             do throws(GlobPattern.SyntaxError) {
@@ -96,6 +98,11 @@ struct TreeFlags: ParsableArguments {
         filter.maxSize = try size(maxSize, flag: "--max-size")
         filter.modifiedAfter = try age(maxAge, flag: "--max-age")
         filter.modifiedBefore = try age(minAge, flag: "--min-age")
+        if relativeAges {
+            // Checked above as ages; a span is kept as one.
+            if let text = maxAge, let span = FileFilter.parseDuration(text) { (filter.maxAge, filter.modifiedAfter) = (span, nil) }
+            if let text = minAge, let span = FileFilter.parseDuration(text) { (filter.minAge, filter.modifiedBefore) = (span, nil) }
+        }
         if let low = filter.minSize, let high = filter.maxSize, low > high {
             throw CLIUsageError(message: "--min-size is larger than --max-size: no file could pass; swap or correct them")
         }

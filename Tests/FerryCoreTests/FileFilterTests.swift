@@ -192,4 +192,27 @@ struct FileFilterTests {
         #expect(throws: ValidationIssue.self) { try FileFilter.rules(fromFilterFile: "+ *.jpg\n*.png\n", name: "rules.txt") }
         #expect(throws: ValidationIssue.self) { try FileFilter.rules(fromFilterFile: "- [oops\n", name: "rules.txt") }
     }
+
+    @Test("a relative age travels as a span and is counted back from when the filter is applied; a hostile span is refused")
+    func relativeAges() throws {
+        var filter = FileFilter()
+        filter.maxAge = 7 * 86_400
+        filter.minAge = 3600
+        let json = filter.json
+        #expect(json["max_age_seconds"] == .int(604_800) && json["modified_after"] == nil)
+        let read = try #require(FileFilter(json: json))
+        let now = Date(timeIntervalSince1970: 2_000_000_000)
+        let anchored = read.anchored(at: now)
+        #expect(anchored.modifiedAfter == now.addingTimeInterval(-604_800) && anchored.modifiedBefore == now.addingTimeInterval(-3600))
+        #expect(anchored.verdict(path: "a", size: 1, modified: now.addingTimeInterval(-8 * 86_400)) != .take)
+        #expect(anchored.verdict(path: "a", size: 1, modified: now.addingTimeInterval(-86_400)) == .take)
+        #expect(anchored.verdict(path: "a", size: 1, modified: now.addingTimeInterval(-60)) != .take)
+        // A later absolute bound and a span: the stricter one holds.
+        var both = read
+        both.modifiedAfter = now.addingTimeInterval(-86_400)
+        #expect(both.anchored(at: now).modifiedAfter == now.addingTimeInterval(-86_400))
+        for hostile: JSONValue in [.int(-1), .int(Int64.max), .string("7d"), .double(1e300)] {
+            #expect(throws: ValidationIssue.self) { try FileFilter.parsed(json: .object(["rules": .array([]), "max_age_seconds": hostile])) }
+        }
+    }
 }

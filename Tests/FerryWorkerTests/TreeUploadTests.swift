@@ -93,4 +93,60 @@ struct TreeUploadTests {
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(verify.status == 0, "\(verify.stdout)")
     }
+
+    @Test("a scheduled tree keeps its filters: excludes, a --filter-from file's rules as they were at schedule add, sizes and a --max-age counted from each tick; schedule show prints them")
+    func scheduledTreeWithFilters() async throws {
+        let db = try await TestDatabase.make("tree_schedule_filters")
+        let source = try temporaryFolder("tree-filter-src")
+        let target = try temporaryFolder("tree-filter-dst")
+        let rules = try temporaryFolder("tree-filter-rules") + "/rules.txt"
+        defer { for path in [source, target] { try? FileManager.default.removeItem(atPath: path) } }
+        try Self.write(
+            ["a.jpg": "keep", "b.tmp": "scratch", "cache/c.jpg": "cached", "raw/d.cr2": "raw", "big.jpg": String(repeating: "x", count: 4096),
+             "old.jpg": "old"],
+            under: source)
+        // Ten days old: older than --max-age 7d at every tick.
+        let old = Date().addingTimeInterval(-10 * 86_400).timeIntervalSince1970
+        var times = [timespec(tv_sec: Int(old), tv_nsec: 0), timespec(tv_sec: Int(old), tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, source + "/old.jpg", &times, 0) == 0)
+        try "# raw files stay home\n- raw/**\n".write(toFile: rules, atomically: true, encoding: .utf8)
+        let added = try await FerryProcess.run(
+            ["schedule", "add", "filtered", "--every", "1s", "--", "upload", source, "--recursive", "--to", target + "/",
+             "--exclude", "*.tmp", "--exclude", "cache/", "--filter-from", rules, "--max-size", "1k", "--max-age", "7d"],
+            databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
+        try #require(added.status == 0, "\(added.stderr)")
+        // The rules were read at schedule add: a later edit of the file changes nothing.
+        try "+ **\n".write(toFile: rules, atomically: true, encoding: .utf8)
+        let shown = try await FerryProcess.run(["schedule", "show", "filtered"], databaseURL: db.url)
+        #expect(shown.stdout.contains("--filter rules [- *.tmp, - cache/, - raw/**] --max-size 1.0 KiB --max-age 1w"), "\(shown.stdout)")
+
+        let worker = try TestWorker.transfers(db, name: "filtered", ["--schedule-interval", "0.2"])
+        try Self.write(["later.jpg": "new", "later.tmp": "scratch"], under: source)
+        try await eventually(timeout: .seconds(300), "a later tick's new file") { FileManager.default.fileExists(atPath: target + "/later.jpg") }
+        try await eventually(timeout: .seconds(300), "that tick's jobs to finish") {
+            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded')") == 0
+                || FileManager.default.fileExists(atPath: target + "/later.jpg")
+        }
+        _ = try await FerryProcess.run(["schedule", "pause", "filtered"], databaseURL: db.url)
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        let arrived = Set((FileManager.default.enumerator(atPath: target)?.allObjects as? [String] ?? [])
+            .filter { !$0.hasSuffix("cache") && !$0.hasSuffix("raw") })
+        #expect(arrived == ["a.jpg", "later.jpg"], "\(arrived.sorted())")
+        let filtered = try await WorkerFixtures.count(
+            db, "SELECT count(*) FROM ferry.jobs WHERE spec->>'tree' = 'true' AND (result->>'filtered')::int >= 5")
+        #expect(filtered >= 1, "the walk says how many files the filter left out")
+
+        // Filters still refuse what enqueue refuses: a pattern over the limit, a bad age, and a single file.
+        let long = try await FerryProcess.run(
+            ["schedule", "add", "long", "--every", "1h", "--", "upload", source, "--recursive", "--to", target + "/",
+             "--exclude", String(repeating: "a", count: 2000)], databaseURL: db.url)
+        #expect(long.status == 64 && long.stderr.contains("1024"), "\(long.stderr)")
+        let age = try await FerryProcess.run(
+            ["schedule", "add", "age", "--every", "1h", "--", "upload", source, "--recursive", "--to", target + "/", "--max-age", "soon"],
+            databaseURL: db.url)
+        #expect(age.status == 64 && age.stderr.contains("--max-age"), "\(age.stderr)")
+        let listed = try await FerryProcess.run(["schedule", "list", "--json"], databaseURL: db.url)
+        #expect(!listed.stdout.contains("\"long\"") && !listed.stdout.contains("\"age\""), "nothing stored: \(listed.stdout)")
+    }
 }

@@ -11,7 +11,8 @@ import Synchronization
 /// Each child is keyed by the tree, its path and the file's size and modification time, so a tree walked again (the
 /// next run of a schedule) enqueues only new and changed files: an unchanged file's child exists under its key,
 /// and costs no event. The children carry the parent's provider options (so `if_changed` still skips content
-/// the destination holds). The walk never follows symbolic links and stays below the folder, which must be inside
+/// the destination holds). A filter the job carries leaves files out as `ferry enqueue`'s walk would. The walk
+/// never follows symbolic links and stays below the folder, which must be inside
 /// the worker's local roots; links, special and unreadable files are skipped, counted and logged. Pages of 500
 /// children are enqueued as the walk goes; a new attempt walks again, and the keys make that exactly once.
 struct TreeUploadHandler: JobHandler {
@@ -29,18 +30,20 @@ struct TreeUploadHandler: JobHandler {
         } catch let error as POSIXFailure {
             throw JobFailure.permanent("source_unreadable", error.description)
         }
+        // The tree's filter (a schedule's --include, --exclude, sizes, ages), its ages counted back from now.
+        let filter = ListingFilterReader.filter(of: job) ?? FileFilter()
         var parentDetails = (try? JSONValue.parse(job.spec))?.objectValue ?? [:]
-        for key in [TreeUpload.specKey, "parent"] { parentDetails[key] = nil }
+        for key in [TreeUpload.specKey, ListingFilter.specKey, "parent"] { parentDetails[key] = nil }
         let details = parentDetails
         let encode = job.destination.hasPrefix("file:")
         let base = Self.treeKey(job)
         let (pages, continuation) = AsyncStream.makeStream(of: [FanOutChild].self)
         let stop = Stop()
         // The walk blocks in readdir and fstatat: off the cooperative pool, handing pages over as it goes.
-        let walk = Task { try await BlockingIO.run { () -> (listed: Int64, skipped: Int64) in
-            var (listed, skipped) = (Int64(0), Int64(0))
+        let walk = Task { try await BlockingIO.run { () -> (listed: Int64, skipped: Int64, filtered: Int64) in
+            var (listed, skipped, filtered) = (Int64(0), Int64(0), Int64(0))
             var page = [FanOutChild]()
-            TreeWalker(filter: FileFilter(), followSymlinks: false, skipUnreadable: true).walk(root: root) { entry in
+            TreeWalker(filter: filter, followSymlinks: false, skipUnreadable: true).walk(root: root) { entry in
                 switch entry {
                 case .file(let relative, let source, let facts):
                     listed += 1
@@ -56,6 +59,8 @@ struct TreeUploadHandler: JobHandler {
                         continuation.yield(page)
                         page.removeAll(keepingCapacity: true)
                     }
+                case .skipped(_, _, filtered: true):
+                    filtered += 1
                 case .skipped, .problem:
                     skipped += 1
                 }
@@ -63,7 +68,7 @@ struct TreeUploadHandler: JobHandler {
             }
             if !page.isEmpty { continuation.yield(page) }
             continuation.finish()
-            return (listed, skipped)
+            return (listed, skipped, filtered)
         } }
         var created = 0
         var sent: Int64 = 0
@@ -77,14 +82,14 @@ struct TreeUploadHandler: JobHandler {
             stop.flag.store(true, ordering: .relaxed)
             throw error
         }
-        let (listed, skipped) = try await walk.value
+        let (listed, skipped, filtered) = try await walk.value
         if skipped > 0 {
             context.logger.warning("left out links, special or unreadable files of the tree", metadata: ["count": "\(skipped)"])
         }
-        context.logger.info("tree walked", metadata: ["files": "\(listed)", "enqueued": "\(created)"])
+        context.logger.info("tree walked", metadata: ["files": "\(listed)", "enqueued": "\(created)", "filtered": "\(filtered)"])
         return JobResult(details: .object([
             "files": .int(listed), "enqueued": .int(Int64(created)), "unchanged": .int(listed - Int64(created)),
-            "skipped": .int(skipped),
+            "skipped": .int(skipped), "filtered": .int(filtered),
         ]))
     }
 
