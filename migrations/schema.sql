@@ -2439,7 +2439,8 @@ CREATE TABLE ferry.archived_jobs (
     queue text NOT NULL,
     batch text,
     state text NOT NULL,
-    finished_at timestamp with time zone NOT NULL
+    finished_at timestamp with time zone NOT NULL,
+    bytes bigint
 );
 
 COMMENT ON TABLE ferry.archived_jobs IS 'Jobs whose events were moved to an archive file, and which file.';
@@ -2474,6 +2475,32 @@ CREATE VIEW ferry.archived_job_status AS
      JOIN ferry.archives r ON ((r.archive_id = a.archive_id)));
 
 COMMENT ON VIEW ferry.archived_job_status IS 'Archived jobs: batch, archive file and time. Readable by every Ferry role; the archive tables are not.';
+
+CREATE TABLE ferry.batch_archives (
+    batch text NOT NULL,
+    archive_id uuid NOT NULL,
+    jobs integer NOT NULL,
+    bytes bigint NOT NULL,
+    unsized integer NOT NULL,
+    CONSTRAINT batch_archives_bytes_check CHECK ((bytes >= 0)),
+    CONSTRAINT batch_archives_jobs_check CHECK ((jobs > 0)),
+    CONSTRAINT batch_archives_unsized_check CHECK ((unsized >= 0))
+);
+
+COMMENT ON TABLE ferry.batch_archives IS 'Per batch and archive: the jobs and bytes ferry archive moved out of PostgreSQL (deleted when the archive is restored).';
+
+CREATE VIEW ferry.batch_archive_totals AS
+ SELECT b.batch,
+    sum(b.jobs) AS jobs,
+    (sum(b.bytes))::bigint AS bytes,
+    sum(b.unsized) AS unsized,
+    array_agg(r.file ORDER BY r.created_at) AS files
+   FROM (ferry.batch_archives b
+     JOIN ferry.archives r ON ((r.archive_id = b.archive_id)))
+  WHERE (r.state <> 'restored'::text)
+  GROUP BY b.batch;
+
+COMMENT ON VIEW ferry.batch_archive_totals IS 'Per batch: jobs and bytes archived out of PostgreSQL (unsized: archived before sizes were recorded) and the archive files, oldest first.';
 
 CREATE TABLE ferry.batch_count_deltas (
     batch text NOT NULL,
@@ -3079,6 +3106,9 @@ ALTER TABLE ONLY ferry.archived_jobs
 ALTER TABLE ONLY ferry.archives
     ADD CONSTRAINT archives_pkey PRIMARY KEY (archive_id);
 
+ALTER TABLE ONLY ferry.batch_archives
+    ADD CONSTRAINT batch_archives_pkey PRIMARY KEY (batch, archive_id);
+
 ALTER TABLE ONLY ferry.batch_counts
     ADD CONSTRAINT batch_counts_pkey PRIMARY KEY (batch);
 
@@ -3235,6 +3265,9 @@ CREATE TRIGGER workers_guard BEFORE INSERT OR DELETE OR UPDATE ON ferry.workers 
 
 ALTER TABLE ONLY ferry.archived_jobs
     ADD CONSTRAINT archived_jobs_archive_id_fkey FOREIGN KEY (archive_id) REFERENCES ferry.archives(archive_id);
+
+ALTER TABLE ONLY ferry.batch_archives
+    ADD CONSTRAINT batch_archives_archive_id_fkey FOREIGN KEY (archive_id) REFERENCES ferry.archives(archive_id);
 
 ALTER TABLE ONLY ferry.live_progress
     ADD CONSTRAINT live_progress_worker_fkey FOREIGN KEY (worker) REFERENCES ferry.workers(name) ON DELETE CASCADE;
@@ -3419,6 +3452,10 @@ GRANT SELECT(restored_at) ON TABLE ferry.archives TO ferry_worker;
 GRANT SELECT ON TABLE ferry.archived_job_status TO ferry_reader;
 GRANT SELECT ON TABLE ferry.archived_job_status TO ferry_producer;
 GRANT SELECT ON TABLE ferry.archived_job_status TO ferry_worker;
+
+GRANT SELECT ON TABLE ferry.batch_archive_totals TO ferry_reader;
+GRANT SELECT ON TABLE ferry.batch_archive_totals TO ferry_producer;
+GRANT SELECT ON TABLE ferry.batch_archive_totals TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_producer;
 GRANT SELECT ON TABLE ferry.batch_events TO ferry_worker;

@@ -20,6 +20,9 @@ public struct BatchProgress: Sendable, Hashable {
     public var percent: Double
     /// No job is queued or running.
     public var isDone: Bool
+    /// Jobs of the batch `ferry archive` moved out of PostgreSQL (in none of the counts above), their bytes and
+    /// files.
+    public var archived: BatchStatusRow.ArchivedShare
     /// Done, and every job succeeded.
     public var succeededWhole: Bool { isDone && failed == 0 && cancelled == 0 && discarded == 0 }
 
@@ -37,5 +40,6 @@ public struct BatchProgress: Sendable, Hashable {
         sizesUnknown = row.sizesUnknown
         percent = Double(row.percent) ?? 0
         isDone = row.done
+        archived = row.archived
     }
 }

@@ -73,7 +73,8 @@ extension Dashboard {
                  "\(batch.jobs)", "\(batch.queued)", "\(batch.running)", "\(batch.succeeded)",
                  batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)", "\(batch.discarded)",
                  DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? "")
-                    + (batch.sizesUnknown > 0 ? "+" : ""),
+                    + (batch.sizesUnknown > 0 ? "+" : "")
+                    + (batch.archived.jobs > 0 ? " <span class=\"s-discarded\">+ \(batch.archived.jobs) archived</span>" : ""),
                  pace.rateText, pace.etaText, DashboardView.time(batch.enqueuedAt, now: now)]
             })
     }
@@ -96,6 +97,10 @@ extension Dashboard {
         let next = jobs.count == Self.pageSize ? jobs.last?.jobID : nil
         let now = Date()
         var html = batchTable([summary], view)
+        // The counts are of the jobs still in PostgreSQL: say what else the batch had, and how to bring it back.
+        if let archived = summary.archived.summary(bytes: DashboardView.bytes) {
+            html += "<p class=\"fix\" id=\"archived\">Also \(HTML.escape(archived)): <code>\(HTML.escape(summary.archived.restoreCommands.first ?? ""))</code> brings them back.</p>"
+        }
         html += view.actionButton("/batches/\(HTML.component(name))/cancel", "Cancel batch")
         html += view.actionButton("/batches/\(HTML.component(name))/retry", "Retry failed and cancelled")
         html += view.actionButton("/batches/\(HTML.component(name))/discard", "Discard failed")

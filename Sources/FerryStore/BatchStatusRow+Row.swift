@@ -10,6 +10,18 @@ extension BatchStatusRow {
         discarded
         """
 
+    /// `columns` of `ferry.batch_status` as `b`, with what of each batch is archived (one index probe per batch).
+    static func select(where condition: String, order: String = "") -> String {
+        """
+        SELECT \(columns), coalesce(a.archived_jobs, 0) AS archived_jobs, coalesce(a.archived_bytes, 0) AS archived_bytes,
+               coalesce(a.archived_unsized, 0) AS archived_unsized, coalesce(array_to_json(a.files)::text, '[]') AS archive_files
+          FROM (SELECT * FROM ferry.batch_status \(condition) \(order)) b
+          LEFT JOIN LATERAL (SELECT t.jobs AS archived_jobs, t.bytes AS archived_bytes, t.unsized AS archived_unsized, t.files
+                               FROM ferry.batch_archive_totals t
+                              WHERE t.batch = b.batch) a ON true
+        """
+    }
+
     /// Decodes a row selected with `columns`, by column name.
     init(row: PostgresRow) throws {
         batch = try row.decode(String.self, column: "batch")
@@ -31,5 +43,11 @@ extension BatchStatusRow {
         unchanged = try row.decode(Int64.self, column: "unchanged")
         unchangedBytes = try row.decode(Int64.self, column: "unchanged_bytes")
         discarded = try row.decode(Int64.self, column: "discarded")
+        if let files = row[column: "archive_files"] {
+            archived = ArchivedShare(
+                jobs: try row.decode(Int64.self, column: "archived_jobs"), bytes: try row.decode(Int64.self, column: "archived_bytes"),
+                unsized: try row.decode(Int64.self, column: "archived_unsized"),
+                files: (try? JSONValue.parse(files))?.arrayValue?.compactMap(\.stringValue) ?? [])
+        }
     }
 }

@@ -29,6 +29,27 @@ public struct BatchStatusRow: Sendable, Hashable {
     public var unchangedBytes: Int64 = 0
     /// Failed jobs the operator discarded (`ferry discard`): finished, not counted in `failed`.
     public var discarded: Int64 = 0
+    /// Jobs of the batch `ferry archive` moved out of PostgreSQL: not in any count above.
+    public var archived = ArchivedShare()
+
+    /// The part of a batch in archive files (`ferry.batch_archive_totals`).
+    public struct ArchivedShare: Sendable, Hashable {
+        public var jobs: Int64 = 0
+        /// Bytes done of the archived jobs whose size was recorded.
+        public var bytes: Int64 = 0
+        /// Archived before sizes were recorded: their bytes are not in `bytes`.
+        public var unsized: Int64 = 0
+        /// The archive files, oldest first.
+        public var files: [String] = []
+
+        public init(jobs: Int64 = 0, bytes: Int64 = 0, unsized: Int64 = 0, files: [String] = []) {
+            (self.jobs, self.bytes, self.unsized, self.files) = (jobs, bytes, unsized, files)
+        }
+
+        public var json: JSONValue {
+            .object(["jobs": .int(jobs), "bytes": .int(bytes), "unsized": .int(unsized), "files": .array(files.map { .string($0) })])
+        }
+    }
 
     public var json: JSONValue {
         .object([
@@ -40,6 +61,7 @@ public struct BatchStatusRow: Sendable, Hashable {
             "started_at": startedAt.map { .string($0.iso8601) } ?? .null,
             "finished_at": finishedAt.map { .string($0.iso8601) } ?? .null,
             "unchanged": .int(unchanged), "unchanged_bytes": .int(unchangedBytes), "discarded": .int(discarded),
+            "archived": archived.json,
         ])
     }
 }

@@ -82,8 +82,8 @@ extension FerryStore {
     public func batchStatus(_ batch: String? = nil, limit: Int = 100) async throws -> [BatchStatusRow] {
         let sql =
             batch == nil
-            ? "SELECT \(BatchStatusRow.columns) FROM ferry.batch_status ORDER BY enqueued_at DESC LIMIT \(max(1, limit))"
-            : "SELECT \(BatchStatusRow.columns) FROM ferry.batch_status WHERE batch = $1"
+            ? BatchStatusRow.select(where: "", order: "ORDER BY enqueued_at DESC LIMIT \(max(1, limit))") + " ORDER BY b.enqueued_at DESC"
+            : BatchStatusRow.select(where: "WHERE batch = $1")
         let binds: [any PostgresBindable] = batch.map { [$0] } ?? []
         do {
             return try await client.withConnection { connection in

@@ -162,6 +162,11 @@ struct Status: AsyncParsableCommand {
                         $0.percent + "%", $0.done ? "yes" : "no",
                     ]
                 }))
+        // The counts above are of the jobs still in PostgreSQL.
+        for row in rows {
+            guard let archived = row.archived.summary(bytes: TablePrinter.bytes) else { continue }
+            print(TablePrinter.printable("batch \(row.batch): also \(archived) (\(row.archived.restoreCommands.first ?? "") brings them back)"))
+        }
     }
 
     func printQueues(_ rows: [QueueStatsRow]) {

@@ -220,11 +220,13 @@ struct Wait: AsyncParsableCommand {
             : "; \(snapshot.succeeded - snapshot.unchanged) transferred, \(snapshot.unchanged) unchanged (\(TablePrinter.bytes(snapshot.unchangedBytes)) already there)"
         switch target {
         case .batch(let name):
+            // The counts are of the jobs still in PostgreSQL: a partly archived batch says what else it had.
+            let archived = snapshot.archived.summary(bytes: TablePrinter.bytes).map { "; \($0)" } ?? ""
             if snapshot.unsuccessful == 0 {
-                print("\(snapshot.label): all \(snapshot.jobs) job(s) succeeded (\(moved) moved\(unchanged))")
+                print("\(snapshot.label): all \(snapshot.jobs) job(s) succeeded (\(moved) moved\(unchanged))\(archived)")
                 return
             }
-            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.unsuccessfulCounts)\(unchanged)")
+            print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.unsuccessfulCounts)\(unchanged)\(archived)")
             printError("error: \(snapshot.unsuccessful) job(s) of \(snapshot.label) did not succeed:")
             let listed = try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
             for row in listed {
@@ -254,6 +256,7 @@ struct Wait: AsyncParsableCommand {
             "bytes_total": snapshot.bytesTotal.map(JSONValue.int) ?? .null,
             "outcome": .string(snapshot.unsuccessful == 0 ? "succeeded" : "unsuccessful"),
         ]
+        if snapshot.archived.jobs > 0 { object["archived"] = snapshot.archived.json }
         switch target {
         case .batch(let name):
             object["batch"] = .string(name)

@@ -23,6 +23,8 @@ struct WaitSnapshot {
     /// Jobs that succeeded without moving data (the destination held them already), and their bytes.
     var unchanged: Int64 = 0
     var unchangedBytes: Int64 = 0
+    /// What of the batch `ferry archive` moved out (not in the counts above).
+    var archived = BatchStatusRow.ArchivedShare()
     /// Bytes actually moved: what is done, less what was already there.
     var bytesTransferred: Int64 { max(0, bytesDone - unchangedBytes) }
 
@@ -48,6 +50,7 @@ struct WaitSnapshot {
         finished = row.done
         unchanged = row.unchanged
         unchangedBytes = row.unchangedBytes
+        archived = row.archived
     }
 
     init(job row: JobStatusRow) {

@@ -70,4 +70,54 @@ struct ArchivedAnswerTests {
         #expect(try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url).status == 0)
         #expect(try await FerryProcess.run(["status", job], databaseURL: db.url).status == 0)
     }
+
+    @Test("a partly archived batch says so wherever its totals appear: wait, wait --json, status --batch, the dashboard; a restore takes it back")
+    func partlyArchivedBatch() async throws {
+        let db = try await TestDatabase.make("archived_part")
+        _ = try await ArchiveCommandTests.finishedJobs(db, count: 6)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-arch-part-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try await FerryProcess.run(["archive", "--finished-before", "0s", "--to", directory], databaseURL: db.url).status == 0)
+        let file = try #require(ArchiveCommandTests.files(in: directory, suffix: ".jsonl.gz").first)
+        // Two more jobs of the same batch, still in PostgreSQL.
+        let store = db.store()
+        defer { store.client.close() }
+        _ = try await store.enqueue((0..<2).map { _ in
+            JobSpec(
+                jobID: UUIDv7.make(), kind: .fetch, source: "https://example.com/\(UUID().uuidString).jpg", destination: "/srv/in/",
+                account: nil, queue: "default", batch: "nightly", priority: 0, maxAttempts: 3, runAt: nil, idempotencyKey: nil,
+                metadata: nil, bytesTotal: 2048, details: [:])
+        })
+        let claimed = try await store.claim(worker: "w", queues: ["default"], limit: 10)
+        _ = try await store.record(claimed.map { .succeeded($0, bytes: 2048) })
+
+        let wait = try await FerryProcess.run(["wait", "--batch", "nightly", "--timeout", "5"], databaseURL: db.url)
+        #expect(wait.status == 0, "\(wait.stderr)")
+        // Six jobs went to the archive, five of them succeeded with 1000 bytes each: 4.9 KiB.
+        #expect(wait.stdout.contains("all 2 job(s) succeeded") && wait.stdout.contains("; 6 archived (4.9 KiB) in \(file)"), "\(wait.stdout)")
+        let json = try JSONValue.parse(try await FerryProcess.run(["wait", "--batch", "nightly", "--json"], databaseURL: db.url).stdout)
+        #expect(json["archived"]?["jobs"] == .int(6) && json["archived"]?["bytes"] == .int(5000), "\(json)")
+        #expect(json["archived"]?["files"]?.arrayValue?.first?.stringValue == file)
+        let status = try await FerryProcess.run(["status", "--batch", "nightly"], databaseURL: db.url)
+        #expect(status.stdout.contains("batch nightly: also 6 archived (4.9 KiB) in \(file) (ferry archive restore \(file) brings them back)"), "\(status.stdout)")
+        let statusJSON = try JSONValue.parse(try await FerryProcess.run(["status", "--batch", "nightly", "--json"], databaseURL: db.url).stdout)
+        #expect(statusJSON["batch"]?["archived"]?["bytes"] == .int(5000), "\(statusJSON.jsonText)")
+        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+            let page = try await dashboard.get("/batches/nightly")
+            #expect(page.status == 200 && page.body.contains("id=\"archived\"") && page.body.contains("6 archived"), "\(page.body)")
+            let list = try await dashboard.get("/batches")
+            #expect(list.body.contains("+ 6 archived"), "\(list.body)")
+        }
+        // A reader login sees it too (through the view).
+        let role = "part_reader_\(UInt32.random(in: 0...UInt32.max))"
+        try await db.query("CREATE ROLE \(role) LOGIN IN ROLE ferry_reader")
+        let reader = try await FerryProcess.run(
+            ["wait", "--batch", "nightly", "--timeout", "5"], databaseURL: db.url.replacingOccurrences(of: "postgres@", with: "\(role)@"))
+        #expect(reader.stdout.contains("6 archived"), "\(reader.stdout)\(reader.stderr)")
+
+        // Restored, the batch is whole again and says nothing of archives.
+        #expect(try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url).status == 0)
+        let whole = try await FerryProcess.run(["wait", "--batch", "nightly", "--timeout", "5"], databaseURL: db.url)
+        #expect(whole.stdout.contains("7 of 8 job(s) succeeded") && !whole.stdout.contains("archived"), "\(whole.stdout)")
+    }
 }

@@ -108,6 +108,7 @@ extension ArchiveStore {
                     """)
                 try connection.query(
                     "DELETE FROM ferry.archived_jobs a USING ferry_restore r WHERE a.job_id = (r.line->'job'->>'job_id')::uuid")
+                try connection.query("DELETE FROM ferry.batch_archives WHERE archive_id = $1", [archiveID])
                 try connection.query(
                     """
                     UPDATE ferry.archives SET state = 'restored', restored_at = now(), restore_token = NULL

@@ -84,9 +84,18 @@ public struct ArchiveStore: Sendable {
                      chunk.lastPosition, cutoff])
                 try connection.query(
                     """
-                    INSERT INTO ferry.archived_jobs (job_id, archive_id, queue, batch, state, finished_at)
-                    SELECT j.job_id, $1, j.queue, j.batch, j.state, j.finished_at
+                    INSERT INTO ferry.archived_jobs (job_id, archive_id, queue, batch, state, finished_at, bytes)
+                    SELECT j.job_id, $1, j.queue, j.batch, j.state, j.finished_at, j.bytes_done
                       FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+                    """, [archiveID])
+                // What each batch lost to this archive, so its totals can still say so (ferry.batch_archive_totals).
+                try connection.query(
+                    """
+                    INSERT INTO ferry.batch_archives (batch, archive_id, jobs, bytes, unsized)
+                    SELECT j.batch, $1, count(*), coalesce(sum(j.bytes_done), 0), 0
+                      FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+                     WHERE j.batch IS NOT NULL
+                     GROUP BY j.batch
                     """, [archiveID])
                 try connection.query(
                     """
