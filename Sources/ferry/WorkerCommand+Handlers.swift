@@ -7,16 +7,17 @@ import Logging
 
 extension WorkerCommand {
     /// The handlers of every provider in `providers` this worker can run: with the secret key, the account-based
-    /// ones too (their tokens refreshed through the store); remote folders created once through the store.
+    /// ones too (their tokens refreshed through the store); remote folders created once through the store; local
+    /// folders listed only inside the worker's roots.
     static func providerHandlers(
         _ providers: ProviderRegistry, store: FerryStore, box: SecretBox?, http: HTTPClient, workerName: String, chunkBytes: Int,
-        logger: Logger
+        roots: LocalRoots, logger: Logger
     ) -> JobHandlers {
         let tokens = box.map {
             AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger, registry: providers)
         }
         let folders = RemoteFolderLedger(store: store, owner: "\(workerName)/\(UUID().uuidString.prefix(8))")
         return JobHandlers(
-            registry: providers, environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders))
+            registry: providers, environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders, localRoots: roots))
     }
 }

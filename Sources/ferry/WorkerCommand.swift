@@ -273,7 +273,8 @@ struct WorkerCommand: AsyncParsableCommand {
                         redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
                 let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
                     ?? Self.providerHandlers(
-                        providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, logger: logger)
+                        providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, roots: configuration.localRoots,
+                        logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
                     interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), registry: providers, // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.

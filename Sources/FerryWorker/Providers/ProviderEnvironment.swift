@@ -11,11 +11,18 @@ public struct ProviderEnvironment: Sendable {
     public var chunkSize: Int
     /// Remote folders created once fleet-wide, for services whose paths are not unique.
     public var folders: RemoteFolderLedger
+    /// The local folders listings may read (a worker's `--local-root`s). Default none: a process that lists local
+    /// folders says which (the CLI, run by the user, lists what its user can read: ``LocalRoots/unconfined``).
+    public var localRoots: LocalRoots
 
-    public init(httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil)) {
+    public init(
+        httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil),
+        localRoots: LocalRoots = .none
+    ) {
         self.httpClient = httpClient
         self.tokens = tokens
         self.chunkSize = chunkSize
         self.folders = folders
+        self.localRoots = localRoots
     }
 }

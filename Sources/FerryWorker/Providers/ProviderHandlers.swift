@@ -15,10 +15,17 @@ public protocol ProviderHandlers: ProviderDescriptor {
     /// Copy capability, write side: how copies from any readable provider are written here; `nil` when it takes
     /// no copies. With one, the worker runs this provider's `copy` jobs itself (no `handler(for: .copy)` needed).
     func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)?
+    /// Listing capability: how `ferry ls`, `ferry check` and syncs list this provider's folders and read its files;
+    /// `nil` when it has no folders to list (or this process cannot open its accounts).
+    func lister(environment: ProviderEnvironment) -> (any RemoteLister)?
+    /// How a folder it lists is written (`scheme:ACCOUNT:/folder/`), for help and errors; `nil` when it lists none.
+    var listingExample: String? { get }
 }
 
 extension ProviderHandlers {
     public var accountKind: (any AccountKind)? { nil }
     public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? { nil }
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? { nil }
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? { nil }
+    public var listingExample: String? { nil }
 }

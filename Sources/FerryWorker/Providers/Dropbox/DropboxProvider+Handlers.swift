@@ -25,6 +25,12 @@ extension DropboxProvider: ProviderHandlers {
         environment.tokens.map { DropboxCopyWriter(uploads: uploads(environment, tokens: $0)) }
     }
 
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? {
+        environment.tokens.map { DropboxLister(tokens: $0) }
+    }
+
+    public var listingExample: String? { "dropbox:ACCOUNT:/folder/" }
+
     /// Dropbox takes chunks in multiples of 4 MiB.
     private func uploads(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> DropboxUploadHandler {
         let granularity = DropboxUploadHandler.chunkGranularity

@@ -20,6 +20,12 @@ extension GoogleDriveProvider: ProviderHandlers {
         environment.tokens.map { GoogleDriveCopyReader(tokens: $0, environment: environment, folders: GoogleDriveFolderCache()) }
     }
 
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? {
+        environment.tokens.map { GoogleDriveLister(tokens: $0, environment: environment, folders: GoogleDriveFolderCache()) }
+    }
+
+    public var listingExample: String? { "gdrive:ACCOUNT:/folder/" }
+
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         environment.tokens.map { GoogleDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
     }

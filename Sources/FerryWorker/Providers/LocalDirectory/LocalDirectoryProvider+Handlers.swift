@@ -5,4 +5,10 @@ extension LocalDirectoryProvider: ProviderHandlers {
     public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
         kind == .upload ? LocalDirectoryUploadHandler(chunkSize: environment.chunkSize) : nil
     }
+
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? {
+        LocalDirectoryLister(roots: environment.localRoots)
+    }
+
+    public var listingExample: String? { "/dir/ or file:///dir/" }
 }

@@ -20,6 +20,12 @@ extension S3Provider: ProviderHandlers {
         environment.tokens.map { S3CopyReader(access: S3AccountAccess(tokens: $0, httpClient: environment.httpClient)) }
     }
 
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? {
+        environment.tokens.map { S3Lister(access: S3AccountAccess(tokens: $0, httpClient: environment.httpClient)) }
+    }
+
+    public var listingExample: String? { "s3:ACCOUNT:bucket/prefix/" }
+
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         guard let tokens = environment.tokens else { return nil }
         let access = S3AccountAccess(tokens: tokens, httpClient: environment.httpClient)
