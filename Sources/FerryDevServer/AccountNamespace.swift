@@ -43,6 +43,20 @@ struct AccountNamespace: Sendable {
         idIndex[entry.id] = key
     }
 
+    /// Removes the entry at `lower` and everything below it (a folder's contents); returns the entry removed.
+    /// Outstanding cursors see a `reset` afterwards: the stand-in lists no `deleted` entries.
+    mutating func remove(lower: String) -> FileEntry? {
+        guard let removed = entries.removeValue(forKey: lower) else { return nil }
+        idIndex[removed.id] = nil
+        let prefix = lower + "/"
+        for key in entries.keys where key.hasPrefix(prefix) {
+            if let child = entries.removeValue(forKey: key) { idIndex[child.id] = nil }
+        }
+        sortedKeysCache = nil
+        cursorGeneration += 1
+        return removed
+    }
+
     /// Inserts or replaces many entries; re-sorting once beats thousands of in-place inserts.
     mutating func upsert(contentsOf batch: [FileEntry]) {
         if batch.count > 64 { sortedKeysCache = nil }

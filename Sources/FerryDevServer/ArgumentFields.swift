@@ -24,6 +24,7 @@ enum ArgumentFields {
     ]
     static let listFolderContinue: Set<String> = ["cursor"]
     static let createFolder: Set<String> = ["path", "autorename"]
+    static let delete: Set<String> = ["path", "parent_rev"]
     static let thumbnailV2: Set<String> = ["resource", "format", "size", "mode", "exclude_media_info", "preserve_transparency"]
     static let thumbnail: Set<String> = ["path", "format", "size", "mode", "exclude_media_info"]
     /// Boolean flags that only change what a listing, metadata or thumbnail answer includes: checked for type,

@@ -191,4 +191,37 @@ extension DevServerResponder {
         }
         throw .routeError(summary: "path/" + failure.summary, .object([".tag": .string("path"), "path": failure.json]))
     }
+
+    /// `files/delete_v2`: `{metadata}` of what was deleted; a missing path is `path_lookup/not_found`, a
+    /// `parent_rev` that is not the file's current revision `path_lookup/not_found` too (as Dropbox answers).
+    func delete(_ account: Account, _ argument: JSONValue) throws(DropboxError) -> JSONValue {
+        let route = Endpoint.delete.rawValue
+        let arg = try requireObject(argument, route: route, known: ArgumentFields.delete)
+        let text = try requiredString(arg, "path", route: route)
+        let parentRev: String?
+        if let member = arg["parent_rev"], !member.isNull {
+            guard let text = member.stringValue else { throw .badRequest(route: route, "parent_rev: expected string") }
+            parentRev = text
+        } else {
+            parentRev = nil
+        }
+        let notFound = DropboxError.routeError(
+            summary: "path_lookup/not_found/", .object([".tag": .string("path_lookup"), "path_lookup": .object([".tag": .string("not_found")])]))
+        let path: DropboxPath
+        do throws(DropboxPath.Problem) {
+            path = try DropboxPath.parse(text, forWriting: true)
+        } catch {
+            if error == .patternMismatch { throw .badRequest(route: route, "path: '\(text)' did not match pattern '(/(.|[\\r\\n])*)|(ns:[0-9]+(/.*)?)'") }
+            throw notFound
+        }
+        if let parentRev, backend.files.lookup(account.name, readPath: path.display)?.rev != parentRev { throw notFound }
+        let removed: FileEntry?
+        do throws(WriteFailure) {
+            removed = try backend.files.delete(account: account.name, path: path)
+        } catch {
+            throw .routeError(summary: "path_write/" + error.summary, .object([".tag": .string("path_write"), "path_write": error.json]))
+        }
+        guard let removed else { throw notFound }
+        return .object(["metadata": removed.metadata(tagged: true)])
+    }
 }

@@ -134,6 +134,8 @@ struct DevServerResponder: HTTPResponder {
             return .json(try listFolderLatestCursor(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
         case .createFolder:
             return .json(try createFolder(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
+        case .delete:
+            return .json(try delete(auth.account, try await rpcArgument(request, route: endpoint.rawValue)))
         case .uploadSessionFinishBatchV2:
             let result = try await finishBatch(
                 auth.account, try await rpcArgument(request, route: endpoint.rawValue), route: endpoint.rawValue, contention: contention,

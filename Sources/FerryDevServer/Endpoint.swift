@@ -11,6 +11,7 @@ enum Endpoint: String, CaseIterable, Sendable {
     case listFolderContinue = "files/list_folder/continue"
     case listFolderGetLatestCursor = "files/list_folder/get_latest_cursor"
     case createFolder = "files/create_folder_v2"
+    case delete = "files/delete_v2"
     case upload = "files/upload"
     case uploadSessionStart = "files/upload_session/start"
     case uploadSessionAppendV2 = "files/upload_session/append_v2"

@@ -351,6 +351,18 @@ final class FileStore: Sendable {
         }
     }
 
+    /// `delete_v2`: removes a file or a folder with its contents; `nil` when nothing is at `path`.
+    func delete(account: String, path: DropboxPath) throws(WriteFailure) -> FileEntry? {
+        try state.withLock { state throws(WriteFailure) -> FileEntry? in
+            guard var namespace = state.namespaces.removeValue(forKey: account) else { throw .io("unknown account") }
+            defer { state.namespaces[account] = namespace }
+            guard !path.isRoot else { throw .malformedPath }
+            guard let removed = namespace.remove(lower: path.lower) else { return nil }
+            try? FileManager.default.removeItem(atPath: namespace.diskPath(for: removed.pathDisplay))
+            return removed
+        }
+    }
+
     // MARK: Upload sessions
 
     /// Creates an empty session owned by `account`.

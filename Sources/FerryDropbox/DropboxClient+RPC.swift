@@ -31,6 +31,12 @@ extension DropboxClient {
         return entry
     }
 
+    /// `files/delete_v2` of a path (a folder with everything in it). A missing path is a `.pathError` tagged
+    /// `["path_lookup", "not_found"]`.
+    public func delete(path: String, accessToken: String) async throws(DropboxError) {
+        _ = try await rpc("files/delete_v2", .object(["path": .string(path)]), accessToken: accessToken)
+    }
+
     /// `files/list_folder`: the first page of a folder's entries. The root is `""` (`"/"` is
     /// accepted here and sent as `""`, since Dropbox refuses it); `limit` is 1...2000.
     public func listFolder(path: String, recursive: Bool, limit: Int?, accessToken: String) async throws(DropboxError) -> DropboxListPage {

@@ -68,6 +68,14 @@ extension GoogleDriveClient {
         return try Self.file(try await sendJSON(request, Call(route: "files.copy", secrets: [accessToken])), route: "files.copy")
     }
 
+    /// `files.update` with `trashed: true`: moves `id` to the trash, where its owner can restore it for 30 days.
+    public func trashFile(id: String, accessToken: String) async throws(GoogleDriveError) {
+        var request = try request(.PATCH, filesURL(id, [("fields", "id,trashed")]), accessToken: accessToken)
+        request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
+        request.body = .bytes(ByteBuffer(string: JSONValue.object(["trashed": .bool(true)]).jsonText))
+        _ = try await sendJSON(request, Call(route: "files.update", secrets: [accessToken]))
+    }
+
     /// `files.delete`: removes `id` for good (a folder with everything in it), skipping the trash.
     public func deleteFile(id: String, accessToken: String) async throws(GoogleDriveError) {
         let request = try request(.DELETE, filesURL(id), accessToken: accessToken)

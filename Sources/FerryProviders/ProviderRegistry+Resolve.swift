@@ -31,6 +31,7 @@ extension ProviderRegistry: JobEndpointResolver {
         if tree { resolved.details[TreeUpload.specKey] = .bool(true) }
         try Self.applyFilter(
             checked[ListingFilter.option], to: &resolved, what: kind == .upload ? "upload" : "fetch", lists: resolved.fansOut || tree, line: line)
+        try Self.applySync(checked[SyncMirror.option], to: &resolved, folder: tree, line: line)
         return resolved
     }
 }
@@ -99,6 +100,7 @@ extension ProviderRegistry {
         resolved.sourceAccount = read.account
         resolved.sourceAccountProvider = read.accountProvider
         try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "copy", lists: resolved.fansOut, line: line)
+        try Self.applySync(checked[SyncMirror.option], to: &resolved, folder: resolved.fansOut, line: line)
         return resolved
     }
 
@@ -127,5 +129,18 @@ extension ProviderRegistry {
                 fix: "use filters with a folder or a prefix: a source ending in /")
         }
         if !filter.isEmpty { resolved.details[ListingFilter.specKey] = filter.json }
+    }
+
+    /// A sync (option `sync`) mirrors a folder: a tree upload's or a folder copy's. Its run is a batch of its own
+    /// (named after the job unless given), which its deletions wait for.
+    static func applySync(_ maxDelete: Int64?, to resolved: inout ResolvedEndpoint, folder: Bool, line: Int?) throws(ValidationIssue) {
+        guard let maxDelete else { return }
+        guard folder else {
+            throw ValidationIssue(
+                line: line, field: SyncMirror.option.name, problem: "a sync mirrors a folder, not one file",
+                fix: "name the source folder (ending in /): ferry enqueue sync SRC/ --to DEST/")
+        }
+        resolved.details[SyncMirror.specKey] = SyncMirror.details(maxDelete: maxDelete)
+        resolved.fansOut = true
     }
 }

@@ -26,7 +26,7 @@ public struct ProviderRegistry: Sendable {
         self.providers = providers
         var byScheme = [String: any ProviderDescriptor]()
         var byName = [String: any ProviderDescriptor]()
-        var optionNames: Set<String> = [ExistingFilePolicy.option.name, TreeUpload.option.name, ListingFilter.option.name]
+        var optionNames: Set<String> = [ExistingFilePolicy.option.name, TreeUpload.option.name, ListingFilter.option.name, SyncMirror.option.name]
         for provider in providers {
             precondition(byName[provider.name] == nil, "two providers are named \(provider.name)")
             byName[provider.name] = provider

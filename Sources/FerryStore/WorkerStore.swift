@@ -78,6 +78,11 @@ public protocol WorkerStore: Sendable {
     /// Forgets a recorded folder id the service no longer knows, so the next claim creates the folder again.
     func forgetRemoteFolder(scope: String, path: String, id: String) async throws
 
+    // MARK: Batches
+
+    /// The other jobs of `batch` than `job`: how many are unfinished and how many did not succeed.
+    func batchSiblings(of job: UUID, batch: String) async throws -> BatchSiblings
+
     // MARK: Wake-ups
 
     /// Announcements of new work and cancel requests, until the stream's consumer stops iterating. PostgreSQL

@@ -18,6 +18,7 @@ struct Enqueue: AsyncParsableCommand {
             ferry enqueue upload <dir> ... --recursive --to <dest>/ [filters] [options]
             ferry enqueue fetch <source> ... --to <local-path> [options]
             ferry enqueue copy <source> ... --to <dest> [--recursive] [filters] [options]
+            ferry enqueue sync <dir|source/> --to <dest>/ [--max-delete N] [filters] [options]
             ferry enqueue --from <file|-> [--to <dest>] [options]
             ferry enqueue upload|fetch --from <file|-> --format lines --to <dest> [options]
             """,
@@ -141,6 +142,11 @@ struct Enqueue: AsyncParsableCommand {
         valueName: "n"))
     var expect: Int?
 
+    @Option(
+        name: .customLong("max-delete"),
+        help: ArgumentHelp("sync: delete at most N files of the destination in one run; beyond that the run deletes nothing and says so (default: no bound, but a source that lists no file deletes nothing).", valueName: "n"))
+    var maxDelete: Int64?
+
     @OptionGroup(title: "Provider options") var providerOptions: ProviderOptionFlags
     @OptionGroup(title: "Trees, filters and dry run") var tree: TreeFlags
     @OptionGroup var options: JobOptions
@@ -196,8 +202,9 @@ struct Enqueue: AsyncParsableCommand {
         guard let kindText = arguments.first else {
             throw CLIUsageError(message: "say what to enqueue: ferry enqueue upload FILE... --to DEST, ferry enqueue fetch SOURCE --to PATH, ferry enqueue copy SOURCE --to DEST, or ferry enqueue --from FILE")
         }
+        if kindText == "sync" { return try syncCommandLine() }
         guard let kind = JobKind(rawValue: kindText) else {
-            throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload, fetch or copy")
+            throw CLIUsageError(message: "unknown job kind '\(kindText)': use upload, fetch, copy or sync")
         }
         var operands = Array(arguments.dropFirst())
         // What to move comes first: `ferry enqueue upload` alone lacks the files before it lacks --to.
@@ -261,7 +268,9 @@ struct Enqueue: AsyncParsableCommand {
         let (kind, operands, to, given) = try commandLine()
         let options = self.options
         let key = self.key
-        return CommandLineJobs(kind: kind, operands: operands, to: to, recursive: providerOptions.recursive) { source, to in
+        // A sync's folder is walked by a worker (one job), not here.
+        let walks = providerOptions.recursive && arguments.first != "sync"
+        return CommandLineJobs(kind: kind, operands: operands, to: to, recursive: walks) { source, to in
             JobRequest(
                 kind: kind, source: source, to: to, batch: options.batch, queue: options.queue,
                 priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,

@@ -192,7 +192,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 // Fetches and copies were given the filter by enqueue's parser (which refuses --option filter=… beside
                 // the flags); an upload's is set here. Kept whole in the template (a --filter-from file's rules as
                 // they are now), ages as spans counted back from each tick.
-                if requests[0].kind == .upload, requests[0].options[ListingFilter.option.name] != nil {
+                if requests[0].kind == .upload, enqueue.arguments.first != "sync", requests[0].options[ListingFilter.option.name] != nil {
                     throw CLIUsageError(message: "the filter flags and --option filter=… say the same thing; give the flags")
                 }
                 let filter = try enqueue.tree.fileFilter(now: Date(), relativeAges: true)
@@ -200,7 +200,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             }
             if requests[0].kind == .upload {
                 // A folder, walked by a worker at each tick: new and changed files go up, unchanged ones cost nothing.
-                guard enqueue.providerOptions.recursive else {
+                guard enqueue.providerOptions.recursive || enqueue.arguments.first == "sync" else {
                     throw CLIUsageError(message: "job template after --: a scheduled upload sends a folder's files as they are at each tick: upload DIR --recursive --to DEST/ (a single file is checked when it is enqueued, so a recurring upload would send the same file)")
                 }
                 requests[0].options[TreeUpload.option.name] = .json(.bool(true))

@@ -24,7 +24,24 @@ extension StoreContract {
         StoreContract(
             name: "a remote folder is claimed by one worker at a time, its first recorded id stands, a stale claim is taken over",
             check: remoteFolders),
+        StoreContract(name: "a batch's siblings: unfinished and unsuccessful jobs, the asking job left out", check: batchSiblings),
     ]
+
+    static func batchSiblings(_ fixture: any StoreFixture) async throws {
+        let (waiter, done, broken, pending) = (
+            JobSpec.test(batch: "run"), JobSpec.test(batch: "run"), JobSpec.test(batch: "run"), JobSpec.test(batch: "run"))
+        try await fixture.enqueue([waiter, done, broken, pending, JobSpec.test(batch: "other")])
+        var siblings = try await fixture.store.batchSiblings(of: waiter.jobID, batch: "run")
+        #expect(siblings == BatchSiblings(unfinished: 3, unsuccessful: 0))
+        let claimed = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 10)
+        let byID = Dictionary(uniqueKeysWithValues: claimed.map { ($0.jobID, $0) })
+        _ = try await fixture.store.record([
+            .succeeded(try #require(byID[done.jobID]), bytes: 1), .failed(try #require(byID[broken.jobID]), error: "no"),
+        ])
+        siblings = try await fixture.store.batchSiblings(of: waiter.jobID, batch: "run")
+        #expect(siblings == BatchSiblings(unfinished: 1, unsuccessful: 1), "the waiter, running, is not its own sibling")
+        #expect(try await fixture.store.batchSiblings(of: waiter.jobID, batch: "none") == BatchSiblings(unfinished: 0, unsuccessful: 0))
+    }
 
     static func remoteFolders(_ fixture: any StoreFixture) async throws {
         let store = fixture.store

@@ -12,6 +12,9 @@ public struct RemoteListOptions: Sendable {
     /// Folders this filter excludes whole (``FileFilter/descends(into:)``) need not be read: a lister that walks
     /// folder by folder skips them. Files are judged by ``RemoteListing``, not by the lister.
     public var filter: FileFilter
+    /// A folder that cannot be read ends the listing (`not_readable`) instead of being skipped: a sync must not take
+    /// the files it could not see for files the source no longer has.
+    public var strict = false
 
     public init(recursive: Bool, maxEntries: Int = 10_000_000, maxDepth: Int = 256, filter: FileFilter = FileFilter()) {
         self.recursive = recursive

@@ -55,6 +55,11 @@ final class LocalFolderWalk: @unchecked Sendable {
             let bytes = withUnsafeBytes(of: found.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
             if bytes == [46] || bytes == [46, 46] { continue }
             guard let name = String(validating: bytes, as: UTF8.self) else {
+                if options.strict {
+                    throw RemoteListingError(
+                        .notReadable, "\(base + current.relative) holds a name that is not UTF-8",
+                        fix: "rename the file; a sync never deletes after a listing that missed one")
+                }
                 skipped += 1
                 continue
             }
@@ -83,7 +88,13 @@ final class LocalFolderWalk: @unchecked Sendable {
                 if fd >= 0, let stream = fdopendir(fd) {
                     stack.append(Level(stream: stream, relative: relative + "/"))
                 } else {
+                    let code = errno
                     if fd >= 0 { close(fd) }
+                    if options.strict {
+                        throw RemoteListingError(
+                            .notReadable, "\(base + relative) cannot be read (\(String(cString: strerror(code))))",
+                            fix: "make the folder readable to the worker, or leave it out with --exclude")
+                    }
                     skipped += 1
                 }
             }

@@ -12,6 +12,8 @@ public struct JobHandlers: Sendable {
 
     let table: [Key: any JobHandler]
     let catchAll: (any JobHandler)?
+    /// Syncs (a tree upload or folder copy with deletions), whatever providers they name.
+    let sync: SyncHandler?
     /// The providers, which settle jobs enqueued from SQL (`nil` with a catch-all handler: nothing to settle).
     let registry: ProviderRegistry?
     /// The providers whose labels the worker's metrics use (with a catch-all handler too: a rehearsal reports by
@@ -35,6 +37,7 @@ public struct JobHandlers: Sendable {
         catchAll = nil
         self.registry = registry
         providers = registry
+        sync = SyncHandler(registry: registry, environment: environment)
     }
 
     /// One handler for every job (benchmarks and tests script the work); `providers` name the metrics' labels.
@@ -43,11 +46,16 @@ public struct JobHandlers: Sendable {
         self.catchAll = catchAll
         registry = nil
         self.providers = providers
+        sync = nil
     }
 
     /// The handler for `job`, or `nil` when no provider of this process takes it.
     public func handler(for job: ClaimedJob) -> (any JobHandler)? {
         if let catchAll { return catchAll }
+        // A sync copies through a child job and deletes through the providers' capabilities.
+        if let sync, job.spec.contains("\"\(SyncMirror.specKey)\""), case .object? = (try? JSONValue.parse(job.spec))?[SyncMirror.specKey] {
+            return sync
+        }
         // A tree upload walks its folder here whatever the destination's provider; its children go to that provider.
         if job.kind == .upload, job.spec.contains("\"\(TreeUpload.specKey)\""),
             (try? JSONValue.parse(job.spec))?[TreeUpload.specKey] == .bool(true)

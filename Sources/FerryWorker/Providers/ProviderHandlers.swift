@@ -18,6 +18,9 @@ public protocol ProviderHandlers: ProviderDescriptor {
     /// Listing capability: how `ferry ls`, `ferry check` and syncs list this provider's folders and read its files;
     /// `nil` when it has no folders to list (or this process cannot open its accounts).
     func lister(environment: ProviderEnvironment) -> (any RemoteLister)?
+    /// Removal capability: how a sync deletes the files of this provider a listing named (``RemoteRemover``); `nil`
+    /// when nothing of it may be deleted (a sync to it is then refused by the worker).
+    func remover(environment: ProviderEnvironment) -> (any RemoteRemover)?
     /// How a folder it lists is written (`scheme:ACCOUNT:/folder/`), for help and errors; `nil` when it lists none.
     var listingExample: String? { get }
 }
@@ -27,5 +30,6 @@ extension ProviderHandlers {
     public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? { nil }
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? { nil }
     public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? { nil }
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? { nil }
     public var listingExample: String? { nil }
 }

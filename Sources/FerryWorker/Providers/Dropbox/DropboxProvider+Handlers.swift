@@ -29,6 +29,10 @@ extension DropboxProvider: ProviderHandlers {
         environment.tokens.map { DropboxLister(tokens: $0) }
     }
 
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? {
+        environment.tokens.map { DropboxRemover(tokens: $0) }
+    }
+
     public var listingExample: String? { "dropbox:ACCOUNT:/folder/" }
 
     /// Dropbox takes chunks in multiples of 4 MiB.

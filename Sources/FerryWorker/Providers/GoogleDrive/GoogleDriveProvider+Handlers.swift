@@ -24,6 +24,10 @@ extension GoogleDriveProvider: ProviderHandlers {
         environment.tokens.map { GoogleDriveLister(tokens: $0, environment: environment, folders: GoogleDriveFolderCache()) }
     }
 
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? {
+        environment.tokens.map { GoogleDriveRemover(tokens: $0) }
+    }
+
     public var listingExample: String? { "gdrive:ACCOUNT:/folder/" }
 
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {

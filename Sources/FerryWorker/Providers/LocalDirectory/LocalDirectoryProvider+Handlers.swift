@@ -10,5 +10,9 @@ extension LocalDirectoryProvider: ProviderHandlers {
         LocalDirectoryLister(roots: environment.localRoots)
     }
 
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? {
+        LocalDirectoryRemover(roots: environment.localRoots)
+    }
+
     public var listingExample: String? { "/dir/ or file:///dir/" }
 }

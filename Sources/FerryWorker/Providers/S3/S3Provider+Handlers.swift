@@ -24,6 +24,10 @@ extension S3Provider: ProviderHandlers {
         environment.tokens.map { S3Lister(access: S3AccountAccess(tokens: $0, httpClient: environment.httpClient)) }
     }
 
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? {
+        environment.tokens.map { S3Remover(access: S3AccountAccess(tokens: $0, httpClient: environment.httpClient)) }
+    }
+
     public var listingExample: String? { "s3:ACCOUNT:bucket/prefix/" }
 
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {

@@ -1,0 +1,193 @@
+import FerryCore
+import FerryTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `ferry enqueue sync SRC --to DEST/`: the copy of a folder, then the deletion of what the destination holds that
+/// the source no longer has, only after every copy of the run succeeded, bounded by `--max-delete`, never after a
+/// listing that failed, and resumable after a kill -9 with nothing deleted twice. Real workers, real PostgreSQL,
+/// the dev server's Dropbox.
+@Suite("sync: copies, then guarded deletions", .tags(.postgres, .process), .serialized)
+struct SyncTests {
+    static func write(_ files: [String: String], under root: String) throws {
+        for (relative, content) in files {
+            let path = root + "/" + relative
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try content.write(toFile: path, atomically: false, encoding: .utf8)
+        }
+    }
+
+    /// Regular files below `root` with their content.
+    static func tree(_ root: String) -> [String: String] {
+        var found = [String: String]()
+        for case let relative as String in FileManager.default.enumerator(atPath: root)?.allObjects ?? [] {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            found[relative] = try? String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+        }
+        return found
+    }
+
+    /// Enqueues a sync as `batch`, runs a worker until the batch is done, and returns `ferry wait`'s exit status.
+    static func sync(
+        _ db: TestDatabase, _ source: String, to destination: String, batch: String, _ options: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> Int32 {
+        let enqueued = try await FerryProcess.run(
+            ["enqueue", "sync", source, "--to", destination, "--batch", batch] + options, databaseURL: db.url)
+        try #require(enqueued.status == 0, "\(enqueued.stderr)")
+        let worker = try TestWorker.transfers(db, name: batch, environment: environment)
+        let waited = try await FerryProcess.run(["wait", "--batch", batch, "--timeout", "300"], databaseURL: db.url)
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        return waited.status
+    }
+
+    /// The sync job's state, error and result.
+    static func syncJob(_ db: TestDatabase, _ batch: String) async throws -> (state: String, error: String, result: JSONValue) {
+        let row = try await db.query(
+            "SELECT state, coalesce(last_error, ''), coalesce(result::text, 'null') FROM ferry.jobs WHERE batch = $1 AND spec ? 'sync'",
+            [batch]).rows[0]
+        return (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1), try JSONValue.parse(try row.decode(String.self, at: 2)))
+    }
+
+    @Test("local folders, three runs: extras deleted, filtered files kept, changed files replaced, --max-delete stops a run before any deletion")
+    func localThreeRuns() async throws {
+        let db = try await TestDatabase.make("sync_local")
+        let root = try temporaryFolder("sync-local")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (source, target) = (root + "/src", root + "/dst")
+        try Self.write(["a.jpg": "aaaa", "b.jpg": "bbbb", "sub/c.jpg": "cccc", "skip.tmp": "tmp"], under: source)
+        try Self.write(["extra.jpg": "old", "keep.tmp": "mine", "sub/old.jpg": "old"], under: target)
+
+        #expect(try await Self.sync(db, source, to: target + "/", batch: "run1", ["--exclude", "*.tmp"]) == 0)
+        // keep.tmp is outside the filter: a sync neither copies nor deletes what its filter leaves out.
+        #expect(Self.tree(target) == ["a.jpg": "aaaa", "b.jpg": "bbbb", "sub/c.jpg": "cccc", "keep.tmp": "mine"], "\(Self.tree(target))")
+        let first = try await Self.syncJob(db, "run1")
+        #expect(first.state == "succeeded" && first.result["deleted"] == .int(2), "\(first)")
+
+        // Added, changed (same size, other bytes) and deleted at the source.
+        try Self.write(["d.jpg": "dddd", "b.jpg": "BBBB"], under: source)
+        try FileManager.default.removeItem(atPath: source + "/a.jpg")
+        #expect(try await Self.sync(db, source, to: target + "/", batch: "run2", ["--exclude", "*.tmp"]) == 0)
+        #expect(Self.tree(target) == ["b.jpg": "BBBB", "sub/c.jpg": "cccc", "d.jpg": "dddd", "keep.tmp": "mine"], "\(Self.tree(target))")
+
+        // Two deletions are due; a bound of one deletes nothing and says why.
+        try FileManager.default.removeItem(atPath: source + "/sub")
+        try FileManager.default.removeItem(atPath: source + "/d.jpg")
+        #expect(try await Self.sync(db, source, to: target + "/", batch: "run3", ["--exclude", "*.tmp", "--max-delete", "1"]) == 1)
+        let bounded = try await Self.syncJob(db, "run3")
+        #expect(bounded.state == "failed" && bounded.error.contains("max_delete") && bounded.error.contains("--max-delete 2"), "\(bounded)")
+        #expect(Self.tree(target)["sub/c.jpg"] == "cccc" && Self.tree(target)["d.jpg"] == "dddd", "nothing deleted")
+        #expect(try await Self.sync(db, source, to: target + "/", batch: "run4", ["--exclude", "*.tmp"]) == 0)
+        #expect(Self.tree(target) == ["b.jpg": "BBBB", "keep.tmp": "mine"], "\(Self.tree(target))")
+
+        // A source that lists nothing deletes nothing without an explicit bound.
+        let empty = root + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        #expect(try await Self.sync(db, empty, to: target + "/", batch: "run5") == 1)
+        #expect(try await Self.syncJob(db, "run5").error.contains("source_empty"))
+        #expect(Self.tree(target).count == 2)
+        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
+
+    @Test("no deletion after a failed copy or an unreadable source folder; bad sync input is refused with nothing enqueued")
+    func refusals() async throws {
+        let db = try await TestDatabase.make("sync_refusals")
+        let root = try temporaryFolder("sync-refuse")
+        defer {
+            chmod(root + "/src/locked", 0o755)
+            try? FileManager.default.removeItem(atPath: root)
+        }
+        let (source, target) = (root + "/src", root + "/dst")
+        try Self.write(["a.jpg": "a", "locked/b.jpg": "b"], under: source)
+        try Self.write(["extra.jpg": "x", "locked/b.jpg": "b"], under: target)
+        // Root reads every folder whatever its mode (CI runs as root): then there is nothing to refuse.
+        chmod(source + "/locked", 0o000)
+        if access(source + "/locked", R_OK) != 0 {
+            #expect(try await Self.sync(db, source, to: target + "/", batch: "locked") == 1)
+            let job = try await Self.syncJob(db, "locked")
+            #expect(job.state == "failed" && job.error.contains("nothing was deleted"), "\(job)")
+            #expect(Self.tree(target)["locked/b.jpg"] == "b" && Self.tree(target)["extra.jpg"] == "x")
+        }
+        chmod(source + "/locked", 0o755)
+        // A name the listing cannot read (not UTF-8): the listing is incomplete, so nothing is deleted (as root too).
+        let bytes: [UInt8] = Array((source + "/locked/").utf8) + [0x62, 0xff, 0x2e, 0x6a, 0x70, 0x67, 0]
+        let fd = bytes.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644) }
+        try #require(fd >= 0)
+        close(fd)
+        #expect(try await Self.sync(db, source, to: target + "/", batch: "odd-name") == 1)
+        let oddJob = try await Self.syncJob(db, "odd-name")
+        #expect(oddJob.state == "failed" && oddJob.error.contains("nothing was deleted"), "\(oddJob)")
+        #expect(Self.tree(target)["extra.jpg"] == "x", "nothing deleted")
+        _ = bytes.withUnsafeBufferPointer { unlink(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self)) }
+
+        // A copy that fails (every commit is stored wrong, one attempt each): the sync deletes nothing.
+        let server = try await DevServerProcess(["--corrupt-commit-rate", "1"])
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await DropboxFetchTests.seed(server, account: "box", folder: "/Mirror", count: 3, size: 10)
+        #expect(try await Self.sync(db, source, to: "dropbox:box:/Mirror/", batch: "failed-copy", ["--max-attempts", "1"]) == 1)
+        let failed = try await Self.syncJob(db, "failed-copy")
+        #expect(failed.state == "failed" && failed.error.contains("sync_incomplete") && failed.error.contains("nothing was deleted"), "\(failed)")
+        #expect((try await server.stats()["requests_per_route"]?["files/delete_v2"]?.intValue ?? 0) == 0, "nothing deleted")
+
+        for (arguments, message) in [
+            (["sync", source, "--to", target], "end --to with /"),
+            (["sync", source, source + "/locked", "--to", target + "/"], "one SRC"),
+            (["sync", source, "--to", target + "/", "--max-delete", "-3"], "--max-delete"),
+            (["sync", source, "--to", target + "/", "--option", "sync=5"], "sync sets itself"),
+            (["sync", source + "/a.jpg", "--to", target + "/"], "folder"),
+        ] {
+            let refused = try await FerryProcess.run(["enqueue"] + arguments, databaseURL: db.url)
+            #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch IS NULL") == 0)
+    }
+
+    @Test("Dropbox: kill -9 during the deletions; the next worker finishes them, each deleted once, the source's files kept")
+    func killedDuringDeletions() async throws {
+        let db = try await TestDatabase.make("sync_kill")
+        let server = try await DevServerProcess([])
+        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        let source = try temporaryFolder("sync-kill")
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        try Self.write(["keep/a.jpg": "a", "keep/b.jpg": "b"], under: source)
+        let extras = 1500
+        try await DropboxFetchTests.seed(server, account: "box", folder: "/Mirror/old", count: extras, size: 10)
+        let enqueued = try await FerryProcess.run(
+            ["enqueue", "sync", source, "--to", "dropbox:box:/Mirror/", "--batch", "kill"], databaseURL: db.url)
+        try #require(enqueued.status == 0, "\(enqueued.stderr)")
+        let first = try TestWorker.transfers(db, name: "first")
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(10), "deletions under way") {
+            let deleted = try await server.stats()["requests_per_route"]?["files/delete_v2"]?.intValue ?? 0
+            return deleted >= 60
+        }
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit()
+        let before = try await server.stats()["requests_per_route"]?["files/delete_v2"]?.intValue ?? 0
+        #expect(before < extras, "killed before the end (\(before) of \(extras))")
+        let second = try TestWorker.transfers(db, name: "second", ["--rescue-after", "1"])
+        let waited = try await FerryProcess.run(["wait", "--batch", "kill", "--timeout", "600"], databaseURL: db.url)
+        #expect(waited.status == 0, "\(waited.stdout)\(waited.stderr)")
+        second.signal(SIGTERM)
+        _ = try await second.waitForExit()
+        let calls = try await server.stats()["requests_per_route"]?["files/delete_v2"]?.intValue ?? 0
+        #expect(calls == extras, "each extra deleted once: \(calls) deletions for \(extras)")
+        #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Mirror/keep/a.jpg")) == Data("a".utf8))
+        let job = try await Self.syncJob(db, "kill")
+        #expect(job.state == "succeeded" && job.result["deleted"] == .int(Int64(extras)), "\(job)")
+        // Every deleted path was announced in a progress event before it went.
+        let announced = try await WorkerFixtures.count(
+            db,
+            """
+            SELECT count(*) FROM ferry.events e, jsonb_array_elements_text(e.data->'session'->'deleting') p
+             WHERE e.type = 'progress' AND e.job_id = (SELECT job_id FROM ferry.jobs WHERE batch = 'kill' AND spec ? 'sync')
+            """)
+        #expect(announced >= extras, "\(announced) announced")
+    }
+}
