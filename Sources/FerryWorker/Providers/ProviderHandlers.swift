@@ -20,6 +20,9 @@ public protocol ProviderHandlers: ProviderDescriptor {
     func lister(environment: ProviderEnvironment) -> (any RemoteLister)?
     /// How a folder it lists is written (`scheme:ACCOUNT:/folder/`), for help and errors; `nil` when it lists none.
     var listingExample: String? { get }
+    /// Refuses (with a `ValidationIssue`) a remote that does not parse as a folder of this provider, before anything
+    /// is opened for it (the secret key, the database). Default: nothing to check here (the lister checks).
+    func checkListingRemote(_ remote: String) throws
 }
 
 extension ProviderHandlers {
@@ -28,4 +31,5 @@ extension ProviderHandlers {
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? { nil }
     public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? { nil }
     public var listingExample: String? { nil }
+    public func checkListingRemote(_ remote: String) throws {}
 }

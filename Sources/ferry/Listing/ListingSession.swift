@@ -20,9 +20,8 @@ struct ListingSession {
     static func with<T>(_ remotes: [String], connection: ConnectionOptions, _ body: (ListingSession) async throws -> T) async throws -> T {
         let registry = ProviderRegistry.standard
         let resolved = remotes.map(Self.absolute)
-        let needsAccounts = resolved.contains { remote in
-            (registry.provider(for: remote) as? any ProviderHandlers)?.accountKind != nil
-        }
+        // Every remote parses before the key or the database is asked for.
+        let needsAccounts = try resolved.contains { try RemoteListing.provider(of: $0, registry: registry).accountKind != nil }
         LoggingBootstrap.bootstrap(level: connection.logLevel)
         let logger = Logger(label: "ferry.listing")
         // The key first: without it no account opens, so fail before touching the database.
