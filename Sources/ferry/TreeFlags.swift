@@ -2,8 +2,8 @@ import ArgumentParser
 import FerryCore
 import Foundation
 
-/// Flags of upload trees and lists of paths: filters (``FilterFlags``), the symlink policy, what to do with files that cannot be
-/// uploaded, and the dry run (every enqueue form).
+/// Flags of upload trees and lists of paths: filters (``FilterFlags``), the symlink policy, what to do with files
+/// that cannot be uploaded, and the dry run (every enqueue form).
 struct TreeFlags: ParsableArguments {
     @OptionGroup var filter: FilterFlags
 

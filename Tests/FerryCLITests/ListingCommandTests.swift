@@ -103,6 +103,13 @@ struct ListingCommandTests {
             let size = try await world.run(["size", remote, "--json", "--exclude", "deep/**"])
             #expect(try JSONValue.parse(size.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == .object(["count": .int(2), "bytes": .int(8)]), "\(remote): \(size.stdout)")
         }
+        // A folder that is not there: said so (66), on every provider.
+        for missing in ["dropbox:box:/Nothing/", "gdrive:drive:/Nothing/", "s3:arc:no-such-bucket-\(world.bucket)/x/", world.dir + "/nothing"] {
+            let result = try await world.run(["ls", missing])
+            #expect(result.status == 66 && result.stderr.hasPrefix("error: "), "\(missing): \(result.status) \(result.stderr)")
+        }
+        let empty = try await world.run(["ls", "s3:arc:\(world.bucket)/no-such-prefix/"])
+        #expect(empty.status == 0 && empty.stdout.isEmpty, "an S3 prefix holding nothing lists nothing: \(empty.stderr)")
         // Digests as each service states them: S3's plain ETag and Drive's md5Checksum are the MD5; Dropbox its content hash.
         let s3 = try await world.run(["lsf", world.remotes[1], "--format", "ph", "--files-only", "--include", "a.txt"])
         #expect(s3.lines == ["a.txt;md5:900150983cd24fb0d6963f7d28e17f72"], "\(s3.stdout)")

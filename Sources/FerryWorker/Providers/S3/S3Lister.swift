@@ -27,6 +27,8 @@ struct S3Lister: RemoteLister {
                 listed = try await client.listObjectsV2(
                     bucket: location.bucket, prefix: location.key.isEmpty ? nil : location.key,
                     delimiter: options.recursive ? nil : "/", continuationToken: token, maxKeys: 1000)
+            } catch where error.code == .noSuchBucket {
+                throw RemoteListingError(.notFound, "the bucket \(location.bucket) does not exist", fix: "check the bucket's name (and the account's region and endpoint)")
             } catch {
                 throw error.jobFailure(doing: "listing \(location.text)")
             }
