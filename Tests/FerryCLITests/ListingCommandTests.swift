@@ -108,6 +108,11 @@ struct ListingCommandTests {
             let result = try await world.run(["ls", missing])
             #expect(result.status == 66 && result.stderr.hasPrefix("error: "), "\(missing): \(result.status) \(result.stderr)")
         }
+        // An account of another provider: refused as unusable, naming the fix, whichever way round.
+        for wrong in ["dropbox:arc:/x/", "s3:box:bucket/x/", "gdrive:arc:/x/"] {
+            let result = try await world.run(["ls", wrong])
+            #expect(result.status == 78 && result.stderr.contains("error: "), "\(wrong): \(result.status) \(result.stderr)")
+        }
         let empty = try await world.run(["ls", "s3:arc:\(world.bucket)/no-such-prefix/"])
         #expect(empty.status == 0 && empty.stdout.isEmpty, "an S3 prefix holding nothing lists nothing: \(empty.stderr)")
         // Digests as each service states them: S3's plain ETag and Drive's md5Checksum are the MD5; Dropbox its content hash.

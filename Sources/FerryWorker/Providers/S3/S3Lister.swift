@@ -45,7 +45,7 @@ struct S3Lister: RemoteLister {
                 entries.append(RemoteEntry(
                     path: relative, isFolder: false, size: object.size, modified: RemoteTimestamp.iso8601(object.lastModified),
                     digests: S3ObjectFetch.plainMD5(object.etag).map { [ContentDigest(kind: .md5, value: $0)] } ?? [],
-                    reference: S3Location(account: location.account, bucket: location.bucket, key: object.key).text))
+                    reference: S3Location(account: location.account, bucket: location.bucket, key: object.key).text, version: object.etag))
             }
             try await page(entries)
             guard listed.isTruncated, let next = listed.nextContinuationToken else { return }
