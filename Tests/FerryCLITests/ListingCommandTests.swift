@@ -151,6 +151,12 @@ struct ListingCommandTests {
                 #expect(deep.stderr.contains("3 differences found: 1 missing on the destination, 1 extra, 1 different"), "\(deep.stderr)")
             }
         }
+        // --one-way leaves out what only the copy holds; --json says each file's status, exact and escaped as JSON is.
+        let oneWay = try await world.run(["check", changed, world.remotes[0], "--one-way"])
+        #expect(oneWay.status == 1 && oneWay.lines == ["= a.txt", "- new.txt", "= sub/b.jpg"], "\(oneWay.stdout) \(oneWay.stderr)")
+        let json = try await world.run(["check", changed, world.remotes[2], "--json", "--download", "--checkers", "1"])
+        let statuses = try json.lines.map { try JSONValue.parse($0) }.map { "\($0["status"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" }
+        #expect(json.status == 1 && statuses == ["different a.txt", "missing new.txt", "equal sub/b.jpg", "extra sub/deep/c.jpg"], "\(json.stdout)")
         // Either way round, and between two providers (digests in common: S3 and Drive both state MD5).
         let reversed = try await world.run(["check", world.remotes[1], changed, "--checksum", "--differ-only"])
         #expect(reversed.status == 1 && reversed.lines == ["* a.txt", "+ new.txt", "- sub/deep/c.jpg"], "\(reversed.stdout) \(reversed.stderr)")
@@ -190,6 +196,7 @@ struct ListingCommandTests {
             (["ls", "dropbox:nobody:/x/"], ["FERRY_SECRET_KEY": ""], 78, "no secret key"),
             (["check", dir, "s3:nobody:bucket/x/"], DropboxAccounts.environment, 78, "account"),
             (["check", dir, dir, "--checksum", "--download"], [:], 64, "not both"),
+            (["check", dir, dir, "--checkers", "0"], [:], 64, "--checkers takes 1 to 64"),
         ]
         for (arguments, environment, status, message) in cases {
             let result = try await FerryProcess.run(arguments, databaseURL: db.url, environment: environment)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 import FerryWorker
 
 /// `ferry check SOURCE DEST`: whether two folders hold the same files.
@@ -41,24 +42,32 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(name: .customLong("differ-only"), help: "Print only the files that are not equal.")
     var differOnly = false
 
+    @Flag(name: .customLong("one-way"), help: "Leave out files only DEST holds (a backup that keeps more than SOURCE matches).")
+    var oneWay = false
+
+    @Option(help: ArgumentHelp("Files compared at once with --checksum or --download (1 to 64).", valueName: "n"))
+    var checkers = 4
+
+    @Flag(help: "One JSON object per file (JSON Lines): path and status (equal, missing, extra, different, error).")
+    var json = false
+
     @OptionGroup var listing: ListingFlags
     @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         try await runListing {
             if checksum && download { throw CLIUsageError(message: "give --checksum or --download, not both (--download compares more)") }
+            guard (1...64).contains(checkers) else { throw CLIUsageError(message: "--checkers takes 1 to 64") }
             let options = try listing.options(recursiveByDefault: true)
             let mode: TreeComparison.Mode = download ? .download : checksum ? .checksum : .size
-            let outcome = try await ListingSession.with([source, destination], connection: connection) { session in
+            var outcome = try await ListingSession.with([source, destination], connection: connection) { session in
                 try await TreeComparison(
-                    source: session.listings[0], destination: session.listings[1], mode: mode, options: options, logger: session.logger
+                    source: session.listings[0], destination: session.listings[1], mode: mode, options: options, checkers: checkers,
+                    logger: session.logger
                 ).run()
             }
-            let shown = differOnly ? outcome.lines.filter { $0.mark != "=" } : outcome.lines
-            for start in stride(from: 0, to: shown.count, by: 1000) {
-                TerminalOutput.standard.line(
-                    shown[start..<min(shown.count, start + 1000)].map { "\($0.mark) " + TablePrinter.printable($0.path) }.joined(separator: "\n"))
-            }
+            if oneWay { outcome.lines.removeAll { $0.mark == "+" } }
+            report(differOnly ? outcome.lines.filter { $0.mark != "=" } : outcome.lines)
             let count = { (mark: Character) in outcome.lines.reduce(0) { $1.mark == mark ? $0 + 1 : $0 } }
             let (missing, extra, different, errors, equal) = (count("-"), count("+"), count("*"), count("!"), count("="))
             let differences = missing + extra + different
@@ -70,6 +79,19 @@ struct CheckCommand: AsyncParsableCommand {
             }
             if errors > 0 { throw ExitCode(ExitStatus.ioError) }
             if differences > 0 { throw ExitCode(ExitStatus.negative) }
+        }
+    }
+
+    /// The report on stdout, a thousand lines a write: `MARK path` (terminal-safe), or JSON Lines.
+    func report(_ lines: [TreeComparison.Line]) {
+        let statuses: [Character: String] = ["=": "equal", "-": "missing", "+": "extra", "*": "different", "!": "error"]
+        for start in stride(from: 0, to: lines.count, by: 1000) {
+            TerminalOutput.standard.line(
+                lines[start..<min(lines.count, start + 1000)].map { line in
+                    json
+                        ? JSONValue.object(["path": .string(line.path), "status": .string(statuses[line.mark] ?? "")]).jsonText(.asciiOnly, leadingKeys: ["path"])
+                        : "\(line.mark) " + TablePrinter.printable(line.path)
+                }.joined(separator: "\n"))
         }
     }
 }

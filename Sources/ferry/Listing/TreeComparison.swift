@@ -5,9 +5,9 @@ import Logging
 /// `ferry check`'s comparison of two listed trees, files only, by path below each folder (case-insensitively when
 /// either provider ignores case). The source side is held (one entry per file, bounded by `--max-entries`) while the
 /// destination is listed page by page; files on both sides are then compared one by one.
-struct TreeComparison {
+struct TreeComparison: Sendable {
     /// How files of the same size are told apart.
-    enum Mode: String {
+    enum Mode: String, Sendable {
         /// Same size is equal.
         case size
         /// A content digest both sides state; a local side is hashed to match the other side's digest.
@@ -17,7 +17,7 @@ struct TreeComparison {
     }
 
     /// One line of the report: `=` equal, `-` missing on the destination, `+` extra on it, `*` different, `!` error.
-    struct Line {
+    struct Line: Sendable {
         var mark: Character
         var path: String
     }
@@ -26,6 +26,8 @@ struct TreeComparison {
     let destination: RemoteListing
     let mode: Mode
     let options: RemoteListOptions
+    /// Files compared (read) at once.
+    var checkers = 4
     let logger: Logger
 
     /// The report's lines, sorted by path, and how many same-size files no digest could tell apart (compared by size).
@@ -48,18 +50,36 @@ struct TreeComparison {
             }
         }
         lines += held.values.map { Line(mark: "-", path: $0.path) }
-        var unverified = 0
-        for (left, right) in pairs {
-            do {
-                let verdict = try await compare(left, right)
-                if verdict == nil { unverified += 1 }
-                lines.append(Line(mark: verdict == false ? "*" : "=", path: left.path))
-            } catch {
-                printError(TablePrinter.printable("error: \(left.path): \(error)"))
-                lines.append(Line(mark: "!", path: left.path))
+        let (compared, unverified) = await compareAll(pairs)
+        return ((lines + compared).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }, unverified)
+    }
+
+    /// Compares the files on both sides, `checkers` at a time (only sizes: all at once, nothing is read).
+    func compareAll(_ pairs: [(RemoteEntry, RemoteEntry)]) async -> (lines: [Line], unverified: Int) {
+        await withTaskGroup(of: (Line, Bool).self) { group in
+            var lines = [Line]()
+            var unverified = 0
+            var next = pairs.makeIterator()
+            func start() {
+                guard let (left, right) = next.next() else { return }
+                group.addTask {
+                    do {
+                        let verdict = try await compare(left, right)
+                        return (Line(mark: verdict == false ? "*" : "=", path: left.path), verdict == nil)
+                    } catch {
+                        printError(TablePrinter.printable("error: \(left.path): \(error)"))
+                        return (Line(mark: "!", path: left.path), false)
+                    }
+                }
             }
+            for _ in 0..<max(1, checkers) { start() }
+            while let (line, bySizeOnly) = await group.next() {
+                lines.append(line)
+                if bySizeOnly { unverified += 1 }
+                start()
+            }
+            return (lines, unverified)
         }
-        return (lines.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }, unverified)
     }
 
     /// Whether two files hold the same bytes: `false` when they differ, `nil` when only their sizes could be compared.
