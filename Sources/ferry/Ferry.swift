@@ -39,6 +39,7 @@ struct Ferry: AsyncParsableCommand {
         subcommands: [
             Migrate.self, Enqueue.self, Status.self, Events.self, Cancel.self, Retry.self, Discard.self, Wait.self, WorkerCommand.self, DevServerCommand.self, DashboardCommand.self,
             Projection.self, ArchiveCommand.self, AccountCommand.self, QueueCommand.self, ScheduleCommand.self,
+            ListCommand.self, ListFilesCommand.self, SizeCommand.self, CheckCommand.self,
         ]
     )
 }

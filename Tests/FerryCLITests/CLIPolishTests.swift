@@ -159,7 +159,7 @@ struct CLIPolishTests {
         [], ["migrate"], ["enqueue"], ["status"], ["events"], ["cancel"], ["wait"], ["discard"], ["projection", "verify"],
         ["projection", "rebuild"], ["archive"], ["archive", "restore"], ["queue"], ["schedule"], ["schedule", "run"], ["account"],
         ["account", "add"], ["account", "login"], ["account", "update"], ["worker"], ["dev-server"], ["dashboard"], ["retry"],
-        ["account", "rekey"],
+        ["account", "rekey"], ["ls"], ["lsf"], ["size"], ["check"],
     ]
 
     /// The examples of `command`'s help: each from a line indented by two spaces through the lines its trailing
@@ -210,6 +210,13 @@ struct CLIPolishTests {
     }
 
     static let exampleRuns: [(start: String, run: ExampleRun)] = [
+        ("ferry ls /srv", .exits([0])),
+        ("ferry lsf /srv", .exits([0])),
+        ("ferry size /srv", .exits([0])),
+        ("ferry ls ", .skipped("lists an account's folder at the service, over the network (ListingCommandTests lists the dev server's)")),
+        ("ferry lsf ", .skipped("lists an account's folder at the service, over the network")),
+        ("ferry size ", .skipped("lists an account's folder at the service, over the network")),
+        ("ferry check", .skipped("compares with an account's folder at the service, over the network (ListingCommandTests checks the dev server's)")),
         // enqueue runs each example with --dry-run: every check (files, accounts, options), nothing written.
         ("ferry enqueue", .exits([0])),
         ("find ~/Photos", .exits([0])),

@@ -26,7 +26,11 @@ struct ProviderSeamTests {
     static func sharedFiles() throws -> [String] {
         let manager = FileManager.default
         var files = [String]()
-        let shared = ["Sources/FerryWorker", "Sources/FerryStore", "Sources/FerryDashboard", "Sources/FerryClient", "Sources/FerryProviders"]
+        let shared = [
+            "Sources/FerryWorker", "Sources/FerryStore", "Sources/FerryDashboard", "Sources/FerryClient", "Sources/FerryProviders",
+            // The listing commands (ls, lsf, size, check) reach every provider through the listing capability.
+            "Sources/ferry/Listing",
+        ]
         for folder in shared {
             let base = root.appendingPathComponent(folder).path
             guard let walker = manager.enumerator(atPath: base) else { continue }

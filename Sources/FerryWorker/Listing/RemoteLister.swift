@@ -5,8 +5,10 @@ import NIOCore
 /// and reads a listed file's bytes. Shared code (`ferry ls`, `ferry check`, a sync) reaches every provider through
 /// this seam, so a new service gets them by implementing it.
 ///
-/// A lister does not filter files or count entries: ``RemoteListing`` does, for every provider alike. It stops when
-/// `page` throws (the bounds do so), and skips (with a warning) entries it cannot name as a relative path.
+/// A lister honours ``RemoteListOptions/recursive``, and one that walks folder by folder reads no folder
+/// ``RemoteListOptions/descends(into:depth:)`` refuses; filtering files and counting entries is ``RemoteListing``'s
+/// work, for every provider alike. A lister stops when `page` throws (the bounds do so), and skips (with a notice)
+/// entries it cannot name as a relative path.
 public protocol RemoteLister: Sendable {
     /// Lists the folder `remote` names (an endpoint of this provider, such as `scheme:ACCOUNT:/folder/`; a trailing
     /// `/` is implied), calling `page` with each page of entries in the provider's order. Throws a `ValidationIssue`

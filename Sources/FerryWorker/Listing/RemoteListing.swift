@@ -16,6 +16,18 @@ public struct RemoteListing: Sendable {
     /// `ValidationIssue` naming the forms to write for a remote no provider lists, and ``RemoteListingError``
     /// `not_listable` when the provider's accounts cannot be opened here (no secret key).
     public static func open(_ remote: String, registry: ProviderRegistry, environment: ProviderEnvironment) throws -> RemoteListing {
+        let provider = try provider(of: remote, registry: registry)
+        guard let lister = provider.lister(environment: environment) else {
+            throw RemoteListingError(
+                .notListable, "\(provider.displayName) accounts cannot be opened without the secret key",
+                fix: "set FERRY_SECRET_KEY or FERRY_SECRET_KEY_FILE to the key the workers use")
+        }
+        return RemoteListing(remote: remote, provider: provider, lister: lister)
+    }
+
+    /// The provider that lists `remote`, once the remote parses as one of its folders (nothing opened yet): a
+    /// command checks every remote before it asks for the secret key or the database.
+    public static func provider(of remote: String, registry: ProviderRegistry) throws -> any ProviderHandlers {
         let listers = registry.providers.compactMap { $0 as? any ProviderHandlers }
         let examples = listers.compactMap(\.listingExample)
         let scheme = EndpointSyntax.scheme(of: remote) ?? (remote.hasPrefix("/") ? "file" : nil)
@@ -25,12 +37,8 @@ public struct RemoteListing: Sendable {
                 problem: EndpointSyntax.scheme(of: remote).map { "no provider lists '\($0):' remotes" } ?? "'\(remote)' is not a remote or an absolute path",
                 fix: "write one of: " + examples.joined(separator: ", "))
         }
-        guard let lister = provider.lister(environment: environment) else {
-            throw RemoteListingError(
-                .notListable, "\(provider.displayName) accounts cannot be opened without the secret key",
-                fix: "set FERRY_SECRET_KEY or FERRY_SECRET_KEY_FILE to the key the workers use")
-        }
-        return RemoteListing(remote: remote, provider: provider, lister: lister)
+        try provider.checkListingRemote(remote)
+        return provider
     }
 
     /// Lists the folder: each page's entries that pass the filter (files by ``FileFilter/verdict(path:size:modified:)``,

@@ -23,6 +23,9 @@ public protocol ProviderHandlers: ProviderDescriptor {
     func remover(environment: ProviderEnvironment) -> (any RemoteRemover)?
     /// How a folder it lists is written (`scheme:ACCOUNT:/folder/`), for help and errors; `nil` when it lists none.
     var listingExample: String? { get }
+    /// Refuses (with a `ValidationIssue`) a remote that does not parse as a folder of this provider, before anything
+    /// is opened for it (the secret key, the database). Default: nothing to check here (the lister checks).
+    func checkListingRemote(_ remote: String) throws
 }
 
 extension ProviderHandlers {
@@ -32,4 +35,5 @@ extension ProviderHandlers {
     public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? { nil }
     public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? { nil }
     public var listingExample: String? { nil }
+    public func checkListingRemote(_ remote: String) throws {}
 }

@@ -45,21 +45,12 @@ actor DropboxDestinationListing: CopyDestinationIndex {
     }
 
     private func read(logger: Logger) async -> State {
-        let path = folder == "/" ? "" : String(folder.dropLast())
+        let pages = DropboxFolderPages(caller: caller, path: DropboxFolderPages.folder(of: folder), recursive: true, action: "listing the destination")
         var held = Set<String>()
         var cursor: String?
         do {
             while true {
-                let page: DropboxListPage
-                if let cursor {
-                    page = try await caller.call("listing the destination") { client, token in
-                        try await client.listFolderContinue(cursor: cursor, accessToken: token)
-                    }
-                } else {
-                    page = try await caller.call("listing the destination") { client, token in
-                        try await client.listFolder(path: path, recursive: true, limit: 2000, accessToken: token)
-                    }
-                }
+                let page = try await pages.page(after: cursor)
                 for entry in page.entries {
                     if case .deleted = entry { continue }
                     held.insert(entry.pathLower)

@@ -63,14 +63,9 @@ struct DropboxFolderFanOut: Sendable {
     }
 
     private func nextPage(after cursor: String?) async throws -> DropboxListPage {
-        if let cursor {
-            return try await caller.call("listing \(path)") { client, token in
-                try await client.listFolderContinue(cursor: cursor, accessToken: token)
-            }
-        }
-        return try await caller.call("listing \(path)") { [path, details] client, token in
-            try await client.listFolder(path: path, recursive: details.isRecursive, limit: details.pageSize, accessToken: token)
-        }
+        try await DropboxFolderPages(
+            caller: caller, path: path, recursive: details.isRecursive, limit: details.pageSize, action: "listing \(path)"
+        ).page(after: cursor)
     }
 
     /// The page's file entries as child jobs; folders and deleted entries are skipped, and so are entries

@@ -4,8 +4,8 @@ import FerryProviders
 import Logging
 import NIOCore
 
-/// Dropbox's listing capability: `list_folder` (recursive when asked, 2,000 entries a page, `list_folder/continue`
-/// with the cursor Dropbox gives), the same calls the folder fan-out and the destination index make. Entries carry
+/// Dropbox's listing capability: ``DropboxFolderPages`` (recursive when asked, 2,000 entries a page, with the cursor
+/// Dropbox gives), as the folder fan-out and the destination index list. Entries carry
 /// Dropbox's `content_hash`; paths are `path_display` below the listed folder (``DropboxChildPath``).
 struct DropboxLister: RemoteLister {
     let tokens: AccountTokenProvider
@@ -13,13 +13,13 @@ struct DropboxLister: RemoteLister {
     func list(_ remote: String, options: RemoteListOptions, logger: Logger, page: ([RemoteEntry]) async throws -> Void) async throws {
         let location = try DropboxLocation(remote, field: "remote", line: nil)
         let caller = DropboxCaller(account: location.account, tokens: tokens, logger: logger)
-        // The Dropbox root is "" to list_folder; any other folder is named without its trailing /.
-        let path = location.path == "/" ? "" : String(location.path.hasSuffix("/") ? location.path.dropLast() : location.path[...])
+        let path = DropboxFolderPages.folder(of: location.path)
+        let pages = DropboxFolderPages(caller: caller, path: path, recursive: options.recursive, action: "listing")
         var cursor: String?
         while true {
             let listed: DropboxListPage
             do {
-                listed = try await next(after: cursor, path: path, recursive: options.recursive, caller: caller)
+                listed = try await pages.page(after: cursor)
             } catch let error as DropboxError where error.jobFailure(doing: "listing").code == "not_found" {
                 throw RemoteListingError(.notFound, "\(remote) is not a folder in the Dropbox", fix: "check the path (ferry lsf on its parent shows what is there)")
             } catch let error as DropboxError {
@@ -29,15 +29,6 @@ struct DropboxLister: RemoteLister {
             try await page(entries(of: listed, folderLower: path.lowercased(), account: location.account, logger: logger))
             guard listed.hasMore else { return }
             cursor = listed.cursor
-        }
-    }
-
-    private func next(after cursor: String?, path: String, recursive: Bool, caller: DropboxCaller) async throws -> DropboxListPage {
-        if let cursor {
-            return try await caller.call("listing") { client, token in try await client.listFolderContinue(cursor: cursor, accessToken: token) }
-        }
-        return try await caller.call("listing") { client, token in
-            try await client.listFolder(path: path, recursive: recursive, limit: 2000, accessToken: token)
         }
     }
 
@@ -56,7 +47,7 @@ struct DropboxLister: RemoteLister {
             }
             return RemoteEntry(
                 path: relative, isFolder: false, size: file.size, modified: RemoteTimestamp.iso8601(file.clientModified),
-                digests: file.contentHash.map { [ContentDigest(kind: .dropbox, value: $0)] } ?? [], reference: reference)
+                digests: file.contentHash.map { [ContentDigest(kind: .dropbox, value: $0)] } ?? [], reference: reference, version: file.rev)
         }
     }
 

@@ -35,6 +35,8 @@ extension DropboxProvider: ProviderHandlers {
 
     public var listingExample: String? { "dropbox:ACCOUNT:/folder/" }
 
+    public func checkListingRemote(_ remote: String) throws { _ = try DropboxLocation(remote, field: "remote", line: nil) }
+
     /// Dropbox takes chunks in multiples of 4 MiB.
     private func uploads(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> DropboxUploadHandler {
         let granularity = DropboxUploadHandler.chunkGranularity

@@ -71,7 +71,7 @@ struct GoogleDriveLister: RemoteLister {
         if let sha256 = item.sha256Checksum { digests.append(ContentDigest(kind: .sha256, value: sha256.lowercased())) }
         return RemoteEntry(
             path: relative, isFolder: false, size: item.size ?? 0, modified: GoogleDriveTime.parse(item.modifiedTime), digests: digests,
-            reference: reference)
+            reference: reference, version: item.headRevisionId ?? item.md5Checksum)
     }
 
     /// Drive names may hold anything; a listing's paths are `/`-separated, so a name must be one component.

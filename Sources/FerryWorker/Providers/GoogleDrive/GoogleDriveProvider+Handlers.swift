@@ -30,6 +30,8 @@ extension GoogleDriveProvider: ProviderHandlers {
 
     public var listingExample: String? { "gdrive:ACCOUNT:/folder/" }
 
+    public func checkListingRemote(_ remote: String) throws { _ = try GoogleDriveLocation(remote, field: "remote", line: nil) }
+
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         environment.tokens.map { GoogleDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
     }

@@ -28,6 +28,10 @@ struct LocalDirectoryLister: RemoteLister {
     func list(_ remote: String, options: RemoteListOptions, logger: Logger, page: ([RemoteEntry]) async throws -> Void) async throws {
         let path = try Self.path(of: remote)
         let walk = try await BlockingIO.run { [roots] in
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw RemoteListingError(.notFound, "\(path) is not a folder", fix: "check the path (a local folder, or scheme:ACCOUNT:/folder/ for an account's)")
+            }
             do {
                 let folder = try roots.openDirectory(path, create: false, role: "folder")
                 return try LocalFolderWalk(folder: folder, base: SafePath.normalize(path) ?? path, options: options)
@@ -58,7 +62,7 @@ struct LocalDirectoryLister: RemoteLister {
         let path = try Self.path(of: entry.reference)
         let file = try await BlockingIO.run { [roots] in
             do {
-                return try roots.openSource(path)
+                return try Self.open(path, roots: roots)
             } catch let failure as POSIXFailure {
                 throw LocalRoots.classify(failure, role: "source")
             }
@@ -77,5 +81,22 @@ struct LocalDirectoryLister: RemoteLister {
             try await body(ByteBuffer(bytes: bytes))
             offset += Int64(bytes.count)
         }
+    }
+
+    /// A listed file, opened read-only through its folder (confined to the roots) and by its name without following
+    /// a link. Unlike a job's source, the name may hold any character but `/` and NUL: it came from the listing.
+    static func open(_ path: String, roots: LocalRoots) throws -> OwnedFile {
+        let (folderPath, name) = LocalRoots.split(path)
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(0) else {
+            throw JobFailure.permanent("unsafe_path", "the source \(path) does not name a file")
+        }
+        let folder = try roots.openDirectory(folderPath, create: false, role: "source")
+        let fd = openat(folder.descriptor, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw POSIXFailure(operation: "open", path: path, code: errno) }
+        let file = OwnedFile(descriptor: fd, path: path)
+        guard (try file.status().st_mode & S_IFMT) == S_IFREG else {
+            throw JobFailure.permanent("source_not_file", "the source \(path) is not a regular file")
+        }
+        return file
     }
 }

@@ -15,4 +15,6 @@ extension LocalDirectoryProvider: ProviderHandlers {
     }
 
     public var listingExample: String? { "/dir/ or file:///dir/" }
+
+    public func checkListingRemote(_ remote: String) throws { _ = try LocalDirectoryLister.path(of: remote) }
 }

@@ -27,6 +27,8 @@ struct S3Lister: RemoteLister {
                 listed = try await client.listObjectsV2(
                     bucket: location.bucket, prefix: location.key.isEmpty ? nil : location.key,
                     delimiter: options.recursive ? nil : "/", continuationToken: token, maxKeys: 1000)
+            } catch where error.code == .noSuchBucket {
+                throw RemoteListingError(.notFound, "the bucket \(location.bucket) does not exist", fix: "check the bucket's name (and the account's region and endpoint)")
             } catch {
                 throw error.jobFailure(doing: "listing \(location.text)")
             }
@@ -43,7 +45,7 @@ struct S3Lister: RemoteLister {
                 entries.append(RemoteEntry(
                     path: relative, isFolder: false, size: object.size, modified: RemoteTimestamp.iso8601(object.lastModified),
                     digests: S3ObjectFetch.plainMD5(object.etag).map { [ContentDigest(kind: .md5, value: $0)] } ?? [],
-                    reference: S3Location(account: location.account, bucket: location.bucket, key: object.key).text))
+                    reference: S3Location(account: location.account, bucket: location.bucket, key: object.key).text, version: object.etag))
             }
             try await page(entries)
             guard listed.isTruncated, let next = listed.nextContinuationToken else { return }

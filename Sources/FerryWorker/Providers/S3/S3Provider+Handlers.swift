@@ -30,6 +30,8 @@ extension S3Provider: ProviderHandlers {
 
     public var listingExample: String? { "s3:ACCOUNT:bucket/prefix/" }
 
+    public func checkListingRemote(_ remote: String) throws { _ = try S3Lister.prefix(remote) }
+
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         guard let tokens = environment.tokens else { return nil }
         let access = S3AccountAccess(tokens: tokens, httpClient: environment.httpClient)
