@@ -195,6 +195,27 @@ for i in sorted(items, key=lambda i: i["path"])[:4]: print("  %-34s id %s…  md
 print("  …\n  %d of %d files in the Drive have the MD5 of their original photo" % (same, len(items)))
 sys.exit(0 if same == len(items) == 21 else 1)' "$state/demo/photos" || failed=1
 
+say "a backup that holds: sync mirrors a folder (new and changed files copied, deleted ones deleted), check proves it"
+backup="$state/demo/backup-src"
+rm -rf "$backup"; mkdir -p "$backup"; cp "$state"/demo/photos/*.jpg "$backup/"
+echo "  ferry enqueue sync $backup --to dropbox:demo:/Backup/ --exclude '*.tmp' --batch backup-1"
+"$ferry" enqueue sync "$backup" --to dropbox:demo:/Backup/ --exclude '*.tmp' --batch backup-1 >/dev/null
+"$ferry" worker --name demo-worker-1 --concurrency 4 --log-level warning &
+workers+=($!)
+"$ferry" wait --batch backup-1 --timeout 300 || failed=1
+# The next night: one photo edited, one deleted, one scratch file that the filter leaves out.
+first_photo=$(ls "$backup"/*.jpg | head -1); last_photo=$(ls "$backup"/*.jpg | tail -1)
+printf 'edited' >> "$first_photo"; rm "$last_photo"; echo scratch > "$backup/notes.tmp"
+"$ferry" enqueue sync "$backup" --to dropbox:demo:/Backup/ --exclude '*.tmp' --dry-run 2>&1 | sed 's/^/  /'
+"$ferry" enqueue sync "$backup" --to dropbox:demo:/Backup/ --exclude '*.tmp' --batch backup-2 >/dev/null
+"$ferry" wait --batch backup-2 --timeout 300 || failed=1
+kill -TERM "${workers[0]}"; wait "${workers[0]}" || true
+workers=()
+psql "$FERRY_DATABASE_URL" -P pager=off -c \
+    "SELECT batch, state, result->>'source_files' AS source_files, result->>'deleted' AS deleted FROM ferry.jobs WHERE spec ? 'sync' ORDER BY batch"
+echo "  ferry check $backup dropbox:demo:/Backup/ --checksum --exclude '*.tmp'"
+"$ferry" check "$backup" dropbox:demo:/Backup/ --checksum --exclude '*.tmp' --differ-only || failed=1
+
 say "retention: every finished job leaves PostgreSQL for a checksummed archive file, and comes back"
 rm -rf "$state/demo/archive"
 "$ferry" archive --finished-before 0s --to "$state/demo/archive"

@@ -1,5 +1,6 @@
 import FerryCore
 import FerryProviders
+import FerryWorker
 import Foundation
 
 extension Enqueue {
@@ -38,5 +39,36 @@ extension Enqueue {
         }
         let folder = local || source.hasSuffix("/") ? source : source + "/"
         return (kind, [local && scheme == "file" ? try FileURL.path(of: source, field: "source", line: nil) : folder], to, given)
+    }
+}
+
+extension Enqueue {
+    /// `sync … --dry-run`: after the job's own check, what the run would do now, from listings of both sides (with
+    /// the sync's filter): `copy` for a file the destination lacks, `replace` for one of another size, `delete` for
+    /// one the source no longer has, and whether `--max-delete` would stop it. Same-size files are compared by
+    /// content when the run copies (not here). Writes nothing; needs the secret key for accounts, as `ferry check`.
+    func previewSync() async throws {
+        let source = String(arguments.dropFirst().first ?? "")
+        guard let destination = to else { return }
+        var options = RemoteListOptions(recursive: true, filter: try tree.fileFilter(now: Date()))
+        options.strict = true
+        let lines = try await ListingSession.with([source, destination], connection: connection) { session in
+            try await TreeComparison(
+                source: session.listings[0], destination: session.listings[1], mode: .size, options: options, logger: session.logger
+            ).run().lines
+        }
+        let fates: [Character: String] = ["-": "copy", "*": "replace", "+": "delete"]
+        let shown = lines.compactMap { line in fates[line.mark].map { (fate: $0, path: line.path) } }
+        let deletions = shown.count { $0.fate == "delete" }
+        for (fate, path) in shown {
+            print(self.options.json
+                ? JSONValue.object(["fate": .string(fate), "path": .string(path)]).jsonText(.asciiOnly, leadingKeys: ["fate"])
+                : "\(fate) \(TablePrinter.printable(path))")
+        }
+        var summary = "sync would copy \(shown.count { $0.fate == "copy" }), replace \(shown.count { $0.fate == "replace" }) and delete \(deletions) file(s)"
+        if let maxDelete, deletions > Int(maxDelete) {
+            summary += "; --max-delete \(maxDelete) would stop it before any deletion"
+        }
+        printError(summary)
     }
 }

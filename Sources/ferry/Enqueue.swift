@@ -191,6 +191,7 @@ struct Enqueue: AsyncParsableCommand {
             }
             let jobs = try commandLineJobs()
             try await enqueueStream(replayable: true, defaults: options.defaults) { .operands(jobs) }
+            if tree.dryRun && arguments.first == "sync" { try await previewSync() }
         }
     }
 

@@ -190,4 +190,41 @@ struct SyncTests {
             """)
         #expect(announced >= extras, "\(announced) announced")
     }
+
+    @Test("a dry run lists every copy, replacement and deletion and writes nothing; a scheduled sync with filters mirrors at each tick")
+    func dryRunAndSchedule() async throws {
+        let db = try await TestDatabase.make("sync_schedule")
+        let root = try temporaryFolder("sync-sched")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let (source, target) = (root + "/src", root + "/dst")
+        try Self.write(["a.jpg": "aa", "sub/b.jpg": "bb", "c.tmp": "t"], under: source)
+        try Self.write(["a.jpg": "a", "stale.jpg": "s"], under: target)
+        let dry = try await FerryProcess.run(
+            ["enqueue", "sync", source, "--to", target + "/", "--exclude", "*.tmp", "--dry-run", "--max-delete", "0"], databaseURL: db.url)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.lines.contains("replace a.jpg") && dry.lines.contains("copy sub/b.jpg") && dry.lines.contains("delete stale.jpg"), "\(dry.stdout)")
+        #expect(!dry.stdout.contains("c.tmp") && dry.stderr.contains("--max-delete 0 would stop it"), "\(dry.stdout)\(dry.stderr)")
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(Self.tree(target) == ["a.jpg": "a", "stale.jpg": "s"])
+
+        try FileManager.default.removeItem(atPath: target + "/a.jpg")
+        let added = try await FerryProcess.run(
+            ["schedule", "add", "mirror", "--every", "1s", "--", "sync", source, "--to", target + "/", "--exclude", "*.tmp"],
+            databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
+        try #require(added.status == 0, "\(added.stderr)")
+        let worker = try TestWorker.transfers(db, name: "mirror", ["--schedule-interval", "0.2"])
+        try await eventually(timeout: .seconds(300), "the first tick's mirror") {
+            Self.tree(target) == ["a.jpg": "aa", "sub/b.jpg": "bb"]
+        }
+        try FileManager.default.removeItem(atPath: source + "/sub/b.jpg")
+        try await eventually(timeout: .seconds(300), "a later tick's deletion") { Self.tree(target) == ["a.jpg": "aa"] }
+        _ = try await FerryProcess.run(["schedule", "pause", "mirror"], databaseURL: db.url)
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        // Each tick's run is a batch of its own: a tick never waits for another tick's copies.
+        let batches = try await WorkerFixtures.count(db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE spec ? 'sync'")
+        let syncs = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE spec ? 'sync'")
+        #expect(batches == syncs && syncs >= 2)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE spec ? 'sync' AND state = 'failed'") == 0)
+    }
 }
