@@ -2,14 +2,14 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build check test demo bench chaos install clean
+.PHONY: help deps build check fast-filter test demo bench chaos install clean
 
 PREFIX ?= /usr/local
 DESTDIR ?=
 
 help:
 	@echo "make demo   install what is missing, start a private PostgreSQL, run workers on sample photos"
-	@echo "make check  build, then the in-process tier only (worker against MemoryWorkerStore, store contract): seconds, no PostgreSQL"
+	@echo "make check  build, then the fast tier only (no PostgreSQL, no process: worker in process, parsers, clients): under a minute"
 	@echo "make test   install what is missing, start a throwaway PostgreSQL, build, run every test"
 	@echo "make bench  benchmarks (figures as ratios against baselines measured in the same run)"
 	@echo "make chaos  a 10-minute chaos soak: kill -9, restarts, faults, a zombie; then 5 minutes of failovers; exact checks"
@@ -25,11 +25,20 @@ deps:
 build: deps
 	@scripts/build-dist.sh
 
-# The fast tier: tests tagged .fast in Tests/FerryInProcessTests. The PostgreSQL half of the store contract runs
-# under make test (it is skipped here even with FERRY_TEST_DATABASE_URL set).
+# The fast tier: the test targets whose tests need neither PostgreSQL nor a ferry process (the worker in process
+# against MemoryWorkerStore, the store contract, parsers, the dev server's responder, the provider clients against
+# it in process). Tests/FerryProvidersTests/TestTierTests keeps this list honest. The PostgreSQL half of the store
+# contract and the S3 client against moto run under make test (skipped here).
+FAST_TARGETS := FerryCoreTests FerryProvidersTests FerryInProcessTests FerryDevServerTests FerryDropboxTests FerryS3Tests FerryFlickrTests FerryGoogleDriveTests FerryDashboardTests
+FAST_FILTER := ^($(subst $(eval) ,|,$(strip $(FAST_TARGETS))))\.
+
+# The fast tier's filter, for scripts/test.sh.
+fast-filter:
+	@echo '$(FAST_FILTER)'
+
 check:
 	swift build --build-tests
-	swift test --skip-build --filter FerryInProcessTests --skip PostgresStoreContractTests
+	swift test --skip-build --filter '$(FAST_FILTER)' --skip 'PostgresStoreContractTests|MotoIntegrationTests'
 
 test: deps
 	@scripts/test.sh
