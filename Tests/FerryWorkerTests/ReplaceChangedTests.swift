@@ -213,6 +213,69 @@ struct ReplaceChangedTests {
         let written = try await WorkerFixtures.count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch LIKE 'second-%' AND source NOT LIKE '%/' AND state = 'succeeded' AND result->>'skipped' IS NULL")
         #expect(written == 3, "b.jpg to S3, to Drive, to Dropbox")
+
+        // a.jpg changes again: --immutable fails its copy (the object stays), --ignore-existing leaves it (and looks
+        // for that even without if_changed).
+        let before = try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "copy/a.jpg")
+        try await DropboxFetchTests.upload(
+            server, refreshToken: refresh, path: "/Src/a.jpg", data: Self.bytes(3_000, seed: 4), clientModified: "2024-09-01T00:00:00Z")
+        for (batch, flags) in [("immutable", ["--immutable"]), ("ignore", ["--ignore-existing", "--no-if-changed"])] {
+            let result = try await FerryProcess.run(
+                ["enqueue", "copy", "dropbox:box:/Src/", "--to", "s3:s3:\(setup.bucket)/copy/", "--batch", batch] + flags, databaseURL: setup.db.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            try await GoogleDriveFleetTests.waitForBatch(setup.db, batch)
+        }
+        let refused = try await setup.db.query(
+            "SELECT state, last_error FROM ferry.jobs WHERE batch = 'immutable' AND destination LIKE '%/copy/a.jpg'").rows[0]
+        #expect(try refused.decode(String.self, at: 0) == "failed" && (try refused.decode(String?.self, at: 1) ?? "").hasPrefix("destination_exists"))
+        let left = try await WorkerFixtures.count(
+            setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ignore' AND source NOT LIKE '%/' AND state = 'succeeded' AND result->>'skipped' = 'exists'")
+        #expect(left == 2, "both files left alone")
+        #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "copy/a.jpg") == before)
+    }
+
+    @Test("folder fetches replace a changed local file by default: Dropbox, S3 and Drive folders fetched again after one file changed at its size")
+    func folderFetchesReplaceChangedFiles() async throws {
+        let setup = try await S3TransferTests.setUp("replace_fetch")
+        defer { try? FileManager.default.removeItem(atPath: setup.dir) }
+        let server = try await DevServerProcess()
+        _ = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
+        try await GoogleDriveFleetTests.addAccount("drive", server: server, db: setup.db)
+        let tree = setup.dir + "/tree"
+        var source = ["a.jpg": Self.bytes(3_000, seed: 1), "sub/b.jpg": Self.bytes(5_000, seed: 2)]
+        for (relative, data) in source { try Self.write(tree, relative, data, modified: 1_700_000_000) }
+        let remotes = ["dropbox": "dropbox:box:/F/", "s3": "s3:s3:\(setup.bucket)/f/", "drive": "gdrive:drive:/F/"]
+        let worker = try TestWorker.transfers(setup.db, name: "fetches", ["--concurrency", "8"])
+        defer { worker.signal(SIGTERM) }
+        func run(_ batch: String, _ arguments: [String]) async throws {
+            let result = try await FerryProcess.run(["enqueue"] + arguments + ["--batch", batch], databaseURL: setup.db.url)
+            #expect(result.status == 0, "\(result.stderr)")
+            try await GoogleDriveFleetTests.waitForBatch(setup.db, batch)
+            let failed = try await setup.db.query("SELECT source, last_error FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]).rows
+            let problems = try failed.map { "\(try $0.decode(String.self, at: 0)): \(try $0.decode(String?.self, at: 1) ?? "")" }
+            #expect(problems.isEmpty, "\(batch): \(problems)")
+        }
+        func round(_ name: String) async throws {
+            for (label, remote) in remotes {
+                try await run("\(name)-up-\(label)", ["upload", tree, "--recursive", "--to", remote])
+                try await run("\(name)-down-\(label)", ["fetch", remote, "--recursive", "--to", setup.dir + "/out-\(label)/"])
+                let out = setup.dir + "/out-\(label)"
+                let files = try FileManager.default.subpathsOfDirectory(atPath: out).filter { path in
+                    var folder: ObjCBool = false
+                    return FileManager.default.fileExists(atPath: out + "/" + path, isDirectory: &folder) && !folder.boolValue
+                }
+                for (relative, data) in source {
+                    let found = files.filter { $0 == relative || $0.hasSuffix("/" + relative) }
+                    #expect(found.count == 1, "\(name) \(label): \(files)")
+                    #expect(found.first.flatMap { FileManager.default.contents(atPath: out + "/" + $0) } == data, "\(name) \(label) \(relative)")
+                }
+                #expect(!files.contains { ($0 as NSString).lastPathComponent.hasPrefix(".") }, "no partial file left: \(files)")
+            }
+        }
+        try await round("first")
+        source["sub/b.jpg"] = Self.bytes(5_000, seed: 3)
+        try Self.write(tree, "sub/b.jpg", source["sub/b.jpg"]!, modified: 1_700_000_600)
+        try await round("second")
     }
 
     @Test("Dropbox: a file changed at the destination between the look and the commit is not overwritten (update on the seen revision conflicts), never renamed aside; mode=add keeps add")
