@@ -105,9 +105,13 @@ struct ReplaceChangedTests {
         try await GoogleDriveFleetTests.addAccount("drive", server: server, db: setup.db)
         let tree = setup.dir + "/tree"
         let destinations = Destinations(server: server, setup: setup, local: setup.dir + "/local/")
-        var source = ["a.jpg": Self.bytes(3_000, seed: 1), "sub/b.jpg": Self.bytes(5_000, seed: 2), "sub/deeper/c.txt": Self.bytes(700, seed: 3)]
+        // big.bin is over one chunk: Dropbox commits it from an upload session, Drive through a resumable session.
+        var source = [
+            "a.jpg": Self.bytes(3_000, seed: 1), "sub/b.jpg": Self.bytes(5_000, seed: 2), "sub/deeper/c.txt": Self.bytes(700, seed: 3),
+            "big.bin": Self.bytes(6 * 1024 * 1024 + 3, seed: 10),
+        ]
         for (relative, data) in source { try Self.write(tree, relative, data, modified: 1_700_000_000) }
-        let worker = try TestWorker.transfers(setup.db, name: "replace", ["--concurrency", "8"])
+        let worker = try TestWorker.transfers(setup.db, name: "replace", ["--concurrency", "8", "--chunk-size", "5"])
         defer { worker.signal(SIGTERM) }
 
         func check(_ run: String, changed: Set<String>, unchanged: Set<String>) async throws {
@@ -133,14 +137,15 @@ struct ReplaceChangedTests {
         source["sub/new.jpg"] = Self.bytes(4_100, seed: 4)
         source["a.jpg"] = Self.bytes(3_333, seed: 5)
         source["sub/b.jpg"] = Self.bytes(5_000, seed: 6)
-        for relative in ["sub/new.jpg", "a.jpg", "sub/b.jpg"] { try Self.write(tree, relative, source[relative]!, modified: 1_700_000_500) }
-        try await check("second", changed: ["sub/new.jpg", "a.jpg", "sub/b.jpg"], unchanged: ["sub/deeper/c.txt"])
+        source["big.bin"] = Self.bytes(6 * 1024 * 1024 + 3, seed: 11)
+        for relative in ["sub/new.jpg", "a.jpg", "sub/b.jpg", "big.bin"] { try Self.write(tree, relative, source[relative]!, modified: 1_700_000_500) }
+        try await check("second", changed: ["sub/new.jpg", "a.jpg", "sub/b.jpg", "big.bin"], unchanged: ["sub/deeper/c.txt"])
 
         // Third run: the one left alone so far changes at its size; another file arrives.
         source["sub/deeper/c.txt"] = Self.bytes(700, seed: 7)
         source["d.bin"] = Self.bytes(1, seed: 8)
         for relative in ["sub/deeper/c.txt", "d.bin"] { try Self.write(tree, relative, source[relative]!, modified: 1_700_000_900) }
-        try await check("third", changed: ["sub/deeper/c.txt", "d.bin"], unchanged: ["a.jpg", "sub/b.jpg", "sub/new.jpg"])
+        try await check("third", changed: ["sub/deeper/c.txt", "d.bin"], unchanged: ["a.jpg", "sub/b.jpg", "sub/new.jpg", "big.bin"])
 
         // --immutable: the changed file fails at every destination (naming the fix) and stays as it was there.
         let stored = Self.md5(source["a.jpg"]!)
