@@ -345,6 +345,18 @@ struct ReplaceChangedTests {
             ["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:box:/x/", "--immutable", "--option", "existing=replace"], databaseURL: db.url)
         #expect(twice.status == 64 && twice.stderr.contains("given twice"), "\(twice.stderr)")
         #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        // A schedule takes the policy into its template (each tick's tree carries it to its files); a bad one, nothing.
+        let schedule = try await FerryProcess.run(
+            ["schedule", "add", "nightly", "--cron", "0 2 * * *", "--", "upload", dir, "--recursive", "--to", "dropbox:box:/x/", "--immutable"],
+            databaseURL: db.url)
+        #expect(schedule.status == 0, "\(schedule.stderr)")
+        let badSchedule = try await FerryProcess.run(
+            ["schedule", "add", "bad", "--cron", "0 2 * * *", "--", "upload", dir, "--recursive", "--to", "dropbox:box:/x/", "--option", "existing=never"],
+            databaseURL: db.url)
+        #expect(badSchedule.status == 65 && badSchedule.stderr.contains("existing"), "\(badSchedule.stderr)")
+        let templates = try await db.query("SELECT name, template::text FROM ferry.schedules").rows
+        let template = try templates.first?.decode(String.self, at: 1) ?? ""
+        #expect(templates.count == 1 && template.contains("\"existing\": \"immutable\""), "\(template)")
         // From SQL, the database checks the option as enqueue does.
         await #expect(throws: (any Error).self) {
             _ = try await db.query("SELECT ferry.enqueue('upload', $1, 'dropbox:box:/x/', '{\"options\": {\"existing\": \"sometimes\"}}')", [dir + "/a.jpg"])
