@@ -8,7 +8,8 @@ import FerryStore
 ///
 /// A folder source is listed (resumably, page by page) into one child copy per file in the job's batch. A file
 /// is opened at its current version and, unless the destination holds that version already (`if_changed`, the
-/// default for copies), streamed to the destination by the writer.
+/// default for copies), streamed to the destination by the writer: a changed file there is replaced as the very
+/// version the look saw. The `existing` policy may leave any file there alone or refuse to replace one.
 struct CopyHandler: JobHandler {
     let readers: CopyReaders
     let writer: any CopyWriter
