@@ -25,7 +25,7 @@ struct FailureFix: Sendable {
         "not_found": "the source is gone: fix the address and enqueue again; retrying will fail the same way",
         "http_gone": "the source was removed (410): enqueue it again from a new address",
         "http_status": "the server refused the request: check the URL and its access rules, then retry",
-        "destination_exists": "something else is at the destination: Retry with options mode=overwrite replaces it for an upload (autorename=true keeps both), existing=replace for a fetch (ferry retry JOB --option …)",
+        "destination_exists": "something else is at the destination: Retry with options mode=overwrite replaces it for an upload (autorename=true keeps both), existing=replace for a fetch, or an upload or copy that was immutable (ferry retry JOB --option …)",
         "account_needs_login": "run ferry account login ACCOUNT; the held jobs continue by themselves",
         "account_unusable": "check the account with ferry account list, fix it, then retry",
         "insufficient_space": "free space at the destination, then retry",

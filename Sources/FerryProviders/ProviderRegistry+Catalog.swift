@@ -6,10 +6,12 @@ extension ProviderRegistry {
     /// every provider of that kind. Enqueue validation and ``optionCatalog`` both read this list.
     public func declaredOptions(_ provider: any ProviderDescriptor, for kind: JobKind) -> [ProviderOption] {
         switch kind {
-        case .upload: provider.options(for: .upload) + [TreeUpload.option.declaration, ListingFilter.option.declaration, SyncMirror.option.declaration]
-        // Every fetch writes a local file, so every fetch provider takes the policy for one already there.
+        // Every job writes a file somewhere, so every provider takes the policy for one already there.
+        case .upload:
+            provider.options(for: .upload)
+                + [TreeUpload.option.declaration, ExistingFilePolicy.option.declaration, ListingFilter.option.declaration, SyncMirror.option.declaration]
         case .fetch: provider.options(for: .fetch) + [ExistingFilePolicy.option.declaration, ListingFilter.option.declaration]
-        case .copy: provider.options(for: .upload) + [ListingFilter.option.declaration, SyncMirror.option.declaration]
+        case .copy: provider.options(for: .upload) + [ListingFilter.option.declaration, ExistingFilePolicy.option.declaration, SyncMirror.option.declaration]
         }
     }
 

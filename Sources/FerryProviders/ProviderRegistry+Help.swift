@@ -17,7 +17,7 @@ extension ProviderRegistry {
             }
         }
         let existing = ExistingFilePolicy.option.declaration
-        lines.append("  every fetch:")
+        lines.append("  every fetch, upload and copy:")
         lines.append("    \(existing.name)=\(existing.type.hint)  \(existing.help)")
         let tree = TreeUpload.option.declaration
         lines.append("  every upload:")
@@ -43,7 +43,7 @@ extension ProviderRegistry {
                 }
             }
         }
-        if name == ExistingFilePolicy.option.name { groups.append((ExistingFilePolicy.option.declaration.help, ["every fetch"])) }
+        if name == ExistingFilePolicy.option.name { groups.append((ExistingFilePolicy.option.declaration.help, ["every fetch, upload and copy"])) }
         if name == TreeUpload.option.name { groups.append((TreeUpload.option.declaration.help, ["every upload"])) }
         guard !groups.isEmpty else { return "No provider takes this option." }
         return groups.map { "\($0.takers.joined(separator: ", ")): \($0.help)" }.joined(separator: " ")

@@ -24,9 +24,7 @@ extension ProviderRegistry: JobEndpointResolver {
             options, declared: declaredOptions(provider, for: kind), for: "\(provider.displayName) \(plural)", line: line)
         var resolved = try provider.resolve(
             EndpointRequest(kind: kind, remote: remote, local: local, options: checked, jobID: jobID, line: line))
-        if let policy = checked[ExistingFilePolicy.option], policy != ExistingFilePolicy.replace.rawValue {
-            resolved.details[ExistingFilePolicy.specKey] = .string(policy)
-        }
+        Self.applyExisting(checked[ExistingFilePolicy.option], to: &resolved)
         let tree = checked[TreeUpload.option] == true
         if tree { resolved.details[TreeUpload.specKey] = .bool(true) }
         try Self.applyFilter(
@@ -99,9 +97,18 @@ extension ProviderRegistry {
         resolved.details[CopySourceDetails.specKey] = .object(read.details)
         resolved.sourceAccount = read.account
         resolved.sourceAccountProvider = read.accountProvider
+        Self.applyExisting(checked[ExistingFilePolicy.option], to: &resolved)
         try Self.applyFilter(checked[ListingFilter.option], to: &resolved, what: "copy", lists: resolved.fansOut, line: line)
         try Self.applySync(checked[SyncMirror.option], to: &resolved, folder: resolved.fansOut, line: line)
         return resolved
+    }
+
+    /// The policy for a file already at the destination travels in the details when it is not the default (a
+    /// folder's or a tree's children carry it with the rest).
+    static func applyExisting(_ policy: String?, to resolved: inout ResolvedEndpoint) {
+        if let policy, policy != ExistingFilePolicy.replace.rawValue {
+            resolved.details[ExistingFilePolicy.specKey] = .string(policy)
+        }
     }
 
     /// A listing filter (option `filter`, as the filter flags write it) goes with a job that lists a folder

@@ -55,8 +55,9 @@ struct Enqueue: AsyncParsableCommand {
             crash. A folder (a source ending in /, or any source with --recursive) is copied whole into DEST/, \
             subfolders included, by one job that lists it and enqueues a copy per file in the same batch; the \
             filter flags choose among the listed files. Copies skip files the destination holds already \
-            (--no-if-changed sends everything), and a folder copied again enqueues only files whose source \
-            changed since an earlier copy of the same folder to the same place.
+            (--no-if-changed sends everything) and replace a changed one as a new version of it (as tree uploads \
+            do; --immutable refuses, --ignore-existing leaves it), and a folder copied again enqueues only files \
+            whose source changed since an earlier copy of the same folder to the same place.
 
             --from: one JSON object per line from FILE (or - for stdin), streamed in chunks with COPY into one \
             transaction, so any size fits in bounded memory: every line is enqueued or none is, and an error \

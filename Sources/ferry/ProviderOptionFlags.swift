@@ -37,13 +37,13 @@ struct ProviderOptionFlags: ParsableArguments {
         name: .customLong("if-changed"), inversion: .prefixedNo,
         help: ArgumentHelp(
             ProviderRegistry.standard.help(forOption: "if_changed")
-                + " The default for upload DIR --recursive and for copies (a tree copied again moves only what changed); --no-if-changed sends everything."))
+                + " The default for upload DIR --recursive and for copies (a tree copied again moves only what changed, and a changed file replaces the one there as a new version of it); --no-if-changed sends everything."))
     var ifChanged: Bool?
 
-    @Flag(help: "Fetches: a file already at the target is left as it is and nothing is downloaded (--option existing=ignore).")
+    @Flag(help: "Fetches, uploads and copies: a file already at the destination is left as it is, whatever its content, and nothing is transferred (--option existing=ignore).")
     var ignoreExisting = false
 
-    @Flag(help: "Fetches: never replace a file already at the target: a different one fails the job, the same one is kept (--option existing=immutable).")
+    @Flag(help: "Fetches, uploads and copies: never replace a file already at the destination: a different one fails the job (destination_exists), the same one is kept (--option existing=immutable).")
     var immutable = false
 
     /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused. For uploads
@@ -75,12 +75,12 @@ struct ProviderOptionFlags: ParsableArguments {
         if let size { try add("size", .commandLine(size), from: "--size") }
         if let max { try add("max", .json(.int(max)), from: "--max") }
         if let account { try add("account", .commandLine(account), from: "--account") }
-        // A tree copy skips what is there already unless told not to.
         if ignoreExisting && immutable {
             throw CLIUsageError(message: "--ignore-existing and --immutable contradict each other; give one")
         }
         if ignoreExisting { try add("existing", .commandLine("ignore"), from: "--ignore-existing") }
         if immutable { try add("existing", .commandLine("immutable"), from: "--immutable") }
+        // A tree upload or a copy skips what is there already unless told not to.
         if ifChanged == true {
             try add("if_changed", .json(.bool(true)), from: "--if-changed")
         } else if ifChanged == nil, (kind == .upload && recursive) || kind == .copy, options["if_changed"] == nil {

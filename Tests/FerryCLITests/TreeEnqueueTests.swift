@@ -81,7 +81,7 @@ struct TreeEnqueueTests {
         }
         _ = try await copy("first")
         try Self.write(["2025/jan/notes.txt": "new notes", "2026/b.jpg": "new"], under: source)
-        // notes.txt changed: a local directory never replaces a different file, so it fails; the rest is skipped.
+        // notes.txt (changed) is left out by the filter: one new file moves, the rest is skipped.
         let second = try await FerryProcess.run(
             ["enqueue", "upload", source, "--recursive", "--to", target + "/", "--batch", "second", "--exclude", "notes.txt"],
             databaseURL: db.url)

@@ -92,7 +92,7 @@ struct RequeueOptionsTests {
         let misspelled = try #require(await refusal(["mod": .string("overwrite")]))
         #expect(misspelled.field == "options.mod", "\(misspelled)")
         #expect(misspelled.problem == "not an option a retry changes for Dropbox uploads", "\(misspelled)")
-        #expect(misspelled.fix.contains("autorename, if_changed, mode, mute") && !misspelled.fix.contains("tree"), "\(misspelled)")
+        #expect(misspelled.fix.contains("autorename, existing, if_changed, mode, mute") && !misspelled.fix.contains("tree"), "\(misspelled)")
 
         let value = try #require(await refusal(["mode": .string("overwite")]))
         #expect(value.field == "options.mode" && value.problem.contains("unknown value 'overwite'") && value.fix.contains("overwrite"), "\(value)")

@@ -53,7 +53,7 @@ struct IfChangedUploadTests {
         try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
     }
 
-    @Test("local directory: copies keep the source's mtime; again with --if-changed nothing is copied and a new file is; a different file is refused")
+    @Test("local directory: copies keep the source's mtime; again with --if-changed nothing is copied and a new file is; a different file is refused without --if-changed and replaced with it")
     func localDirectory() async throws {
         let db = try await TestDatabase.make("ifchanged_local")
         let dir = try temporaryFolder("ifchanged-local")
@@ -85,12 +85,19 @@ struct IfChangedUploadTests {
         #expect(verify.status == 0, "the counters agree with the jobs: \(verify.stdout)")
         #expect(try DropboxAccounts.sha256(target + "IMG_2000.jpg") == DropboxAccounts.sha256(files[5]))
 
-        // A different file of the same name: not the same content, and a local directory never replaces.
+        // A different file of the same name: without --if-changed it is kept (the job fails); with it, replaced whole.
         try DropboxAccounts.randomFile(files[0], size: 1234)
-        try await Self.upload(db, [files[0]], to: target, batch: "third", ["--if-changed", "--max-attempts", "1"])
+        let copy = target + (files[0] as NSString).lastPathComponent
+        let before = try DropboxAccounts.sha256(copy)
+        try await Self.upload(db, [files[0]], to: target, batch: "third", ["--no-if-changed", "--max-attempts", "1"])
         #expect(try await Self.outcome(db, "third") == (0, 0, 1))
         let error = try await db.query("SELECT last_error FROM ferry.jobs WHERE batch = 'third'").rows[0].decode(String?.self, at: 0)
         #expect(error?.contains("already exists with different content") == true, "\(error ?? "")")
+        #expect(try DropboxAccounts.sha256(copy) == before)
+        try await Self.upload(db, [files[0]], to: target, batch: "fourth", ["--if-changed", "--max-attempts", "1"])
+        #expect(try await Self.outcome(db, "fourth") == (1, 0, 0))
+        #expect(try DropboxAccounts.sha256(copy) == DropboxAccounts.sha256(files[0]), "the changed file replaced")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target).allSatisfy { !$0.hasPrefix(".") }, "no temporary file left")
     }
 
     @Test("Dropbox: again with --if-changed uploads nothing (size and content_hash); a changed file goes up with mode=overwrite")

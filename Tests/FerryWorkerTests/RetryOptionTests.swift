@@ -61,7 +61,7 @@ struct RetryOptionTests {
         let misspelled = try await Self.run(db, ["retry", id, "--option", "mod=overwrite"])
         #expect(misspelled.status == 65, "\(misspelled.stderr)")
         #expect(misspelled.stderr.contains("options.mod: not an option a retry changes for Dropbox uploads"), "\(misspelled.stderr)")
-        #expect(misspelled.stderr.contains("autorename, if_changed, mode, mute") && misspelled.stderr.contains("nothing was retried"), "\(misspelled.stderr)")
+        #expect(misspelled.stderr.contains("autorename, existing, if_changed, mode, mute") && misspelled.stderr.contains("nothing was retried"), "\(misspelled.stderr)")
         let wrongValue = try await Self.run(db, ["retry", id, "--option", "mute=perhaps"])
         #expect(wrongValue.status == 65 && wrongValue.stderr.contains("mute: must be true or false"), "\(wrongValue.stderr)")
         let moved = try await Self.run(db, ["retry", id, "--option", "account=other"])

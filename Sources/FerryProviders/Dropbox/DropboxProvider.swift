@@ -12,7 +12,10 @@ public struct DropboxProvider: ProviderDescriptor {
     /// Dropbox treats `/A.jpg` and `/a.jpg` as one file.
     public var pathsIgnoreCase: Bool { true }
     public var failureFixes: [String: String] {
-        ["dropbox_auth": "the Dropbox token was rejected: run ferry account login ACCOUNT"]
+        [
+            "dropbox_auth": "the Dropbox token was rejected: run ferry account login ACCOUNT",
+            "destination_changed": "another writer changed the Dropbox file after Ferry compared it, so it was not overwritten: look at both versions; ferry retry JOB compares again and replaces it",
+        ]
     }
 
     /// `get_thumbnail_v2` sizes (`ThumbnailSize` in the API).
@@ -26,7 +29,7 @@ public struct DropboxProvider: ProviderDescriptor {
 
     /// Upload options.
     public static let mode: TypedProviderOption<DropboxWriteMode> = .choice(
-        "mode", help: "add (default: a different file at the path fails the job) or overwrite (replace it).")
+        "mode", help: "add (a different file at the path fails the job) or overwrite (replace it). Without it, an upload that compares (if_changed) replaces a changed file as a new revision of the one it saw, and one that does not adds.")
     public static let autorename: TypedProviderOption<Bool> = .boolean(
         "autorename", help: "On a conflict, let Dropbox pick a free name instead of failing.")
     public static let mute: TypedProviderOption<Bool> = .boolean("mute", help: "Do not notify the account's devices of the change.")

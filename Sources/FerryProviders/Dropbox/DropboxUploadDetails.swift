@@ -1,6 +1,7 @@
 /// The Dropbox options of an upload job, applied to the commit (`/2/files/upload`, `upload_session/finish`).
 public struct DropboxUploadDetails: Codable, Sendable, Equatable {
-    /// `add` (default: a different file at the path is a conflict) or `overwrite` (replace it).
+    /// `add` (a different file at the path is a conflict) or `overwrite` (replace it). `nil`: an upload that
+    /// compares (`if_changed`) commits a changed file as an update of the revision it saw; one that does not adds.
     public var mode: DropboxWriteMode?
     /// On a conflict, let Dropbox pick a free name (`photo (1).jpg`) instead of failing.
     public var autorename: Bool?

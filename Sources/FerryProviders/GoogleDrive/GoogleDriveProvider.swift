@@ -19,7 +19,7 @@ public struct GoogleDriveProvider: ProviderDescriptor {
 
     /// Upload options.
     public static let mode: TypedProviderOption<GoogleDriveWriteMode> = .choice(
-        "mode", help: "add (default: a file of the same name with other content fails the job) or overwrite (store a new revision of it, same file id).")
+        "mode", help: "add (a file of the same name with other content fails the job) or overwrite (store a new revision of it, same file id). Without it, an upload that compares (if_changed) stores a changed file as a new revision, and one that does not adds.")
     public static let ifChanged: TypedProviderOption<Bool> = .boolean(
         "if_changed", help: "Skip the upload when the file there holds the same content (size and MD5).")
 

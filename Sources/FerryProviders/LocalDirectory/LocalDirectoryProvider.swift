@@ -15,7 +15,7 @@ public struct LocalDirectoryProvider: ProviderDescriptor {
 
     /// Upload options.
     public static let ifChanged: TypedProviderOption<Bool> = .boolean(
-        "if_changed", help: "Skip the copy when the destination holds the same content (same size, compared byte for byte).")
+        "if_changed", help: "Skip the copy when the destination holds the same content (same size, compared byte for byte); a changed file is replaced (renamed over whole). Without it a different file there fails the job.")
 
     public func options(for kind: JobKind) -> [ProviderOption] {
         kind == .upload ? [Self.ifChanged.declaration] : []

@@ -8,7 +8,8 @@ import FerryStore
 ///
 /// A folder source is listed (resumably, page by page) into one child copy per file in the job's batch. A file
 /// is opened at its current version and, unless the destination holds that version already (`if_changed`, the
-/// default for copies), streamed to the destination by the writer.
+/// default for copies), streamed to the destination by the writer: a changed file there is replaced as the very
+/// version the look saw. The `existing` policy may leave any file there alone or refuse to replace one.
 struct CopyHandler: JobHandler {
     let readers: CopyReaders
     let writer: any CopyWriter
@@ -21,18 +22,39 @@ struct CopyHandler: JobHandler {
         guard let account = job.account else {
             throw JobFailure.permanent("bad_details", "the copy names no destination account")
         }
-        return try await writer.participating(account: account) {
-            // A first attempt at a file the folder's listing of the destination did not hold skips the look, as
-            // does a copy that replaces whatever is there: either way the source's bytes will be needed.
-            let listedAbsent = job.attempt <= 1 && from.destinationAbsent == true
-            let ifChanged = (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true)
-            let source = try await reader.open(job, from: from, writing: listedAbsent || !ifChanged, logger: context.logger)
-            if !listedAbsent, ifChanged, let present = try await writer.present(job, source: source, context: context)
-            {
-                context.logger.info("the destination holds the source's content already; not copied again")
-                return .unchanged(present.merging(source.facts.resultDetails) { ours, _ in ours })
-            }
-            return try await writer.write(job, source: source, context: context)
+        return try await writer.participating(account: account) { try await copy(job, from: from, reader: reader, context: context) }
+    }
+
+    /// One file: looked for at the destination when the copy skips the same content (`if_changed`) or its
+    /// `existing` policy decides by what is there; a different file found is replaced as the version seen.
+    private func copy(
+        _ job: ClaimedJob, from: CopySourceDetails, reader: any CopySourceReader, context: JobContext
+    ) async throws -> JobResult {
+        // A first attempt at a file the folder's listing of the destination did not hold skips the look when only
+        // if_changed asks for it: the source's bytes will be needed either way.
+        let listedAbsent = job.attempt <= 1 && from.destinationAbsent == true
+        let ifChanged = (try? JSONValue.parse(job.spec))?["if_changed"] == .bool(true)
+        let policy = ExistingTarget.policy(of: job)
+        let looks = policy != .replace || (ifChanged && !listedAbsent)
+        let source = try await reader.open(job, from: from, writing: !looks, logger: context.logger)
+        guard looks else { return try await writer.write(job, source: source, seen: nil, context: context) }
+        let look = try await writer.look(job, source: source, context: context)
+        if policy == .ignore, case .same(let present) = look {
+            return ExistingTarget.leftAlone(present.merging(source.facts.resultDetails) { ours, _ in ours }, logger: context.logger)
+        }
+        if policy == .ignore, case .different(_, let present) = look {
+            return ExistingTarget.leftAlone(present.merging(source.facts.resultDetails) { ours, _ in ours }, logger: context.logger)
+        }
+        switch look {
+        case .absent:
+            return try await writer.write(job, source: source, seen: nil, context: context)
+        case .same(let present):
+            context.logger.info("the destination holds the source's content already; not copied again")
+            return .unchanged(present.merging(source.facts.resultDetails) { ours, _ in ours })
+        case .different where policy == .immutable:
+            throw ExistingTarget.immutableConflict(job.destination)
+        case .different(let version, _):
+            return try await writer.write(job, source: source, seen: version, context: context)
         }
     }
 

@@ -14,10 +14,11 @@ public protocol CopyWriter: Sendable {
     func accepts(fileDestination destination: String) -> Bool
     /// Runs one copy to `account`, inside whatever the destination groups its writes in (batched commits).
     func participating(account: String, _ body: () async throws -> JobResult) async throws -> JobResult
-    /// What shows the destination holds the source's version already (result details), or `nil`.
-    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]?
-    /// Copies `source` to the job's destination, resuming what an earlier attempt recorded.
-    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult
+    /// What the destination holds: nothing, the source's version, or another file.
+    func look(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> CopyDestinationLook
+    /// Copies `source` to the job's destination, resuming what an earlier attempt recorded. `seen` is the version of
+    /// a different file the look found there: the write replaces exactly that version (a newer one is a conflict).
+    func write(_ job: ClaimedJob, source: any CopySource, seen: String?, context: JobContext) async throws -> JobResult
     /// An index of a folder copy's destination `folder`, so each page of children learns which files are absent
     /// there; `nil` when the provider keeps none (each child then looks for itself).
     func destinationIndex(folder: String, account: String, logger: Logger) async throws -> (any CopyDestinationIndex)?

@@ -10,13 +10,15 @@ struct MemoryCopyWriter: CopyWriter {
         destination.hasPrefix("memory:") && !destination.hasSuffix("/") && !destination.contains("/../")
     }
 
-    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
-        guard let blob = MemoryBlobs.shared.get(job.destination), Int64(blob.bytes.count) == source.facts.size else { return nil }
+    func look(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> CopyDestinationLook {
+        guard let blob = MemoryBlobs.shared.get(job.destination) else { return .absent }
+        guard Int64(blob.bytes.count) == source.facts.size else { return .different(version: nil, details: ["size": .int(Int64(blob.bytes.count))]) }
         let whole = try await source.read(0..<source.facts.size, context: context)
-        return blob.bytes == Array(whole.readableBytesView) ? ["size": .int(source.facts.size)] : nil
+        return blob.bytes == Array(whole.readableBytesView)
+            ? .same(["size": .int(source.facts.size)]) : .different(version: nil, details: ["size": .int(source.facts.size)])
     }
 
-    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult {
+    func write(_ job: ClaimedJob, source: any CopySource, seen: String?, context: JobContext) async throws -> JobResult {
         var bytes = [UInt8]()
         var offset: Int64 = 0
         while offset < source.facts.size {

@@ -30,7 +30,7 @@ struct DropboxCopyWriter: CopyWriter {
         return try await batcher.participating(account) { try await body() }
     }
 
-    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
+    func look(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> CopyDestinationLook {
         let location = try DropboxLocation(job: job.destination)
         let caller = DropboxCaller(account: location.account, tokens: uploads.tokens, logger: context.logger)
         let entry: DropboxEntry
@@ -40,32 +40,35 @@ struct DropboxCopyWriter: CopyWriter {
             }
         } catch let error as DropboxError {
             let failure = error.jobFailure(doing: "checking the destination")
-            if failure.code == "not_found" { return nil }
+            if failure.code == "not_found" { return .absent }
             throw failure
         }
+        // A folder at the path is no file to replace: the commit meets it as the conflict it is.
+        guard case .file(let metadata) = entry else { return .absent }
+        let found: [String: JSONValue] = [
+            "path": .string(metadata.pathDisplay), "rev": .string(metadata.rev), "size": .int(metadata.size),
+            "content_hash": .string(metadata.contentHash ?? ""),
+        ]
         let facts = source.facts
-        guard case .file(let metadata) = entry, metadata.size == facts.size else { return nil }
         // The same content (a Dropbox source's hash), or the same size and modification time (rclone's check).
         let same: Bool
-        if let digest = facts.digest, digest.kind == .dropbox {
+        if metadata.size != facts.size {
+            same = false
+        } else if let digest = facts.digest, digest.kind == .dropbox {
             same = metadata.contentHash == digest.value
         } else if let seconds = facts.modifiedSeconds, let stored = RemoteTimestamp.iso8601(metadata.clientModified) {
             same = Int64(stored.timeIntervalSince1970.rounded(.down)) == seconds
         } else {
             same = false
         }
-        guard same else { return nil }
-        return [
-            "path": .string(metadata.pathDisplay), "rev": .string(metadata.rev), "size": .int(metadata.size),
-            "content_hash": .string(metadata.contentHash ?? ""),
-        ]
+        return same ? .same(found) : .different(version: metadata.rev, details: found)
     }
 
-    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult {
+    func write(_ job: ClaimedJob, source: any CopySource, seen: String?, context: JobContext) async throws -> JobResult {
         let facts = source.facts
         let result = try await uploads.transfer(
             job, context: context, source: .copy(source), size: facts.size,
-            modified: facts.modified ?? Date(), expectedContentHash: facts.digest.flatMap { $0.kind == .dropbox ? $0.value : nil }, checkSource: {})
+            modified: facts.modified ?? Date(), seen: seen, expectedContentHash: facts.digest.flatMap { $0.kind == .dropbox ? $0.value : nil }, checkSource: {})
         var details = result.details?.objectValue ?? [:]
         details.merge(facts.resultDetails) { ours, _ in ours }
         return JobResult(bytes: result.bytes, details: .object(details))

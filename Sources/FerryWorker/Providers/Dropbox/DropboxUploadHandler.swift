@@ -76,8 +76,11 @@ public struct DropboxUploadHandler: JobHandler {
     /// The transfer of an upload or a copy (``DropboxCopyWriter``) to the job's destination: the commit (replacing
     /// a revision an earlier attempt stored wrong), the data in one request or a session, and the check of the
     /// stored `content_hash` against the bytes sent (and `expectedContentHash`, a copy's source's).
+    ///
+    /// `seen` is the revision of a different file a copy's look found at the destination: without an explicit
+    /// `mode`, the commit replaces exactly that revision (`update`), as an upload's own look does.
     func transfer(
-        _ job: ClaimedJob, context: JobContext, source: Upload.Source, size: Int64, modified: Date,
+        _ job: ClaimedJob, context: JobContext, source: Upload.Source, size: Int64, modified: Date, seen: String? = nil,
         expectedContentHash: String? = nil, checkSource: () throws -> Void
     ) async throws -> JobResult {
         let location = try DropboxLocation(job: job.destination)
@@ -96,25 +99,26 @@ public struct DropboxUploadHandler: JobHandler {
             commit.path = replacing.path
             commit.autorename = false
         }
-        let upload = Upload(
+        var upload = Upload(
             handler: self, job: job, context: context, source: source, size: size, commit: commit,
             caller: DropboxCaller(account: account, tokens: tokens, logger: context.logger), account: account,
             replacing: replacing)
-        // A copy asked its source's version of the destination before (see CopyHandler).
-        if options.ifChanged == true, case .file = source, replacing == nil, let present = try await upload.committedEarlier() {
-            context.logger.info("the destination holds the same content already; not uploaded again")
-            return .unchanged([
-                "path": .string(present.pathDisplay), "rev": .string(present.rev), "size": .int(present.size),
-                "content_hash": .string(present.contentHash ?? ""),
-            ])
+        // A copy looked at the destination before (see CopyHandler); an upload looks here.
+        var seen = seen
+        if case .file = source, replacing == nil, ExistingTarget.looks(job, ifChanged: options.ifChanged == true) {
+            switch try await upload.lookBeforeWriting() {
+            case .done(let result): return result
+            case .write(let rev): seen = rev
+            }
+        }
+        if let seen, replacing == nil, options.mode == nil {
+            // The revision compared is the one replaced: one stored since by another writer is a conflict, never
+            // overwritten and never renamed aside.
+            upload.commit.mode = .update(seen)
+            upload.commit.autorename = false
         }
 
-        let metadata: DropboxFileMetadata
-        if size > Int64(chunkSize) {
-            metadata = upload.usesConcurrentSession ? try await upload.concurrentSession() : try await upload.session()
-        } else {
-            metadata = commitBatcher == nil ? try await upload.single() : try await upload.batched()
-        }
+        let metadata = try await upload.stored(chunkSize: chunkSize, batching: commitBatcher != nil)
         try checkSource()
 
         // The server's hash is of what it stored; ours of the file. They must agree.
@@ -167,7 +171,7 @@ extension DropboxUploadHandler {
         let context: JobContext
         let source: Source
         let size: Int64
-        let commit: DropboxCommitInfo
+        var commit: DropboxCommitInfo
         let caller: DropboxCaller
         let account: String
         /// Kept in every session record of this attempt, so a crash does not forget what to replace.
@@ -389,17 +393,8 @@ extension DropboxUploadHandler {
 
         /// The file already at the destination, if its content is exactly ours.
         func committedEarlier() async throws -> DropboxFileMetadata? {
-            let entry: DropboxEntry
-            do {
-                entry = try await call("checking the destination") { client, token in
-                    try await client.getMetadata(path: commit.path, accessToken: token)
-                }
-            } catch let failure as JobFailure where failure.code == "not_found" {
-                return nil
-            }
-            guard case .file(let metadata) = entry, metadata.size == size else { return nil }
-            try await catchUp(to: size)
-            return metadata.contentHash == hash.finalize() ? metadata : nil
+            guard let metadata = try await destinationFile(), try await holdsOurContent(metadata) else { return nil }
+            return metadata
         }
 
         func call<T: Sendable>(_ action: String, _ body: @Sendable (DropboxClient, String) async throws -> T) async throws -> T {

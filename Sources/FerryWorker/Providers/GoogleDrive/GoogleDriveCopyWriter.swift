@@ -19,25 +19,26 @@ struct GoogleDriveCopyWriter: CopyWriter {
         return !path.hasSuffix("/") && !GoogleDriveLocation.components(of: path).isEmpty
     }
 
-    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
+    func look(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> CopyDestinationLook {
         let (location, _, resolver) = try destination(job, context: context)
-        guard let path = location.path, let file = try await resolver.item(at: path), !file.isFolder, file.size == source.facts.size else {
-            return nil
-        }
+        guard let path = location.path, let file = try await resolver.item(at: path), !file.isFolder else { return .absent }
         let facts = source.facts
+        let found: [String: JSONValue] = ["id": .string(file.id), "size": .int(file.size ?? 0), "md5": .string(file.md5Checksum ?? "")]
         // The same content (the source's MD5), or the same size and modification time (rclone's check).
         let same: Bool
-        if let md5 = facts.md5 {
+        if file.size != facts.size {
+            same = false
+        } else if let md5 = facts.md5 {
             same = file.md5Checksum == md5
         } else if let seconds = facts.modifiedSeconds, let stored = GoogleDriveTime.parse(file.modifiedTime) {
             same = Int64(stored.timeIntervalSince1970.rounded(.down)) == seconds
         } else {
             same = false
         }
-        return same ? ["id": .string(file.id), "size": .int(facts.size), "md5": .string(file.md5Checksum ?? "")] : nil
+        return same ? .same(found) : .different(version: file.id, details: found)
     }
 
-    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult {
+    func write(_ job: ClaimedJob, source: any CopySource, seen: String?, context: JobContext) async throws -> JobResult {
         let (location, caller, resolver) = try destination(job, context: context)
         guard let path = location.path, let name = GoogleDriveLocation.components(of: path).last else {
             throw JobFailure.permanent("bad_location", "a copy names a file path: gdrive:ACCOUNT:/folder/name")

@@ -1,12 +1,14 @@
+import Foundation
 import Synchronization
 
 /// Folder ids by account and path (`/Backup/2025/`), for the life of the process: a tree of many files resolves each
 /// folder once, not once per file. Shared by a process's Drive handlers.
 final class GoogleDriveFolderCache: Sendable {
     private let ids = Mutex<[String: String]>([:])
-    /// Folders this process created, and when: empty then, so a first upload into one needs no look for a file of
-    /// its name (names within one enqueue are unique; a retry looks).
-    private let created = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Folders this process created, and when (by the monotonic clock, and by the wall clock to compare with a
+    /// job's enqueue time): empty then, so a first upload into one needs no look for a file of its name (names
+    /// within one enqueue are unique; a retry looks).
+    private let created = Mutex<[String: (at: ContinuousClock.Instant, wall: Date)]>([:])
     /// How long a folder this process made counts as holding only what this fleet's jobs put there.
     static let freshFor: Duration = .seconds(600)
     /// Bounds the memory a huge tree can take; past it, the oldest half is forgotten (ids are found again).
@@ -20,13 +22,16 @@ final class GoogleDriveFolderCache: Sendable {
     func markCreated(account: String, path: String) {
         created.withLock { created in
             if created.count >= Self.maxEntries { created.removeAll(keepingCapacity: true) }
-            created[Self.key(account, path)] = .now
+            created[Self.key(account, path)] = (.now, Date())
         }
     }
 
-    /// Whether this process created the folder at `path` within ``freshFor``.
-    func isFresh(account: String, path: String) -> Bool {
-        created.withLock { $0[Self.key(account, path)] }.map { ContinuousClock.now - $0 < Self.freshFor } ?? false
+    /// Whether this process created the folder at `path` within ``freshFor``, after a job enqueued at `enqueued`:
+    /// then only that job's own enqueue (whose names are unique) can have put files there. A job enqueued after
+    /// the folder was made (a tree run again, a file changed since) may meet a file of its name and must look.
+    func isFresh(account: String, path: String, forJobEnqueuedAt enqueued: Date) -> Bool {
+        guard let made = created.withLock({ $0[Self.key(account, path)] }) else { return false }
+        return ContinuousClock.now - made.at < Self.freshFor && enqueued < made.wall
     }
 
     func remember(account: String, path: String, id: String) {

@@ -5,6 +5,7 @@ import FerryProviders
 import FerryStore
 import Foundation
 import NIOCore
+import Postgres
 
 /// One attempt of one upload to Drive (see ``GoogleDriveUploadHandler``).
 struct GoogleDriveUpload: Sendable {
@@ -44,6 +45,8 @@ struct GoogleDriveUpload: Sendable {
             }
             switch try await decide(parentID: parentID) {
             case .done(let file): return unchanged(file)
+            case .leftAlone(let file):
+                return ExistingTarget.leftAlone(["id": .string(file.id), "size": .int(file.size ?? 0)], logger: context.logger)
             case .write(let chosen): target = chosen
             }
         }
@@ -61,26 +64,38 @@ struct GoogleDriveUpload: Sendable {
     }
 
     enum Decision {
+        /// The same content is there.
         case done(GoogleDriveFile)
+        /// A file is there and `existing=ignore` keeps it.
+        case leftAlone(GoogleDriveFile)
         case write(Target)
     }
 
     /// What a file of the same name in the folder means for this upload (Drive would add a second one).
     private func decide(parentID: String) async throws -> Decision {
-        // A folder this process just made holds no file of this name on a first attempt: skip the look (one request
-        // of two for a small file). A retry looks, so a create whose answer was lost is found, not made twice.
+        // A folder this process just made, after this job was enqueued, holds no file of this name on a first
+        // attempt: skip the look (one request of two for a small file). A retry looks, so a create whose answer was
+        // lost is found, not made twice; so does a job enqueued later (a tree run again may bring a changed file).
         if job.attempt <= 1, !folder.isEmpty,
-            resolver.cache.isFresh(account: resolver.account, path: "/" + folder.joined(separator: "/") + "/")
+            resolver.cache.isFresh(
+                account: resolver.account, path: "/" + folder.joined(separator: "/") + "/", forJobEnqueuedAt: job.enqueuedAt.date)
         {
             return .write(.create(parentID: parentID))
         }
         let present = try await resolver.files(named: metadata.name, in: parentID).filter { !$0.isGoogleDocument }
         let mode = details.mode ?? .add
-        if let md5, let same = present.first(where: { $0.md5Checksum == md5 && $0.size == size }), mode == .add || details.ifChanged == true {
+        let policy = ExistingTarget.policy(of: job)
+        if policy == .ignore, let existing = present.first { return .leftAlone(existing) }
+        if let md5, let same = present.first(where: { $0.md5Checksum == md5 && $0.size == size }),
+            mode == .add || details.ifChanged == true || policy == .immutable
+        {
             return .done(same)
         }
         guard let existing = present.first else { return .write(.create(parentID: parentID)) }
-        guard mode == .overwrite else {
+        if policy == .immutable { throw ExistingTarget.immutableConflict(job.destination) }
+        // An upload that compares (if_changed: tree uploads and copies by default) replaces a changed file with a
+        // new revision of it unless a mode was asked for; never a second file of the name beside it.
+        guard mode == .overwrite || (details.mode == nil && details.ifChanged == true) else {
             throw JobFailure.permanent(
                 "destination_exists",
                 "a file named \(metadata.name) with other content is already in the folder (id \(existing.id)); enqueue with --option mode=overwrite to store a new revision of it")

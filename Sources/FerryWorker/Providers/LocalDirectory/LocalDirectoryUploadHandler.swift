@@ -57,19 +57,15 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         let temporaryName = SafePath.temporaryName(for: name, jobID: job.jobID)
         let temporary = directory + "/" + temporaryName
         let folder = try await BlockingIO.run { try roots.openDirectory(directory, create: true, role: "destination") }
-        if try job.details(as: LocalDirectoryUploadDetails.self).ifChanged == true {
-            let size = expected.size
-            let same = try await BlockingIO.run { () throws -> Bool in
-                guard let existing = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) else { return false }
-                let info = try existing.status()
-                guard (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == size else { return false }
-                return try LocalContentHash.sameContent(source, existing, size: size)
-            }
-            if same {
-                context.logger.info("the destination holds the same content already; not copied again")
-                return .unchanged(["size": .int(size), "path": .string(target)])
-            }
+        let ifChanged = try job.details(as: LocalDirectoryUploadDetails.self).ifChanged == true
+        let policy = ExistingTarget.policy(of: job)
+        if ExistingTarget.looks(job, ifChanged: ifChanged),
+            let done = try await Self.look(at: name, in: folder, target: target, source: source, size: expected.size, policy: policy, context: context)
+        {
+            return done
         }
+        // A copy that compares replaces a changed file (the rename swaps it whole); otherwise a different file is kept.
+        let replaces = ifChanged && policy == .replace
         let part = try await BlockingIO.run { () throws -> OwnedFile in
             do {
                 // The source's permission bits, never wider (a root worker must not turn a 0600 secret into a 0644 copy).
@@ -122,7 +118,8 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             let mtime = expected.modifiedNanoseconds
             try await BlockingIO.run { try part.setModificationTime(nanoseconds: mtime) }
             let renamed = try await BlockingIO.run {
-                try Self.publish(temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, buffer: buffer)
+                try Self.publish(
+                    temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, replaces: replaces, buffer: buffer)
             }
             // Make the rename itself durable (with other jobs' renames: one flush for the group).
             if renamed { try await GroupSync.shared.sync(folder) }
@@ -164,11 +161,13 @@ public struct LocalDirectoryUploadHandler: JobHandler {
     }
 
     /// Renames into place within `folder`; an existing target with the same content means an earlier attempt
-    /// already did it. A symlink at the target is never followed (it is "different content"). Returns whether it
-    /// renamed (the folder then needs a sync).
+    /// already did it. A different file there is replaced by the rename when `replaces` (never partly: readers
+    /// see the old file or the new one), and otherwise kept (the job fails). A symlink at the target is never
+    /// followed (it is "different content"; replaced, the link itself goes). Returns whether it renamed (the
+    /// folder then needs a sync).
     static func publish(
         _ temporaryName: String, as name: String, in folder: OwnedFile, target: String, digest: String, size: Int64,
-        buffer: BufferPool.Buffer
+        replaces: Bool, buffer: BufferPool.Buffer
     ) throws -> Bool {
         if let existing = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) {
             let info = try existing.status()
@@ -176,7 +175,13 @@ public struct LocalDirectoryUploadHandler: JobHandler {
                 folder.removeChild(temporaryName)
                 return false
             }
-            throw JobFailure.permanent("destination_exists", "\(target) already exists with different content")
+            guard replaces else {
+                // The job fails for good: its copy would never be used.
+                folder.removeChild(temporaryName)
+                throw JobFailure.permanent(
+                    "destination_exists",
+                    "\(target) already exists with different content; enqueue with --if-changed to replace a changed file")
+            }
         }
         do {
             try folder.renameChild(temporaryName, to: name)

@@ -27,19 +27,22 @@ struct S3CopyWriter: CopyWriter {
         return S3DestinationListing(client: client, bucket: location.bucket, prefix: location.key)
     }
 
-    func present(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> [String: JSONValue]? {
+    func look(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> CopyDestinationLook {
         let location = try S3Location(job: job.destination)
         let client = try await uploads.access.client(for: location.account, logger: context.logger)
         let facts = source.facts
-        guard let info = try await S3UploadHandler.head(location, client: client), info.contentLength == facts.size else { return nil }
+        guard let info = try await S3UploadHandler.head(location, client: client) else { return .absent }
+        let found: [String: JSONValue] = ["size": .int(info.contentLength), "etag": .string(info.etag), "key": .string(location.key)]
         let same =
-            info.metadata["source-version"] == Self.versionText(facts.version)
-            || (facts.md5 != nil && S3ObjectFetch.plainMD5(info.etag) == facts.md5)
-            || (facts.digest.map { info.metadata[$0.kind.name] == $0.value } ?? false)
-        return same ? ["size": .int(info.contentLength), "etag": .string(info.etag), "key": .string(location.key)] : nil
+            info.contentLength == facts.size
+            && (info.metadata["source-version"] == Self.versionText(facts.version)
+                || (facts.md5 != nil && S3ObjectFetch.plainMD5(info.etag) == facts.md5)
+                || (facts.digest.map { info.metadata[$0.kind.name] == $0.value } ?? false))
+        // A PUT replaces the object whole: the version seen needs no pinning.
+        return same ? .same(found) : .different(version: info.etag, details: found)
     }
 
-    func write(_ job: ClaimedJob, source: any CopySource, context: JobContext) async throws -> JobResult {
+    func write(_ job: ClaimedJob, source: any CopySource, seen: String?, context: JobContext) async throws -> JobResult {
         let location = try S3Location(job: job.destination)
         let options = try job.details(as: S3UploadDetails.self)
         let client = try await uploads.access.client(for: location.account, logger: context.logger)

@@ -43,9 +43,16 @@ struct S3UploadHandler: JobHandler {
         let (expected, source) = try await BlockingIO.run { try SourceExpectation.open(job, roots: roots) }
         let client = try await access.client(for: location.account, logger: context.logger)
         let mtime = Self.mtimeText(expected.modifiedNanoseconds)
-        if options.ifChanged == true, let present = try await Self.present(location, expected, mtime, source: source, client: client) {
-            context.logger.info("the object holds the same content already; not uploaded again")
-            return .unchanged(present)
+        // A PUT replaces the object whole: only the same content (if_changed) or the policy stops it.
+        if ExistingTarget.looks(job, ifChanged: options.ifChanged == true), let info = try await Self.head(location, client: client) {
+            if ExistingTarget.policy(of: job) == .ignore {
+                return ExistingTarget.leftAlone(["size": .int(info.contentLength), "etag": .string(info.etag)], logger: context.logger)
+            }
+            if let present = try await Self.present(info, expected, mtime, source: source) {
+                context.logger.info("the object holds the same content already; not uploaded again")
+                return .unchanged(present)
+            }
+            if ExistingTarget.policy(of: job) == .immutable { throw ExistingTarget.immutableConflict(job.destination) }
         }
         let upload = S3Upload(
             handler: self, job: job, context: context, client: client, source: .file(source), size: expected.size,
@@ -74,13 +81,13 @@ struct S3UploadHandler: JobHandler {
         return "\(nanoseconds / 1_000_000_000)." + String(repeating: "0", count: 9 - fraction.count) + fraction
     }
 
-    /// What shows the object at `location` already holds the source's content, or `nil` (no object, or another):
-    /// the same size and either the MD5 of a plain ETag or the same stored modification time (within 1 ms, for
-    /// objects rclone wrote). A missing object or bucket answers `nil`; other errors fail as the upload would.
+    /// What shows the object `info` already holds the source's content, or `nil` (another content): the same size
+    /// and either the MD5 of a plain ETag or the same stored modification time (within 1 ms, for objects rclone
+    /// wrote).
     static func present(
-        _ location: S3Location, _ expected: SourceExpectation, _ mtime: String, source: OwnedFile, client: S3Client
+        _ info: S3ObjectInfo, _ expected: SourceExpectation, _ mtime: String, source: OwnedFile
     ) async throws -> [String: JSONValue]? {
-        guard let info = try await head(location, client: client), info.contentLength == expected.size else { return nil }
+        guard info.contentLength == expected.size else { return nil }
         if let stored = info.metadata["mtime"].flatMap(Double.init), let ours = Double(mtime), abs(stored - ours) < 0.001 {
             return ["size": .int(expected.size), "etag": .string(info.etag), "mtime": .string(mtime)]
         }
