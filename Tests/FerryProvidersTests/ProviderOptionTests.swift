@@ -55,8 +55,8 @@ struct ProviderOptionTests {
     @Test("an option the provider does not take, or of the wrong type, is refused naming it and the provider's options", arguments: [
         (JobRequest(kind: .upload, source: "/a", to: "dropbox:w:/B/", options: ["mode": .commandLine("replace")]), "mode", "unknown value 'replace'"),
         (JobRequest(kind: .upload, source: "/a", to: "dropbox:w:/B/", options: ["mute": .json(.string("yes"))]), "mute", "true or false"),
-        (JobRequest(kind: .upload, source: "/a", to: "dropbox:w:/B/", options: ["colour": .commandLine("red")]), "colour", "autorename, existing, if_changed, mode, mute"),
-        (JobRequest(kind: .upload, source: "/a", to: "file:///nas/", options: ["mode": .commandLine("overwrite")]), "mode", "local directory uploads: existing, if_changed"),
+        (JobRequest(kind: .upload, source: "/a", to: "dropbox:w:/B/", options: ["colour": .commandLine("red")]), "colour", "autorename, existing, filter, if_changed, mode, mute, sync"),
+        (JobRequest(kind: .upload, source: "/a", to: "file:///nas/", options: ["mode": .commandLine("overwrite")]), "mode", "local directory uploads: existing, filter, if_changed, sync"),
         (JobRequest(kind: .fetch, source: "https://example.com/a.jpg", to: "/in/", options: ["if_changed": .json(.bool(true))]), "if_changed", "options for URL fetches: existing, filter, sha256"),
         (JobRequest(kind: .fetch, source: "dropbox:w:/P", to: "/in/", options: ["mode": .commandLine("overwrite")]), "mode", "Dropbox fetches"),
         (JobRequest(kind: .fetch, source: "flickr:u", to: "/in/", options: ["max": .commandLine("ten")]), "max", "integer"),
@@ -89,12 +89,12 @@ struct ProviderOptionTests {
         func names(_ scheme: String, _ role: ProviderOptionCatalog.Role) -> Set<String> {
             Set(registry.optionCatalog.entries.filter { $0.scheme == scheme && $0.role == role }.map(\.option.name))
         }
-        #expect(names("dropbox", .upload) == ["mode", "autorename", "mute", "if_changed", "tree", "existing"])
+        #expect(names("dropbox", .upload) == ["mode", "autorename", "mute", "if_changed", "tree", "existing", "filter", "sync"])
         #expect(names("dropbox", .fetch) == ["sha256", "recursive", "thumbnail", "page_size", "existing", "filter"])
-        #expect(names("dropbox", .copy) == ["mode", "autorename", "mute", "if_changed", "filter", "existing"])
-        #expect(names("s3", .copy) == ["storage_class", "content_type", "if_changed", "filter", "existing"])
+        #expect(names("dropbox", .copy) == ["mode", "autorename", "mute", "if_changed", "filter", "existing", "sync"])
+        #expect(names("s3", .copy) == ["storage_class", "content_type", "if_changed", "filter", "existing", "sync"])
         #expect(names("http", .fetch) == ["sha256", "existing", "filter"] && names("https", .fetch) == names("http", .fetch))
-        #expect(names("file", .upload) == ["if_changed", "tree", "existing"] && names("file", .fetch).isEmpty)
+        #expect(names("file", .upload) == ["if_changed", "tree", "existing", "filter", "sync"] && names("file", .fetch).isEmpty)
         #expect(names("flickr", .fetch) == ["size", "max", "account", "existing", "filter"] && names("flickr", .upload).isEmpty)
         // Every declared option's type travels: a choice its words, an integer its range.
         let pageSize = registry.optionCatalog.json.arrayValue?.first {
