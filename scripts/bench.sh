@@ -63,6 +63,9 @@ scripts/bench-local.sh "$bin" "$url"
 echo "==> S3 benchmark (moto, against rclone and aws s3 cp)"
 scripts/bench-s3.sh "$bin" "$url"
 
+echo "==> backups: ferry check against rclone check, ferry enqueue sync against rclone sync (10,000 files on moto, 1% changed, 1% deleted)"
+scripts/bench-backup.sh "$bin" "$url"
+
 echo "==> trees again: events of an unchanged schedule tick (tree job against every file); a second copy of an unchanged prefix against rclone"
 scripts/bench-copy.sh "$bin" "$url"
 
