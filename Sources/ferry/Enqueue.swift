@@ -59,6 +59,13 @@ struct Enqueue: AsyncParsableCommand {
             do; --immutable refuses, --ignore-existing leaves it), and a folder copied again enqueues only files \
             whose source changed since an earlier copy of the same folder to the same place.
 
+            sync: SRC is a local folder or a provider's folder, DEST a folder (ending in /). One job copies SRC \
+            into DEST/ as upload DIR --recursive or copy --recursive would (new files copied, changed ones \
+            replaced), waits for those copies, then deletes the files DEST/ holds that SRC no longer has (after the \
+            filters). It deletes nothing after a failed copy or an incomplete listing, beyond --max-delete N, or \
+            from a source that lists no file without --max-delete. --dry-run lists each copy, replacement and \
+            deletion. See Syncs in docs/cli.md.
+
             --from: one JSON object per line from FILE (or - for stdin), streamed in chunks with COPY into one \
             transaction, so any size fits in bounded memory: every line is enqueued or none is, and an error \
             names the line and the field. Ids are printed after the commit. Fields: kind \
