@@ -14,11 +14,7 @@ import Testing
 @Suite("sync: copies, then guarded deletions", .tags(.postgres, .process), .serialized)
 struct SyncTests {
     static func write(_ files: [String: String], under root: String) throws {
-        for (relative, content) in files {
-            let path = root + "/" + relative
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try content.write(toFile: path, atomically: false, encoding: .utf8)
-        }
+        try TreeUploadTests.write(files, under: root)
     }
 
     /// Regular files below `root` with their content.
