@@ -10,6 +10,7 @@ import PackageDescription
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryGoogleDrive           Google Drive API v3 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
+//   FerryInstagram             Instagram API (Instagram Login) client: feed, albums, token refresh (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
 //   FerryProviders             provider descriptors: schemes, typed options, resolve, job details (FerryCore only, no I/O)
 //   FerryClient                the Swift API for apps: enqueue, status, wait (FerryStore + FerryProviders, no worker)
@@ -124,6 +125,15 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryInstagram",
+            dependencies: [
+                "FerryCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FerryFlickr",
             dependencies: [
                 "FerryCore",
@@ -170,6 +180,7 @@ let package = Package(
                 "FerryDropbox",
                 "FerryGoogleDrive",
                 "FerryFlickr",
+                "FerryInstagram",
                 "FerryS3",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -365,7 +376,7 @@ let package = Package(
             dependencies: [
                 "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "FerryFlickr", "Postgres", "FerryTestSupport",
                 // The Google Drive handlers run in process against the dev server's Drive emulation.
-                "FerryGoogleDrive", "FerryDevServer", "FerryTesting",
+                "FerryGoogleDrive", "FerryInstagram", "FerryDevServer", "FerryTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

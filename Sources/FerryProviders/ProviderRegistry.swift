@@ -19,6 +19,7 @@ public struct ProviderRegistry: Sendable {
         LocalDirectoryProvider(),
         S3Provider(),
         GoogleDriveProvider(),
+        InstagramProvider(),
     ])
 
     /// - Precondition: schemes and names are unique, and no option is named like a generic job field.

@@ -1,0 +1,7 @@
+import FerryStore
+
+extension InstagramAccountKind {
+    func shownFields(of account: AccountRecord) -> [AccountField] {
+        [.url("api url", account.apiURL)]
+    }
+}
