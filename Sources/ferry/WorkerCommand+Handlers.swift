@@ -11,13 +11,14 @@ extension WorkerCommand {
     /// folders listed only inside the worker's roots.
     static func providerHandlers(
         _ providers: ProviderRegistry, store: FerryStore, box: SecretBox?, http: HTTPClient, workerName: String, chunkBytes: Int,
-        roots: LocalRoots, logger: Logger
+        roots: LocalRoots, allowsDeletes: Bool = true, logger: Logger
     ) -> JobHandlers {
         let tokens = box.map {
             AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger, registry: providers)
         }
         let folders = RemoteFolderLedger(store: store, owner: "\(workerName)/\(UUID().uuidString.prefix(8))")
-        return JobHandlers(
-            registry: providers, environment: ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders, localRoots: roots))
+        var environment = ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders, localRoots: roots)
+        environment.allowsDeletes = allowsDeletes
+        return JobHandlers(registry: providers, environment: environment)
     }
 }

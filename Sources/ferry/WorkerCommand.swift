@@ -130,6 +130,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("retry-base"), help: .hidden)
     var retryBase: Double = 2
 
+    @Flag(name: .customLong("no-deletes"), help: "Delete nothing at any destination: a sync's deletions fail (deletes_disabled) and the copies still run. For fleets whose producers must not remove files.")
+    var noDeletes = false
+
     @Flag(name: .customLong("no-schedules"), help: "Do not fire schedules (ferry schedule); other workers do.")
     var noSchedules = false
 
@@ -274,7 +277,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
                     ?? Self.providerHandlers(
                         providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, roots: configuration.localRoots,
-                        logger: logger)
+                        allowsDeletes: !noDeletes, logger: logger)
                 let scheduler = noSchedules ? nil : Scheduler(
                     store: store, workerName: workerName,
                     interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), registry: providers, // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.

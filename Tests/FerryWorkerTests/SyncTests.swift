@@ -132,6 +132,19 @@ struct SyncTests {
         #expect(failed.state == "failed" && failed.error.contains("sync_incomplete") && failed.error.contains("nothing was deleted"), "\(failed)")
         #expect((try await server.stats()["requests_per_route"]?["files/delete_v2"]?.intValue ?? 0) == 0, "nothing deleted")
 
+        // A worker with --no-deletes runs the copies and deletes nothing.
+        let guarded = try await FerryProcess.run(
+            ["enqueue", "sync", source, "--to", target + "/", "--batch", "no-deletes"], databaseURL: db.url)
+        try #require(guarded.status == 0, "\(guarded.stderr)")
+        let careful = try TestWorker.transfers(db, name: "careful", ["--no-deletes"])
+        let waited = try await FerryProcess.run(["wait", "--batch", "no-deletes", "--timeout", "300"], databaseURL: db.url)
+        careful.signal(SIGTERM)
+        _ = try await careful.waitForExit()
+        #expect(waited.status == 1)
+        let refused = try await Self.syncJob(db, "no-deletes")
+        #expect(refused.state == "failed" && refused.error.contains("deletes_disabled"), "\(refused)")
+        #expect(Self.tree(target)["extra.jpg"] == "x" && Self.tree(target)["a.jpg"] == "a", "copied, nothing deleted")
+
         for (arguments, message) in [
             (["sync", source, "--to", target], "end --to with /"),
             (["sync", source, source + "/locked", "--to", target + "/"], "one SRC"),

@@ -14,6 +14,8 @@ public struct ProviderEnvironment: Sendable {
     /// The local folders listings may read (a worker's `--local-root`s). Default none: a process that lists local
     /// folders says which (the CLI, run by the user, lists what its user can read: ``LocalRoots/unconfined``).
     public var localRoots: LocalRoots
+    /// Whether jobs may delete files at their destinations (a sync's deletions); `ferry worker --no-deletes` says no.
+    public var allowsDeletes = true
 
     public init(
         httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil),

@@ -39,6 +39,11 @@ extension SyncHandler {
     /// deleted by this sync so far.
     func delete(_ extras: [RemoteEntry], job: ClaimedJob, deletedBefore: Int64, context: JobContext) async throws -> Int64 {
         guard !extras.isEmpty else { return deletedBefore }
+        guard environment.allowsDeletes else {
+            throw JobFailure.permanent(
+                "deletes_disabled",
+                "this sync would delete \(extras.count) files of \(job.destination), and this worker runs with --no-deletes: nothing was deleted. Run it on a worker that allows deletions, or copy instead of syncing")
+        }
         guard let provider = registry.provider(for: job.destination) as? any ProviderHandlers,
             let remover = provider.remover(environment: environment)
         else {
