@@ -31,6 +31,8 @@ promtool=$(command -v promtool || true)
 [[ -n "$promtool" ]] || fail "promtool not found (Debian package prometheus; scripts/install-deps.sh installs it)"
 rules_output=$("$promtool" check rules deploy/prometheus/ferry-alerts.yaml 2>&1) || fail "promtool check rules failed:"$'\n'"$rules_output"
 echo "check-deploy: Prometheus rules check clean ($(grep -c 'alert:' deploy/prometheus/ferry-alerts.yaml) alerts)"
+rules_tests=$(cd deploy/prometheus && "$promtool" test rules ferry-alerts-tests.yaml 2>&1) || fail "promtool test rules failed:"$'\n'"$rules_tests"
+echo "check-deploy: Prometheus rule tests pass (a paused queue stays quiet)"
 
 # --- Kubernetes, systemd flags, Dockerfile ---------------------------------------------------------------------
 python=python3

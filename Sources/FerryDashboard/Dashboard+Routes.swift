@@ -17,11 +17,11 @@ extension Dashboard {
             guard let name = context.parameters.get("name")?.removingPercentEncoding else {
                 return problem(request, .badRequest, "the batch name in the address is not validly percent-encoded")
             }
-            let query = request.uri.queryParameters
-            let state = query["status"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-            let search = query["q"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+            let query = queryFields(request)
+            let state = query["status"].flatMap { $0.isEmpty ? nil : $0 }
+            let search = query["q"].flatMap { $0.isEmpty ? nil : $0 }
             var after: UUID?
-            if let text = query["after"].map(String.init), !text.isEmpty {
+            if let text = query["after"], !text.isEmpty {
                 guard let id = UUID(uuidString: text) else {
                     return problem(request, .badRequest, "after= must be a job id (a UUID)")
                 }
@@ -30,7 +30,7 @@ extension Dashboard {
             if let state, !Self.states.contains(state) {
                 return problem(request, .badRequest, "status= must be one of \(Self.states.joined(separator: ", "))")
             }
-            let sort = query["sort"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? BatchJobOrder.enqueued.rawValue
+            let sort = query["sort"].flatMap { $0.isEmpty ? nil : $0 } ?? BatchJobOrder.enqueued.rawValue
             guard let order = BatchJobOrder(rawValue: sort) else {
                 return problem(request, .badRequest, "sort= must be one of \(BatchJobOrder.allCases.map(\.rawValue).joined(separator: ", "))")
             }
@@ -48,15 +48,15 @@ extension Dashboard {
             await respond(request) { view in try await failed(view) }
         }
         router.get(RouterPath("\(base)/search")) { request, _ in
-            let query = request.uri.queryParameters
+            let query = queryFields(request)
             var before: UUID?
-            if let text = query["before"].map(String.init), !text.isEmpty {
+            if let text = query["before"], !text.isEmpty {
                 guard let id = UUID(uuidString: text) else {
                     return problem(request, .badRequest, "before= must be a job id (a UUID)")
                 }
                 before = id
             }
-            let text = query["q"].map(String.init)
+            let text = query["q"]
             return await respond(request) { view in try await search(text, before: before, view) }
         }
         router.get(RouterPath("\(base)/queues")) { request, _ in
@@ -211,6 +211,13 @@ extension Dashboard {
     static func isHTTPS(_ request: Request) -> Bool {
         guard let proto = request.headers.first(where: { $0.name.canonicalName == "x-forwarded-proto" })?.value else { return false }
         return proto.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } == "https"
+    }
+
+    /// The address's query fields, decoded as browsers encode a GET form (`application/x-www-form-urlencoded`:
+    /// a space as `+` or `%20`). Hummingbird's `queryParameters` leaves `+` as is, so a search for "two words"
+    /// would look for "two+words".
+    func queryFields(_ request: Request) -> FormFields {
+        FormFields(request.uri.query ?? "")
     }
 
     func form(_ request: Request) async throws -> FormFields {

@@ -7,7 +7,7 @@ extension Dashboard {
     func searchBox(_ view: DashboardView, _ text: String = "") -> String {
         "<form class=\"search\" method=\"get\" action=\"\(HTML.escape(base))/search\">"
             + "<input name=\"q\" id=\"search-box\" value=\"\(HTML.escape(text))\" "
-            + "placeholder=\"job id, path text, error:CODE or KEY=VALUE\" aria-label=\"search jobs\"> <button>Search</button></form>"
+            + "placeholder=\"job id, path or error text, error:CODE or KEY=VALUE\" aria-label=\"search jobs\"> <button>Search</button></form>"
     }
 
     /// Jobs of every batch that a search finds (``JobSearch``), newest first, 50 a page by keyset (`?before=ID`).
@@ -15,7 +15,8 @@ extension Dashboard {
     func search(_ text: String?, before: UUID?, _ view: DashboardView) async throws -> DashboardPage {
         var html = searchBox(view, text ?? "")
         guard let text, !text.isEmpty else {
-            html += "<p>Search every batch: a job id or its start, text anywhere in a source or destination, "
+            html += "<p>Search every batch: a job id or its start, text anywhere in a source or destination or in the last "
+                + "error of the newest \(JobSearch.errorTextScanLimit) failed jobs (<code>path:TEXT</code> or <code>error:TEXT</code> for one of them), "
                 + "<code>error:CODE</code> (as the failures page groups them) or <code>KEY=VALUE</code> of the metadata.</p>"
             return DashboardPage(title: "Search", html: html, json: .object(["query": .null, "jobs": .array([])]))
         }
@@ -32,7 +33,7 @@ extension Dashboard {
         let jobs = try await store.searchJobs(search, before: before)
         let next = jobs.count == FerryStore.searchPageSize ? jobs.last?.jobID : nil
         let now = Date()
-        html += "<p id=\"search-kind\">\(jobs.isEmpty ? "No" : "\(jobs.count)\(next == nil ? "" : "+")") job(s) by \(search.kind), newest first</p>"
+        html += "<p id=\"search-kind\">\(jobs.isEmpty ? "No" : "\(jobs.count)\(next == nil ? "" : "+")") job(s) by \(Self.describe(search)), newest first</p>"
         html += view.table(
             ["job", "batch", "status", "source", "destination", "last error", "enqueued"],
             jobs.map { job in
@@ -49,5 +50,15 @@ extension Dashboard {
             "next_before": next.map { .string($0.uuidString.lowercased()) } ?? .null,
         ])
         return DashboardPage(title: "Search", html: html, json: json)
+    }
+
+    /// What a search looked at, in the words of the page: error text names its bound, so that an old failure not
+    /// found is not taken for no failure.
+    static func describe(_ search: JobSearch) -> String {
+        switch search {
+        case .text: "path or error text (errors of the newest \(JobSearch.errorTextScanLimit) failed jobs)"
+        case .errorText: "error text (of the newest \(JobSearch.errorTextScanLimit) failed jobs)"
+        default: search.kind
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `application/x-www-form-urlencoded` fields (the dashboard's POST bodies).
+/// `application/x-www-form-urlencoded` fields: the dashboard's POST bodies and its addresses' query strings (a GET
+/// form sends a space as `+`, a link as `%20`; both decode to a space, and `%2B` to a plus).
 struct FormFields {
     /// Every value of each name, in body order (a bulk action's `job` fields repeat).
     private(set) var lists: [String: [String]] = [:]
@@ -9,7 +10,10 @@ struct FormFields {
         for pair in body.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]) else { continue }
-            lists[name, default: []].append(parts.count > 1 ? Self.decode(parts[1]) ?? "" : "")
+            // A value that is not validly percent-encoded is kept as sent (with `+` as a space) rather than dropped:
+            // it is only ever bound or escaped, and the operator sees what was searched.
+            let value = parts.count > 1 ? Self.decode(parts[1]) ?? parts[1].replacingOccurrences(of: "+", with: " ") : ""
+            lists[name, default: []].append(value)
         }
     }
 

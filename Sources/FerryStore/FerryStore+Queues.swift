@@ -23,6 +23,18 @@ extension FerryStore {
         }
     }
 
+    /// The queues paused now (`ferry.queue_controls`, a few rows): the `ferry_queue_paused` gauge, so that alerts on a
+    /// waiting backlog leave alone a queue paused on purpose.
+    public func pausedQueues() async throws -> Set<String> {
+        do {
+            return try await client.withConnection { connection in
+                Set(try connection.query("SELECT queue FROM ferry.queue_controls WHERE paused").rows.map { try $0.decode(String.self, at: 0) })
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// Whether `queue` is known: it has jobs, a live worker serves it, or it was paused or resumed before. A pause
     /// of a misspelled queue would otherwise succeed and stop nothing.
     public func queueIsKnown(_ queue: String) async throws -> Bool {

@@ -23,15 +23,71 @@ extension FerryStore {
         }
     }
 
-    /// The SQL of one search page: one index condition (primary key range, trigram, error code, metadata) and the
-    /// keyset bound, newest first.
+    /// The SQL of one search page: one index condition (primary key range, trigram, error code, metadata, the newest
+    /// failures) and the keyset bound, newest first.
     static func searchQuery(_ search: JobSearch, before: UUID?, limit: Int) -> (sql: String, binds: [any PostgresBindable]) {
+        let pageSize = max(1, min(limit, searchPageSize))
+        switch search {
+        case .text(let text):
+            return textQuery(text, before: before, pageSize: pageSize)
+        case .errorText(let text):
+            var binds: [any PostgresBindable] = [containsPattern(text)]
+            if let before { binds.append(before) }
+            let sql = """
+                SELECT \(JobStatusRow.columns) FROM ferry.job_status
+                 WHERE job_id IN (\(recentFailures(matching: "$1", before: before == nil ? nil : "$2", pageSize: pageSize)))
+                 ORDER BY job_id DESC LIMIT \(pageSize)
+                """
+            return (sql, binds)
+        default:
+            let (conditions, binds) = indexedConditions(search, before: before)
+            let sql = """
+                SELECT \(JobStatusRow.columns) FROM ferry.job_status
+                 WHERE \(conditions.joined(separator: " AND ")) ORDER BY job_id DESC LIMIT \(pageSize)
+                """
+            return (sql, binds)
+        }
+    }
+
+    /// Plain text: the newest page of path matches and the newest page of recent failures whose error matches,
+    /// merged. Each side keeps its own plan (a trigram probe or the newest terms first; the newest failures by
+    /// `jobs_finished_idx`), which one `OR` over both would lose.
+    static func textQuery(_ text: String, before: UUID?, pageSize: Int) -> (sql: String, binds: [any PostgresBindable]) {
+        var binds: [any PostgresBindable] = [containsPattern(text)]
+        if let before { binds.append(before) }
+        let bound = before == nil ? "" : " AND s.job_id < $2::uuid"
+        let sql = """
+            SELECT \(JobStatusRow.columns) FROM ferry.job_status
+             WHERE job_id IN (
+                   (SELECT s.job_id FROM ferry.job_search s WHERE s.path ILIKE $1\(bound) ORDER BY s.job_id DESC LIMIT \(pageSize))
+                   UNION ALL
+                   (\(recentFailures(matching: "$1", before: before == nil ? nil : "$2", pageSize: pageSize))))
+             ORDER BY job_id DESC LIMIT \(pageSize)
+            """
+        return (sql, binds)
+    }
+
+    /// Ids of the newest page of failed jobs, among the newest ``JobSearch/errorTextScanLimit`` failures, whose
+    /// last error matches the pattern bound at `pattern` (and below the job id bound at `before`).
+    static func recentFailures(matching pattern: String, before: String?, pageSize: Int) -> String {
+        """
+        SELECT f.job_id FROM (SELECT job_id, last_error FROM ferry.job_status WHERE state = 'failed'
+                               ORDER BY finished_at DESC LIMIT \(JobSearch.errorTextScanLimit)) f
+         WHERE f.last_error ILIKE \(pattern)\(before.map { " AND f.job_id < \($0)::uuid" } ?? "")
+         ORDER BY f.job_id DESC LIMIT \(pageSize)
+        """
+    }
+
+    /// The conditions of the searches one index answers on its own, and their binds.
+    static func indexedConditions(_ search: JobSearch, before: UUID?) -> (conditions: [String], binds: [any PostgresBindable]) {
         var binds: [any PostgresBindable] = []
         var conditions: [String]
         switch search {
         case .idPrefix(let digits):
             binds = [uuid(digits, padding: "0"), uuid(digits, padding: "f")]
             conditions = ["job_id BETWEEN $1::uuid AND $2::uuid"]
+        case .text, .errorText:
+            preconditionFailure("searchQuery answers text searches with their own query")
         case .path(let text):
             binds = [containsPattern(text)]
             // The terms live beside the job (migration 0037): a trigram probe there for rare text, or the newest jobs
@@ -54,11 +110,7 @@ extension FerryStore {
             binds.append(before)
             conditions.append("job_id < $\(binds.count)::uuid")
         }
-        let sql = """
-            SELECT \(JobStatusRow.columns) FROM ferry.job_status
-             WHERE \(conditions.joined(separator: " AND ")) ORDER BY job_id DESC LIMIT \(max(1, min(limit, searchPageSize)))
-            """
-        return (sql, binds)
+        return (conditions, binds)
     }
 
     /// The lowest (`padding` "0") or highest ("f") job id that starts with these hex digits.

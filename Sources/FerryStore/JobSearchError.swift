@@ -5,10 +5,12 @@ public struct JobSearchError: Error, Sendable, CustomStringConvertible {
         case empty
         /// `id:` followed by something other than hexadecimal digits and dashes.
         case badJobID = "bad_job_id"
-        /// `error:` followed by something that is not an error code.
+        /// `code:` followed by something that is not an error code.
         case badErrorCode = "bad_error_code"
         /// Path text shorter than ``JobSearch/minimumPathLength``.
         case tooShort = "too_short"
+        /// Text longer than ``JobSearch/maximumLength``.
+        case tooLong = "too_long"
     }
 
     public var code: Code

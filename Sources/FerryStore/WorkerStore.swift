@@ -103,6 +103,9 @@ public protocol WorkerStore: Sendable {
     /// Queue depth for metrics: every queue with unfinished jobs, and each of `queues`.
     func queueDepth(including queues: [String]) async throws -> [QueueDepthRow]
 
+    /// The queues paused now, for the `ferry_queue_paused` gauge.
+    func pausedQueues() async throws -> Set<String>
+
     /// What is known of freshly claimed jobs' traces (called only with tracing on).
     func traceFacts(for jobs: [ClaimedJob]) async throws -> [UUID: JobTraceFacts]
 

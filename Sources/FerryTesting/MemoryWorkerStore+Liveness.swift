@@ -97,6 +97,10 @@ extension MemoryWorkerStore {
     /// Nothing to fold: the memory store keeps no counters.
     public func compactCounters() async throws -> Int { 0 }
 
+    public func pausedQueues() async throws -> Set<String> {
+        state.withLock { $0.pausedQueues }
+    }
+
     public func queueDepth(including queues: [String]) async throws -> [QueueDepthRow] {
         state.withLock { state in
             let now = state.now

@@ -186,7 +186,8 @@ extension Worker {
     func queueDepthLoop() async {
         while !Task.isCancelled {
             do {
-                metrics.queueDepth(try await store.queueDepth(including: configuration.queues))
+                let depth = try await store.queueDepth(including: configuration.queues)
+                metrics.queueDepth(depth, paused: try await store.pausedQueues())
             } catch {
                 logger.debug("reading queue depth failed", metadata: ["error": "\(error)"])
             }

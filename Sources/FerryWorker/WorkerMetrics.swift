@@ -45,6 +45,9 @@ final class WorkerMetrics: Sendable {
     static let oldestWaiting = MetricSpec(
         base: "ferry_queue_oldest_waiting", unit: "seconds",
         help: "How long the oldest due job of the queue has waited since its run_at; 0 when no job is due.")
+    static let paused = MetricSpec(
+        base: "ferry_queue_paused", unit: "",
+        help: "1 while the queue is paused (ferry queue pause: claims skip it), else 0. Read from the database with ferry_queue_depth.")
     static let depthRead = MetricSpec(
         base: "ferry_queue_depth_read_timestamp", unit: "seconds",
         help: "Unix time of this worker's last successful read of ferry_queue_depth from the database.")
@@ -147,10 +150,12 @@ final class WorkerMetrics: Sendable {
 
     /// Sets the queue gauges from one read: every queue in `rows`, and 0 for every queue exported before that
     /// the read no longer lists (drained), so alerts on backlog clear.
-    func queueDepth(_ rows: [QueueDepthRow], readAt: Date = Date()) {
+    func queueDepth(_ rows: [QueueDepthRow], paused: Set<String> = [], readAt: Date = Date()) {
         let listed = Dictionary(rows.map { ($0.queue, $0) }, uniquingKeysWith: { first, _ in first })
+        // A paused queue is listed even without jobs, and stays listed (at 0) once resumed.
         let queues = depthQueues.withLock { known -> Set<String> in
             known.formUnion(listed.keys)
+            known.formUnion(paused)
             return known
         }
         for queue in queues {
@@ -158,6 +163,7 @@ final class WorkerMetrics: Sendable {
             gauge(Self.queueDepth, [("queue", queue), ("state", "queued")]).set(row.queued)
             gauge(Self.queueDepth, [("queue", queue), ("state", "running")]).set(row.running)
             gauge(Self.oldestWaiting, [("queue", queue)]).set(row.oldestWaitingSeconds)
+            gauge(Self.paused, [("queue", queue)]).set(Int64(paused.contains(queue) ? 1 : 0))
         }
         gauge(Self.depthRead, []).set(readAt.timeIntervalSince1970)
     }

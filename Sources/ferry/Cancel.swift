@@ -15,7 +15,7 @@ struct Cancel: AsyncParsableCommand {
               ferry cancel --batch trip
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
+    @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
     @Option(help: ArgumentHelp("Cancel every unfinished job of this batch.", valueName: "name"), completion: CompletionValues.batch)
@@ -29,11 +29,13 @@ struct Cancel: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let target = try CommandTarget.resolve(job: job, batch: batch)
+            try CommandTarget.check(job: job, batch: batch)
             // Cancelling again is harmless: a retry after an unclear commit finds the jobs cancelled already.
             _ = try await CommandTarget.perform(
                 connection, database, json: json, nothing: "nothing to cancel: every job of the batch has finished"
-            ) { store, requester in try await store.cancel(target, requestedBy: requester) }
+            ) { store, requester in
+                try await store.cancel(try await CommandTarget.resolve(job: job, batch: batch, in: store), requestedBy: requester)
+            }
         }
     }
 }

@@ -5,12 +5,20 @@ import Foundation
 
 /// Target resolution and output shared by cancel, retry and discard.
 enum CommandTarget {
-    static func resolve(job: String?, batch: String?) throws -> FerryStore.JobFilter {
+    /// Checks the arguments before connecting: a job id (or a start of one) or a batch, not both.
+    static func check(job: String?, batch: String?) throws {
         switch (job, batch) {
-        case (let job?, nil): return .job(try JobID.parse(job))
-        case (nil, let batch?): return .batch(batch)
+        case (let job?, nil): try JobID.validate(job)
+        case (nil, _?): return
         default: throw CLIUsageError(message: "give either a job id or --batch NAME")
         }
+    }
+
+    /// The jobs the arguments name, a job id's start resolved to its one job in `store` (``JobID/resolve(_:in:)``).
+    static func resolve(job: String?, batch: String?, in store: FerryStore) async throws -> FerryStore.JobFilter {
+        try check(job: job, batch: batch)
+        if let job { return .job(try await JobID.resolve(job, in: store)) }
+        return .batch(batch ?? "")
     }
 
     /// Runs `command` on the current store (riding out a database restart as `database` asks), prints its

@@ -19,7 +19,7 @@ struct Discard: AsyncParsableCommand {
               ferry discard --batch trip --status failed
             """)
 
-    @Argument(help: ArgumentHelp("Job ids.", valueName: "job"), completion: CompletionValues.job)
+    @Argument(help: ArgumentHelp("Job ids (or starts of them that only one job has each).", valueName: "job"), completion: CompletionValues.job)
     var jobs: [String] = []
 
     @Option(help: ArgumentHelp("Discard every failed job of this batch.", valueName: "name"), completion: CompletionValues.batch)
@@ -40,8 +40,16 @@ struct Discard: AsyncParsableCommand {
             let target = try resolve()
             let outcomes = try await CommandTarget.perform(
                 connection, database, json: json, nothing: "nothing to discard: no job of the batch is failed"
-            ) { store, requester in try await store.discard(target, requestedBy: requester) }
-            guard case .jobs(let named) = target else { return }
+            ) { store, requester in
+                guard case .jobs = target else { return try await store.discard(target, requestedBy: requester) }
+                // Starts of ids resolve to their one job each (or refuse); whole ids are the store's to report.
+                var ids: [UUID] = []
+                for job in jobs { ids.append(try await JobID.resolve(job, in: store)) }
+                return try await store.discard(.jobs(ids), requestedBy: requester)
+            }
+            // Only whole ids can name a missing job: a start that matched none was refused above.
+            guard case .jobs = target else { return }
+            let named = jobs.compactMap { UUID(uuidString: $0) }
             let found = Set(outcomes.map(\.jobID))
             for id in named where !found.contains(id) {
                 printError("error: no such job \(id.uuidString.lowercased()); check the id with ferry status")
@@ -63,7 +71,8 @@ struct Discard: AsyncParsableCommand {
         switch (jobs.isEmpty, batch) {
         case (false, nil):
             if status != nil { throw CLIUsageError(message: "--status goes with --batch NAME") }
-            return .jobs(try jobs.map(JobID.parse))
+            try jobs.forEach(JobID.validate)
+            return .jobs([])
         case (true, let batch?): return .batch(batch)
         default: throw CLIUsageError(message: "give job ids or --batch NAME")
         }

@@ -11,7 +11,7 @@ struct Events: AsyncParsableCommand {
               ferry events 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --json | jq '.[] | .type'
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
+    @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String
 
     @Flag(help: "Print JSON.")
@@ -23,12 +23,13 @@ struct Events: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let id = try JobID.parse(job)
+            try JobID.validate(job)
             let wait = try database.resolved()
-            let events = try await wait.run {
+            let (id, events) = try await wait.run {
                 let store = reads.makeStore(connection)
                 defer { store.client.close() }
-                return try await store.events(of: id)
+                let id = try await JobID.resolve(job, in: store)
+                return (id, try await store.events(of: id))
             }
             guard !events.isEmpty else {
                 let archived = try await wait.run {

@@ -21,11 +21,12 @@ struct Retry: AsyncParsableCommand {
 
             Examples:
               ferry retry 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
+              ferry retry 0193a0c4-6f1e
               ferry retry --batch trip
               ferry retry 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10 --option mode=overwrite
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"))
+    @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
     @Option(help: ArgumentHelp("Retry every failed or cancelled job of this batch.", valueName: "name"))
@@ -46,13 +47,16 @@ struct Retry: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let target = try CommandTarget.resolve(job: job, batch: batch)
+            try CommandTarget.check(job: job, batch: batch)
             let outcomes: [CommandOutcome]
             do {
                 let changes = try Self.typedOptions(options)
                 outcomes = try await CommandTarget.perform(
                     connection, database, json: json, nothing: "nothing to retry: no job of the batch is failed or cancelled"
-                ) { store, requester in try await store.retry(target, requestedBy: requester, options: changes) }
+                ) { store, requester in
+                    let target = try await CommandTarget.resolve(job: job, batch: batch, in: store)
+                    return try await store.retry(target, requestedBy: requester, options: changes)
+                }
             } catch let issue as ValidationIssue {
                 printError("error: \(issue)")
                 printError("nothing was retried")

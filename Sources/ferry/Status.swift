@@ -17,15 +17,26 @@ struct Status: AsyncParsableCommand {
             Examples:
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry status --batch trip
+              ferry status --batch trip --status failed
+              ferry status 0193a0c4
               ferry status --queue photos --json
+
+            A batch lists its jobs failed first, then discarded, cancelled, running, queued and succeeded ones \
+            (each in enqueue order), and says how many it does not show; --status STATE lists the jobs in one \
+            state. A job id may be shortened to any start that only one job has.
               ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
+    @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
-    @Option(help: ArgumentHelp("Show one batch and its jobs.", valueName: "name"), completion: CompletionValues.batch)
+    @Option(help: ArgumentHelp("Show one batch and its jobs (failed first).", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
+
+    @Option(
+        name: .customLong("status"),
+        help: ArgumentHelp("With --batch: only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded).", valueName: "state"))
+    var state: String?
 
     @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"), completion: CompletionValues.queue)
     var queue: String?
@@ -45,6 +56,7 @@ struct Status: AsyncParsableCommand {
             let chosen = [job != nil, batch != nil, queue != nil].filter { $0 }.count
             guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch or --queue") }
             if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
+            let states = try Self.states(state, batch: batch)
             let jobLimit = limit ?? 100
             // Reads only: trying again is always safe.
             try await database.resolved().run {
@@ -60,7 +72,7 @@ struct Status: AsyncParsableCommand {
                     return JSONValue.object(fields).jsonText
                 }
                 if let job {
-                    let id = try JobID.parse(job)
+                    let id = try await JobID.resolve(job, in: store)
                     guard let row = try await store.jobStatus(.job(id)).first else {
                         throw Self.missing(job: id, try await store.archive.job(id), json: json)
                     }
@@ -74,16 +86,7 @@ struct Status: AsyncParsableCommand {
                     }
                     printDetail(row, retried: retried)
                 } else if let batch {
-                    guard let summary = try await store.batchStatus(batch).first else {
-                        throw Self.missing(batch: batch, try await store.archive.batch(batch), json: json)
-                    }
-                    let jobs = try await store.jobStatus(.batch(batch), limit: jobLimit)
-                    if json {
-                        return print(output(["batch": summary.json, "jobs": .array(jobs.map(\.json))]))
-                    }
-                    printBatches([summary])
-                    print("")
-                    printJobs(jobs, limit: jobLimit)
+                    try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
                 } else if let queue {
                     let stats = try await store.queueStats(queue)
                     let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
@@ -136,7 +139,7 @@ struct Status: AsyncParsableCommand {
         }
     }
 
-    func printJobs(_ rows: [JobStatusRow], limit: Int) {
+    func printJobs(_ rows: [JobStatusRow], limit: Int, notShown: Int64? = nil) {
         print(
             TablePrinter.render(
                 headers: ["JOB", "KIND", "STATUS", "ATTEMPT", "PROGRESS", "DESTINATION", "LAST ERROR"],
@@ -146,7 +149,11 @@ struct Status: AsyncParsableCommand {
                         ($0.percent ?? "-") + "%", $0.destination, $0.lastError.map { String($0.prefix(60)) } ?? "",
                     ]
                 }))
-        if rows.count == limit { print("(first \(limit) jobs; use --limit for more)") }
+        if let notShown {
+            if notShown > 0 { print("(\(notShown) more job(s) not shown; use --status STATE or --limit)") }
+        } else if rows.count == limit {
+            print("(first \(limit) jobs; use --limit for more)")
+        }
     }
 
     func printBatches(_ rows: [BatchStatusRow]) {
@@ -177,15 +184,5 @@ struct Status: AsyncParsableCommand {
                 rows: rows.map {
                     [$0.queue + ($0.paused ? " (paused)" : ""), $0.state, "\($0.jobs)", "\($0.due)", String(format: "%.1fs", $0.oldestWaitingSeconds)]
                 }))
-    }
-}
-
-/// Parses job ids given on the command line.
-enum JobID {
-    static func parse(_ text: String) throws -> UUID {
-        guard let id = UUID(uuidString: text) else {
-            throw ValidationIssue(field: "job", problem: "not a job id", fix: "give the UUID printed by ferry enqueue")
-        }
-        return id
     }
 }

@@ -33,7 +33,7 @@ struct Wait: AsyncParsableCommand {
               ferry wait --batch trip --read-database-url postgresql://standby/ferry
             """)
 
-    @Argument(help: ArgumentHelp("A job id.", valueName: "job"), completion: CompletionValues.job)
+    @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String?
 
     @Option(help: ArgumentHelp("Wait for every job of this batch.", valueName: "name"), completion: CompletionValues.batch)
@@ -63,7 +63,7 @@ struct Wait: AsyncParsableCommand {
         let interrupt = InterruptHandler(output: output)
         defer { withExtendedLifetime(interrupt) {} }
         try await runReporting {
-            let target = try resolveTarget()
+            try CommandTarget.check(job: job, batch: batch)
             if json && progress {
                 throw CLIUsageError(message: "--progress draws on standard output; with --json leave it out")
             }
@@ -74,10 +74,11 @@ struct Wait: AsyncParsableCommand {
                 throw ValidationIssue(field: "--interval", problem: "must be from 0.1 to 3600 seconds", fix: "pick a value in range")
             }
             // Once it has read the state, a wait rides out connection losses by itself; this covers the start.
-            try await database.resolved().run {
+            let target = try await database.resolved().run {
                 let probe = reads.makeStore(connection)
                 defer { probe.client.close() }
                 _ = try await probe.appliedSchemaVersion()
+                return try await resolveTarget(in: probe)
             }
             let store = reads.makeStore(connection)
             defer { store.client.close() }
@@ -101,12 +102,10 @@ struct Wait: AsyncParsableCommand {
         case job(UUID)
     }
 
-    func resolveTarget() throws -> Target {
-        switch (job, batch) {
-        case (let job?, nil): return .job(try JobID.parse(job))
-        case (nil, let batch?): return .batch(batch)
-        default: throw CLIUsageError(message: "give either a job id or --batch NAME")
-        }
+    /// The job (a start of its id resolved in `store`) or the batch to wait for.
+    func resolveTarget(in store: FerryStore) async throws -> Target {
+        if let job { return .job(try await JobID.resolve(job, in: store)) }
+        return .batch(batch ?? "")
     }
 
     func waitUntilFinished(_ target: Target, store: FerryStore, output: TerminalOutput) async throws {

@@ -351,6 +351,9 @@ struct CLIPolishTests {
                 var script = example
                     .replacingOccurrences(of: "0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10", with: ids[0])
                     .replacingOccurrences(of: "0193a0c4-7a02-7c55-9b1e-2f8f3b6f9d11", with: ids[1])
+                    // Starts of an id (ferry retry 0193a0c4-6f1e): a start only the first job has.
+                    .replacingOccurrences(of: "0193a0c4-6f1e", with: String(ids[0].prefix(34)))
+                    .replacingOccurrences(of: "0193a0c4", with: String(ids[0].prefix(35)))
                     .replacingOccurrences(of: "postgresql://standby/ferry", with: db.url)
                     .replacingOccurrences(of: "postgresql://admin@db/ferry", with: db.url)
                     .replacingOccurrences(of: "/usr/share/ferry/migrations", with: TestDatabase.migrationsDirectory)

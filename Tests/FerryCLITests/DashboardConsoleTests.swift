@@ -219,7 +219,7 @@ struct DashboardConsoleTests {
         }
     }
 
-    @Test("search across batches: the overview's box, /search by path, id, error code and metadata, HTML and JSON, paged")
+    @Test("search across batches: the overview's box, /search by text, id, error code, error text and metadata, HTML and JSON, paged; spaces as + or %20")
     func search() async throws {
         let db = try await TestDatabase.make("dashsearch")
         let store = db.store()
@@ -230,10 +230,10 @@ struct DashboardConsoleTests {
         try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
             #expect(try await dashboard.get("/").body.contains("action=\"/ferry/search\""))
             let page = try await dashboard.get("/search?q=img_")
-            #expect(page.status == 200 && page.body.contains("job(s) by path") && page.body.contains("href=\"/ferry/batches/south\""))
+            #expect(page.status == 200 && page.body.contains("job(s) by path or error text") && page.body.contains("href=\"/ferry/batches/south\""))
             let json = try await dashboard.get("/search?q=img_", json: true)
             let object = try #require(json.json as? [String: Any])
-            #expect((object["jobs"] as? [Any])?.count == 50 && object["kind"] as? String == "path")
+            #expect((object["jobs"] as? [Any])?.count == 50 && object["kind"] as? String == "text")
             let next = try #require(object["next_before"] as? String)
             let older = try await dashboard.get("/search?q=img_&before=\(next)", json: true)
             #expect(((older.json as? [String: Any])?["jobs"] as? [Any])?.count == 8, "58 jobs: 50, then 8")
@@ -245,6 +245,24 @@ struct DashboardConsoleTests {
             #expect(((byID.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String } == [south[1].uuidString.lowercased()])
             let byError = try await dashboard.get("/search?q=error%3Ahttp_not_found", json: true)
             #expect(((byError.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String } == [north[0].uuidString.lowercased()])
+            // A browser's GET form sends a space as +, a link as %20: both are a space; error text is searchable.
+            func found(_ query: String) async throws -> [String?]? {
+                ((try await dashboard.get("/search?q=\(query)", json: true).json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["job_id"] as? String }
+            }
+            let diskFull = [north[1].uuidString.lowercased()]
+            #expect(try await found("disk+full") == diskFull)
+            #expect(try await found("DISK%20Full") == diskFull)
+            #expect(try await found("error%3Adisk+full") == diskFull)
+            #expect(try await found("error:disk+fu%6Cl") == diskFull)
+            #expect(try await found("disk%2Bfull") == [], "%2B is a plus, not a space")
+            let kind = try await dashboard.get("/search?q=error%3Adisk+full")
+            #expect(kind.body.contains("job(s) by error text") && kind.body.contains("value=\"error:disk full\""))
+            // Hostile text: escaped on the page, bound in SQL, bounded in length (FormFieldsTests: an undecodable %).
+            let script = try await dashboard.get("/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E+%27%3B+--")
+            #expect(script.status == 200 && !script.body.contains("<script>alert") && script.body.contains("&lt;script&gt;"))
+            #expect(try await found("100%25+off") == [], "% is literal")
+            let long = try await dashboard.get("/search?q=\(String(repeating: "x", count: 5000))", json: true)
+            #expect((long.json as? [String: Any])?["code"] as? String == "too_long")
             let short = try await dashboard.get("/search?q=ab", json: true)
             #expect((short.json as? [String: Any])?["code"] as? String == "too_short")
             #expect(try await dashboard.get("/search?q=ab").body.contains("id=\"search-error\""))

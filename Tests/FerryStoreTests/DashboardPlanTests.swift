@@ -96,6 +96,14 @@ struct DashboardPlanTests {
             ("path text, every job", .path("/IMG_"), [("jobs_pkey", 200), ("job_search_terms_pkey", 200)]),
             ("error code, 20,000 jobs", .errorCode("code_0"), [("jobs_error_code_idx", 51)]),
             ("metadata, 200 jobs", .metadata(key: "album", value: "album-1230"), [("job_search_terms_metadata_idx", 600)]),
+            // Error text reads the newest failures by jobs_finished_idx, at most errorTextScanLimit of them (of
+            // 200,000), and the page's jobs.
+            ("error text, half the failures", .errorText("CODE_5: get"), [("jobs_finished_idx", JobSearch.errorTextScanLimit + 200)]),
+            ("error text, every failure", .errorText("answered 404"), [("jobs_finished_idx", JobSearch.errorTextScanLimit + 200)]),
+            // Plain text: both sides, each bounded as alone.
+            ("text, one path", .text("IMG_123455.jpg"), [("job_search_terms_path_idx", JobSearch.errorTextScanLimit + 400)]),
+            ("text, every path", .text("/IMG_"), [("job_search_terms_pkey", JobSearch.errorTextScanLimit + 400)]),
+            ("text, errors only", .text("answered 404"), [("jobs_finished_idx", JobSearch.errorTextScanLimit + 400)]),
         ]
         for (what, search, allowed) in cases {
             let query = FerryStore.searchQuery(search, before: nil, limit: FerryStore.searchPageSize)

@@ -8,18 +8,23 @@ import Testing
 /// Search across batches (migration 0032's indexes): by id prefix, path text, error code and metadata.
 @Suite("search", .tags(.postgres))
 struct SearchTests {
-    @Test("the search box: ids and their starts, error:CODE, KEY=VALUE, path text; what cannot be searched says why")
+    @Test("the search box: ids and their starts, error:CODE, error:TEXT, KEY=VALUE, path text, plain text; what cannot be searched says why")
     func parsing() throws {
         #expect(try JobSearch(parsing: "01939E5A-7C") == .idPrefix("01939e5a7c"))
         #expect(try JobSearch(parsing: " id:0193 ") == .idPrefix("0193"))
         #expect(try JobSearch(parsing: "error:http_not_found") == .errorCode("http_not_found"))
         #expect(try JobSearch(parsing: "Code:Disk_Full") == .errorCode("disk_full"))
         #expect(try JobSearch(parsing: "album=trip 2026") == .metadata(key: "album", value: "trip 2026"))
-        #expect(try JobSearch(parsing: "IMG_1234.jpg") == .path("IMG_1234.jpg"))
-        #expect(try JobSearch(parsing: "/photos/a=b.jpg") == .path("/photos/a=b.jpg"), "a key has no slash")
+        #expect(try JobSearch(parsing: "IMG_1234.jpg") == .text("IMG_1234.jpg"))
+        #expect(try JobSearch(parsing: "/photos/a=b.jpg") == .text("/photos/a=b.jpg"), "a key has no slash")
         #expect(try JobSearch(parsing: "path:x=y") == .path("x=y"))
-        #expect(try JobSearch(parsing: "2026") == .path("2026"), "digits alone are path text, not an id")
-        for (text, code) in [("", JobSearchError.Code.empty), ("ab", .tooShort), ("id:xyz", .badJobID), ("error:Not A Code", .badErrorCode)] {
+        #expect(try JobSearch(parsing: "2026") == .text("2026"), "digits alone are text, not an id")
+        #expect(try JobSearch(parsing: "account is full") == .text("account is full"))
+        #expect(try JobSearch(parsing: "error:Connection refused") == .errorText("Connection refused"))
+        #expect(try JobSearch(parsing: "error: disk_full ") == .errorCode("disk_full"))
+        let long = String(repeating: "a", count: JobSearch.maximumLength + 1)
+        for (text, code) in [("", JobSearchError.Code.empty), ("ab", .tooShort), ("id:xyz", .badJobID), ("code:Not A Code", .badErrorCode),
+                             ("error:a?", .tooShort), (long, .tooLong), ("error:" + long, .tooLong)] {
             #expect(throws: JobSearchError.self) { try JobSearch(parsing: text) }
             do { _ = try JobSearch(parsing: text) } catch { #expect(error.code == code, "\(text)") }
         }
@@ -61,6 +66,22 @@ struct SearchTests {
         #expect(try await store.searchJobs(.metadata(key: "album", value: "pets")).map(\.jobID) == [ids[60]])
         #expect(try await store.searchJobs(.metadata(key: "likes", value: "7")).map(\.jobID) == [ids[60]], "numbers too")
         #expect(try await store.searchJobs(.metadata(key: "album", value: "pet")).isEmpty, "values whole")
+
+        // Error text, as typed: in the last error of the failed jobs (and in plain text with path matches merged).
+        #expect(Set(try await store.searchJobs(.errorText("ANSWERED 404")).map(\.jobID)) == Set(claimed.map(\.jobID)))
+        #expect(try await store.searchJobs(.errorText("img_10")).isEmpty, "error text only, not paths")
+        let failed = claimed.map(\.jobID).sorted { $0.uuidString.lowercased() > $1.uuidString.lowercased() }
+        let byError = try await store.searchJobs(.text(failed[0].uuidString.lowercased() + " answered"))
+        #expect(byError.map(\.jobID) == [failed[0]])
+        let mixed = try await store.searchJobs(.text("404"))
+        #expect(Set(mixed.map(\.jobID)) == Set(claimed.map(\.jobID)), "no path has 404: the failures")
+        #expect(try await store.searchJobs(.errorText("answered 404"), before: failed[0]).map(\.jobID) == Array(failed.dropFirst()))
+        let both = try await store.searchJobs(.text("img_10"))
+        #expect(both.count == 50 && both.map(\.jobID) == Array(photos.prefix(50)), "paths and errors merged, newest first, one page")
+        let rest = try await store.searchJobs(.text("img_10"), before: both.last!.jobID)
+        #expect(rest.map(\.jobID) == Array(photos.suffix(10)))
+        #expect(try await store.searchJobs(.errorText("%")).isEmpty, "% is literal")
+        #expect(try await store.searchJobs(.text("'; DROP TABLE ferry.jobs; --")).isEmpty, "bound, never spliced")
 
         let id = ids[61].uuidString.lowercased()
         #expect(try await store.searchJobs(try JobSearch(parsing: id)).map(\.jobID) == [ids[61]])

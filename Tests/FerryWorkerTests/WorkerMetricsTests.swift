@@ -34,6 +34,7 @@ struct WorkerMetricsTests {
         #expect(before.value("ferry_queue_depth", ["queue": "photos", "state": "queued"]) == 0)
         #expect(before.value("ferry_queue_depth", ["queue": "photos", "state": "running"]) == 0)
         #expect(before.value("ferry_queue_oldest_waiting_seconds", ["queue": "photos"]) == 0)
+        #expect(before.value("ferry_queue_paused", ["queue": "photos"]) == 0)
         for outcome in Self.outcomes {
             for kind in ["upload", "fetch"] {
                 #expect(before.value("ferry_jobs_\(outcome)_total", ["kind": kind, "queue": "photos"]) == 0,
@@ -105,6 +106,15 @@ struct WorkerMetricsTests {
         // Finished jobs are not depth: no series for terminal states.
         #expect(!after.samples.contains { $0.name == "ferry_queue_depth" && !["queued", "running"].contains($0.labels["state"] ?? "") })
         Self.expectConventions(after)
+
+        // A paused queue reads 1 (the backlog alerts leave it alone), a queue paused before any job too; 0 once resumed.
+        for (arguments, expected) in [(["pause", "photos"], 1.0), (["pause", "quiet", "--create"], 1.0), (["resume", "photos"], 0.0)] {
+            let changed = try await FerryProcess.run(["queue"] + arguments, databaseURL: db.url)
+            #expect(changed.status == 0, "\(changed.stderr)")
+            try await eventually(timeout: .seconds(300), "ferry_queue_paused{queue=\"\(arguments[1])\"} \(expected)") {
+                try await probe.scrape().value("ferry_queue_paused", ["queue": arguments[1]]) == expected
+            }
+        }
 
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
