@@ -240,6 +240,7 @@ let package = Package(
                 "FerryProviders",
                 "FerryWorker",
                 "FerryArchive",
+                "FerryHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "FerryDevServer",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,8 +10,11 @@ set -euo pipefail
 # postgresql-15-auto-failover and pg-auto-failover-cli (pg_autoctl): scripts/failover.sh runs a failover formation.
 # zsh and fish: the completion tests drive ferry's generated scripts in each shell (and zsh's zpty drives the
 # interactive ones); bash is always there.
+# iproute2 and iptables: the black-hole tests (Tests/FerryWorkerTests/BlackHoleTests) make a network namespace and
+# drop PostgreSQL's port in it (as root; skipped otherwise).
 packages=(postgresql libpq-dev zlib1g-dev pkg-config curl python3 python3-pil python3-venv openssl systemd python3-yaml
-    chromium chromium-driver rclone prometheus pgbouncer postgresql-15-auto-failover pg-auto-failover-cli zsh fish)
+    chromium chromium-driver rclone prometheus pgbouncer postgresql-15-auto-failover pg-auto-failover-cli zsh fish
+    iproute2 iptables)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,30 +22,9 @@ public final class PostgresConnection {
     /// Server messages outside statement results (a WARNING, the FATAL before a server ends the connection) go to
     /// `logger`.
     public init(configuration: PostgresConfiguration, logger: Logger = Logger(label: "ferry.postgres")) throws {
-        var keys = ["fallback_application_name", "client_encoding"]
-        var values = [configuration.applicationName, "UTF8"]
-        if let conninfo = configuration.connectionString, !conninfo.isEmpty {
-            keys.append("dbname")
-            values.append(conninfo)
-        }
-        let environmentTimeout = ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"]
-        let stringTimeout = configuration.connectionString.flatMap(Self.connectTimeout(in:))
-        if environmentTimeout == nil && stringTimeout == nil {
-            keys.append("connect_timeout")
-            values.append(String(configuration.connectTimeoutSeconds))
-        }
-        if let deadline = configuration.connectDeadline, deadline > .now {
-            // The timeout in force (0 or less: for ever), cut to the time left. A later keyword overrides the
-            // string's value (PQconnectdbParams processes its arrays in order).
-            let inForce = stringTimeout ?? environmentTimeout.flatMap { Int($0) } ?? configuration.connectTimeoutSeconds
-            let left = Int((Double((deadline - .now).components.seconds) + 1).rounded(.down))
-            if inForce <= 0 || left < inForce {
-                keys.append("connect_timeout")
-                values.append(String(max(1, left)))
-            }
-        }
-        let conn: OpaquePointer? = withCStringArray(keys) { keyPointers in
-            withCStringArray(values) { valuePointers in
+        let parameters = PostgresConnectionParameters(configuration: configuration)
+        let conn: OpaquePointer? = withCStringArray(parameters.keys) { keyPointers in
+            withCStringArray(parameters.values) { valuePointers in
                 PQconnectdbParams(keyPointers, valuePointers, 1)
             }
         }
@@ -65,24 +44,6 @@ public final class PostgresConnection {
         PQsetNoticeReceiver(conn, ServerMessageLog.receiver, serverMessages.toOpaque())
         // Fixed session settings so text decoding is unambiguous whatever the server's defaults.
         try execute("SET TIME ZONE 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; SET client_min_messages = warning")
-    }
-
-    /// The `connect_timeout` a connection string sets, read by libpq's own parser (a URL or `key=value` text).
-    static func connectTimeout(in conninfo: String) -> Int? {
-        var error: UnsafeMutablePointer<CChar>?
-        guard let options = PQconninfoParse(conninfo, &error) else {
-            if let error { PQfreemem(error) }
-            return nil
-        }
-        defer { PQconninfoFree(options) }
-        var option = options
-        while let keyword = option.pointee.keyword {
-            if strcmp(keyword, "connect_timeout") == 0, let value = option.pointee.val {
-                return Int(String(cString: value).trimmingCharacters(in: .whitespaces))
-            }
-            option += 1
-        }
-        return nil
     }
 
     deinit {

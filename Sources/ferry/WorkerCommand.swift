@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import FerryProviders
 import FerryStore
 import FerryWorker
@@ -118,6 +119,11 @@ struct WorkerCommand: AsyncParsableCommand {
         valueName: "rate"))
     var bwlimit: String?
 
+    @Option(name: .customLong("read-idle-timeout"), parsing: .unconditional, help: ArgumentHelp(
+        "Seconds a provider transfer may go without a byte read or written before the piece fails and is retried (a stalled peer). Long transfers that keep moving are never cut.",
+        valueName: "s"))
+    var readIdleTimeout: Double = 60
+
     @Option(help: ArgumentHelp(
         "Move no data; behave as scripted (noop, sleep:MS, progress:N, fail-until:N, fail, ratelimit-until:N, crash-if:TEXT) to rehearse a deployment.",
         valueName: "script"))
@@ -175,12 +181,13 @@ struct WorkerCommand: AsyncParsableCommand {
             for (flag, value, least) in [
                 ("--shutdown-timeout", shutdownTimeout, 0.0), ("--poll-interval", pollInterval, 0.01),
                 ("--heartbeat-interval", heartbeatInterval, 0.01), ("--rescue-after", rescueAfter, 0.1),
+                ("--read-idle-timeout", readIdleTimeout, 0.1),
             ] where !(value.isFinite && value >= least && value <= 86_400) {
                 // A zero poll interval spins the claim loop so fast that SIGTERM is never seen.
                 throw ValidationIssue(
                     field: flag,
                     problem: "\(value < 0 ? "is negative: it " : "")must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
-                    fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : "2")")
+                    fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : flag == "--read-idle-timeout" ? "60" : "2")")
             }
             guard (0...1000).contains(poisonAfter) else {
                 throw ValidationIssue(field: "--poison-after", problem: "must be from 0 (never) to 1000", fix: "for example --poison-after 3")
@@ -272,8 +279,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
                 let http = HTTPClient(
                     eventLoopGroupProvider: .singleton,
-                    configuration: HTTPClient.Configuration(
-                        redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
+                    configuration: HTTPTransferTimeouts.configuration(idle: .milliseconds(Int(readIdleTimeout * 1000))))
                 let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
                     ?? Self.providerHandlers(
                         providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, roots: configuration.localRoots,

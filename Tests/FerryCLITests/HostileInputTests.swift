@@ -112,12 +112,13 @@ struct HostileInputTests {
         #expect(attempts.stderr.contains("max_attempts") && !attempts.stderr.contains("Missing value"), "\(attempts.stderr)")
     }
 
-    @Test("worker flags that cannot work are refused before it starts: --queues \"\", --name \"\", --shutdown-timeout=-1, --poll-interval 0")
+    @Test("worker flags that cannot work are refused before it starts: --queues \"\", --name \"\", --shutdown-timeout=-1, --poll-interval 0, --read-idle-timeout 0")
     func workerFlags() async throws {
         let db = try await TestDatabase.make("hostile_worker_flags")
         for (flags, words) in [
             (["--queues", ""], "--queues"), (["--name", ""], "--name"), (["--shutdown-timeout=-1"], "--shutdown-timeout"),
             (["--poll-interval", "0"], "--poll-interval"), (["--queues", "a,,b"], "--queues"),
+            (["--read-idle-timeout", "0"], "--read-idle-timeout"),
         ] {
             let result = try await FerryProcess.run(["worker", "--handler", "noop"] + flags, databaseURL: db.url)
             #expect(result.status == 65, "\(flags): \(result.stderr)")

@@ -9,11 +9,13 @@ public final class BackgroundProcess: @unchecked Sendable {
     let process: Process
     public let logPath: String
 
-    /// Starts `ferry` with `arguments`; output goes to a log file kept for diagnostics.
-    public init(ferry arguments: [String], databaseURL: String, environment: [String: String] = [:]) throws {
+    /// Starts `ferry` with `arguments`; output goes to a log file kept for diagnostics. With a `launcher` (such as
+    /// `ip netns exec NAME`), `ferry` runs under it: a launcher that execs in place keeps the process id signalable.
+    public init(ferry arguments: [String], databaseURL: String, environment: [String: String] = [:], launcher: [String] = []) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: FerryProcess.executable)
-        process.arguments = arguments
+        let command = launcher + [FerryProcess.executable] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["FERRY_DATABASE_URL"] = databaseURL
         env["FERRY_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import FerryProviders
 import FerryStore
 import FerryWorker
@@ -31,7 +32,7 @@ struct ListingSession {
         // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
         let http = HTTPClient(
             eventLoopGroupProvider: .singleton,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(120))))
+            configuration: HTTPTransferTimeouts.configuration())
         do {
             var tokens: AccountTokenProvider?
             if let store, let box {

@@ -1,0 +1,32 @@
+import AsyncHTTPClient
+import NIOCore
+
+/// The timeouts of the HTTP client that provider transfers share (the worker's, and the CLI's listings).
+///
+/// A transfer is bounded by silence, not by its length: a large file outgrows any whole-request deadline, while a
+/// peer that stops sending (or stops reading) mid-body would otherwise hold the piece until the kernel gives up on
+/// the connection, about 15 minutes. AsyncHTTPClient's `read` timeout is such an idle bound: it starts once the
+/// request is sent and restarts at every part of the response that arrives (head or body bytes), so it cuts a
+/// download that stalls but never one that is merely long. Its `write` timeout is the same for the request body:
+/// it fires when no byte could be written for that long (an upload whose peer stopped reading). Either surfaces
+/// as `HTTPClientError.readTimeout` or `.writeTimeout`, which every provider client maps to a temporary failure:
+/// the piece is retried, the job is not failed for good.
+public enum HTTPTransferTimeouts {
+    /// How long a transfer may go without a byte in either direction when the worker sets nothing else.
+    public static let defaultIdle: Duration = .seconds(60)
+    /// How long a new connection may take (TCP and TLS).
+    public static let connect: Duration = .seconds(10)
+
+    /// A client configuration that follows no redirects (each client decides that itself) and fails a transfer
+    /// after `idle` without a byte read or written.
+    public static func configuration(idle: Duration = defaultIdle) -> HTTPClient.Configuration {
+        HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: timeAmount(connect), read: timeAmount(idle), write: timeAmount(idle)))
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let parts = duration.components
+        return .nanoseconds(parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
+    }
+}
