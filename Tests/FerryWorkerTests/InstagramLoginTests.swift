@@ -70,4 +70,25 @@ struct InstagramLoginTests {
         return try await FerryProcess.run(
             ["account", "login", "ig", "--token-file", file], databaseURL: db.url, environment: DropboxAccounts.environment)
     }
+
+    @Test("a throttled account (code 4) defers its feed without using an attempt")
+    func throttleDefers() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("instagram_throttle")
+        let target = try temporaryFolder("instagram-throttle")
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        let user = try await InstagramFetchTests.makeUser(server, count: 2)
+        try await InstagramFetchTests.addAccount("ig", token: user.token, server: server, db: db)
+        _ = try await server.request("POST", "/__dev/instagram/usage", json: .object(["user_id": .string(user.userID), "throttle": .int(4)]))
+        let enqueue = try await FerryProcess.run(["enqueue", "fetch", "instagram:ig", "--to", target + "/", "--batch", "slow"], databaseURL: db.url)
+        #expect(enqueue.status == 0, "\(enqueue.stderr)")
+        let workers = try [TestWorker.transfers(db, name: "ig-throttle", [])]
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the feed to be deferred by the rate limit") {
+            try await WorkerFixtures.count(
+                db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred' AND data::text LIKE '%rate limit (code 4)%'") == 1
+        }
+        try await URLFetchTests.stop(workers)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0 AND run_at > now()") == 1)
+        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('failed', 'succeeded')") == 0)
+    }
 }
