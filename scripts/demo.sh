@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The demo: a private PostgreSQL under .ferry/, real sample photos, a batch upload worked by two real worker
 # processes, live progress, the status views, a check that every file arrived intact, then the folder fetched
-# back (files and thumbnails), a Flickr photostream downloaded and the photos copied to Google Drive, all through the
-# dev server.
+# back (files and thumbnails), a Flickr photostream and an Instagram feed downloaded and the photos copied to Google
+# Drive, all through the dev server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -170,6 +170,25 @@ psql "$FERRY_DATABASE_URL" -P pager=off -c \
 psql "$FERRY_DATABASE_URL" -P pager=off -c "SELECT batch, type, data, recorded_at FROM ferry.batch_events ORDER BY position"
 echo "  $(ls "$fetched/flickr" | wc -l) photos in $fetched/flickr"
 "$ferry" projection verify
+
+say "an Instagram feed (the dev server stands in for graph.instagram.com): every image, video and album child"
+ig=$(curl -fsS -X POST "$dropbox/__dev/instagram/users" -d '{"username":"ferry.demo","count":12}')
+ig_files=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["files"])' <<<"$ig")
+python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])' <<<"$ig" |
+    "$ferry" account add ig --provider instagram --token-file - --api-url "$dropbox"
+"$ferry" enqueue fetch instagram:ig --to "$fetched/instagram/" --batch instagram >/dev/null
+"$ferry" worker --name demo-worker-1 --concurrency 4 --log-level warning &
+workers+=($!)
+"$ferry" wait --batch instagram --progress --timeout 300 || failed=1
+kill -TERM "${workers[0]}"; wait "${workers[0]}" || true
+workers=()
+psql "$FERRY_DATABASE_URL" -P pager=off -c \
+    "SELECT metadata->>'username' AS username, metadata->>'posted' AS posted, metadata->>'like_count' AS likes,
+            regexp_replace(destination, '.*/', '') AS file
+       FROM ferry.job_status WHERE batch = 'instagram' AND metadata ? 'username' ORDER BY destination LIMIT 5"
+ig_got=$(ls "$fetched/instagram" | wc -l)
+echo "  $ig_got of $ig_files files of 12 posts in $fetched/instagram"
+[[ "$ig_got" -eq "$ig_files" ]] || { echo "  WRONG NUMBER OF INSTAGRAM FILES"; failed=1; }
 
 say "Google Drive (the dev server speaks Drive v3 on Google's own paths): the Dropbox folder copied there, through the capabilities"
 curl -fsS -X POST "$dropbox/__dev/gdrive/accounts" -d '{"account":"drive"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["refresh_token"])' |

@@ -14,6 +14,7 @@ extension Dashboard {
         let groups = FailureGroup.groups(sample)
         let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
         let held = try await store.heldJobs(accounts: accounts.map(\.name), limit: 200)
+        let heldReasons = try await store.heldReasons(held.map(\.jobID))
         let now = Date()
         var html = "<h3>Accounts that need <code>ferry account login</code></h3>"
         html += accounts.isEmpty
@@ -27,10 +28,11 @@ extension Dashboard {
         if !held.isEmpty {
             html += "<h3>Held jobs</h3>"
             html += view.table(
-                ["job", "account", "batch", "source", "destination", "enqueued"],
+                ["job", "account", "batch", "source", "destination", "enqueued", "fix"],
                 held.map { job in
                     [view.jobLink(job.jobID), HTML.escape(job.account ?? ""), job.batch.map { view.batchLink($0) } ?? "",
-                     HTML.escape(job.source), HTML.escape(job.destination), DashboardView.time(job.enqueuedAt, now: now)]
+                     HTML.escape(job.source), HTML.escape(job.destination), DashboardView.time(job.enqueuedAt, now: now),
+                     "<div class=\"fix\">\(HTML.escape(heldFix(heldReasons[job.jobID])))</div>"]
                 })
         }
         html += "<h3>Failed, grouped by error</h3>"
@@ -72,7 +74,11 @@ extension Dashboard {
             "groups": .array(groups.map { $0.json(fixes: fixes) }),
             "sampled": .int(Int64(sample.count)), "sample_limit": .int(Int64(Self.failureSampleSize)),
             "accounts_needing_login": .array(accounts.map(\.json)),
-            "held": .array(held.map(\.json)),
+            "held": .array(held.map { job in
+                guard case .object(var fields) = job.json else { return job.json }
+                fields["fix"] = .string(heldFix(heldReasons[job.jobID]))
+                return .object(fields)
+            }),
         ])
         return DashboardPage(title: "Failed and held", html: html, json: json)
     }

@@ -12,6 +12,8 @@ import Hummingbird
 /// - `POST /__dev/instagram/expire-links {"after_downloads"?: N}` makes every link signed so far expire, now or
 ///   once N downloads have been served in all.
 /// - `POST /__dev/instagram/expire-token {"access_token"}` makes a token expire now (its next use is code 190).
+/// - `POST /__dev/instagram/tokens {"user_id"}` issues a new token for a user (`{"access_token"}`), as a person
+///   makes one in Meta's app dashboard for `ferry account login`.
 /// - `POST /__dev/instagram/usage {"user_id", "percent"?, "throttle"?}` sets the usage reported and refuses the
 ///   next `throttle` calls with rate-limit codes.
 /// - `GET /__dev/instagram/stats` answers ``InstagramStats``.
@@ -55,6 +57,11 @@ extension DevServerResponder {
             guard let token = json["access_token"]?.stringValue else { return bad("Expected {\"access_token\"}.") }
             store.expire(token: token)
             return .json(.object([:]))
+        case (.post, "/__dev/instagram/tokens"):
+            guard let userID = json["user_id"]?.stringValue, let token = store.newToken(userID: userID) else {
+                return bad("Expected {\"user_id\"} of a known user.")
+            }
+            return .json(.object(["access_token": .string(token)]))
         case (.post, "/__dev/instagram/usage"):
             guard let userID = json["user_id"]?.stringValue else { return bad("Expected {\"user_id\"}.") }
             let known = store.update(userID) { user in

@@ -115,6 +115,14 @@ final class InstagramStore: Sendable {
         }
     }
 
+    /// A new token for a known user (what a person makes in Meta's app dashboard), or `nil` for an unknown user.
+    func newToken(userID: String) -> String? {
+        state.withLock { state in
+            guard state.users[userID] != nil else { return nil }
+            return Self.issueToken(&state, userID: userID, now: clock.now)
+        }
+    }
+
     /// Makes a token expire now.
     func expire(token: String) {
         state.withLock { state in state.tokens[token]?.expiresAt = clock.now - 1 }

@@ -11,7 +11,7 @@ public struct InstagramProvider: ProviderDescriptor {
     public var schemes: [String] { ["instagram"] }
     public var failureFixes: [String: String] {
         [
-            "instagram_token": "the Instagram token expired or was revoked: give the account a new long-lived token (ferry account remove, then add with --token-file), then retry",
+            "instagram_token": "the Instagram token expired or was revoked: make a new long-lived token and run ferry account login ACCOUNT --token-file FILE (- reads stdin); the held jobs continue by themselves",
             "instagram_media_gone": "the post was deleted or hidden on Instagram",
         ]
     }

@@ -22,4 +22,14 @@ public protocol AccountLoginFlow: Sendable {
     func finish(
         code: String, started: AccountLoginStart, app: AccountApp, httpClient: HTTPClient, logger: Logger
     ) async throws(AccountSetupError) -> AccountLoginGrant
+    /// The option a person gives a new token with (`--token-file FILE`, `-` for standard input), for kinds linked
+    /// with a token the person makes at the provider rather than through a browser's authorization code; `nil` (the
+    /// default) for OAuth flows. `ferry account login` then takes it for an existing account too (read from the file,
+    /// or pasted on standard input when not given, never from the command line), prints ``start(_:httpClient:logger:)``'s
+    /// URL as where such a token is made, and hands the token to ``finish(code:started:app:httpClient:logger:)`` as the code.
+    var pastedToken: AccountInput? { get }
+}
+
+extension AccountLoginFlow {
+    public var pastedToken: AccountInput? { nil }
 }

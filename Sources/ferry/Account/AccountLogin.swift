@@ -12,7 +12,9 @@ struct AccountLogin: AsyncParsableCommand {
         discussion: """
             Prints the authorize URL; open it, allow access, and paste the code shown. Ferry stores the refresh \
             token (encrypted) and releases the account's held jobs. For a new account give --provider and the \
-            kind's options below; an existing account keeps its settings.
+            kind's options below; an existing account keeps its settings. Kinds linked with a token the person \
+            makes at the provider (Instagram) take it with --token-file FILE (- or nothing: pasted on standard \
+            input), checked with the provider before it is stored; that is how a held account gets a new token.
 
             Options of each kind that links with OAuth, for a new account:
             \(AccountKindOptions.help(ProviderRegistry.standard) { $0.login?.inputs })
@@ -20,6 +22,7 @@ struct AccountLogin: AsyncParsableCommand {
             Examples:
               ferry account login photos
               ferry account login photos --provider dropbox --app-key abc123
+              ferry account login ig --token-file ~/.ig-token
             """)
 
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
@@ -45,10 +48,9 @@ struct AccountLogin: AsyncParsableCommand {
             try await AccountContext.with(connection) { context in
                 let existing = try await context.store.accounts.named(name)
                 let registry = ProviderRegistry.standard
-                let app: AccountApp
                 let providerName: String
                 if let existing {
-                    if provider.provider != nil || !kindOptions.isEmpty {
+                    if provider.provider != nil {
                         throw CLIUsageError(message: "\(name) exists: its settings stay as they are (remove and add it again to change them)")
                     }
                     providerName = existing.provider
@@ -61,29 +63,22 @@ struct AccountLogin: AsyncParsableCommand {
                 guard let flow = registry.accountKind(of: providerName)?.login else {
                     let names = registry.accountProviderNames.filter { registry.accountKind(of: $0)?.login != nil }
                     throw CLIUsageError(
-                        message: "\(name) is a \(providerName) account; login is for accounts linked with OAuth (\(names.joined(separator: ", ")))")
+                        message: "\(name) is a \(providerName) account; login is for accounts linked with OAuth or a token (\(names.joined(separator: ", ")))")
                 }
-                if existing != nil {
-                    // The stored app and hosts; stale tokens are irrelevant here.
-                    let stored = try await context.store.accounts.credentials(for: name, box: context.box)
-                    do {
-                        app = try flow.app(of: stored)
-                    } catch let error as AccountSetupError where error.code == .usage {
-                        throw CLIUsageError(message: error.message)
-                    }
-                } else {
-                    let given = try AccountKindOptions(kindOptions, inputs: flow.inputs, provider: providerName)
-                    let inputs = AccountInputs(
-                        name: name, provider: providerName, maxConcurrent: provider.maxConcurrent, values: given.values,
-                        secrets: try given.readSecrets())
-                    do {
-                        app = try flow.app(from: inputs)
-                    } catch let error as AccountSetupError where error.code == .usage {
-                        throw CLIUsageError(message: error.message)
-                    }
+                if existing != nil, !kindOptions.isEmpty, flow.pastedToken == nil {
+                    throw CLIUsageError(message: "\(name) exists: its settings stay as they are (remove and add it again to change them)")
                 }
+                let tokenInputs = flow.pastedToken.map { [$0] } ?? []
+                let given = try AccountKindOptions(kindOptions, inputs: (existing == nil ? flow.inputs : []) + tokenInputs, provider: providerName)
+                let secrets = try given.readSecrets()
+                let app = try await self.app(of: existing, flow: flow, given: given, secrets: secrets, provider: providerName, context: context)
                 let started = flow.start(app, httpClient: context.http, logger: context.logger)
-                let code = try await Self.authorizationCode(started)
+                let code: String
+                if let input = flow.pastedToken {
+                    code = try Self.pastedToken(secrets[input.name], input: input, started: started)
+                } else {
+                    code = try await Self.authorizationCode(started)
+                }
                 let grant = try await flow.finish(code: code, started: started, app: app, httpClient: context.http, logger: context.logger)
                 if existing != nil {
                     try await context.store.accounts.link(

@@ -20,6 +20,8 @@ struct InstagramAccountKind: AccountKind {
     static let lifetime: TimeInterval = 60 * 86_400
 
     var inputs: [AccountInput] { [Self.token, Self.apiURL] }
+    /// A held account gets a new token with `ferry account login ACCOUNT --token-file FILE`.
+    var login: (any AccountLoginFlow)? { InstagramLoginFlow() }
 
     func prepare(_ inputs: AccountInputs, httpClient: HTTPClient, logger: Logger) async throws(AccountSetupError) -> (NewAccount, note: String) {
         guard let token = inputs[Self.token]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty else {
@@ -31,20 +33,7 @@ struct InstagramAccountKind: AccountKind {
             name: inputs.name, provider: inputs.provider, appKey: nil, refreshToken: token, accessToken: token,
             accessTokenExpiresAt: Date().addingTimeInterval(Self.minimumAge), apiURL: apiURL, maxConcurrent: inputs.maxConcurrent)
         guard inputs.verify else { return (account, "added \(inputs.name) (instagram)") }
-        let endpoints = apiURL.map(InstagramEndpoints.init(api:)) ?? .production
-        let user: InstagramUser
-        do {
-            user = try await InstagramClient(httpClient: httpClient, endpoints: endpoints, logger: logger, requestTimeout: .seconds(20)).me(token: token)
-        } catch {
-            switch error.code {
-            case .invalidToken:
-                throw AccountSetupError(.rejected, "Instagram refused the token (code 190, expired or revoked): get a new long-lived token")
-            case .transport, .timeout, .serverError, .rateLimited:
-                throw AccountSetupError(.unreachable, "could not reach Instagram to check the token (\(error.code.rawValue)); check --api-url, retry, or add with --no-verify")
-            default:
-                throw AccountSetupError(.rejected, "\(endpoints.api) did not answer as Instagram's Graph API (\(error.code.rawValue)): check --api-url, or add with --no-verify")
-            }
-        }
+        let user = try await Self.verifiedUser(token: token, apiURL: apiURL, httpClient: httpClient, logger: logger)
         return (account, "added \(inputs.name) (instagram), token verified for @\(InstagramText.username(user.username))")
     }
 

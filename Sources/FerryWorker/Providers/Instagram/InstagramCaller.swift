@@ -26,7 +26,7 @@ struct InstagramCaller: Sendable {
         var transient = 0
         while true {
             guard let token = credentials.instagramToken else {
-                throw JobFailure.held("account_needs_login", "account \(account) has no Instagram token")
+                throw JobFailure.held("instagram_token", "account \(account) has no Instagram token")
             }
             try await awaitTurn(action)
             do {
@@ -75,7 +75,7 @@ struct InstagramCaller: Sendable {
         do {
             return try await body()
         } catch let error as FerryStoreError where error.code == .accountNeedsReauthorization {
-            throw JobFailure.held("account_needs_login", error.description)
+            throw JobFailure.held("instagram_token", error.description)
         } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
             throw JobFailure.permanent("account_unusable", error.description)
         } catch let error as FerryStoreError where error.code == .secretKeyMismatch {

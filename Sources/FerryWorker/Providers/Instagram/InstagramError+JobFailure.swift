@@ -11,7 +11,7 @@ extension InstagramError {
                 until: Date().addingTimeInterval(wait),
                 "\(action): Instagram's rate limit (code \(graphCode.map(String.init) ?? "429")); back in \(Int(wait.rounded(.up))) s")
         case .invalidToken:
-            return .held("account_needs_login", "\(action): Instagram rejected the token (code 190); give the account a new token")
+            return .held("instagram_token", "\(action): Instagram rejected the token (code 190); give the account a new token with ferry account login")
         case .notFound:
             return .permanent("instagram_media_gone", "\(action): \(self)")
         case .apiError:
