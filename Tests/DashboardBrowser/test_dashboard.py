@@ -301,8 +301,15 @@ def test_group_retry_requeues_the_whole_group(browser):
         rows = [r for r in browser.find_elements(By.CSS_SELECTOR, "tr[id^='group-']") if "scripted" in r.text]
         assert len(rows) == 1, [r.text for r in rows]
         assert int(rows[0].find_element(By.CLASS_NAME, "group-count").text) >= 5
+        count = int(rows[0].find_element(By.CLASS_NAME, "group-count").text)
         rows[0].find_element(By.XPATH, ".//button[text()='Retry group']").click()
+        # It asks first, naming the count; nothing is queued until the confirmation's button.
+        question = browser.find_element(By.CSS_SELECTOR, "#confirm .question").text
+        assert question.startswith(f"Retry {count} failed, cancelled or discarded jobs of the group"), question
+        shot(browser, "failed-group-confirm")
+        browser.find_element(By.ID, "confirm-button").click()
         eventually(lambda: set(job_states("grouped").values()) == {"queued"}, "the whole group to be queued")
+        assert browser.find_element(By.ID, "flash").text == f"{count} jobs requeued"
         shot(browser, "failed-group-retried")
     finally:
         process.stop()
@@ -329,11 +336,13 @@ def test_bulk_actions_on_a_selection_and_a_filter(browser):
         chosen = boxes[0].get_attribute("value")
         click_live(browser, By.CSS_SELECTOR, f"input[name='job'][value='{chosen}']")
         click_live(browser, By.XPATH, "//button[text()='Cancel selected']")
+        browser.find_element(By.ID, "confirm-button").click()
         eventually(lambda: job_states("bulk")[chosen] == "cancelled", "the selected job to be cancelled")
         assert sorted(job_states("bulk").values()).count("queued") == 5
         browser.get(root + "/batches/bulk?status=queued&q=bulk-")
         shot(browser, "bulk-filter")
         click_live(browser, By.XPATH, "//button[text()='Cancel all']")
+        browser.find_element(By.ID, "confirm-button").click()
         eventually(lambda: set(job_states("bulk").values()) == {"cancelled"}, "every queued job to be cancelled")
         WebDriverWait(browser, 30).until(lambda d: "status=queued" in d.current_url)
         browser.get(root + "/batches/bulk?status=cancelled")
@@ -342,6 +351,7 @@ def test_bulk_actions_on_a_selection_and_a_filter(browser):
         WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
             lambda d: all(box.is_selected() for box in d.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']")))
         click_live(browser, By.XPATH, "//button[text()='Retry selected']")
+        browser.find_element(By.ID, "confirm-button").click()
         eventually(lambda: set(job_states("bulk").values()) == {"queued"}, "every selected job to be queued again")
     finally:
         process.stop()
