@@ -43,7 +43,11 @@ extension Dashboard {
             logger.warning("dashboard action failed", metadata: ["action": "\(action)", "error": "\(error)"])
             return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
         }
-        let question = Self.question(action, count: count, target: target, what: what)
+        var question = Self.question(action, count: count, target: target, what: what)
+        // A retry that changes provider options says which, as typed (checked when it acts, not here).
+        if action == "retry", let options = fields["options"]?.trimmingCharacters(in: .whitespacesAndNewlines), !options.isEmpty {
+            question = question.dropLast() + " with options “\(options.prefix(200))”?"
+        }
         if let confirmed {
             if confirmed == count { return nil }
             logger.notice("dashboard action refused: count changed", metadata: ["action": "\(action)", "confirmed": "\(confirmed)", "now": "\(count)"])

@@ -121,6 +121,12 @@ struct DashboardSafeActionTests {
                 .POST, "/bulk/discard", cookies: browser.cookies, pairs: swapped + [("csrf", browser.csrf), ("confirm", "3")])
             #expect(confirmed.status == 409)
 
+            // A retry with options names them (escaped) and carries them to the confirmation's form.
+            let options = try await dashboard.request(
+                .POST, "/batches/trip/retry", cookies: browser.cookies, form: ["csrf": browser.csrf, "options": "mode=<overwrite>"])
+            #expect(options.body.contains("Retry 4 failed or cancelled jobs of batch “trip” with options “mode=&lt;overwrite&gt;”?"), "\(options.body)")
+            #expect(options.body.contains("name=\"options\" value=\"mode=&lt;overwrite&gt;\""))
+
             // A session asking for JSON gets the question as JSON.
             let json = try await dashboard.request(.POST, "/batches/trip/retry", json: true, cookies: browser.cookies, form: ["csrf": browser.csrf])
             let question = (json.json as? [String: Any])?["confirm"] as? [String: Any]
