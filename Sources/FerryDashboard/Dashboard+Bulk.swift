@@ -19,6 +19,7 @@ extension Dashboard {
         func given(_ name: String) -> String? { fields[name].flatMap { $0.isEmpty ? nil : $0 } }
         let batch = given("batch")
         let target: FerryStore.JobFilter
+        let what: String
         var back = batch.map { "/batches/" + HTML.component($0) } ?? "/failed"
         if fields["scope"] == "filter" {
             guard let batch else { return problem(request, .badRequest, "scope=filter needs batch=NAME") }
@@ -30,6 +31,8 @@ extension Dashboard {
             target = .matching(batch: batch, state: state, search: search)
             let query = [state.map { "status=" + HTML.component($0) }, search.map { "q=" + HTML.component($0) }].compactMap { $0 }
             if !query.isEmpty { back += "?" + query.joined(separator: "&") }
+            let filter = [state.map { "status \($0)" }, search.map { "text “\($0)”" }].compactMap { $0 }
+            what = "of batch “\(batch)”" + (filter.isEmpty ? "" : " matching " + filter.joined(separator: " and "))
         } else {
             let texts = fields.all("job")
             guard !texts.isEmpty else {
@@ -44,6 +47,10 @@ extension Dashboard {
                 ids.append(id)
             }
             target = .jobs(ids)
+            what = "among the \(ids.count) selected"
+        }
+        if let answer = await confirmation(request, fields: fields, action: action, target: target, what: what, back: back) {
+            return answer
         }
         return await perform(request, action: action, target: target, back: back, fields: fields)
     }

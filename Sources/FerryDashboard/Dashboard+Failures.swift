@@ -53,7 +53,7 @@ extension Dashboard {
                         view.actionButton("/failed/groups/\(group.signature.id)/retry", "Retry group")
                             + " " + view.actionButton("/failed/groups/\(group.signature.id)/discard", "Discard group")
                             + " " + view.retryWithOptions("/failed/groups/\(group.signature.id)/retry")]
-            }, rowIDs: groups.map { "group-" + $0.signature.id })
+            }, rowIDs: groups.map { "group-" + $0.signature.id }, stack: true)
         if !groups.isEmpty {
             html += view.bulkForm(id: "bulk-failed", fields: "", actions: [("retry", "Retry"), ("discard", "Discard")], filter: nil)
         }
@@ -61,13 +61,13 @@ extension Dashboard {
             html += "<details id=\"jobs-\(group.signature.id)\"><summary>\(HTML.escape(group.signature.text)): "
                 + "\(group.count) job\(group.count == 1 ? "" : "s")\(group.count > group.jobs.count ? ", newest \(group.jobs.count) shown" : "")</summary>"
             html += view.table(
-                (view.readOnly ? [] : [""]) + ["job", "batch", "source", "destination", "failed", ""],
+                (!view.canAct ? [] : [""]) + ["job", "batch", "source", "destination", "failed", ""],
                 group.jobs.map { job in
-                    (view.readOnly ? [] : [view.selectBox(job.jobID, form: "bulk-failed")]) + [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", HTML.escape(job.source),
+                    (!view.canAct ? [] : [view.selectBox(job.jobID, form: "bulk-failed")]) + [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", HTML.escape(job.source),
                      HTML.escape(job.destination), DashboardView.time(job.finishedAt, now: now),
                      view.actionButton("/jobs/\(job.jobID.uuidString.lowercased())/retry", "Retry")
                         + " " + view.actionButton("/jobs/\(job.jobID.uuidString.lowercased())/discard", "Discard")]
-                })
+                }, stack: true)
             html += "</details>"
         }
         let json: JSONValue = .object([

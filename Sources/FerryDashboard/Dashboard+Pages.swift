@@ -138,9 +138,9 @@ extension Dashboard {
             id: "bulk", fields: hidden, actions: [("retry", "Retry"), ("cancel", "Cancel"), ("discard", "Discard")],
             filter: described.isEmpty ? "of the batch" : "of the batch " + described.joined(separator: ", "))
         html += view.table(
-            (view.readOnly ? [] : [""]) + ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
+            (!view.canAct ? [] : [""]) + ["job", "status", "attempt", "source", "destination", "size", "progress", "started", "worker", "last error"],
             jobs.map { job in
-                (view.readOnly ? [] : [view.selectBox(job.jobID, form: "bulk")]) + [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
+                (!view.canAct ? [] : [view.selectBox(job.jobID, form: "bulk")]) + [view.jobLink(job.jobID), view.status(job.status), "\(job.attempt)/\(job.maxAttempts)", HTML.escape(job.source),
                  HTML.escape(job.destination), job.bytesTotal.map(DashboardView.bytes) ?? "",
                  HTML.escape(job.percent.map { $0 + "%" } ?? ""), DashboardView.time(job.startedAt, now: now),
                  HTML.escape(job.worker ?? ""), "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>"]

@@ -36,7 +36,7 @@ extension Dashboard {
                         "\(row.counts["queued"] ?? 0)", "\(row.due)", "\(row.counts["running"] ?? 0)", "\(row.counts["failed"] ?? 0)",
                         "\(row.workers)", HTML.escape(row.control?.paused == true ? row.control?.reason ?? "" : ""),
                         row.control.map { DashboardView.time($0.changedAt, now: now) } ?? "", button]
-            }, rowIDs: rows.map { "queue-" + $0.name })
+            }, rowIDs: rows.map { "queue-" + $0.name }, stack: true)
         let json: JSONValue = .object([
             "queues": .array(rows.map { row in
                 .object([

@@ -121,7 +121,8 @@ extension Dashboard {
         let loginCookie = cookieValues(request, loginCookieName).first { $0.count == 64 }
         let fresh = loginCookie == nil ? ConstantTime.randomToken() : nil
         let csrf = session.map { guardian.csrfToken(session: $0) } ?? guardian.csrfToken(loginCookie: loginCookie ?? fresh!)
-        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: session != nil)
+        let flash = queryFields(request)["done"].flatMap(ActionResult.init(query:))?.text
+        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: session != nil, flash: flash)
         let page: DashboardPage?
         let usage = SharedReadUsage()
         do {
@@ -304,6 +305,12 @@ extension Dashboard {
         guard Self.jobActions.contains(action) else { return problem(request, .notFound, "unknown action \(action)") }
         let (refusal, fields) = try await authorize(request, context, action: action)
         if let refusal { return refusal }
+        if Self.asksFirst(target) {
+            let what = if case .batch(let name) = target { "of batch “\(name)”" } else { "" }
+            if let answer = await confirmation(request, fields: fields, action: action, target: target, what: what, back: back) {
+                return answer
+            }
+        }
         return await perform(request, action: action, target: target, back: back, fields: fields)
     }
 
@@ -321,6 +328,11 @@ extension Dashboard {
             return problem(request, .serviceUnavailable, "the database did not answer: \(Self.safe(error))")
         }
         guard let group else { return problem(request, .notFound, "no such group of failures (retried or discarded already?)") }
+        if let answer = await confirmation(
+            request, fields: fields, action: action, target: .jobs(group.jobIDs), what: "of the group “\(group.signature.text)”", back: "/failed")
+        {
+            return answer
+        }
         return await perform(request, action: action, target: .jobs(group.jobIDs), back: "/failed", fields: fields)
     }
 
@@ -376,6 +388,7 @@ extension Dashboard {
         }
         shared.clear()
         logger.notice("dashboard action", metadata: ["action": "\(action)", "target": "\(target)", "jobs": "\(outcomes.count)"])
+        let result = ActionResult(outcomes)
         if wantsJSON(request) {
             let items = outcomes.map { outcome -> JSONValue in
                 .object([
@@ -383,8 +396,12 @@ extension Dashboard {
                     "state": outcome.state.map { .string($0) } ?? .null,
                 ])
             }
-            return Self.body(.ok, "application/json", JSONValue.array(items).jsonText + "\n")
+            let counts = JSONValue.object(Dictionary(uniqueKeysWithValues: result.counts.map { ($0.key.rawValue, JSONValue.int(Int64($0.value))) }))
+            let json = JSONValue.object(["result": .string(result.text), "counts": counts, "jobs": .array(items)])
+            return Self.body(.ok, "application/json", json.jsonText + "\n")
         }
-        return Response(status: .seeOther, headers: [.location: base + back])
+        // The page the browser goes back to says what was done (see `ActionResult`).
+        let done = result.query.isEmpty ? "" : (back.contains("?") ? "&" : "?") + "done=" + result.query
+        return Response(status: .seeOther, headers: [.location: base + back + done])
     }
 }

@@ -27,7 +27,7 @@ extension Dashboard {
                         schedule.lastJobID.map { view.jobLink($0) + " " + view.status(schedule.lastJobState ?? "") } ?? "",
                         view.actionButton(path + "/run", "Run now") + " "
                             + view.actionButton(path + (schedule.paused ? "/resume" : "/pause"), schedule.paused ? "Resume" : "Pause")]
-            }, rowIDs: schedules.map { "schedule-" + $0.name })
+            }, rowIDs: schedules.map { "schedule-" + $0.name }, stack: true)
         return DashboardPage(title: "Schedules", html: html, json: .object(["schedules": .array(schedules.map(\.json))]))
     }
 

@@ -31,12 +31,20 @@ enum DashboardAssets {
         form.search input{width:28em;max-width:70vw}
         form.bulk{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:center;margin:8px 0}
         @media (max-width:600px){main{padding:8px}header{padding:8px}h2{font-size:18px}}
+        @media (max-width:760px){table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}
+        table.stack tr:first-child{display:none}table.stack tr{border-bottom:2px solid #c9ced6;padding:4px 0}
+        table.stack td{border:0;padding:2px 8px;overflow-wrap:anywhere}
+        table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:bold}}
+        #flash{background:#e6f4ea;border:1px solid #18794e;padding:6px 10px;margin:8px 0}
+        #confirm{background:#fff;border:1px solid #e3e6ea;padding:12px;margin:8px 0}#confirm .question{font-size:16px;margin-top:0}
+        #confirm .back{margin-left:12px}button.danger{background:#b00020;color:#fff;border:1px solid #b00020;padding:4px 12px}
         @media (prefers-color-scheme:dark){
         body{color:#dde3ec;background:#12161d}header{background:#0b0e13}
         table,dl.summary{background:#1a1f28}th{background:#232a35}th,td{border-color:#2c3440}
         a{color:#8fb8ff}svg{background:#1a1f28;border-color:#2c3440}svg.bar{background:#2c3440}
         .err,.s-failed{color:#ff7b86}.s-succeeded{color:#5fd39a}.s-running{color:#7fb0ff}.s-paused{color:#ffb366}.s-discarded{color:#9aa3b2}
         input,select,button{background:#232a35;color:#dde3ec;border:1px solid #3a4452}
+        #flash{background:#16301f;border-color:#5fd39a}#confirm{background:#1a1f28;border-color:#2c3440}button.danger{background:#b00020;color:#fff}
         }
         """
 

@@ -10,6 +10,12 @@ struct DashboardView {
     /// login cookie.
     let csrf: String
     let loggedIn: Bool
+    /// What the last action did ("10 jobs requeued"), shown above the page; plain text, escaped here.
+    var flash: String? = nil
+
+    /// Whether this viewer gets action buttons: not on a read-only dashboard, and only once logged in (every
+    /// action needs a session or a token; a button would only answer 401).
+    var canAct: Bool { !readOnly && loggedIn }
 
     /// The page around `body`. `refreshAfter`: the page may not show the last change yet (it used a value read
     /// before it), and the browser looks again after that long.
@@ -29,7 +35,7 @@ struct DashboardView {
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(title)) · ferry</title>
             <style>\(DashboardAssets.css)</style></head>
             <body data-base="\(b)"\(refresh)><header><b>ferry</b><nav>\(links)</nav><span id="live-state">…</span>\(login)</header>
-            <main><h2>\(HTML.escape(title))</h2><div id="live">\(body)</div></main>
+            <main><h2>\(HTML.escape(title))</h2>\(flash.map { "<p id=\"flash\" role=\"status\">\(HTML.escape($0))</p>" } ?? "")<div id="live">\(body)</div></main>
             <script>\(DashboardAssets.script)</script></body></html>
             """
     }
@@ -41,14 +47,14 @@ struct DashboardView {
     var csrfField: String { "<input type=\"hidden\" name=\"csrf\" value=\"\(HTML.escape(csrf))\">" }
 
     func actionButton(_ path: String, _ label: String) -> String {
-        guard !readOnly else { return "" }
+        guard canAct else { return "" }
         return "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(base + path))\">\(csrfField)<button class=\"action\">\(label)</button></form>"
     }
 
     /// A checkbox that puts job `id` in the bulk form `form`, joined by the `form` attribute: the bulk form cannot
     /// enclose rows that hold action forms of their own. None when read-only.
     func selectBox(_ id: UUID, form: String) -> String {
-        guard !readOnly else { return "" }
+        guard canAct else { return "" }
         return "<input type=\"checkbox\" name=\"job\" value=\"\(id.uuidString.lowercased())\" form=\"\(HTML.escape(form))\" aria-label=\"select\">"
     }
 
@@ -56,7 +62,7 @@ struct DashboardView {
     /// selects every job on the page, one button per action (path, label) for the selection and, when `filter`
     /// describes one (HTML), one per action for every job matching it. None when read-only.
     func bulkForm(id: String, fields: String, actions: [(String, String)], filter: String?) -> String {
-        guard !readOnly, let first = actions.first else { return "" }
+        guard canAct, let first = actions.first else { return "" }
         let path = HTML.escape(base) + "/bulk/"
         var html = "<form class=\"bulk\" id=\"\(HTML.escape(id))\" method=\"post\" action=\"\(path)\(first.0)\">\(csrfField)\(fields)"
             + "<label><input type=\"checkbox\" class=\"select-all\" data-form=\"\(HTML.escape(id))\"> all on this page</label> "
@@ -72,7 +78,7 @@ struct DashboardView {
     /// A table of HTML cells (already escaped); `rowIDs`, when given, become each row's `id` (escaped here).
     /// A form that posts `fields` (HTML, escaped by the caller) with the CSRF token; hidden when read-only.
     func actionForm(_ path: String, _ label: String, fields: String) -> String {
-        guard !readOnly else { return "" }
+        guard canAct else { return "" }
         return "<form class=\"inline\" method=\"post\" action=\"\(HTML.escape(base + path))\">\(csrfField)\(fields) <button class=\"action\">\(label)</button></form>"
     }
 
@@ -84,14 +90,21 @@ struct DashboardView {
             fields: "<input name=\"options\" class=\"options\" size=\"16\" placeholder=\"\(HTML.escape(placeholder))\" aria-label=\"options for the retry\">")
     }
 
-    func table(_ headers: [String], _ rows: [[String]], rowIDs: [String]? = nil) -> String {
+    ///
+    /// `stack`: on a narrow screen each row becomes a block of labelled lines (CSS `table.stack`), for tables
+    /// whose rows carry action buttons: in a table that scrolls sideways they would sit off-screen on a phone.
+    func table(_ headers: [String], _ rows: [[String]], rowIDs: [String]? = nil, stack: Bool = false) -> String {
         let head = headers.map { "<th>\(HTML.escape($0))</th>" }.joined()
+        let labels = headers.map { $0.isEmpty ? "" : " data-label=\"\(HTML.escape($0))\"" }
         let body = rows.enumerated().map { index, row in
             let id = rowIDs.map { " id=\"\(HTML.escape($0[index]))\"" } ?? ""
-            return "<tr\(id)>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>"
+            return "<tr\(id)>" + row.enumerated().map { column, cell in
+                let label = stack && column < labels.count ? labels[column] : ""
+                return "<td\(label)>\(cell)</td>"
+            }.joined() + "</tr>"
         }.joined()
         // Wide tables scroll inside their own box, so a phone never scrolls the whole page sideways.
-        return "<div class=\"scroll\"><table><tr>\(head)</tr>\(body)</table></div>"
+        return "<div class=\"scroll\"><table\(stack ? " class=\"stack\"" : "")><tr>\(head)</tr>\(body)</table></div>"
     }
 
     func jobLink(_ id: UUID) -> String {

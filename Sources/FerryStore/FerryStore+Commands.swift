@@ -10,7 +10,7 @@ extension FerryStore {
     public func cancel(_ target: JobFilter, requestedBy: String) async throws -> [CommandOutcome] {
         try await command(
             target,
-            eligible: "(state = 'queued' OR (state = 'running' AND NOT cancel_requested))",
+            eligible: Self.eligibility("cancel", target)!,
             eventType: "CASE WHEN state = 'queued' THEN 'cancelled' ELSE 'cancel_requested' END",
             data: "jsonb_build_object('reason', 'cancelled by ' || $1)",
             requestedBy: requestedBy
@@ -27,7 +27,7 @@ extension FerryStore {
     /// no job is retried and the refusal is a ``ValidationIssue`` naming the option, the job's provider and the
     /// options a retry of it changes.
     public func retry(_ target: JobFilter, requestedBy: String, options: [String: JSONValue] = [:]) async throws -> [CommandOutcome] {
-        let eligible = target.isNamed ? "state IN ('failed', 'cancelled', 'discarded')" : "state IN ('failed', 'cancelled')"
+        let eligible = Self.eligibility("retry", target)!
         guard !options.isEmpty else {
             return try await command(
                 target, eligible: eligible, eventType: "'requeued'", data: "jsonb_build_object('by', $1::text)",
@@ -93,7 +93,7 @@ extension FerryStore {
     public func discard(_ target: JobFilter, requestedBy: String) async throws -> [CommandOutcome] {
         try await command(
             target,
-            eligible: "state = 'failed'",
+            eligible: Self.eligibility("discard", target)!,
             eventType: "'discarded'",
             data: "jsonb_build_object('by', $1::text)",
             requestedBy: requestedBy

@@ -301,11 +301,26 @@ def test_group_retry_requeues_the_whole_group(browser):
         rows = [r for r in browser.find_elements(By.CSS_SELECTOR, "tr[id^='group-']") if "scripted" in r.text]
         assert len(rows) == 1, [r.text for r in rows]
         assert int(rows[0].find_element(By.CLASS_NAME, "group-count").text) >= 5
+        count = int(rows[0].find_element(By.CLASS_NAME, "group-count").text)
         rows[0].find_element(By.XPATH, ".//button[text()='Retry group']").click()
+        # It asks first, naming the count; nothing is queued until the confirmation's button.
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#confirm .question"))
+        question = browser.find_element(By.CSS_SELECTOR, "#confirm .question").text
+        assert question.startswith(f"Retry {count} failed, cancelled or discarded jobs of the group"), question
+        shot(browser, "failed-group-confirm")
+        confirm(browser)
         eventually(lambda: set(job_states("grouped").values()) == {"queued"}, "the whole group to be queued")
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "flash"))
+        assert browser.find_element(By.ID, "flash").text == f"{count} jobs requeued"
         shot(browser, "failed-group-retried")
     finally:
         process.stop()
+
+
+def confirm(browser):
+    """Clicks the confirmation's button once its page has loaded (a bulk action asks first, naming its count)."""
+    WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "confirm-button"))
+    browser.find_element(By.ID, "confirm-button").click()
 
 
 def click_live(browser, by, selector):
@@ -329,11 +344,13 @@ def test_bulk_actions_on_a_selection_and_a_filter(browser):
         chosen = boxes[0].get_attribute("value")
         click_live(browser, By.CSS_SELECTOR, f"input[name='job'][value='{chosen}']")
         click_live(browser, By.XPATH, "//button[text()='Cancel selected']")
+        confirm(browser)
         eventually(lambda: job_states("bulk")[chosen] == "cancelled", "the selected job to be cancelled")
         assert sorted(job_states("bulk").values()).count("queued") == 5
         browser.get(root + "/batches/bulk?status=queued&q=bulk-")
         shot(browser, "bulk-filter")
         click_live(browser, By.XPATH, "//button[text()='Cancel all']")
+        confirm(browser)
         eventually(lambda: set(job_states("bulk").values()) == {"cancelled"}, "every queued job to be cancelled")
         WebDriverWait(browser, 30).until(lambda d: "status=queued" in d.current_url)
         browser.get(root + "/batches/bulk?status=cancelled")
@@ -342,6 +359,7 @@ def test_bulk_actions_on_a_selection_and_a_filter(browser):
         WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
             lambda d: all(box.is_selected() for box in d.find_elements(By.CSS_SELECTOR, "input[name='job'][form='bulk']")))
         click_live(browser, By.XPATH, "//button[text()='Retry selected']")
+        confirm(browser)
         eventually(lambda: set(job_states("bulk").values()) == {"queued"}, "every selected job to be queued again")
     finally:
         process.stop()
@@ -410,6 +428,12 @@ def test_no_horizontal_scroll_at_390_px(browser):
             inner = browser.execute_script("return window.innerWidth")
             assert inner == 390, inner
             assert width <= 390, f"{path} is {width} px wide at 390 px"
+            # Every action button is on screen, not beyond the edge of a table that scrolls sideways.
+            offscreen = browser.execute_script(
+                "return Array.from(document.querySelectorAll('button.action')).filter(function(b){"
+                " var r = b.getBoundingClientRect(); return r.width > 0 && (r.left < 0 || r.right > window.innerWidth);"
+                "}).map(function(b){ return b.textContent; });")
+            assert offscreen == [], f"{path}: buttons off-screen at 390 px: {offscreen}"
         browser.get(root + "/batches/grouped")
         shot(browser, "mobile-batch")
     finally:

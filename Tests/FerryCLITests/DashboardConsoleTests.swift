@@ -37,15 +37,15 @@ struct DashboardConsoleTests {
             #expect(notFound["message"] as? String == "GET <url> answered 404")
             #expect((notFound["jobs"] as? [Any])?.count == 20)
             let id = try #require(notFound["id"] as? String)
-            let html = try await dashboard.get("/failed")
+            let browser = try await dashboard.login(token: Self.token)
+            let html = try await dashboard.get("/failed", cookies: browser.cookies)
             #expect(html.body.contains("/ferry/failed/groups/\(id)/retry") && html.body.contains("Retry group"))
             #expect(html.body.contains("<b class=\"group-count\">30</b>"))
-
-            let browser = try await dashboard.login(token: Self.token)
             // Without the session's CSRF field: refused, nothing requeued.
             #expect(try await dashboard.request(.POST, "/failed/groups/\(id)/retry", cookies: browser.cookies, form: [:]).status == 403)
-            let retried = try await dashboard.request(.POST, "/failed/groups/\(id)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf])
-            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/failed", "\(retried.body)")
+            let retried = try await dashboard.request(
+                .POST, "/failed/groups/\(id)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf, "confirm": "30"])
+            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/failed?done=requeued:30", "\(retried.body)")
             let requeued = try await db.query("""
                 SELECT job_id FROM ferry.events WHERE type = 'requeued' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
                 """).rows.map { try $0.decode(UUID.self, at: 0) }
@@ -60,7 +60,8 @@ struct DashboardConsoleTests {
             let scripted = try await dashboard.request(.POST, "/failed/groups/\(try #require(disk))/retry", form: [:],
                                                        headers: ["Authorization": "Bearer \(Self.token)"])
             #expect(scripted.status == 200)
-            #expect((scripted.json as? [[String: Any]])?.map { $0["action"] as? String } == ["requeued", "requeued"])
+            #expect(((scripted.json as? [String: Any])?["jobs"] as? [[String: Any]])?.map { $0["action"] as? String } == ["requeued", "requeued"])
+            #expect((scripted.json as? [String: Any])?["result"] as? String == "2 jobs requeued")
         }
     }
 
@@ -82,7 +83,7 @@ struct DashboardConsoleTests {
             // a true/false option given another word.
             for (options, words) in [("mode=overwrite", "mode"), ("existing=sometimes", "sometimes"), ("existing=replace,existing=ignore", "twice")] {
                 let refused = try await dashboard.request(
-                    .POST, "/failed/groups/\(group)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf, "options": options])
+                    .POST, "/failed/groups/\(group)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf, "options": options, "confirm": "3"])
                 #expect(refused.status == 422, "\(options): \(refused.status) \(refused.body)")
                 #expect(refused.body.contains(words) && refused.body.contains("nothing was retried"), "\(refused.body)")
             }
@@ -119,14 +120,14 @@ struct DashboardConsoleTests {
         try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
             let page = try await dashboard.get("/failed", json: true)
             let id = try #require(FailureKey.id(of: page, code: "http_not_found"))
-            let html = try await dashboard.get("/failed")
+            let browser = try await dashboard.login(token: Self.token)
+            let html = try await dashboard.get("/failed", cookies: browser.cookies)
             #expect(html.body.contains("/ferry/failed/groups/\(id)/discard") && html.body.contains("Discard group"))
             #expect(html.body.contains("/ferry/jobs/\(ids[4].uuidString.lowercased())/discard"))
-
-            let browser = try await dashboard.login(token: Self.token)
             #expect(try await dashboard.request(.POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: [:]).status == 403)
-            let discarded = try await dashboard.request(.POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: ["csrf": browser.csrf])
-            #expect(discarded.status == 303 && discarded.headers.first(name: "location") == "/ferry/failed", "\(discarded.body)")
+            let discarded = try await dashboard.request(
+                .POST, "/failed/groups/\(id)/discard", cookies: browser.cookies, form: ["csrf": browser.csrf, "confirm": "4"])
+            #expect(discarded.status == 303 && discarded.headers.first(name: "location") == "/ferry/failed?done=discarded:4", "\(discarded.body)")
             let appended = try await db.query("""
                 SELECT job_id FROM ferry.events WHERE type = 'discarded' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
                 """).rows.map { try $0.decode(UUID.self, at: 0) }
@@ -139,9 +140,9 @@ struct DashboardConsoleTests {
             let job = ids[4].uuidString.lowercased()
             let scripted = try await dashboard.request(.POST, "/jobs/\(job)/discard", form: [:], headers: bearer)
             #expect(scripted.status == 200)
-            #expect((scripted.json as? [[String: Any]])?.first?["action"] as? String == "discarded")
+            #expect(((scripted.json as? [String: Any])?["jobs"] as? [[String: Any]])?.first?["action"] as? String == "discarded")
             let twice = try await dashboard.request(.POST, "/jobs/\(job)/discard", form: [:], headers: bearer)
-            #expect((twice.json as? [[String: Any]])?.first?["action"] as? String == "unchanged")
+            #expect(((twice.json as? [String: Any])?["jobs"] as? [[String: Any]])?.first?["action"] as? String == "unchanged")
             let batch = try await dashboard.get("/batches/photos", json: true)
             let summary = try #require((batch.json as? [String: Any])?["batch"] as? [String: Any])
             #expect(summary["discarded"] as? Int == 5 && summary["failed"] as? Int == 1)
@@ -174,8 +175,8 @@ struct DashboardConsoleTests {
             let selection = [("job", text[0]), ("job", text[1]), ("job", text[6])]
             #expect(try await dashboard.request(.POST, "/bulk/retry", cookies: browser.cookies, pairs: selection).status == 403)
             let retried = try await dashboard.request(
-                .POST, "/bulk/retry", cookies: browser.cookies, pairs: selection + [("csrf", browser.csrf), ("batch", "trip")])
-            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/batches/trip", "\(retried.body)")
+                .POST, "/bulk/retry", cookies: browser.cookies, pairs: selection + [("csrf", browser.csrf), ("batch", "trip"), ("confirm", "2")])
+            #expect(retried.status == 303 && retried.headers.first(name: "location") == "/ferry/batches/trip?done=requeued:2,unchanged:1", "\(retried.body)")
             let requeued = try await db.query("""
                 SELECT job_id FROM ferry.events WHERE type = 'requeued' AND data->>'by' = 'ferry dashboard' ORDER BY job_id
                 """).rows.map { try $0.decode(UUID.self, at: 0) }
@@ -187,23 +188,24 @@ struct DashboardConsoleTests {
             let filtered = try await dashboard.request(
                 .POST, "/bulk/discard", pairs: [("scope", "filter"), ("batch", "trip"), ("status", "failed"), ("q", "/b/")], headers: bearer)
             #expect(filtered.status == 200, "\(filtered.body)")
-            let outcomes = try #require(filtered.json as? [[String: Any]])
+            let outcomes = try #require((filtered.json as? [String: Any])?["jobs"] as? [[String: Any]])
             #expect(outcomes.compactMap { $0["job_id"] as? String } == [text[3], text[4], text[5]])
             #expect(outcomes.allSatisfy { $0["action"] as? String == "discarded" && $0["state"] as? String == "discarded" })
             #expect(try await DashboardTests.state(db, ids[2]) == "failed", "job 2 is failed but not on a /b/ path")
             // A browser's filter action goes back to the filtered page; cancel every queued job.
             let cancelled = try await dashboard.request(
                 .POST, "/bulk/cancel", cookies: browser.cookies,
-                pairs: [("scope", "filter"), ("batch", "trip"), ("status", "queued"), ("csrf", browser.csrf)])
-            #expect(cancelled.headers.first(name: "location") == "/ferry/batches/trip?status=queued")
-            for index in 8..<12 { #expect(try await DashboardTests.state(db, ids[index]) == "cancelled") }
+                pairs: [("scope", "filter"), ("batch", "trip"), ("status", "queued"), ("csrf", browser.csrf), ("confirm", "6")])
+            // Six: the four never run and the two retried above.
+            #expect(cancelled.headers.first(name: "location") == "/ferry/batches/trip?status=queued&done=cancelled:6", "\(cancelled.body)")
+            for index in [0, 1] + Array(8..<12) { #expect(try await DashboardTests.state(db, ids[index]) == "cancelled") }
 
             // The failures page: its group jobs carry boxes for the failures' bulk form.
             let failed = try await dashboard.get("/failed", cookies: browser.cookies)
             #expect(failed.body.contains("id=\"bulk-failed\"") && failed.body.contains("name=\"job\" value=\"\(text[2])\" form=\"bulk-failed\""))
             let fromFailures = try await dashboard.request(
-                .POST, "/bulk/discard", cookies: browser.cookies, pairs: [("job", text[2]), ("csrf", browser.csrf)])
-            #expect(fromFailures.headers.first(name: "location") == "/ferry/failed")
+                .POST, "/bulk/discard", cookies: browser.cookies, pairs: [("job", text[2]), ("csrf", browser.csrf), ("confirm", "1")])
+            #expect(fromFailures.headers.first(name: "location") == "/ferry/failed?done=discarded:1")
             #expect(try await DashboardTests.state(db, ids[2]) == "discarded")
 
             // Bad requests: nothing selected, a filter without its batch, an unknown action, a bad id.
@@ -324,10 +326,11 @@ struct DashboardConsoleTests {
             let retried = try await dashboard.request(.POST, "/jobs/\(ids[0].uuidString.lowercased())/retry", form: [:], headers: bearer)
             #expect(retried.status == 200, "\(retried.status) \(retried.body)")
             #expect(retried.headers.first(name: "content-type") == "application/json")
-            #expect((retried.json as? [[String: Any]])?.first?["action"] as? String == "requeued")
+            #expect(((retried.json as? [String: Any])?["jobs"] as? [[String: Any]])?.first?["action"] as? String == "requeued")
             // Nothing failed or cancelled is left in the batch.
             let nothing = try await dashboard.request(.POST, "/batches/calm/retry", form: [:], headers: bearer)
-            #expect(nothing.status == 200 && nothing.body.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(nothing.body)")
+            let none = nothing.json as? [String: Any]
+            #expect(nothing.status == 200 && (none?["jobs"] as? [Any])?.isEmpty == true && none?["result"] as? String == "Nothing changed", "\(nothing.body)")
             // A refusal to a script is JSON too.
             let wrong = try await dashboard.request(.POST, "/batches/calm/retry", form: [:], headers: ["Authorization": "Bearer wrong-token-0123456789"])
             #expect(wrong.status == 401 && (wrong.json as? [String: Any])?["error"] != nil)

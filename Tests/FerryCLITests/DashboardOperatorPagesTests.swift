@@ -66,7 +66,7 @@ struct DashboardOperatorPagesTests {
             #expect(try await dashboard.request(.POST, "/schedules/nope/pause", json: true, headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
 
             // Run now: refused without the CSRF token, then asked for (a worker fires it: ScheduleCommandTests).
-            #expect(try await dashboard.get("/schedules").body.contains("Run now"))
+            #expect(try await dashboard.get("/schedules", cookies: browser.cookies).body.contains("Run now"))
             #expect(try await dashboard.request(.POST, "/schedules/nightly/run", cookies: browser.cookies, form: [:]).status == 403)
             #expect(try await store.schedules.all().first?.runRequestedAt == nil)
             let run = try await dashboard.request(.POST, "/schedules/nightly/run", cookies: browser.cookies, form: ["csrf": browser.csrf])

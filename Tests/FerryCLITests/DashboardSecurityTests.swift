@@ -340,6 +340,7 @@ struct DashboardSecurityTests {
         var jobs = [String: UUID]()
         for name in names { jobs[name] = try await DashboardTests.seed(store, batch: name, queue: "dash-enc", count: 1)[0] }
         try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+            let browser = try await dashboard.login(token: Self.token)
             let overview = try await dashboard.get("/")
             let links = overview.body.matches(of: #/href="/ferry(/batches/[^"]+)"/#).map { String($0.output.1) }
             for name in names {
@@ -347,7 +348,7 @@ struct DashboardSecurityTests {
                 let page = try await dashboard.get(link, json: true)
                 #expect(page.status == 200, "\(name) via \(link): \(page.status) \(page.body)")
                 #expect(((page.json as? [String: Any])?["batch"] as? [String: Any])?["batch"] as? String == name)
-                let html = try await dashboard.get(link)
+                let html = try await dashboard.get(link, cookies: browser.cookies)
                 #expect(html.status == 200 && html.body.contains("Batch \(name.replacingOccurrences(of: "&", with: "&amp;"))"), "\(name)")
 
                 // Typed by hand, encoded by another encoder (only ASCII letters and digits left as they are).

@@ -237,7 +237,8 @@ struct DashboardTests {
 
         try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
             let page = try await dashboard.get("/jobs/\(first)")
-            #expect(page.body.contains("/ferry/jobs/\(first)/retry"), "a Retry button for a failed job")
+            // A viewer without a session sees no button that would only answer 401; the login form is there.
+            #expect(!page.body.contains("/ferry/jobs/\(first)/retry") && page.body.contains("action=\"/ferry/login\""))
             let csrf = try #require(page.cookies["ferry_csrf"])
             #expect(page.headers["set-cookie"].first?.contains("SameSite=Strict") == true)
 
@@ -251,6 +252,7 @@ struct DashboardTests {
             #expect(try await Self.state(db, ids[0]) == "failed")
 
             let browser = try await dashboard.login(token: Self.token)
+            #expect(try await dashboard.get("/jobs/\(first)", cookies: browser.cookies).body.contains("/ferry/jobs/\(first)/retry"), "a Retry button for a failed job")
             // Logged in, but without the CSRF field, or with another one: 403.
             #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser.cookies, form: [:]).status == 403)
             #expect(try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser.cookies, form: ["csrf": String(repeating: "0", count: 64)]).status == 403)
@@ -259,7 +261,7 @@ struct DashboardTests {
             // The browser's form: 303 back to the job, which is queued with a `requeued` event like `ferry retry`.
             let retried = try await dashboard.request(.POST, "/jobs/\(first)/retry", cookies: browser.cookies, form: ["csrf": browser.csrf])
             #expect(retried.status == 303, "\(retried.body)")
-            #expect(retried.headers.first(name: "location") == "/ferry/jobs/\(first)")
+            #expect(retried.headers.first(name: "location") == "/ferry/jobs/\(first)?done=requeued:1")
             #expect(try await Self.state(db, ids[0]) == "queued")
             let last = try await db.query("SELECT type, data->>'by' FROM ferry.events WHERE job_id = $1::uuid ORDER BY version DESC LIMIT 1", [ids[0]]).rows[0]
             #expect(try last.decode(String.self, at: 0) == "requeued")
@@ -268,17 +270,18 @@ struct DashboardTests {
             // A script with the bearer token (JSON answer).
             let scripted = try await dashboard.request(.POST, "/jobs/\(second)/retry", json: true, form: [:], headers: ["Authorization": "Bearer \(Self.token)"])
             #expect(scripted.status == 200, "\(scripted.body)")
-            #expect(((scripted.json as? [[String: Any]])?.first)?["action"] as? String == "requeued")
+            #expect(((scripted.json as? [String: Any])?["jobs"] as? [[String: Any]])?.first?["action"] as? String == "requeued")
             #expect(try await Self.state(db, ids[1]) == "queued")
 
             // A whole batch: cancel then retry, like `ferry cancel --batch` / `ferry retry --batch`.
             let parked = try await Self.seed(store, batch: "parked", queue: "dash-parked", count: 3)
             let cancelled = try await dashboard.request(.POST, "/batches/parked/cancel", json: true, form: [:], headers: ["Authorization": "Bearer \(Self.token)"])
             #expect(cancelled.status == 200, "\(cancelled.body)")
-            #expect((cancelled.json as? [[String: Any]])?.compactMap { $0["action"] as? String } == ["cancelled", "cancelled", "cancelled"])
+            #expect(((cancelled.json as? [String: Any])?["jobs"] as? [[String: Any]])?.compactMap { $0["action"] as? String } == ["cancelled", "cancelled", "cancelled"])
+            #expect((cancelled.json as? [String: Any])?["result"] as? String == "3 jobs cancelled")
             for id in parked { #expect(try await Self.state(db, id) == "cancelled") }
-            let browserRetry = try await dashboard.request(.POST, "/batches/parked/retry", cookies: browser.cookies, form: ["csrf": browser.csrf])
-            #expect(browserRetry.status == 303 && browserRetry.headers.first(name: "location") == "/ferry/batches/parked")
+            let browserRetry = try await dashboard.request(.POST, "/batches/parked/retry", cookies: browser.cookies, form: ["csrf": browser.csrf, "confirm": "3"])
+            #expect(browserRetry.status == 303 && browserRetry.headers.first(name: "location") == "/ferry/batches/parked?done=requeued:3")
             for id in parked { #expect(try await Self.state(db, id) == "queued") }
             #expect(try await dashboard.request(.POST, "/batches/nosuch/cancel", form: [:], headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
 
