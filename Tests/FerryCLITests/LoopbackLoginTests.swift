@@ -17,7 +17,7 @@ struct LoopbackLoginTests {
                     "--client-secret-file", server.appSecretFile, "--api-url", server.baseURL],
             databaseURL: db.url, environment: DropboxAccounts.environment)
         var url: String?
-        try await eventually(timeout: .seconds(60), "the authorize URL to be printed") {
+        try await eventually(timeout: .seconds(300), "the authorize URL to be printed") {
             url = login.log.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix(server.baseURL) }
             return url != nil && login.log.contains("listens on 127.0.0.1")
         }
