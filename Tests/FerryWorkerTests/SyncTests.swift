@@ -186,7 +186,8 @@ struct SyncTests {
         second.signal(SIGTERM)
         _ = try await second.waitForExit()
         let calls = try await server.stats()["requests_per_route"]?["files/delete_v2"]?.intValue ?? 0
-        #expect(calls == extras, "each extra deleted once: \(calls) deletions for \(extras)")
+        // The request in flight at the kill may have reached the server unapplied: it is sent once more, no other.
+        #expect(calls >= extras && calls <= extras + 1, "each extra deleted once: \(calls) deletions for \(extras)")
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Mirror/keep/a.jpg")) == Data("a".utf8))
         let job = try await Self.syncJob(db, "kill")
         #expect(job.state == "succeeded" && job.result["deleted"] == .int(Int64(extras)), "\(job)")
