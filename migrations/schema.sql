@@ -1706,6 +1706,30 @@ SELECT coalesce(lower(substring(CASE p_kind WHEN 'fetch' THEN p_source ELSE p_de
        CASE WHEN p_kind = 'copy' THEN lower(substring(p_source FROM '^([A-Za-z][A-Za-z0-9+.-]{0,31}):')) END
 $$;
 
+CREATE FUNCTION ferry.lease_account_share(p_account text, p_worker text, p_demand double precision, p_seconds double precision) RETURNS TABLE(tps_limit double precision, bwlimit bigint, fraction double precision, holders integer)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    v_tps double precision;
+    v_bw bigint;
+BEGIN
+    SELECT (a.settings->>'tps_limit')::float8, (a.settings->>'bwlimit')::bigint INTO v_tps, v_bw
+      FROM ferry.accounts a WHERE a.name = p_account;
+    IF v_tps IS NULL AND v_bw IS NULL THEN
+        DELETE FROM ferry.account_shares s WHERE s.account = p_account;
+        RETURN QUERY SELECT v_tps, v_bw, 1.0::float8, 0;
+        RETURN;
+    END IF;
+    DELETE FROM ferry.account_shares s WHERE s.account = p_account AND s.expires_at <= now();
+    INSERT INTO ferry.account_shares AS s (account, worker, demand, expires_at)
+         VALUES (p_account, p_worker, least(greatest(p_demand, 1), 1000000), now() + make_interval(secs => least(greatest(p_seconds, 1), 60)))
+    ON CONFLICT (account, worker) DO UPDATE SET demand = excluded.demand, expires_at = excluded.expires_at;
+    RETURN QUERY
+        SELECT v_tps, v_bw, least(greatest(p_demand, 1), 1000000) / sum(s.demand), count(*)::int
+          FROM ferry.account_shares s WHERE s.account = p_account AND s.expires_at > now();
+END;
+$$;
+
 CREATE FUNCTION ferry.project_events() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2349,6 +2373,18 @@ ALTER TABLE ferry.account_events ALTER COLUMN "position" ADD GENERATED ALWAYS AS
     NO MAXVALUE
     CACHE 1
 );
+
+CREATE TABLE ferry.account_shares (
+    account text NOT NULL,
+    worker text NOT NULL,
+    demand double precision NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT account_shares_account_check CHECK (((octet_length(account) >= 1) AND (octet_length(account) <= 256))),
+    CONSTRAINT account_shares_demand_check CHECK (((demand > (0)::double precision) AND (demand <= (1000000)::double precision))),
+    CONSTRAINT account_shares_worker_check CHECK (((octet_length(worker) >= 1) AND (octet_length(worker) <= 256)))
+);
+
+COMMENT ON TABLE ferry.account_shares IS 'Which worker processes use a rate-limited account now, and how much: each takes limit × demand / total demand.';
 
 CREATE TABLE ferry.accounts (
     name text NOT NULL,
@@ -3097,6 +3133,9 @@ CREATE VIEW ferry.worker_status AS
 ALTER TABLE ONLY ferry.account_events
     ADD CONSTRAINT account_events_pkey PRIMARY KEY ("position");
 
+ALTER TABLE ONLY ferry.account_shares
+    ADD CONSTRAINT account_shares_pkey PRIMARY KEY (account, worker);
+
 ALTER TABLE ONLY ferry.accounts
     ADD CONSTRAINT accounts_pkey PRIMARY KEY (name);
 
@@ -3363,6 +3402,8 @@ GRANT ALL ON FUNCTION ferry.uuid_v7() TO ferry_worker;
 
 GRANT SELECT,INSERT ON TABLE ferry.account_events TO ferry_worker;
 GRANT SELECT ON TABLE ferry.account_events TO ferry_producer;
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE ferry.account_shares TO ferry_worker;
 
 GRANT SELECT ON TABLE ferry.accounts TO ferry_worker;
 

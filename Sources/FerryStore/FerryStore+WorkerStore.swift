@@ -51,11 +51,6 @@ extension FerryStore: WorkerStore {
         return stream
     }
 
-    /// The account's bandwidth limit (`AccountStore.bandwidthLimit(of:)`).
-    public func accountBandwidthLimit(_ name: String) async throws -> Int64? {
-        try await accounts.bandwidthLimit(of: name)
-    }
-
     /// Folds pending counter deltas (`ProjectionStore.compactCounters()`).
     public func compactCounters() async throws -> Int {
         try await projection.compactCounters()

@@ -113,6 +113,8 @@ public protocol WorkerStore: Sendable {
     /// only usable account of `provider`. Throws `FerryStoreError` (`unknownAccount`).
     func settleAccount(named name: String?, provider: String) async throws -> String
 
-    /// The account's bandwidth limit in bytes per second per worker process, or nil for none.
-    func accountBandwidthLimit(_ name: String) async throws -> Int64?
+    /// Renews `worker`'s lease on a share of `account`'s limits for `lease`, weighted by `demand` (the jobs it runs
+    /// on the account, at least 1), and answers the limits and its fraction of them among every live lease. An
+    /// account without limits leases nothing (fraction 1).
+    func leaseAccountShare(_ account: String, worker: String, demand: Double, lease: Duration) async throws -> AccountShareLease
 }

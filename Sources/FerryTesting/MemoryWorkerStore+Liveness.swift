@@ -144,10 +144,6 @@ extension MemoryWorkerStore {
         return try settled.get()
     }
 
-    public func accountBandwidthLimit(_ name: String) async throws -> Int64? {
-        state.withLock { $0.accounts[name]?.bandwidthLimit }
-    }
-
     static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }

@@ -36,6 +36,8 @@ public final class MemoryWorkerStore: WorkerStore {
         var heldRecords: [CheckedContinuation<Void, Never>] = []
         var orphanChecks = 0
         var remoteFolders: [String: MemoryRemoteFolder] = [:]
+        /// Leases on account budgets: account → worker → (demand, expires).
+        var accountShares: [String: [String: (demand: Double, expires: Date)]] = [:]
         var ids = UUIDv7Generator(random: SystemRandomNumberGenerator())
 
         var now: Date { Date().addingTimeInterval(offset) }

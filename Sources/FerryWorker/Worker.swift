@@ -44,7 +44,9 @@ public final class Worker: Service, Sendable {
     let progressBatcher: ProgressBatcher?
     /// `--bwlimit`: one bucket for every transfer of the process.
     let bandwidth: BandwidthLimit?
-    /// `ferry account update NAME --bwlimit`: one bucket per account for the process's transfers of it.
+    /// This process's shares of its accounts' fleet budgets (`ferry account update NAME --tps-limit/--bwlimit`).
+    let accountShares: AccountShares
+    /// `ferry account update NAME --bwlimit`: one bucket per account for the process's transfers of it, at its share.
     let accountBandwidth: AccountBandwidthLimits
     /// Wakes the sibling scheduler when a schedule is asked to run now.
     let schedulesChanged: (@Sendable () -> Void)?
@@ -71,7 +73,9 @@ public final class Worker: Service, Sendable {
             providers: handlers.providers)
         self.readiness = readiness
         self.bandwidth = configuration.bandwidthLimit.map { BandwidthLimit(bytesPerSecond: $0) }
-        self.accountBandwidth = AccountBandwidthLimits(store: store)
+        let shares = handlers.shares ?? AccountShares(store: store, worker: configuration.name)
+        self.accountShares = shares
+        self.accountBandwidth = AccountBandwidthLimits(shares: shares)
         self.store = store
         self.liveness = liveness ?? store
         self.handlers = handlers
@@ -265,6 +269,9 @@ public final class Worker: Service, Sendable {
                 return
             }
         }
+        // The job's account counts this process's demand for its fleet budget while the job runs.
+        if let account = job.account { accountShares.begin(account) }
+        defer { if let account = job.account { accountShares.end(account) } }
         do {
             let result = try await handler.run(job, context: context)
             context.recordFinalBytes(result.bytes)

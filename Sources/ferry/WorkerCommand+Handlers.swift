@@ -13,12 +13,16 @@ extension WorkerCommand {
         _ providers: ProviderRegistry, store: FerryStore, box: SecretBox?, http: HTTPClient, workerName: String, chunkBytes: Int,
         roots: LocalRoots, allowsDeletes: Bool = true, logger: Logger
     ) -> JobHandlers {
+        // One set of fleet shares per process: requests (the token provider's pacer) and bytes (the worker) alike.
+        let shares = AccountShares(store: store, worker: workerName)
         let tokens = box.map {
-            AccountTokenProvider(store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger, registry: providers)
+            AccountTokenProvider(
+                store: store, box: $0, httpClient: http, actor: "worker \(workerName)", logger: logger, registry: providers, shares: shares)
         }
         let folders = RemoteFolderLedger(store: store, owner: "\(workerName)/\(UUID().uuidString.prefix(8))")
         var environment = ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders, localRoots: roots)
         environment.allowsDeletes = allowsDeletes
+        environment.shares = shares
         return JobHandlers(registry: providers, environment: environment)
     }
 }

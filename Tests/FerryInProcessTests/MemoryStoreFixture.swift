@@ -28,6 +28,12 @@ struct MemoryStoreFixture: StoreFixture {
         memory.setAccount(MemoryAccount(name: name, maxConcurrent: maxConcurrent))
     }
 
+    func setAccountLimits(_ name: String, requestsPerSecond: Double?, bytesPerSecond: Int64?) async throws {
+        memory.setAccountLimits(name, requestsPerSecond: requestsPerSecond, bytesPerSecond: bytesPerSecond)
+    }
+
+    func expireAccountShares(of worker: String) async throws { memory.expireAccountShares(of: worker) }
+
     func pauseQueue(_ queue: String) async throws { memory.setQueuePaused(queue, paused: true) }
 
     func stopHeartbeats(of worker: String) async throws { memory.ageHeartbeat(of: worker, by: 3600) }

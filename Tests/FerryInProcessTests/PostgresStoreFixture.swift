@@ -48,6 +48,16 @@ struct PostgresStoreFixture: StoreFixture {
             "INSERT INTO ferry.accounts (name, provider, max_concurrent) VALUES ($1, 'dropbox', $2)", [name, maxConcurrent])
     }
 
+    func setAccountLimits(_ name: String, requestsPerSecond: Double?, bytesPerSecond: Int64?) async throws {
+        try await db.query(
+            "UPDATE ferry.accounts SET settings = jsonb_strip_nulls(jsonb_build_object('tps_limit', $2::float8, 'bwlimit', $3::bigint)) WHERE name = $1",
+            [name, requestsPerSecond, bytesPerSecond])
+    }
+
+    func expireAccountShares(of worker: String) async throws {
+        try await db.query("UPDATE ferry.account_shares SET expires_at = now() - interval '1 second' WHERE worker = $1", [worker])
+    }
+
     func pauseQueue(_ queue: String) async throws {
         _ = try await ferry.setQueuePaused(queue, paused: true, reason: nil, by: "test")
     }

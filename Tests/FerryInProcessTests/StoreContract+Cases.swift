@@ -25,7 +25,42 @@ extension StoreContract {
             name: "a remote folder is claimed by one worker at a time, its first recorded id stands, a stale claim is taken over",
             check: remoteFolders),
         StoreContract(name: "a batch's siblings: unfinished and unsuccessful jobs, the asking job left out", check: batchSiblings),
+        StoreContract(
+            name: "an account's limits are shared by demand among live leases; a lapsed lease's share goes to the others",
+            check: accountShares),
     ]
+
+    static func accountShares(_ fixture: any StoreFixture) async throws {
+        let store = fixture.store
+        let lease = Duration.seconds(30)
+        try await fixture.addAccount("free", maxConcurrent: 4)
+        try await fixture.addAccount("capped", maxConcurrent: 4)
+        try await fixture.setAccountLimits("capped", requestsPerSecond: 20, bytesPerSecond: 4_000_000)
+        // No limits: nothing leased, the whole (absent) limit.
+        let free = try await store.leaseAccountShare("free", worker: "w1", demand: 3, lease: lease)
+        #expect(free == AccountShareLease(requestsPerSecond: nil, bytesPerSecond: nil, fraction: 1, holders: 0))
+        #expect(try await store.leaseAccountShare("none", worker: "w1", demand: 3, lease: lease).fraction == 1)
+
+        var first = try await store.leaseAccountShare("capped", worker: "w1", demand: 3, lease: lease)
+        #expect(first == AccountShareLease(requestsPerSecond: 20, bytesPerSecond: 4_000_000, fraction: 1, holders: 1))
+        // A second process with a third of the demand: a quarter; the first learns its three quarters on renewal.
+        let second = try await store.leaseAccountShare("capped", worker: "w2", demand: 1, lease: lease)
+        #expect(second.fraction == 0.25 && second.holders == 2 && second.processRequestsPerSecond == 5)
+        first = try await store.leaseAccountShare("capped", worker: "w1", demand: 3, lease: lease)
+        #expect(first.fraction == 0.75 && first.holders == 2 && first.processBytesPerSecond == 3_000_000)
+        // A demand of 0 or a hostile one counts as 1 and at most a million: no division by zero, no overflow.
+        let zero = try await store.leaseAccountShare("capped", worker: "w2", demand: 0, lease: lease)
+        #expect(zero.fraction == 0.25)
+        let huge = try await store.leaseAccountShare("capped", worker: "w2", demand: .greatestFiniteMagnitude, lease: lease)
+        #expect(huge.fraction > 0.99 && huge.fraction < 1)
+        // The second process stops renewing: once its lease lapses, the first has the whole budget again.
+        try await fixture.expireAccountShares(of: "w2")
+        first = try await store.leaseAccountShare("capped", worker: "w1", demand: 3, lease: lease)
+        #expect(first.fraction == 1 && first.holders == 1)
+        // Limits removed: the leases go with them.
+        try await fixture.setAccountLimits("capped", requestsPerSecond: nil, bytesPerSecond: nil)
+        #expect(try await store.leaseAccountShare("capped", worker: "w1", demand: 3, lease: lease).holders == 0)
+    }
 
     static func batchSiblings(_ fixture: any StoreFixture) async throws {
         let (waiter, done, broken, pending) = (

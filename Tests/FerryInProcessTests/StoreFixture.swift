@@ -13,6 +13,10 @@ protocol StoreFixture: Sendable {
     /// Jobs of `batch`, in id order.
     func batch(_ batch: String) async throws -> [UUID]
     func addAccount(_ name: String, maxConcurrent: Int) async throws
+    /// `ferry account update NAME --tps-limit --bwlimit` on an account `addAccount` made.
+    func setAccountLimits(_ name: String, requestsPerSecond: Double?, bytesPerSecond: Int64?) async throws
+    /// Makes `worker`'s budget leases lapse, as if it had stopped renewing them.
+    func expireAccountShares(of worker: String) async throws
     func pauseQueue(_ queue: String) async throws
     /// Makes `worker`'s last heartbeat an hour old.
     func stopHeartbeats(of worker: String) async throws

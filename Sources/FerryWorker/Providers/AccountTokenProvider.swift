@@ -20,7 +20,8 @@ public final class AccountTokenProvider: Sendable {
     let logger: Logger
     let actor: String
     let registry: ProviderRegistry
-    /// Paces each account's API requests at its `tps_limit`, shared by every job of the process.
+    /// Paces each account's API requests at its `tps_limit`, shared by every job of the process (and, given
+    /// `shares`, by every process of the fleet).
     public let pacer: RequestPacer
     private let cache = Mutex<[String: AccountCredentials]>([:])
     /// Credentials of key-based accounts (access keys, API keys) as read, for a few seconds: a copy or upload of many small
@@ -32,10 +33,10 @@ public final class AccountTokenProvider: Sendable {
 
     public init(
         store: FerryStore, box: SecretBox, httpClient: HTTPClient, actor: String, logger: Logger,
-        registry: ProviderRegistry
+        registry: ProviderRegistry, shares: AccountShares? = nil
     ) {
         self.registry = registry
-        self.pacer = RequestPacer(store: store)
+        self.pacer = RequestPacer(store: store, shares: shares)
         self.store = store
         self.box = box
         self.httpClient = httpClient

@@ -19,6 +19,8 @@ public struct JobHandlers: Sendable {
     /// The providers whose labels the worker's metrics use (with a catch-all handler too: a rehearsal reports by
     /// provider as a real worker does).
     let providers: ProviderRegistry?
+    /// The environment's fleet shares of account budgets, which the worker's transfers spend from too.
+    let shares: AccountShares?
 
     /// The handlers of every provider in `registry` this process can run.
     public init(registry: ProviderRegistry, environment: ProviderEnvironment) {
@@ -37,6 +39,7 @@ public struct JobHandlers: Sendable {
         catchAll = nil
         self.registry = registry
         providers = registry
+        shares = environment.shares
         sync = SyncHandler(registry: registry, environment: environment)
     }
 
@@ -46,6 +49,7 @@ public struct JobHandlers: Sendable {
         self.catchAll = catchAll
         registry = nil
         self.providers = providers
+        shares = nil
         sync = nil
     }
 

@@ -16,6 +16,9 @@ public struct ProviderEnvironment: Sendable {
     public var localRoots: LocalRoots
     /// Whether jobs may delete files at their destinations (a sync's deletions); `ferry worker --no-deletes` says no.
     public var allowsDeletes = true
+    /// This process's shares of account budgets across the fleet (a worker's; the same one its `tokens` pace
+    /// requests with). Nil elsewhere: the worker then makes its own.
+    public var shares: AccountShares?
 
     public init(
         httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil),

@@ -2,11 +2,13 @@ import FerryStore
 import Foundation
 import Synchronization
 
-/// Paces one process's requests to each account at the account's `tps_limit` (`ferry account update NAME
-/// --tps-limit N`): request slots are handed out 1/N seconds apart, and a caller whose slot lies ahead sleeps until
-/// it. Per process: N workers may together send up to N times the limit, so set it to the account's budget divided
-/// by the number of worker processes. The limit is read from `ferry.accounts.settings` at most every 5 seconds, so
-/// an update reaches running workers without a restart.
+/// Paces a process's requests to each account at the account's `tps_limit` (`ferry account update NAME
+/// --tps-limit N`): request slots are handed out 1/rate seconds apart, and a caller whose slot lies ahead sleeps
+/// until it.
+///
+/// In a worker the limit is the fleet's: the rate is this process's share of it (``AccountShares``), renewed every
+/// second, so every process on every machine together stays within N. Elsewhere (the CLI listing a folder) the
+/// process paces itself at N, read from `ferry.accounts.settings` at most every 5 seconds.
 public final class RequestPacer: Sendable {
     private struct Pace {
         var limit: Double?
@@ -15,24 +17,21 @@ public final class RequestPacer: Sendable {
     }
 
     private let store: FerryStore
+    private let shares: AccountShares?
     private let paces = Mutex<[String: Pace]>([:])
     private static let reread: Duration = .seconds(5)
 
-    public init(store: FerryStore) {
+    public init(store: FerryStore, shares: AccountShares? = nil) {
         self.store = store
+        self.shares = shares
     }
 
     /// Waits for the account's next request slot (at once when it has no limit).
     public func awaitSlot(account: String) async throws {
         let now = ContinuousClock.now
-        let known = paces.withLock { $0[account] }
-        var limit = known?.limit
-        if known == nil || now - known!.readAt >= Self.reread {
-            limit = (try? await store.accounts.requestLimit(of: account)) ?? known?.limit
-        }
+        let limit = await limit(of: account, now: now)
         let slot = paces.withLock { paces -> ContinuousClock.Instant? in
             var pace = paces[account] ?? Pace(limit: limit, readAt: now, nextSlot: now)
-            if known == nil || now - (known?.readAt ?? now) >= Self.reread { pace.readAt = now }
             pace.limit = limit
             defer { paces[account] = pace }
             guard let limit, limit > 0 else { return nil }
@@ -41,5 +40,17 @@ public final class RequestPacer: Sendable {
             return slot
         }
         if let slot, slot > now { try await Task.sleep(until: slot, clock: .continuous) }
+    }
+
+    /// The account's requests per second for this process now.
+    private func limit(of account: String, now: ContinuousClock.Instant) async -> Double? {
+        if let shares { return await shares.current(account)?.processRequestsPerSecond }
+        let known = paces.withLock { $0[account] }
+        guard known == nil || now - known!.readAt >= Self.reread else { return known?.limit }
+        let limit = (try? await store.accounts.requestLimit(of: account)) ?? known?.limit
+        paces.withLock { paces in
+            if paces[account] != nil { paces[account]!.readAt = now }
+        }
+        return limit
     }
 }
