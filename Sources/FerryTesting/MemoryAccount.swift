@@ -7,7 +7,7 @@ public struct MemoryAccount: Sendable, Hashable {
     public var maxConcurrent: Int
     /// `active`, `needs_reauth` or `revoked`: only active accounts' jobs are claimed.
     public var status: String
-    /// Bytes per second per worker process (`settings.bwlimit`), nil for none.
+    /// Bytes per second for the whole fleet (`settings.bwlimit`), nil for none.
     public var bandwidthLimit: Int64?
     /// Requests per second for the whole fleet (`settings.tps_limit`), nil for none.
     public var requestLimit: Double?

@@ -23,6 +23,7 @@ extension WorkerCommand {
         var environment = ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders, localRoots: roots)
         environment.allowsDeletes = allowsDeletes
         environment.shares = shares
+        environment.turns = AccountTurns(store: store)
         return JobHandlers(registry: providers, environment: environment)
     }
 }

@@ -5,9 +5,9 @@ public struct AccountChanges: Sendable, Equatable {
     public var apiURL: String?
     public var contentURL: String?
     public var authorizeURL: String?
-    /// Requests per second per worker process to this account; 0 removes the limit.
+    /// Requests per second to this account, for the whole fleet; 0 removes the limit.
     public var tpsLimit: Double?
-    /// Bytes per second per worker process moved for this account's transfers; 0 removes the limit.
+    /// Bytes per second moved for this account's transfers, for the whole fleet; 0 removes the limit.
     public var bandwidthLimit: Int64?
 
     public init(

@@ -15,7 +15,7 @@ public struct AccountStatusRow: Sendable, Hashable {
     public var heldJobs: Int64?
     /// Jobs of the account that may run at once across the fleet.
     public var maxConcurrent: Int
-    /// Requests per second (`tps_limit`) and bytes per second per worker process (`bwlimit`), when limited.
+    /// Requests per second (`tps_limit`) and bytes per second (`bwlimit`) for the whole fleet, when limited.
     public var requestLimit: Double?
     public var bandwidthLimit: Int64?
 

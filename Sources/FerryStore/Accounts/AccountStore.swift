@@ -253,7 +253,7 @@ public struct AccountStore: Sendable {
         return try rows.first?.decode(Double?.self, at: 0)
     }
 
-    /// The account's bandwidth limit in bytes per second per worker process (`settings.bwlimit`), or nil for none.
+    /// The account's bandwidth limit in bytes per second for the whole fleet (`settings.bwlimit`), or nil for none.
     public func bandwidthLimit(of name: String) async throws -> Int64? {
         do {
             let rows = try await client.withConnection { connection in

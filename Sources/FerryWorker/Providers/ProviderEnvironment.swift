@@ -19,6 +19,8 @@ public struct ProviderEnvironment: Sendable {
     /// This process's shares of account budgets across the fleet (a worker's; the same one its `tokens` pace
     /// requests with). Nil elsewhere: the worker then makes its own.
     public var shares: AccountShares?
+    /// Fleet-wide turns for writes a service serializes per account; without a store, per process only.
+    public var turns = AccountTurns(store: nil)
 
     public init(
         httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil),

@@ -11,13 +11,14 @@ struct AccountUpdate: AsyncParsableCommand {
             --max-concurrent is how many transfers of the account run at once across every worker (providers punish \
             parallel writes to one account); a job whose data is up and that waits only for its commit does not \
             count. Running workers use the new cap at their next claim, and those waiting on the old one are woken \
-            at once. --tps-limit and --bwlimit are per worker process (N processes send up to N times them), read \
-            by running workers within 5 seconds. Secrets are changed with ferry account login, not here.
+            at once. --tps-limit and --bwlimit are one budget for the whole fleet: the worker processes using the \
+            account share them by demand, rebalanced every second, and follow a change within seconds. Secrets are \
+            changed with ferry account login, not here.
 
             Examples:
               ferry account update photos --max-concurrent 16
-              ferry account update photos --tps-limit 8   # requests/s, per worker process
-              ferry account update photos --bwlimit 20M   # bytes/s, per worker (0: none)
+              ferry account update photos --tps-limit 8   # requests/s, all workers together
+              ferry account update photos --bwlimit 20M   # bytes/s, all workers together (0: none)
               ferry account update dev --api-url http://127.0.0.1:8910 \\
                   --content-url http://127.0.0.1:8910
             """)
@@ -38,11 +39,11 @@ struct AccountUpdate: AsyncParsableCommand {
     var authorizeURL: String?
 
     @Option(name: .customLong("tps-limit"), parsing: .unconditional, help: ArgumentHelp(
-        "Requests per second to this account's API, per worker process (Dropbox); 0 removes the limit.", valueName: "n"))
+        "Requests per second to this account's API, for all worker processes together; 0 removes the limit.", valueName: "n"))
     var tpsLimit: Double?
 
     @Option(name: .customLong("bwlimit"), help: ArgumentHelp(
-        "Bytes per second for this account's transfers, per worker process, as rclone's --bwlimit: 20M, 512K (K/M/G = KiB/MiB/GiB; a bare number is KiB); 0 or off removes the limit.",
+        "Bytes per second for this account's transfers, for all worker processes together, as rclone's --bwlimit: 20M, 512K (K/M/G = KiB/MiB/GiB; a bare number is KiB); 0 or off removes the limit.",
         valueName: "rate"))
     var bwlimit: String?
 
@@ -97,8 +98,8 @@ struct AccountUpdate: AsyncParsableCommand {
                 ]).jsonText)
             } else {
                 var limits = ""
-                if let tps = account.settings["tps_limit"] { limits += ", \(tps.jsonText) requests/s per worker process" }
-                if let rate = account.settings["bwlimit"]?.intValue { limits += ", \(TablePrinter.bytes(rate))/s per worker process" }
+                if let tps = account.settings["tps_limit"] { limits += ", \(tps.jsonText) requests/s across the fleet" }
+                if let rate = account.settings["bwlimit"]?.intValue { limits += ", \(TablePrinter.bytes(rate))/s across the fleet" }
                 print("updated \(account.name): at most \(account.maxConcurrent) transfer(s) at once across the fleet\(limits)")
             }
         }

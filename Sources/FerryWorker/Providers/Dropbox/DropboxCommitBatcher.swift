@@ -20,6 +20,8 @@ final class DropboxCommitBatcher: Sendable {
     /// How often a whole call, or one entry, is retried after write contention before the job is deferred.
     let contentionRetries = 6
     let tokens: AccountTokenProvider
+    /// One batch call per account at a time across the fleet, not only in this process.
+    let turns: AccountTurns
 
     private struct Entry: Sendable {
         let sessionID: String
@@ -40,8 +42,9 @@ final class DropboxCommitBatcher: Sendable {
 
     private let queues = Mutex<[String: AccountQueue]>([:])
 
-    init(tokens: AccountTokenProvider, window: Duration = .milliseconds(50), maxEntries: Int = 1000) {
+    init(tokens: AccountTokenProvider, window: Duration = .milliseconds(50), maxEntries: Int = 1000, turns: AccountTurns = AccountTurns(store: nil)) {
         self.tokens = tokens
+        self.turns = turns
         self.window = window
         self.maxEntries = min(1000, max(1, maxEntries))
     }
@@ -80,7 +83,14 @@ final class DropboxCommitBatcher: Sendable {
     private func run(_ account: String, logger: Logger, metrics: WorkerMetrics) async {
         let caller = DropboxCaller(account: account, tokens: tokens, logger: logger)
         while let batch = await gather(account) {
-            await commit(batch, caller: caller, account: account, logger: logger, metrics: metrics)
+            do {
+                try await turns.exclusive(AccountCommitGate.scope(account)) {
+                    await commit(batch, caller: caller, account: account, logger: logger, metrics: metrics)
+                }
+            } catch {
+                // No turn (the database is unreachable): the call was not made; each job retries its commit.
+                for entry in batch { entry.continuation.resume(throwing: error) }
+            }
         }
     }
 

@@ -43,6 +43,7 @@ extension DropboxProvider: ProviderHandlers {
         return DropboxUploadHandler(
             tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
             batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
-            parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4)
+            parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4,
+            turns: environment.turns)
     }
 }

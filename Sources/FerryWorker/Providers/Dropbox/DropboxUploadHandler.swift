@@ -28,7 +28,7 @@ public struct DropboxUploadHandler: JobHandler {
     /// (`upload_session/start` with `close: true`, or `/2/files/upload` without batching).
     public let chunkSize: Int
     let pieceSize = 256 * 1024
-    let commitGate = AccountCommitGate()
+    let commitGate: AccountCommitGate
     /// Commits closed sessions in `finish_batch_v2` calls; nil commits each file on its own.
     let commitBatcher: DropboxCommitBatcher?
     /// How often one attempt retries a commit that hit write contention before deferring the job.
@@ -45,11 +45,12 @@ public struct DropboxUploadHandler: JobHandler {
     /// `batching: nil` commits every file on its own (`files/upload`, `upload_session/finish`).
     public init(
         tokens: AccountTokenProvider, chunkSize: Int = 8 * 1024 * 1024, batching: DropboxBatchSettings? = DropboxBatchSettings(),
-        parallelAppends: Int = 4
+        parallelAppends: Int = 4, turns: AccountTurns = AccountTurns(store: nil)
     ) {
         self.tokens = tokens
+        self.commitGate = AccountCommitGate(turns: turns)
         self.parallelAppends = min(16, max(1, parallelAppends))
-        self.commitBatcher = batching.map { DropboxCommitBatcher(tokens: tokens, window: $0.window, maxEntries: $0.maxEntries) }
+        self.commitBatcher = batching.map { DropboxCommitBatcher(tokens: tokens, window: $0.window, maxEntries: $0.maxEntries, turns: turns) }
         let rounded = (chunkSize / Self.chunkGranularity) * Self.chunkGranularity
         self.chunkSize = min(Self.maximumChunkSize, max(Self.chunkGranularity, rounded))
     }
