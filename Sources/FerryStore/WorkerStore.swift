@@ -106,6 +106,10 @@ public protocol WorkerStore: Sendable {
     /// The queues paused now, for the `ferry_queue_paused` gauge.
     func pausedQueues() async throws -> Set<String>
 
+    /// Each account's transfers against its cap and whether it needs a login, for the account gauges (at most
+    /// `FerryStore.accountLoadLimit` accounts, by name).
+    func accountLoad() async throws -> [AccountLoadRow]
+
     /// What is known of freshly claimed jobs' traces (called only with tracing on).
     func traceFacts(for jobs: [ClaimedJob]) async throws -> [UUID: JobTraceFacts]
 

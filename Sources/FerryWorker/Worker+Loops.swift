@@ -188,6 +188,7 @@ extension Worker {
             do {
                 let depth = try await store.queueDepth(including: configuration.queues)
                 metrics.queueDepth(depth, paused: try await store.pausedQueues())
+                metrics.accountLoad(try await store.accountLoad())
             } catch {
                 logger.debug("reading queue depth failed", metadata: ["error": "\(error)"])
             }

@@ -28,7 +28,18 @@ extension StoreContract {
         StoreContract(
             name: "an account's limits are shared by demand among live leases; a lapsed lease's share goes to the others",
             check: accountShares),
+        StoreContract(name: "account load: transfers against the cap, and whether the account needs a login", check: accountLoad),
     ]
+
+    static func accountLoad(_ fixture: any StoreFixture) async throws {
+        try await fixture.addAccount("photos", maxConcurrent: 2)
+        try await fixture.enqueue([JobSpec.test(account: "photos"), JobSpec.test(account: "photos"), JobSpec.test(account: "photos")])
+        #expect(try await fixture.store.accountLoad() == [
+            AccountLoadRow(account: "photos", provider: "dropbox", transfers: 0, maxConcurrent: 2, needsLogin: false)
+        ])
+        _ = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 10)
+        #expect(try await fixture.store.accountLoad().first?.transfers == 2, "the cap allowed two")
+    }
 
     static func accountShares(_ fixture: any StoreFixture) async throws {
         let store = fixture.store

@@ -24,6 +24,8 @@ struct MetricsLintTests {
             _ = try await FerryProcess.run(
                 ["enqueue", "fetch", "https://example.com/\(index).jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
         }
+        // An account, so the account gauges are in the scrape too.
+        try await db.query("INSERT INTO ferry.accounts (name, provider, max_concurrent) VALUES ('photos', 'dropbox', 3)")
         let port = Int.random(in: 20_000...32_000)
         let worker = try TestWorker.start(
             db, name: "linted", ["--handler", "fail-until:2", "--queues", "photos", "--metrics-port", "\(port)", "--retry-base", "0.05"])
@@ -34,7 +36,7 @@ struct MetricsLintTests {
         try await eventually(timeout: .seconds(300), "a scrape") {
             let data = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
             body = data.map { String(decoding: $0, as: UTF8.self) } ?? ""
-            return body.contains("ferry_jobs_succeeded_total")
+            return body.contains("ferry_jobs_succeeded_total") && body.contains("ferry_account_max_concurrent{")
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -68,5 +70,50 @@ struct MetricsLintTests {
         lint.waitUntilExit()
         #expect(lint.terminationStatus == 0, "promtool: \(report)")
         #expect(report.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool warnings: \(report)")
+
+        // The shipped dashboard and alert rules query only metrics a worker exposes (a renamed metric fails here): the
+        // ones in this scrape, and those a worker creates at first use (by provider and account), as declared.
+        #expect(scrape.value("ferry_account_max_concurrent", ["provider": "dropbox", "account": "photos"]) == 3)
+        let scraped = Set(body.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("# HELP ") ? line.split(separator: " ").dropFirst(2).first.map(String.init) : nil
+        })
+        let declared = try Self.declaredMetrics()
+        #expect(declared.count >= 25 && scraped.subtracting(declared).allSatisfy { $0.hasPrefix("process_") || $0 == "ferry_build_info" }, "declared: \(declared.sorted())")
+        let exposed = scraped.union(declared)
+        for (file, least) in [("deploy/grafana/ferry-dashboard.json", 10), ("deploy/prometheus/ferry-alerts.yaml", 10), ("deploy/kubernetes/worker-keda.yaml", 2)] {
+            let named = try Self.metricNames(in: file)
+            #expect(named.count >= least, "\(file) names \(named.count) metrics")
+            #expect(named.subtracting(exposed).isEmpty, "\(file) queries metrics no worker exposes: \(named.subtracting(exposed).sorted())")
+        }
+    }
+
+    /// Every metric the worker declares (`MetricSpec(base:unit:)` in Sources/FerryWorker), by its full name.
+    static func declaredMetrics() throws -> Set<String> {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources/FerryWorker")
+        let pattern = try NSRegularExpression(pattern: #"MetricSpec\(\s*base: "([a-z_]+)", unit: "([a-z_]*)""#)
+        var names = Set<String>()
+        for case let file as URL in FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)! where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let base = Range(match.range(at: 1), in: text), let unit = Range(match.range(at: 2), in: text) else { continue }
+                names.insert(text[unit].isEmpty ? String(text[base]) : "\(text[base])_\(text[unit])")
+            }
+        }
+        return names
+    }
+
+    /// The `ferry_…` and `process_…` metric names a deploy file's queries use, histogram series by their family.
+    static func metricNames(in file: String) throws -> Set<String> {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"\b(?:ferry|process)_[a-z_]+\b"#)
+        let range = NSRange(text.startIndex..., in: text)
+        return Set(pattern.matches(in: text, range: range).compactMap { match -> String? in
+            guard let found = Range(match.range, in: text) else { return nil }
+            var name = String(text[found])
+            for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+            return name
+        })
     }
 }

@@ -44,3 +44,17 @@ extension MemoryWorkerStore {
         }
     }
 }
+
+extension MemoryWorkerStore {
+    /// `WorkerStore.accountLoad()`: transfers counted as the claim caps them.
+    public func accountLoad() async throws -> [AccountLoadRow] {
+        state.withLock { state in
+            state.accounts.values.sorted { $0.name < $1.name }.prefix(FerryStore.accountLoadLimit).map { account in
+                AccountLoadRow(
+                    account: account.name, provider: account.provider,
+                    transfers: Int64(state.jobs.values.count { $0.account == account.name && $0.isTransferring }),
+                    maxConcurrent: Int64(account.maxConcurrent), needsLogin: account.status != "active")
+            }
+        }
+    }
+}
