@@ -54,9 +54,21 @@ final class ActionGuard: Sendable {
         return .session(sessions.create())
     }
 
-    /// A POST's credentials: the bearer header, or the live session among `sessionCookies` plus its CSRF field.
-    func check(authorization: String?, sessionCookies: [String], csrfField: String?, sources: [String]) -> Verdict {
+    /// A POST's credentials: the bearer header, a user the sign-in proxy named (an operator, with the CSRF field
+    /// bound to them), or the live session among `sessionCookies` plus its CSRF field.
+    func check(
+        authorization: String?, proxyUser: AuthProxy.User? = nil, sessionCookies: [String], csrfField: String?, sources: [String]
+    ) -> Verdict {
         if readOnly { return .forbidden("the dashboard is read-only") }
+        if authorization == nil, let proxyUser {
+            guard proxyUser.isOperator else {
+                return .forbidden("\(proxyUser.name) may only read: operators act (ferry dashboard --operator NAME)")
+            }
+            guard let csrfField, ConstantTime.equals(csrfField, csrfToken(proxyUser: proxyUser.name)) else {
+                return .forbidden("missing or wrong CSRF token: reload the page and try again")
+            }
+            return .allowed
+        }
         guard let token else { return .forbidden("actions are off: no token configured") }
         if let authorization {
             let candidate = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : ""
@@ -78,6 +90,9 @@ final class ActionGuard: Sendable {
 
     /// The CSRF token of a logged-in browser's forms.
     func csrfToken(session: String) -> String { sign("session:" + session) }
+
+    /// The CSRF token of a proxy-signed-in user's forms (the proxy's own cookie is the ambient credential).
+    func csrfToken(proxyUser: String) -> String { sign("proxy:" + proxyUser) }
 
     /// The CSRF token of the login form, bound to the browser's login cookie.
     func csrfToken(loginCookie: String) -> String { sign("login:" + loginCookie) }

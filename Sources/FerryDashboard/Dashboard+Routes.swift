@@ -6,11 +6,11 @@ import NIOCore
 
 extension Dashboard {
     func routes(_ router: Router<DashboardRequestContext>) {
-        router.get(RouterPath(base.isEmpty ? "/" : base)) { request, _ in
-            await respond(request) { view in try await overview(view) }
+        router.get(RouterPath(base.isEmpty ? "/" : base)) { request, context in
+            await respond(request, context) { view in try await overview(view) }
         }
-        router.get(RouterPath("\(base)/batches")) { request, _ in
-            await respond(request) { view in try await batches(view) }
+        router.get(RouterPath("\(base)/batches")) { request, context in
+            await respond(request, context) { view in try await batches(view) }
         }
         router.get(RouterPath("\(base)/batches/:name")) { request, context in
             // Parameters arrive percent-encoded (a batch named "x/y" is the one segment "x%2Fy").
@@ -34,7 +34,7 @@ extension Dashboard {
             guard let order = BatchJobOrder(rawValue: sort) else {
                 return problem(request, .badRequest, "sort= must be one of \(BatchJobOrder.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            return await respond(request) { view in
+            return await respond(request, context) { view in
                 try await batch(name, state: state, search: search, after: after, order: order, view)
             }
         }
@@ -42,12 +42,12 @@ extension Dashboard {
             guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
                 return problem(request, .notFound, "no such job: the address must end in a job id")
             }
-            return await respond(request) { view in try await job(id, view) }
+            return await respond(request, context) { view in try await job(id, view) }
         }
-        router.get(RouterPath("\(base)/failed")) { request, _ in
-            await respond(request) { view in try await failed(view) }
+        router.get(RouterPath("\(base)/failed")) { request, context in
+            await respond(request, context) { view in try await failed(view) }
         }
-        router.get(RouterPath("\(base)/search")) { request, _ in
+        router.get(RouterPath("\(base)/search")) { request, context in
             let query = queryFields(request)
             var before: UUID?
             if let text = query["before"], !text.isEmpty {
@@ -57,19 +57,19 @@ extension Dashboard {
                 before = id
             }
             let text = query["q"]
-            return await respond(request) { view in try await search(text, before: before, view) }
+            return await respond(request, context) { view in try await search(text, before: before, view) }
         }
-        router.get(RouterPath("\(base)/queues")) { request, _ in
-            await respond(request) { view in try await queues(view) }
+        router.get(RouterPath("\(base)/queues")) { request, context in
+            await respond(request, context) { view in try await queues(view) }
         }
-        router.get(RouterPath("\(base)/workers")) { request, _ in
-            await respond(request) { view in try await workers(view) }
+        router.get(RouterPath("\(base)/workers")) { request, context in
+            await respond(request, context) { view in try await workers(view) }
         }
-        router.get(RouterPath("\(base)/schedules")) { request, _ in
-            await respond(request) { view in try await schedules(view) }
+        router.get(RouterPath("\(base)/schedules")) { request, context in
+            await respond(request, context) { view in try await schedules(view) }
         }
-        router.get(RouterPath("\(base)/accounts")) { request, _ in
-            await respond(request) { view in try await accounts(view) }
+        router.get(RouterPath("\(base)/accounts")) { request, context in
+            await respond(request, context) { view in try await accounts(view) }
         }
         router.get(RouterPath("\(base)/events")) { request, _ in events(request) }
         router.post(RouterPath("\(base)/login")) { request, context in try await login(request, context) }
@@ -114,15 +114,21 @@ extension Dashboard {
     static let jobActions = ["cancel", "retry", "discard"]
 
     /// Renders a page as JSON or HTML (by `Accept`), 404 when `build` finds nothing, 503 when the database fails.
-    func respond(_ request: Request, _ build: (DashboardView) async throws -> DashboardPage?) async -> Response {
+    func respond(
+        _ request: Request, _ context: DashboardRequestContext, _ build: (DashboardView) async throws -> DashboardPage?
+    ) async -> Response {
         // A live refresh is no sign of an operator at the screen: it does not keep the session from idling out.
         let session = guardian.sessions.live(
             cookieValues(request, sessionCookieName), touch: request.headers[Self.liveRefresh] == nil)
         let loginCookie = cookieValues(request, loginCookieName).first { $0.count == 64 }
         let fresh = loginCookie == nil ? ConstantTime.randomToken() : nil
-        let csrf = session.map { guardian.csrfToken(session: $0) } ?? guardian.csrfToken(loginCookie: loginCookie ?? fresh!)
+        let proxyUser = self.proxyUser(request, context)
+        let csrf = proxyUser.map { guardian.csrfToken(proxyUser: $0.name) }
+            ?? session.map { guardian.csrfToken(session: $0) } ?? guardian.csrfToken(loginCookie: loginCookie ?? fresh!)
         let flash = queryFields(request)["done"].flatMap(ActionResult.init(query:))?.text
-        let view = DashboardView(base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: session != nil, flash: flash)
+        var view = DashboardView(
+            base: base, readOnly: configuration.readOnly, csrf: csrf, loggedIn: proxyUser?.isOperator ?? (session != nil), flash: flash)
+        view.proxyUser = proxyUser.map { ($0.name, $0.isOperator) }
         let page: DashboardPage?
         let usage = SharedReadUsage()
         do {
@@ -288,8 +294,8 @@ extension Dashboard {
         }
         let fields = try await form(request)
         let verdict = guardian.check(
-            authorization: request.headers[.authorization], sessionCookies: cookieValues(request, sessionCookieName),
-            csrfField: fields["csrf"], sources: throttleSources(request, context))
+            authorization: request.headers[.authorization], proxyUser: proxyUser(request, context),
+            sessionCookies: cookieValues(request, sessionCookieName), csrfField: fields["csrf"], sources: throttleSources(request, context))
         switch verdict {
         case .allowed: return (nil, fields)
         case .unauthenticated(let reason): return (problem(request, .unauthorized, reason), fields)

@@ -21,11 +21,16 @@ public struct DashboardConfiguration: Sendable {
     /// How long the reads every viewer shares (queue and batch summaries, throughput, workers) are kept at least:
     /// however many viewers, each is read once per this interval (longer when a read is slow).
     public var sharedReadAge: Duration
+    /// Sign-in by a proxy in front (`--auth-proxy-header`): its users read, its operators act. The token, when
+    /// set too, still works for scripts and browsers that log in with it.
+    public var authProxy: AuthProxy?
 
     public init(
         host: String, port: Int, basePath: String, readOnly: Bool, token: String?, secureCookies: Bool = false,
-        sessionIdleTimeout: Duration = .seconds(3600), sessionLifetime: Duration = .seconds(12 * 3600), sharedReadAge: Duration = .seconds(1)
+        sessionIdleTimeout: Duration = .seconds(3600), sessionLifetime: Duration = .seconds(12 * 3600), sharedReadAge: Duration = .seconds(1),
+        authProxy: AuthProxy? = nil
     ) {
+        self.authProxy = authProxy
         self.host = host
         self.port = port
         self.basePath = basePath

@@ -12,6 +12,8 @@ struct DashboardView {
     let loggedIn: Bool
     /// What the last action did ("10 jobs requeued"), shown above the page; plain text, escaped here.
     var flash: String? = nil
+    /// Who the sign-in proxy says this is, and whether they only read: shown instead of the token login form.
+    var proxyUser: (name: String, isOperator: Bool)? = nil
 
     /// Whether this viewer gets action buttons: not on a read-only dashboard, and only once logged in (every
     /// action needs a session or a token; a button would only answer 401).
@@ -28,9 +30,10 @@ struct DashboardView {
         let login =
             readOnly
             ? ""
-            : loggedIn
+            : proxyUser.map { "<span id=\"logged-in\">\(HTML.escape($0.name))\($0.isOperator ? "" : " (viewer)")</span>" }
+            ?? (loggedIn
                 ? "<span id=\"logged-in\">logged in</span><form class=\"inline\" id=\"logout\" method=\"post\" action=\"\(b)/logout\">\(csrfField)<button>Log out</button></form>"
-                : "<form class=\"inline\" method=\"post\" action=\"\(b)/login\">\(csrfField)<input type=\"password\" name=\"token\" placeholder=\"dashboard token\"><button>Log in</button></form>"
+                : "<form class=\"inline\" method=\"post\" action=\"\(b)/login\">\(csrfField)<input type=\"password\" name=\"token\" placeholder=\"dashboard token\"><button>Log in</button></form>")
         return """
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(title)) · ferry</title>
             <style>\(DashboardAssets.css)</style></head>

@@ -23,6 +23,11 @@ struct DashboardCommand: AsyncParsableCommand {
             Behind an HTTPS proxy, give --secure-cookies. With --read-only there are no action buttons and every \
             POST is refused. Connect as a ferry_reader role for read-only, ferry_producer for actions.
 
+            Behind a sign-in proxy (oauth2-proxy and the like), --auth-proxy-header names the header the proxy \
+            puts the signed-in user in; it is believed only from the --trusted-proxy addresses (the header from \
+            anywhere else, or given twice, names nobody). Users named with --operator act; every other user the \
+            proxy lets in reads, without buttons. The token is then optional (scripts may still use it).
+
             A read-only dashboard may run entirely on a hot standby: --read-database-url (or \
             $FERRY_READ_DATABASE_URL). The standby refuses LISTEN, so pages follow the event log read once a \
             second (said once in the log) and show what the primary did after the replication lag. A dashboard \
@@ -37,6 +42,8 @@ struct DashboardCommand: AsyncParsableCommand {
               ferry dashboard --token-file /etc/ferry/dashboard-token
               ferry dashboard --token-file /etc/ferry/dashboard-token --secure-cookies \\
                   --session-idle-timeout 900 --session-lifetime 28800
+              ferry dashboard --auth-proxy-header X-Forwarded-Email --trusted-proxy 127.0.0.1 \
+                  --operator alice@example.com --operator bob@example.com
               curl -H 'Accept: application/json' http://127.0.0.1:8080/ferry/batches
             """)
 
@@ -69,6 +76,18 @@ struct DashboardCommand: AsyncParsableCommand {
         "Seconds the summaries every viewer shares are kept (0.1-60): one read per interval however many viewers.", valueName: "s"))
     var sharedReadAge = 1.0
 
+    @Option(name: .customLong("auth-proxy-header"), help: ArgumentHelp(
+        "Header in which a sign-in proxy in front names the user (e.g. X-Forwarded-Email); needs --trusted-proxy.", valueName: "name"))
+    var authProxyHeader: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp(
+        "Address or network the sign-in proxy connects from (127.0.0.1, 10.0.0.0/8, ::1); repeatable.", valueName: "address"))
+    var trustedProxies: [String] = []
+
+    @Option(name: .customLong("operator"), help: ArgumentHelp(
+        "A user the sign-in proxy names who may act (cancel, retry, discard, pause); repeatable. Others only read.", valueName: "user"))
+    var operators: [String] = []
+
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var reads: ReadConnectionOptions
 
@@ -88,7 +107,9 @@ struct DashboardCommand: AsyncParsableCommand {
                 throw CLIUsageError(
                     message: "\(reads.source) is for a --read-only dashboard: actions write to the primary, and a dashboard reading a standby would not show their effect until the standby caught up; run a --read-only dashboard on the standby and one with actions on --database-url")
             }
-            let token = try readOnly ? nil : Self.token(file: tokenFile)
+            let proxy = try authProxy()
+            let tokenOptional = proxy != nil && tokenFile == nil && ProcessInfo.processInfo.environment["FERRY_DASHBOARD_TOKEN"] == nil
+            let token = try readOnly || tokenOptional ? nil : Self.token(file: tokenFile)
             // Read-only, everything it does is a read: all of it may go to the read URL (a standby).
             let store = reads.makeStore(connection, poolSize: Self.poolSize, applicationName: "ferry dashboard")
             defer { store.client.close() }
@@ -99,7 +120,8 @@ struct DashboardCommand: AsyncParsableCommand {
                 configuration: DashboardConfiguration(
                     host: address.host, port: address.port, basePath: base, readOnly: readOnly, token: token,
                     secureCookies: secureCookies, sessionIdleTimeout: .seconds(sessionIdleTimeout),
-                    sessionLifetime: .seconds(sessionLifetime), sharedReadAge: .milliseconds(Int64(sharedReadAge * 1000))),
+                    sessionLifetime: .seconds(sessionLifetime), sharedReadAge: .milliseconds(Int64(sharedReadAge * 1000)),
+                    authProxy: proxy),
                 store: store, providers: .standard, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
