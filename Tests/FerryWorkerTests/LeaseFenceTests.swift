@@ -84,7 +84,7 @@ struct LeaseFenceTests {
     /// the job. Returns how the first attempt ended and the job as it settled.
     static func lapsedThenRescued(
         _ store: MemoryWorkerStore, _ spec: JobSpec, roots: LocalRoots, force: Bool = false, make: () -> any JobHandler,
-        noEffect: () throws -> Void
+        noEffect: () async throws -> Void
     ) async throws -> (first: Result<JobResult, any Error>?, job: MemoryJob) {
         let gated = GatedHandler(make())
         // Forced, the lease ends long before this worker's own rescue loop would find its heartbeat stale.
@@ -98,7 +98,7 @@ struct LeaseFenceTests {
         try await lapsed.waitUntil(timeout: .seconds(300), "its lease to lapse") { _ in lapsed.worker.lease.remaining(generation: 0) == nil }
         gated.open()
         try await lapsed.waitUntil(timeout: .seconds(300), "its attempt to end") { _ in gated.ended != nil }
-        try noEffect()
+        try await noEffect()
         try await lapsed.stop()
 
         var healthy = WorkerHarness.configuration(name: "rescuer", rescueAfter: .milliseconds(1500))
