@@ -57,21 +57,24 @@ struct LeaseFenceTests {
         let store = MemoryWorkerStore()
         let harness = WorkerHarness(
             store: store, handler: TestHandler { _, _ in JobResult() },
-            configuration: WorkerHarness.configuration(name: "cut-off", rescueAfter: .milliseconds(900)))
+            configuration: WorkerHarness.configuration(name: "cut-off", rescueAfter: .seconds(3)))
         let lease = harness.worker.lease
-        try await harness.waitUntil("the registration to start the lease") { _ in lease.remaining(generation: 0) != nil }
+        try await harness.waitUntil(timeout: .seconds(300), "the registration to start the lease") { _ in
+            lease.remaining(generation: lease.generation) != nil
+        }
         store.failHeartbeats(of: "cut-off")
-        // Heartbeats go every 40 ms and all fail: only the last stored one's deadline (600 ms after it) stands.
-        try await harness.waitUntil(timeout: .seconds(300), "the lease to lapse") { _ in lease.remaining(generation: 0) == nil }
-        #expect(lease.generation == 0)
+        let generation = lease.generation
+        // Heartbeats go every 40 ms and all fail: only the last stored one's deadline (2 s after it) stands.
+        try await harness.waitUntil(timeout: .seconds(300), "the lease to lapse") { _ in lease.remaining(generation: generation) == nil }
+        #expect(lease.generation == generation, "a failed heartbeat changes nothing")
         let id = store.enqueue(.test()).jobID
         try await harness.waitUntil(timeout: .seconds(300), "a few more failed heartbeats") { _ in
             (lease.deadline.map { ContinuousClock.now - $0 } ?? .zero) > .milliseconds(200)
         }
         #expect(store.job(id)?.state == .queued, "no claim without a lease")
         store.failHeartbeats(of: "cut-off", false)
-        try await harness.waitUntil(timeout: .seconds(300), "a stored heartbeat") { _ in lease.remaining(generation: 1) != nil }
-        #expect(lease.remaining(generation: 0) == nil, "claims of before the gap stay fenced")
+        try await harness.waitUntil(timeout: .seconds(300), "a stored heartbeat") { _ in lease.remaining(generation: lease.generation) != nil }
+        #expect(lease.generation > generation && lease.remaining(generation: generation) == nil, "claims of before the gap stay fenced")
         try await harness.settle([id], timeout: .seconds(300))
         try await harness.stop()
     }
@@ -94,8 +97,12 @@ struct LeaseFenceTests {
         let id = store.enqueue(spec).jobID
         try await lapsed.waitUntil(timeout: .seconds(300), "the first worker to claim") { $0.job(id)?.worker == "lapsed" }
         store.failHeartbeats(of: "lapsed")
+        // The claim's generation, or an older one (a gap on a stalled machine fences it the same way).
+        let generation = lapsed.worker.lease.generation
         if force { lapsed.worker.lease.revoke() }
-        try await lapsed.waitUntil(timeout: .seconds(300), "its lease to lapse") { _ in lapsed.worker.lease.remaining(generation: 0) == nil }
+        try await lapsed.waitUntil(timeout: .seconds(300), "its lease to lapse") { _ in
+            lapsed.worker.lease.remaining(generation: generation) == nil
+        }
         gated.open()
         try await lapsed.waitUntil(timeout: .seconds(300), "its attempt to end") { _ in gated.ended != nil }
         try await noEffect()
