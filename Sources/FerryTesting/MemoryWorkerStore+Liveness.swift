@@ -10,7 +10,8 @@ extension MemoryWorkerStore {
     }
 
     public func heartbeat(worker: String, stopping: Bool) async throws -> Bool {
-        state.withLock { state in
+        try state.withLock { state throws(MemoryStoreUnreachable) -> Bool in
+            guard !state.failingHeartbeats.contains(worker) else { throw MemoryStoreUnreachable() }
             guard state.workers[worker] != nil else { return false }
             state.workers[worker]!.heartbeatAt = state.now
             state.workers[worker]!.stopping = stopping

@@ -35,6 +35,7 @@ public final class MemoryWorkerStore: WorkerStore {
         var outcomesHeld = false
         var heldRecords: [CheckedContinuation<Void, Never>] = []
         var orphanChecks = 0
+        var failingHeartbeats: Set<String> = []
         var remoteFolders: [String: MemoryRemoteFolder] = [:]
         /// Leases on account budgets: account → worker → (demand, expires).
         var accountShares: [String: [String: (demand: Double, expires: Date)]] = [:]
@@ -73,6 +74,14 @@ public final class MemoryWorkerStore: WorkerStore {
 
     /// How many `record(_:)` calls are waiting for `releaseOutcomes()`.
     public var heldRecordCalls: Int { state.withLock { $0.heldRecords.count } }
+
+    /// Makes `worker`'s heartbeats fail (throw ``MemoryStoreUnreachable``), as a partition between that worker and
+    /// the database would, while everything else it does still goes through; `false` lets them through again.
+    public func failHeartbeats(of worker: String, _ failing: Bool = true) {
+        state.withLock { state in
+            if failing { state.failingHeartbeats.insert(worker) } else { state.failingHeartbeats.remove(worker) }
+        }
+    }
 
     /// How many times a worker has asked to release its orphaned claims (its liveness loop's pace).
     public var orphanChecks: Int { state.withLock { $0.orphanChecks } }

@@ -43,13 +43,18 @@ public final class JobContext: Sendable {
     /// Wakes this process's claim loop when a progress event ended a transfer of a capped account (every byte up,
     /// only the commit left): the account has room for another transfer now.
     let transferEnded: @Sendable () -> Void
+    /// This worker's lease and the generation this job was claimed in (see ``ensureLease(before:margin:)``); nil
+    /// for contexts outside a worker, whose lease is never in doubt.
+    let lease: (lease: WorkerLease, generation: Int)?
 
     init(
         job: ClaimedJob, logger: Logger, store: any WorkerStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
         localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil,
-        bandwidth: BandwidthBudget? = nil, transferEnded: @escaping @Sendable () -> Void = {}
+        bandwidth: BandwidthBudget? = nil, transferEnded: @escaping @Sendable () -> Void = {},
+        lease: (lease: WorkerLease, generation: Int)? = nil
     ) {
+        self.lease = lease
         self.transferEnded = transferEnded
         self.live = live
         self.progressBatcher = progressBatcher

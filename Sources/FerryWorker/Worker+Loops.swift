@@ -40,17 +40,23 @@ extension Worker {
     }
 
     /// One write per worker per interval, on the liveness connection. A missing row means we were declared dead:
-    /// register again (our old claims were rescued and their late events will be refused by lease).
+    /// register again (our old claims were rescued and their late events will be refused by lease). Each stored
+    /// heartbeat renews the lease from the time it was sent; a failed one renews nothing (see ``WorkerLease``).
     func heartbeatLoop(_ registration: WorkerRegistration) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: configuration.heartbeatInterval)
             if Task.isCancelled { return }
             do {
+                var sent = ContinuousClock.now
                 let alive = try await liveness.heartbeat(worker: configuration.name, stopping: Task.isShuttingDownGracefully)
                 if !alive {
+                    // Every claim made so far is someone else's now, whatever the time: fence their effects for good.
+                    lease.revoke()
                     logger.warning("this worker was declared dead; registering again")
+                    sent = ContinuousClock.now
                     try await liveness.register(registration)
                 }
+                noteLeaseRenewed(sentAt: sent)
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }

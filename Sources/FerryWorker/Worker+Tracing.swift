@@ -13,7 +13,7 @@ extension Worker {
     /// job id's 32 hex digits), so every attempt of a job still lands in one trace, found by job id, and nothing is
     /// stored at enqueue. Handlers' spans (`ferry.upload.chunk`, `ferry.s3.part`, …) become children through the
     /// task-local `ServiceContext`.
-    func executeTraced(_ job: ClaimedJob, facts: JobTraceFacts?) async {
+    func executeTraced(_ job: ClaimedJob, facts: JobTraceFacts?, generation: Int) async {
         let parent = facts?.traceparent ?? Self.derivedTraceParent(job.jobID)
         let context = TraceParentCarrier.context(parent)
         if let lost = facts?.lostAttempt { reportLostAttempt(lost, of: job, context: context) }
@@ -24,7 +24,7 @@ extension Worker {
             let own = TraceParentCarrier.traceParent(of: span.context)
             job.traceparent = own ?? parent
             await Self.$attemptSpan.withValue(span) {
-                await execute(job, attemptSpanID: own?.spanID)
+                await execute(job, attemptSpanID: own?.spanID, generation: generation)
             }
         }
     }

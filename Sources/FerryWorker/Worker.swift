@@ -50,6 +50,8 @@ public final class Worker: Service, Sendable {
     let accountBandwidth: AccountBandwidthLimits
     /// Wakes the sibling scheduler when a schedule is asked to run now.
     let schedulesChanged: (@Sendable () -> Void)?
+    /// How long this worker's claims are safe from rescue: renewed by heartbeats, asked before every effect.
+    let lease: WorkerLease
 
     /// - Parameters:
     ///   - store: where jobs are claimed and their outcomes recorded; it also announces new work and cancel
@@ -78,6 +80,7 @@ public final class Worker: Service, Sendable {
         self.accountBandwidth = AccountBandwidthLimits(shares: shares)
         self.store = store
         self.liveness = liveness ?? store
+        self.lease = WorkerLease(rescueAfter: configuration.rescueAfter)
         self.handlers = handlers
         var logger = logger
         logger[metadataKey: "worker"] = "\(configuration.name)"
@@ -98,7 +101,11 @@ public final class Worker: Service, Sendable {
         let registration = WorkerRegistration(
             name: configuration.name, queues: configuration.queues, concurrency: configuration.concurrency,
             host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier)
-        try await withDatabaseRetry(logger: logger) { try await self.liveness.register(registration) }
+        try await withDatabaseRetry(logger: logger) {
+            let sent = ContinuousClock.now
+            try await self.liveness.register(registration)
+            self.lease.renewed(sentAt: sent)
+        }
         readiness?.workerRunning()
         logger.info(
             "worker started",
@@ -106,6 +113,7 @@ public final class Worker: Service, Sendable {
                 "queues": "\(configuration.queues.joined(separator: ","))", "concurrency": "\(configuration.concurrency)",
                 "version": "\(registration.version)",
             ])
+        warnIfLeaseTight()
 
         // Started before the loops, as LISTEN was: nothing announced from here on is missed.
         let wakeups = configuration.pollOnly ? nil : store.wakeups(logger: logger)
@@ -147,7 +155,8 @@ public final class Worker: Service, Sendable {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var free = configuration.concurrency - running.count
             metrics.slotsBusy(running.count)
-            if free <= 0 {
+            if free <= 0 || !holdsLease {
+                // Without a lease (no heartbeat got through lately) a claim would be rescued from under this worker.
                 await wakeup.wait(timeout: idleWait())
                 continue
             }
@@ -163,6 +172,8 @@ public final class Worker: Service, Sendable {
             }
             let claimed: [ClaimedJob]
             free = configuration.concurrency - running.count
+            // Before the claim: a claim made while this worker was being declared dead belongs to the old generation.
+            let generation = lease.generation
             do {
                 claimed = try await store.claim(worker: configuration.name, queues: configuration.queues, limit: free)
                 lastClaimWasFull = claimed.count == free
@@ -187,7 +198,7 @@ public final class Worker: Service, Sendable {
                     }
                 }
             }
-            for job in claimed { start(job, traceFacts: traceFacts) }
+            for job in claimed { start(job, generation: generation, traceFacts: traceFacts) }
             if claimed.count < free {
                 await wakeup.wait(timeout: idleWait())
             }
@@ -195,7 +206,7 @@ public final class Worker: Service, Sendable {
     }
 
     /// Runs one claimed job in its own task.
-    func start(_ job: ClaimedJob, traceFacts: Task<[UUID: JobTraceFacts], Never>? = nil) {
+    func start(_ job: ClaimedJob, generation: Int, traceFacts: Task<[UUID: JobTraceFacts], Never>? = nil) {
         let now = ContinuousClock.now
         if let freed = freedSlots.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { metrics.slotWait(now - freed) }
         running.add(job)
@@ -205,9 +216,9 @@ public final class Worker: Service, Sendable {
         let tracing = configuration.tracing
         let task = Task {
             if tracing {
-                await self.executeTraced(job, facts: await traceFacts?.value[job.jobID])
+                await self.executeTraced(job, facts: await traceFacts?.value[job.jobID], generation: generation)
             } else {
-                await self.execute(job)
+                await self.execute(job, generation: generation)
             }
             self.running.remove(job.jobID)
             self.live.end(job.jobID)
@@ -218,7 +229,7 @@ public final class Worker: Service, Sendable {
         running.attach(task, to: job.jobID)
     }
 
-    func execute(_ claimed: ClaimedJob, attemptSpanID: String? = nil) async {
+    func execute(_ claimed: ClaimedJob, attemptSpanID: String? = nil, generation: Int) async {
         var logger = self.logger
         logger[metadataKey: "job"] = "\(claimed.jobID.uuidString.lowercased())"
         logger[metadataKey: "kind"] = "\(claimed.kind.rawValue)"
@@ -252,7 +263,8 @@ public final class Worker: Service, Sendable {
             job: job, logger: logger, store: store, metrics: metrics, progressInterval: configuration.progressInterval,
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
             attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher,
-            bandwidth: BandwidthBudget.make(process: bandwidth, account: job.account, accounts: accountBandwidth), transferEnded: { [wakeup] in wakeup.notify() })
+            bandwidth: BandwidthBudget.make(process: bandwidth, account: job.account, accounts: accountBandwidth), transferEnded: { [wakeup] in wakeup.notify() },
+            lease: (lease, generation))
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")
@@ -281,6 +293,8 @@ public final class Worker: Service, Sendable {
             // Someone else owns the job now; writing anything would overwrite a newer attempt.
             Self.attemptSpan?.setStatus(SpanStatus(code: .error, message: "claim lost"))
             logger.notice("claim lost; stopping without recording")
+        } catch let lapsed as LeaseLapsed {
+            leaseLapsed(lapsed, job, logger: logger)
         } catch let failure as JobFailure where !(Task.isCancelled && running.stopReason(of: job.jobID) != nil) {
             await finishFailed(job, failure, context: context, started: started, logger: logger)
         } catch {

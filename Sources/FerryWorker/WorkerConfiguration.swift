@@ -16,7 +16,9 @@ public struct WorkerConfiguration: Sendable {
     public var pollOnly: Bool
     /// One heartbeat write per interval for the whole worker.
     public var heartbeatInterval: Duration
-    /// A worker whose heartbeat is older than this is dead: its jobs are rescued.
+    /// A worker whose heartbeat is older than this is dead: its jobs are rescued. It is also this worker's lease:
+    /// commits, renames and deletions stop this long (less a margin) after its last stored heartbeat (see WorkerLease),
+    /// so the fleet's workers must agree on it.
     public var rescueAfter: Duration
     /// A job rescued this many times since its last retry fails as poison instead of being handed out again (its
     /// claimers keep dying: it may be what kills them); 0 never does.

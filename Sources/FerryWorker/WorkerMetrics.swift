@@ -108,6 +108,7 @@ final class WorkerMetrics: Sendable {
         gauge(Self.slots, []).set(Int64(concurrency))
         gauge(Self.slotsBusy, []).set(Int64(0))
         gauge(Self.bytesInFlight, []).set(Int64(0))
+        _ = counter(Self.leaseLapsedJobs, [])
     }
 
     func claimed(_ job: ClaimedJob) { outcome("claimed", job.kind, job.queue).increment() }

@@ -176,8 +176,9 @@ extension ChaosRun {
         say("zombie: \(record.worker) logged \(record.refusalsLogged.count) of \(ids.count) late write(s) refused by the fence")
     }
 
-    /// Held jobs whose late write the worker logged as refused: a progress event refused ("claim lost") or an
-    /// outcome not written because the claim had ended.
+    /// Held jobs whose late write the worker logged as refused: a progress event refused ("claim lost"), an
+    /// outcome not written because the claim had ended, or a commit not made because the lease had lapsed ("lease
+    /// lapsed", the fence for effects: the job stopped before writing anything).
     static func refusals(in logPath: String, from offset: Int, jobs: Set<UUID>) -> Set<UUID> {
         guard let handle = FileHandle(forReadingAtPath: logPath) else { return [] }
         defer { try? handle.close() }
@@ -187,7 +188,7 @@ extension ChaosRun {
         for line in text.split(separator: "\n") {
             guard let entry = try? JSONValue.parse(String(line)), let message = entry["message"]?.stringValue else { continue }
             var mentioned: [String] = []
-            if message.hasPrefix("claim lost"), let job = entry["job"]?.stringValue {
+            if message.hasPrefix("claim lost") || message.hasPrefix("lease lapsed"), let job = entry["job"]?.stringValue {
                 mentioned = [job]
             } else if message.hasPrefix("outcomes not written"), let list = entry["job_ids"]?.stringValue {
                 mentioned = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -52,6 +52,8 @@ final class PartialDownload: @unchecked Sendable {
     private var existing: ExistingFilePolicy = .replace
     /// Told the bytes received so far, for live progress (set by `open`).
     private var onBytes: (@Sendable (Int64) -> Void)?
+    /// The job's lease check, run right before the rename into place (set by `open`).
+    private var fence: @Sendable () throws -> Void = {}
     private var sha256: SHA256?
     private var contentHash: (any ContentHasher)?
     private var contentDigestKind: ContentDigestKind?
@@ -97,6 +99,7 @@ final class PartialDownload: @unchecked Sendable {
         }
         context.whenJobEnds { await partial.discard() }
         partial.onBytes = { context.noteBytes($0) }
+        partial.fence = { try context.ensureLease(before: "renaming the download into place") }
         partial.existing = ExistingTarget.policy(of: context.job)
         return partial
     }
@@ -321,7 +324,11 @@ final class PartialDownload: @unchecked Sendable {
         // Durable in groups with the other transfers finishing now (GroupSync): the data before the rename, the
         // rename (the folder) before success.
         try await GroupSync.shared.sync(file)
-        try await BlockingIO.run { try folder.renameChild(temporaryName, to: name) }
+        let fence = self.fence
+        try await BlockingIO.run {
+            try fence()
+            try folder.renameChild(temporaryName, to: name)
+        }
         try await GroupSync.shared.sync(folder)
         return finished
     }

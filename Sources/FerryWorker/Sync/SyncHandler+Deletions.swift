@@ -63,6 +63,8 @@ extension SyncHandler {
                 force: true)
             for entry in page {
                 try Task.checkCancellation()
+                // The progress event above was accepted, but the lease may lapse during a long page.
+                try context.ensureLease(before: "deleting a file")
                 try await remover.remove(entry, logger: context.logger)
                 deleted += 1
             }

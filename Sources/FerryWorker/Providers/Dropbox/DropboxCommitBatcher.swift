@@ -11,7 +11,9 @@ import Synchronization
 /// An account's entries gather until ``maxEntries`` wait, or every upload of that account running in this process is
 /// waiting (nothing more can come), or ``window`` has passed since the oldest arrived; then one call commits them
 /// while the next entries gather. One call per account at a time: Dropbox serializes commits per namespace anyway.
-/// Each entry's answer goes to its own job; entries that met write contention go into the next call.
+/// Each entry's answer goes to its own job; entries that met write contention go into the next call. An entry
+/// whose job's lease lapsed meanwhile (see ``JobContext/ensureLease(before:margin:)``) is left out of every call
+/// from then on: its job stops with ``LeaseLapsed``, and the other entries are committed without it.
 final class DropboxCommitBatcher: Sendable {
     /// How long the first entry of a batch waits for others at most.
     let window: Duration
@@ -27,6 +29,8 @@ final class DropboxCommitBatcher: Sendable {
         let sessionID: String
         let offset: Int64
         let commit: DropboxCommitInfo
+        /// The entry's job: its lease is checked right before each call that would carry the entry.
+        let context: JobContext
         let arrived: ContinuousClock.Instant
         let continuation: CheckedContinuation<DropboxFileMetadata, any Error>
         var contentionTries = 0
@@ -63,11 +67,12 @@ final class DropboxCommitBatcher: Sendable {
 
     /// Commits one closed session in the account's next batch. Throws the entry's own failure or the whole call's,
     /// as ``DropboxError`` (or a `JobFailure` when the account cannot be used).
-    func commit(account: String, sessionID: String, offset: Int64, commit: DropboxCommitInfo, logger: Logger, metrics: WorkerMetrics) async throws
+    func commit(account: String, sessionID: String, offset: Int64, commit: DropboxCommitInfo, context: JobContext) async throws
         -> DropboxFileMetadata
     {
-        try await withCheckedThrowingContinuation { continuation in
-            let entry = Entry(sessionID: sessionID, offset: offset, commit: commit, arrived: .now, continuation: continuation)
+        let (logger, metrics) = (context.logger, context.metrics)
+        return try await withCheckedThrowingContinuation { continuation in
+            let entry = Entry(sessionID: sessionID, offset: offset, commit: commit, context: context, arrived: .now, continuation: continuation)
             let start = queues.withLock { queues -> Bool in
                 queues[account, default: AccountQueue()].entries.append(entry)
                 guard !queues[account]!.running else { return false }
@@ -120,16 +125,23 @@ final class DropboxCommitBatcher: Sendable {
 
     /// One `finish_batch_v2` call (retried as a whole on write contention), each answer handed to its job.
     private func commit(_ batch: [Entry], caller: DropboxCaller, account: String, logger: Logger, metrics: WorkerMetrics) async {
-        let arguments = batch.map { (sessionID: $0.sessionID, offset: $0.offset, commit: $0.commit) }
+        var batch = batch
         var tries = 0
         var results: [Result<DropboxFileMetadata, DropboxError>] = []
         while true {
+            batch = Self.fenced(batch)
+            guard !batch.isEmpty else { return }
+            let (arguments, contexts) = (batch.map { (sessionID: $0.sessionID, offset: $0.offset, commit: $0.commit) }, batch.map(\.context))
             do {
                 metrics.dropboxBatch(entries: batch.count)
                 results = try await caller.call("committing \(batch.count) files") { client, token in
-                    try await client.uploadSessionFinishBatch(arguments, accessToken: token)
+                    // Checked again on every try (a transient failure's retry comes later): a lapsed entry is left out.
+                    guard contexts.allSatisfy({ $0.holdsLease() }) else { throw LeaseLapsed(before: "committing in a batch") }
+                    return try await client.uploadSessionFinishBatch(arguments, accessToken: token)
                 }
                 break
+            } catch is LeaseLapsed {
+                continue
             } catch let error as DropboxError where error.isWriteContention && tries < contentionRetries {
                 tries += 1
                 logger.notice("write contention on a batch commit; retrying it", metadata: ["entries": "\(batch.count)"])
@@ -159,6 +171,15 @@ final class DropboxCommitBatcher: Sendable {
         await Self.backOff(again.map(\.contentionTries).max() ?? 1, asked: contended?.retryAfter)
         // First in line for the next call.
         queues.withLock { $0[account, default: AccountQueue()].entries.insert(contentsOf: again, at: 0) }
+    }
+
+    /// The entries whose jobs still hold their lease; the others end now with ``LeaseLapsed``, never committed.
+    private static func fenced(_ batch: [Entry]) -> [Entry] {
+        batch.filter { entry in
+            guard !entry.context.holdsLease() else { return true }
+            entry.continuation.resume(throwing: LeaseLapsed(before: "committing in a batch"))
+            return false
+        }
     }
 
     /// Jittered, growing wait; at least what Dropbox asked for.

@@ -103,6 +103,7 @@ extension DropboxUploadHandler.Upload {
                 try await handler.commitGate.withLock(account) {
                     try await withContentionRetries("committing") {
                         try await caller.call("committing") { client, token in
+                            try context.ensureLease(before: "committing")
                             context.metrics.dropboxCommit("finish")
                             return try await client.uploadSessionFinish(
                                 sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()), accessToken: token)

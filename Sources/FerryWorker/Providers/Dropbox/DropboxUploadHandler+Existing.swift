@@ -32,6 +32,19 @@ extension DropboxUploadHandler.Upload {
         return .write(seen: present.rev)
     }
 
+    /// A re-run's look (any attempt after the first, whatever the options): an earlier attempt may have committed
+    /// and lost its outcome (a lapsed lease, a kill between the commit and its record). Our content at the
+    /// destination is then the job's result, unchanged; a second commit could only add a copy beside it
+    /// (`autorename`) or meet it as a conflict. Anything else there is left to the commit's own rules.
+    func storedByEarlierAttempt() async throws -> JobResult? {
+        guard let present = try await destinationFile(), try await holdsOurContent(present) else { return nil }
+        context.logger.info("an earlier attempt stored this content already (its outcome was not recorded); not uploaded again")
+        return .unchanged([
+            "path": .string(present.pathDisplay), "id": .string(present.id), "rev": .string(present.rev), "size": .int(present.size),
+            "content_hash": .string(present.contentHash ?? ""),
+        ])
+    }
+
     /// The file at the destination, or `nil`: nothing there, or a folder (which the commit meets as a conflict).
     func destinationFile() async throws -> DropboxFileMetadata? {
         let entry: DropboxEntry

@@ -111,6 +111,8 @@ public struct DropboxUploadHandler: JobHandler {
             case .done(let result): return result
             case .write(let rev): seen = rev
             }
+        } else if case .file = source, replacing == nil, job.attempt > 1, let done = try await upload.storedByEarlierAttempt() {
+            return done
         }
         if let seen, replacing == nil, options.mode == nil {
             // The revision compared is the one replaced: one stored since by another writer is a conflict, never
@@ -221,6 +223,8 @@ extension DropboxUploadHandler {
                 return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) {
                     try await withContentionRetries("uploading") {
                         try await caller.call("uploading") { client, token in
+                            // The request both sends and commits: fenced like a commit, on every try.
+                            try context.ensureLease(before: "committing")
                             context.metrics.dropboxCommit("upload")
                             return try await client.uploadFile(commit: commit, contentHash: nil, body: try await body(from: 0, to: size), accessToken: token)
                         }
@@ -271,7 +275,7 @@ extension DropboxUploadHandler {
             do {
                 return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.batch": .bool(true)]) {
                     try await batcher.commit(
-                        account: account, sessionID: sessionID, offset: size, commit: commit, logger: context.logger, metrics: context.metrics)
+                        account: account, sessionID: sessionID, offset: size, commit: commit, context: context)
                 }
             } catch let error as DropboxError {
                 // An applied commit whose answer was lost leaves the session finished (`not_found`): the file at the
@@ -372,6 +376,7 @@ extension DropboxUploadHandler {
                         try await handler.commitGate.withLock(account) {
                             try await withContentionRetries("committing") {
                                 try await caller.call("committing") { client, token in
+                                    try context.ensureLease(before: "committing")
                                     context.metrics.dropboxCommit("finish")
                                     return try await client.uploadSessionFinish(
                                         sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),

@@ -98,6 +98,8 @@ extension GoogleDriveUpload {
         once.transientRetries = 0
         let (source, handler, context, size) = (self.source, self.handler, self.context, self.size)
         return try await once.call("sending bytes \(start)–\(end)") { client, token in
+            // The chunk that reaches the end finalizes the session: Drive creates the file then.
+            if end == size { try context.ensureLease(before: "sending the last chunk") }
             let body = try await source.body(start, end, pieceSize: handler.pieceSize, context: context)
             return try await client.uploadChunk(session: uri, body: body, start: start, end: end, total: size, accessToken: token)
         }

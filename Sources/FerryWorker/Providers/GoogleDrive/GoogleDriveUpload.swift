@@ -119,6 +119,8 @@ struct GoogleDriveUpload: Sendable {
         if fileID == nil { caller.transientRetries = 0 }
         return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) { [held, caller] in
             try await caller.job("uploading \(metadata.name)") { client, token in
+                // Creates the file (or its revision) in one request: fenced like a commit, on every try.
+                try context.ensureLease(before: "storing the file")
                 if let held {
                     return try await client.multipartUpload(
                         metadata, fileID: fileID, content: ByteBufferSequence(buffers: [held]), contentLength: size, accessToken: token)

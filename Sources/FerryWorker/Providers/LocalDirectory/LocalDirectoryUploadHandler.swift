@@ -119,7 +119,8 @@ public struct LocalDirectoryUploadHandler: JobHandler {
             try await BlockingIO.run { try part.setModificationTime(nanoseconds: mtime) }
             let renamed = try await BlockingIO.run {
                 try Self.publish(
-                    temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, replaces: replaces, buffer: buffer)
+                    temporaryName, as: name, in: folder, target: target, digest: digest, size: expected.size, replaces: replaces, buffer: buffer,
+                    fence: { try context.ensureLease(before: "renaming into place") })
             }
             // Make the rename itself durable (with other jobs' renames: one flush for the group).
             if renamed { try await GroupSync.shared.sync(folder) }
@@ -163,11 +164,11 @@ public struct LocalDirectoryUploadHandler: JobHandler {
     /// Renames into place within `folder`; an existing target with the same content means an earlier attempt
     /// already did it. A different file there is replaced by the rename when `replaces` (never partly: readers
     /// see the old file or the new one), and otherwise kept (the job fails). A symlink at the target is never
-    /// followed (it is "different content"; replaced, the link itself goes). Returns whether it renamed (the
-    /// folder then needs a sync).
+    /// followed (it is "different content"; replaced, the link itself goes). `fence` runs right before the rename
+    /// (the lease check). Returns whether it renamed (the folder then needs a sync).
     static func publish(
         _ temporaryName: String, as name: String, in folder: OwnedFile, target: String, digest: String, size: Int64,
-        replaces: Bool, buffer: BufferPool.Buffer
+        replaces: Bool, buffer: BufferPool.Buffer, fence: () throws -> Void = {}
     ) throws -> Bool {
         if let existing = try? folder.openChild(name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0) {
             let info = try existing.status()
@@ -183,6 +184,7 @@ public struct LocalDirectoryUploadHandler: JobHandler {
                     "\(target) already exists with different content; enqueue with --if-changed to replace a changed file")
             }
         }
+        try fence()
         do {
             try folder.renameChild(temporaryName, to: name)
         } catch let error as POSIXFailure {

@@ -53,7 +53,9 @@ struct S3Upload: Sendable {
         let (md5, body) = try await prepare(0..<size)
         let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) {
             try await call("uploading") {
-                try await client.putObject(
+                // The object appears with this request: fenced like a commit, on every try.
+                try context.ensureLease(before: "storing the object")
+                return try await client.putObject(
                     bucket: bucket, key: key, body: body, checksum: S3Checksum(md5: md5),
                     contentType: contentType, storageClass: options.storageClass, metadata: metadata)
             }
@@ -165,7 +167,9 @@ struct S3Upload: Sendable {
             let ordered = parts.compactMap { $0 }
             let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.s3.parts": .int64(Int64(ordered.count))]) {
                 try await call("completing the multipart upload") {
-                    try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: ordered)
+                    // Not aborted after this (shouldAbort): the rescuing attempt resumes these parts.
+                    try context.ensureLease(before: "completing the multipart upload")
+                    return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: ordered)
                 }
             }
             try await verify(etag: etag, md5s: md5s.compactMap { $0 })

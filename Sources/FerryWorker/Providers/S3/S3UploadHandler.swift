@@ -53,6 +53,12 @@ struct S3UploadHandler: JobHandler {
                 return .unchanged(present)
             }
             if ExistingTarget.policy(of: job) == .immutable { throw ExistingTarget.immutableConflict(job.destination) }
+        } else if job.attempt > 1, let info = try await Self.head(location, client: client),
+            let present = try await Self.present(info, expected, mtime, source: source)
+        {
+            // A re-run: an earlier attempt may have stored the object and lost its outcome (a lapsed lease, a kill).
+            context.logger.info("an earlier attempt stored this content already (its outcome was not recorded); not uploaded again")
+            return .unchanged(present)
         }
         let upload = S3Upload(
             handler: self, job: job, context: context, client: client, source: .file(source), size: expected.size,
