@@ -40,17 +40,21 @@ extension Worker {
     }
 
     /// One write per worker per interval, on the liveness connection. A missing row means we were declared dead:
-    /// register again (our old claims were rescued and their late events will be refused by lease).
+    /// register again (our old claims were rescued and their late events will be refused by lease). While the
+    /// database refuses writes it tries every second (at most), and so finds out first when they are accepted again.
     func heartbeatLoop(_ registration: WorkerRegistration) async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: configuration.heartbeatInterval)
+            try? await Task.sleep(for: writes.accepting ? configuration.heartbeatInterval : min(configuration.heartbeatInterval, .seconds(1)))
             if Task.isCancelled { return }
             do {
                 let alive = try await liveness.heartbeat(worker: configuration.name, stopping: Task.isShuttingDownGracefully)
+                writes.accepted()
                 if !alive {
                     logger.warning("this worker was declared dead; registering again")
                     try await liveness.register(registration)
                 }
+            } catch let error where writes.refused(error) {
+                continue
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }
@@ -80,6 +84,8 @@ extension Worker {
             try? await Task.sleep(for: rescueInterval * jitter)
             if Task.isCancelled { return }
             let now = ContinuousClock.now
+            // Every housekeeping step writes; after a refusal, no worker's silence means death until all could write.
+            guard writes.rescueAllowed(grace: configuration.rescueAfter) else { continue }
             if outcomesSinceFold.load(ordering: .relaxed) > 0 || now - lastFold >= Self.idleHousekeeping {
                 do {
                     // Keeps ferry.queue_stats, batch_status and throughput cheap: pending counter deltas stay few

@@ -222,6 +222,7 @@ struct WorkerCommand: AsyncParsableCommand {
             LoggingBootstrap.bootstrap(level: connection.logLevel, defaultLevel: .info, json: logFormat == "json")
             let logger = Logger(label: "ferry.worker")
             let registry = PrometheusCollectorRegistry()
+            let concurrency = Self.fittedConcurrency(self.concurrency, logger: logger)
 
             // Connections: one per running job's progress plus claims, rescues and the batcher.
             let pgConfiguration = PostgresConfiguration(
