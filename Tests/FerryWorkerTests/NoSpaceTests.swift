@@ -1,4 +1,5 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 import FerryTestSupport
 import FerryTesting
@@ -114,6 +115,41 @@ struct NoSpaceTests {
             #expect(fixture.store.job(id)?.state == .succeeded)
             #expect(try Data(contentsOf: URL(fileURLWithPath: mount + "/file.bin")) == Data(bytes))
             #expect(WebFetchHarness.partFiles(mount).isEmpty)
+        }
+    }
+
+    @Test("an upload into a local folder on a 1 MiB tmpfs: its temporary copy removed, deferred no_space; after the mount grows it succeeds (root only)")
+    func tmpfsLocalUpload() async throws {
+        let root = try temporaryFolder("no-space-upload")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let mount = root + "/small"
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/src", withIntermediateDirectories: true)
+        guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]) else {
+            print("NoSpaceTests.tmpfsLocalUpload skipped: mounting a tmpfs needs root (uid \(geteuid()))")
+            return
+        }
+        defer { _ = Self.run("/bin/umount", ["-l", mount]) }
+        let bytes = Data(WebFetchHarness.bytes(2 << 20, seed: 38))
+        try bytes.write(to: URL(fileURLWithPath: root + "/src/file.bin"))
+        try await WebFetchHarness.run(root: root, configure: Self.hourBackoff) { fixture in
+            let spec = try JobRequest(kind: .upload, source: root + "/src/file.bin", to: "file://" + mount + "/").validated(
+                jobID: UUIDv7.make(), now: Date(), currentDirectory: root, inspectFile: LocalFileInspector.examine,
+                providers: ProviderRegistry.standard)
+            let id = fixture.store.enqueue(spec).jobID
+            try await fixture.harness.waitUntil(timeout: .seconds(300), "the upload deferred") { $0.job(id)?.events.contains(.deferred) == true }
+            let job = try #require(fixture.store.job(id))
+            #expect(job.state == .queued && job.attempt == 0, "deferred, no attempt used: \(job)")
+            #expect(job.lastError?.hasPrefix("no_space: ") == true, "\(job.lastError ?? "")")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: mount).isEmpty, "the temporary copy is removed")
+            #expect(fixture.scrape().value("ferry_worker_no_space_total", ["kind": "upload", "queue": "default"]) == 1)
+
+            #expect(Self.run("/bin/mount", ["-o", "remount,size=8m", mount]), "the tmpfs grows")
+            fixture.store.advance(by: 7200)
+            try await fixture.harness.settle([id], timeout: .seconds(300))
+            #expect(fixture.store.job(id)?.state == .succeeded)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: mount + "/file.bin")) == bytes)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: mount) == ["file.bin"])
         }
     }
 
