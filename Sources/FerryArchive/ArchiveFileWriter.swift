@@ -54,13 +54,24 @@ public final class ArchiveFileWriter: ArchiveSink {
     public func finish() throws -> ArchiveFileFacts {
         try compress(flush: .finish)
         guard fsync(descriptor) == 0 else {
-            throw ArchiveError(.io, "cannot sync \(path)\(ArchiveFileWriter.partialSuffix): \(String(cString: strerror(errno)))")
+            let code = errno
+            removeIfFull(code)
+            throw ArchiveError(.io, "cannot sync \(path)\(ArchiveFileWriter.partialSuffix): \(String(cString: strerror(code)))")
         }
         close(descriptor)
         descriptor = -1
         ArchiveCrashPoint.reach(.written)
         let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         return ArchiveFileFacts(path: path, sha256: digest, bytes: written)
+    }
+
+    /// On a full disk (`ENOSPC`, `EDQUOT`) removes the `.partial` file at once: it is unfinished, so its transaction
+    /// cannot commit, and its bytes would hold the space the next run needs until that run's recovery removed it.
+    private func removeIfFull(_ code: Int32) {
+        guard code == ENOSPC || code == EDQUOT else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(path + ArchiveFileWriter.partialSuffix)
     }
 
     private func compress(flush: CompressNIOFlush) throws {
@@ -89,8 +100,10 @@ public final class ArchiveFileWriter: ArchiveSink {
             while offset < raw.count {
                 let count = Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if count < 0 {
-                    if errno == EINTR { continue }
-                    throw ArchiveError(.io, "writing \(path)\(ArchiveFileWriter.partialSuffix) failed: \(String(cString: strerror(errno)))",
+                    let code = errno
+                    if code == EINTR { continue }
+                    removeIfFull(code)
+                    throw ArchiveError(.io, "writing \(path)\(ArchiveFileWriter.partialSuffix) failed: \(String(cString: strerror(code)))",
                                        fix: "check free disk space")
                 }
                 offset += count

@@ -16,6 +16,9 @@ final class CompletionBatcher: Sendable {
     /// Called after a batch that ended claims was written: their slots are free in the database now, so the
     /// claim loop may find due jobs of a capped account that a claim moments ago could not take.
     private let claimsEnded: @Sendable () -> Void
+    /// Told when the database refuses or accepts writes: a refused batch waits here (with every outcome after
+    /// it) until the server takes writes again, and is then written once.
+    private let writes: DatabaseWrites?
 
     private struct State {
         var buffer: [JobOutcome] = []
@@ -26,8 +29,9 @@ final class CompletionBatcher: Sendable {
 
     init(
         store: any WorkerStore, batchSize: Int, flushInterval: Duration, logger: Logger,
-        claimsEnded: @escaping @Sendable () -> Void = {}
+        claimsEnded: @escaping @Sendable () -> Void = {}, writes: DatabaseWrites? = nil
     ) {
+        self.writes = writes
         self.claimsEnded = claimsEnded
         self.store = store
         self.batchSize = batchSize
@@ -86,7 +90,7 @@ final class CompletionBatcher: Sendable {
     private func write(_ batch: [JobOutcome]) async {
         defer { afterWrite(batch) }
         do {
-            let result = try await withDatabaseRetry(logger: logger) { try await self.store.record(batch) }
+            let result = try await withDatabaseRetry(logger: logger, writes: writes) { try await self.store.record(batch) }
             if !result.rejected.isEmpty {
                 // The ids say which claims were fenced off (a resumed zombie's writes, say); a batch holds at most
                 // `batchSize` outcomes, so the list stays short.

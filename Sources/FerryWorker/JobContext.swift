@@ -46,15 +46,18 @@ public final class JobContext: Sendable {
     /// This worker's lease and the generation this job was claimed in (see ``ensureLease(before:margin:)``); nil
     /// for contexts outside a worker, whose lease is never in doubt.
     let lease: (lease: WorkerLease, generation: Int)?
+    /// Told when the database refuses or accepts writes; a refused progress write is skipped (see `DatabaseWrites`).
+    let writes: DatabaseWrites?
 
     init(
         job: ClaimedJob, logger: Logger, store: any WorkerStore, metrics: WorkerMetrics, progressInterval: Duration,
         cancelledByRequest: @escaping @Sendable () -> Bool = { false }, attemptSpanID: String? = nil,
         localRoots: LocalRoots = .none, live: LiveProgress? = nil, progressBatcher: ProgressBatcher? = nil,
         bandwidth: BandwidthBudget? = nil, transferEnded: @escaping @Sendable () -> Void = {},
-        lease: (lease: WorkerLease, generation: Int)? = nil
+        lease: (lease: WorkerLease, generation: Int)? = nil, writes: DatabaseWrites? = nil
     ) {
         self.lease = lease
+        self.writes = writes
         self.transferEnded = transferEnded
         self.live = live
         self.progressBatcher = progressBatcher
@@ -84,7 +87,12 @@ public final class JobContext: Sendable {
         if let progressBatcher {
             ack = try await progressBatcher.record(outcome)
         } else {
-            ack = try await withDatabaseRetry(logger: logger) { try await self.store.recordProgress(outcome) }
+            do {
+                ack = try await withDatabaseRetry(logger: logger, writes: nil) { try await self.store.recordProgress(outcome) }
+                writes?.accepted()
+            } catch let error where writes?.refused(error) == true {
+                ack = DatabaseWrites.skippedProgress
+            }
         }
         let delta = state.withLock { state -> Int64 in
             state.lastRecorded = ContinuousClock.now
@@ -163,13 +171,27 @@ public final class JobContext: Sendable {
 /// Retries a database call while PostgreSQL is unreachable, with capped exponential backoff, so in-flight
 /// work records its progress once the database is back (and a worker starting during a restart waits for it).
 /// Other errors propagate at once; with a `deadline`, so does the connection error once the deadline would pass.
+/// With `writes`, a server that refuses writes (read-only, out of disk) is waited for too, and `writes` is told.
 public func withDatabaseRetry<T: Sendable>(
     logger: Logger, deadline: ContinuousClock.Instant? = nil, _ body: @Sendable () async throws -> T
+) async throws -> T {
+    try await withDatabaseRetry(logger: logger, deadline: deadline, writes: nil, body)
+}
+
+func withDatabaseRetry<T: Sendable>(
+    logger: Logger, deadline: ContinuousClock.Instant? = nil, writes: DatabaseWrites?, _ body: @Sendable () async throws -> T
 ) async throws -> T {
     var delay = Duration.milliseconds(100)
     while true {
         do {
-            return try await body()
+            let result = try await body()
+            writes?.accepted()
+            return result
+        } catch let error as PostgresError where writes?.refused(error) == true {
+            // Logged once by `writes`; a refusal lasts seconds (a failover) to as long as a person takes.
+            if let deadline, ContinuousClock.now + delay > deadline { throw error }
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(2))
         } catch let error as PostgresError where error.isConnectionLoss {
             if let deadline, ContinuousClock.now + delay > deadline { throw error }
             logger.warning("database unavailable, retrying", metadata: ["retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)"])

@@ -12,6 +12,9 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
         /// Cannot run until a person acts (the account needs `ferry account login`): back to the queue without
         /// consuming an attempt; claims skip the job until the account is usable again.
         case held
+        /// This machine ran short of something (disk space, file descriptors): back to the queue without consuming
+        /// an attempt, after a backoff that grows while the shortage lasts (`WorkerConfiguration.shortageBackoff`).
+        case shortage(ResourceShortage)
     }
 
     public var kind: Kind
@@ -36,6 +39,16 @@ public struct JobFailure: Error, Sendable, CustomStringConvertible {
     }
 
     public static func held(_ code: String, _ message: String) -> JobFailure { .init(.held, code: code, message) }
+
+    /// The machine is short of `resource`; the code is the shortage's (`no_space`, `fd_limit`).
+    public static func shortage(_ resource: ResourceShortage, _ message: String) -> JobFailure {
+        .init(.shortage(resource), code: resource.rawValue, message)
+    }
+
+    /// The shortage `error` (a failed system call) reports, as a job failure; nil for any other error.
+    static func shortage(of error: POSIXFailure) -> JobFailure? {
+        ResourceShortage(errno: error.code).map { .shortage($0, error.description) }
+    }
 
     /// This worker's FERRY_SECRET_KEY does not open the account's secrets (re-sealed under a new key while it ran):
     /// not the job's fault, so it comes back in a while, for a worker with the right key, without using an attempt.

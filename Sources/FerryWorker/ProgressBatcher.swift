@@ -25,8 +25,11 @@ final class ProgressBatcher: Sendable {
     private let logger: Logger
     private let signal = WakeupSignal()
     private let state = Mutex(State())
+    /// Told when the database refuses or accepts writes (see `DatabaseWrites.skippedProgress`).
+    private let writes: DatabaseWrites?
 
-    init(store: any WorkerStore, batchSize: Int, flushInterval: Duration, logger: Logger) {
+    init(store: any WorkerStore, batchSize: Int, flushInterval: Duration, logger: Logger, writes: DatabaseWrites? = nil) {
+        self.writes = writes
         self.store = store
         self.batchSize = max(1, batchSize)
         self.flushInterval = flushInterval
@@ -67,6 +70,7 @@ final class ProgressBatcher: Sendable {
             do {
                 let outcomes = batch.map(\.outcome)
                 let acks = try await withDatabaseRetry(logger: logger) { try await self.store.recordProgress(outcomes) }
+                writes?.accepted()
                 for waiting in batch {
                     if let ack = acks[waiting.outcome.jobID] {
                         waiting.continuation.resume(returning: ack)
@@ -74,6 +78,8 @@ final class ProgressBatcher: Sendable {
                         waiting.continuation.resume(throwing: LeaseLost())
                     }
                 }
+            } catch let error where writes?.refused(error) == true {
+                for waiting in batch { waiting.continuation.resume(returning: DatabaseWrites.skippedProgress) }
             } catch {
                 for waiting in batch { waiting.continuation.resume(throwing: error) }
             }

@@ -3,6 +3,7 @@ import FerryProviders
 import FerryStore
 import Foundation
 import Logging
+import Postgres
 import Prometheus
 import ServiceLifecycle
 
@@ -75,17 +76,24 @@ public final class Scheduler: Service, Sendable {
                 let (upcoming, now) = try await store.schedules.upcoming(limit: batch)
                 var due = 0
                 var fired = 0
+                var refused = false
                 for (name, next) in upcoming where next <= now {
                     if Task.isShuttingDownGracefully || Task.isCancelled { return }
                     due += 1
                     do {
                         if try await fire(name) { fired += 1 }
+                    } catch let error as PostgresError where error.refusesWrites {
+                        // Read-only or out of disk: the worker says so once; look again at the usual pace, not in 100 ms.
+                        refused = true
+                        break
                     } catch {
                         // One schedule's failure (the database refused its job, say) must not hold up the others.
                         logger.warning("firing a schedule failed; retrying", metadata: ["schedule": "\(name)", "error": "\(error)"])
                     }
                 }
-                if fired > 0 {
+                if refused {
+                    pause = interval
+                } else if fired > 0 {
                     pause = .zero  // read the new next ticks at once: the next one may be near
                 } else if due > 0 {
                     pause = min(interval, .milliseconds(100))  // another worker holds them: look again shortly

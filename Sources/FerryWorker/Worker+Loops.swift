@@ -42,13 +42,16 @@ extension Worker {
     /// One write per worker per interval, on the liveness connection. A missing row means we were declared dead:
     /// register again (our old claims were rescued and their late events will be refused by lease). Each stored
     /// heartbeat renews the lease from the time it was sent; a failed one renews nothing (see ``WorkerLease``).
+    /// While the database refuses writes it tries every second (at most), and so finds out first when they are
+    /// accepted again.
     func heartbeatLoop(_ registration: WorkerRegistration) async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: configuration.heartbeatInterval)
+            try? await Task.sleep(for: writes.accepting ? configuration.heartbeatInterval : min(configuration.heartbeatInterval, .seconds(1)))
             if Task.isCancelled { return }
             do {
                 var sent = ContinuousClock.now
                 let alive = try await liveness.heartbeat(worker: configuration.name, stopping: Task.isShuttingDownGracefully)
+                writes.accepted()
                 if !alive {
                     // Every claim made so far is someone else's now, whatever the time: fence their effects for good.
                     lease.revoke()
@@ -57,6 +60,8 @@ extension Worker {
                     try await liveness.register(registration)
                 }
                 noteLeaseRenewed(sentAt: sent)
+            } catch let error where writes.refused(error) {
+                continue
             } catch {
                 logger.warning("heartbeat failed", metadata: ["error": "\(error)"])
             }
@@ -86,6 +91,8 @@ extension Worker {
             try? await Task.sleep(for: rescueInterval * jitter)
             if Task.isCancelled { return }
             let now = ContinuousClock.now
+            // Every housekeeping step writes; after a refusal, no worker's silence means death until all could write.
+            guard writes.rescueAllowed(grace: configuration.rescueAfter) else { continue }
             if outcomesSinceFold.load(ordering: .relaxed) > 0 || now - lastFold >= Self.idleHousekeeping {
                 do {
                     // Keeps ferry.queue_stats, batch_status and throughput cheap: pending counter deltas stay few

@@ -41,6 +41,10 @@ public final class Worker: Service, Sendable {
     /// Bytes of running transfers beyond their durable progress, published by `liveProgressLoop`.
     let live = LiveProgress()
     let batcher: CompletionBatcher
+    /// Whether the database accepts writes: while it refuses them (read-only, out of disk) nothing is claimed.
+    let writes: DatabaseWrites
+    /// Delays of jobs deferred because this machine ran short of disk space or file descriptors.
+    let shortages: ShortageBackoff
     let progressBatcher: ProgressBatcher?
     /// `--bwlimit`: one bucket for every transfer of the process.
     let bandwidth: BandwidthLimit?
@@ -87,13 +91,21 @@ public final class Worker: Service, Sendable {
         self.logger = logger
         let wakeup = WakeupSignal()
         self.wakeup = wakeup
+        let metrics = self.metrics
+        let writes = DatabaseWrites(logger: logger) { refusal in
+            readiness?.databaseRefusesWrites(refusal.map(DatabaseWrites.reason))
+            metrics.databaseWritable(refusal == nil)
+            if refusal == nil { wakeup.notify() }
+        }
+        self.writes = writes
+        self.shortages = ShortageBackoff(policy: configuration.shortageBackoff)
         self.batcher = CompletionBatcher(
             store: store, batchSize: configuration.completionBatchSize,
-            flushInterval: configuration.completionFlushInterval, logger: logger, claimsEnded: { wakeup.notify() })
+            flushInterval: configuration.completionFlushInterval, logger: logger, claimsEnded: { wakeup.notify() }, writes: writes)
         self.progressBatcher = configuration.batchProgress
             ? ProgressBatcher(
                 store: store, batchSize: configuration.completionBatchSize, flushInterval: configuration.completionFlushInterval,
-                logger: logger)
+                logger: logger, writes: writes)
             : nil
     }
 
@@ -101,7 +113,7 @@ public final class Worker: Service, Sendable {
         let registration = WorkerRegistration(
             name: configuration.name, queues: configuration.queues, concurrency: configuration.concurrency,
             host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier)
-        try await withDatabaseRetry(logger: logger) {
+        try await withDatabaseRetry(logger: logger, writes: writes) {
             let sent = ContinuousClock.now
             try await self.liveness.register(registration)
             self.lease.renewed(sentAt: sent)
@@ -160,6 +172,11 @@ public final class Worker: Service, Sendable {
                 await wakeup.wait(timeout: idleWait())
                 continue
             }
+            if !writes.accepting {
+                // A claim is a write: the heartbeat loop finds out when the server takes writes again, and wakes us.
+                await wakeup.wait(timeout: pollInterval)
+                continue
+            }
             if free < configuration.concurrency / 2 && lastClaimWasFull {
                 // Busy: let half the slots free up (for at most 2 ms) so one claim statement takes a batch, not
                 // the one job whose finish woke us: a claim has a fixed cost whatever its size.
@@ -178,6 +195,9 @@ public final class Worker: Service, Sendable {
                 claimed = try await store.claim(worker: configuration.name, queues: configuration.queues, limit: free)
                 lastClaimWasFull = claimed.count == free
                 backoff = .milliseconds(100)
+                writes.accepted()
+            } catch let error where writes.refused(error) {
+                continue
             } catch {
                 lastClaimFailure.withLock { $0 = ContinuousClock.now }
                 logger.warning("claiming failed; retrying", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
@@ -264,7 +284,7 @@ public final class Worker: Service, Sendable {
             cancelledByRequest: { [running] in running.stopReason(of: claimed.jobID) == .cancelRequested },
             attemptSpanID: attemptSpanID, localRoots: configuration.localRoots, live: live, progressBatcher: progressBatcher,
             bandwidth: BandwidthBudget.make(process: bandwidth, account: job.account, accounts: accountBandwidth), transferEnded: { [wakeup] in wakeup.notify() },
-            lease: (lease, generation))
+            lease: (lease, generation), writes: writes)
         guard let handler = handlers.handler(for: job) else {
             logger.error("no handler for this job")
             submit(.failed(job, error: "no_handler: this worker has no handler for \(job.kind.rawValue) from \(Self.scheme(job.source)) to \(Self.scheme(job.destination))"), job, started, "failed")
@@ -287,6 +307,7 @@ public final class Worker: Service, Sendable {
         do {
             let result = try await handler.run(job, context: context)
             context.recordFinalBytes(result.bytes)
+            shortages.forget(job.jobID)
             submit(.succeeded(job, bytes: result.bytes, result: result.details), job, started, "succeeded")
             logger.info("job succeeded", metadata: ["bytes": "\(result.bytes ?? 0)"])
         } catch is LeaseLost {
@@ -308,6 +329,9 @@ public final class Worker: Service, Sendable {
                     submit(.released(job, reason: "worker \(configuration.name) shut down"), job, started, "released")
                     logger.info("job released back to the queue (shutdown)")
                 }
+            } else if let shortage = ResourceShortage(of: error) {
+                // A failed system call no handler explained: the machine's shortage, not the job's fault.
+                await finishFailed(job, .shortage(shortage, "\(error)"), context: context, started: started, logger: logger)
             } else {
                 await finishFailed(job, .retryable("error", "\(error)"), context: context, started: started, logger: logger)
             }
@@ -326,9 +350,14 @@ public final class Worker: Service, Sendable {
         case .permanent: outcome = "failed"
         case .retryable: outcome = job.attempt >= job.maxAttempts ? "failed" : "retried"
         case .held: outcome = "held"
-        case .rateLimited: outcome = "deferred"
+        case .rateLimited, .shortage: outcome = "deferred"
         }
         metrics.jobError(outcome, job, code: failure.code)
+        if case .shortage(let resource) = failure.kind {
+            metrics.shortage(resource, job)
+        } else {
+            shortages.forget(job.jobID)
+        }
         switch failure.kind {
         case .permanent:
             await context.runEndCleanups()
@@ -353,6 +382,13 @@ public final class Worker: Service, Sendable {
             submit(.deferred(job, reason: failure.description, until: until), job, started, "deferred")
             // Not every deferral is a rate limit (a worker whose key is stale defers too): the code says which.
             logger.notice("job deferred", metadata: ["until": "\(until)", "code": "\(failure.code)", "error": "\(failure)"])
+        case .shortage(let resource):
+            let delay = shortages.next(job.jobID)
+            remember(dueIn: delay)
+            submit(.deferred(job, reason: failure.description, until: Date().addingTimeInterval(delay)), job, started, "deferred")
+            logger.warning(
+                "job deferred: \(resource.what) on this machine",
+                metadata: ["code": "\(failure.code)", "delay_s": "\(String(format: "%.1f", delay))", "error": "\(failure)"])
         }
     }
 

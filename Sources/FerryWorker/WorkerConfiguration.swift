@@ -34,6 +34,10 @@ public struct WorkerConfiguration: Sendable {
     /// Reads queue depth for the metrics every `queueStatsInterval`: on when the worker serves `/metrics`.
     public var readsQueueDepth = true
     public var retryPolicy: RetryPolicy
+    /// How long a job waits after this machine ran short of disk space or file descriptors (``ResourceShortage``):
+    /// deferred, no attempt used, by the ceiling of this policy after the job's shortages in a row (1 min growing to
+    /// 15 min by default).
+    public var shortageBackoff = RetryPolicy(baseSeconds: 60, capSeconds: 900, minimumSeconds: 0.01)
     /// Spans for every attempt (`ferry.job.attempt` and its children). Set it only when a tracer is bootstrapped
     /// (`InstrumentationSystem`): it adds one read of the claimed jobs' trace facts per claim.
     public var tracing: Bool

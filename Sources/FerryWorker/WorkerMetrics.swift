@@ -20,7 +20,9 @@ final class WorkerMetrics: Sendable {
             base: "ferry_jobs_failed", unit: "total",
             help: "Jobs this worker failed for good (error not retryable, or attempts exhausted)."),
         "retried": MetricSpec(base: "ferry_jobs_retried", unit: "total", help: "Attempts that failed with a retryable error; the job runs again after a backoff."),
-        "deferred": MetricSpec(base: "ferry_jobs_deferred", unit: "total", help: "Jobs put back because the provider rate-limited them (no attempt used)."),
+        "deferred": MetricSpec(
+            base: "ferry_jobs_deferred", unit: "total",
+            help: "Jobs put back without using an attempt: rate limited by the provider, or this machine short of disk space or file descriptors."),
         "released": MetricSpec(base: "ferry_jobs_released", unit: "total", help: "Jobs released back to the queue unfinished at shutdown (no attempt used)."),
         "held": MetricSpec(base: "ferry_jobs_held", unit: "total", help: "Jobs put back until their account is authorized again (ferry account login)."),
         "cancelled": MetricSpec(base: "ferry_jobs_cancelled", unit: "total", help: "Running jobs this worker stopped on ferry cancel."),
@@ -109,6 +111,7 @@ final class WorkerMetrics: Sendable {
         gauge(Self.slotsBusy, []).set(Int64(0))
         gauge(Self.bytesInFlight, []).set(Int64(0))
         _ = counter(Self.leaseLapsedJobs, [])
+        registerShortages(queues: queues)
     }
 
     func claimed(_ job: ClaimedJob) { outcome("claimed", job.kind, job.queue).increment() }

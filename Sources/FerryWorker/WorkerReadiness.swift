@@ -29,6 +29,9 @@ public final class WorkerReadiness: Sendable {
     let timeout: Duration
     let cacheFor: Duration
     private let state: Mutex<(phase: Phase, cached: (answer: Answer, at: ContinuousClock.Instant)?)>
+    /// Why the database refuses the worker's writes, while it does (the live check reads, which a read-only
+    /// server still answers).
+    private let writeRefusal = Mutex<String?>(nil)
 
     public init(
         store: FerryStore, expectedSchema: Int = FerryRelease.schemaVersion, timeout: Duration = .seconds(2),
@@ -47,6 +50,10 @@ public final class WorkerReadiness: Sendable {
     public func workerRunning() { set(.running) }
     public func workerStopping() { set(.stopping) }
 
+    /// The worker found the database refusing its writes (`reason` says why), or accepting them again (nil): not
+    /// ready meanwhile, since it claims nothing.
+    public func databaseRefusesWrites(_ reason: String?) { writeRefusal.withLock { $0 = reason } }
+
     private func set(_ phase: Phase) {
         state.withLock {
             $0.phase = phase
@@ -62,6 +69,9 @@ public final class WorkerReadiness: Sendable {
         case .starting(let reason): return Answer(ready: false, detail: reason)
         case .stopping: return Answer(ready: false, detail: "stopping: draining running jobs")
         case .running: break
+        }
+        if let refusal = writeRefusal.withLock({ $0 }) {
+            return Answer(ready: false, detail: "database refuses writes (\(refusal)): claiming nothing until it accepts them")
         }
         if let cached, now - cached.at < cacheFor { return cached.answer }
         let answer = await liveCheck()

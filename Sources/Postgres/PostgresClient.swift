@@ -37,7 +37,8 @@ public final class PostgresClient: Sendable {
     /// Runs `body` with a pooled connection on that connection's own thread.
     ///
     /// Opens (or reopens) the connection first if needed. If `body` leaves a transaction open, it is rolled back.
-    /// If the connection turns out broken, it is discarded so the next caller gets a fresh one.
+    /// If the connection turns out broken, or a write on it is refused as read-only (`25006`: it may lead to a
+    /// demoted primary), it is discarded so the next caller gets a fresh one.
     public func withConnection<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
@@ -178,7 +179,9 @@ public final class PostgresClient: Sendable {
                 connection = nil
                 throw error
             } catch {
-                if !active.isHealthy {
+                // A write refused as read-only may mean this connection leads to a demoted primary that stays up as
+                // a standby: a new connection finds the new primary (a multi-host URL, target_session_attrs).
+                if !active.isHealthy || (error as? PostgresError)?.sqlState == .readOnlySQLTransaction {
                     connection = nil
                 } else if active.isInTransaction {
                     try? active.execute("ROLLBACK")

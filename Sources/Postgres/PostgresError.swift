@@ -66,6 +66,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         code == .connectionFailed || code == .connectionLost || (sqlState?.isConnectionLoss ?? false)
     }
 
+    /// True when the server refused a write it may accept later (read-only or out of disk: `SQLState.refusesWrites`).
+    public var refusesWrites: Bool { sqlState?.refusesWrites ?? false }
+
     /// True when the server message may be shown: it cannot contain caller-supplied values.
     var serverMessageIsSafe: Bool {
         guard let state = sqlState else { return code != .server }

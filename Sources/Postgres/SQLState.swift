@@ -28,6 +28,8 @@ public struct SQLState: Hashable, Sendable, CustomStringConvertible, Expressible
     public static let cannotConnectNow: SQLState = "57P03"
     /// A write on a read-only server or transaction: a hot standby, or a primary being demoted in a failover.
     public static let readOnlySQLTransaction: SQLState = "25006"
+    /// The server's disk is full: it cannot write WAL or data until space is freed.
+    public static let diskFull: SQLState = "53100"
     public static let invalidTextRepresentation: SQLState = "22P02"
     public static let invalidParameterValue: SQLState = "22023"
     public static let raiseException: SQLState = "P0001"
@@ -35,6 +37,12 @@ public struct SQLState: Hashable, Sendable, CustomStringConvertible, Expressible
     /// True for classes that mean "the connection or server went away": retrying on a fresh connection may succeed.
     public var isConnectionLoss: Bool {
         errorClass == "08" || self == .adminShutdown || self == .crashShutdown || self == .cannotConnectNow
+    }
+
+    /// True when the server answers but refuses to write now (read-only: a standby, a demoted primary,
+    /// `default_transaction_read_only`; or its disk is full): the same write may succeed once that passes.
+    public var refusesWrites: Bool {
+        self == .readOnlySQLTransaction || self == .diskFull
     }
 
     /// True when the same transaction may succeed if simply run again.

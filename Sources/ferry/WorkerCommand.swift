@@ -64,7 +64,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     // .unconditional: "-1" after the flag is its value (refused as out of range), not a flag (argument-parser's
     // "Missing value"); the same for the numbers below.
-    @Option(parsing: .unconditional, help: "Jobs run at once by this process.")
+    @Option(parsing: .unconditional, help: "Jobs run at once by this process (fewer, with a notice, when its file descriptors do not allow that many).")
     var concurrency = 8
 
     @Option(help: ArgumentHelp("Worker name, unique in the fleet. Default: host-pid-random.", valueName: "name"))
@@ -222,6 +222,7 @@ struct WorkerCommand: AsyncParsableCommand {
             LoggingBootstrap.bootstrap(level: connection.logLevel, defaultLevel: .info, json: logFormat == "json")
             let logger = Logger(label: "ferry.worker")
             let registry = PrometheusCollectorRegistry()
+            let concurrency = Self.fittedConcurrency(self.concurrency, logger: logger)
 
             // Connections: one per running job's progress plus claims, rescues and the batcher.
             let pgConfiguration = PostgresConfiguration(

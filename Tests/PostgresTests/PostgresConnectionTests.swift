@@ -65,6 +65,26 @@ struct PostgresConnectionTests {
         #expect(castError?.serverMessage?.contains(secret) == true)
     }
 
+    @Test("a write refused as read-only (25006) drops the connection: the next call opens a new one, as after a failover")
+    func readOnlyRefusalReconnects() async throws {
+        let db = try await TestDatabase.make("readonlydrop")
+        let client = db.client(poolSize: 1)
+        defer { client.close() }
+        let pid = { try await client.withConnection { try $0.query("SELECT pg_backend_pid()").rows[0].decode(Int32.self, at: 0) } }
+        let first = try await pid()
+        #expect(try await pid() == first, "a healthy connection is kept")
+        do {
+            try await client.withConnection { connection in
+                try connection.execute("SET default_transaction_read_only = on")
+                try connection.execute("CREATE TABLE refused (x int)")
+            }
+            Issue.record("the write was not refused")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == .readOnlySQLTransaction && error.refusesWrites)
+        }
+        #expect(try await pid() != first, "the refused connection was dropped")
+    }
+
     @Test("a throwing transaction rolls back everything")
     func transactionRollsBack() async throws {
         let db = try await TestDatabase.make("tx")

@@ -32,6 +32,7 @@ final class PartialDownload: @unchecked Sendable {
     let temporary: String
     private let temporaryName: String
     private let name: String
+    private let jobID: UUID
     /// The target's folder, opened once through the local roots.
     private let folder: OwnedFile
     private let file: OwnedFile
@@ -123,6 +124,7 @@ final class PartialDownload: @unchecked Sendable {
         let folder = try roots.openDirectory(SafePath.directory(of: target), create: false, role: "destination")
         self.target = target
         self.name = name
+        self.jobID = jobID
         self.folder = folder
         self.temporaryName = SafePath.temporaryName(for: name, jobID: jobID)
         self.temporary = SafePath.directory(of: target) + temporaryName
@@ -192,7 +194,7 @@ final class PartialDownload: @unchecked Sendable {
         pendingBytes += bytes.readableBytes
         offset += Int64(bytes.readableBytes)
         onBytes?(offset)
-        if pendingBytes >= flushSize || pending.count >= Self.maxPieces { try await startWrite() }
+        if pendingBytes >= flushSize || pending.count >= Self.maxPieces { try await freeingSpace { try await startWrite() } }
     }
 
     /// Waits for the write in flight, then hands the pending pieces to a new one, which writes them and hashes
@@ -200,13 +202,14 @@ final class PartialDownload: @unchecked Sendable {
     private func startWrite() async throws {
         try await writeFinished()
         guard !pending.isEmpty else { return }
-        let (pieces, count, file) = (pending, pendingBytes, file)
+        let (pieces, count, file, jobID) = (pending, pendingBytes, file, jobID)
         let at = offset - Int64(count)
         pending = []
         pendingBytes = 0
         let hashes = sha256 != nil || contentHash != nil || md5 != nil
         writing = Task { [self] in
             let write: @Sendable () throws -> Void = {
+                try LocalWriteFaults.check(job: jobID, path: file.path, end: at + Int64(count))
                 try file.write(pieces, at: at)
                 file.startWriteback(at: at, count: count)
             }
@@ -236,9 +239,11 @@ final class PartialDownload: @unchecked Sendable {
     /// Writes everything received and syncs it (data and length); returns the durable offset to record as
     /// progress.
     func checkpoint() async throws -> Int64 {
-        try await flush()
         let file = self.file
-        try await BlockingIO.run { try file.syncData() }
+        try await freeingSpace {
+            try await flush()
+            try await BlockingIO.run { try file.syncData() }
+        }
         endStretch("ferry.download.checkpoint")
         return offset
     }
@@ -278,7 +283,7 @@ final class PartialDownload: @unchecked Sendable {
         expectedLength: Int64?, expectedSHA256: String?, expectedContentHash: String?, expectedMD5: String? = nil,
         modified: Date? = nil
     ) async throws -> Finished {
-        try await flush()
+        try await freeingSpace { try await flush() }
         endStretch("ferry.download.checkpoint")
         let finished = Finished(
             bytes: offset, sha256: sha256.map { Self.hex($0.finalize()) }, contentHash: contentHash?.finalize(),
@@ -323,11 +328,13 @@ final class PartialDownload: @unchecked Sendable {
         if let modified { try await BlockingIO.run { try file.setModificationTime(modified) } }
         // Durable in groups with the other transfers finishing now (GroupSync): the data before the rename, the
         // rename (the folder) before success.
-        try await GroupSync.shared.sync(file)
         let fence = self.fence
-        try await BlockingIO.run {
-            try fence()
-            try folder.renameChild(temporaryName, to: name)
+        try await freeingSpace {
+            try await GroupSync.shared.sync(file)
+            try await BlockingIO.run {
+                try fence()
+                try folder.renameChild(temporaryName, to: name)
+            }
         }
         try await GroupSync.shared.sync(folder)
         return finished

@@ -112,6 +112,7 @@ extension LocalRoots {
 
     /// What a failed walk or open means for the job: all permanent but an I/O error.
     static func classify(_ error: POSIXFailure, role: String) -> JobFailure {
+        if let shortage = JobFailure.shortage(of: error) { return shortage }
         if error.code == ELOOP {
             return .permanent("symlink_loop", "\(error.path): too many levels of symbolic links (a symlink loop)")
         }

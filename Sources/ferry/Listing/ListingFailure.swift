@@ -38,7 +38,7 @@ enum ListingFailure {
     static func status(of failure: JobFailure) -> Int32 {
         switch failure.kind {
         case .held: return ExitStatus.configuration
-        case .rateLimited, .retryable: return ExitStatus.temporaryFailure
+        case .rateLimited, .retryable, .shortage: return ExitStatus.temporaryFailure
         case .permanent:
             if failure.code == "account_unusable" || failure.code == "secret_key_mismatch" { return ExitStatus.configuration }
             return failure.code.hasSuffix("not_found") ? ExitStatus.notFound : ExitStatus.invalidInput

@@ -101,7 +101,7 @@ public struct LocalDirectoryUploadHandler: JobHandler {
                 do {
                     pass = try await copy(chunk, from: source, to: part, pass: pass, buffer: buffer, context: context)
                 } catch let error as POSIXFailure {
-                    throw Self.classify(error)
+                    throw await Self.failure(error, removing: temporaryName, in: folder)
                 }
                 offset = chunk.upperBound
                 context.noteBytes(offset)
@@ -188,7 +188,9 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         do {
             try folder.renameChild(temporaryName, to: name)
         } catch let error as POSIXFailure {
-            throw classify(error)
+            let failure = classify(error)
+            if case .shortage(.noSpace) = failure.kind { folder.removeChild(temporaryName) }
+            throw failure
         }
         return true
     }
@@ -200,11 +202,13 @@ public struct LocalDirectoryUploadHandler: JobHandler {
         return pass.hex()
     }
 
-    /// Disk full and I/O errors may pass; permissions and missing mounts will not.
+    /// Disk full and I/O errors may pass; permissions and missing mounts will not. A full disk or too few file
+    /// descriptors is the machine's shortage (deferred, no attempt used).
     static func classify(_ error: POSIXFailure) -> JobFailure {
+        if let shortage = JobFailure.shortage(of: error) { return shortage }
         switch error.code {
-        case EACCES, EPERM, EROFS, ENOTDIR, EISDIR: .permanent("destination_unwritable", error.description)
-        default: .retryable("io_error", error.description)
+        case EACCES, EPERM, EROFS, ENOTDIR, EISDIR: return .permanent("destination_unwritable", error.description)
+        default: return .retryable("io_error", error.description)
         }
     }
 }

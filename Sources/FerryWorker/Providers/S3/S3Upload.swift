@@ -242,7 +242,7 @@ struct S3Upload: Sendable {
             switch failure.kind {
             case .permanent: return true
             case .retryable: return job.attempt >= job.maxAttempts
-            case .rateLimited, .held: return false
+            case .rateLimited, .held, .shortage: return false
             }
         }
         // A shutdown or a lost claim leaves the upload for the next attempt.

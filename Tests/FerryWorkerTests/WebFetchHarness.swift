@@ -1,0 +1,95 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryDevServer
+import FerryProviders
+import FerryStore
+import FerryTestSupport
+import FerryTesting
+import Foundation
+import Logging
+
+@testable import FerryWorker
+
+/// Web fetches in process: an in-process dev server serving `/web` files, and a real `Worker` running the
+/// registry's handlers over a `MemoryWorkerStore`, confined to `root`.
+final class WebFetchHarness: Sendable {
+    let server: DevServer
+    let webURL: String
+    let root: String
+    let harness: WorkerHarness
+    var store: MemoryWorkerStore { harness.store }
+
+    private init(server: DevServer, webURL: String, root: String, harness: WorkerHarness) {
+        self.server = server
+        self.webURL = webURL
+        self.root = root
+        self.harness = harness
+    }
+
+    /// Runs `body` with a dev server storing its files under a fresh folder and a worker writing inside `root`.
+    static func run(
+        root: String, configure: (inout WorkerConfiguration) -> Void = { _ in }, _ body: (WebFetchHarness) async throws -> Void
+    ) async throws {
+        let storage = try temporaryFolder("web-fetch-server")
+        var logger = Logger(label: "ferry.web-fetch-test.dev-server")
+        logger.logLevel = .critical
+        let server = try DevServer(configuration: DevServerConfiguration(storageDirectory: storage, appKey: "web-fetch-test"), logger: logger)
+        let task = Task { try await server.run() }
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        var failure: (any Error)?
+        do {
+            let port = try await server.waitUntilRunning()
+            var configuration = WorkerHarness.configuration()
+            configuration.localRoots = try LocalRoots(directories: [root])
+            configure(&configuration)
+            var environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20)
+            environment.localRoots = configuration.localRoots
+            let harness = WorkerHarness(
+                handlers: JobHandlers(registry: .standard, environment: environment), configuration: configuration)
+            let fixture = WebFetchHarness(server: server, webURL: "http://127.0.0.1:\(port)/web", root: root, harness: harness)
+            do {
+                try await body(fixture)
+            } catch {
+                failure = error
+            }
+            try? await harness.stop()
+        } catch {
+            failure = error
+        }
+        try? await http.shutdown()
+        task.cancel()
+        _ = try? await task.value
+        try? FileManager.default.removeItem(atPath: storage)
+        if let failure { throw failure }
+    }
+
+    /// Serves `bytes` at `/web/{path}` and enqueues a fetch of it to `target`; returns the job's id.
+    func fetch(_ path: String, bytes: [UInt8], to target: String) throws -> UUID {
+        try server.storeWebFile(path: path, contents: bytes)
+        let spec = try JobRequest(kind: .fetch, source: webURL + "/" + path, to: target).validated(
+            jobID: UUIDv7.make(), now: Date(), currentDirectory: root, inspectFile: LocalFileInspector.examine,
+            providers: ProviderRegistry.standard)
+        return store.enqueue(spec).jobID
+    }
+
+    /// The worker's metrics as Prometheus text.
+    func scrape() -> PrometheusText {
+        PrometheusText(String(decoding: harness.worker.metrics.registry.emitToBuffer(), as: UTF8.self))
+    }
+
+    /// Files in `folder` whose names end in `.part` (a fetch's temporary files).
+    static func partFiles(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".part") }
+    }
+
+    /// Pseudo-random bytes fully determined by `seed`.
+    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed | 1
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+    }
+}
