@@ -1,0 +1,91 @@
+import FerryCore
+import FerryDevServer
+import FerryOneDrive
+import FerryStore
+import FerryTestSupport
+import FerryTesting
+import Foundation
+import Testing
+
+@testable import FerryWorker
+
+/// Fetches and copies through real workers: a folder fanned out over `@odata.nextLink` pages (subfolders too), files
+/// checked against their quickXorHash; copies OneDrive → local and local → OneDrive through the copy capabilities.
+@Suite(.serialized)
+struct OneDriveFetchCopyTests {
+    static func seed(_ f: OneDriveWorkerFixture) throws -> [String: [UInt8]] {
+        var files = [String: [UInt8]]()
+        for index in 0..<7 { files["Trip/p\(index).jpg"] = OneDriveWorkerFixture.bytes(1000 + index * 3000, seed: UInt64(index + 10)) }
+        files["Trip/Day 2/big.mov"] = OneDriveWorkerFixture.bytes(700 * 1024, seed: 99)
+        files["Trip/Day 2/note.txt"] = Array("hello".utf8)
+        for (path, bytes) in files { try f.server.putOneDriveFile(account: "od", path: "/" + path, bytes: bytes) }
+        return files
+    }
+
+    /// Runs `spec` (a folder fetch or copy) on `worker` until it and its `children` children settled; answers them.
+    static func settle(_ spec: JobSpec, children count: Int, on worker: WorkerHarness, _ f: OneDriveWorkerFixture) async throws -> (MemoryJob?, [MemoryJob]) {
+        let id = f.jobs.enqueue(spec).jobID
+        let batch = spec.batch
+        try await worker.settle([id], timeout: .seconds(300))
+        try await worker.waitUntil(timeout: .seconds(300), "the children settled") { store in
+            let children = store.jobs.filter { $0.batch == batch && $0.jobID != id }
+            return children.count == count && children.allSatisfy { $0.state.isTerminal }
+        }
+        return (f.jobs.job(id), f.jobs.jobs.filter { $0.batch == batch && $0.jobID != id })
+    }
+
+    static func contents(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: path).map { Array($0) }
+    }
+
+    @Test("a folder fetch lists children in pages of page_size, subfolders with recursive; every file once, bytes equal; a second run downloads nothing")
+    func folderFetch() async throws {
+        try await OneDriveWorkerFixture.run("fetch") { f in
+            let files = try Self.seed(f)
+            let out = f.folder + "/out/"
+            let options: [String: OptionValue] = ["recursive": .json(.bool(true)), "page_size": .json(.int(3))]
+            let worker = try f.worker()
+            let (parent, children) = try await Self.settle(
+                try f.spec(.fetch, source: "onedrive:od:/Trip/", to: out, options: options, batch: "trip"), children: 10, on: worker, f)
+            #expect(children.allSatisfy { $0.state == .succeeded }, "\(children.compactMap(\.lastError))")
+            for (path, bytes) in files {
+                #expect(Self.contents(out + String(path.dropFirst("Trip/".count))) == bytes, "\(path)")
+            }
+            #expect(f.server.oneDriveStats().childrenPages >= 4, "7 children and a folder in pages of 3, and the subfolder's page")
+            #expect(parent?.result?["pages"] == .int(3))
+
+            let downloads = f.server.oneDriveStats().downloads
+            let (_, again) = try await Self.settle(
+                try f.spec(.fetch, source: "onedrive:od:/Trip/", to: out, options: options, batch: "again"), children: 10, on: worker, f)
+            try await worker.stop()
+            #expect(again.allSatisfy { $0.state == .succeeded })
+            #expect(f.server.oneDriveStats().downloads == downloads, "the same files are not downloaded again")
+        }
+    }
+
+    @Test("copies OneDrive → local folder and local folder → OneDrive through a real worker: bytes equal, no per-pair code")
+    func copies() async throws {
+        try await OneDriveWorkerFixture.run("copies") { f in
+            let files = try Self.seed(f)
+            let local = f.folder + "/copied/"
+            let worker = try f.worker()
+            let options: [String: OptionValue] = ["if_changed": .json(.bool(true))]
+            let (_, down) = try await Self.settle(
+                try f.spec(.copy, source: "onedrive:od:/Trip/", to: "file://" + local, options: options, batch: "down"), children: files.count,
+                on: worker, f)
+            #expect(down.allSatisfy { $0.state == .succeeded }, "\(down.compactMap(\.lastError))")
+            for (path, bytes) in files {
+                #expect(Self.contents(local + String(path.dropFirst("Trip/".count))) == bytes, "\(path)")
+            }
+            let (_, up) = try await Self.settle(
+                try f.spec(.copy, source: "file://" + local, to: "onedrive:od:/Back/", options: options, batch: "up"), children: files.count,
+                on: worker, f)
+            try await worker.stop()
+            #expect(up.allSatisfy { $0.state == .succeeded }, "\(up.compactMap(\.lastError))")
+            for (path, bytes) in files {
+                #expect(f.server.oneDriveFile(account: "od", path: "/Back/" + String(path.dropFirst("Trip/".count))) == bytes, "\(path)")
+            }
+            #expect(f.server.oneDriveStats().sessionsCompleted >= 1, "the 700 KiB file went up in a session")
+        }
+    }
+}
