@@ -7,11 +7,11 @@ extension OneDriveClient {
     /// Largest `$top` Graph takes for children.
     public static let maxPageSize = 1000
 
-    /// `/me/drive/root` for `/`, `/me/drive/root:/a/b:` for `/a/b` (a trailing `/` is dropped; each name
-    /// percent-encoded).
+    /// `/me/drive/root[suffix]` for `/`, `/me/drive/root:/a/b:[suffix]` for `/a/b` (a trailing `/` is dropped; each
+    /// name percent-encoded); `suffix` is `""`, `/content`, `/children` or `/createUploadSession`.
     public func pathURL(_ path: String, suffix: String = "") -> String {
         let names = path.split(separator: "/").map { FormEncoding.escape(String($0)) }
-        guard !names.isEmpty else { return endpoints.graph + "/me/drive/root" + (suffix.isEmpty ? "" : String(suffix.dropFirst())) }
+        guard !names.isEmpty else { return endpoints.graph + "/me/drive/root" + suffix }
         return endpoints.graph + "/me/drive/root:/" + names.joined(separator: "/") + ":" + suffix
     }
 

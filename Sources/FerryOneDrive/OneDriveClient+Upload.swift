@@ -16,7 +16,7 @@ extension OneDriveClient {
     public func uploadSmall(
         path: String, body: HTTPClientRequest.Body, conflict: OneDriveConflictBehavior, accessToken: String
     ) async throws(OneDriveError) -> OneDriveItem {
-        let url = pathURL(path, suffix: ":/content") + "?@microsoft.graph.conflictBehavior=" + conflict.rawValue
+        let url = pathURL(path, suffix: "/content") + "?@microsoft.graph.conflictBehavior=" + conflict.rawValue
         var request = try request(.PUT, url, accessToken: accessToken)
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         request.body = body
@@ -30,7 +30,7 @@ extension OneDriveClient {
     ) async throws(OneDriveError) -> OneDriveUploadSession {
         var item: [String: JSONValue] = ["@microsoft.graph.conflictBehavior": .string(conflict.rawValue)]
         if let modified { item["fileSystemInfo"] = .object(["lastModifiedDateTime": .string(modified)]) }
-        var request = try request(.POST, pathURL(path, suffix: ":/createUploadSession"), accessToken: accessToken)
+        var request = try request(.POST, pathURL(path, suffix: "/createUploadSession"), accessToken: accessToken)
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: JSONValue.object(["item": .object(item)]).jsonText))
         let call = Call(route: "upload.session.create", secrets: [accessToken])

@@ -156,7 +156,7 @@ struct OneDriveClientTests {
                 return
             }
             #expect(item.size == Int64(data.count) && item.quickXorHash == QuickXorHash.hash(data) && item.modified == "2024-01-02T03:04:05Z")
-            #expect(s.server.oneDriveFile(account: "alice", path: "/Big/video.mov") == data)
+            #expect(s.server.oneDriveFile(account: "alice", path: "/Big/video.mov") == data, "the bytes stored")
             // Done: the session is gone.
             do {
                 _ = try await s.client.uploadSessionStatus(session: session.uploadURL)

@@ -26,11 +26,12 @@ final class OneDriveWorkerFixture: Sendable {
     let environment: ProviderEnvironment
     let folder: String
     let refreshToken: String
+    let box: SecretBox
     let jobs = MemoryWorkerStore()
 
     private init(
         server: DevServer, baseURL: String, database: TestDatabase, store: FerryStore, tokens: AccountTokenProvider,
-        environment: ProviderEnvironment, folder: String, refreshToken: String
+        environment: ProviderEnvironment, folder: String, refreshToken: String, box: SecretBox
     ) {
         self.server = server
         self.baseURL = baseURL
@@ -40,6 +41,7 @@ final class OneDriveWorkerFixture: Sendable {
         self.environment = environment
         self.folder = folder
         self.refreshToken = refreshToken
+        self.box = box
     }
 
     static func run(
@@ -68,7 +70,7 @@ final class OneDriveWorkerFixture: Sendable {
             let environment = ProviderEnvironment(httpClient: .shared, tokens: tokens, chunkSize: chunkSize)
             let fixture = OneDriveWorkerFixture(
                 server: server, baseURL: baseURL, database: database, store: store, tokens: tokens, environment: environment, folder: folder,
-                refreshToken: refresh)
+                refreshToken: refresh, box: box)
             fixture.jobs.setAccount(MemoryAccount(name: "od", provider: "onedrive", maxConcurrent: 16))
             try await body(fixture)
         } catch {
@@ -79,6 +81,16 @@ final class OneDriveWorkerFixture: Sendable {
         _ = try? await task.value
         try? FileManager.default.removeItem(atPath: folder)
         if let failure { throw failure }
+    }
+
+    /// A Dropbox account `name` on the same dev server (its Dropbox emulation), for copies between the two.
+    func addDropboxAccount(_ name: String) async throws {
+        try await store.accounts.add(
+            NewAccount(
+                name: name, provider: "dropbox", appKey: Self.clientID, secrets: ["app_secret": Self.clientSecret],
+                refreshToken: server.issueRefreshToken(account: name), apiURL: baseURL, contentURL: baseURL),
+            box: box, by: "test")
+        jobs.setAccount(MemoryAccount(name: name, provider: "dropbox", maxConcurrent: 16))
     }
 
     /// A worker with every registered provider's handlers (uploads, fetches, copies), confined to the fixture's folder.

@@ -43,7 +43,7 @@ enum OneDriveRoute: Equatable, Sendable {
             let address = rest.dropFirst("root:".count)
             guard let end = address.lastIndex(of: ":") else { return nil }
             let names = address[..<end].split(separator: "/").map { String($0).removingPercentEncoding ?? "" }
-            guard !names.isEmpty, !names.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { return nil }
+            guard !names.isEmpty, !names.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains(":") }) else { return nil }
             switch String(address[address.index(after: end)...]) {
             case "": self = .item(.path(names))
             case "/children": self = .children(.path(names))
