@@ -211,6 +211,30 @@ struct OneDriveClientTests {
         }
     }
 
+    @Test("the server's fault injection and latency reach the Graph routes: rate limits are 429 or 503 with Retry-After, failures 5xx")
+    func faultInjection() async throws {
+        try await OneDriveTestServer.run { s in
+            let token = try await s.accessToken()
+            s.server.updateFaults(FaultConfiguration(rateLimitRate: 1, retryAfterSeconds: 2, routes: ["onedrive/item"]))
+            for _ in 0..<2 {
+                do {
+                    _ = try await s.client.item(path: "/", accessToken: token)
+                    Issue.record("not rate limited")
+                } catch let error as OneDriveError {
+                    #expect(error.code == .rateLimited && error.retryAfter == 2 && [429, 503].contains(error.httpStatus ?? 0))
+                }
+            }
+            s.server.updateFaults(FaultConfiguration(failureRate: 1, routes: ["onedrive/children"]))
+            do {
+                _ = try await s.client.children(of: try await s.client.item(path: "/", accessToken: token).id, accessToken: token)
+                Issue.record("no failure injected")
+            } catch let error as OneDriveError {
+                #expect(error.code == .serverError || error.code == .rateLimited, "\(error)")
+            }
+            s.server.updateFaults(.none)
+        }
+    }
+
     @Test("the authorize URL asks for the code flow with PKCE S256 and offline_access; the code is exchanged once with its verifier")
     func authorizationCode() async throws {
         try await OneDriveTestServer.run { s in

@@ -63,6 +63,27 @@ struct OneDriveFetchCopyTests {
         }
     }
 
+    @Test("a listing is hostile input: names .., with control characters or too long for a local name are skipped and counted; nothing is written outside the target")
+    func hostileNames() async throws {
+        try await OneDriveWorkerFixture.run("hostile") { f in
+            // The dev server's Swift API stores any name, as a hostile or broken service could list it.
+            try f.server.putOneDriveFile(account: "od", path: "/Hostile/good.txt", bytes: Array("ok".utf8))
+            try f.server.putOneDriveFile(account: "od", path: "/Hostile/..", bytes: Array("up".utf8))
+            try f.server.putOneDriveFile(account: "od", path: "/Hostile/evil\u{1B}[2J\u{07}.txt", bytes: Array("esc".utf8))
+            try f.server.putOneDriveFile(account: "od", path: "/Hostile/" + String(repeating: "n", count: 300), bytes: [1])
+            let out = f.folder + "/safe/inside/"
+            let worker = try f.worker()
+            let (parent, children) = try await Self.settle(
+                try f.spec(.fetch, source: "onedrive:od:/Hostile/", to: out, batch: "hostile"), children: 1, on: worker, f)
+            try await worker.stop()
+            #expect(parent?.state == .succeeded && parent?.result?["skipped_unsafe"] == .int(3), "\(String(describing: parent?.result))")
+            #expect(children.count == 1 && children.allSatisfy { $0.state == .succeeded })
+            #expect(Self.contents(out + "good.txt") == Array("ok".utf8))
+            let written = try FileManager.default.contentsOfDirectory(atPath: out)
+            #expect(Self.contents(f.folder + "/safe/up") == nil && written == ["good.txt"])
+        }
+    }
+
     @Test("copies OneDrive → Dropbox and Dropbox → OneDrive through a real worker and the copy capabilities: bytes equal, no per-pair code")
     func copies() async throws {
         try await OneDriveWorkerFixture.run("copies") { f in
