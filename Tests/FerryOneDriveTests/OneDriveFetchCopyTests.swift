@@ -63,6 +63,30 @@ struct OneDriveFetchCopyTests {
         }
     }
 
+    @Test("a worker stopped mid-download leaves the durable offset recorded; another resumes it with Range and the file is whole, its quickXorHash checked")
+    func resumedDownload() async throws {
+        try await OneDriveWorkerFixture.run("range") { f in
+            let data = OneDriveWorkerFixture.bytes(2 * 1024 * 1024 + 17, seed: 5)
+            try f.server.putOneDriveFile(account: "od", path: "/Films/f.mov", bytes: data)
+            f.server.updateFaults(FaultConfiguration(downloadBytesPerSecond: 256 * 1024))
+            let first = try f.worker()
+            let id = f.jobs.enqueue(try f.spec(.fetch, source: "onedrive:od:/Films/f.mov", to: f.folder + "/films/")).jobID
+            try await first.waitUntil(timeout: .seconds(300), "a checkpoint recorded") { ($0.job(id)?.session?["offset"]?.intValue ?? 0) > 0 }
+            try await first.stop()
+            let recorded = f.jobs.job(id)?.session?["offset"]?.intValue ?? 0
+            #expect(recorded > 0 && recorded < Int64(data.count))
+            f.server.updateFaults(.none)
+            let second = try f.worker()
+            let done = try await second.settle([id], timeout: .seconds(300))
+            try await second.stop()
+            #expect(done[0].state == .succeeded, "\(done[0].lastError ?? "")")
+            let fetched = Self.contents(f.folder + "/films/f.mov")
+            #expect(fetched?.count == data.count && fetched == data, "whole and equal")
+            #expect(f.server.oneDriveStats().rangedDownloads == 1, "the second worker asked for the rest only")
+            #expect(done[0].result?["quick_xor"] == .string(QuickXorHash.hash(data)))
+        }
+    }
+
     @Test("a listing is hostile input: names .., with control characters or too long for a local name are skipped and counted; nothing is written outside the target")
     func hostileNames() async throws {
         try await OneDriveWorkerFixture.run("hostile") { f in

@@ -31,7 +31,7 @@ extension DevServerResponder {
         store.record { $0.downloads += 1 }
         guard let range = request.headers[.range], let start = Self.oneDriveRangeStart(range) else {
             headers[.contentLength] = String(size)
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: item.content)))
+            return Response(status: .ok, headers: headers, body: oneDriveBody(item.content[...]))
         }
         guard start.lower < size else {
             throw OneDriveGraphError(status: .rangeNotSatisfiable, code: "invalidRange", message: "The requested range is not satisfiable.")
@@ -40,7 +40,24 @@ extension DevServerResponder {
         store.record { $0.rangedDownloads += 1 }
         headers[.contentRange] = "bytes \(start.lower)-\(end)/\(size)"
         headers[.contentLength] = String(end - start.lower + 1)
-        return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: item.content[start.lower...end])))
+        return Response(status: .partialContent, headers: headers, body: oneDriveBody(item.content[start.lower...end]))
+    }
+
+    /// A download body paced by ``FaultConfiguration/downloadBytesPerSecond`` (read again before every piece, so a
+    /// test can slow a transfer down to stop a worker mid-download, then lift the limit).
+    func oneDriveBody(_ bytes: ArraySlice<UInt8>) -> ResponseBody {
+        let faults = backend.faults
+        return ResponseBody(contentLength: bytes.count) { writer in
+            var throttle = BandwidthThrottle(rate: { faults.configuration.downloadBytesPerSecond })
+            var offset = bytes.startIndex
+            while offset < bytes.endIndex {
+                let end = min(bytes.endIndex, offset + throttle.nextPieceSize())
+                try await writer.write(ByteBuffer(bytes: bytes[offset..<end]))
+                try await throttle.didSend(end - offset)
+                offset = end
+            }
+            try await writer.finish(nil)
+        }
     }
 
     /// `bytes=N-` or `bytes=N-M`.
