@@ -106,7 +106,10 @@ struct OneDriveUploadTests {
             try await second.stop()
             #expect(done[0].state == .succeeded, "\(done[0].lastError ?? "")")
             #expect(f.server.oneDriveFile(account: "od", path: "/e.bin") == data)
-            #expect(f.server.oneDriveStats().sessionsCreated == 2 && f.server.oneDriveStats().filesCreatedPerName["e.bin"] == 1)
+            let stats = f.server.oneDriveStats()
+            // The expired session and at least one new one (a stopped worker's attempt may have made another first).
+            #expect(stats.sessionsCreated >= 2 && stats.sessionsCompleted == 1, "\(stats.sessionsCreated) sessions, \(stats.sessionsCompleted) completed")
+            #expect(stats.filesCreatedPerName["e.bin"] == 1, "still one file")
         }
     }
 

@@ -63,6 +63,13 @@ extension DevServerResponder {
         let account = try oneDriveAccount(request, store: store)
         let origin = googleOrigin(request)
         switch (route, request.method) {
+        case (.drive, .get):
+            let root = store.ensureAccount(account)
+            return .json(.object([
+                "id": .string("emulated-" + String(root.prefix(8))), "driveType": .string("personal"),
+                "owner": .object(["user": .object(["displayName": .string(account)])]),
+                "quota": .object(["total": .int(5 << 40), "used": .int(0), "remaining": .int(5 << 40), "state": .string("normal")]),
+            ]))
         case (.item(let target), .get):
             let item = try oneDriveItem(account, target, store: store)
             return .json(item.json(parentPath: store.parentPath(account, item)))

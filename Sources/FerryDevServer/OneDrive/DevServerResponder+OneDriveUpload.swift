@@ -32,7 +32,7 @@ extension DevServerResponder {
         let modified = json["item"]?["fileSystemInfo"]?["lastModifiedDateTime"]?.stringValue
         let session = store.createSession(account: account, path: names, conflict: conflict, clientModified: modified)
         return .json(.object([
-            "uploadUrl": .string(origin + "/onedrive-up/" + session.id), "expirationDateTime": .string(OneDriveDevTime.format(session.expiresAt)),
+            "uploadUrl": .string(Self.oneDriveUploadOrigin(origin) + "/onedrive-up/" + session.id), "expirationDateTime": .string(OneDriveDevTime.format(session.expiresAt)),
             "nextExpectedRanges": .array([.string("0-")]),
         ]))
     }
@@ -77,6 +77,12 @@ extension DevServerResponder {
             let account = store.state.withLock { state in state.drives.first { $0.value.items[item.id] != nil }?.key } ?? ""
             return .json(item.json(parentPath: store.parentPath(account, item)), status: created ? .created : .ok)
         }
+    }
+
+    /// Where session URLs point: over TLS, a client that reached the server as `127.0.0.1` is sent to `localhost`, another
+    /// host as Microsoft's upload hosts are (an SDK then sends no access token there); over plain http the same origin.
+    static func oneDriveUploadOrigin(_ origin: String) -> String {
+        origin.hasPrefix("https://127.0.0.1:") ? "https://localhost:" + origin.dropFirst("https://127.0.0.1:".count) : origin
     }
 
     static func oneDriveSessionJSON(_ session: OneDriveDevSession, next: Int64) -> JSONValue {

@@ -14,8 +14,30 @@ enum OneDriveRoute: Equatable, Sendable {
     case session(String)
     case token
     case authorize
+    /// `GET /v1.0/me/drive` (or `/v1.0/drives/{id}`): the drive resource.
+    case drive
 
     init?(path: String) {
+        // `/v1.0/drives/{id}/…` (how the SDKs address items) is `/v1.0/me/drive/…` of the token's account; an item
+        // segment may carry a percent-encoded `root:/path:` address.
+        if path.hasPrefix("/v1.0/drives/") {
+            let parts = path.dropFirst("/v1.0/drives/".count).split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+            guard !parts.isEmpty, !parts[0].isEmpty else { return nil }
+            if parts.count == 1 {
+                self = .drive
+                return
+            }
+            var rest = parts.dropFirst().map(String.init)
+            if rest.count >= 2, rest[0] == "items", let address = rest[1].removingPercentEncoding, address.hasPrefix("root:") {
+                rest = [address + (rest.count > 2 ? "/" + rest[2...].joined(separator: "/") : "")]
+            }
+            self.init(path: "/v1.0/me/drive/" + rest.joined(separator: "/"))
+            return
+        }
+        if path == "/v1.0/me/drive" {
+            self = .drive
+            return
+        }
         if path.hasPrefix("/onedrive-up/") {
             let id = String(path.dropFirst("/onedrive-up/".count))
             guard !id.isEmpty, !id.contains("/") else { return nil }
@@ -75,6 +97,7 @@ enum OneDriveRoute: Equatable, Sendable {
         case .session: "onedrive/upload-session"
         case .token: "onedrive/token"
         case .authorize: "onedrive/authorize"
+        case .drive: "onedrive/drive"
         }
     }
 
