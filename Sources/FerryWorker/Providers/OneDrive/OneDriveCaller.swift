@@ -45,11 +45,6 @@ struct OneDriveCaller: Sendable {
         }
     }
 
-    /// A client for calls that carry no token (upload session URLs).
-    func client() async throws -> OneDriveClient {
-        client(try await held { try await tokens.credentials(for: account) })
-    }
-
     func client(_ credentials: AccountCredentials) -> OneDriveClient {
         OneDriveClient(httpClient: tokens.httpClient, endpoints: credentials.oneDriveEndpoints, logger: logger)
     }

@@ -37,6 +37,8 @@ extension OneDriveUpload {
     /// Sends the file through a new session and returns the stored item.
     func session(_ conflict: OneDriveConflictBehavior) async throws -> OneDriveItem {
         for _ in 0..<Self.maximumSessions {
+            // A stopped attempt makes no new session (its job is another worker's now).
+            try context.checkCancellation()
             let (path, modified) = (self.path, self.modified)
             let created = try await caller.job("starting an upload session") { client, token in
                 try await client.createUploadSession(path: path, conflict: conflict, modified: modified, accessToken: token)
