@@ -74,6 +74,14 @@ extension OneDriveClient {
             contentRangeStart: start, body: response.body)
     }
 
+    /// `DELETE /me/drive/items/{id}`: moves the item (a folder with everything in it) to the recycle bin. An item
+    /// already gone is `.notFound`.
+    public func deleteItem(id: String, accessToken: String) async throws(OneDriveError) {
+        let call = Call(route: "item.delete", secrets: [accessToken])
+        let response = try await send(try request(.DELETE, itemURL(id), accessToken: accessToken), call)
+        _ = try await collect(response.body, upTo: Self.maxErrorBytes, call, truncating: true)
+    }
+
     /// First byte of `Content-Range: bytes S-E/T`.
     static func contentRangeStart(_ value: String) -> Int64? {
         let trimmed = value.trimmingSpaces

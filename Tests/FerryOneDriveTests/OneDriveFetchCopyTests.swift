@@ -5,6 +5,8 @@ import FerryStore
 import FerryTestSupport
 import FerryTesting
 import Foundation
+import Logging
+import FerryProviders
 import Testing
 
 @testable import FerryWorker
@@ -84,6 +86,31 @@ struct OneDriveFetchCopyTests {
             #expect(fetched?.count == data.count && fetched == data, "whole and equal")
             #expect(f.server.oneDriveStats().rangedDownloads == 1, "the second worker asked for the rest only")
             #expect(done[0].result?["quick_xor"] == .string(QuickXorHash.hash(data)))
+        }
+    }
+
+    @Test("the listing capability walks a folder's tree over children pages with quickXorHash digests and reads a listed file; the removal capability deletes it")
+    func listing() async throws {
+        try await OneDriveWorkerFixture.run("listing") { f in
+            let files = try Self.seed(f)
+            f.server.setOneDrivePageSize(3)
+            let lister = try #require(OneDriveProvider().lister(environment: f.environment))
+            var entries = [RemoteEntry]()
+            try await lister.list("onedrive:od:/Trip/", options: RemoteListOptions(recursive: true), logger: Logger(label: "test")) { entries += $0 }
+            let listed = Set(entries.filter { !$0.isFolder }.map(\.path))
+            #expect(listed == Set(files.keys.map { String($0.dropFirst("Trip/".count)) }))
+            #expect(entries.contains { $0.isFolder && $0.path == "Day 2" })
+            let note = try #require(entries.first { $0.path == "Day 2/note.txt" })
+            #expect(note.digest(.oneDriveQuickXor)?.value == QuickXorHash.hash(Array("hello".utf8)))
+            var read = [UInt8]()
+            try await lister.read(note, logger: Logger(label: "test")) { read += $0.readableBytesView }
+            #expect(read == Array("hello".utf8))
+            // The removal capability deletes what the listing named; a second removal of it is done too.
+            let remover = try #require(OneDriveProvider().remover(environment: f.environment))
+            try await remover.remove(note, logger: Logger(label: "test"))
+            try await remover.remove(note, logger: Logger(label: "test"))
+            #expect(f.server.oneDriveFile(account: "od", path: "/Trip/Day 2/note.txt") == nil)
+            #expect(f.server.oneDriveStats().deleted == 1)
         }
     }
 

@@ -73,6 +73,11 @@ extension DevServerResponder {
         case (.item(let target), .get):
             let item = try oneDriveItem(account, target, store: store)
             return .json(item.json(parentPath: store.parentPath(account, item)))
+        case (.item(let target), .delete):
+            let item = try oneDriveItem(account, target, store: store)
+            guard item.parentID != nil else { throw OneDriveGraphError.bad("The root cannot be deleted.", code: "accessDenied") }
+            store.delete(account, id: item.id)
+            return Response(status: .noContent)
         case (.children(let target), .get):
             return try oneDriveChildren(account, target, query: FormDecoding.decode(request.uri.query ?? ""), origin: origin, store: store)
         case (.content(let target), .get):

@@ -15,6 +15,8 @@ public struct OneDriveDevStats: Codable, Sendable, Equatable {
     /// Items created per name (a second file of one name would show here).
     public var filesCreatedPerName: [String: Int] = [:]
     public var replaced = 0
+    /// Items deleted (a folder counts with everything in it).
+    public var deleted = 0
 
     public init() {}
 }

@@ -113,6 +113,23 @@ extension OneDriveStore {
         return "\(stem) \(number)\(ext)"
     }
 
+    /// Removes an item and everything below it (Graph moves them to the recycle bin).
+    func delete(_ account: String, id: String) {
+        state.withLock { state in
+            guard var drive = state.drives[account] else { return }
+            var doomed = [id]
+            var index = 0
+            while index < doomed.count {
+                let parent = doomed[index]
+                doomed += drive.items.values.filter { $0.parentID == parent }.map(\.id)
+                index += 1
+            }
+            for gone in doomed { drive.items[gone] = nil }
+            state.drives[account] = drive
+            state.stats.deleted += doomed.count
+        }
+    }
+
     // MARK: Upload sessions
 
     enum RangeResult {

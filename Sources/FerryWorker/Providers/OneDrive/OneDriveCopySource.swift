@@ -22,6 +22,11 @@ struct OneDriveCopySource: CopySource {
     }
 
     func read(_ range: Range<Int64>, context: JobContext) async throws -> ByteBuffer {
+        try await readRange(range)
+    }
+
+    /// The bytes `range`, read in pieces of at most ``maxRead``.
+    func readRange(_ range: Range<Int64>) async throws -> ByteBuffer {
         var whole = ByteBuffer()
         var offset = range.lowerBound
         while offset < range.upperBound {

@@ -18,6 +18,18 @@ extension OneDriveProvider: ProviderHandlers {
         environment.tokens.map { OneDriveCopyReader(tokens: $0) }
     }
 
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? {
+        environment.tokens.map { OneDriveLister(tokens: $0) }
+    }
+
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? {
+        environment.tokens.map { OneDriveRemover(tokens: $0) }
+    }
+
+    public var listingExample: String? { "onedrive:ACCOUNT:/folder/" }
+
+    public func checkListingRemote(_ remote: String) throws { _ = try OneDriveLocation(remote, field: "remote", line: nil) }
+
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         environment.tokens.map { OneDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
     }
