@@ -12,6 +12,14 @@ public struct OneDriveProvider: ProviderDescriptor {
     /// OneDrive compares names without case.
     public var pathsIgnoreCase: Bool { true }
 
+    public var failureFixes: [String: String] {
+        [
+            "onedrive_auth": "Microsoft refused the access token after a refresh: run ferry account login ACCOUNT",
+            "onedrive_access_denied": "OneDrive refused the request: check the app registration's permissions (Files.ReadWrite) and the item's sharing",
+            "onedrive_bad_request": "OneDrive refused the request as malformed: check the path (names OneDrive does not allow) and the options",
+        ]
+    }
+
     public func example(for kind: JobKind) -> String? {
         switch kind {
         case .upload: "onedrive:ACCOUNT:/Backup/"
