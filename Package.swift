@@ -9,6 +9,7 @@ import PackageDescription
 //   FerryHTTP                  what the HTTP provider clients share (a bounded body reader)
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryGoogleDrive           Google Drive API v3 client (HTTP only, knows nothing of jobs or PostgreSQL)
+//   FerryOneDrive              Microsoft Graph OneDrive client: items, upload sessions, QuickXorHash, identity platform OAuth (HTTP only)
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryInstagram             Instagram API (Instagram Login) client: feed, albums, token refresh (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
@@ -34,6 +35,7 @@ let package = Package(
         .library(name: "FerryDropbox", targets: ["FerryDropbox"]),
         .library(name: "FerryFlickr", targets: ["FerryFlickr"]),
         .library(name: "FerryGoogleDrive", targets: ["FerryGoogleDrive"]),
+        .library(name: "FerryOneDrive", targets: ["FerryOneDrive"]),
         .library(name: "FerryS3", targets: ["FerryS3"]),
         .library(name: "FerryProviders", targets: ["FerryProviders"]),
         .library(name: "FerryClient", targets: ["FerryClient"]),
@@ -125,6 +127,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "FerryOneDrive",
+            dependencies: [
+                "FerryCore",
+                "FerryHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "FerryInstagram",
             dependencies: [
                 "FerryCore",
@@ -179,6 +194,7 @@ let package = Package(
                 "FerryStore",
                 "FerryDropbox",
                 "FerryGoogleDrive",
+                "FerryOneDrive",
                 "FerryFlickr",
                 "FerryInstagram",
                 "FerryS3",
@@ -323,6 +339,19 @@ let package = Package(
             name: "FerryGoogleDriveTests",
             dependencies: [
                 "FerryGoogleDrive", "FerryDevServer", "FerryCore", "FerryTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // OneDrive: the client against the dev server's Graph emulation, and the handlers through real workers (an
+        // account in PostgreSQL: a slow target, not in the Makefile's fast tier).
+        .testTarget(
+            name: "FerryOneDriveTests",
+            dependencies: [
+                "FerryOneDrive", "FerryDevServer", "FerryCore", "FerryTestSupport", "FerryWorker", "FerryProviders", "FerryStore",
+                "FerryTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official Dropbox Python SDK (PyPI `dropbox`, a client nobody here wrote) against `ferry dev-server`:
 # Tests/DropboxSDK; then Google's official Python client (`google-api-python-client` with `google-auth`) against its
-# Drive v3 emulation: Tests/GoogleDriveSDK. Both only speak https (Google's keeps https for media uploads), so the
+# Drive v3 emulation: Tests/GoogleDriveSDK; and Microsoft's Graph SDK (`msgraph-sdk`) against its OneDrive emulation:
+# Tests/OneDriveSDK. All three only speak https (Google's keeps https for media uploads), so the
 # server terminates TLS with a throwaway certificate made here. Installs the pinned clients (and pytest) when missing;
 # uses the built `ferry` ($FERRY_BIN_DIR, else swift's bin path).
 set -euo pipefail
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/.."
 sdk_version=12.2.4
 google_client_version=2.202.0
 google_auth_httplib2_version=0.4.4
+msgraph_version=1.65.0
 pytest_version=9.0.3
 
 # A virtual environment of our own (seeing the system's packages): pip may not install into a Debian-managed
@@ -27,6 +29,10 @@ if ! "$python" -c "import sys, googleapiclient, google_auth_httplib2; sys.exit(g
     echo "==> installing google-api-python-client $google_client_version"
     "$python" -m pip install --quiet --disable-pip-version-check "google-api-python-client==$google_client_version" \
         "google-auth-httplib2==$google_auth_httplib2_version"
+fi
+if ! "$python" -c "import sys; from msgraph._version import VERSION; sys.exit(VERSION != '$msgraph_version')" 2>/dev/null; then
+    echo "==> installing msgraph-sdk $msgraph_version"
+    "$python" -m pip install --quiet --disable-pip-version-check "msgraph-sdk==$msgraph_version"
 fi
 if ! "$python" -c "import pytest" 2>/dev/null; then
     echo "==> installing pytest $pytest_version"
@@ -87,7 +93,7 @@ status=0
 # requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE (httplib2 HTTPLIB2_CA_CERTS) override the CA file a client is
 # given; the tests hand theirs over explicitly (the SDK's ca_certs), so the machine's bundles must not win. Each
 # suite runs on its own: their conftest.py files are separate modules of the same name.
-for suite in Tests/DropboxSDK Tests/GoogleDriveSDK; do
+for suite in Tests/DropboxSDK Tests/GoogleDriveSDK Tests/OneDriveSDK; do
     echo "==> $suite"
     env -u REQUESTS_CA_BUNDLE -u CURL_CA_BUNDLE -u HTTPLIB2_CA_CERTS FERRY_SDK_SERVER="$url" FERRY_SDK_CA_FILE="$work/ca.pem" \
         FERRY_SDK_APP_KEY=ferry-sdk-test FERRY_SDK_APP_SECRET_FILE="$work/app-secret" PYTHONDONTWRITEBYTECODE=1 \

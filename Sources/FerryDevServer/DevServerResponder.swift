@@ -17,6 +17,7 @@ struct DevServerResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let path = request.uri.path
         if let response = try await instagram(request, path: path) { return response }
+        if let response = try await oneDrive(request, path: path, context: context) { return response }
         if path.hasPrefix("/__dev/") {
             do {
                 return try await control(request, path: path)

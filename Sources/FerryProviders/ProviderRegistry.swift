@@ -19,6 +19,7 @@ public struct ProviderRegistry: Sendable {
         LocalDirectoryProvider(),
         S3Provider(),
         GoogleDriveProvider(),
+        OneDriveProvider(),
         InstagramProvider(),
     ])
 

@@ -218,7 +218,7 @@ struct AccountCommandTests {
         let revoke = try await Self.run(["revoke", "archive"], db)
         #expect(revoke.status == 64 && revoke.stderr.contains("nothing to revoke"), "\(revoke.stderr)")
         let login = try await Self.run(["login", "stream"], db)
-        #expect(login.status == 64 && login.stderr.contains("login is for accounts linked with OAuth or a token (dropbox, gdrive, instagram)"), "\(login.stderr)")
+        #expect(login.status == 64 && login.stderr.contains("login is for accounts linked with OAuth or a token (dropbox, gdrive, onedrive, instagram)"), "\(login.stderr)")
     }
 }
 

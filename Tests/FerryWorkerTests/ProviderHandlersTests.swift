@@ -14,7 +14,7 @@ struct ProviderHandlersTests {
 
     @Test("the registry knows which providers have accounts")
     func accountProviders() {
-        #expect(ProviderRegistry.standard.accountProviderNames == ["dropbox", "flickr", "s3", "gdrive", "instagram"])
+        #expect(ProviderRegistry.standard.accountProviderNames == ["dropbox", "flickr", "s3", "gdrive", "onedrive", "instagram"])
         #expect(ProviderRegistry.standard.accountKind(of: "web") == nil)
         #expect(ProviderRegistry.standard.accountKind(of: "s3") != nil)
     }

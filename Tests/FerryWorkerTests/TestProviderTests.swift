@@ -56,7 +56,7 @@ struct TestProviderTests {
 
     @Test("the worker finds its handler and its account kind through the descriptor")
     func workerSide() async throws {
-        #expect(registry.accountProviderNames == ["dropbox", "flickr", "s3", "gdrive", "instagram", "memory"])
+        #expect(registry.accountProviderNames == ["dropbox", "flickr", "s3", "gdrive", "onedrive", "instagram", "memory"])
         let kind = try #require(registry.accountKind(of: "memory"))
         #expect(kind.inputs.map(\.flag) == ["--token-file"])
         let http = HTTPClient(eventLoopGroupProvider: .singleton)

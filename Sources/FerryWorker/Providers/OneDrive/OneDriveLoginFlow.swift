@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import FerryOneDrive
+import FerryStore
+import Foundation
+import Logging
+
+/// The Microsoft identity platform's code flow for desktop apps: the authorize URL with PKCE (S256), the
+/// `offline_access` scope and a loopback redirect (`http://127.0.0.1:PORT/`; Microsoft lets desktop registrations use
+/// with any port). `ferry account login` prints the URL and listens there for the browser's return; a person on
+/// another machine pastes the code or the whole address the browser was sent to instead.
+struct OneDriveLoginFlow: AccountLoginFlow {
+    static let loopbackPort = 53683
+    static let redirectURI = "http://127.0.0.1:\(loopbackPort)/"
+
+    var inputs: [AccountInput] {
+        [OneDriveAccountKind.clientID, OneDriveAccountKind.clientSecret, OneDriveAccountKind.apiURL, OneDriveAccountKind.loginURL]
+    }
+
+    func app(from inputs: AccountInputs) throws(AccountSetupError) -> AccountApp {
+        try OneDriveAccountKind.app(inputs)
+    }
+
+    func app(of stored: AccountCredentials) throws(AccountSetupError) -> AccountApp {
+        guard let clientID = stored.appKey else {
+            throw AccountSetupError(.usage, "\(stored.name) has no client id stored: remove it and add it again")
+        }
+        return AccountApp(appKey: clientID, appSecret: stored.oneDriveClientSecret, apiURL: stored.apiURL, contentURL: nil, authorizeURL: stored.authorizeURL)
+    }
+
+    func secrets(of app: AccountApp) -> [String: String] { OneDriveAccountKind.secrets(app) }
+
+    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+        let pkce = OneDrivePKCE.generate()
+        let state = OneDrivePKCE.generate().challenge.prefix(24)
+        let url = OneDriveAccountKind.client(app, httpClient: httpClient, logger: logger).authorizeURL(
+            clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: Self.redirectURI)
+        return AccountLoginStart(url: url, codeVerifier: pkce.verifier, loopbackPort: Self.loopbackPort)
+    }
+
+    func finish(
+        code: String, started: AccountLoginStart, app: AccountApp, httpClient: HTTPClient, logger: Logger
+    ) async throws(AccountSetupError) -> AccountLoginGrant {
+        let pasted = try Self.code(from: code, expectedState: Self.parameter("state", of: started.url))
+        let grant: OneDriveTokenGrant
+        do {
+            grant = try await OneDriveAccountKind.client(app, httpClient: httpClient, logger: logger).exchangeAuthorizationCode(
+                pasted, codeVerifier: started.codeVerifier, clientID: app.appKey, clientSecret: app.appSecret, redirectURI: Self.redirectURI)
+        } catch {
+            throw OneDriveAccountKind.setupError(error, doing: "exchange the authorization code (it may have expired or been used)")
+        }
+        guard let refreshToken = grant.refreshToken else {
+            throw AccountSetupError(.rejected, "Microsoft returned no refresh token (offline_access refused): check the app registration's permissions")
+        }
+        return AccountLoginGrant(
+            refreshToken: refreshToken, accessToken: grant.accessToken,
+            accessTokenExpiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), providerAccountID: nil)
+    }
+
+    /// The code from what the person pasted: a bare code, or the redirected address (whose `state` must match).
+    static func code(from pasted: String, expectedState: String?) throws(AccountSetupError) -> String {
+        let text = pasted.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return text }
+        if let error = parameter("error", of: text) {
+            throw AccountSetupError(.rejected, "Microsoft did not grant access (\(error.prefix(80)))")
+        }
+        guard let code = parameter("code", of: text), !code.isEmpty else {
+            throw AccountSetupError(.usage, "the pasted address has no code: paste the whole address the browser was sent to")
+        }
+        guard parameter("state", of: text) == expectedState else {
+            throw AccountSetupError(.rejected, "the pasted address belongs to another login (its state does not match): start again")
+        }
+        return code
+    }
+
+    static func parameter(_ name: String, of url: String) -> String? {
+        URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
+    }
+}

@@ -1,0 +1,43 @@
+import FerryCore
+import FerryOneDrive
+import FerryProviders
+
+extension OneDriveProvider: ProviderHandlers {
+    public var accountKind: (any AccountKind)? { OneDriveAccountKind() }
+
+    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
+        guard let tokens = environment.tokens else { return nil }
+        switch kind {
+        case .upload: return uploads(environment, tokens: tokens)
+        case .fetch: return OneDriveFetchHandler(tokens: tokens)
+        case .copy: return nil
+        }
+    }
+
+    public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
+        environment.tokens.map { OneDriveCopyReader(tokens: $0) }
+    }
+
+    public func lister(environment: ProviderEnvironment) -> (any RemoteLister)? {
+        environment.tokens.map { OneDriveLister(tokens: $0) }
+    }
+
+    public func remover(environment: ProviderEnvironment) -> (any RemoteRemover)? {
+        environment.tokens.map { OneDriveRemover(tokens: $0) }
+    }
+
+    public var listingExample: String? { "onedrive:ACCOUNT:/folder/" }
+
+    public func checkListingRemote(_ remote: String) throws { _ = try OneDriveLocation(remote, field: "remote", line: nil) }
+
+    public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
+        environment.tokens.map { OneDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
+    }
+
+    /// Ranges of the worker's chunk size (rounded to 320 KiB); files up to one range (at most 4 MiB) in one request.
+    private func uploads(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> OneDriveUploadHandler {
+        OneDriveUploadHandler(
+            tokens: tokens, environment: environment, rangeSize: environment.chunkSize,
+            simpleLimit: min(OneDriveClient.simpleUploadLimit, Int64(environment.chunkSize)))
+    }
+}
