@@ -96,6 +96,8 @@ extension OneDriveUpload {
         let (source, handler, context, size) = (self.source, self.handler, self.context, self.size)
         return try await once.call("sending bytes \(start)–\(end)") { client, _ in
             let body = try await source.body(start, end, pieceSize: handler.pieceSize, context: context)
+            // The last range completes the file: not after the lease may have lapsed.
+            if end == size { try context.ensureLease(before: "sending the last range") }
             return try await client.uploadRange(session: url, body: body, start: start, end: end, total: size)
         }
     }

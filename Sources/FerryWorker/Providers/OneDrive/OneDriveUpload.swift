@@ -95,6 +95,8 @@ struct OneDriveUpload: Sendable {
         return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.upload.single": .bool(true)]) { [caller] in
             try await caller.job("uploading \(path)") { client, token in
                 let body = try await source.body(0, size, pieceSize: handler.pieceSize, context: context)
+                // The file is stored by this request: not after the lease may have lapsed (another worker may run it).
+                try context.ensureLease(before: "storing the file")
                 return try await client.uploadSmall(path: path, body: body, conflict: conflict, accessToken: token)
             }
         }
