@@ -10,7 +10,7 @@ extension Dashboard {
             job.state == "succeeded" ? 1 : job.percent.flatMap(Double.init).map { $0 / 100 }
         let size = job.bytesTotal.map { DashboardView.bytes(job.bytesDone) + " of " + DashboardView.bytes($0) }
             ?? (job.bytesDone > 0 ? DashboardView.bytes(job.bytesDone) : "size unknown")
-        items.append(("progress", (fraction.map { DashboardView.progressBar($0, failed: 0) + " " } ?? "") + HTML.escape(size)))
+        items.append(("progress", (fraction.map { DashboardView.jobProgressBar($0, state: job.state) + " " } ?? "") + HTML.escape(size)))
         if let error = job.lastError {
             let signature = FailureSignature(error: error)
             let fix = fixes.text(code: signature.code, exhausted: error.contains("attempts exhausted"))

@@ -142,6 +142,12 @@ struct DashboardView {
         return bar(ok, failed: bad) + "<span class=\"pct\">" + percent(ok + bad) + "%</span>"
     }
 
+    /// One job's bar: what it moved, in red once the job ended without success (a failed upload at 99.9 % is not
+    /// nearly done, it is failed).
+    static func jobProgressBar(_ fraction: Double, state: String) -> String {
+        ["failed", "cancelled", "discarded"].contains(state) ? progressBar(0, failed: fraction) : progressBar(fraction)
+    }
+
     /// A fraction as a percent with one decimal, as the bar's parts are drawn; never 100.0 before the end.
     static func percent(_ fraction: Double) -> String {
         let value = max(0, min(100, fraction * 100))

@@ -12,14 +12,19 @@ struct DropboxCaller: Sendable {
     let logger: Logger
     /// Extra tries for transient failures within one attempt.
     var transientRetries = 2
+    /// The caller waited for the request's slot itself (before taking the account's commit turn, so the turn is
+    /// never held through a wait for a slot): the first try of each call skips the pacer.
+    var firstSlotTaken = false
 
     func call<T: Sendable>(_ action: String, _ body: @Sendable (DropboxClient, String) async throws -> T) async throws -> T {
         var credentials = try await held { try await tokens.credentials(for: account) }
         var refreshed = false
         var transient = 0
+        var paced = firstSlotTaken
         while true {
             let token = credentials.accessToken ?? ""
-            try await tokens.pacer.awaitSlot(account: account)
+            if !paced { try await tokens.pacer.awaitSlot(account: account) }
+            paced = false
             do {
                 return try await body(tokens.dropbox(credentials), token)
             } catch let error as DropboxError where (error.code == .expiredAccessToken || error.code == .invalidAccessToken) && !refreshed {

@@ -86,10 +86,14 @@ final class DropboxCommitBatcher: Sendable {
 
     /// Gathers and commits the account's entries until none are left.
     private func run(_ account: String, logger: Logger, metrics: WorkerMetrics) async {
-        let caller = DropboxCaller(account: account, tokens: tokens, logger: logger)
+        var caller = DropboxCaller(account: account, tokens: tokens, logger: logger)
+        // The request slot is taken before the fleet-wide turn, never while holding it: a turn held through a wait
+        // for a slot would stall every other process's commits, and their jobs would hold budget they cannot use.
+        caller.firstSlotTaken = true
         while let batch = await gather(account) {
             do {
-                try await turns.exclusive(AccountCommitGate.scope(account)) {
+                try await tokens.pacer.awaitSlot(account: account)
+                try await turns.exclusive(AccountCommitGate.scope(account)) { [caller] in
                     await commit(batch, caller: caller, account: account, logger: logger, metrics: metrics)
                 }
             } catch {
