@@ -351,7 +351,7 @@ let package = Package(
             name: "FerryOneDriveTests",
             dependencies: [
                 "FerryOneDrive", "FerryDevServer", "FerryCore", "FerryTestSupport", "FerryWorker", "FerryProviders", "FerryStore",
-                "FerryTesting",
+                "FerryTesting", "FerryS3",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

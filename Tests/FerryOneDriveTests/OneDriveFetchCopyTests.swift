@@ -158,4 +158,24 @@ struct OneDriveFetchCopyTests {
             #expect(f.server.oneDriveStats().sessionsCompleted >= 1, "the 700 KiB file came back in a session")
         }
     }
+
+    @Test("copies OneDrive → S3 and S3 → OneDrive through a real worker and the copy capabilities: bytes equal, no per-pair code")
+    func copiesWithS3() async throws {
+        try await OneDriveWorkerFixture.run("copies_s3") { f in
+            let files = try Self.seed(f)
+            let bucket = try await f.addS3Account("s3")
+            let worker = try f.worker()
+            let (_, out) = try await Self.settle(
+                try f.spec(.copy, source: "onedrive:od:/Trip/", to: "s3:s3:\(bucket)/trip/", batch: "out"), children: files.count, on: worker, f)
+            #expect(out.allSatisfy { $0.state == .succeeded }, "\(out.compactMap(\.lastError))")
+            let (_, back) = try await Self.settle(
+                try f.spec(.copy, source: "s3:s3:\(bucket)/trip/", to: "onedrive:od:/FromS3/", batch: "back"), children: files.count, on: worker, f)
+            try await worker.stop()
+            #expect(back.allSatisfy { $0.state == .succeeded }, "\(back.compactMap(\.lastError))")
+            for (path, bytes) in files {
+                let copied = f.server.oneDriveFile(account: "od", path: "/FromS3/" + String(path.dropFirst("Trip/".count)))
+                #expect(copied == bytes, "\(path) went to S3 and back")
+            }
+        }
+    }
 }
