@@ -76,7 +76,7 @@ struct GoogleDriveUploadTests {
             f.server.updateFaults(FaultConfiguration(uploadBytesPerSecond: 1024 * 1024))
             let first = try f.worker(.upload)
             let id = f.jobs.enqueue(spec).jobID
-            try await first.waitUntil(timeout: .seconds(120), "two chunks recorded") { store in
+            try await first.waitUntil(timeout: .seconds(300), "two chunks recorded") { store in
                 (store.job(id)?.session?["offset"]?.intValue ?? 0) >= 2 * 256 * 1024
             }
             try await first.stop()
@@ -110,7 +110,7 @@ struct GoogleDriveUploadTests {
             f.server.updateFaults(FaultConfiguration(uploadBytesPerSecond: 1024 * 1024))
             let first = try f.worker(.upload)
             let id = f.jobs.enqueue(try f.spec(.upload, source: path, to: "gdrive:drive:/"))
-            try await first.waitUntil(timeout: .seconds(120), "a chunk recorded") { ($0.job(id.jobID)?.session?["offset"]?.intValue ?? 0) > 0 }
+            try await first.waitUntil(timeout: .seconds(300), "a chunk recorded") { ($0.job(id.jobID)?.session?["offset"]?.intValue ?? 0) > 0 }
             try await first.stop()
             f.server.expireGoogleDriveSessions()
             f.server.updateFaults(.none)

@@ -103,7 +103,7 @@ final class GoogleDriveWorkerFixture: Sendable {
     }
 
     /// Enqueues `specs`, runs them on a worker until they settle, and returns them.
-    func run(_ specs: [JobSpec], kind: JobKind, concurrency: Int = 4, timeout: Duration = .seconds(120)) async throws -> [MemoryJob] {
+    func run(_ specs: [JobSpec], kind: JobKind, concurrency: Int = 4, timeout: Duration = .seconds(300)) async throws -> [MemoryJob] {
         let worker = try worker(kind, concurrency: concurrency)
         let ids = jobs.enqueue(specs)
         do {

@@ -36,7 +36,7 @@ struct LeaseFenceS3Tests {
                     make: { f.handler(.upload, for: "s3:s3:\(bucket)/") },
                     noEffect: { #expect(await Self.absent(client, bucket, key), "\(name): the lapsed worker stored the object") })
                 #expect(LeaseFenceTests.isLeaseLapsed(first), "\(name): \(String(describing: first))")
-                #expect(job.state == .succeeded && job.attempt == 2, "\(name): \(job.lastError ?? "")")
+                #expect(job.state == .succeeded && job.attempt >= 2, "\(name): \(job.lastError ?? "")")
                 let stored = try await client.headObject(bucket: bucket, key: key)
                 #expect(stored.contentLength == Int64(size), "\(name)")
             }
@@ -70,7 +70,7 @@ struct LeaseFenceS3Tests {
             let rerun = WorkerHarness(store: f.jobs, handler: f.handler(.upload, for: "s3:s3:\(bucket)/"), configuration: configuration)
             let job = try await rerun.settle([id], timeout: .seconds(300))[0]
             try await rerun.stop()
-            #expect(job.state == .succeeded && job.attempt == 2, "\(job.lastError ?? "")")
+            #expect(job.state == .succeeded && job.attempt >= 2, "\(job.lastError ?? "")")
             #expect(job.result?["skipped"] == .string("unchanged"), "\(String(describing: job.result))")
             let after = try await client.headObject(bucket: bucket, key: "camera/photo.jpg")
             #expect(after.lastModified == stored.lastModified && after.etag == stored.etag, "not stored again")

@@ -42,7 +42,7 @@ struct LeaseFenceTests {
         try await noEffect()
         try await lapsed.stop()
 
-        var healthy = WorkerHarness.configuration(name: "rescuer", rescueAfter: .milliseconds(1500))
+        var healthy = WorkerHarness.configuration(name: "rescuer", rescueAfter: .seconds(4))
         healthy.localRoots = roots
         let rescuer = WorkerHarness(store: store, handler: make(), configuration: healthy)
         let job = try await rescuer.settle([id], timeout: .seconds(300))[0]
@@ -71,8 +71,11 @@ struct LeaseFenceTests {
             MemoryWorkerStore(), spec, roots: try LocalRoots(directories: [folder]), make: { LocalDirectoryUploadHandler() },
             noEffect: { #expect(!FileManager.default.fileExists(atPath: target), "the lapsed worker renamed into place") })
         #expect(Self.isLeaseLapsed(first), "\(String(describing: first))")
-        #expect(job.state == .succeeded && job.attempt == 2, "\(job.lastError ?? "")")
-        #expect(job.events == [.enqueued, .claimed, .rescued, .claimed, .succeeded], "nothing recorded by the lapsed attempt")
+        #expect(job.state == .succeeded && job.attempt >= 2, "\(job.lastError ?? "")")
+        // The lapsed attempt recorded nothing: its claim ended by rescue. (On a stalled machine the rescuer's own claim
+        // may be rescued or released too before it succeeds.)
+        #expect(Array(job.events.prefix(3)) == [.enqueued, .claimed, .rescued] && job.events.last == .succeeded, "\(job.events)")
+        #expect(!job.events.contains(.failed) && !job.events.contains(.retryScheduled), "\(job.events)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/dst") == ["photo.jpg"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
     }
@@ -90,7 +93,7 @@ struct LeaseFenceTests {
                     #expect(f.server.googleDriveStats().multipartUploads == 0)
                 })
             #expect(Self.isLeaseLapsed(first), "\(String(describing: first))")
-            #expect(job.state == .succeeded && job.attempt == 2, "\(job.lastError ?? "")")
+            #expect(job.state == .succeeded && job.attempt >= 2, "\(job.lastError ?? "")")
             #expect(f.items().filter { $0.path == "/Camera/photo.jpg" }.count == 1, "one file of the name")
             #expect(try f.stored("/Camera/photo.jpg") == bytes)
         }
@@ -112,7 +115,7 @@ struct LeaseFenceTests {
                     #expect(stats.finishBatchEntries.isEmpty && stats.singleCommits == 0 && stats.filesCommitted == 0, "the lapsed worker committed")
                 })
             #expect(Self.isLeaseLapsed(first), "\(String(describing: first))")
-            #expect(job.state == .succeeded && job.attempt == 2, "\(job.lastError ?? "")")
+            #expect(job.state == .succeeded && job.attempt >= 2, "\(job.lastError ?? "")")
             let stats = f.server.stats()
             #expect(stats.filesCommitted == 1 && stats.commitsPerPath == ["/camera/photo.jpg": 1], "\(stats.commitsPerPath)")
         }
@@ -149,7 +152,7 @@ struct LeaseFenceTests {
             let rerun = WorkerHarness(store: f.jobs, handler: f.handler(.upload, for: "dropbox:photos:/"), configuration: configuration)
             let job = try await rerun.settle([id], timeout: .seconds(300))[0]
             try await rerun.stop()
-            #expect(job.state == .succeeded && job.attempt == 2, "\(job.lastError ?? "")")
+            #expect(job.state == .succeeded && job.attempt >= 2, "\(job.lastError ?? "")")
             #expect(job.result?["skipped"] == .string("unchanged"), "\(String(describing: job.result))")
             let stats = f.server.stats()
             #expect(stats.sessionsStarted == sessions && stats.finishBatchEntries.count == 1, "the re-run sent nothing, committed nothing")
