@@ -86,6 +86,10 @@ enum CLIFailure {
         case let error as CLIUsageError:
             printError("error: \(error.message)")
             return ExitCode(ExitStatus.usage)
+        case let failure as JobFailure:
+            // A provider's answer met by the command itself (a sync's --dry-run lists the destination), reported as
+            // the listing commands report it: its fix and an exit code that says what kind of problem it is.
+            return ListingFailure.report(failure)
         default:
             printError("error: \(error)")
             return ExitCode(ExitStatus.internalError)

@@ -42,8 +42,8 @@ struct DashboardCommand: AsyncParsableCommand {
               ferry dashboard --token-file /etc/ferry/dashboard-token
               ferry dashboard --token-file /etc/ferry/dashboard-token --secure-cookies \\
                   --session-idle-timeout 900 --session-lifetime 28800
-              ferry dashboard --auth-proxy-header X-Forwarded-Email --trusted-proxy 127.0.0.1 \
-                  --operator alice@example.com --operator bob@example.com
+              ferry dashboard --auth-proxy-header X-Forwarded-Email \\
+                  --trusted-proxy 127.0.0.1 --operator alice@example.com
               curl -H 'Accept: application/json' http://127.0.0.1:8080/ferry/batches
             """)
 

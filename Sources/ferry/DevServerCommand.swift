@@ -7,7 +7,7 @@ import ServiceLifecycle
 struct DevServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev-server",
-        abstract: "Run a local Dropbox-API-v2-compatible server for demos and integration tests.",
+        abstract: "Run local stand-ins of the services' APIs (Dropbox, Google Drive, OneDrive, Instagram, Flickr) for demos and tests.",
         discussion: """
             One port serves the API, content and OAuth hosts (point an account's base URLs, or the official \
             SDK's DROPBOX_API_HOST / DROPBOX_API_CONTENT_HOST, at it). Files are stored on disk under --storage. \

@@ -12,7 +12,7 @@ import Foundation
 
 struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Add jobs to the queue: uploads, fetches, or a JSON Lines file of either (all or nothing).",
+        abstract: "Add jobs to the queue: uploads, fetches, copies, syncs, or a JSON Lines file of them (all or nothing).",
         usage: """
             ferry enqueue upload <file> ... --to <dest> [options]
             ferry enqueue upload <dir> ... --recursive --to <dest>/ [filters] [options]

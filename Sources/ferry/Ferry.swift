@@ -5,7 +5,7 @@ import FerryStore
 struct Ferry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ferry",
-        abstract: "An event-sourced transfer queue on PostgreSQL: uploads and fetches, worked by many workers.",
+        abstract: "An event-sourced transfer queue on PostgreSQL: uploads, fetches, copies and syncs, worked by many workers.",
         discussion: """
             Every change to a job is an event appended to ferry.events; the current state of each job is \
             projected into ferry.jobs in the same transaction and read through the views ferry.job_status, \
@@ -16,9 +16,13 @@ struct Ferry: AsyncParsableCommand {
             Examples:
               ferry migrate
               ferry enqueue upload ~/Pictures/*.jpg --to file:///mnt/nas/ --batch trip
+              ferry enqueue copy dropbox:photos:/Camera --recursive \\
+                  --to s3:archive:bucket/camera/
+              ferry enqueue sync ~/Documents --to s3:archive:bucket/docs/
               ferry enqueue --from jobs.jsonl
               ferry status --batch trip
               ferry cancel --batch trip
+              ferry --generate-completion-script bash > ferry.bash   # or zsh, fish
 
             Exit codes (docs/cli.md#exit-codes):
               0    ok

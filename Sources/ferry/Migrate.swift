@@ -33,6 +33,9 @@ struct Migrate: AsyncParsableCommand {
     @Flag(help: "Print JSON: the migrations applied now and the schema version.")
     var json = false
 
+    @Flag(help: "Print each migration and definition applied, not only the summary.")
+    var verbose = false
+
     func run() async throws {
         try await runReporting {
             let store = connection.makeStore(poolSize: 1)
@@ -67,16 +70,19 @@ struct Migrate: AsyncParsableCommand {
                 ]).jsonText)
                 return
             }
-            for migration in outcome.applied {
-                print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
+            if verbose {
+                for migration in outcome.applied {
+                    print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
+                }
+                for definition in outcome.definitions {
+                    print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
+                }
             }
-            for definition in outcome.definitions {
-                print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
-            }
-            if outcome.providerOptionsWritten { print("recorded the providers' options (ferry.provider_options)") }
+            // One line: a fresh database has 41 migrations and 67 definitions, which --verbose lists.
             print(
-                "schema is up to date (\(outcome.applied.count) applied now, \(outcome.alreadyApplied) before; "
-                    + "\(outcome.definitions.count) of \(definitions.count) definitions applied now)")
+                "schema \(newest) is up to date (\(outcome.applied.count) migrations applied now, \(outcome.alreadyApplied) before; "
+                    + "\(outcome.definitions.count) of \(definitions.count) definitions applied now"
+                    + (outcome.providerOptionsWritten ? "; the providers' options recorded)" : ")"))
         }
     }
 }

@@ -207,7 +207,11 @@ struct CLIInputTests {
         let before = try await FerryProcess.run(["status"], databaseURL: url)
         #expect(before.status == 78 && before.stderr.contains("ferry migrate"))
         let migrate = try await FerryProcess.run(["migrate"], databaseURL: url)
-        #expect(migrate.status == 0 && migrate.stdout.contains("applied 0001_event_store"))
+        // One line by default; --verbose lists each file.
+        #expect(migrate.status == 0 && migrate.stdout.split(separator: "\n").count == 1, "\(migrate.stdout)")
+        #expect(migrate.stdout.contains("is up to date (\(FerryRelease.schemaVersion) migrations applied now, 0 before"), "\(migrate.stdout)")
+        let again = try await FerryProcess.run(["migrate", "--verbose"], databaseURL: url)
+        #expect(again.status == 0 && again.stdout.contains("(0 migrations applied now, \(FerryRelease.schemaVersion) before"), "\(again.stdout)")
         let check = try await FerryProcess.run(["migrate", "--check"], databaseURL: url)
         #expect(check.status == 0)
         let after = try await FerryProcess.run(["status"], databaseURL: url)

@@ -217,6 +217,8 @@ struct CLIPolishTests {
         ("ferry lsf ", .skipped("lists an account's folder at the service, over the network")),
         ("ferry size ", .skipped("lists an account's folder at the service, over the network")),
         ("ferry check", .skipped("compares with an account's folder at the service, over the network (ListingCommandTests checks the dev server's)")),
+        // A sync's --dry-run lists the destination at the service (S3 over the network here), after the rekey above.
+        ("ferry enqueue sync", .skipped("its --dry-run lists the destination at the service, over the network (SyncTests run it)")),
         // enqueue runs each example with --dry-run: every check (files, accounts, options), nothing written.
         ("ferry enqueue", .exits([0])),
         ("find ~/Photos", .exits([0])),
@@ -249,6 +251,7 @@ struct CLIPolishTests {
         ("ferry account rekey", .exits([0])),
         ("head -c 32 /dev/urandom", .exits([0])),
         ("ferry worker", .skipped("a worker runs until stopped (the worker and chaos suites run real ones)")),
+        ("ferry --generate-completion-script", .exits([0])),
         ("ferry dev-server", .skipped("a server runs until stopped (DevServerProcess runs it in the provider tests)")),
         ("ferry dashboard", .skipped("a server runs until stopped (the dashboard suites run it)")),
         ("FERRY_DASHBOARD_TOKEN=", .skipped("a server runs until stopped (the dashboard suites run it)")),

@@ -17,8 +17,8 @@ struct AccountUpdate: AsyncParsableCommand {
 
             Examples:
               ferry account update photos --max-concurrent 16
-              ferry account update photos --tps-limit 8   # requests/s, all workers together
-              ferry account update photos --bwlimit 20M   # bytes/s, all workers together (0: none)
+              ferry account update photos --tps-limit 8   # requests/s, whole fleet
+              ferry account update photos --bwlimit 20M   # bytes/s, whole fleet
               ferry account update dev --api-url http://127.0.0.1:8910 \\
                   --content-url http://127.0.0.1:8910
             """)

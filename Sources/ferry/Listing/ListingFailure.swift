@@ -36,6 +36,8 @@ enum ListingFailure {
     ]
 
     static func status(of failure: JobFailure) -> Int32 {
+        // A worker waits for a worker with the right key; a person at the command line fixes the key.
+        if failure.code == "secret_key_mismatch" || failure.code == "account_unusable" { return ExitStatus.configuration }
         switch failure.kind {
         case .held: return ExitStatus.configuration
         case .rateLimited, .retryable, .shortage: return ExitStatus.temporaryFailure
