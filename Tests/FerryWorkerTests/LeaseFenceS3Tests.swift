@@ -65,7 +65,8 @@ struct LeaseFenceS3Tests {
             try await lost.stop()
             let stored = try await client.headObject(bucket: bucket, key: "camera/photo.jpg")
 
-            configuration = WorkerHarness.configuration(name: "rerun", rescueAfter: .milliseconds(1500))
+            f.jobs.ageHeartbeat(of: "lost", by: 3600)
+            configuration = WorkerHarness.configuration(name: "rerun", rescueAfter: .seconds(30))
             configuration.localRoots = roots
             let rerun = WorkerHarness(store: f.jobs, handler: f.handler(.upload, for: "s3:s3:\(bucket)/"), configuration: configuration)
             let job = try await rerun.settle([id], timeout: .seconds(300))[0]

@@ -42,7 +42,10 @@ struct LeaseFenceTests {
         try await noEffect()
         try await lapsed.stop()
 
-        var healthy = WorkerHarness.configuration(name: "rescuer", rescueAfter: .seconds(4))
+        // The lapsed worker's heartbeat made an hour old: the rescuer takes its job at once, and keeps a long lease of
+        // its own (a loaded machine may starve a test process's heartbeat task for seconds).
+        store.ageHeartbeat(of: "lapsed", by: 3600)
+        var healthy = WorkerHarness.configuration(name: "rescuer", rescueAfter: .seconds(30))
         healthy.localRoots = roots
         let rescuer = WorkerHarness(store: store, handler: make(), configuration: healthy)
         let job = try await rescuer.settle([id], timeout: .seconds(300))[0]
@@ -147,7 +150,8 @@ struct LeaseFenceTests {
             try await lost.stop()
             let sessions = f.server.stats().sessionsStarted
 
-            configuration = WorkerHarness.configuration(name: "rerun", rescueAfter: .milliseconds(1500))
+            f.jobs.ageHeartbeat(of: "lost", by: 3600)
+            configuration = WorkerHarness.configuration(name: "rerun", rescueAfter: .seconds(30))
             configuration.localRoots = roots
             let rerun = WorkerHarness(store: f.jobs, handler: f.handler(.upload, for: "dropbox:photos:/"), configuration: configuration)
             let job = try await rerun.settle([id], timeout: .seconds(300))[0]
