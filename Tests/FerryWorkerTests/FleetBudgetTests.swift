@@ -46,7 +46,7 @@ struct FleetBudgetTests {
         ).rows.map { try $0.decode(String.self, at: 0) }
     }
 
-    @Test("4 processes, --tps-limit 20 and --bwlimit 4M: held within 10 % in total over 30 s, again after a kill -9 and a new process; no commit contention")
+    @Test("4 processes, --tps-limit 20 and --bwlimit 1M: held within 10 % in total over 30 s, again after a kill -9 and a new process; no commit contention")
     func fleetBudget() async throws {
         // One server per account, so each one's counters are that account's; commits hold the namespace lock 20 ms.
         let paced = try await DevServerProcess(["--namespace-lock-ms", "20"])
@@ -55,7 +55,7 @@ struct FleetBudgetTests {
         try await DropboxAccounts.add("paced", server: paced, databaseURL: db.url, extra: ["--max-concurrent", "64"])
         // At most 8 big uploads at once: the rest of each process's slots stay with the small ones.
         try await DropboxAccounts.add("metered", server: metered, databaseURL: db.url, extra: ["--max-concurrent", "8"])
-        for (account, flag, value) in [("paced", "--tps-limit", "20"), ("metered", "--bwlimit", "4M")] {
+        for (account, flag, value) in [("paced", "--tps-limit", "20"), ("metered", "--bwlimit", "1M")] {
             let update = try await FerryProcess.run(["account", "update", account, flag, value], databaseURL: db.url)
             #expect(update.status == 0, "\(update.stderr)")
         }
@@ -85,12 +85,12 @@ struct FleetBudgetTests {
             return paced.count == 4 && metered.count >= 2
         }
         let (requests, bytes) = try await Self.rates(paced, metered, over: .seconds(30))
-        let limitBytes = 4.0 * 1024 * 1024
-        // Never more than 10 % above the fleet's limits. Below, a little short of them: requests need no CPU, so they
-        // reach the limit on a loaded machine too; bytes are hashed on both sides by debug builds, which a machine
-        // running the other tests beside these six processes cannot always do at 4 MiB/s (3.4 measured then).
+        let limitBytes = 1.0 * 1024 * 1024
+        // Never more than 10 % above the fleet's limits, and not far below them. The byte limit is one a loaded CI
+        // machine running debug builds can reach: bytes are hashed on both sides, and such a machine managed
+        // 2 MiB/s in total beside the other tests, so a 4 MiB/s limit measured the machine, not the budget.
         #expect(requests <= 22 && requests >= 17, "\(requests) requests/s in total, limit 20")
-        #expect(bytes <= 1.1 * limitBytes && bytes >= 0.6 * limitBytes, "\(bytes / 1_048_576) MiB/s in total, limit 4 MiB/s")
+        #expect(bytes <= 1.1 * limitBytes && bytes >= 0.75 * limitBytes, "\(bytes / 1_048_576) MiB/s in total, limit 1 MiB/s")
 
         // One process dies, another starts: the dead one's share lapses with its lease and the budget is whole again.
         workers[0].signal(SIGKILL)
@@ -103,11 +103,11 @@ struct FleetBudgetTests {
         let (requestsAfter, bytesAfter) = try await Self.rates(paced, metered, over: .seconds(30))
         #expect(requestsAfter <= 22 && requestsAfter >= 17, "after the kill: \(requestsAfter) requests/s in total, limit 20")
         #expect(
-            bytesAfter <= 1.1 * limitBytes && bytesAfter >= 0.6 * limitBytes, "after the kill: \(bytesAfter / 1_048_576) MiB/s in total")
+            bytesAfter <= 1.1 * limitBytes && bytesAfter >= 0.75 * limitBytes, "after the kill: \(bytesAfter / 1_048_576) MiB/s in total")
 
         print(
             "fleet budget figures: \(String(format: "%.1f", requests)) then \(String(format: "%.1f", requestsAfter)) requests/s (limit 20), "
-                + "\(String(format: "%.2f", bytes / 1_048_576)) then \(String(format: "%.2f", bytesAfter / 1_048_576)) MiB/s (limit 4), 4 processes")
+                + "\(String(format: "%.2f", bytes / 1_048_576)) then \(String(format: "%.2f", bytesAfter / 1_048_576)) MiB/s (limit 1), 4 processes")
         // Commits of one account took turns across the processes: the service never saw Ferry contend with itself.
         #expect(try await Self.served(paced).contention == 0)
         #expect(try await Self.served(metered).contention == 0)
