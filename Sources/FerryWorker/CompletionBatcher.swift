@@ -25,6 +25,8 @@ final class CompletionBatcher: Sendable {
         /// Jobs whose outcomes are being written now: out of the buffer, not yet in the database.
         var writing: [UUID] = []
         var finishing = false
+        /// How many outcomes the last statement wrote: the window is waited only when finishes came together.
+        var lastBatchCount = 0
     }
 
     init(
@@ -66,19 +68,28 @@ final class CompletionBatcher: Sendable {
                 await signal.wait(timeout: .seconds(1))
                 continue
             }
-            // A short window lets concurrent finishers join the same statement.
-            if state.withLock({ $0.buffer.count < batchSize && !$0.finishing }) {
+            // A short window lets concurrent finishers join the same statement, when there are any.
+            if state.withLock({ Self.waitsForCompany(buffered: $0.buffer.count, lastBatch: $0.lastBatchCount, batchSize: batchSize, finishing: $0.finishing) }) {
                 try? await Task.sleep(for: flushInterval)
             }
             let batch = state.withLock { state -> [JobOutcome] in
                 let taken = Array(state.buffer.prefix(batchSize))
                 state.buffer.removeFirst(taken.count)
                 state.writing = taken.map(\.jobID)
+                state.lastBatchCount = taken.count
                 return taken
             }
             await write(batch)
             state.withLock { $0.writing = [] }
         }
+    }
+
+    /// Whether to wait the flush window before writing `buffered` outcomes. Only when the last statement took more
+    /// than one: finishes then come together and a window saves statements. When they come one at a time (a
+    /// capped account's few slow transfers) a window saves nothing and delays each freed slot's next claim, which
+    /// waits for this write, by the whole window.
+    static func waitsForCompany(buffered: Int, lastBatch: Int, batchSize: Int, finishing: Bool) -> Bool {
+        buffered < batchSize && !finishing && lastBatch > 1
     }
 
     /// Stops accepting the wait: `run()` returns once the buffer is empty.
