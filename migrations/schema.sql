@@ -3417,6 +3417,8 @@ GRANT SELECT(max_concurrent) ON TABLE ferry.accounts TO ferry_producer;
 
 GRANT SELECT(app_key) ON TABLE ferry.accounts TO ferry_producer;
 
+GRANT UPDATE(refresh_token_sealed) ON TABLE ferry.accounts TO ferry_worker;
+
 GRANT UPDATE(access_token_sealed) ON TABLE ferry.accounts TO ferry_worker;
 
 GRANT UPDATE(access_token_issued_at) ON TABLE ferry.accounts TO ferry_worker;

@@ -114,6 +114,44 @@ struct OneDriveUploadTests {
         }
     }
 
+    @Test("each refresh stores the rotated refresh token, sealed: the account keeps working after the first one is revoked, and no token is in the account's events")
+    func rotatedRefreshToken() async throws {
+        try await OneDriveWorkerFixture.run("rotation") { f in
+            func sealedRefreshToken() async throws -> String {
+                try await f.database.query("SELECT encode(refresh_token_sealed, 'hex') FROM ferry.accounts WHERE name = 'od'").rows[0]
+                    .decode(String.self, at: 0)
+            }
+            func forceRefresh() async throws {
+                f.tokens.forget("od")
+                _ = try await f.database.query("UPDATE ferry.accounts SET access_token_expires_at = now() - interval '1 hour' WHERE name = 'od'")
+            }
+            let before = try await sealedRefreshToken()
+            try await forceRefresh()
+            let worker = try f.worker()
+            let first = f.jobs.enqueue(try f.spec(.upload, source: try f.file("r1.txt", [1]), to: "onedrive:od:/")).jobID
+            #expect(try await worker.settle([first], timeout: .seconds(300))[0].state == .succeeded)
+            let rotated = try await sealedRefreshToken()
+            #expect(rotated != before, "the refresh token Microsoft sent with the grant replaced the stored one")
+            let stored = try await f.store.accounts.credentials(for: "od", box: f.box).refreshToken
+            #expect(stored != nil && stored != f.refreshToken)
+
+            // The first refresh token lapses (Microsoft: 90 days after it was issued); the stored one carries on.
+            f.server.revokeOneDriveRefreshToken(f.refreshToken)
+            try await forceRefresh()
+            let second = f.jobs.enqueue(try f.spec(.upload, source: try f.file("r2.txt", [2]), to: "onedrive:od:/")).jobID
+            let done = try await worker.settle([second], timeout: .seconds(300))
+            try await worker.stop()
+            #expect(done[0].state == .succeeded, "\(done[0].lastError ?? "")")
+            let status = try await f.database.query("SELECT status FROM ferry.accounts WHERE name = 'od'").rows[0].decode(String.self, at: 0)
+            #expect(status == "active")
+            let events = try await f.database.query(
+                "SELECT data::text FROM ferry.account_events WHERE account = 'od' AND type = 'token_refreshed' ORDER BY position"
+            ).rows.map { try $0.decode(String.self, at: 0) }
+            #expect(events.count >= 2 && events.allSatisfy { $0.contains("\"refresh_token_rotated\": true") })
+            #expect(events.allSatisfy { !$0.contains(f.refreshToken) && !$0.contains(stored ?? "-") })
+        }
+    }
+
     @Test("429 and 503 with Retry-After defer the job without using an attempt; a revoked refresh token holds it")
     func throttlingAndHeld() async throws {
         try await OneDriveWorkerFixture.run("limits") { f in
@@ -131,8 +169,9 @@ struct OneDriveUploadTests {
             try await worker.stop()
             #expect(f.server.oneDriveStats().throttled == 3)
 
-            // The refresh token is revoked: the next refresh is invalid_grant, and the job is held, not failed.
-            f.server.revokeOneDriveRefreshToken(f.refreshToken)
+            // The app's access is revoked (every refresh token of the user, the rotated ones the account stored too):
+            // the next refresh is invalid_grant, and the job is held, not failed.
+            f.server.revokeOneDriveRefreshTokens(account: "od")
             f.tokens.forget("od")
             _ = try await f.database.query("UPDATE ferry.accounts SET access_token_expires_at = now() - interval '1 hour' WHERE name = 'od'")
             let held = try f.worker()

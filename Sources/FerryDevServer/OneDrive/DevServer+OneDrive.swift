@@ -34,6 +34,9 @@ extension DevServer {
 
     public func revokeOneDriveRefreshToken(_ token: String) { oneDriveStore.revoke(refreshToken: token) }
 
+    /// Revokes every refresh token of `account`, as a user removing the app's access does.
+    public func revokeOneDriveRefreshTokens(account: String) { oneDriveStore.revokeRefreshTokens(account: account) }
+
     /// Throttles the next `count` Graph calls with `status` (429 or 503) and `Retry-After: retryAfter`.
     public func throttleOneDrive(count: Int, status: Int = 429, retryAfter: Int = 1) {
         oneDriveStore.state.withLock { state in

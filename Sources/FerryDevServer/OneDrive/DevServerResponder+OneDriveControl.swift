@@ -10,7 +10,8 @@ import Hummingbird
 ///   `size`, or `text`), folders made on the way; answers the item.
 /// - `POST /__dev/onedrive/items {"account"}` lists every item with its path (for checks).
 /// - `POST /__dev/onedrive/expire-sessions {"account"?}` makes upload sessions expire now.
-/// - `POST /__dev/onedrive/revoke {"refresh_token"}` revokes a refresh token (its next use is `invalid_grant`).
+/// - `POST /__dev/onedrive/revoke {"refresh_token"}` revokes a refresh token (its next use is `invalid_grant`);
+///   `{"account"}` revokes every refresh token of the account (a user removing the app's access).
 /// - `POST /__dev/onedrive/throttle {"count", "status"?: 429|503, "retry_after"?}` throttles the next Graph calls.
 /// - `POST /__dev/onedrive/settings {"page_size"?, "session_lifetime_s"?}`.
 /// - `GET /__dev/onedrive/stats` answers ``OneDriveDevStats``.
@@ -45,8 +46,13 @@ extension DevServerResponder {
         case (.post, "/__dev/onedrive/expire-sessions"):
             return .json(.object(["expired": .int(Int64(store.expireSessions(account: account)))]))
         case (.post, "/__dev/onedrive/revoke"):
-            guard let token = json["refresh_token"]?.stringValue else { return bad("Expected {\"refresh_token\"}.") }
-            store.revoke(refreshToken: token)
+            if let token = json["refresh_token"]?.stringValue {
+                store.revoke(refreshToken: token)
+            } else if let account {
+                store.revokeRefreshTokens(account: account)
+            } else {
+                return bad("Expected {\"refresh_token\"} or {\"account\"}.")
+            }
             return .json(.object([:]))
         case (.post, "/__dev/onedrive/throttle"):
             guard let count = json["count"]?.intValue, (0...10_000).contains(count) else { return bad("Expected {\"count\"}.") }

@@ -90,6 +90,8 @@ final class OneDriveStore: Sendable {
 
     func revoke(refreshToken token: String) { _ = state.withLock { $0.refreshTokens.removeValue(forKey: token) } }
 
+    func revokeRefreshTokens(account: String) { state.withLock { $0.refreshTokens = $0.refreshTokens.filter { $0.value != account } } }
+
     func issueAccessToken(account: String, lifetime: Double) -> String {
         let token = "EwB" + RandomToken.make(bytes: 96)
         let expiresAt = clock.now + lifetime

@@ -336,26 +336,31 @@ public struct AccountStore: Sendable {
                 throw FerryStoreError(.credentials, "account '\(name)' has no refresh token", fix: "run ferry account login \(name)")
             }
             switch try await refresh(credentials) {
-            case .granted(let token, let expiresAt):
+            case .granted(let token, let expiresAt, let offered):
                 let sealedToken = PostgresBytes(try box.seal(token, context: Self.sealContext(name, "access_token")))
+                // A rotated refresh token replaces the stored one; the same one sent back changes nothing.
+                let rotated = offered.flatMap { $0.isEmpty || $0 == credentials.refreshToken ? nil : $0 }
+                let sealedRefresh = try rotated.map { PostgresBytes(try box.seal($0, context: Self.sealContext(name, "refresh_token"))) }
                 let keyID = box.key.id
                 let issuedAt = try await transaction.run { connection in
                     let issued = try connection.query(
                         """
                         UPDATE ferry.accounts
                            SET access_token_sealed = $2, access_token_issued_at = now(), access_token_expires_at = $3,
-                               key_id = $4, updated_at = now()
+                               key_id = $4, refresh_token_sealed = coalesce($5::bytea, refresh_token_sealed), updated_at = now()
                          WHERE name = $1
                         RETURNING access_token_issued_at
-                        """, [name, sealedToken, expiresAt, keyID]
+                        """, [name, sealedToken, expiresAt, keyID, sealedRefresh]
                     ).first!.decode(Date.self, at: 0)
                     _ = try connection.query(
                         """
                         INSERT INTO ferry.account_events (account, type, data)
-                        VALUES ($1, 'token_refreshed', jsonb_build_object('expires_at', $2::timestamptz, 'by', $3::text))
-                        """, [name, expiresAt, actor])
+                        VALUES ($1, 'token_refreshed', jsonb_build_object('expires_at', $2::timestamptz, 'by', $3::text,
+                                                                          'refresh_token_rotated', $4::boolean))
+                        """, [name, expiresAt, actor, rotated != nil])
                     return issued
                 }
+                if let rotated { credentials.refreshToken = rotated }
                 credentials.accessToken = token
                 credentials.accessTokenExpiresAt = expiresAt
                 credentials.accessTokenIssuedAt = issuedAt

@@ -55,7 +55,9 @@ struct GoogleDriveAccountKind: AccountKind {
             return .rejected(reason: error.code == .invalidGrant ? "refresh token rejected (invalid_grant)" : "client id or secret rejected (invalid_client)")
         }
         logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 3599))"])
-        return .granted(accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599))
+        // Google keeps the refresh token, but OAuth lets a server send a new one with any grant: kept if it does.
+        return .granted(
+            accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), refreshToken: grant.refreshToken)
     }
 
     /// What a Drive account stores sealed: its client secret.

@@ -59,10 +59,11 @@ struct OneDriveAccountKind: AccountKind {
             logger.warning("refresh token rejected; account needs re-authorization", metadata: ["account": "\(credentials.name)"])
             return .rejected(reason: error.code == .invalidGrant ? "refresh token rejected (invalid_grant)" : "client id or secret rejected (invalid_client)")
         }
-        // Microsoft sends a new refresh token with each grant; the one stored stays valid (workers write only the
-        // access token), and `ferry account login` stores a fresh one.
+        // Microsoft sends a new refresh token with each grant and the first one lapses 90 days after it was issued,
+        // however often it is used: the new one is stored (sealed), so an account never needs a login for age alone.
         logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 3599))"])
-        return .granted(accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599))
+        return .granted(
+            accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), refreshToken: grant.refreshToken)
     }
 
     static func secrets(_ app: AccountApp) -> [String: String] {
