@@ -6,7 +6,7 @@ import PackageDescription
 //   FerryCore                  domain: jobs, events, state machine, retry policy (no I/O)
 //   FerryStore                 everything Ferry does in PostgreSQL (events, projection, accounts, sealed secrets)
 //   FerryArchive               archive files of finished jobs (gzip JSON Lines, SHA-256, manifests), restore
-//   FerryHTTP                  what the HTTP provider clients share (a bounded body reader)
+//   FerryHTTP                  what the HTTP provider clients share (a bounded body reader, form encoding, OAuth PKCE)
 //   FerryDropbox               Dropbox API v2 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryGoogleDrive           Google Drive API v3 client (HTTP only, knows nothing of jobs or PostgreSQL)
 //   FerryOneDrive              Microsoft Graph OneDrive client: items, upload sessions, QuickXorHash, identity platform OAuth (HTTP only)
@@ -98,6 +98,7 @@ let package = Package(
             dependencies: [
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -198,6 +199,7 @@ let package = Package(
                 "FerryFlickr",
                 "FerryInstagram",
                 "FerryS3",
+                "FerryHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 "FerryCore",
@@ -327,7 +329,7 @@ let package = Package(
         .testTarget(
             name: "FerryDropboxTests",
             dependencies: [
-                "FerryDropbox", "FerryDevServer", "FerryCore", "FerryTestSupport",
+                "FerryDropbox", "FerryHTTP", "FerryDevServer", "FerryCore", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -338,7 +340,7 @@ let package = Package(
         .testTarget(
             name: "FerryGoogleDriveTests",
             dependencies: [
-                "FerryGoogleDrive", "FerryDevServer", "FerryCore", "FerryTestSupport",
+                "FerryGoogleDrive", "FerryHTTP", "FerryDevServer", "FerryCore", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -351,7 +353,7 @@ let package = Package(
             name: "FerryOneDriveTests",
             dependencies: [
                 "FerryOneDrive", "FerryDevServer", "FerryCore", "FerryTestSupport", "FerryWorker", "FerryProviders", "FerryStore",
-                "FerryTesting", "FerryS3",
+                "FerryTesting", "FerryS3", "FerryHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,5 +1,6 @@
 import FerryCore
 import AsyncHTTPClient
+import FerryHTTP
 import NIOCore
 
 /// Content-download routes: arguments in `Dropbox-API-Arg`, result in `Dropbox-API-Result`,

@@ -1,5 +1,6 @@
 import FerryCore
 import AsyncHTTPClient
+import FerryHTTP
 import NIOCore
 
 /// OAuth 2 with Dropbox: the authorize URL, the token endpoint (code and refresh grants) and

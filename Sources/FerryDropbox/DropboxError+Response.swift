@@ -1,4 +1,5 @@
 import FerryCore
+import FerryHTTP
 import NIOHTTP1
 
 /// Mapping Dropbox's HTTP error answers onto ``DropboxError``.

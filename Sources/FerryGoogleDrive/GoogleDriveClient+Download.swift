@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import NIOCore
 
 /// Downloads (`alt=media`, with `Range`) and exports of Google Docs items.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import NIOCore
 
 /// OAuth 2 with Google: the installed-app authorize URL (loopback redirect, PKCE), the token endpoint (code and

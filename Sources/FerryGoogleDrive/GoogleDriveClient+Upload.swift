@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import NIOCore
 
 /// Uploads: one `multipart/related` request for small files, resumable sessions for large ones, and new revisions

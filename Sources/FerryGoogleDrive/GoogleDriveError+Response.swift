@@ -1,4 +1,5 @@
 import FerryCore
+import FerryHTTP
 import NIOHTTP1
 
 /// Mapping Google's HTTP error answers onto ``GoogleDriveError``.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import NIOCore
 
 /// Items by path and id, folder children in pages, downloads.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import FerryCore
+import FerryHTTP
 import NIOCore
 
 /// OAuth 2.0 with the Microsoft identity platform: the authorize URL (code flow, PKCE S256, loopback redirect), the
@@ -50,28 +51,4 @@ extension OneDriveClient {
         }
         return grant
     }
-}
-
-/// An RFC 7636 proof key (S256). The verifier is a secret until the code is exchanged: `description` shows only
-/// the challenge.
-public struct OneDrivePKCE: Sendable, CustomStringConvertible {
-    public let verifier: String
-    public let challenge: String
-
-    public init(verifier: String) {
-        self.verifier = verifier
-        challenge = Self.base64URL(Array(SHA256.hash(data: Array(verifier.utf8))))
-    }
-
-    public static func generate() -> OneDrivePKCE {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        var generator = SystemRandomNumberGenerator()
-        return OneDrivePKCE(verifier: String((0..<64).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        QuickXorHash.base64(bytes).replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
-    }
-
-    public var description: String { "OneDrivePKCE(challenge: \(challenge), verifier: [REDACTED])" }
 }

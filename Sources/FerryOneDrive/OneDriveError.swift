@@ -1,4 +1,5 @@
 import FerryCore
+import FerryHTTP
 import NIOHTTP1
 
 /// A failed Microsoft Graph or identity platform call: an HTTP error answer, an unusable response, or a transport
@@ -133,40 +134,5 @@ public struct OneDriveError: Error, Sendable, CustomStringConvertible {
             }
         }
         return text
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces, tabs and line breaks.
-    var trimmingSpaces: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
-    }
-}
-
-/// `application/x-www-form-urlencoded` bodies, query strings and path segments, escaping everything but RFC 3986
-/// unreserved characters.
-enum FormEncoding {
-    static func encode(_ fields: [(String, String)]) -> String {
-        fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
-    }
-
-    static func escape(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".unicodeScalars)
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(hex[Int(byte >> 4)])
-                out.unicodeScalars.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return out
     }
 }

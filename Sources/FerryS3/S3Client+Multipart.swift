@@ -1,3 +1,4 @@
+import FerryHTTP
 import NIOCore
 
 /// Multipart uploads: create, upload parts, list, complete, abort, and find unfinished ones.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryHTTP
 import NIOCore
 
 /// Object calls: upload in one request, metadata, streamed download, listing, removal.

@@ -1,3 +1,4 @@
+import FerryHTTP
 /// A `Content-Range: bytes FIRST-LAST/LENGTH` header of a 206 answer.
 public struct S3ContentRange: Sendable, Hashable {
     /// Offset of the first byte in the body.

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryHTTP
 import NIOHTTP1
 
 /// Mapping S3's error answers (`<Error><Code>…<Message>…<RequestId>…`) onto ``S3Error``.

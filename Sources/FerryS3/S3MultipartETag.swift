@@ -1,4 +1,5 @@
 import Crypto
+import FerryHTTP
 
 /// The ETag S3 gives an object completed from parts: the MD5 of the concatenated binary MD5s of
 /// the parts, a dash, and the part count (`"9b2cf535f27731c974343645a3985328-3"`).

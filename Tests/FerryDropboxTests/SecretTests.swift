@@ -1,4 +1,5 @@
 import FerryCore
+import FerryHTTP
 import Foundation
 import NIOCore
 import NIOHTTP1

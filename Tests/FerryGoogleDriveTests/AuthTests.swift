@@ -1,4 +1,5 @@
 import FerryDevServer
+import FerryHTTP
 import Foundation
 import Testing
 @testable import FerryGoogleDrive

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryDevServer
+import FerryHTTP
 import FerryOneDrive
 import Foundation
 import NIOCore
@@ -238,7 +239,7 @@ struct OneDriveClientTests {
     @Test("the authorize URL asks for the code flow with PKCE S256 and offline_access; the code is exchanged once with its verifier")
     func authorizationCode() async throws {
         try await OneDriveTestServer.run { s in
-            let pkce = OneDrivePKCE.generate()
+            let pkce = OAuthPKCE.generate()
             let redirect = "http://127.0.0.1:53683/"
             let url = s.client.authorizeURL(clientID: OneDriveTestServer.clientID, codeChallenge: pkce.challenge, state: "st8", redirectURI: redirect)
             #expect(url.hasPrefix(s.baseURL + "/common/oauth2/v2.0/authorize?") && url.contains("offline_access") && url.contains("code_challenge_method=S256"))
@@ -249,7 +250,7 @@ struct OneDriveClientTests {
             #expect(URLComponents(string: location)?.queryItems?.first { $0.name == "state" }?.value == "st8")
             do {
                 _ = try await s.client.exchangeAuthorizationCode(
-                    code, codeVerifier: OneDrivePKCE.generate().verifier, clientID: OneDriveTestServer.clientID, clientSecret: nil, redirectURI: redirect)
+                    code, codeVerifier: OAuthPKCE.generate().verifier, clientID: OneDriveTestServer.clientID, clientSecret: nil, redirectURI: redirect)
                 Issue.record("a wrong verifier was taken")
             } catch let error as OneDriveError {
                 #expect(error.code == .invalidGrant)

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryGoogleDrive
+import FerryHTTP
 import FerryStore
 import Foundation
 import Logging

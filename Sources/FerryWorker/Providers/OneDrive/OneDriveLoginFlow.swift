@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryHTTP
 import FerryOneDrive
 import FerryStore
 import Foundation
@@ -30,8 +31,8 @@ struct OneDriveLoginFlow: AccountLoginFlow {
     func secrets(of app: AccountApp) -> [String: String] { OneDriveAccountKind.secrets(app) }
 
     func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
-        let pkce = OneDrivePKCE.generate()
-        let state = OneDrivePKCE.generate().challenge.prefix(24)
+        let pkce = OAuthPKCE.generate()
+        let state = OAuthPKCE.generate().challenge.prefix(24)
         let url = OneDriveAccountKind.client(app, httpClient: httpClient, logger: logger).authorizeURL(
             clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: Self.redirectURI)
         return AccountLoginStart(url: url, codeVerifier: pkce.verifier, loopbackPort: Self.loopbackPort)

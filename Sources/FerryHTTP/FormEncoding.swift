@@ -1,12 +1,12 @@
-import FerryCore
-/// `application/x-www-form-urlencoded` bodies and URL query strings, escaping everything but
-/// RFC 3986 unreserved characters.
-enum FormEncoding {
-    static func encode(_ fields: [(String, String)]) -> String {
+/// `application/x-www-form-urlencoded` bodies, URL query strings and path segments, escaping everything but RFC 3986
+/// unreserved characters.
+public enum FormEncoding {
+    public static func encode(_ fields: [(String, String)]) -> String {
         fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
     }
 
-    static func escape(_ text: String) -> String {
+    public static func escape(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
@@ -15,7 +15,6 @@ enum FormEncoding {
                  UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
                 out.unicodeScalars.append("%")
                 out.unicodeScalars.append(hex[Int(byte >> 4)])
                 out.unicodeScalars.append(hex[Int(byte & 0xF)])

@@ -1,6 +1,6 @@
 import Crypto
 
-/// An RFC 7636 proof key for the installed-app flow (method S256).
+/// An RFC 7636 proof key for an OAuth code flow from a desktop app (method S256).
 ///
 /// The verifier is a secret until the code is exchanged: `description`, `debugDescription` and reflection show only
 /// the challenge.

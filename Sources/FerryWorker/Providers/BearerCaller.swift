@@ -1,18 +1,26 @@
-import FerryOneDrive
 import FerryStore
 import Foundation
 import Logging
 
-/// Makes Graph calls for one job's account: a fresh access token for every call, one refresh-and-retry when Graph
-/// refuses the token (401), and a few quick retries of transient failures before the attempt is given up. Throttling
-/// (429, 503 with `Retry-After`) is not retried here: the job is deferred instead, without using an attempt.
-struct OneDriveCaller: Sendable {
+/// Makes one job's calls to a bearer-token API (``BearerAPI``): a fresh access token for every call, one
+/// refresh-and-retry when the service refuses the token (401), and a few quick retries of transient failures before
+/// the attempt is given up. Rate limits are not retried here: the job is deferred instead, without using an attempt.
+struct BearerCaller<API: BearerAPI>: Sendable {
     let account: String
     let tokens: AccountTokenProvider
     let logger: Logger
+    /// Extra tries for transient failures within one attempt.
     var transientRetries = 2
 
-    func call<T: Sendable>(_ action: String, _ body: @Sendable (OneDriveClient, String) async throws -> T) async throws -> T {
+    init(account: String, tokens: AccountTokenProvider, logger: Logger) {
+        self.account = account
+        self.tokens = tokens
+        self.logger = logger
+    }
+
+    /// Runs `body` with a client and token; the service's failures come out as `API.Failure`, account problems as a
+    /// `JobFailure` (held or permanent).
+    func call<T: Sendable>(_ action: String, _ body: @Sendable (API.Client, String) async throws -> T) async throws -> T {
         var credentials = try await held { try await tokens.credentials(for: account) }
         var refreshed = false
         var transient = 0
@@ -21,14 +29,15 @@ struct OneDriveCaller: Sendable {
             try await tokens.pacer.awaitSlot(account: account)
             do {
                 return try await body(client(credentials), token)
-            } catch let error as OneDriveError where error.code == .unauthorized && !refreshed {
+            } catch let error as API.Failure where error.refusesToken && !refreshed {
+                // Expired early or revoked: refresh once (the refresher tells a revoked grant apart via invalid_grant).
                 refreshed = true
                 logger.info("access token refused; refreshing")
                 credentials = try await held { try await tokens.credentials(for: account, afterRejecting: token) }
-            } catch let error as OneDriveError where error.isRetryable && error.code != .rateLimited && transient < transientRetries {
+            } catch let error as API.Failure where error.isTransient && transient < transientRetries {
                 transient += 1
                 let delay = Double.random(in: 0...min(2.0, 0.25 * pow(2, Double(transient))))
-                logger.notice("transient OneDrive failure; retrying", metadata: [
+                logger.notice("transient \(API.serviceName) failure; retrying", metadata: [
                     "action": "\(action)", "error": "\(error)", "retry_in_s": "\(String(format: "%.2f", delay))",
                 ])
                 try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
@@ -36,19 +45,20 @@ struct OneDriveCaller: Sendable {
         }
     }
 
-    /// The same, with OneDrive failures turned into the job's failure.
-    func job<T: Sendable>(_ action: String, _ body: @Sendable (OneDriveClient, String) async throws -> T) async throws -> T {
+    /// The same, with the service's failures turned into the job's failure.
+    func job<T: Sendable>(_ action: String, _ body: @Sendable (API.Client, String) async throws -> T) async throws -> T {
         do {
             return try await call(action, body)
-        } catch let error as OneDriveError {
+        } catch let error as API.Failure {
             throw error.jobFailure(doing: action)
         }
     }
 
-    func client(_ credentials: AccountCredentials) -> OneDriveClient {
-        OneDriveClient(httpClient: tokens.httpClient, endpoints: credentials.oneDriveEndpoints, logger: logger)
+    func client(_ credentials: AccountCredentials) -> API.Client {
+        API.client(credentials, httpClient: tokens.httpClient, logger: logger)
     }
 
+    /// Maps "the account needs a login" to a held job.
     private func held<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -1,0 +1,6 @@
+import FerryOneDrive
+
+extension OneDriveError: BearerCallFailure {
+    var refusesToken: Bool { code == .unauthorized }
+    var isTransient: Bool { isRetryable && code != .rateLimited }
+}
