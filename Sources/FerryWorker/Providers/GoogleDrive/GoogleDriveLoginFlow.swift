@@ -40,7 +40,7 @@ struct GoogleDriveLoginFlow: AccountLoginFlow {
     func finish(
         code: String, started: AccountLoginStart, app: AccountApp, httpClient: HTTPClient, logger: Logger
     ) async throws(AccountSetupError) -> AccountLoginGrant {
-        let pasted = try Self.code(from: code, expectedState: Self.parameter("state", of: started.url))
+        let pasted = try LoopbackRedirect.code(from: code, expectedState: LoopbackRedirect.parameter("state", of: started.url), service: "Google")
         let grant: GoogleDriveTokenGrant
         do {
             grant = try await GoogleDriveAccountKind.client(app, httpClient: httpClient, logger: logger).exchangeAuthorizationCode(
@@ -54,25 +54,5 @@ struct GoogleDriveLoginFlow: AccountLoginFlow {
         return AccountLoginGrant(
             refreshToken: refreshToken, accessToken: grant.accessToken,
             accessTokenExpiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), providerAccountID: nil)
-    }
-
-    /// The code from what the person pasted: a bare code, or the redirected address (whose `state` must match).
-    static func code(from pasted: String, expectedState: String?) throws(AccountSetupError) -> String {
-        let text = pasted.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { return text }
-        if let error = parameter("error", of: text) {
-            throw AccountSetupError(.rejected, "Google did not grant access (\(error.prefix(80)))")
-        }
-        guard let code = parameter("code", of: text), !code.isEmpty else {
-            throw AccountSetupError(.usage, "the pasted address has no code: paste the whole address the browser was sent to")
-        }
-        guard parameter("state", of: text) == expectedState else {
-            throw AccountSetupError(.rejected, "the pasted address belongs to another login (its state does not match): start again")
-        }
-        return code
-    }
-
-    static func parameter(_ name: String, of url: String) -> String? {
-        URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
     }
 }
