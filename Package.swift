@@ -96,6 +96,7 @@ let package = Package(
         .target(
             name: "FerryHTTP",
             dependencies: [
+                "FerryCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

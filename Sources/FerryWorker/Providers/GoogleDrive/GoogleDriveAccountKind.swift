@@ -42,22 +42,10 @@ struct GoogleDriveAccountKind: AccountKind {
     }
 
     func refreshAccess(_ credentials: AccountCredentials, httpClient: HTTPClient, logger: Logger) async throws -> AccountTokenRefresh {
-        guard let clientID = credentials.appKey, let refreshToken = credentials.refreshToken else {
-            return .rejected(reason: "no refresh token or client id stored")
-        }
         let client = GoogleDriveClient(httpClient: httpClient, endpoints: credentials.googleDriveEndpoints, logger: logger)
-        let grant: GoogleDriveTokenGrant
-        do {
-            grant = try await client.refreshAccessToken(refreshToken: refreshToken, clientID: clientID, clientSecret: credentials.googleClientSecret)
-        } catch {
-            guard error.code == .invalidGrant || error.code == .invalidClient else { throw error }
-            logger.warning("refresh token rejected; account needs re-authorization", metadata: ["account": "\(credentials.name)"])
-            return .rejected(reason: error.code == .invalidGrant ? "refresh token rejected (invalid_grant)" : "client id or secret rejected (invalid_client)")
+        return try await OAuthRefresh.refresh(credentials, logger: logger) { clientID, refreshToken throws(GoogleDriveError) in
+            try await client.refreshAccessToken(refreshToken: refreshToken, clientID: clientID, clientSecret: credentials.googleClientSecret)
         }
-        logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 3599))"])
-        // Google keeps the refresh token, but OAuth lets a server send a new one with any grant: kept if it does.
-        return .granted(
-            accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), refreshToken: grant.refreshToken)
     }
 
     /// What a Drive account stores sealed: its client secret.

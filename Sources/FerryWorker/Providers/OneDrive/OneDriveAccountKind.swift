@@ -47,23 +47,12 @@ struct OneDriveAccountKind: AccountKind {
     }
 
     func refreshAccess(_ credentials: AccountCredentials, httpClient: HTTPClient, logger: Logger) async throws -> AccountTokenRefresh {
-        guard let clientID = credentials.appKey, let refreshToken = credentials.refreshToken else {
-            return .rejected(reason: "no refresh token or client id stored")
-        }
+        // Microsoft rotates refresh tokens with each grant (the first one lapses 90 days after it was issued): the new one
+        // is stored, sealed, so an account never needs a login for age alone.
         let client = OneDriveClient(httpClient: httpClient, endpoints: credentials.oneDriveEndpoints, logger: logger)
-        let grant: OneDriveTokenGrant
-        do {
-            grant = try await client.refreshAccessToken(refreshToken: refreshToken, clientID: clientID, clientSecret: credentials.oneDriveClientSecret)
-        } catch {
-            guard error.code == .invalidGrant || error.code == .invalidClient else { throw error }
-            logger.warning("refresh token rejected; account needs re-authorization", metadata: ["account": "\(credentials.name)"])
-            return .rejected(reason: error.code == .invalidGrant ? "refresh token rejected (invalid_grant)" : "client id or secret rejected (invalid_client)")
+        return try await OAuthRefresh.refresh(credentials, logger: logger) { clientID, refreshToken throws(OneDriveError) in
+            try await client.refreshAccessToken(refreshToken: refreshToken, clientID: clientID, clientSecret: credentials.oneDriveClientSecret)
         }
-        // Microsoft sends a new refresh token with each grant and the first one lapses 90 days after it was issued,
-        // however often it is used: the new one is stored (sealed), so an account never needs a login for age alone.
-        logger.info("access token refreshed", metadata: ["account": "\(credentials.name)", "expires_in_s": "\(Int(grant.expiresIn ?? 3599))"])
-        return .granted(
-            accessToken: grant.accessToken, expiresAt: Date().addingTimeInterval(grant.expiresIn ?? 3599), refreshToken: grant.refreshToken)
     }
 
     static func secrets(_ app: AccountApp) -> [String: String] {
