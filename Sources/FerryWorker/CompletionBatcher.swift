@@ -59,7 +59,13 @@ final class CompletionBatcher: Sendable {
         state.withLock { state in state.writing + state.buffer.map(\.jobID) }
     }
 
-    /// Flushes until `finish()` is called and everything is written.
+    /// Whether `jobID`'s outcome waits here (buffered or being written): its account slot frees when it is written,
+    /// and ``claimsEnded`` says so then.
+    func holds(_ jobID: UUID) -> Bool {
+        state.withLock { state in state.writing.contains(jobID) || state.buffer.contains { $0.jobID == jobID } }
+    }
+
+        /// Flushes until `finish()` is called and everything is written.
     func run() async {
         while true {
             let (isEmpty, finishing) = state.withLock { ($0.buffer.isEmpty, $0.finishing) }

@@ -244,7 +244,10 @@ public final class Worker: Service, Sendable {
             self.live.end(job.jobID)
             let limit = self.configuration.concurrency
             self.freedSlots.withLock { if $0.count < limit { $0.append(ContinuousClock.now) } }
-            self.wakeup.notify()
+            // A job of an account keeps its account slot in the database until its outcome is written, and the
+            // batcher wakes the claim loop then: a claim now would find the account still full (a statement for
+            // nothing, and one the useful claim may wait behind). Other jobs free their slot here.
+            if job.account == nil || !self.batcher.holds(job.jobID) { self.wakeup.notify() }
         }
         running.attach(task, to: job.jobID)
     }

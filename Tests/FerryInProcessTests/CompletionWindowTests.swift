@@ -32,4 +32,20 @@ struct CompletionWindowTests {
         try await harness.stop()
         #expect(jobs.count == 5 && jobs.allSatisfy { $0.state == .succeeded })
     }
+
+    @Test("a capped account's freed slot is taken by the next job when its outcome is written: no poll needed, none waits out the 10-minute poll interval")
+    func freedAccountSlotWakesTheClaim() async throws {
+        var configuration = WorkerHarness.configuration(concurrency: 4)
+        configuration.pollInterval = .seconds(600)
+        let store = MemoryWorkerStore()
+        store.setAccount(MemoryAccount(name: "capped", maxConcurrent: 1))
+        let specs = (0..<6).map { _ in JobSpec.test(account: "capped") }
+        store.enqueue(specs)
+        // The handler's end no longer wakes the claim loop for an account's job (its slot is still taken in the
+        // store until the outcome is written): the write's own wake-up must start each next job.
+        let harness = WorkerHarness(store: store, handler: TestHandler { _, _ in JobResult(bytes: 1) }, configuration: configuration)
+        let jobs = try await harness.settle(specs.map(\.jobID), timeout: .seconds(300))
+        try await harness.stop()
+        #expect(jobs.count == 6 && jobs.allSatisfy { $0.state == .succeeded && $0.attempt == 1 })
+    }
 }
