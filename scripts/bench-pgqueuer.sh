@@ -8,7 +8,8 @@
 #     drain mode; FERRY_BENCH_PGQ_BATCH and FERRY_BENCH_PGQ_MAX_TASKS, 0 for none, change them);
 #   a 300,000-job backlog over three queues (pgqueuer: three entrypoints) drained by the same 2 processes.
 # Worker rates run from the first claim to the last success, read from each side's own log (ferry.events,
-# pgqueuer_log). Also PostgreSQL's CPU per job for each side (every server process, reaped backends included).
+# pgqueuer_log). Also PostgreSQL's CPU per job for each side (every server process, reaped backends included) and
+# the WAL it wrote per job (pg_current_wal_lsn before and after; the cluster runs nothing else).
 # Usage: scripts/bench-pgqueuer.sh BIN_DIR DATABASE_ADMIN_URL PG_DIR
 set -euo pipefail
 shopt -s inherit_errexit   # a failure inside $(...) stops the run too
@@ -68,26 +69,28 @@ fresh() { # side → its database URL, created empty
     echo "${admin%/*}/ferry_bench_pgq_$1"
 }
 per_job_ms() { python3 -c "print('%.4f' % (($2 - $1) / $ticks * 1000 / $3))"; }
+lsn() { psql "$admin" -Atc "SELECT pg_current_wal_lsn()"; }
+per_job_wal() { psql "$admin" -Atc "SELECT round(pg_wal_lsn_diff('$2', '$1') / $3)"; } # lsn0 lsn1 jobs → bytes
 
-ferry_enqueue() { # url file jobs → "jobs_per_s pg_cpu_ms_per_job"
-    local c0 c1 t0 t1
-    c0=$(pg_ticks); t0=$(now)
+ferry_enqueue() { # url file jobs → "jobs_per_s pg_cpu_ms_per_job wal_bytes_per_job"
+    local c0 c1 t0 t1 l0 l1
+    l0=$(lsn); c0=$(pg_ticks); t0=$(now)
     "$ferry" enqueue --from "$2" --database-url "$1" >/dev/null
-    t1=$(now); c1=$(pg_ticks)
-    echo "$(python3 -c "print('%.1f' % ($3 / ($t1 - $t0)))") $(per_job_ms "$c0" "$c1" "$3")"
+    t1=$(now); c1=$(pg_ticks); l1=$(lsn)
+    echo "$(python3 -c "print('%.1f' % ($3 / ($t1 - $t0)))") $(per_job_ms "$c0" "$c1" "$3") $(per_job_wal "$l0" "$l1" "$3")"
 }
 
-ferry_work() { # url jobs queues → "jobs_per_s pg_cpu_ms_per_job"
-    local url=$1 count=$2 c0 c1 rate
+ferry_work() { # url jobs queues → "jobs_per_s pg_cpu_ms_per_job wal_bytes_per_job"
+    local url=$1 count=$2 c0 c1 l0 l1 rate
     psql "$url" -qc "VACUUM ANALYZE ferry.jobs" -c "VACUUM ANALYZE ferry.events"
-    c0=$(pg_ticks)
+    l0=$(lsn); c0=$(pg_ticks)
     for i in $(seq 1 "$processes"); do
         "$ferry" worker --name "bench-$i" --handler noop --concurrency "$concurrency" --queues "$3" \
             --log-level error --database-url "$url" >/dev/null 2>&1 &
         pids+=($!)
     done
     until [[ $(psql "$url" -Atc "SELECT done FROM ferry.batch_status WHERE batch = 'pgq'") == t ]]; do sleep 0.2; done
-    c1=$(pg_ticks)
+    c1=$(pg_ticks); l1=$(lsn)
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait "${pids[@]}" 2>/dev/null || true
     pids=()
@@ -96,7 +99,7 @@ ferry_work() { # url jobs queues → "jobs_per_s pg_cpu_ms_per_job"
                       / extract(epoch FROM max(recorded_at) FILTER (WHERE type = 'succeeded')
                                          - min(recorded_at) FILTER (WHERE type = 'claimed')))::numeric, 1)
           FROM ferry.events WHERE type IN ('claimed', 'succeeded')")
-    echo "$rate $(per_job_ms "$c0" "$c1" "$count")"
+    echo "$rate $(per_job_ms "$c0" "$c1" "$count") $(per_job_wal "$l0" "$l1" "$count")"
 }
 
 pgq_install() {
@@ -104,24 +107,24 @@ pgq_install() {
     out=$("$venv/bin/pgq" --pg-dsn "$1" install 2>&1) || { echo "$out" >&2; return 1; }
 }
 
-pgq_enqueue() { # url jobs entrypoints → "jobs_per_s pg_cpu_ms_per_job"
-    local c0 c1 seconds
-    c0=$(pg_ticks)
+pgq_enqueue() { # url jobs entrypoints → "jobs_per_s pg_cpu_ms_per_job wal_bytes_per_job"
+    local c0 c1 l0 l1 seconds
+    l0=$(lsn); c0=$(pg_ticks)
     seconds=$("$python" "$driver" enqueue "$1" "$2" "$3")
-    c1=$(pg_ticks)
-    echo "$(python3 -c "print('%.1f' % ($2 / $seconds))") $(per_job_ms "$c0" "$c1" "$2")"
+    c1=$(pg_ticks); l1=$(lsn)
+    echo "$(python3 -c "print('%.1f' % ($2 / $seconds))") $(per_job_ms "$c0" "$c1" "$2") $(per_job_wal "$l0" "$l1" "$2")"
 }
 
-pgq_work() { # url jobs entrypoints → "jobs_per_s pg_cpu_ms_per_job"
-    local c0 c1 rate
+pgq_work() { # url jobs entrypoints → "jobs_per_s pg_cpu_ms_per_job wal_bytes_per_job"
+    local c0 c1 l0 l1 rate
     psql "$1" -qc "VACUUM ANALYZE pgqueuer" -c "VACUUM ANALYZE pgqueuer_log"
-    c0=$(pg_ticks)
+    l0=$(lsn); c0=$(pg_ticks)
     rate=$("$python" "$driver" work "$1" "$2" "$3" "$processes" "$pgq_batch" "$pgq_max_tasks")
-    c1=$(pg_ticks)
-    echo "$rate $(per_job_ms "$c0" "$c1" "$2")"
+    c1=$(pg_ticks); l1=$(lsn)
+    echo "$rate $(per_job_ms "$c0" "$c1" "$2") $(per_job_wal "$l0" "$l1" "$2")"
 }
 
-ferry_side() { # prints 4 lines: enqueue, work, backlog enqueue, backlog work ("jobs_per_s pg_cpu_ms_per_job" each)
+ferry_side() { # prints 4 lines: enqueue, work, backlog enqueue, backlog work ("jobs_per_s cpu_ms wal_bytes" each)
     local url
     url=$(fresh ferry); "$ferry" migrate --database-url "$url" >/dev/null
     ferry_enqueue "$url" "$work/jobs.jsonl" "$jobs"
@@ -152,7 +155,7 @@ for round in $(seq 1 "$rounds"); do
     fi
     f=$(tr '\n' ' ' <"$work/ferry"); p=$(tr '\n' ' ' <"$work/pgqueuer")
     echo "$f $p" >>"$results"
-    read -r fe _ fw _ _ _ fb _ pe _ pw _ _ _ pb _ <<<"$f $p"
+    read -r fe _ _ fw _ _ _ _ _ fb _ _ pe _ _ pw _ _ _ _ _ pb _ _ <<<"$f $p"
     printf '    round %d (%s first): enqueue %s vs %s jobs/s; no-op %s vs %s; backlog %s vs %s (ferry vs pgqueuer)\n' \
         "$round" "$( ((round % 2)) && echo ferry || echo pgqueuer)" "$fe" "$pe" "$fw" "$pw" "$fb" "$pb"
 done
@@ -164,19 +167,20 @@ import statistics, sys
 rows = [list(map(float, line.split())) for line in open(sys.argv[1])]
 jobs, backlog, rounds, processes, concurrency = map(int, sys.argv[2:7])
 med = lambda i: statistics.median(r[i] for r in rows)
-names = ["enqueue", "enqueue cpu", "work", "work cpu", "backlog enqueue", "backlog enqueue cpu", "backlog", "backlog cpu"]
+side = 12   # per side: 4 measurements of (jobs/s, PostgreSQL CPU ms per job, WAL bytes per job)
 print(f"Ferry against pgqueuer 1.6.0 on the same PostgreSQL, median of {rounds} alternating rounds "
       f"(load average {sys.argv[7]} before, {sys.argv[8]} after; pgqueuer batch size {sys.argv[9]}, "
       f"max_concurrent_tasks {sys.argv[10]}):")
 def line(label, i, unit, target):
-    f, p = med(i), med(8 + i)
-    ratios = ", ".join(f"{r[i] / r[8 + i]:.2f}x" for r in rows)
+    f, p = med(i), med(side + i)
+    ratios = ", ".join(f"{r[i] / r[side + i]:.2f}x" for r in rows)
     verdict = f" (target >= {target}x: {'met' if f / p >= target else 'not met'})" if target else ""
     print(f"  {label}: ferry {f:,.0f} {unit}, pgqueuer {p:,.0f} {unit}: {f / p:.2f}x{verdict}; rounds {ratios}")
-    print(f"      PostgreSQL CPU per job: ferry {med(i + 1):.4f} ms, pgqueuer {med(9 + i):.4f} ms")
+    print(f"      PostgreSQL CPU per job: ferry {med(i + 1):.4f} ms, pgqueuer {med(side + i + 1):.4f} ms; "
+          f"WAL per job: ferry {med(i + 2):,.0f} B, pgqueuer {med(side + i + 2):,.0f} B")
 line(f"bulk enqueue, {jobs:,} jobs (ferry enqueue --from, the whole process; pgqueuer lists of 1,000, "
-     f"connection included)", 0, "jobs/s", 1.5)
-line(f"no-op jobs, those {jobs:,}, {processes} processes x {concurrency}", 2, "jobs/s", 2)
-line(f"bulk enqueue, {backlog:,} jobs over 3 queues", 4, "jobs/s", None)
-line(f"a {backlog:,}-job backlog over 3 queues, {processes} processes x {concurrency}", 6, "jobs/s", 2)
+     f"connection included)", 0, "jobs/s", 1)
+line(f"no-op jobs, those {jobs:,}, {processes} processes x {concurrency}", 3, "jobs/s", 1)
+line(f"bulk enqueue, {backlog:,} jobs over 3 queues", 6, "jobs/s", None)
+line(f"a {backlog:,}-job backlog over 3 queues, {processes} processes x {concurrency}", 9, "jobs/s", 1)
 PY

@@ -125,6 +125,30 @@ struct BatchCompletionTests {
         #expect(try await Self.received(listener, db) == ["mixed"])
     }
 
+    /// The tracker reads each state's range of the batch index newest first (issue 35): the one live entry left
+    /// behind the dead ones of newer, finished jobs must still keep the batch open.
+    @Test("the oldest job still queued or running keeps a batch open behind newer finished jobs")
+    func oldestUnfinishedKeepsBatchOpen() async throws {
+        let db = try await TestDatabase.make("batcholdest")
+        let store = db.store()
+        defer { store.client.close() }
+        // Ids are UUIDv7 and claims take the oldest first: a and b run, c waits.
+        _ = try await store.enqueue((0..<3).map { _ in StoreFixtures.fetchSpec(batch: "order") })
+        let first = try await store.claim(worker: "w", queues: ["default"], limit: 2).sorted { $0.jobID.uuidString < $1.jobID.uuidString }
+        #expect(first.count == 2)
+        // The newer running job finishes: the oldest runs, the newest is queued.
+        _ = try await store.record([.succeeded(first[1])])
+        #expect(try await store.batchEvents(of: "order").isEmpty)
+        // The queued one is claimed and finishes: only the oldest, running, is left, behind two newer dead entries.
+        let last = try await store.claim(worker: "w", queues: ["default"], limit: 1)
+        #expect(last.count == 1 && last[0].jobID.uuidString > first[1].jobID.uuidString)
+        _ = try await store.record([.succeeded(last[0])])
+        #expect(try await store.batchEvents(of: "order").isEmpty, "the oldest job is still running")
+        #expect(try await Self.completedAt(db, "order") == nil)
+        _ = try await store.record([.succeeded(first[0])])
+        #expect(try await store.batchEvents(of: "order").map(\.kind) == [.completed])
+    }
+
     @Test("requeued or new jobs reopen a complete batch, and it completes again with a new event")
     func reopenAndCompleteAgain() async throws {
         let db = try await TestDatabase.make("batchreopen")

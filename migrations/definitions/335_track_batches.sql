@@ -48,8 +48,14 @@ BEGIN
     FOR changed IN
         SELECT s.batch, s.open
           FROM (SELECT b AS batch,
-                       EXISTS (SELECT 1 FROM ferry.jobs j
-                                WHERE j.batch = b AND j.state IN ('queued', 'running')) AS open,
+                       -- Newest first: claimed and finished jobs leave dead entries at the oldest end of each
+                       -- state's range in the batch index until vacuum, and a forward scan stepped over all of
+                       -- them on every outcome (issue 35: a fifth of an outcome statement's time at 32 jobs).
+                       -- (A range rather than state = …, which would let the planner walk the primary key.)
+                       (SELECT true FROM ferry.jobs j WHERE j.batch = b AND j.state >= 'queued' AND j.state <= 'queued'
+                         ORDER BY j.state DESC, j.job_id DESC LIMIT 1) IS NOT NULL
+                       OR (SELECT true FROM ferry.jobs j WHERE j.batch = b AND j.state >= 'running' AND j.state <= 'running'
+                            ORDER BY j.state DESC, j.job_id DESC LIMIT 1) IS NOT NULL AS open,
                        (SELECT e.type FROM ferry.batch_events e
                          WHERE e.batch = b ORDER BY e.position DESC LIMIT 1) AS last_type
                   FROM unnest(touched) AS b
