@@ -21,13 +21,50 @@ extension FerryStore {
         }
     }
 
-    /// Appends outcome events (progress, retries, finishes) for many jobs in one statement.
+    /// Appends outcome events (progress, retries, finishes) for many jobs in one statement
+    /// (``outcomeStatement(_:)``): only under each job's current lease; the others come back rejected.
+    public func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
+        guard !outcomes.isEmpty else { return ([], []) }
+        let (sql, binds, ids) = Self.outcomeStatement(outcomes)
+        do {
+            let accepted = try await client.withConnection { connection in
+                Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
+            }
+            return (accepted, ids.subtracting(accepted))
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// `record` then `claim` in one transaction on one connection (see `WorkerStore.recordThenClaim`): the claim
+    /// sees the slots the outcomes freed, and both cost one commit.
+    public func recordThenClaim(_ outcomes: [JobOutcome], worker: String, queues: [String], limit: Int) async throws -> RecordedAndClaimed {
+        guard limit > 0, !queues.isEmpty else {
+            let (accepted, rejected) = try await record(outcomes)
+            return RecordedAndClaimed(accepted: accepted, rejected: rejected, claimed: [])
+        }
+        let (sql, binds, ids) = outcomes.isEmpty ? ("", [], []) : Self.outcomeStatement(outcomes)
+        let claimSQL = "SELECT \(ClaimedJob.columns) FROM ferry.claim_jobs($1, $2::text[], $3)"
+        let claimBinds: [any PostgresBindable] = [worker, PostgresArray(queues), limit]
+        do {
+            let (accepted, claimed) = try await client.withTransaction { connection in
+                let accepted = sql.isEmpty
+                    ? Set<UUID>() : Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
+                return (accepted, try connection.query(claimSQL, claimBinds).rows.map(ClaimedJob.init(row:)))
+            }
+            return RecordedAndClaimed(accepted: accepted, rejected: ids.subtracting(accepted), claimed: claimed.sorted(by: ClaimedJob.claimOrder))
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// The statement that appends outcome events (progress, retries, finishes) for many jobs at once, and the jobs
+    /// it names.
     ///
     /// Each event is written only if its lease is still the job's current claim; the others are returned as
     /// rejected: their claim was lost (rescued after a missed heartbeat, or cancelled), and whatever the worker
     /// did must not overwrite the newer attempt.
-    public func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
-        guard !outcomes.isEmpty else { return ([], []) }
+    static func outcomeStatement(_ outcomes: [JobOutcome]) -> (sql: String, binds: [any PostgresBindable], jobs: Set<UUID>) {
         // One event per job per statement: keep the latest outcome of each job.
         var latest = [UUID: Int]()
         for (index, outcome) in outcomes.enumerated() { latest[outcome.jobID] = index }
@@ -49,14 +86,7 @@ extension FerryStore {
             PostgresArray(outcomes.map(\.jobID)), PostgresArray(outcomes.map(\.lease)),
             PostgresArray(outcomes.map(\.type.rawValue)), PostgresArray(outcomes.map { JSONValue.object($0.data).jsonText }),
         ]
-        do {
-            let accepted = try await client.withConnection { connection in
-                Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
-            }
-            return (accepted, Set(outcomes.map(\.jobID)).subtracting(accepted))
-        } catch {
-            throw Self.translate(error)
-        }
+        return (sql, binds, Set(outcomes.map(\.jobID)))
     }
 
     /// Tells every listening worker that account capacity freed (`NOTIFY ferry_jobs`, payload-free, folded with

@@ -27,6 +27,11 @@ public protocol WorkerStore: Sendable {
     /// job, only the last counts.
     func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>)
 
+    /// Appends outcomes as `record` does and then, in the same transaction, claims up to `limit` due jobs as `claim`
+    /// does: an account slot the outcomes freed goes to the next job with one commit and no wake-up in between
+    /// (a capped account's transfers otherwise wait a write, a wake-up and a claim for each freed slot).
+    func recordThenClaim(_ outcomes: [JobOutcome], worker: String, queues: [String], limit: Int) async throws -> RecordedAndClaimed
+
     /// Records a progress event if its claim is current, and says whether a cancel was requested.
     func recordProgress(_ outcome: JobOutcome) async throws -> ProgressAck
 

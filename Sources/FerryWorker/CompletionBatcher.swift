@@ -19,6 +19,8 @@ final class CompletionBatcher: Sendable {
     /// Told when the database refuses or accepts writes: a refused batch waits here (with every outcome after
     /// it) until the server takes writes again, and is then written once.
     private let writes: DatabaseWrites?
+    /// Set by the worker once it runs: outcomes that free account slots are written with the next claim.
+    private let handover = Mutex<ClaimHandover?>(nil)
 
     private struct State {
         var buffer: [JobOutcome] = []
@@ -57,6 +59,11 @@ final class CompletionBatcher: Sendable {
     /// outcome lands, and releasing it then would fence off that outcome (a deferral or success lost).
     var unwrittenJobIDs: [UUID] {
         state.withLock { state in state.writing + state.buffer.map(\.jobID) }
+    }
+
+    /// Lets the batcher claim for the worker with outcomes that free account slots (`WorkerStore.recordThenClaim`).
+    func handOverFreedSlots(_ handover: ClaimHandover) {
+        self.handover.withLock { $0 = handover }
     }
 
     /// Whether `jobID`'s outcome waits here (buffered or being written): its account slot frees when it is written,
@@ -105,9 +112,10 @@ final class CompletionBatcher: Sendable {
     }
 
     private func write(_ batch: [JobOutcome]) async {
-        defer { afterWrite(batch) }
+        var claimed = false
+        defer { afterWrite(batch, claimedAlready: claimed) }
         do {
-            let result = try await withDatabaseRetry(logger: logger, writes: writes) { try await self.store.record(batch) }
+            let result = try await record(batch, claimed: &claimed)
             if !result.rejected.isEmpty {
                 // The ids say which claims were fenced off (a resumed zombie's writes, say); a batch holds at most
                 // `batchSize` outcomes, so the list stays short.
@@ -129,11 +137,32 @@ final class CompletionBatcher: Sendable {
         }
     }
 
-    /// Wakes this process's claim loop, and other processes' through `NOTIFY ferry_jobs` when an account's slot
+    /// Writes `batch`, with a claim in the same transaction when it frees account slots and the worker may claim:
+    /// the freed slot goes to the next job at once (a retry after a lost connection claims again; a claim whose
+    /// commit was lost is released as orphaned, as for the claim loop's).
+    private func record(_ batch: [JobOutcome], claimed handedOver: inout Bool) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
+        let store = self.store
+        guard batch.contains(where: { $0.freedAccount != nil && $0.type != .progress }),
+            let handover = handover.withLock({ $0 }), let request = handover.begin()
+        else {
+            return try await withDatabaseRetry(logger: logger, writes: writes) { try await store.record(batch) }
+        }
+        var claimed = [ClaimedJob]()
+        defer { handover.end(claimed, request.generation) }
+        let result = try await withDatabaseRetry(logger: logger, writes: writes) {
+            try await store.recordThenClaim(batch, worker: request.worker, queues: request.queues, limit: request.limit)
+        }
+        claimed = result.claimed
+        handedOver = true
+        return (result.accepted, result.rejected)
+    }
+
+    /// Wakes this process's claim loop (unless a claim went with the outcomes), and other processes' through `NOTIFY ferry_jobs` when an account's slot
     /// freed (those processes may be waiting on that account's cap; jobs without an account need no one told).
-    private func afterWrite(_ batch: [JobOutcome]) {
+    private func afterWrite(_ batch: [JobOutcome], claimedAlready: Bool) {
         guard batch.contains(where: { $0.type != .progress }) else { return }
-        claimsEnded()
+        // A claim made with the outcomes took every slot it could: another now would find nothing more.
+        if !claimedAlready { claimsEnded() }
         if batch.contains(where: { $0.freedAccount != nil }) {
             let (store, logger) = (self.store, self.logger)
             Task {

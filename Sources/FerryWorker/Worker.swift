@@ -56,6 +56,8 @@ public final class Worker: Service, Sendable {
     let schedulesChanged: (@Sendable () -> Void)?
     /// How long this worker's claims are safe from rescue: renewed by heartbeats, asked before every effect.
     let lease: WorkerLease
+    /// The claim loop and the outcome batcher's hand-over claim in turn.
+    let claimGate = ClaimGate()
 
     /// - Parameters:
     ///   - store: where jobs are claimed and their outcomes recorded; it also announces new work and cancel
@@ -132,6 +134,7 @@ public final class Worker: Service, Sendable {
 
         await withTaskGroup(of: Void.self) { group in
             if let wakeups { group.addTask { await self.forward(wakeups) } }
+            if !configuration.tracing { self.batcher.handOverFreedSlots(self.claimHandover()) }
             group.addTask { await self.batcher.run() }
             if let progressBatcher = self.progressBatcher { group.addTask { await progressBatcher.run() } }
             group.addTask { await self.heartbeatLoop(registration) }
@@ -162,6 +165,8 @@ public final class Worker: Service, Sendable {
 
     /// Claims while there are free slots; sleeps until work is announced, a slot frees, or the poll interval.
     func claimLoop() async {
+        // Draining: the outcome batcher's hand-over stops claiming too.
+        defer { claimGate.close() }
         var backoff = Duration.milliseconds(100)
         var lastClaimWasFull = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -187,6 +192,11 @@ public final class Worker: Service, Sendable {
                     await wakeup.wait(timeout: deadline - ContinuousClock.now)
                 }
             }
+            // The outcome batcher may be claiming with outcomes that freed account slots: it wakes us when done.
+            guard claimGate.begin() else {
+                await wakeup.wait(timeout: idleWait())
+                continue
+            }
             let claimed: [ClaimedJob]
             free = configuration.concurrency - running.count
             // Before the claim: a claim made while this worker was being declared dead belongs to the old generation.
@@ -197,8 +207,10 @@ public final class Worker: Service, Sendable {
                 backoff = .milliseconds(100)
                 writes.accepted()
             } catch let error where writes.refused(error) {
+                claimGate.end()
                 continue
             } catch {
+                claimGate.end()
                 lastClaimFailure.withLock { $0 = ContinuousClock.now }
                 logger.warning("claiming failed; retrying", metadata: ["error": "\(error)", "retry_in": "\(backoff)"])
                 await wakeup.wait(timeout: backoff)
@@ -219,6 +231,7 @@ public final class Worker: Service, Sendable {
                 }
             }
             for job in claimed { start(job, generation: generation, traceFacts: traceFacts) }
+            claimGate.end()
             if claimed.count < free {
                 await wakeup.wait(timeout: idleWait())
             }

@@ -11,6 +11,9 @@ extension StoreContract {
         StoreContract(name: "a paused queue's jobs are not claimed", check: pausedQueues),
         StoreContract(name: "an account's cap counts transfers; a job with every byte up frees its slot", check: accountCaps),
         StoreContract(name: "an outcome under a stale lease is refused; the current claim's is accepted", check: leaseFencing),
+        StoreContract(
+            name: "outcomes recorded with a claim: the slot a finish freed goes to the next job in the same call; a stale outcome is refused",
+            check: recordThenClaim),
         StoreContract(name: "a retry counts the attempt and waits for its run_at; a deferral does not count", check: retries),
         StoreContract(name: "cancel ends a queued job at once; a running one is reported until its worker records cancelled", check: cancels),
         StoreContract(name: "rescue puts back jobs of a worker that stopped heartbeating, or fails them with attempts exhausted", check: rescue),
@@ -155,6 +158,27 @@ extension StoreContract {
         let other = first.first { $0.account == "capped" && $0.jobID != uploaded.jobID }!
         #expect(try await fixture.store.record([.succeeded(other)]).accepted == [other.jobID])
         #expect(try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 10).count == 1)
+    }
+
+    static func recordThenClaim(_ fixture: any StoreFixture) async throws {
+        try await fixture.addAccount("one", maxConcurrent: 1)
+        let specs = (0..<3).map { _ in JobSpec.test(account: "one") }
+        try await fixture.enqueue(specs)
+        let first = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 4)
+        #expect(first.count == 1, "the cap lets one run")
+        var stale = first[0]
+        stale.lease += 1
+        // The stale outcome frees nothing: the account is still full, so nothing is claimed with it.
+        let refused = try await fixture.store.recordThenClaim([.succeeded(stale)], worker: "w1", queues: ["default"], limit: 4)
+        #expect(refused.rejected == [first[0].jobID] && refused.accepted.isEmpty && refused.claimed.isEmpty)
+        let handed = try await fixture.store.recordThenClaim([.succeeded(first[0])], worker: "w1", queues: ["default"], limit: 4)
+        #expect(handed.accepted == [first[0].jobID] && handed.rejected.isEmpty)
+        #expect(handed.claimed.count == 1 && handed.claimed[0].account == "one" && handed.claimed[0].jobID != first[0].jobID)
+        #expect(try await fixture.snapshot(first[0].jobID).state == .succeeded)
+        #expect(try await fixture.snapshot(handed.claimed[0].jobID).state == .running)
+        // Nothing to claim: the outcome still lands.
+        let none = try await fixture.store.recordThenClaim([.succeeded(handed.claimed[0])], worker: "w1", queues: ["paused-nowhere"], limit: 0)
+        #expect(none.accepted == [handed.claimed[0].jobID] && none.claimed.isEmpty)
     }
 
     static func leaseFencing(_ fixture: any StoreFixture) async throws {
