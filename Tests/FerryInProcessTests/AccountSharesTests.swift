@@ -1,11 +1,12 @@
 import FerryStore
+import FerryTestSupport
 import FerryTesting
 import FerryWorker
 import Testing
 
 /// `AccountShares`: two processes (two instances on one store) split an account's budget by their demand, renew
 /// at most once a second, and a process that stopped leaves its share to the other once its lease lapses.
-@Suite("account shares of a fleet budget")
+@Suite("account shares of a fleet budget", .tags(.fast))
 struct AccountSharesTests {
     @Test("shares follow demand: 3 jobs against 1 is three quarters; a stopped process's share returns; no limit, no lease")
     func sharesFollowDemand() async throws {
