@@ -287,6 +287,7 @@ let package = Package(
             name: "ferry-chaos",
             dependencies: [
                 "FerryCore",
+                "FerryStore",  // FerryStoreError's reading of a lost connection, nothing else of the store
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
