@@ -274,6 +274,7 @@ struct MotoIntegrationTests {
 
         do {
             _ = try await client.getObject(bucket: bucket, key: "nope")
+            Issue.record("a missing key was answered")
         } catch {
             #expect(error.s3Code == "NoSuchKey")
             #expect(error.operation == "GetObject")

@@ -48,8 +48,8 @@ struct FileDescriptorLimitTests {
         try await eventually(timeout: .seconds(300), "the batch to finish") { try await WorkerFixtures.batchDone(db, "fd") }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('retry_scheduled', 'deferred', 'failed')") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('retry_scheduled', 'deferred', 'failed')") == 0)
         let notice = try #require(worker.log.split(separator: "\n").first { $0.contains("too few file descriptors for --concurrency 128") })
         #expect(notice.contains("RLIMIT_NOFILE 64"), "\(notice)")
         for file in files {
