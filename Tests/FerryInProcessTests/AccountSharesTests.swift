@@ -33,12 +33,9 @@ struct AccountSharesTests {
 
     /// The quiet process, renewing each period, sees `fraction` once the store answers it.
     private func waitForRenewal(_ shares: AccountShares, _ account: String, fraction: Double) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if await shares.current(account)?.fraction == fraction { return }
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually(timeout: .seconds(300), "\(account)'s share to become \(fraction)") {
+            await shares.current(account)?.fraction == fraction
         }
-        Issue.record("\(account)'s share never became \(fraction)")
     }
 
     private func free(_ shares: AccountShares) async -> Bool {
