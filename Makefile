@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build check fast-filter test demo bench chaos install clean
+.PHONY: help deps build check test demo bench chaos install clean
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -25,20 +25,14 @@ deps:
 build: deps
 	@scripts/build-dist.sh
 
-# The fast tier: the test targets whose tests need neither PostgreSQL nor a ferry process (the worker in process
-# against MemoryWorkerStore, the store contract, parsers, the dev server's responder, the provider clients against
-# it in process). Tests/FerryProvidersTests/TestTierTests keeps this list honest. The PostgreSQL half of the store
-# contract and the S3 client against moto run under make test (skipped here).
-FAST_TARGETS := FerryCoreTests FerryProvidersTests FerryInProcessTests FerryDevServerTests FerryDropboxTests FerryS3Tests FerryFlickrTests FerryGoogleDriveTests FerryDashboardTests
-FAST_FILTER := ^($(subst $(eval) ,|,$(strip $(FAST_TARGETS))))\.
-
-# The fast tier's filter, for scripts/test.sh.
-fast-filter:
-	@echo '$(FAST_FILTER)'
-
+# The fast tier, by tag: every test tagged .fast (Tests/FerryTestSupport/Tags.swift), in whichever target it lives:
+# no PostgreSQL and no child process (the worker in process against MemoryWorkerStore, the store contract, parsers,
+# the dev server's responder, the provider clients against it in process). scripts/fast-tier.sh reads the tags from
+# the built bundle, runs with the database variables unset and FERRY_TEST_TIER=fast (the test-support helpers then
+# refuse PostgreSQL and processes), and prints how many tests ran; a test with no tier tag fails it.
 check:
 	swift build --build-tests
-	swift test --skip-build --filter '$(FAST_FILTER)' --skip 'PostgresStoreContractTests|MotoIntegrationTests'
+	@scripts/fast-tier.sh
 
 test: deps
 	@scripts/test.sh

@@ -290,6 +290,7 @@ let package = Package(
             name: "ferry-chaos",
             dependencies: [
                 "FerryCore",
+                "FerryStore",  // FerryStoreError's reading of a lost connection, nothing else of the store
                 "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -305,9 +306,9 @@ let package = Package(
             path: "Tests/FerryTestSupport"
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),
-        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
-        .testTarget(name: "FerryProvidersTests", dependencies: ["FerryProviders", "FerryCore"]),
-        .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard"]),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryTestSupport"]),
+        .testTarget(name: "FerryProvidersTests", dependencies: ["FerryProviders", "FerryCore", "FerryTestSupport"]),
+        .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard", "FerryTestSupport"]),
         // Only the public API: the test imports FerryClient without @testable.
         .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
         .testTarget(
@@ -317,7 +318,7 @@ let package = Package(
         .testTarget(
             name: "FerryDevServerTests",
             dependencies: [
-                "FerryDevServer",
+                "FerryDevServer", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -364,7 +365,7 @@ let package = Package(
         .testTarget(
             name: "FerryFlickrTests",
             dependencies: [
-                "FerryFlickr", "FerryDevServer",
+                "FerryFlickr", "FerryDevServer", "FerryTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -4,7 +4,8 @@
 #   scripts/build-dist.sh [--configuration release|debug]
 # Writes .build/dist/CONFIGURATION/, laid out as under an install prefix:
 #   bin/ferry
-#   share/ferry/migrations/NNNN_*.sql, share/ferry/migrations/definitions/NNN_*.sql
+#   share/ferry/migrations/NNNN_*.sql and baseline.sql, share/ferry/migrations/history/NNNN_*.sql,
+#   share/ferry/migrations/definitions/NNN_*.sql
 #   share/man/man1/ferry.1                      (generated from the argument parser by its generate-manual plugin)
 #   share/bash-completion/completions/ferry, share/zsh/site-functions/_ferry, share/fish/vendor_completions.d/ferry.fish
 #   .built                                      (stamped when the build started: scripts/install.sh rebuilds when a
@@ -45,10 +46,11 @@ swift package --disable-sandbox --allow-writing-to-directory "$mandir" \
 test -s "$mandir/ferry.1" || { echo "build-dist.sh: the man page was not generated" >&2; exit 70; }
 
 echo "==> staging into $stage"
-install -d "$next/bin" "$next/share/ferry/migrations/definitions" "$next/share/bash-completion/completions" \
+install -d "$next/bin" "$next/share/ferry/migrations/definitions" "$next/share/ferry/migrations/history" "$next/share/bash-completion/completions" \
     "$next/share/zsh/site-functions" "$next/share/fish/vendor_completions.d"
 install -m 0755 "$bin" "$next/bin/ferry"
-install -m 0644 migrations/[0-9][0-9][0-9][0-9]_*.sql "$next/share/ferry/migrations/"
+install -m 0644 migrations/[0-9][0-9][0-9][0-9]_*.sql migrations/baseline.sql "$next/share/ferry/migrations/"
+install -m 0644 migrations/history/[0-9][0-9][0-9][0-9]_*.sql "$next/share/ferry/migrations/history/"
 install -m 0644 migrations/definitions/[0-9]*_*.sql "$next/share/ferry/migrations/definitions/"
 "$next/bin/ferry" --generate-completion-script bash >"$next/share/bash-completion/completions/ferry"
 "$next/bin/ferry" --generate-completion-script zsh >"$next/share/zsh/site-functions/_ferry"

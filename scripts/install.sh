@@ -4,6 +4,7 @@
 # Layout under PREFIX (DESTDIR is prepended, for packaging):
 #   bin/ferry
 #   share/ferry/migrations/NNNN_*.sql           (ferry migrate finds them beside the binary)
+#   share/ferry/migrations/baseline.sql, history/NNNN_*.sql (a fresh database applies the baseline; older ones history)
 #   share/ferry/migrations/definitions/NNN_*.sql (the current functions and views, applied after them)
 #   share/bash-completion/completions/ferry, share/zsh/site-functions/_ferry, share/fish/vendor_completions.d/ferry.fish
 #   share/man/man1/ferry.1                      (generated from the argument parser by its generate-manual plugin)
@@ -49,10 +50,12 @@ else
 fi
 
 echo "==> installing into $root"
-install -d "$root/bin" "$root/share/ferry/migrations/definitions" "$root/share/man/man1" \
+install -d "$root/bin" "$root/share/ferry/migrations/definitions" "$root/share/ferry/migrations/history" "$root/share/man/man1" \
     "$root/share/bash-completion/completions" "$root/share/zsh/site-functions" "$root/share/fish/vendor_completions.d"
 install -m 0755 "$stage/bin/ferry" "$root/bin/ferry"
-install -m 0644 "$stage"/share/ferry/migrations/[0-9][0-9][0-9][0-9]_*.sql "$root/share/ferry/migrations/"
+install -m 0644 "$stage"/share/ferry/migrations/[0-9][0-9][0-9][0-9]_*.sql "$stage"/share/ferry/migrations/baseline.sql \
+    "$root/share/ferry/migrations/"
+install -m 0644 "$stage"/share/ferry/migrations/history/[0-9][0-9][0-9][0-9]_*.sql "$root/share/ferry/migrations/history/"
 install -m 0644 "$stage"/share/ferry/migrations/definitions/[0-9]*_*.sql "$root/share/ferry/migrations/definitions/"
 install -m 0644 "$stage/share/man/man1/ferry.1" "$root/share/man/man1/ferry.1"
 install -m 0644 "$stage/share/bash-completion/completions/ferry" "$root/share/bash-completion/completions/ferry"

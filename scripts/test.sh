@@ -30,16 +30,17 @@ echo "==> running tests"
 # The log is kept so that a failure ends with the failing tests and their issues, which CI shows even when it keeps
 # only the tail of the output.
 testlog="$pgdir/swift-test.log"
-# The fast tier (make check: many Workers in one process, millisecond timers) runs on its own first, as `make check` does:
+# The fast tier (make check: every test tagged .fast, many Workers in one process, millisecond timers) runs on its own
+# first, as `make check` does, with FERRY_TEST_TIER=fast so that its tests may not reach PostgreSQL or start a process:
 # run inside the full suite, its workers stalled past any timeout while hundreds of process tests ran beside them.
 # The worker tests (real workers, dev servers, moto) then run apart from the rest: Swift Testing starts every
 # suite's tests at once, and all of them together kept a 2-core machine at a load of 13, where tests that watch a
 # transfer in flight sometimes saw it already over.
-fast=$(make -s --no-print-directory fast-filter)
+fast=$(scripts/fast-tier.sh filter)
 run_tests() {
     if (($# == 0)); then
-        swift test --skip-build --filter "$fast" \
-            && swift test --skip-build --filter FerryWorkerTests \
+        FERRY_TEST_TIER=fast swift test --skip-build --filter "$fast" \
+            && swift test --skip-build --filter FerryWorkerTests --skip "$fast" \
             && swift test --skip-build --skip "$fast" --skip FerryWorkerTests
     else
         swift test --skip-build "$@"

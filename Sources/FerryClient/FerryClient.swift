@@ -111,7 +111,7 @@ public final class FerryClient: Sendable {
             }
             do {
                 _ = try await store.waitForBatchNotification(name, timeout: pause)
-            } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
+            } catch where FerryStoreError.code(of: error) == .readOnly {
                 polling = true
                 logger.notice(
                     "the server is a hot standby (LISTEN refused, SQLSTATE 25006): reading the batch every poll interval instead of waiting for notifications")

@@ -5,7 +5,7 @@ import Postgres
 /// Everything Ferry does in PostgreSQL: enqueue, commands, status queries and projection checks.
 ///
 /// Every write is an append to `ferry.events`; the projection follows in the same statement (see
-/// `migrations/0002_projection.sql`). Methods are safe to call concurrently.
+/// `migrations/definitions/330_project_events.sql`). Methods are safe to call concurrently.
 public final class FerryStore: Sendable {
     public let client: PostgresClient
     let logger: Logger

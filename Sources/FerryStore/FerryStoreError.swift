@@ -50,17 +50,33 @@ public struct FerryStoreError: Error, Sendable, CustomStringConvertible {
         case connectionUnavailable = "connection_unavailable"
         /// The login may not do this (SQLSTATE 42501): it needs the schema owner (account commands, for example).
         case ownerRequired = "owner_required"
+        /// PostgreSQL could not be reached, or the connection broke in use (SQLSTATE class 08, 57P01–57P03: an
+        /// administrator's or a crash's shutdown, a server still starting): a new connection may succeed.
+        case connectionLost = "connection_lost"
+        /// The server refuses writes now (SQLSTATE 25006): a hot standby, a demoted primary during a failover.
+        case readOnly = "read_only"
+        /// The server's disk is full (SQLSTATE 53100): writes succeed again once space is freed.
+        case diskFull = "disk_full"
+        /// The server refused the login (password, role or database): waiting will not help.
+        case loginRefused = "login_refused"
+        /// The login lacks a privilege for this (SQLSTATE 42501); `fix` names the role it needs when the server says.
+        case permissionDenied = "permission_denied"
+        /// Any other error from PostgreSQL; `sqlState` says which.
+        case database = "database"
     }
 
     public var code: Code
     public var message: String
     /// What to do about it.
     public var fix: String?
+    /// The server's SQLSTATE, for errors that came from PostgreSQL (`FerryStoreError(classifying:)`).
+    public var sqlState: String?
 
-    public init(_ code: Code, _ message: String, fix: String? = nil) {
+    public init(_ code: Code, _ message: String, fix: String? = nil, sqlState: String? = nil) {
         self.code = code
         self.message = message
         self.fix = fix
+        self.sqlState = sqlState
     }
 
     public var description: String {

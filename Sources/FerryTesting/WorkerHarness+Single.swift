@@ -5,10 +5,11 @@ import Foundation
 
 extension WorkerHarness {
     /// Runs one job through `handler` on a worker of its own until the job finishes (its retries included) and
-    /// returns it, with the types of its events in order.
+    /// returns it, with the types of its events in order. The timeout is generous: a loaded machine (make check beside
+    /// a build) stalled these retries past 5 s.
     public static func run(
         _ spec: JobSpec = .test(), through handler: any JobHandler, store: MemoryWorkerStore = MemoryWorkerStore(),
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(120)
     ) async throws -> MemoryJob {
         let harness = WorkerHarness(store: store, handler: handler, configuration: configuration(concurrency: 1))
         let id = store.enqueue(spec).jobID

@@ -37,7 +37,8 @@ final class DatabaseWrites: Sendable {
     /// announced. Any other error returns false and changes nothing.
     @discardableResult
     func refused(_ error: any Error) -> Bool {
-        guard let error = error as? PostgresError, error.refusesWrites, let sqlState = error.sqlState else { return false }
+        guard let failure = FerryStoreError(classifying: error), failure.refusesWrites, let code = failure.sqlState else { return false }
+        let sqlState = SQLState(code)
         let first = state.withLock { state -> Bool in
             guard state.refusal == nil else { return false }
             state.refusal = sqlState

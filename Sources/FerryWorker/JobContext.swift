@@ -187,12 +187,12 @@ func withDatabaseRetry<T: Sendable>(
             let result = try await body()
             writes?.accepted()
             return result
-        } catch let error as PostgresError where writes?.refused(error) == true {
+        } catch where writes?.refused(error) == true {
             // Logged once by `writes`; a refusal lasts seconds (a failover) to as long as a person takes.
             if let deadline, ContinuousClock.now + delay > deadline { throw error }
             try await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(2))
-        } catch let error as PostgresError where error.isConnectionLoss {
+        } catch where FerryStoreError.code(of: error) == .connectionLost {
             if let deadline, ContinuousClock.now + delay > deadline { throw error }
             logger.warning("database unavailable, retrying", metadata: ["retry_in_ms": "\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)"])
             try await Task.sleep(for: delay)

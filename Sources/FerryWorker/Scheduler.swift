@@ -82,7 +82,7 @@ public final class Scheduler: Service, Sendable {
                     due += 1
                     do {
                         if try await fire(name) { fired += 1 }
-                    } catch let error as PostgresError where error.refusesWrites {
+                    } catch where FerryStoreError(classifying: error)?.refusesWrites == true {
                         // Read-only or out of disk: the worker says so once; look again at the usual pace, not in 100 ms.
                         refused = true
                         break

@@ -64,8 +64,8 @@ public struct SchemaGate: Sendable {
                 failure = FerryStoreError(
                     .notMigrated, "the database has schema \(found), this build needs \(expected) (waited \(bound))",
                     fix: "run `ferry migrate`, or give workers longer with --wait-for-schema")
-            } catch let error as PostgresError where error.isConnectionLoss {
-                obstacle = .unreachable(error.reason)
+            } catch let error where FerryStoreError.code(of: error) == .connectionLost {
+                obstacle = .unreachable(FerryStoreError(classifying: error)?.message ?? "\(error)")
                 failure = error
             } catch let error as FerryStoreError where error.code == .notMigrated {
                 obstacle = .gap(error.message)

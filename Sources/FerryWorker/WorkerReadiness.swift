@@ -100,7 +100,7 @@ public final class WorkerReadiness: Sendable {
     /// What `/ready` may say about a failure to anyone who can reach it: the kind and SQLSTATE, never libpq's text
     /// (it names the server's host and port and the login role). The worker's log keeps the whole reason.
     static func publicReason(_ error: any Error) -> String {
-        guard let error = error as? PostgresError else { return "error" }
+        guard let error = FerryStoreError(classifying: error) else { return "error" }
         return error.code.rawValue + (error.sqlState.map { " [SQLSTATE \($0)]" } ?? "")
     }
 

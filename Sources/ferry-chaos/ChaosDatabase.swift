@@ -1,3 +1,4 @@
+import FerryStore
 import Foundation
 import Logging
 import Postgres
@@ -36,7 +37,7 @@ struct ChaosDatabase: Sendable {
         while true {
             do {
                 return try await client.withConnection { try $0.query(sql, binds).rows }
-            } catch let error as PostgresError where error.isConnectionLoss && Date() < deadline {
+            } catch where FerryStoreError.code(of: error) == .connectionLost && Date() < deadline {
                 try await Task.sleep(for: .milliseconds(250))
             }
         }

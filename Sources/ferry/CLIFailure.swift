@@ -9,6 +9,8 @@ import Postgres
 /// Turns any error into a clear message on stderr and a documented exit code. Never a stack trace.
 enum CLIFailure {
     static func report(_ error: any Error) -> ExitCode {
+        // The store's reading of a database error (connection lost, read-only, refused login or privilege …).
+        if !(error is FerryStoreError), let failure = FerryStoreError(classifying: error) { return report(failure) }
         switch error {
         case let exit as ExitCode:
             return exit
@@ -21,6 +23,7 @@ enum CLIFailure {
             printError("nothing was enqueued")
             return ExitCode(ExitStatus.invalidInput)
         case let error as FerryStoreError:
+            if let exit = reportDatabase(error) { return exit }
             printError("error: \(error)")
             switch error.code {
             case .notFound: return ExitCode(ExitStatus.notFound)
@@ -38,6 +41,8 @@ enum CLIFailure {
             case .archived: return ExitCode(ExitStatus.archived)
             case .connectionUnavailable: return ExitCode(ExitStatus.temporaryFailure)
             case .ownerRequired: return ExitCode(ExitStatus.permissionDenied)
+            case .connectionLost, .readOnly, .loginRefused, .permissionDenied: return ExitCode(ExitStatus.databaseUnavailable)
+            case .diskFull, .database: return ExitCode(ExitStatus.internalError)
             }
         case let error as ArchiveError:
             printError("error: \(error)")
@@ -59,30 +64,6 @@ enum CLIFailure {
         case let error as AccountSetupError:
             printError("error: \(error)")
             return ExitCode(error.code == .unreachable ? ExitStatus.databaseUnavailable : ExitStatus.invalidInput)
-        case let error as PostgresError where error.code == .loginRefused:
-            // Said at once: no wait (--wait-for-database, --wait-for-schema) makes a refused password good.
-            printError("error: \(error.reason)")
-            printError("  check the password (in the URL, PGPASSWORD or ~/.pgpass), that the role may log in, and the database name")
-            return ExitCode(ExitStatus.permissionDenied)
-        case let error as PostgresError where error.isConnectionLoss:
-            printError("error: PostgreSQL is unavailable (\(error.reason))")
-            if let detail = error.serverMessage, error.code == .connectionFailed { printError("  \(firstLine(detail))") }
-            printError("  set --database-url, FERRY_DATABASE_URL or DATABASE_URL (or the PG* variables) to a reachable server")
-            return ExitCode(ExitStatus.databaseUnavailable)
-        case let error as PostgresError where error.sqlState == .readOnlySQLTransaction:
-            // After a failover the old address may lead to a standby (or a demoted primary): nothing was written.
-            printError("error: PostgreSQL is unavailable for writes (the server is read-only: a standby, or a failover under way) [SQLSTATE 25006]")
-            printError("  point --database-url at the primary (a multi-host URL with target_session_attrs=read-write follows failovers), or give --wait-for-database 60s")
-            return ExitCode(ExitStatus.databaseUnavailable)
-        case let error as PostgresError where error.sqlState == .insufficientPrivilege:
-            // PostgreSQL's privilege refusals (and Ferry's, migration 0015) name objects, event types and roles,
-            // never values: the message says what was refused and which role it needs.
-            printError("error: \(error.serverMessage ?? error.reason) [SQLSTATE 42501]")
-            printError("  " + (error.hint ?? "the database role lacks a privilege: log in as a member of ferry_producer (enqueue, cancel, retry), ferry_worker (ferry worker) or ferry_reader (ferry status)"))
-            return ExitCode(ExitStatus.permissionDenied)
-        case let error as PostgresError:
-            printError("error: \(error)")
-            return ExitCode(ExitStatus.internalError)
         case let error as CLIUsageError:
             printError("error: \(error.message)")
             return ExitCode(ExitStatus.usage)
@@ -93,6 +74,38 @@ enum CLIFailure {
         default:
             printError("error: \(error)")
             return ExitCode(ExitStatus.internalError)
+        }
+    }
+
+    /// What PostgreSQL's refusals say and the exit code they get; nil for the store's other errors.
+    static func reportDatabase(_ error: FerryStoreError) -> ExitCode? {
+        switch error.code {
+        case .loginRefused:
+            // Said at once: no wait (--wait-for-database, --wait-for-schema) makes a refused password good.
+            printError("error: \(error.message)")
+            printError("  check the password (in the URL, PGPASSWORD or ~/.pgpass), that the role may log in, and the database name")
+            return ExitCode(ExitStatus.permissionDenied)
+        case .connectionLost:
+            printError("error: PostgreSQL is unavailable (\(error.message))")
+            if let detail = error.fix { printError("  \(detail)") }
+            printError("  set --database-url, FERRY_DATABASE_URL or DATABASE_URL (or the PG* variables) to a reachable server")
+            return ExitCode(ExitStatus.databaseUnavailable)
+        case .readOnly:
+            // After a failover the old address may lead to a standby (or a demoted primary): nothing was written.
+            printError("error: PostgreSQL is unavailable for writes (the server is read-only: a standby, or a failover under way) [SQLSTATE 25006]")
+            printError("  point --database-url at the primary (a multi-host URL with target_session_attrs=read-write follows failovers), or give --wait-for-database 60s")
+            return ExitCode(ExitStatus.databaseUnavailable)
+        case .permissionDenied:
+            // PostgreSQL's privilege refusals (and Ferry's, migration 0015) name objects, event types and roles,
+            // never values: the message says what was refused and which role it needs.
+            printError("error: \(error.message) [SQLSTATE 42501]")
+            printError("  " + (error.fix ?? "the database role lacks a privilege: log in as a member of ferry_producer (enqueue, cancel, retry), ferry_worker (ferry worker) or ferry_reader (ferry status)"))
+            return ExitCode(ExitStatus.permissionDenied)
+        case .diskFull, .database:
+            printError("error: \(error.message)" + (error.code == .diskFull ? " [SQLSTATE 53100]" : ""))
+            return ExitCode(ExitStatus.internalError)
+        default:
+            return nil
         }
     }
 

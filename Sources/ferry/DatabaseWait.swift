@@ -1,3 +1,4 @@
+import FerryStore
 import Foundation
 import Postgres
 
@@ -25,8 +26,8 @@ struct DatabaseWait: Sendable {
 
     /// True for errors that a later attempt, on a fresh connection, may not meet.
     static func isWorthWaiting(_ error: any Error) -> Bool {
-        guard let error = error as? PostgresError else { return false }
-        return error.isConnectionLoss || error.sqlState == .readOnlySQLTransaction
+        let code = FerryStoreError.code(of: error)
+        return code == .connectionLost || code == .readOnly
     }
 
     /// Runs `attempt` until it succeeds, fails with an error waiting cannot cure, or `bound` has passed. Each
@@ -55,9 +56,9 @@ struct DatabaseWait: Sendable {
     }
 
     static func reason(_ error: any Error) -> String {
-        guard let error = error as? PostgresError else { return "\(error)" }
-        if error.sqlState == .readOnlySQLTransaction { return "it does not accept writes [SQLSTATE 25006]" }
-        return error.sqlState.map { "\(error.reason) [SQLSTATE \($0)]" } ?? error.reason
+        guard let error = FerryStoreError(classifying: error) else { return "\(error)" }
+        if error.code == .readOnly { return "it does not accept writes [SQLSTATE 25006]" }
+        return error.sqlState.map { "\(error.message) [SQLSTATE \($0)]" } ?? error.message
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -9,7 +9,8 @@ struct Migrate: AsyncParsableCommand {
         abstract: "Apply pending SQL migrations (safe to run from many processes at once).",
         discussion: """
             Applies the numbered files of migrations/ in order, each once, in its own transaction, under an \
-            advisory lock; then the files of migrations/definitions/ (one function or view each) whose text \
+            advisory lock (a database without migrations gets baseline.sql in place of the files of \
+            migrations/history/); then the files of migrations/definitions/ (one function or view each) whose text \
             changed since they were last applied. Records the options each provider takes \
             (ferry.provider_options), which ferry.enqueue checks, when they changed. Refuses to run if a numbered file that was already applied has \
             changed since, or if the database is newer than this build.
@@ -43,9 +44,10 @@ struct Migrate: AsyncParsableCommand {
             let directory = MigrationsLocator.locate(migrations)
             let files = try Migration.load(from: directory)
             let definitions = try Definition.load(fromMigrations: directory)
+            let baseline = try MigrationBaseline.load(fromMigrations: directory)
             let runner = MigrationRunner(
                 client: store.client, migrations: files, definitions: definitions,
-                providerOptions: ProviderRegistry.standard.optionCatalog, logger: Logger(label: "ferry.migrate"))
+                providerOptions: ProviderRegistry.standard.optionCatalog, baseline: baseline, logger: Logger(label: "ferry.migrate"))
             let newest = Int64(files.map(\.version).max() ?? 0)
             if check {
                 try await runner.verifyUpToDate()
@@ -71,7 +73,12 @@ struct Migrate: AsyncParsableCommand {
                 return
             }
             if verbose {
-                for migration in outcome.applied {
+                // A fresh database gets the baseline in place of history's files, which it records as applied.
+                let history = outcome.baselineApplied ? Set(baseline?.covers ?? []) : []
+                if let last = history.map(\.version).max() {
+                    print("applied \(MigrationBaseline.file) (history 0001–\(String(format: "%04d", last)))")
+                }
+                for migration in outcome.applied where !history.contains(migration) {
                     print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
                 }
                 for definition in outcome.definitions {

@@ -1,3 +1,4 @@
+import FerryStore
 import Foundation
 
 /// Finds the `migrations/` directory: the option, `$FERRY_MIGRATIONS_DIR`, `./migrations`, then places relative to
@@ -15,7 +16,8 @@ enum MigrationsLocator {
             candidates.append(directory.appendingPathComponent("migrations").path)
             directory.deleteLastPathComponent()
         }
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/0001_event_store.sql") }
+        // The baseline marks a migrations directory since history moved to history/ (MigrationBaseline).
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + MigrationBaseline.file) }
             ?? candidates[0]
     }
 }

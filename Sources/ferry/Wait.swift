@@ -92,7 +92,7 @@ struct Wait: AsyncParsableCommand {
         do {
             guard let last = try await store.batchEvents(of: batch).last, last.kind == .completed else { return nil }
             return last
-        } catch let error as PostgresError where error.sqlState == .insufficientPrivilege {
+        } catch where FerryStoreError.code(of: error) == .permissionDenied {
             return nil
         }
     }
@@ -152,11 +152,11 @@ struct Wait: AsyncParsableCommand {
                     printError("reconnected to PostgreSQL")
                     disconnected = false
                 }
-            } catch let error as PostgresError where error.isConnectionLoss && hasRead {
+            } catch where hasRead && FerryStoreError.code(of: error) == .connectionLost {
                 // A restart or a network blip: keep waiting (until --timeout) rather than fail a long wait.
                 if !disconnected {
                     output.endLine()
-                    printError("warning: lost the connection to PostgreSQL (\(error.reason)); retrying")
+                    printError("warning: lost the connection to PostgreSQL (\(FerryStoreError(classifying: error)?.message ?? "\(error)")); retrying")
                     disconnected = true
                 }
                 try Self.checkDeadline(deadline, output: output, label: nil)
@@ -189,9 +189,9 @@ struct Wait: AsyncParsableCommand {
                 } else {
                     try await Task.sleep(for: pause)
                 }
-            } catch let error as PostgresError where error.isConnectionLoss {
+            } catch where FerryStoreError.code(of: error) == .connectionLost {
                 // The next read reconnects (or reports the loss and backs off).
-            } catch let error as PostgresError where error.sqlState == .readOnlySQLTransaction {
+            } catch where FerryStoreError.code(of: error) == .readOnly {
                 // A hot standby: NOTIFY is not replicated and LISTEN is refused there. The reads work; poll.
                 polling = true
                 output.endLine()

@@ -48,10 +48,6 @@ enum ArchiveFixtures {
         _ = try await store.discard(.jobs(failed), requestedBy: "test")
     }
 
-    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
-        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
-    }
-
     /// Every event as text, for before/after comparisons.
     static func eventDump(_ db: TestDatabase) async throws -> [String] {
         try await db.query("SELECT to_jsonb(e)::text FROM ferry.events e ORDER BY position").rows.map {

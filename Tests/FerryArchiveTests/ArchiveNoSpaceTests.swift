@@ -10,7 +10,7 @@ import Testing
 
 /// An archive file that fills its disk is removed at once: it can never be committed, and its bytes would hold
 /// the space until the next run's recovery.
-@Suite("archive files on a full disk")
+@Suite("archive files on a full disk", .tags(.process))
 struct ArchiveNoSpaceTests {
     @Test("writing an archive into a full 256 KiB tmpfs fails with the reason and leaves no .partial file (root only)")
     func fullDisk() throws {

@@ -17,17 +17,17 @@ struct ArchiveTests {
         try await ArchiveFixtures.populate(store, finished: 120)
         let eventsBefore = try await ArchiveFixtures.eventDump(db)
         let jobsBefore = try await ArchiveFixtures.jobDump(db)
-        let finished = try await ArchiveFixtures.count(
+        let finished = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed', 'cancelled', 'discarded') AND batch = 'done'")
         #expect(finished == 123)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'discarded'") == 4)
-        let finishedEvents = try await ArchiveFixtures.count(
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'discarded'") == 4)
+        let finishedEvents = try await count(
             db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.batch = 'done'")
-        let completedBefore = try await ArchiveFixtures.count(
+        let completedBefore = try await count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done' AND type = 'completed'")
         #expect(completedBefore == 1)
-        let unchanged = try await ArchiveFixtures.count(db, "SELECT unchanged FROM ferry.batch_status WHERE batch = 'done'")
-        let skipped = try await ArchiveFixtures.count(
+        let unchanged = try await count(db, "SELECT unchanged FROM ferry.batch_status WHERE batch = 'done'")
+        let skipped = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done' AND result->>'skipped' = 'unchanged'")
         #expect(unchanged > 0 && unchanged == skipped)
 
@@ -40,25 +40,25 @@ struct ArchiveTests {
         #expect(report.written.count == 3, "50 jobs per file")
 
         // Gone from the log and the projection; the rest is untouched.
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'") == 0)
-        #expect(try await ArchiveFixtures.count(
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'") == 0)
+        #expect(try await count(
             db, "SELECT count(*) FROM ferry.events e WHERE NOT EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.job_id = e.job_id)") == 0)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'open'") == 2,
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'open'") == 2,
                 "a batch with a queued job keeps its finished job too")
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch IS NULL") == 3)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == finished)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.batch_status WHERE batch = 'done'") == 0)
-        #expect(try await ArchiveFixtures.count(
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch IS NULL") == 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archived_jobs") == finished)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.batch_status WHERE batch = 'done'") == 0)
+        #expect(try await count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done' AND type = 'completed'") == 1,
             "the batch keeps its completion record")
         #expect(try await store.projection.verify().isClean)
         #expect(try await store.projection.queueCountDifferences().isEmpty, "archived jobs left the queue counters")
         #expect(try await store.projection.batchCountDifferences().isEmpty, "archived jobs left the batch counters")
         _ = try await store.compactCounters()
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.batch_counts WHERE batch = 'done'") == 0,
+        #expect(try await count(db, "SELECT count(*) FROM ferry.batch_counts WHERE batch = 'done'") == 0,
                 "a batch whose every job was archived has no counter row left")
         // An idempotency key of an archived job can be used again.
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key = 'k1'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key = 'k1'") == 0)
 
         // Each file: final name, manifest with the right checksum and counts, every job exactly once.
         var archivedIDs = Set<String>()
@@ -97,14 +97,14 @@ struct ArchiveTests {
         }
         #expect(try await ArchiveFixtures.eventDump(db) == eventsBefore)
         #expect(try await ArchiveFixtures.jobDump(db) == jobsBefore)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archived_jobs") == 0)
         #expect(try await store.projection.verify().isClean)
         #expect(try await store.projection.queueCountDifferences().isEmpty, "restored jobs are counted again")
         #expect(try await store.projection.batchCountDifferences().isEmpty, "restored jobs are in their batch again")
-        let restoredBatch = try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
+        let restoredBatch = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
         #expect(restoredBatch > 0)
-        #expect(try await ArchiveFixtures.count(db, "SELECT jobs FROM ferry.batch_status WHERE batch = 'done'") == restoredBatch)
-        #expect(try await ArchiveFixtures.count(
+        #expect(try await count(db, "SELECT jobs FROM ferry.batch_status WHERE batch = 'done'") == restoredBatch)
+        #expect(try await count(
             db, "SELECT count(*) FROM ferry.batch_events WHERE batch = 'done'") == 1, "restore adds no batch events")
         // A second restore does nothing.
         #expect(try await ArchiveRestorer(store: store).restore(report.written[0].file) == .alreadyRestored)
@@ -139,7 +139,7 @@ struct ArchiveTests {
             (error as? ArchiveError)?.code == .corrupt
         }
         #expect(try await ArchiveFixtures.eventDump(db) == eventsBefore, "nothing was written")
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == report.jobs)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archived_jobs") == report.jobs)
 
         // The original file without its manifest: the database's record has the checksum.
         try original.write(to: URL(fileURLWithPath: file))
@@ -183,7 +183,7 @@ struct ArchiveTests {
             return try connection.query("SELECT ferry.restoring()::int").rows[0].decode(Int.self, at: 0)
         }
         #expect(restoring == 0)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE job_id = $1", [job]) > 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE job_id = $1", [job]) > 0)
     }
 
     @Test("archiving while workers claim and finish jobs loses nothing and duplicates nothing")
@@ -230,8 +230,8 @@ struct ArchiveTests {
         }
         #expect(lines == seen.count, "no job is in two files")
         #expect(seen.count == total, "every job finished and left exactly once")
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.events") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events") == 0)
         #expect(try await store.projection.verify().isClean)
     }
 
@@ -241,7 +241,7 @@ struct ArchiveTests {
         let store = db.store(poolSize: 8)
         defer { store.client.close() }
         try await ArchiveFixtures.populate(store, finished: 300)
-        let finished = try await ArchiveFixtures.count(
+        let finished = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'done'")
         let directory = try ArchiveFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -259,7 +259,7 @@ struct ArchiveTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory)
         #expect(!files.contains { $0.hasSuffix(".partial") || $0.hasSuffix(".tmp") })
         #expect(files.filter { $0.hasSuffix(".manifest.json") }.count == files.filter { $0.hasSuffix(".jsonl.gz") }.count)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'complete'") == 0)
-        #expect(try await ArchiveFixtures.count(db, "SELECT count(*) FROM ferry.archived_jobs") == finished)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'complete'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archived_jobs") == finished)
     }
 }

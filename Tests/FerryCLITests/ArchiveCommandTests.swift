@@ -30,10 +30,6 @@ struct ArchiveCommandTests {
         return Set(specs.map { $0.jobID.uuidString.lowercased() })
     }
 
-    static func count(_ db: TestDatabase, _ sql: String) async throws -> Int {
-        try await db.query(sql).rows[0].decode(Int.self, at: 0)
-    }
-
     static func files(in directory: String, suffix: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(suffix) }.sorted()
             .map { directory + "/" + $0 }
@@ -65,17 +61,17 @@ struct ArchiveCommandTests {
         switch point {
         case "written":
             #expect(partials.count == 1)
-            #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 100, "nothing left the database")
-            #expect(try await Self.count(db, "SELECT count(*) FROM ferry.archives") == 0)
+            #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 100, "nothing left the database")
+            #expect(try await count(db, "SELECT count(*) FROM ferry.archives") == 0)
         case "committed":
             #expect(partials.count == 1)
-            #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 60)
-            #expect(try await Self.count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'sealed'") == 1)
+            #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 60)
+            #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'sealed'") == 1)
         default:
             #expect(partials.isEmpty)
             #expect(Self.files(in: directory, suffix: ".jsonl.gz").count == 1)
             #expect(Self.files(in: directory, suffix: ".manifest.json").isEmpty)
-            #expect(try await Self.count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'sealed'") == 1)
+            #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'sealed'") == 1)
         }
 
         // An archived job's history says where it went.
@@ -98,9 +94,9 @@ struct ArchiveCommandTests {
         #expect(Set(ids) == jobs)
         let archives = Self.files(in: directory, suffix: ".jsonl.gz")
         #expect(Self.files(in: directory, suffix: ".manifest.json").count == archives.count)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'complete'") == 0)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'complete'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events") == 0)
 
         // The batch's jobs are all archived: wait says so (exit 67) and how it ended, from its completion record.
         let wait = try await FerryProcess.run(["wait", "--batch", "nightly", "--timeout", "5"], databaseURL: db.url)
@@ -111,7 +107,7 @@ struct ArchiveCommandTests {
             let restored = try await FerryProcess.run(["archive", "restore", file], databaseURL: db.url)
             #expect(restored.status == 0, "\(restored.stderr)")
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 100)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 100)
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         let one = try #require(jobs.first)
@@ -139,7 +135,7 @@ struct ArchiveCommandTests {
         let restore = try await FerryProcess.run(["archive", "restore", notArchive], databaseURL: db.url)
         #expect(restore.status == 65, "\(restore.stderr)")
         #expect(!restore.stderr.contains("Fatal error"))
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 3)
         // --keep is the retention spelling of the same thing.
         let keep = try await FerryProcess.run(["archive", "--keep", "0s", "--to", directory], databaseURL: db.url)
         #expect(keep.status == 0, "\(keep.stderr)")

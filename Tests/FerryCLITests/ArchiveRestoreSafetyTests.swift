@@ -70,12 +70,12 @@ struct ArchiveRestoreSafetyTests {
 
     /// Nothing of the archive came back: no job, no event, and the archive's record is as it was.
     static func expectNothingWritten(_ db: TestDatabase, archived: Int, records: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.jobs") == 0, sourceLocation: sourceLocation)
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.events") == 0, sourceLocation: sourceLocation)
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.archived_jobs") == archived, sourceLocation: sourceLocation)
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'restored'") == records,
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0, sourceLocation: sourceLocation)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events") == 0, sourceLocation: sourceLocation)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archived_jobs") == archived, sourceLocation: sourceLocation)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state <> 'restored'") == records,
                 sourceLocation: sourceLocation)
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'restored'") == 0,
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'restored'") == 0,
                 sourceLocation: sourceLocation)
     }
 
@@ -143,8 +143,8 @@ struct ArchiveRestoreSafetyTests {
         let forced = try await FerryProcess.run(["archive", "restore", "--foreign", file], databaseURL: db.url)
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stdout.contains("restored 6 jobs"), "\(forced.stdout)")
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.jobs") == 6)
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'restored'") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 6)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.archives WHERE state = 'restored'") == 1)
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         // The other database's positions were ahead of this log's sequence: new appends do not collide with them.
@@ -152,7 +152,7 @@ struct ArchiveRestoreSafetyTests {
         defer { store.client.close() }
         let outcomes = try await store.enqueue([Self.spec(queue: "default")])
         #expect(outcomes.count == 1)
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.jobs") == 7)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 7)
         // Restoring again does nothing.
         let again = try await FerryProcess.run(["archive", "restore", "--foreign", file], databaseURL: db.url)
         #expect(again.status == 0 && again.stdout.contains("already restored"), "\(again.stdout)\(again.stderr)")
@@ -190,7 +190,7 @@ struct ArchiveRestoreSafetyTests {
         try original.write(for: file)
         let restored = try await FerryProcess.run(["archive", "restore", file], databaseURL: origin.url)
         #expect(restored.status == 0, "\(restored.stderr)")
-        #expect(try await ArchiveCommandTests.count(origin, "SELECT count(*) FROM ferry.jobs") == 6)
+        #expect(try await count(origin, "SELECT count(*) FROM ferry.jobs") == 6)
     }
 
     @Test("an archive holding an unfinished job is refused, nothing written")
@@ -272,6 +272,6 @@ struct ArchiveRestoreSafetyTests {
         try await Self.expectNothingWritten(db, archived: 0, records: 0)
         let restored = try await FerryProcess.run(["archive", "restore", "--foreign", "--signing-key", keyFile, file], databaseURL: db.url)
         #expect(restored.status == 0, "\(restored.stderr)")
-        #expect(try await ArchiveCommandTests.count(db, "SELECT count(*) FROM ferry.jobs") == 6)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 6)
     }
 }

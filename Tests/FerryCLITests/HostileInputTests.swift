@@ -19,8 +19,9 @@ struct HostileInputTests {
         return dir
     }()
 
+    /// Events appended by default: what a refused command must leave unchanged.
     static func count(_ db: TestDatabase, _ sql: String = "SELECT count(*) FROM ferry.events") async throws -> Int {
-        try await db.query(sql).rows[0].decode(Int.self, at: 0)
+        try await FerryTestSupport.count(db, sql)
     }
 
     @Test("'..' in a local path is refused everywhere: a file: URL, a plain folder, a fetch target, a JSON Lines line; a relative ../ source is the producer's own and resolves")

@@ -18,8 +18,9 @@ struct OperatorInputTests {
         return dir
     }
 
+    /// Events appended by default: what a refused command must leave unchanged.
     static func count(_ db: TestDatabase, _ sql: String = "SELECT count(*) FROM ferry.events") async throws -> Int {
-        try await db.query(sql).rows[0].decode(Int.self, at: 0)
+        try await FerryTestSupport.count(db, sql)
     }
 
     @Test("--max-age beyond 10000 years is a usage error naming the flag, not a crash")

@@ -11,10 +11,6 @@ import Testing
 /// `ferry status` and the dashboard go through the pooler; `ferry projection verify` runs directly.
 @Suite("behind PgBouncer", .tags(.postgres, .process))
 struct PgBouncerTests {
-    static func count(_ db: TestDatabase, _ sql: String) async throws -> Int {
-        try await db.query(sql).rows[0].decode(Int.self, at: 0)
-    }
-
     static func worker(_ db: TestDatabase, _ arguments: [String]) throws -> BackgroundProcess {
         try BackgroundProcess(ferry: ["worker", "--heartbeat-interval", "0.5", "--handler", "noop"] + arguments, databaseURL: db.url)
     }
@@ -39,7 +35,7 @@ struct PgBouncerTests {
             async let second = FerryProcess.run(["migrate"], databaseURL: pooled.url)
             for migrate in try await [first, second] { #expect(migrate.status == 0, "\(migrate.stderr)") }
             // This database's locks only: other tests of the same cluster may hold their own.
-            #expect(try await Self.count(
+            #expect(try await count(
                 db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())") == 0)
             #expect(try await FerryProcess.run(["migrate", "--check"], databaseURL: db.url).status == 0)
 
@@ -76,7 +72,7 @@ struct PgBouncerTests {
             for worker in workers {
                 #expect(!worker.log.contains("error"), "\(worker.log.suffix(2000))")
             }
-            #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'pool' AND state = 'succeeded'") == jobs)
+            #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'pool' AND state = 'succeeded'") == jobs)
             let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         }
@@ -97,7 +93,7 @@ struct PgBouncerTests {
             let enqueue = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/one.jpg", "--to", "/srv/"], databaseURL: pooled.url)
             #expect(enqueue.status == 0, "\(enqueue.stderr)")
             try await eventually(timeout: .seconds(120), "the job to succeed") {
-                try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+                try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
             }
             let took = ContinuousClock.now - enqueued
             #expect(took < .seconds(120), "finished after \(took), as if waiting out the 300 s poll interval")

@@ -11,10 +11,6 @@ import Testing
 /// `ferry queue pause|resume`: real workers, a real database.
 @Suite("ferry queue pause and resume", .tags(.postgres, .process))
 struct QueuePauseTests {
-    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
-        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
-    }
-
     static func enqueue(_ db: TestDatabase, queue: String, count: Int, batch: String) async throws {
         let urls = (0..<count).map { "https://example.com/\(batch)/\($0).jpg" }
         let result = try await FerryProcess.run(
@@ -34,31 +30,31 @@ struct QueuePauseTests {
         // Pause once work has started (a test task can be held up for seconds on a busy machine, so the condition is
         // one that stays true, not a moment to catch): what runs then finishes, nothing more is claimed.
         try await eventually(timeout: .seconds(300), "the first job to start") {
-            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'") >= 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'") >= 1
         }
         let pause = try await FerryProcess.run(["queue", "pause", "photos", "--reason", "maintenance"], databaseURL: db.url)
         #expect(pause.status == 0 && pause.stdout.contains("paused photos"), "\(pause.stderr)")
         let again = try await FerryProcess.run(["queue", "pause", "photos"], databaseURL: db.url)
         #expect(again.status == 0 && again.stdout.contains("already paused"))
         try await eventually(timeout: .seconds(300), "the running job to finish") {
-            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0
         }
-        let started = try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'")
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'succeeded'") == started,
+        let started = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'queued'")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'succeeded'") == started,
                 "the jobs running at the pause finished (not released)")
         #expect(started < 400, "the pause came before the queue drained")
         // The worker is alive and claiming: a job in another queue runs while photos stays paused.
         try await Self.enqueue(db, queue: "other", count: 1, batch: "free")
         try await eventually(timeout: .seconds(300), "the other queue's job to run") {
-            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'free' AND state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'free' AND state = 'succeeded'") == 1
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'queued'") == 400 - started,
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'queued'") == 400 - started,
                 "nothing was claimed from the paused queue")
         let list = try await FerryProcess.run(["queue", "list", "--json"], databaseURL: db.url)
         let controls = try JSONValue.parse(list.stdout)
         #expect(controls.arrayValue?.first?["paused"] == .bool(true) && controls.arrayValue?.first?["reason"] == .string("maintenance"))
 
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.queue_stats WHERE queue = 'photos' AND paused") >= 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.queue_stats WHERE queue = 'photos' AND paused") >= 1)
         let status = try await FerryProcess.run(["status"], databaseURL: db.url)
         #expect(status.stdout.contains("photos (paused)"), "\(status.stdout)")
         let resume = try await FerryProcess.run(["queue", "resume", "photos", "--json"], databaseURL: db.url)
@@ -91,7 +87,7 @@ struct QueuePauseTests {
         #expect(typo.stderr.contains("no queue 'phtos'") && typo.stderr.contains("--create"), "\(typo.stderr)")
         let resumeTypo = try await FerryProcess.run(["queue", "resume", "phtos"], databaseURL: db.url)
         #expect(resumeTypo.status == 66, "\(resumeTypo.stderr)")
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.queue_events") == 0, "nothing was recorded")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.queue_events") == 0, "nothing was recorded")
 
         let known = try await FerryProcess.run(["queue", "pause", "photos"], databaseURL: db.url)
         #expect(known.status == 0 && known.stdout.contains("paused photos"), "\(known.stderr)")

@@ -30,10 +30,6 @@ struct WaitCommandTests {
         for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
     }
 
-    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
-        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
-    }
-
     static func noTrace(_ text: String) -> Bool {
         !text.contains("Fatal error") && !text.contains("Stack dump")
     }
@@ -46,7 +42,7 @@ struct WaitCommandTests {
         let result = try await FerryProcess.run(["wait", "--batch", "ok", "--timeout", "120"], databaseURL: db.url)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("batch ok: all 5 job(s) succeeded"))
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded'") == 5)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded'") == 5)
         try await Self.stop([worker])
     }
 
@@ -80,7 +76,7 @@ struct WaitCommandTests {
         let worker = try Self.worker(db, ["--handler", "sleep:500"])
         let result = try await FerryProcess.run(["wait", id, "--interval", "0.2", "--timeout", "120"], databaseURL: db.url)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [id]) == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [id]) == 1)
         try await Self.stop([worker])
     }
 
@@ -188,7 +184,7 @@ struct WaitCommandTests {
             ferry: ["wait", "--batch", "ping", "--interval", "3600", "--timeout", "90"], databaseURL: db.url)
         // Subscribed: the session's last statement checks pg_listening_channels after LISTEN and a fresh read.
         try await eventually(timeout: .seconds(300), "ferry wait to listen") {
-            try await Self.count(db, """
+            try await count(db, """
                 SELECT count(*) FROM pg_stat_activity
                  WHERE datname = current_database() AND state = 'idle' AND query LIKE '%pg_listening_channels%'
                 """) == 1
@@ -238,7 +234,7 @@ struct WaitCommandTests {
         _ = try await Self.enqueue(db, batch: "tty", queues: Array(repeating: "default", count: 3))
         let worker = try Self.worker(db, ["--handler", "noop"])
         try await eventually(timeout: .seconds(300), "the batch to finish") {
-            try await Self.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'tty' AND state = 'succeeded'") == 3
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'tty' AND state = 'succeeded'") == 3
         }
         try await Self.stop([worker])
         // script(1) gives the command a pseudo-terminal and copies what it writes to our pipe.

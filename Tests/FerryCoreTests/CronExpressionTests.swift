@@ -1,9 +1,10 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// The cron parser and the tick arithmetic behind `ferry schedule`, DST included.
-@Suite("cron expressions and schedule ticks")
+@Suite("cron expressions and schedule ticks", .tags(.fast))
 struct CronExpressionTests {
     static func date(_ text: String) -> Date { ScheduleTime.parse(text, now: Date())! }
     static func iso(_ date: Date?) -> String? { date.map(ScheduleTime.iso8601) }

@@ -1,9 +1,10 @@
+import FerryTestSupport
 @testable import FerryCore
 import Foundation
 import Testing
 
 /// The filter globs' semantics (docs/cli.md, "Filters"), one row per rule of the table.
-@Suite("File filters: globs, sizes, ages, rule files")
+@Suite("File filters: globs, sizes, ages, rule files", .tags(.fast))
 struct FileFilterTests {
     /// (pattern, path relative to the tree's root, matches?)
     static let globs: [(String, String, Bool)] = [

@@ -1,7 +1,8 @@
 import FerryCore
+import FerryTestSupport
 import Testing
 
-@Suite("JSON values")
+@Suite("JSON values", .tags(.fast))
 struct JSONValueTests {
     @Test("parse and write round-trip with sorted keys and exact integers")
     func roundTrip() throws {
@@ -26,7 +27,7 @@ struct JSONValueTests {
     }
 }
 
-@Suite("JSON values: bytes, text options and readers")
+@Suite("JSON values: bytes, text options and readers", .tags(.fast))
 struct JSONValueOptionsTests {
     @Test("parsing raw bytes matches parsing text, and invalid UTF-8 in a string is refused")
     func parseBytes() throws {

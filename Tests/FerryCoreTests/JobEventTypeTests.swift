@@ -1,9 +1,10 @@
 import FerryCore
+import FerryTestSupport
 import Testing
 
 /// Which events a job accepts in each state is defined once in SQL (`ferry.apply_event`) and once in Swift
 /// (`JobFold` in FerryStore); FerryStoreTests' JobFoldPropertyTests proves they agree.
-@Suite("job event types")
+@Suite("job event types", .tags(.fast))
 struct JobEventTypeTests {
     @Test("events that need the claim's lease")
     func leaseRequirements() {

@@ -1,7 +1,8 @@
 import FerryCore
+import FerryTestSupport
 import Testing
 
-@Suite("media types")
+@Suite("media types", .tags(.fast))
 struct MediaTypeTests {
     @Test(
         "guessed from the extension, case-insensitive; unknown or none is octet-stream",

@@ -1,8 +1,9 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("remote timestamps")
+@Suite("remote timestamps", .tags(.fast))
 struct RemoteTimestampTests {
     @Test(
         "HTTP dates: IMF-fixdate only, whole seconds, calendar checked",

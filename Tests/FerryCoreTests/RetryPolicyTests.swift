@@ -1,8 +1,9 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("retry policy and scheduling")
+@Suite("retry policy and scheduling", .tags(.fast))
 struct RetryPolicyTests {
     struct Seeded: RandomNumberGenerator {
         var state: UInt64

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import FerryCore
 import Testing
 
-@Suite("Safe paths")
+@Suite("Safe paths", .tags(.fast))
 struct SafePathTests {
     @Test("unsafe components are refused", arguments: ["", ".", "..", "../etc", "a/b", "/etc", "a\u{0}b", "tab\tname", "del\u{7F}", String(repeating: "x", count: 256)])
     func unsafeComponents(_ name: String) {

@@ -1,10 +1,11 @@
+import FerryTestSupport
 @testable import FerryDashboard
 import FerryStore
 import Foundation
 import Testing
 
 /// The result message after an action, and its round trip through the address a browser is sent back to.
-@Suite("dashboard action results")
+@Suite("dashboard action results", .tags(.fast))
 struct ActionResultTests {
     static func outcomes(_ actions: [CommandOutcome.Action]) -> ActionResult {
         ActionResult(counts: Dictionary(actions.map { ($0, 1) }, uniquingKeysWith: +))

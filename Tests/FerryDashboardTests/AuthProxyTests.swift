@@ -1,8 +1,9 @@
+import FerryTestSupport
 @testable import FerryDashboard
 import Testing
 
 /// Who the sign-in proxy says a request is from: believed only from a trusted address, never for a malformed name.
-@Suite("dashboard sign-in proxy")
+@Suite("dashboard sign-in proxy", .tags(.fast))
 struct AuthProxyTests {
     @Test("trusted addresses and networks, IPv4 and IPv6, IPv4-mapped IPv6; anything else is not one")
     func networks() throws {

@@ -1,10 +1,11 @@
+import FerryTestSupport
 import Testing
 
 @testable import FerryDashboard
 
 /// The failed page groups by `FailureSignature`: what differs between jobs failing for one reason is replaced by
 /// placeholders, what tells reasons apart is kept.
-@Suite("Failure signature")
+@Suite("Failure signature", .tags(.fast))
 struct FailureSignatureTests {
     static let cases: [(error: String?, code: String, message: String)] = [
         ("http_not_found: GET https://example.com/photos/123.jpg answered 404",

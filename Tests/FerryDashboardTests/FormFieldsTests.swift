@@ -1,9 +1,10 @@
+import FerryTestSupport
 import Testing
 
 @testable import FerryDashboard
 
 /// Form and query fields decode as browsers encode them: a GET form's `+`, a link's `%20`, a literal `%2B`.
-@Suite("Form fields")
+@Suite("Form fields", .tags(.fast))
 struct FormFieldsTests {
     @Test("+ and %20 are spaces, %2B a plus, repeated names kept in order, a bare name empty")
     func decodes() {

@@ -1,8 +1,9 @@
+import FerryTestSupport
 @testable import FerryDashboard
 import Testing
 
 /// A job's progress bar says how it ended: red for a job that ended without success, however far it got.
-@Suite("dashboard job progress bar")
+@Suite("dashboard job progress bar", .tags(.fast))
 struct JobProgressBarTests {
     @Test("a failed, cancelled or discarded job's bar is red; a running or succeeded one's is not")
     func endedBarsAreRed() {

@@ -1,10 +1,11 @@
+import FerryTestSupport
 import Synchronization
 import Testing
 
 @testable import FerryDashboard
 
 /// The dashboard's shared aggregate reads: one read per key at a time and per `maxAge`, whatever the viewers.
-@Suite("Shared reads")
+@Suite("Shared reads", .tags(.fast))
 struct SharedReadsTests {
     final class Counter: Sendable {
         let value = Mutex(0)

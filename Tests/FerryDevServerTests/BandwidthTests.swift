@@ -1,10 +1,11 @@
 import AsyncHTTPClient
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryDevServer
 
-@Suite("Bandwidth limit")
+@Suite("Bandwidth limit", .tags(.fast))
 struct BandwidthTests {
     @Test("a limited 1 MiB body arrives in many pieces, at roughly the set pace")
     func pacedBody() async throws {

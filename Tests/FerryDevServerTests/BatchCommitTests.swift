@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Batch commits and the namespace lock")
+@Suite("Batch commits and the namespace lock", .tags(.fast))
 struct BatchCommitTests {
     /// Starts a closed session holding `text` and returns its id.
     static func closedSession(_ h: DevServerHarness, token: String, _ text: String) async throws -> String {
@@ -109,7 +110,7 @@ struct BatchCommitTests {
     }
 }
 
-@Suite("Concurrent upload sessions")
+@Suite("Concurrent upload sessions", .tags(.fast))
 struct ConcurrentSessionTests {
     static let block = 4 * 1024 * 1024
 

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Internal building blocks")
+@Suite("Internal building blocks", .tags(.fast))
 struct DevServerInternalsTests {
     @Test("content hash of an empty input and across the 4 MiB block boundary")
     func contentHash() {

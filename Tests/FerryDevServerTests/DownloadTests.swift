@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Downloads and thumbnails")
+@Suite("Downloads and thumbnails", .tags(.fast))
 struct DownloadTests {
     @Test("Range requests return 206 with Content-Range, or 416")
     func ranges() async throws {

@@ -1,9 +1,10 @@
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryDevServer
 
-@Suite("Fault injection and the /__dev/ surface")
+@Suite("Fault injection and the /__dev/ surface", .tags(.fast))
 struct FaultTests {
     @Test("429 carries Retry-After and retry_after; /__dev/ routes never fault")
     func rateLimitShape() async throws {

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Flickr stand-in")
+@Suite("Flickr stand-in", .tags(.fast))
 struct FlickrTests {
     static let key = "ferry-dev-flickr"
 

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Drive emulation: routes, queries, ranges, multipart bodies")
+@Suite("Drive emulation: routes, queries, ranges, multipart bodies", .tags(.fast))
 struct GoogleDriveParsingTests {
     @Test("Google's paths map to routes; anything else is not a Drive route")
     func routes() {

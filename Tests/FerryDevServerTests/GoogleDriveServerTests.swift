@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Drive emulation over HTTP")
+@Suite("Drive emulation over HTTP", .tags(.fast))
 struct GoogleDriveServerTests {
     @Test("the token endpoint: refresh grant with the client secret; wrong secret invalid_client; unknown token invalid_grant")
     func tokenEndpoint() async throws {

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("list_folder")
+@Suite("list_folder", .tags(.fast))
 struct ListFolderTests {
     @Test("paging 2,500 entries with limit 1000, then following changes")
     func paging() async throws {

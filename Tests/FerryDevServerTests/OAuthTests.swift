@@ -1,9 +1,10 @@
 import Crypto
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("OAuth and authentication")
+@Suite("OAuth and authentication", .tags(.fast))
 struct OAuthTests {
     @Test("refresh token grant issues working sl. tokens; bad grants get Dropbox's errors")
     func refreshTokenFlow() async throws {

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Restarts")
+@Suite("Restarts", .tags(.fast))
 struct PersistenceTests {
     @Test("a restarted server keeps accounts, refresh tokens and files")
     func restart() async throws {

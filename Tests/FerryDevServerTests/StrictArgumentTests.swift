@@ -1,9 +1,10 @@
+import FerryTestSupport
 import Testing
 @testable import FerryDevServer
 
 /// Where Dropbox answers 400, so must the dev server: otherwise a client bug passes every test here and fails in
 /// production.
-@Suite("Arguments are as strict as Dropbox's")
+@Suite("Arguments are as strict as Dropbox's", .tags(.fast))
 struct StrictArgumentTests {
     @Test("raw non-ASCII in Dropbox-API-Arg is a 400; the \\uXXXX form works")
     func nonASCIIHeader() async throws {

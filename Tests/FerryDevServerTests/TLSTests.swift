@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -7,7 +8,7 @@ import Testing
 @testable import FerryDevServer
 
 /// The official SDKs only speak HTTPS, so the dev server can terminate TLS itself.
-@Suite("TLS")
+@Suite("TLS", .tags(.process))
 struct TLSTests {
     /// A throwaway self-signed certificate for 127.0.0.1, made with the openssl command line tool.
     static func makeCertificate(in directory: String) throws -> (certificate: String, key: String) {

@@ -1,7 +1,8 @@
+import FerryTestSupport
 import Testing
 @testable import FerryDevServer
 
-@Suite("Thumbnail modes and errors")
+@Suite("Thumbnail modes and errors", .tags(.fast))
 struct ThumbnailTests {
     /// The start of a PNG (signature and IHDR) with the given size: all the dev server reads of a source.
     static func pngHeader(width: Int, height: Int) -> [UInt8] {

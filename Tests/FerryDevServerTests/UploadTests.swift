@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Uploads and downloads")
+@Suite("Uploads and downloads", .tags(.fast))
 struct UploadTests {
     /// 5 MiB + 123 bytes: two content-hash blocks, the second partial.
     static let bigData: [UInt8] = {

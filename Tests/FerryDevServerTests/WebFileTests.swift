@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDevServer
 
-@Suite("Plain web files")
+@Suite("Plain web files", .tags(.fast))
 struct WebFileTests {
     @Test("validators, Range 206, 416, HEAD, If-Range and conditional GETs")
     func rangesAndValidators() async throws {

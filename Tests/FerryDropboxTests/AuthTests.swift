@@ -1,9 +1,10 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryDropbox
 
-@Suite("OAuth and access tokens")
+@Suite("OAuth and access tokens", .tags(.fast))
 struct AuthTests {
     @Test("an expired access token is expiredAccessToken; the refresh token gets a working one")
     func expiry() async throws {

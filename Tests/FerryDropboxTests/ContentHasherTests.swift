@@ -1,11 +1,12 @@
 import Crypto
 import FerryCore
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryDropbox
 
-@Suite("Dropbox content hash")
+@Suite("Dropbox content hash", .tags(.fast))
 struct ContentHasherTests {
     @Test("empty input hashes to SHA-256 of nothing")
     func empty() {

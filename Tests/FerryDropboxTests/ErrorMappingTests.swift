@@ -1,9 +1,10 @@
 import FerryCore
+import FerryTestSupport
 import NIOHTTP1
 import Testing
 @testable import FerryDropbox
 
-@Suite("Error mapping")
+@Suite("Error mapping", .tags(.fast))
 struct ErrorMappingTests {
     private func map(_ status: Int, _ body: String, headers: [(String, String)] = [], oauth: Bool = false, secrets: [String] = []) -> DropboxError {
         DropboxError.fromResponse(status: status, headers: HTTPHeaders(headers), body: Array(body.utf8), oauth: oauth, secrets: secrets)

@@ -7,7 +7,7 @@ import NIOCore
 import Testing
 @testable import FerryDropbox
 
-@Suite("Faults and transport failures")
+@Suite("Faults and transport failures", .tags(.fast))
 struct FaultTests {
     @Test("forced 429 is rateLimited with Retry-After 3")
     func rateLimited() async throws {

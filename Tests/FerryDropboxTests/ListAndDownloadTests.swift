@@ -1,10 +1,11 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryDropbox
 
-@Suite("Listing, downloads and thumbnails")
+@Suite("Listing, downloads and thumbnails", .tags(.fast))
 struct ListAndDownloadTests {
     @Test("list_folder pages with limit and continue through a seeded folder")
     func paging() async throws {

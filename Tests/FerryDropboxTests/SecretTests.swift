@@ -1,12 +1,13 @@
 import FerryCore
 import FerryHTTP
+import FerryTestSupport
 import Foundation
 import NIOCore
 import NIOHTTP1
 import Testing
 @testable import FerryDropbox
 
-@Suite("Secrets never leak")
+@Suite("Secrets never leak", .tags(.fast))
 struct SecretTests {
     /// Every way a value can be turned into text.
     private func renderings(_ value: Any) -> [String] {

@@ -1,10 +1,11 @@
 import FerryCore
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryDropbox
 
-@Suite("Uploads")
+@Suite("Uploads", .tags(.fast))
 struct UploadTests {
     @Test("a non-ASCII path travels in Dropbox-API-Arg and comes back unchanged")
     func nonASCIIPath() async throws {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import FerryDevServer
 import FerryFlickr
+import FerryTestSupport
 import Foundation
 import Logging
 import Testing
@@ -10,7 +11,7 @@ import Testing
 #endif
 
 /// `FlickrClient` against an in-process dev server (real HTTP over loopback).
-@Suite("Flickr client")
+@Suite("Flickr client", .tags(.fast))
 struct FlickrClientTests {
     static let key = "ferry-dev-flickr"
 

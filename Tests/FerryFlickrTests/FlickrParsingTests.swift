@@ -1,7 +1,8 @@
+import FerryTestSupport
 @testable import FerryFlickr
 import Testing
 
-@Suite("Flickr answers")
+@Suite("Flickr answers", .tags(.fast))
 struct FlickrParsingTests {
     @Test("a jsonFlickrApi(…) wrapper is unwrapped")
     func wrapped() throws {

@@ -1,10 +1,11 @@
 import FerryDevServer
 import FerryHTTP
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryGoogleDrive
 
-@Suite("Google OAuth against the dev server")
+@Suite("Google OAuth against the dev server", .tags(.fast))
 struct AuthTests {
     @Test("a refresh token gives an access token; a revoked one is invalid_grant, a wrong secret invalid_client; no secret is logged")
     func refreshGrant() async throws {

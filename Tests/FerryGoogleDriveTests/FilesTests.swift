@@ -1,10 +1,11 @@
 import Crypto
 import FerryDevServer
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryGoogleDrive
 
-@Suite("Google Drive files against the dev server")
+@Suite("Google Drive files against the dev server", .tags(.fast))
 struct FilesTests {
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 { digest.map { String(format: "%02x", $0) }.joined() }
 

@@ -1,11 +1,12 @@
 import Crypto
 import FerryDevServer
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryGoogleDrive
 
-@Suite("Google Drive resumable sessions against the dev server")
+@Suite("Google Drive resumable sessions against the dev server", .tags(.fast))
 struct ResumableTests {
     static let chunk = Int64(GoogleDriveClient.chunkGranularity)
 

@@ -1,11 +1,12 @@
 import FerryStore
+import FerryTestSupport
 import FerryTesting
 import FerryWorker
 import Testing
 
 /// `AccountShares`: two processes (two instances on one store) split an account's budget by their demand, renew
 /// at most once a second, and a process that stopped leaves its share to the other once its lease lapses.
-@Suite("account shares of a fleet budget")
+@Suite("account shares of a fleet budget", .tags(.fast))
 struct AccountSharesTests {
     @Test("shares follow demand: 3 jobs against 1 is three quarters; a stopped process's share returns; no limit, no lease")
     func sharesFollowDemand() async throws {
@@ -32,12 +33,9 @@ struct AccountSharesTests {
 
     /// The quiet process, renewing each period, sees `fraction` once the store answers it.
     private func waitForRenewal(_ shares: AccountShares, _ account: String, fraction: Double) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if await shares.current(account)?.fraction == fraction { return }
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually(timeout: .seconds(300), "\(account)'s share to become \(fraction)") {
+            await shares.current(account)?.fraction == fraction
         }
-        Issue.record("\(account)'s share never became \(fraction)")
     }
 
     private func free(_ shares: AccountShares) async -> Bool {

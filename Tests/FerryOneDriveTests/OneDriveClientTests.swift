@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FerryDevServer
 import FerryHTTP
 import FerryOneDrive
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// The client against the dev server's Graph emulation: the identity platform's token endpoint, items by path and id,
 /// children paging, ranged downloads, simple uploads and upload sessions (resumed from `nextExpectedRanges`), and
 /// throttling.
-@Suite
+@Suite(.tags(.fast))
 struct OneDriveClientTests {
     @Test("refresh grants an access token (and, with offline_access, a new refresh token); a revoked one is invalid_grant; a wrong secret invalid_client")
     func tokens() async throws {

@@ -13,7 +13,7 @@ import Testing
 
 /// Fetches and copies through real workers: a folder fanned out over `@odata.nextLink` pages (subfolders too), files
 /// checked against their quickXorHash; copies OneDrive → Dropbox and Dropbox → OneDrive through the copy capabilities.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.postgres))
 struct OneDriveFetchCopyTests {
     static func seed(_ f: OneDriveWorkerFixture) throws -> [String: [UInt8]] {
         var files = [String: [UInt8]]()

@@ -1,11 +1,12 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// The descriptor: `onedrive:ACCOUNT:/path` and `onedrive:ACCOUNT:id:ITEMID`, hostile paths refused at enqueue,
 /// options typed into the job's details.
-@Suite
+@Suite(.tags(.fast))
 struct OneDriveProviderTests {
     static let registry = ProviderRegistry.standard
 

@@ -11,7 +11,7 @@ import Testing
 
 /// OneDrive uploads through real workers: simple uploads and sessions, modes as conflictBehavior, a worker stopped
 /// mid-session resumed by another from the recorded session URL, expired sessions, throttling and a revoked login.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.postgres))
 struct OneDriveUploadTests {
     @Test("a small file goes up in one PUT, a larger one in a session of 320 KiB ranges; bytes and quickXorHash kept")
     func smallAndSession() async throws {

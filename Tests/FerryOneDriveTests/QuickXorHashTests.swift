@@ -1,10 +1,11 @@
 import FerryOneDrive
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// QuickXorHash against known vectors (computed with Microsoft's published reference algorithm; the same list rclone
 /// and other OneDrive clients check against), fed whole and in pieces of every size.
-@Suite
+@Suite(.tags(.fast))
 struct QuickXorHashTests {
     /// (input in base64, digest in base64).
     static let vectors: [(String, String)] = [

@@ -1,10 +1,11 @@
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// Every irreversible step in the worker's sources (a commit, a request that stores a file, a rename over a
 /// destination, a sync's deletion) is fenced by the lease: a check (`ensureLease`, `holdsLease`, a `fence()` that
 /// runs one) within the few lines before the call. A new commit path that forgets it fails here, naming itself.
-@Suite
+@Suite(.tags(.fast))
 struct EffectFenceTests {
     /// The calls that cannot be taken back once the provider or the file system has them.
     static let irreversible = [

@@ -1,9 +1,10 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Google Drive endpoints and options")
+@Suite("Google Drive endpoints and options", .tags(.fast))
 struct GoogleDriveProviderTests {
     let registry = ProviderRegistry([GoogleDriveProvider()])
     let facts = SourceFileFacts(size: 10, modifiedNanoseconds: 1, device: 1, inode: 2)

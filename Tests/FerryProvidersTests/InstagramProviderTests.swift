@@ -1,9 +1,10 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("Instagram endpoints and options")
+@Suite("Instagram endpoints and options", .tags(.fast))
 struct InstagramProviderTests {
     let registry = ProviderRegistry([InstagramProvider()])
 

@@ -1,9 +1,10 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("job validation")
+@Suite("job validation", .tags(.fast))
 struct JobRequestValidationTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let facts = SourceFileFacts(size: 1234, modifiedNanoseconds: 1_700_000_000_123_456_789, device: 1, inode: 99)

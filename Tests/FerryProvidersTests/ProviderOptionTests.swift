@@ -1,9 +1,10 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("provider options and the registry")
+@Suite("provider options and the registry", .tags(.fast))
 struct ProviderOptionTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let facts = SourceFileFacts(size: 10, modifiedNanoseconds: 1, device: 1, inode: 2)

@@ -1,11 +1,12 @@
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
 /// The provider seam holds: shared code (the worker outside `Providers/NAME/`, the store, the dashboard, the client,
 /// the shared parts of the descriptors, the SQL definitions) names no provider. What it needs from one, it reads
 /// from the provider's declared capabilities; a new service is its own folders plus one registry line.
-@Suite
+@Suite(.tags(.fast))
 struct ProviderSeamTests {
     /// The package's root, from this file's place in it.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

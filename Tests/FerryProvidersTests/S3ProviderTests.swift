@@ -1,9 +1,10 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import Foundation
 import Testing
 
-@Suite("S3 endpoints and options")
+@Suite("S3 endpoints and options", .tags(.fast))
 struct S3ProviderTests {
     let registry = ProviderRegistry([S3Provider()])
     let facts = SourceFileFacts(size: 10, modifiedNanoseconds: 1, device: 1, inode: 2)

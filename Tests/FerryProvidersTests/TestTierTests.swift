@@ -1,48 +1,68 @@
+import FerryTestSupport
 import Foundation
 import Testing
 
-/// The fast tier stays fast and stays whole: `make check` runs the targets the Makefile names in FAST_TARGETS, and
-/// none of their tests may start PostgreSQL or a `ferry` process (those belong in the slow targets), except the
-/// PostgreSQL half of the store contract and the S3 client against moto, which `make check` skips by name. New tests go where they cost least.
-@Suite
+/// The fast tier stays fast and stays whole: `make check` runs every test tagged `.fast` (scripts/fast-tier.sh selects
+/// them by tag from the built bundle and fails on a test with no tier tag), and at run time the test-support helpers
+/// refuse PostgreSQL and child processes under it (`TestTier`). This reads the sources as a backstop that names the
+/// file: a suite tagged `.fast` calls none of the helpers that leave the process. New tests go where they cost least.
+@Suite(.tags(.fast))
 struct TestTierTests {
     /// What a test that leaves the process (or needs PostgreSQL) calls.
-    static let slowHelpers = ["TestDatabase", "FerryProcess", "BackgroundProcess", "DevServerProcess", "TestWorker", "MotoServer", "FERRY_TEST_DATABASE_URL"]
-    /// Files of the fast targets allowed to use them: the PostgreSQL half of the store contract and the S3 client
-    /// against moto (both skipped by name in make check), and this file, which names the helpers.
-    static let allowed: Set<String> = [
-        "PostgresStoreContractTests.swift", "PostgresStoreFixture.swift", "MotoIntegrationTests.swift", "TestData.swift", "TestTierTests.swift",
+    static let slowHelpers = [
+        "TestDatabase.make", "FerryProcess", "BackgroundProcess", "DevServerProcess", "TestWorker", "MotoServer", "PrivateCluster",
+        "FERRY_TEST_DATABASE_URL", "Process()",
     ]
+    static let tiers = [".fast", ".postgres", ".process"]
 
-    static func fastTargets() throws -> [String] {
-        let makefile = try String(contentsOf: ProviderSeamTests.root.appendingPathComponent("Makefile"), encoding: .utf8)
-        guard let line = makefile.split(separator: "\n").first(where: { $0.hasPrefix("FAST_TARGETS :=") }) else { return [] }
-        return line.dropFirst("FAST_TARGETS :=".count).split(separator: " ").map(String.init)
+    /// The test files of every test target, with their text.
+    static func testFiles() throws -> [(path: String, text: String)] {
+        let base = ProviderSeamTests.root.appendingPathComponent("Tests").path
+        guard let walker = FileManager.default.enumerator(atPath: base) else { return [] }
+        var files = [(path: String, text: String)]()
+        while let relative = walker.nextObject() as? String {
+            guard relative.hasSuffix(".swift"), !relative.hasPrefix("FerryTestSupport/") else { continue }
+            let text = try String(contentsOfFile: base + "/" + relative, encoding: .utf8)
+            if text.contains("@Test") { files.append((relative, text)) }
+        }
+        return files
     }
 
-    @Test("the fast targets start no process and need no PostgreSQL, and hold at least 250 tests")
+    /// The tier tags a file's suites and tests carry.
+    static func tags(_ text: String) -> Set<String> {
+        Set(Self.tiers.filter { tier in text.contains(".tags(" + tier) || text.contains(", " + tier + ")") || text.contains(", " + tier + ",") })
+    }
+
+    @Test("every test file names its tier; fast files start no process and need no PostgreSQL; the fast tier holds at least 250 tests")
     func fastTier() throws {
-        let targets = try Self.fastTargets()
-        #expect(targets.count >= 9, "\(targets)")
+        var untiered = [String]()
         var offenders = [String]()
-        var tests = 0
-        for target in targets {
-            let base = ProviderSeamTests.root.appendingPathComponent("Tests/" + target).path
-            guard let walker = FileManager.default.enumerator(atPath: base) else {
-                Issue.record("no folder Tests/\(target)")
-                continue
-            }
-            while let relative = walker.nextObject() as? String {
-                guard relative.hasSuffix(".swift") else { continue }
-                let text = try String(contentsOfFile: base + "/" + relative, encoding: .utf8)
-                tests += text.components(separatedBy: "@Test").count - 1
-                let name = (relative as NSString).lastPathComponent
-                if !Self.allowed.contains(name), let helper = Self.slowHelpers.first(where: { text.contains($0) }) {
-                    offenders.append("\(target)/\(relative) uses \(helper)")
-                }
+        var fast = 0
+        for file in try Self.testFiles() {
+            let tags = Self.tags(file.text)
+            if tags.isEmpty { untiered.append(file.path) }
+            guard tags == [".fast"], file.path != "FerryProvidersTests/TestTierTests.swift" else { continue }
+            fast += file.text.components(separatedBy: "@Test").count - 1
+            if let helper = Self.slowHelpers.first(where: { file.text.contains($0) }) {
+                offenders.append("\(file.path) uses \(helper)")
             }
         }
-        #expect(offenders.isEmpty, "move these tests to a slow target (FerryWorkerTests, FerryCLITests, FerryStoreTests …): \(offenders)")
-        #expect(tests >= 250, "the fast tier holds \(tests) tests")
+        #expect(untiered.isEmpty, "tag these suites .fast, .postgres or .process (Tests/FerryTestSupport/Tags.swift): \(untiered)")
+        #expect(offenders.isEmpty, "tag these suites .postgres or .process, or keep them in process: \(offenders)")
+        #expect(fast >= 250, "the fast tier holds \(fast) tests")
+    }
+
+    @Test("make check runs the fast tier by tag, without the database variables, and make test runs it once, first")
+    func makeCheckSelectsByTag() throws {
+        let root = ProviderSeamTests.root
+        let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)
+        #expect(makefile.contains("@scripts/fast-tier.sh\n"))
+        let script = try String(contentsOf: root.appendingPathComponent("scripts/fast-tier.sh"), encoding: .utf8)
+        #expect(script.contains("-u FERRY_TEST_DATABASE_URL") && script.contains("FERRY_TEST_TIER=fast"))
+        let test = try String(contentsOf: root.appendingPathComponent("scripts/test.sh"), encoding: .utf8)
+        #expect(test.contains(#"fast=$(scripts/fast-tier.sh filter)"#))
+        #expect(test.contains(#"FERRY_TEST_TIER=fast swift test --skip-build --filter "$fast""#))
+        // The other phases skip what the fast one ran: no test runs twice.
+        #expect(test.components(separatedBy: #"--skip "$fast""#).count - 1 == 2)
     }
 }

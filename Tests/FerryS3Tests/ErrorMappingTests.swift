@@ -1,8 +1,9 @@
+import FerryTestSupport
 import NIOHTTP1
 import Testing
 @testable import FerryS3
 
-@Suite("S3 error mapping")
+@Suite("S3 error mapping", .tags(.fast))
 struct ErrorMappingTests {
     static func errorBody(_ code: String, _ message: String, extra: String = "") -> [UInt8] {
         Array("""

@@ -1,12 +1,13 @@
 import AsyncHTTPClient
 import Crypto
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
 @testable import FerryS3
 
 /// Real calls against moto (path-style, us-east-1, any credentials); each test uses its own bucket.
-@Suite("S3 client against moto")
+@Suite("S3 client against moto", .tags(.process))
 struct MotoIntegrationTests {
     static let mib = 1024 * 1024
 
@@ -273,6 +274,7 @@ struct MotoIntegrationTests {
 
         do {
             _ = try await client.getObject(bucket: bucket, key: "nope")
+            Issue.record("a missing key was answered")
         } catch {
             #expect(error.s3Code == "NoSuchKey")
             #expect(error.operation == "GetObject")

@@ -1,8 +1,9 @@
 import Crypto
+import FerryTestSupport
 import Testing
 @testable import FerryS3
 
-@Suite("Part planning and multipart ETags")
+@Suite("Part planning and multipart ETags", .tags(.fast))
 struct PartPlanTests {
     static let mib: Int64 = 1024 * 1024
 

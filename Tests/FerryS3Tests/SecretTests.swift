@@ -4,7 +4,7 @@ import NIOCore
 import Testing
 @testable import FerryS3
 
-@Suite("Secrets never leak")
+@Suite("Secrets never leak", .tags(.process))
 struct SecretTests {
     static let secret = "S3CRET-access-key/with+chars=="
     static let token = "SESSION-token-FwoGZXIvYXdzEBYaDH+/abc=="

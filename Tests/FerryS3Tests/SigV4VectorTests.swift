@@ -1,11 +1,12 @@
 import Crypto
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import FerryS3
 
 /// AWS's published SigV4 test vectors: the canonical request, the string to sign and the
 /// `Authorization` header must come out exactly as published.
-@Suite("SigV4 test vectors")
+@Suite("SigV4 test vectors", .tags(.fast))
 struct SigV4VectorTests {
     // MARK: - aws-sig-v4-test-suite
 

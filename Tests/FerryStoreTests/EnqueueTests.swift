@@ -22,10 +22,15 @@ struct EnqueueTests {
         }
         let count = try await db.query("SELECT (SELECT count(*) FROM ferry.events) + (SELECT count(*) FROM ferry.jobs)")
         #expect(try count.rows[0].decode(Int.self, at: 0) == 0)
-        // A duplicate job id inside the COPY also aborts everything.
+        // A duplicate job id inside the COPY also aborts everything: the events' key (job_id, version) refuses the
+        // second 'enqueued', which the store reports as another event appended to the job first.
         var duplicate = (0..<3).map { _ in StoreFixtures.fetchSpec() }
         duplicate.append(duplicate[0])
-        await #expect(throws: (any Error).self) { try await store.enqueue(duplicate) }
+        await #expect {
+            try await store.enqueue(duplicate)
+        } throws: { error in
+            (error as? FerryStoreError)?.code == .versionConflict
+        }
         #expect(try await db.query("SELECT count(*) FROM ferry.jobs").rows[0].decode(Int.self, at: 0) == 0)
         specs.removeLast()
         #expect(try await store.enqueue(specs).count == 500)

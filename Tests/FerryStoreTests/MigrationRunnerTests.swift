@@ -86,16 +86,32 @@ struct MigrationRunnerTests {
             for index in 0..<4 { try await admin.withConnection { try $0.execute("CREATE DATABASE race_\(index)") } }
             admin.close()
             let directory = TestDatabase.migrationsDirectory
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: MigrationRunner.Outcome.self) { group in
                 for index in 0..<4 {
                     group.addTask {
                         let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "race_\(index)")
                         let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
                         defer { client.close() }
-                        try await MigrationRunner(client: client, directory: directory, logger: Logger(label: "m")).migrate()
+                        return try await MigrationRunner(client: client, directory: directory, logger: Logger(label: "m")).migrate()
                     }
                 }
-                try await group.waitForAll()
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            // Each database got the whole schema from the baseline, and the roles exist once for the cluster.
+            let migrations = try Migration.load(from: directory)
+            #expect(outcomes.count == 4 && outcomes.allSatisfy { $0.baselineApplied && $0.applied == migrations })
+            let check = PostgresClient(configuration: PostgresConfiguration(connectionString: cluster.adminURL, poolSize: 1))
+            defer { check.close() }
+            let roles = try await check.withConnection {
+                try $0.query("SELECT count(*) FROM pg_roles WHERE rolname IN ('ferry_reader', 'ferry_producer', 'ferry_worker')").rows[0]
+                    .decode(Int.self, at: 0)
+            }
+            #expect(roles == 3)
+            for index in 0..<4 {
+                let url = TestDatabase.replacingDatabase(in: cluster.adminURL, with: "race_\(index)")
+                let client = PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: 1))
+                defer { client.close() }
+                try await MigrationRunner(client: client, directory: directory, logger: Logger(label: "m")).verifyUpToDate()
             }
         }
     }

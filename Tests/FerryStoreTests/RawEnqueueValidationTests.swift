@@ -8,7 +8,7 @@ import Testing
 /// Migration 0025: an `enqueued` event a producer appends directly (INSERT or COPY) obeys the rules of
 /// `ferry.enqueue`, with the same error; `ferry.enqueue` refuses `..` in local paths, credentials in URLs and
 /// overlong sources, and reports an out-of-range number as 22023 naming the field.
-@Suite("raw enqueued events are checked like ferry.enqueue")
+@Suite("raw enqueued events are checked like ferry.enqueue", .tags(.postgres))
 struct RawEnqueueValidationTests {
     typealias Logins = LeastPrivilegeTests.Logins
 

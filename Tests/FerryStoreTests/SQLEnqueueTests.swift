@@ -19,10 +19,6 @@ struct SQLEnqueueTests {
         }
     }
 
-    static func count(_ db: TestDatabase, _ sql: String) async throws -> Int {
-        try await db.query(sql).rows[0].decode(Int.self, at: 0)
-    }
-
     /// The refusal of `sql` as a producer: its SQLSTATE, the COLUMN it names and its message.
     static func refusal(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> (state: String, column: String?, message: String) {
         do {
@@ -53,9 +49,9 @@ struct SQLEnqueueTests {
             #expect(status.count == 1 && seen == "queued")
             try connection.execute("ROLLBACK")
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM public.orders") == 0)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM public.orders") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events") == 0)
 
         // Committed: both, with every option as given.
         let runAt = "2026-01-01T00:00:00Z"
@@ -73,7 +69,7 @@ struct SQLEnqueueTests {
             try connection.execute("COMMIT")
             return id
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM public.orders") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM public.orders") == 1)
         let row = try await db.query(
             """
             SELECT status, queue, priority, max_attempts, batch, run_at = $2::timestamptz, metadata->>'order', source,
@@ -137,7 +133,7 @@ struct SQLEnqueueTests {
             #expect(refusal.column == item.field, "\(item): \(refusal)")
             #expect(refusal.message.hasPrefix(item.field + ":") && refusal.message.contains(item.says), "\(item): \(refusal.message)")
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events") == 0)
     }
 
     @Test("provider options are checked at enqueue against the remote side's provider: names and value types (22023, the option in COLUMN, the allowed names in HINT)")
@@ -145,7 +141,7 @@ struct SQLEnqueueTests {
         let db = try await TestDatabase.make("sql_enqueue_options")
         try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('box', 'dropbox'), ('bucket', 's3')")
         // ferry migrate wrote the providers' declarations from Swift.
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.provider_options WHERE scheme = 'dropbox' AND kind = 'upload'") == 8)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.provider_options WHERE scheme = 'dropbox' AND kind = 'upload'") == 8)
         let cases: [(kind: String, source: String, destination: String, options: String, field: String, says: String, hint: String)] = [
             // The issue's cases: a misspelled name is refused now, not by a worker later.
             ("fetch", "https://e.com/a.jpg", "/srv/in/", #"{"mod": "x"}"#, "mod", "not an option for URL fetches", "sha256"),
@@ -188,7 +184,7 @@ struct SQLEnqueueTests {
               {"kind": "upload", "source": "/srv/2.jpg", "destination": "dropbox:box:/2/", "options": {"mod": "overwrite"}}]')
             """)
         #expect(bulk.state == "22023" && bulk.column == "mod" && bulk.message.hasPrefix("jobs[1].mod: not an option"), "\(bulk)")
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.events") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events") == 0)
 
         // What each provider declares is accepted, the options every provider of a kind takes included.
         let accepted: [(kind: String, source: String, destination: String, options: String)] = [
@@ -208,7 +204,7 @@ struct SQLEnqueueTests {
                 try connection.query("SELECT ferry.enqueue($1, $2, $3, $4::jsonb)", [item.kind, item.source, item.destination, options])
             }
         }
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == accepted.count)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == accepted.count)
     }
 
     @Test("idempotency keys: the same arguments return the same job; different ones raise FY012 naming the key and the job")
@@ -224,7 +220,7 @@ struct SQLEnqueueTests {
         let refusal = try await Self.refusal(db, enqueue, [#"{"key": "order-1", "priority": 3}"#])
         #expect(refusal.state == "FY012" && refusal.column == "key")
         #expect(refusal.message.contains("'order-1'") && refusal.message.contains(first.uuidString.lowercased()), "\(refusal.message)")
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 1)
 
         // In one bulk call a repeated key names one job.
         let rows = try await Self.asRole(db, "ferry_producer") { connection in
@@ -241,7 +237,7 @@ struct SQLEnqueueTests {
         #expect(rows.map(\.0) == [0, 1, 2])
         #expect(rows[0].1 == rows[1].1 && rows[0].2 && !rows[1].2)
         #expect(rows[2].1 == first && !rows[2].2)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 2)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 2)
     }
 
     @Test("enqueue_many is all or nothing and names the element at fault; readers may not enqueue")
@@ -257,7 +253,7 @@ struct SQLEnqueueTests {
             """)
         #expect(refusal.state == "22023" && refusal.column == "priority")
         #expect(refusal.message.hasPrefix("jobs[2].priority:"), "\(refusal.message)")
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
 
         let made = try await Self.asRole(db, "ferry_producer") { connection in
             try connection.query(
@@ -269,7 +265,7 @@ struct SQLEnqueueTests {
             ).rows[0].decode(Int.self, at: 0)
         }
         #expect(made == 500)
-        #expect(try await Self.count(db, "SELECT count(*) FROM ferry.job_status WHERE batch = 'many' AND status = 'queued'") == 500)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.job_status WHERE batch = 'many' AND status = 'queued'") == 500)
 
         do {
             try await Self.asRole(db, "ferry_reader") { connection in

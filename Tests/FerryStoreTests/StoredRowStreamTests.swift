@@ -1,10 +1,11 @@
+import FerryTestSupport
 @testable import FerryStore
 import Foundation
 import Testing
 
 /// The hand-over between a whole-log verify's two connections, without a database: order, bounds, back-pressure,
 /// an error on either side.
-@Suite("stored row stream")
+@Suite("stored row stream", .tags(.fast))
 struct StoredRowStreamTests {
     /// Rows "<id>\t<n>\n" with ids 000…, 001… as uuid-like text (36 bytes, sorting as their numbers).
     static func row(_ n: Int) -> [UInt8] {

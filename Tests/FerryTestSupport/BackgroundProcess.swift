@@ -12,6 +12,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Starts `ferry` with `arguments`; output goes to a log file kept for diagnostics. With a `launcher` (such as
     /// `ip netns exec NAME`), `ferry` runs under it: a launcher that execs in place keeps the process id signalable.
     public init(ferry arguments: [String], databaseURL: String, environment: [String: String] = [:], launcher: [String] = []) throws {
+        try TestTier.refuseInFastTier("a ferry process")
         process = Process()
         let command = launcher + [FerryProcess.executable] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])

@@ -37,6 +37,7 @@ public struct FerryProcess {
         _ arguments: [String], databaseURL: String? = nil, stdin: String? = nil, environment: [String: String] = [:],
         currentDirectory: String? = nil
     ) async throws -> Result {
+        try TestTier.refuseInFastTier("a ferry process")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -14,6 +14,9 @@ public enum MotoServer {
         if let url = ProcessInfo.processInfo.environment["FERRY_TEST_S3_URL"], !url.isEmpty {
             return .success(url)
         }
+        if (try? TestTier.refuseInFastTier("a moto server")) == nil {
+            return .failure(MotoUnavailable(reason: "the fast tier starts no process"))
+        }
         // Tests/FerryTestSupport/MotoServer.swift → the repository root.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let script = root.appendingPathComponent("scripts/moto.sh").path

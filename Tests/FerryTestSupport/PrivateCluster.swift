@@ -64,6 +64,7 @@ public final class PrivateCluster: @unchecked Sendable {
     }
 
     static func run(_ arguments: [String]) async throws -> String {
+        try TestTier.refuseInFastTier("a private PostgreSQL cluster")
         // system(3) waits with waitpid: Foundation's Process never reported the end of this script (the server
         // it starts lives on), and the output goes to a file because that server would hold a pipe open.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-sh-\(UUID().uuidString)").path

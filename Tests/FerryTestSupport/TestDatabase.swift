@@ -22,6 +22,7 @@ public struct TestDatabase: Sendable {
     /// The throwaway cluster's admin URL.
     public static var adminURL: String {
         get throws {
+            try TestTier.refuseInFastTier("PostgreSQL")
             guard let url = ProcessInfo.processInfo.environment["FERRY_TEST_DATABASE_URL"], !url.isEmpty else {
                 throw TestSupportError(
                     "FERRY_TEST_DATABASE_URL is not set: run the tests with `make test`, which starts PostgreSQL")

@@ -41,7 +41,7 @@ struct AccountCapTests {
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { _ = try await worker.waitForExit() }
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'small' AND state = 'succeeded'") == 300)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'small' AND state = 'succeeded'") == 300)
         // Without wake-ups each claim that came back short at the cap waited the 60 s poll: 300 jobs, 2 at a time,
         // would take over an hour. The whole batch ran inside one poll interval.
         let span = try await db.query(
@@ -51,7 +51,7 @@ struct AccountCapTests {
         // The cap held: never more than 2 transfers of the account at once. A transfer runs from its claim to the
         // first of its attempt's progress event with every byte up (then it waits only for its batch commit, outside
         // the cap) or the attempt's end, in the log's order.
-        let peak = try await WorkerFixtures.count(
+        let peak = try await count(
             db,
             """
             SELECT coalesce(max(running), 0)::int FROM (
@@ -86,11 +86,11 @@ struct AccountCapTests {
         let worker = try TestWorker.transfers(db, name: "cap-update", ["--concurrency", "16", "--poll-interval", "60"])
 
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first job to run") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") >= 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") >= 1
         }
         // The cap counts transfers (jobs whose data is up and that wait for their batch commit do not), and the
         // server counts the upload bodies it receives at once: one at a time so far.
-        #expect(try await WorkerFixtures.count(db, "SELECT ferry.account_transfers('narrow')::int") <= 1)
+        #expect(try await count(db, "SELECT ferry.account_transfers('narrow')::int") <= 1)
         #expect(try await server.stats()["upload_bodies_peak"]?.intValue ?? 0 <= 1)
 
         let update = try await FerryProcess.run(["account", "update", "narrow", "--max-concurrent", "6", "--json"], databaseURL: db.url)
@@ -102,7 +102,7 @@ struct AccountCapTests {
         // From the event log, not by polling a window this test task could sleep through on a loaded machine: a
         // transfer runs from its claim to its attempt's first event with every byte up, or the attempt's end. At
         // cap 1 never more than one; so more than one at once happened after the update, and never more than 6.
-        let peak = try await WorkerFixtures.count(
+        let peak = try await count(
             db,
             """
             SELECT coalesce(max(running), 0)::int FROM (
@@ -146,7 +146,7 @@ struct AccountCapTests {
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 20)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 20)
         // 20 requests, one every 200 ms: the last starts at least 3.8 s after the first (a lower bound: a slow
         // machine only adds to it).
         let span = try await db.query(
@@ -184,7 +184,7 @@ struct AccountCapTests {
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 20)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 20)
 
         // Rates from the database's timestamps (first start to last finish), not this test's clock.
         func rate(_ batch: String) async throws -> Double {

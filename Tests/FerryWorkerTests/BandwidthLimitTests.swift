@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Testing
 
 @testable import FerryWorker
 
-@Suite("bandwidth limit")
+@Suite("bandwidth limit", .tags(.fast))
 struct BandwidthLimitTests {
     @Test("rates in rclone's notation")
     func parsing() {

@@ -75,7 +75,7 @@ struct BlackHoleTests {
     }
 
     static func succeeded(_ db: TestDatabase) async throws -> Int {
-        try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'")
+        try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'")
     }
 
     /// The worker said its database went away: a heartbeat or a pooled connection failed.

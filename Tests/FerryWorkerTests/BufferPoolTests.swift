@@ -3,7 +3,7 @@ import Testing
 
 @testable import FerryWorker
 
-@Suite("buffer pool")
+@Suite("buffer pool", .tags(.fast))
 struct BufferPoolTests {
     @Test("never more buffers than the limit, however many transfers ask; waiters get released buffers")
     func bounded() async throws {

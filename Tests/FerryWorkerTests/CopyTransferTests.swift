@@ -62,7 +62,7 @@ struct CopyTransferTests {
         }
         #expect(try await Self.states(setup.db, "copy") == ["succeeded": 202], "the folder job and 201 children")
         // The destination was empty when listed: every child went without a look there first.
-        let hinted = try await WorkerFixtures.count(
+        let hinted = try await count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'copy' AND spec->'from'->>'to_absent' = 'true'")
         #expect(hinted == 201)
         let uploads = try await setup.db.query(
@@ -118,7 +118,7 @@ struct CopyTransferTests {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the first copy") { try await WorkerFixtures.batchDone(setup.db, "first") }
         #expect(try await Self.states(setup.db, "first") == ["succeeded": 6])
         // The destination folder did not exist when listed: every child went without a get_metadata first.
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'first' AND spec->'from'->>'to_absent' = 'true'") == 5)
         for (key, data) in objects {
             let path = "/FromS3/" + key.dropFirst(3)
@@ -140,7 +140,7 @@ struct CopyTransferTests {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the second copy") { try await WorkerFixtures.batchDone(setup.db, "second") }
         #expect(try await Self.states(setup.db, "second") == ["succeeded": 2], "the listing and the one changed object")
         // The listing found b.jpg at the destination: its child looked there (and found other content).
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'second' AND spec->'from'->>'to_absent' = 'true'") == 0)
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/FromS3/b.jpg")) == changed)
 
@@ -156,7 +156,7 @@ struct CopyTransferTests {
             return third && one
         }
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/One/c.jpg")) == objects["in/sub/c.jpg"])
-        let noneCopied = try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'third' AND kind = 'copy' AND state = 'succeeded'")
+        let noneCopied = try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'third' AND kind = 'copy' AND state = 'succeeded'")
         #expect(noneCopied == 1, "the listing only: the children of the same versions exist")
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -257,7 +257,7 @@ struct CopyTransferTests {
         _ = try await late.waitForExit()
         #expect(try await Self.states(setup.db, "late") == ["succeeded": 1])
         #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "dst/q/late") == Self.sha256(current))
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch IN ('hint', 'late') AND result->>'server_side' = 'true'") == 0)
 
         // One account on both sides: the store copies each object itself (CopyObject pinned to the listed ETag,
@@ -270,7 +270,7 @@ struct CopyTransferTests {
         inside.signal(SIGTERM)
         _ = try await inside.waitForExit()
         #expect(try await Self.states(setup.db, "inside") == ["succeeded": 31])
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'inside' AND result->>'server_side' = 'true' AND bytes_done = bytes_total") == 30)
         for index in 0..<30 {
             let key = "inside/f\(100 + index)"
@@ -288,7 +288,7 @@ struct CopyTransferTests {
         oddWorker.signal(SIGTERM)
         _ = try await oddWorker.waitForExit()
         #expect(try await Self.states(setup.db, "odd") == ["succeeded": 1])
-        #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'odd' AND result->>'server_side' = 'true'") == 1)
+        #expect(try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'odd' AND result->>'server_side' = 'true'") == 1)
         #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "inside2/a b ü+%&=.bin") == Self.sha256(content(3)))
         // Looked up (a single object, not listed): the copy carries Ferry's metadata, as a streamed one does.
         let single = try await setup.client.headObject(bucket: setup.bucket, key: "inside2/a b ü+%&=.bin")

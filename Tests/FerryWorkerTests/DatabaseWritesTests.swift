@@ -7,7 +7,7 @@ import Testing
 
 /// How the worker tells a database that refuses writes (read-only, out of disk) from other errors, says so once,
 /// and holds rescues until every worker could write a heartbeat again.
-@Suite("database write refusals")
+@Suite("database write refusals", .tags(.fast))
 struct DatabaseWritesTests {
     static func serverError(_ state: SQLState) -> PostgresError {
         PostgresError(code: .server, reason: "rejected", sqlState: state)

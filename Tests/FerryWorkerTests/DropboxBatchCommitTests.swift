@@ -60,7 +60,7 @@ struct DropboxBatchCommitTests {
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
 
-        let failed = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'small' AND state <> 'succeeded'")
+        let failed = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'small' AND state <> 'succeeded'")
         #expect(failed == 0)
         let stats = try await server.stats()
         let sizes = Self.entries(stats)
@@ -72,7 +72,7 @@ struct DropboxBatchCommitTests {
         #expect(stats["sessions_started"]?.intValue == Int64(files.count), "one closed session per file")
         try Self.checkStored(files, server: server, account: "many", stats: stats)
         // The closed session was recorded before each commit.
-        let closed = try await WorkerFixtures.count(
+        let closed = try await count(
             db, "SELECT count(DISTINCT job_id) FROM ferry.events WHERE type = 'progress' AND (data->'session'->>'closed')::boolean")
         #expect(closed == files.count)
     }
@@ -100,7 +100,7 @@ struct DropboxBatchCommitTests {
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'capped' AND state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'capped' AND state <> 'succeeded'") == 0)
         let stats = try await server.stats()
         let peak = stats["upload_bodies_peak"]?.intValue ?? 0
         #expect(peak >= 1 && peak <= 2, "at most the cap's 2 transfers at once: \(peak)")
@@ -164,7 +164,7 @@ struct DropboxBatchCommitTests {
         let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "8", "--poll-interval", "0.05"])
         // The data of every file is up and recorded, and a batch commit is in flight (held by the server).
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "closed sessions recorded and a commit held") {
-            let closed = try await WorkerFixtures.count(
+            let closed = try await count(
                 db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND (session::jsonb->>'closed')::boolean")
             let stats = try await server.stats()
             return closed == files.count && (stats["requests_per_route"]?["files/upload_session/finish_batch_v2"]?.intValue ?? 0) >= 1
@@ -181,9 +181,9 @@ struct DropboxBatchCommitTests {
         survivor.signal(SIGTERM)
         _ = try await survivor.waitForExit()
 
-        let failed = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'succeeded'")
+        let failed = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state <> 'succeeded'")
         #expect(failed == 0)
-        let retried = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND attempt = 2")
+        let retried = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND attempt = 2")
         #expect(retried == files.count, "every job was taken over by a second attempt")
         let stats = try await server.stats()
         #expect(stats["sessions_started"]?.intValue == Int64(files.count), "no file's data was sent again")

@@ -1,10 +1,11 @@
+import FerryTestSupport
 import Foundation
 import Testing
 
 @testable import FerryWorker
 
 /// Remote listings are untrusted: no listed name may place a file outside the fetch's folder.
-@Suite("Dropbox child paths")
+@Suite("Dropbox child paths", .tags(.fast))
 struct DropboxChildPathTests {
     let root = "/srv/fetch/out/"
 

@@ -27,7 +27,7 @@ struct DropboxConcurrentSessionTests {
 
         let worker = try TestWorker.transfers(db, name: "wide", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -44,7 +44,7 @@ struct DropboxConcurrentSessionTests {
         #expect(Set(offsets.compactMap(\.intValue)) == Set((0..<10).map { Int64($0 * Self.chunk) }), "each chunk once, at its multiple of 4 MiB")
         #expect(stats["bytes_received"]?.intValue == Int64(size), "nothing sent twice")
         #expect(stats["finish_batch_entries"]?.arrayValue?.count == 1, "committed through the batcher")
-        let recorded = try await WorkerFixtures.count(
+        let recorded = try await count(
             db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND (data->'session'->>'concurrent')::boolean")
         #expect(recorded >= 10, "each accepted chunk recorded")
     }
@@ -63,14 +63,14 @@ struct DropboxConcurrentSessionTests {
 
         let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(5 * Self.chunk)]) == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(5 * Self.chunk)]) == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
 
         let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         survivor.signal(SIGTERM)
         _ = try await survivor.waitForExit()
@@ -81,6 +81,6 @@ struct DropboxConcurrentSessionTests {
         let extra = (stats["bytes_received"]?.intValue ?? 0) - Int64(size)
         #expect(extra <= Int64(4 * Self.chunk), "re-sent at most the four chunks in flight (\(extra) bytes)")
         #expect(survivor.log.contains("resuming concurrent upload session"))
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 2)
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs") == 2)
     }
 }

@@ -76,7 +76,7 @@ struct DropboxFetchTests {
     }
 
     static func childCount(_ db: TestDatabase, _ batch: String, _ column: String = "job_id") async throws -> Int {
-        try await WorkerFixtures.count(
+        try await count(
             db, "SELECT count(DISTINCT \(column)) FROM ferry.jobs WHERE batch = $1 AND spec->>'entry' = 'true'", [batch])
     }
 
@@ -106,20 +106,20 @@ struct DropboxFetchTests {
         try await Self.stop(workers)
 
         #expect(try await WorkerFixtures.batchDone(db, "big"))
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'big' AND state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'big' AND state <> 'succeeded'") == 0)
         #expect(try await Self.childCount(db, "big") == 2500)
         #expect(try await Self.childCount(db, "big", "source") == 2500)
         let details = try await Self.result(db, parent)
         #expect(details["files"]?.intValue == 2500, "\(details)")
         #expect(details["pages"]?.intValue == 3, "\(details)")
-        let fanOuts = try await WorkerFixtures.count(
+        let fanOuts = try await count(
             db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress' AND data->'session' ? 'cursor'", [parent])
         #expect(fanOuts == 3, "one fan-out per page")
         try Self.expectMirror(server, account: "box", remote: "/Big", local: dir + "/out", count: 2500)
         let stats = try await server.stats()
         // One download per file, more only for attempts the log records (a rescue or a retry on a starved machine).
         let downloads = stats["requests_per_route"]?["files/download"]?.intValue ?? 0
-        let attempts = try await WorkerFixtures.count(db, """
+        let attempts = try await count(db, """
             SELECT count(*) FROM ferry.events e JOIN ferry.jobs j ON j.job_id = e.job_id
              WHERE j.batch = 'big' AND j.spec->>'entry' = 'true' AND e.type = 'claimed'
             """)
@@ -142,11 +142,11 @@ struct DropboxFetchTests {
 
         let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
-        let recorded = try await WorkerFixtures.count(db, "SELECT (session->>'listed')::bigint FROM ferry.jobs WHERE job_id = $1::uuid", [parent])
+        let recorded = try await count(db, "SELECT (session->>'listed')::bigint FROM ferry.jobs WHERE job_id = $1::uuid", [parent])
         #expect(recorded >= 1000 && recorded < 2500, "killed mid-listing (\(recorded) listed)")
         try await server.setFaults([:])
 
@@ -154,8 +154,8 @@ struct DropboxFetchTests {
         try await Self.waitForBatch(db, "crash")
         try await Self.stop(survivors)
 
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1::uuid", [parent]) == 2)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'crash' AND state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1::uuid", [parent]) == 2)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'crash' AND state <> 'succeeded'") == 0)
         #expect(try await Self.childCount(db, "crash") == 2500)
         #expect(try await Self.childCount(db, "crash", "source") == 2500)
         #expect(try await Self.childCount(db, "crash", "idempotency_key") == 2500)
@@ -177,7 +177,7 @@ struct DropboxFetchTests {
 
         let worker = try TestWorker.transfers(db, name: "reset", ["--concurrency", "8"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
         _ = try await server.request("POST", "/__dev/reset-cursors", json: .object(["account": .string("box")]))
         // The next continue answers reset whatever the latency; the rest of the run can be quick.
@@ -188,7 +188,7 @@ struct DropboxFetchTests {
         let result = try await Self.result(db, parent)
         #expect((result["resets"]?.intValue ?? 0) >= 1, "\(result)")
         #expect(result["files"]?.intValue == 300, "\(result)")
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1::uuid", [parent]) == 1)
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1::uuid", [parent]) == 1)
         let stats = try await server.stats()
         #expect((stats["requests_per_route"]?["files/list_folder"]?.intValue ?? 0) >= 2, "listed again from the start")
         #expect(try await Self.childCount(db, "reset") == 300)
@@ -284,11 +284,11 @@ struct DropboxFetchTests {
 
         let victim = try TestWorker.transfers(db, name: "victim")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
-        let offset = Int64(try await WorkerFixtures.count(db, "SELECT (session->>'offset')::bigint FROM ferry.jobs"))
+        let offset = Int64(try await count(db, "SELECT (session->>'offset')::bigint FROM ferry.jobs"))
         #expect(offset > 0 && offset < Int64(size))
         // What the first attempt made the server send, once the server has noticed the closed connection.
         var sentBefore: Int64 = -1
@@ -301,12 +301,12 @@ struct DropboxFetchTests {
 
         let survivor = try TestWorker.transfers(db, name: "survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
         }
         try await Self.stop([survivor])
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1)
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 2)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1)
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs") == 2)
         let sentAfter = try await server.stats()["bytes_sent"]?.intValue ?? 0
         #expect(sentAfter - sentBefore == Int64(size) - offset, "the second attempt asked for bytes \(offset)– only")
         #expect(survivor.log.contains("resuming download"))
@@ -333,13 +333,13 @@ struct DropboxFetchTests {
 
         let worker = try TestWorker.transfers(db, name: "cancel")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         #expect(Self.localFiles(dir + "/out").count == 1 && Self.localFiles(dir + "/out")[0].hasSuffix(".part"))
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
         #expect(cancel.status == 0, "\(cancel.stderr)")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
         }
         try await Self.stop([worker])
         #expect(Self.localFiles(dir + "/out") == [], "no .part file left")
@@ -358,7 +358,7 @@ struct DropboxFetchTests {
         let parent = try await Self.enqueueFetch(db, "dropbox:box:/Docs", to: dir + "/out/", ["--batch", "changed"])
         let lister = try TestWorker.transfers(db, name: "lister", ["--concurrency", "1"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the listing to be fanned out") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
         }
         lister.signal(SIGKILL)
         _ = try await lister.waitForExit()
@@ -403,11 +403,11 @@ struct DropboxFetchTests {
 
         let worker = try TestWorker.transfers(db, name: "sha")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both fetches to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 2
         }
         try await Self.stop([worker])
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [good]) == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [good]) == 1)
         #expect(FileManager.default.contents(atPath: dir + "/good/x.bin") == Data(expected))
         let failure = try await db.query("SELECT state, last_error FROM ferry.jobs WHERE job_id = $1::uuid", [bad]).rows[0]
         #expect(try failure.decode(String.self, at: 0) == "failed")
@@ -451,7 +451,7 @@ struct DropboxFetchTests {
         let job = try await Self.enqueueFetch(db, "dropbox:box:/Nope", to: dir + "/out/", [])
         let worker = try TestWorker.transfers(db, name: "missing")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fetch to fail") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
         }
         try await Self.stop([worker])
         let row = try await db.query("SELECT attempt, last_error FROM ferry.jobs WHERE job_id = $1::uuid", [job]).rows[0]

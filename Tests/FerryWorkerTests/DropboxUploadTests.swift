@@ -73,14 +73,14 @@ struct DropboxUploadTests {
         let faults = stats["faults_injected"]
         #expect((faults?["failure"]?.intValue ?? 0) > 0)
         #expect((stats["token_refreshes_per_account"]?["photos"]?.intValue ?? 0) >= 2, "refreshed during the run")
-        let deferred = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'")
+        let deferred = try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'")
         if (stats["rate_limited_responses"]?.intValue ?? 0) > 0 || (faults?["write_contention"]?.intValue ?? 0) > 6 {
             #expect(deferred > 0, "429s defer jobs without consuming attempts")
         }
-        let sessionEvents = try await WorkerFixtures.count(
+        let sessionEvents = try await count(
             db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'upload_session_id'")
         #expect(sessionEvents >= 20, "each accepted chunk of the large files is a progress event")
-        let refreshEvents = try await WorkerFixtures.count(
+        let refreshEvents = try await count(
             db, "SELECT count(*) FROM ferry.account_events WHERE account = 'photos' AND type = 'token_refreshed'")
         #expect(refreshEvents >= 2)
 
@@ -116,7 +116,7 @@ struct DropboxUploadTests {
             #expect(result.status == 0, "\(result.stderr)")
             let id = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "job \(key) to finish") {
-                try await WorkerFixtures.count(
+                try await count(
                     db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state IN ('succeeded', 'failed')", [id]) == 1
             }
             return id
@@ -170,11 +170,11 @@ struct DropboxUploadTests {
 
         let worker = try TestWorker.transfers(db, name: "rot", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "both commits to be found corrupted") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%content_hash_mismatch%'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%content_hash_mismatch%'") == 2
         }
         try await server.setFaults([:])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both uploads to succeed") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -187,7 +187,7 @@ struct DropboxUploadTests {
         let stats = try await server.stats()
         #expect((stats["faults_injected"]?["corrupt_commit"]?.intValue ?? 0) >= 2, "the fault happened")
         // The replacement named the corrupted revision: a progress event carried it to the next attempt.
-        let replaced = try await WorkerFixtures.count(
+        let replaced = try await count(
             db, "SELECT count(DISTINCT job_id) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'replace'")
         #expect(replaced == 2)
     }
@@ -206,7 +206,7 @@ struct DropboxUploadTests {
 
         let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "4"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
@@ -216,7 +216,7 @@ struct DropboxUploadTests {
 
         let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "4"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         survivor.signal(SIGTERM)
         _ = try await survivor.waitForExit()
@@ -232,7 +232,7 @@ struct DropboxUploadTests {
             Issue.record("no append offsets for the session")
         }
         #expect(try DropboxAccounts.sha256(server.storedFile(account: "vault", path: "/big.bin")) == DropboxAccounts.sha256(dir + "/big.bin"))
-        let attempt = try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs")
+        let attempt = try await count(db, "SELECT attempt FROM ferry.jobs")
         #expect(attempt == 2)
     }
 
@@ -266,9 +266,9 @@ struct DropboxUploadTests {
         for worker in [zombie, other] { worker.signal(SIGTERM) }
         for worker in [zombie, other] { #expect(try await worker.waitForExit() == 0) }
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued' AND data->>'lease' = '1'") == 1)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'succeeded'") == 1)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'succeeded' AND data->>'lease' = '2'") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued' AND data->>'lease' = '1'") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'succeeded'") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'succeeded' AND data->>'lease' = '2'") == 1)
         #expect(try DropboxAccounts.sha256(server.storedFile(account: "vault", path: "/photo.jpg")) == DropboxAccounts.sha256(dir + "/photo.jpg"))
         #expect(try await server.stats()["commits_per_path"]?["/photo.jpg"]?.intValue == 1, "the zombie's commit wrote nothing")
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
@@ -288,7 +288,7 @@ struct DropboxUploadTests {
 
         let worker = try TestWorker.transfers(db, name: "tails", ["--chunk-size", "2"], environment: Self.sequentialSessions)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
@@ -326,16 +326,16 @@ struct DropboxUploadTests {
         // Workers first, so they all find the jobs at the same moment.
         let workers = try (0..<3).map { try TestWorker.transfers(db, name: "r\($0)", ["--concurrency", "4"]) }
         try await eventually(timeout: .seconds(300), "the three workers to register") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 3
+            try await count(db, "SELECT count(*) FROM ferry.workers") == 3
         }
         try await Self.enqueue(db, lines, in: dir)
         try await eventually(timeout: .seconds(300), "the uploads to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12
         }
         for worker in workers { worker.signal(SIGTERM) }
         let stats = try await server.stats()
         #expect(stats["token_refreshes_per_account"]?["shared"]?.intValue == 1)
-        let refreshEvents = try await WorkerFixtures.count(
+        let refreshEvents = try await count(
             db, "SELECT count(*) FROM ferry.account_events WHERE account = 'shared' AND type = 'token_refreshed'")
         #expect(refreshEvents == 1)
     }
@@ -365,13 +365,13 @@ struct DropboxUploadTests {
         #expect(try row.decode(String?.self, at: 0)?.contains("ferry account login family") == true)
         #expect(try row.decode(Int.self, at: 1) == 0, "no attempt consumed")
         #expect(try row.decode(String.self, at: 2) == "queued")
-        let reauth = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'needs_reauth'")
+        let reauth = try await count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'needs_reauth'")
         #expect(reauth == 1)
 
         // Log in again (PKCE): read the URL the CLI prints, "click Allow", paste the code.
         try await Self.login("family", server: server, db: db)
         try await eventually(timeout: .seconds(300), "the held job to run after login") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()

@@ -85,7 +85,7 @@ struct ExistingFileTests {
         #expect(jobs[names[0]]?.state == "succeeded" && jobs[names[2]]?.state == "succeeded", "\(jobs)")
         #expect(jobs[names[1]]?.state == "failed", "\(jobs)")
         #expect(FileManager.default.contents(atPath: dir + "/" + names[1]) == Data("mine".utf8))
-        let carrying = try await WorkerFixtures.count(
+        let carrying = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'pics' AND spec->>'existing' = 'immutable'")
         #expect(carrying == 4, "the listing and its three children")
     }

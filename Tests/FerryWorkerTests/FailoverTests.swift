@@ -19,7 +19,7 @@ struct FailoverTests {
     static let batch = "failover"
 
     static func succeeded(_ db: TestDatabase) async throws -> Int {
-        try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state = 'succeeded'", [batch])
+        try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state = 'succeeded'", [batch])
     }
 
     /// Seconds from `date` to the first event of `type` (of any type: "") whose transaction began after it
@@ -101,7 +101,7 @@ struct FailoverTests {
             // The same worker processes, never restarted, took jobs again after the failover.
             for (name, worker) in zip(names, workers) {
                 #expect(worker.isRunning, "\(name) is still the process started before the failover")
-                let claims = try await WorkerFixtures.count(
+                let claims = try await count(
                     db, "SELECT count(*) FROM ferry.events WHERE type = 'claimed' AND data->>'worker' = $1 AND recorded_at > to_timestamp($2::float8)",
                     [name, killedAt.timeIntervalSince1970])
                 #expect(claims > 0, "\(name) claimed nothing after the failover: \(worker.log.suffix(3000))")
@@ -154,7 +154,7 @@ struct FailoverTests {
             // The figures (measured, never asserted: the machine's load decides them).
             let waited = calls.filter(\.waited)
             let duringSwitchover = calls.filter { $0.started >= switchoverStarted.addingTimeInterval(-1) && $0.started < killedAt }
-            let lostClaims = try await WorkerFixtures.count(
+            let lostClaims = try await count(
                 db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.batch = $1 AND e.type IN ('released', 'rescued')",
                 [Self.batch])
             print("""

@@ -1,13 +1,14 @@
 import FerryCore
 import FerryProviders
 import FerryStore
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Postgres
 import Testing
 @testable import FerryWorker
 
-@Suite("URL fetch helpers")
+@Suite("URL fetch helpers", .tags(.fast))
 struct FetchHelperTests {
     @Test("Content-Range parses start, end and total; malformed ones are refused")
     func contentRange() {

@@ -105,7 +105,7 @@ struct FetchLeftoverTests {
         }
         let survivor = try TestWorker.transfers(db, name: "survivor", ["--concurrency", "2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both fetches to fail") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 2
         }
         try await URLFetchTests.stop([survivor])
         let gone = try await URLFetchTests.job(db, destination: dir + "/gone.bin")
@@ -139,7 +139,7 @@ struct FetchLeftoverTests {
         try await Self.ferry(db, ["cancel", "--batch", "trip"])
         let rescuer = try TestWorker.transfers(db, name: "rescuer")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the rescue to cancel both") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 2
         }
         let parts = try Self.partFiles(dir)
         try #require(parts.count == 2)
@@ -150,7 +150,7 @@ struct FetchLeftoverTests {
         try await server.setFaults([:])
         try await Self.ferry(db, ["retry", "--batch", "trip"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "both retried fetches to succeed") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         try await URLFetchTests.stop([rescuer])
         for name in ["kept.bin", "stale.bin"] {

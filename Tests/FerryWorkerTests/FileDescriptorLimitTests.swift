@@ -11,7 +11,7 @@ import Testing
 /// failing opens and connects mid-job.
 @Suite("file descriptor limits")
 struct FileDescriptorLimitTests {
-    @Test("the concurrency that fits: what is left after the open and reserved descriptors, four per job, at least 1")
+    @Test("the concurrency that fits: what is left after the open and reserved descriptors, four per job, at least 1", .tags(.fast))
     func budget() {
         let budget = FileDescriptorBudget(limit: 64, hardLimit: 64, open: 10, reserved: 30)
         #expect(budget.concurrency(asked: 128) == 6)
@@ -20,7 +20,7 @@ struct FileDescriptorLimitTests {
         #expect(FileDescriptorBudget(limit: 1 << 20, hardLimit: 1 << 20, open: 10, reserved: 30).concurrency(asked: 1000) == 1000)
     }
 
-    @Test("the soft limit is raised to the hard one before the budget is taken")
+    @Test("the soft limit is raised to the hard one before the budget is taken", .tags(.fast))
     func raisesSoftLimit() throws {
         var limits = rlimit()
         #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0)
@@ -48,8 +48,8 @@ struct FileDescriptorLimitTests {
         try await eventually(timeout: .seconds(300), "the batch to finish") { try await WorkerFixtures.batchDone(db, "fd") }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('retry_scheduled', 'deferred', 'failed')") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('retry_scheduled', 'deferred', 'failed')") == 0)
         let notice = try #require(worker.log.split(separator: "\n").first { $0.contains("too few file descriptors for --concurrency 128") })
         #expect(notice.contains("RLIMIT_NOFILE 64"), "\(notice)")
         for file in files {

@@ -74,9 +74,9 @@ struct FlickrFetchTests {
         #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
         try await URLFetchTests.stop(workers)
 
-        let failed = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'")
+        let failed = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'")
         #expect(failed == 0)
-        let children = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND source LIKE 'flickr:%/photo/%'")
+        let children = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND source LIKE 'flickr:%/photo/%'")
         #expect(children == 1050)
 
         // Exactly the photos' files, nothing else anywhere below the parent folder.
@@ -126,7 +126,7 @@ struct FlickrFetchTests {
         let result = try await db.query("SELECT result::text FROM ferry.jobs WHERE job_id = $1::uuid", [listing]).rows[0].decode(String?.self, at: 0)
         let details = try JSONValue.parse(result ?? "{}")
         #expect(details["photos"]?.intValue == 1050 || details["details"]?["photos"]?.intValue == 1050, "\(result ?? "")")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'page'") == 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'page'") == 3)
     }
 
     @Test("kill -9 during the listing: the next attempt resumes at the next page, and no photo is enqueued twice")
@@ -144,12 +144,12 @@ struct FlickrFetchTests {
 
         let victim = try TestWorker.transfers(db, name: "flickr-victim", ["--concurrency", "2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first page to be committed") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND (session->>'page')::int >= 2", [listing]) == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state <> 'succeeded'", [listing]) == 1,
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state <> 'succeeded'", [listing]) == 1,
                 "killed mid-listing")
         _ = try await server.request("POST", "/__dev/reset-stats")
         try await server.setFaults([:])
@@ -170,8 +170,8 @@ struct FlickrFetchTests {
         // Listed after the kill: never page 1 again, and the last page once (the victim's in-flight request may land too).
         #expect(!pages.contains(1) && pages.contains(4), "resumed after page 1: \(pages)")
         #expect(survivor.log.contains("resuming Flickr listing"))
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'resume' AND source LIKE 'flickr:%/photo/%'") == 2000)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'resume' AND source LIKE 'flickr:%/photo/%'") == 2000)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
         #expect(Self.tree(target) == photos.map { "\($0.id)_s.jpg" }.sorted(), "every photo once, no temporary files")
     }
 
@@ -189,7 +189,7 @@ struct FlickrFetchTests {
             try await WorkerFixtures.batchDone(db, "few")
         }
         try await URLFetchTests.stop([worker])
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 121)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 121)
         #expect(Self.tree(target) == photos.prefix(120).map { "\($0.id)_q.jpg" }.sorted(), "the 120 newest")
     }
 
@@ -215,7 +215,7 @@ struct FlickrFetchTests {
         _ = try await Self.enqueue(db, ["flickr:8@N08", "--to", target + "/"])
         let worker = try TestWorker.transfers(db, name: "flickr-key")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the listing to fail") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
         }
         try await URLFetchTests.stop([worker])
         let row = try await db.query("SELECT attempt, last_error FROM ferry.jobs").rows[0]
@@ -223,7 +223,7 @@ struct FlickrFetchTests {
         let error = try row.decode(String?.self, at: 1) ?? ""
         #expect(error.contains("Invalid API Key (Key not found)"), "\(error)")
         #expect(!error.contains(wrongKey) && !worker.log.contains(wrongKey), "the key is never shown")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 1, "no children")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 1, "no children")
         #expect(Self.tree(target).isEmpty)
     }
 

@@ -31,7 +31,7 @@ struct GoogleDriveFleetTests {
 
     static func waitForBatch(_ db: TestDatabase, _ batch: String) async throws {
         try await eventually(timeout: .seconds(300), "batch \(batch) to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state NOT IN ('succeeded', 'failed', 'cancelled')", [batch]) == 0
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state NOT IN ('succeeded', 'failed', 'cancelled')", [batch]) == 0
         }
     }
 
@@ -62,7 +62,7 @@ struct GoogleDriveFleetTests {
         try await Self.waitForBatch(db, "fleet")
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { _ = try await worker.waitForExit() }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'fleet' AND state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'fleet' AND state <> 'succeeded'") == 0)
 
         let items = try await Self.items(server, "fleet")
         let paths = items.compactMap { $0["path"]?.stringValue }
@@ -138,15 +138,15 @@ struct GoogleDriveFleetTests {
 
         let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "1"])
         try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(4 * mib)]) == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(4 * mib)]) == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 0, "killed mid-upload")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 0, "killed mid-upload")
 
         let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "1"])
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         survivor.signal(SIGTERM)
         _ = try await survivor.waitForExit()
@@ -159,7 +159,7 @@ struct GoogleDriveFleetTests {
         let received = stats["bytes_received_per_session"]?.objectValue?.values.compactMap(\.intValue).reduce(0, +) ?? 0
         #expect(received - Int64(size) <= Int64(2 * mib), "re-sent at most the chunk in flight (\(received - Int64(size)) bytes more)")
         #expect(survivor.log.contains("resuming the recorded upload session"))
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 2)
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs") == 2)
     }
 
     @Test("copies go Drive → S3 and S3 → Drive through the capabilities: objects and files equal their sources")
@@ -182,7 +182,7 @@ struct GoogleDriveFleetTests {
             let result = try await FerryProcess.run(["enqueue", kind] + arguments + ["--batch", batch], databaseURL: setup.db.url)
             #expect(result.status == 0, "\(result.stderr)")
             try await Self.waitForBatch(setup.db, batch)
-            #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]) == 0, "\(batch)")
+            #expect(try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]) == 0, "\(batch)")
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()

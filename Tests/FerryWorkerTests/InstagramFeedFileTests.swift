@@ -1,12 +1,13 @@
 import FerryCore
 import FerryInstagram
+import FerryTestSupport
 import Foundation
 import Testing
 
 @testable import FerryWorker
 
 /// What a hostile feed can and cannot do to file names, metadata and pacing (no process, no database).
-@Suite("Instagram feed files")
+@Suite("Instagram feed files", .tags(.fast))
 struct InstagramFeedFileTests {
     let root = "/tmp/ig-root/"
 

@@ -57,8 +57,8 @@ struct InstagramFetchTests {
         _ = try await server.request("POST", "/__dev/instagram/expire-links", json: .object(["after_downloads": .int(10)]))
 
         try await Self.run(db, batch: "ig1", target: target)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ig1' AND source LIKE 'instagram:ig/media/%'") == user.files)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ig1' AND source LIKE 'instagram:ig/media/%'") == user.files)
         let names = Set(FlickrFetchTests.tree(parent))
         #expect(names.count == user.files + 1, "\(names.count) entries for \(user.files) files")
         #expect(names.allSatisfy { $0 == "ig/" || ($0.hasPrefix("ig/") && !$0.dropFirst(3).contains("/")) })
@@ -80,14 +80,14 @@ struct InstagramFetchTests {
             #expect(try row.decode(String.self, at: 1).hasSuffix("Z"))
             #expect(try row.decode(Int?.self, at: 2) != nil)
         }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.job_status WHERE source LIKE '%escape%' OR metadata::text LIKE '%\\\\u001b%'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.job_status WHERE source LIKE '%escape%' OR metadata::text LIKE '%\\\\u001b%'") == 0)
         #expect(!FileManager.default.fileExists(atPath: parent + "/escape"))
 
         // Ten new posts: the second run fetches their files and nothing else.
         let added = try await server.request("POST", "/__dev/instagram/posts", json: .object(["user_id": .string(user.userID), "count": .int(10)]))
         let newFiles = Int(added["files"]?.intValue ?? -1)
         try await Self.run(db, batch: "ig2", target: target)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ig2' AND source LIKE 'instagram:ig/media/%'") == newFiles)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ig2' AND source LIKE 'instagram:ig/media/%'") == newFiles)
         stats = try await server.request("GET", "/__dev/instagram/stats")
         let after = stats["downloads_per_path"]?.objectValue ?? [:]
         #expect(after.count == user.files + newFiles && after.values.allSatisfy { $0.intValue == 1 })
@@ -107,10 +107,10 @@ struct InstagramFetchTests {
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
         let workers = try [TestWorker.transfers(db, name: "ig-held", [])]
         try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the account to need a new token") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'ig' AND status <> 'active'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'ig' AND status <> 'active'") == 1
         }
         try await URLFetchTests.stop(workers)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('failed', 'succeeded')") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('failed', 'succeeded')") == 0)
         let errors = try await db.query("SELECT coalesce(string_agg(last_error, ' '), '') FROM ferry.jobs").rows[0].decode(String.self, at: 0)
         #expect(!errors.contains(user.token))
     }

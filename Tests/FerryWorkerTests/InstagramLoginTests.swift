@@ -21,7 +21,7 @@ struct InstagramLoginTests {
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
         let workers = try [TestWorker.transfers(db, name: "ig-login", ["--concurrency", "4"])]
         try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the account to need a new token, its feed held by the provider's code") {
-            try await WorkerFixtures.count(
+            try await count(
                 db,
                 """
                 SELECT (SELECT count(*) FROM ferry.accounts WHERE name = 'ig' AND status <> 'active')
@@ -33,7 +33,7 @@ struct InstagramLoginTests {
         let refused = try await Self.login(token: user.token, db: db, file: target + "/../old-token")
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("code 190"), "\(refused.stderr)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'ig' AND status = 'active'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'ig' AND status = 'active'") == 0)
 
         let fresh = try await server.request("POST", "/__dev/instagram/tokens", json: .object(["user_id": .string(user.userID)]))
         let token = try #require(fresh["access_token"]?.stringValue)
@@ -44,7 +44,7 @@ struct InstagramLoginTests {
             try await WorkerFixtures.batchDone(db, "held")
         }
         try await URLFetchTests.stop(workers)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'succeeded'") == user.files + 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'held' AND state = 'succeeded'") == user.files + 1)
         let files = try FileManager.default.contentsOfDirectory(atPath: target).filter { !$0.hasPrefix(".") }
         #expect(files.count == user.files)
 
@@ -84,11 +84,11 @@ struct InstagramLoginTests {
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
         let workers = try [TestWorker.transfers(db, name: "ig-throttle", [])]
         try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the feed to be deferred by the rate limit") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred' AND data::text LIKE '%rate limit (code 4)%'") == 1
         }
         try await URLFetchTests.stop(workers)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0 AND run_at > now()") == 1)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('failed', 'succeeded')") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0 AND run_at > now()") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('failed', 'succeeded')") == 0)
     }
 }

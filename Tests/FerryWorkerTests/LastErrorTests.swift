@@ -19,7 +19,7 @@ struct LastErrorTests {
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let worker = try TestWorker.start(db, name: "second-time", ["--handler", "fail-until:2", "--retry-base", "0.05"])
         try await eventually(timeout: .seconds(300), "the job to succeed") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()

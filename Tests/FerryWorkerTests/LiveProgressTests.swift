@@ -48,7 +48,7 @@ struct LiveProgressTests {
         #expect(seen.batch == seen.job, "the batch adds the job's live bytes: \(seen)")
         // Live bytes are not events: none was written while the data went up (batch commit records the closed
         // session once every byte is up, with the whole size).
-        let progressEvents = try await WorkerFixtures.count(
+        let progressEvents = try await count(
             db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND (data->>'bytes_done')::bigint < $1", [Int64(size)])
         #expect(progressEvents == 0, "live bytes are not events")
         let status = try await FerryProcess.run(["status", job, "--json"], databaseURL: db.url)
@@ -60,7 +60,7 @@ struct LiveProgressTests {
         }
         // The finished job's live row goes with the next publication; the views already ignore it.
         try await eventually(timeout: .seconds(60), interval: .milliseconds(200), "the live row to go") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.live_progress") == 0
+            try await count(db, "SELECT count(*) FROM ferry.live_progress") == 0
         }
         let done = try await db.query("SELECT bytes_done FROM ferry.batch_status WHERE batch = 'clips'").rows[0].decode(Int64.self, at: 0)
         #expect(done == Int64(size))

@@ -57,7 +57,7 @@ struct LocalCopyTests {
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
         for file in files {
             let copy = target + (file as NSString).lastPathComponent
             #expect(FileManager.default.contentsEqual(atPath: file, andPath: copy), "\(file)")
@@ -94,16 +94,16 @@ struct LocalCopyTests {
             reaches: 3)
         _ = try await victim.waitForExit()
         try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'") > 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'") > 0)
         let survivor = try TestWorker.start(db, name: "survivor", ["--concurrency", "3", "--chunk-size", "1"], environment: environment)
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "r") }
         survivor.signal(SIGTERM)
         #expect(try await survivor.waitForExit() == 0)
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
         #expect(survivor.log.contains("resuming upload"), "\(survivor.log.suffix(2000))")
         // No job the victim had moved past its first chunk wrote that first chunk again.
-        let restartedFromZero = try await WorkerFixtures.count(db, """
+        let restartedFromZero = try await count(db, """
             SELECT count(*) FROM ferry.events e
              WHERE e.type = 'progress' AND (e.data->>'lease')::int >= 2
                AND (e.data->>'bytes_done')::bigint <= 1048576
@@ -134,7 +134,7 @@ struct LocalCopyTests {
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "bw") }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 10)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 10)
 
         // From the first start to the last finish as the database recorded them, not this test's clock (a busy
         // test process wakes late).

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FerryCore
 import FerryProviders
 import FerryStore
+import FerryTestSupport
 import FerryTesting
 import FerryWorker
 import Foundation
@@ -10,7 +11,7 @@ import Testing
 /// Copies come from capabilities: the test provider declares a copy reader and writer in its own folder, and a
 /// real worker (the registry's handlers, not a scripted one) copies between it and itself, a folder fanned out
 /// into children, with no code in Ferry naming it.
-@Suite("the memory provider as a copy source and destination, through a real worker")
+@Suite("the memory provider as a copy source and destination, through a real worker", .tags(.fast))
 struct MemoryProviderCopyTests {
     let registry = ProviderRegistry(ProviderRegistry.standard.providers + [MemoryProvider()])
 

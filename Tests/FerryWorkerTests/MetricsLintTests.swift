@@ -30,7 +30,7 @@ struct MetricsLintTests {
         let worker = try TestWorker.start(
             db, name: "linted", ["--handler", "fail-until:2", "--queues", "photos", "--metrics-port", "\(port)", "--retry-base", "0.05"])
         try await eventually(timeout: .seconds(300), "jobs done") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5
         }
         var body = ""
         try await eventually(timeout: .seconds(300), "a scrape") {

@@ -16,7 +16,7 @@ import Testing
 /// fault: the job is deferred (no attempt used) with a growing backoff, a fetch's partial file is removed, the
 /// shortage is counted, and the job succeeds once the resource is back. In process: a real worker over the memory
 /// store, the real web fetch handler against an in-process dev server.
-@Suite("resource shortages: full disks and file descriptors")
+@Suite("resource shortages: full disks and file descriptors", .tags(.process))
 struct NoSpaceTests {
     /// A configuration whose shortage backoff is an hour: the test moves the store's clock instead of waiting.
     static func hourBackoff(_ configuration: inout WorkerConfiguration) {

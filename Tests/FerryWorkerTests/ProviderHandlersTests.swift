@@ -1,9 +1,10 @@
 import FerryCore
 import FerryProviders
+import FerryTestSupport
 import FerryWorker
 import Testing
 
-@Suite("the worker side of the providers")
+@Suite("the worker side of the providers", .tags(.fast))
 struct ProviderHandlersTests {
     @Test("every standard descriptor has a worker side, found through the registry")
     func everyDescriptorHasHandlers() {

@@ -35,10 +35,6 @@ struct ReadOnlyDatabaseTests {
         }
     }
 
-    static func count(_ db: TestDatabase, _ sql: String) async throws -> Int {
-        try await db.query(sql).rows[0].decode(Int.self, at: 0)
-    }
-
     @Test("read-only mid-run: claims stop, /ready says why, finished outcomes are kept and written once when writable again")
     func readOnlyMidRun() async throws {
         let db = try await TestDatabase.make("readonly")
@@ -73,13 +69,13 @@ struct ReadOnlyDatabaseTests {
             try await eventually(timeout: .seconds(300), interval: .milliseconds(10), "the finished outcomes kept") {
                 worker.running.count == 0 && worker.batcher.unwrittenJobIDs.count == Self.concurrency
             }
-            #expect(try await Self.count(db, "SELECT count(*)::int FROM ferry.events WHERE type = 'claimed'") == Self.concurrency, "no claim while read-only")
-            #expect(try await Self.count(db, "SELECT count(*)::int FROM ferry.events WHERE type = 'succeeded'") == 0)
+            #expect(try await count(db, "SELECT count(*)::int FROM ferry.events WHERE type = 'claimed'") == Self.concurrency, "no claim while read-only")
+            #expect(try await count(db, "SELECT count(*)::int FROM ferry.events WHERE type = 'succeeded'") == 0)
             #expect(!(await readiness.check().ready))
 
             try await Self.setReadOnly(db, false)
             try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "every job to succeed") {
-                try await Self.count(db, "SELECT count(*)::int FROM ferry.jobs WHERE state = 'succeeded'") == Self.jobs
+                try await count(db, "SELECT count(*)::int FROM ferry.jobs WHERE state = 'succeeded'") == Self.jobs
             }
             try await eventually(timeout: .seconds(300), interval: .milliseconds(20), "/ready to say ready again") {
                 await readiness.check().ready
@@ -98,7 +94,7 @@ struct ReadOnlyDatabaseTests {
         for row in perJob {
             #expect(try row.decode(Int.self, at: 0) == 1 && row.decode(Int.self, at: 1) == 1)
         }
-        #expect(try await Self.count(db, "SELECT count(*)::int FROM ferry.events WHERE type = 'rescued'") == 0)
+        #expect(try await count(db, "SELECT count(*)::int FROM ferry.events WHERE type = 'rescued'") == 0)
         let lines = log.all
         #expect(lines.filter { $0.contains("the database refuses writes") }.count == 1, "said once: \(lines.filter { $0.contains("refuses") })")
         #expect(lines.contains { $0.contains("the database accepts writes again") })

@@ -43,7 +43,7 @@ struct RefetchTests {
 
         let stats = try await server.stats()
         #expect(stats["requests_per_route"]?["files/download"]?.intValue == 9, "only the changed (6 first, then 3), new and damaged files: \(stats)")
-        let skipped = try await WorkerFixtures.count(
+        let skipped = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'second' AND state = 'succeeded' AND result->>'skipped' = 'unchanged'")
         #expect(skipped == 4, "the job results say which files were skipped")
         let names = (0..<6).map(DropboxFetchTests.seededName) + ["new.bin"]
@@ -73,12 +73,12 @@ struct RefetchTests {
         #expect(add.status == 0, "\(add.stderr)")
         let worker = try TestWorker.transfers(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "two ticks skipped for the first run") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE skipped_for IS NOT NULL") >= 2
+            try await count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE skipped_for IS NOT NULL") >= 2
         }
         try await server.setFaults([:])
         // The first run, then two more after it: they find every photo present.
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "three listings to finish") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM ferry.schedule_runs r JOIN ferry.jobs j ON j.job_id = r.job_id WHERE j.state = 'succeeded'") >= 3
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "stream"], databaseURL: db.url).status == 0)
@@ -113,7 +113,7 @@ struct RefetchTests {
         #expect(results.first == "0", "the first listing found nothing present")
         #expect(results.dropFirst().allSatisfy { $0 == "20" } && results.count >= 3, "later listings skip every photo: \(results)")
         // Each run is a batch of its own, named by its tick's key: the first listing and the photos it found.
-        #expect(try await WorkerFixtures.count(db, """
+        #expect(try await count(db, """
             SELECT count(*) FROM ferry.jobs c
              WHERE c.source LIKE 'flickr:%/photo/%' AND c.batch = (SELECT j.idempotency_key FROM ferry.schedule_runs r
                                                           JOIN ferry.jobs j ON j.job_id = r.job_id ORDER BY r.tick_at LIMIT 1)

@@ -10,7 +10,7 @@ import Testing
 
 /// The listing seam on local folders (no account needed): what a listing yields, its filter and bounds, and the
 /// local roots it stays in.
-@Suite
+@Suite(.tags(.fast))
 struct RemoteListingTests {
     static func environment(_ roots: LocalRoots) -> ProviderEnvironment {
         ProviderEnvironment(httpClient: .shared, tokens: nil, chunkSize: 1 << 20, localRoots: roots)

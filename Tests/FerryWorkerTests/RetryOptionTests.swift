@@ -26,7 +26,7 @@ struct RetryOptionTests {
 
     static func finished(_ db: TestDatabase, _ ids: [String]) async throws {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "jobs to finish") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM ferry.jobs WHERE job_id = ANY ($1::uuid[]) AND state IN ('succeeded', 'failed')",
                 [PostgresArray(ids.compactMap(UUID.init(uuidString:)))]) == ids.count
         }
@@ -136,7 +136,7 @@ struct RetryOptionTests {
 
         let worker = try TestWorker.transfers(db, name: "retry-flickr", ["--concurrency", "4"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "every photo to fail") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND state = 'failed'") == 12
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'stream' AND state = 'failed'") == 12
         }
         // Each child names its photo and no URL: the URL is built from the account when the child runs.
         let children = try await db.query(
@@ -158,7 +158,7 @@ struct RetryOptionTests {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "stream")
         }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
         #expect(FlickrFetchTests.tree(target) == photos.map { "\($0.id)_q.jpg" }.sorted())
         for photo in photos.prefix(3) {
             let url = server.baseURL + "/flickr/photos/" + photo.path.split(separator: "/").suffix(2).joined(separator: "/")

@@ -107,7 +107,7 @@ struct S3TransferTests {
         let video = try await setup.client.headObject(bucket: setup.bucket, key: "camera/video.mov")
         #expect(video.etag.hasSuffix("-13\""), "100 MiB in 8 MiB parts is a 13-part upload: \(video.etag)")
         #expect(video.contentType == "image/jpeg")
-        let parts = try await WorkerFixtures.count(
+        let parts = try await count(
             setup.db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'upload_id'")
         #expect(parts == 13, "each part but none of the single PUTs is a progress event")
         #expect(try await Self.unfinishedUploads(setup) == 0)
@@ -121,7 +121,7 @@ struct S3TransferTests {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the fetches to finish") {
             try await WorkerFixtures.batchDone(setup.db, "down")
         }
-        #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'down' AND state = 'succeeded'") == 22)
+        #expect(try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'down' AND state = 'succeeded'") == 22)
         for file in files {
             let name = (file as NSString).lastPathComponent
             #expect(try DropboxAccounts.sha256(target + name) == DropboxAccounts.sha256(file), "\(name)")
@@ -188,7 +188,7 @@ struct S3TransferTests {
 
         let second = try Self.worker(setup, name: "s3-second", ["--chunk-size", "5"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the upload to finish") {
-            try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [job]) == 1
+            try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'succeeded'", [job]) == 1
         }
         second.signal(SIGTERM)
         _ = try await second.waitForExit()
@@ -216,13 +216,13 @@ struct S3TransferTests {
         let job = enqueued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let worker = try Self.worker(setup, name: "s3-cancel", ["--chunk-size", "5"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the upload to be under way") {
-            try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [job]) >= 2
+            try await count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [job]) >= 2
         }
         #expect(try await Self.unfinishedUploads(setup) == 1)
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: setup.db.url)
         #expect(cancel.status == 0, "\(cancel.stderr)")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
-            try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'cancelled'", [job]) == 1
+            try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'cancelled'", [job]) == 1
         }
         do {
             try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the upload to be aborted") {
@@ -260,11 +260,11 @@ struct S3TransferTests {
         let parent = enqueued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let first = try Self.worker(setup, name: "s3-list-1", ["--concurrency", "2"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(20), "a few pages to be listed") {
-            try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [parent]) >= 3
+            try await FerryTestSupport.count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [parent]) >= 3
         }
         first.signal(SIGKILL)
         _ = try await first.waitForExit()
-        let listedBefore = try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed'")
+        let listedBefore = try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed'")
         #expect(listedBefore < 1001, "killed before the listing ended")
         let second = try Self.worker(setup, name: "s3-list-2", ["--concurrency", "8"])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the batch to finish") {
@@ -272,8 +272,8 @@ struct S3TransferTests {
         }
         second.signal(SIGTERM)
         _ = try await second.waitForExit()
-        #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed'") == 1001)
-        #expect(try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed' AND state <> 'succeeded'") == 0)
+        #expect(try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed'") == 1001)
+        #expect(try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed' AND state <> 'succeeded'") == 0)
         var count = 0
         let walker = FileManager.default.enumerator(atPath: target)
         while let path = walker?.nextObject() as? String {

@@ -81,7 +81,7 @@ struct SQLEnqueueWorkerTests {
             #expect(failed.state == "failed")
             let error = failed.error ?? ""
             #expect(error.hasPrefix("invalid_job:") && error.contains(field) && error.contains(words), "\(error)")
-            #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1", [id]) == 1, "failed on its first attempt")
+            #expect(try await count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1", [id]) == 1, "failed on its first attempt")
         }
         #expect(!FileManager.default.fileExists(atPath: dir + "/bad"))
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
@@ -98,7 +98,7 @@ struct SQLEnqueueWorkerTests {
         let id = try await Self.enqueue(db, "fetch", server.baseURL + "/web/big/sql.bin", dir + "/")
         let victim = try TestWorker.transfers(db, name: "sql-victim")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE (session->>'offset')::bigint > 0") == 1
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
@@ -109,7 +109,7 @@ struct SQLEnqueueWorkerTests {
         }
         try await URLFetchTests.stop([survivor])
         #expect(try DropboxAccounts.sha256(dir + "/sql.bin") == sha)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE job_id = $1 AND type = 'resolved'", [id]) == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE job_id = $1 AND type = 'resolved'", [id]) == 1)
         #expect(survivor.log.contains("resuming download"))
     }
 }

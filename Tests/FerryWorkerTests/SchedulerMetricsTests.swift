@@ -17,7 +17,7 @@ struct SchedulerMetricsTests {
             databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
         #expect(add.status == 0, "\(add.stderr)")
         try await eventually(timeout: .seconds(300), "three ticks to pass unfired") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - next_tick > interval '3 s'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.schedules WHERE now() - next_tick > interval '3 s'") == 1
         }
         let worker = try TestWorker.start(
             db, name: "metered-scheduler",
@@ -25,17 +25,17 @@ struct SchedulerMetricsTests {
         defer { if worker.isRunning { worker.signal(SIGKILL) } }
         let probe = try await MetricsProbe.of(worker)
         try await eventually(timeout: .seconds(300), "three ticks fired") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 3
+            try await count(db, "SELECT count(*) FROM ferry.schedule_ticks") >= 3
         }
         #expect(try await FerryProcess.run(["schedule", "pause", "m"], databaseURL: db.url).status == 0)
-        let fired = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
-        let missed = try await WorkerFixtures.count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")
+        let fired = try await count(db, "SELECT count(*) FROM ferry.schedule_ticks")
+        let missed = try await count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")
         #expect(missed >= 3, "the catch-up skipped the ticks that passed unfired")
         // The pause may land while a firing is under way: the counters settle on the database's numbers.
         try await eventually(timeout: .seconds(300), "the counters to match the history") {
             let metrics = try await probe.scrape()
-            let nowFired = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.schedule_ticks")
-            let nowMissed = try await WorkerFixtures.count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")
+            let nowFired = try await count(db, "SELECT count(*) FROM ferry.schedule_ticks")
+            let nowMissed = try await count(db, "SELECT sum(missed)::int FROM ferry.schedule_ticks")
             return metrics.value("ferry_schedule_ticks_total", ["outcome": "enqueued"]) == Double(nowFired)
                 && metrics.value("ferry_schedule_missed_ticks_total") == Double(nowMissed)
                 && metrics.value("ferry_schedule_ticks_total", ["outcome": "error"]) == 0

@@ -80,9 +80,9 @@ struct SecretKeyRotationTests {
         // The new key runs the account's job.
         let worker = try Self.worker(db, key: newKey, name: "new")
         try await eventually(timeout: .seconds(300), "the account's job to succeed") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
         #expect(!worker.log.contains(newKey))
@@ -116,7 +116,7 @@ struct SecretKeyRotationTests {
             _ = try await worker.waitForExit()
             // The listing and its three photos: a wrong or missing API key fails the listing for good.
             #expect(
-                try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = '\(batch)' AND state = 'succeeded'") == 4,
+                try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = '\(batch)' AND state = 'succeeded'") == 4,
                 "\(worker.log)")
         }
         try await fetchAll("before", key: DropboxAccounts.secretKey)
@@ -146,7 +146,7 @@ struct SecretKeyRotationTests {
         let after = try await db.query("SELECT encode(refresh_token_sealed, 'hex'), key_id FROM ferry.accounts").rows[0]
         #expect(try before.decode(String.self, at: 0) == after.decode(String.self, at: 0))
         #expect(try before.decode(String.self, at: 1) == after.decode(String.self, at: 1))
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'updated'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.account_events WHERE type = 'updated'") == 0)
     }
 
     @Test("a worker still running with the old key when rekey re-seals the account defers the account's job without using an attempt; a worker with the new key then runs it")
@@ -156,7 +156,7 @@ struct SecretKeyRotationTests {
         try await DropboxAccounts.add("photos", server: server, databaseURL: db.url)
         let old = try Self.worker(db, key: DropboxAccounts.secretKey, name: "old")
         try await eventually(timeout: .seconds(300), "the old-key worker to start") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'old'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'old'") == 1
         }
         let newKey = Self.randomKey()
         let rekey = try await FerryProcess.run(
@@ -171,19 +171,19 @@ struct SecretKeyRotationTests {
         let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:photos:/a.jpg"], databaseURL: db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         try await eventually(timeout: .seconds(300), "the old-key worker to defer the job") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred' AND data::text LIKE '%secret_key_mismatch%'") >= 1
         }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
         #expect(!old.log.contains(newKey) && !old.log.contains(DropboxAccounts.secretKey))
 
         old.signal(SIGTERM)
         _ = try await old.waitForExit()
         let worker = try Self.worker(db, key: newKey, name: "new")
         try await eventually(timeout: .seconds(300), "the new-key worker to run the job") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 1, "the deferred attempts were given back")
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs") == 1, "the deferred attempts were given back")
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
     }
@@ -214,7 +214,7 @@ struct SecretKeyRotationTests {
         try await DropboxAccounts.add("other", server: server, databaseURL: db.url)
         let first = try Self.worker(db, key: DropboxAccounts.secretKey, name: "first")
         try await eventually(timeout: .seconds(300), "the first worker to start") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'first'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'first'") == 1
         }
         let stray = Self.randomKey()
         let strayID = try SecretKey(text: stray).id
@@ -227,12 +227,12 @@ struct SecretKeyRotationTests {
         let enqueued = try await FerryProcess.run(["enqueue", "upload", dir + "/a.jpg", "--to", "dropbox:other:/a.jpg"], databaseURL: db.url)
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         try await eventually(timeout: .seconds(300), "the account to be held") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'other' AND status = 'needs_reauth'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'other' AND status = 'needs_reauth'") == 1
         }
         let reason = try await db.query("SELECT status_reason FROM ferry.accounts WHERE name = 'other'").rows[0].decode(String.self, at: 0)
         #expect(reason.contains("sealed with key fingerprint \(strayID)") && reason.contains("fix:") && reason.contains("ferry account rekey"), "\(reason)")
         #expect(!reason.contains(stray) && !reason.contains(DropboxAccounts.secretKey))
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             db, "SELECT count(*) FROM ferry.account_events WHERE type = 'needs_reauth' AND data->>'code' = 'secret_key_mismatch'") == 1)
         try await eventually(timeout: .seconds(60), "the job to be back in the queue, held") {
             try await db.query("SELECT status FROM ferry.job_status").rows[0].decode(String.self, at: 0) == "held"
@@ -240,16 +240,16 @@ struct SecretKeyRotationTests {
         let held = try await db.query("SELECT attempt, held_reason FROM ferry.job_status").rows[0]
         #expect(try held.decode(Int.self, at: 0) == 0, "no attempt was spent")
         #expect(try held.decode(String?.self, at: 1)?.contains("sealed with key fingerprint \(strayID)") == true)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 0, "not deferred as rate limited")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 0, "not deferred as rate limited")
         #expect(!first.log.contains("rate limited"), "\(first.log)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'photos' AND status = 'active'") == 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.accounts WHERE name = 'photos' AND status = 'active'") == 1)
 
         // The next deploy: a worker with the database's key starts (it used to exit 78 here).
         first.signal(SIGTERM)
         _ = try await first.waitForExit()
         let second = try Self.worker(db, key: DropboxAccounts.secretKey, name: "second")
         try await eventually(timeout: .seconds(300), "the second worker to start") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'second'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.workers WHERE name = 'second'") == 1
         }
         #expect(second.log.contains("held accounts whose secrets this FERRY_SECRET_KEY does not open"), "\(second.log)")
 
@@ -259,9 +259,9 @@ struct SecretKeyRotationTests {
         let rekey = try await FerryProcess.run(
             ["account", "rekey", "--old-key-file", strayFile], databaseURL: db.url, environment: DropboxAccounts.environment)
         #expect(rekey.status == 0 && rekey.stdout.contains("re-sealed 1 account(s)") && rekey.stdout.contains("other"), "\(rekey.stdout)\(rekey.stderr)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.accounts WHERE status = 'active'") == 2)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.accounts WHERE status = 'active'") == 2)
         try await eventually(timeout: .seconds(300), "the held job to succeed") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         second.signal(SIGTERM)
         _ = try await second.waitForExit()

@@ -26,7 +26,7 @@ struct StalledTransferTests {
         defer { worker.signal(SIGKILL) }
 
         try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "the stalled attempt to fail") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") >= 1
+            try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") >= 1
         }
         let first = try await db.query("""
             SELECT data->>'error',
@@ -38,11 +38,11 @@ struct StalledTransferTests {
         #expect(error.hasPrefix("http_timeout: "), "a stall is a timeout, retried: \(error)")
         // At least the idle bound (the first MiB arrives at once), and nowhere near the old 120 s read deadline.
         #expect(seconds >= 2 && seconds < 20, "the attempt failed \(seconds) s after its claim")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
 
         try await server.setFaults([:])
         try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the fetch to finish once the server talks") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         #expect(try DropboxAccounts.sha256(dir + "/stall.bin") == sha)
         worker.signal(SIGTERM)

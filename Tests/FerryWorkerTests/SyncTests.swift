@@ -155,7 +155,7 @@ struct SyncTests {
             let refused = try await FerryProcess.run(["enqueue"] + arguments, databaseURL: db.url)
             #expect(refused.status != 0 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch IS NULL") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch IS NULL") == 0)
     }
 
     @Test("Dropbox: kill -9 during the deletions; the next worker finishes them, each deleted once, the source's files kept")
@@ -192,7 +192,7 @@ struct SyncTests {
         let job = try await Self.syncJob(db, "kill")
         #expect(job.state == "succeeded" && job.result["deleted"] == .int(Int64(extras)), "\(job)")
         // Every deleted path was announced in a progress event before it went.
-        let announced = try await WorkerFixtures.count(
+        let announced = try await count(
             db,
             """
             SELECT count(*) FROM ferry.events e, jsonb_array_elements_text(e.data->'session'->'deleting') p
@@ -214,7 +214,7 @@ struct SyncTests {
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.lines.contains("replace a.jpg") && dry.lines.contains("copy sub/b.jpg") && dry.lines.contains("delete stale.jpg"), "\(dry.stdout)")
         #expect(!dry.stdout.contains("c.tmp") && dry.stderr.contains("--max-delete 0 would stop it"), "\(dry.stdout)\(dry.stderr)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
         #expect(Self.tree(target) == ["a.jpg": "a", "stale.jpg": "s"])
 
         try FileManager.default.removeItem(atPath: target + "/a.jpg")
@@ -232,9 +232,9 @@ struct SyncTests {
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
         // Each tick's run is a batch of its own: a tick never waits for another tick's copies.
-        let batches = try await WorkerFixtures.count(db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE spec ? 'sync'")
-        let syncs = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE spec ? 'sync'")
+        let batches = try await count(db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE spec ? 'sync'")
+        let syncs = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE spec ? 'sync'")
         #expect(batches == syncs && syncs >= 2)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE spec ? 'sync' AND state = 'failed'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE spec ? 'sync' AND state = 'failed'") == 0)
     }
 }

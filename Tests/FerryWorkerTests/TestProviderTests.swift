@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FerryCore
 import FerryProviders
 import FerryStore
+import FerryTestSupport
 import FerryWorker
 import Foundation
 import Logging
@@ -9,7 +10,7 @@ import Testing
 
 /// Adding a provider is a folder (`MemoryProvider/`: descriptor, typed details, handlers, account kind) plus
 /// one registry line (below). Nothing else in Ferry changes, and every generic path picks it up.
-@Suite("a provider added in one folder and one registry line")
+@Suite("a provider added in one folder and one registry line", .tags(.fast))
 struct TestProviderTests {
     /// The one line.
     let registry = ProviderRegistry(ProviderRegistry.standard.providers + [MemoryProvider()])

@@ -52,7 +52,7 @@ struct TracingTests {
         let environment = Self.environment(receiver).merging(["FERRY_DROPBOX_PARALLEL_APPENDS": "1"]) { $1 }
         let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "1"], environment: environment)
         try await eventually(timeout: .seconds(300), "chunks recorded and their spans exported") {
-            let recorded = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
+            let recorded = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(3 * chunk)]) == 1
             return try recorded && receiver.spans().contains { $0.name == "ferry.upload.chunk" && $0.instance == "victim" }
         }
         victim.signal(SIGKILL)
@@ -61,11 +61,11 @@ struct TracingTests {
 
         let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "1"], environment: environment)
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         survivor.signal(SIGTERM)
         #expect(try await survivor.waitForExit() == 0, "\(survivor.log)")
-        #expect(try await WorkerFixtures.count(db, "SELECT attempt FROM ferry.jobs") == 2)
+        #expect(try await count(db, "SELECT attempt FROM ferry.jobs") == 2)
         let jobID = try await db.query("SELECT job_id::text FROM ferry.jobs").rows[0].decode(String.self, at: 0)
 
         let spans = try receiver.spans().filter { $0.name.hasPrefix("ferry.") }
@@ -147,13 +147,13 @@ struct TracingTests {
         let first = try await FerryProcess.run(["enqueue", "upload", dir + "/a.bin", "--to", dir + "/out1/"], databaseURL: db.url)
         #expect(first.status == 0, "\(first.stderr)")
         try await eventually(timeout: .seconds(300), "the job to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         off.signal(SIGTERM)
         #expect(try await off.waitForExit() == 0, "\(off.log)")
         #expect(receiver.requests.isEmpty, "nothing was sent")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE data ? 'span_id'") == 0, "no span ids recorded")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE data ? 'span_id'") == 0, "no span ids recorded")
 
         // The control: the same with the endpoint set is traced, in the trace derived from the job id.
         // Headers often carry an API key: swift-otel's diagnostics (made verbose here) must not log their value.
@@ -165,7 +165,7 @@ struct TracingTests {
         #expect(second.status == 0, "\(second.stderr)")
         let jobID = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         try await eventually(timeout: .seconds(300), "the second job to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         on.signal(SIGTERM)
         #expect(try await on.waitForExit() == 0, "\(on.log)")
@@ -175,7 +175,7 @@ struct TracingTests {
         #expect(attempts.count == 1)
         #expect(attempts.first?.attributes["ferry.job.id"] == jobID)
         #expect(attempts.first?.traceID == jobID.replacingOccurrences(of: "-", with: ""), "no traceparent given: the trace id is the job id")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE data->>'span_id' = $1", [attempts.first?.spanID ?? "-"]) >= 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE data->>'span_id' = $1", [attempts.first?.spanID ?? "-"]) >= 3)
     }
 
     @Test("a folder fetch's children join the parent's trace under the attempt that listed them; downloads make checkpoint spans")
@@ -205,7 +205,7 @@ struct TracingTests {
         #expect(children.count == 3)
         #expect(children.allSatisfy { $0.parentSpanID == listing.spanID }, "children hang under the attempt that found them")
         // Each child's enqueued event names that span.
-        let stored = try await WorkerFixtures.count(
+        let stored = try await count(
             db, "SELECT count(*) FROM ferry.events WHERE version = 1 AND data->>'traceparent' = $1",
             ["00-\(Self.traceID)-\(listing.spanID)-01"])
         #expect(stored == 3)
@@ -230,7 +230,7 @@ struct TracingTests {
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let worker = try TestWorker.transfers(setup.db, name: "s3-traced", ["--chunk-size", "5"], environment: Self.environment(receiver))
         try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await WorkerFixtures.count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0, "\(worker.log)")

@@ -69,18 +69,18 @@ struct TreeUploadTests {
             (try? String(contentsOfFile: target + "/2026/new.jpg", encoding: .utf8)) == "new"
         }
         // A few more ticks with nothing new.
-        let walked = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE spec->>'tree' = 'true'")
+        let walked = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE spec->>'tree' = 'true'")
         try await eventually(timeout: .seconds(300), "three more ticks") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE spec->>'tree' = 'true' AND state = 'succeeded'") >= walked + 3
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE spec->>'tree' = 'true' AND state = 'succeeded'") >= walked + 3
         }
         let paused = try await FerryProcess.run(["schedule", "pause", "backup"], databaseURL: db.url)
         #expect(paused.status == 0, "\(paused.stderr)")
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
 
-        let files = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'tree:%'")
+        let files = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'tree:%'")
         #expect(files == 5, "each file's version enqueued once across every tick")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'tree:%' AND state <> 'succeeded'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE idempotency_key LIKE 'tree:%' AND state <> 'succeeded'") == 0)
         // A tick that found nothing new costs its own job's few events, not three per file.
         let idle = try await db.query(
             """
@@ -124,7 +124,7 @@ struct TreeUploadTests {
         try Self.write(["later.jpg": "new", "later.tmp": "scratch"], under: source)
         try await eventually(timeout: .seconds(300), "a later tick's new file") { FileManager.default.fileExists(atPath: target + "/later.jpg") }
         try await eventually(timeout: .seconds(300), "that tick's jobs to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded')") == 0
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded')") == 0
                 || FileManager.default.fileExists(atPath: target + "/later.jpg")
         }
         _ = try await FerryProcess.run(["schedule", "pause", "filtered"], databaseURL: db.url)
@@ -133,7 +133,7 @@ struct TreeUploadTests {
         let arrived = Set((FileManager.default.enumerator(atPath: target)?.allObjects as? [String] ?? [])
             .filter { !$0.hasSuffix("cache") && !$0.hasSuffix("raw") })
         #expect(arrived == ["a.jpg", "later.jpg"], "\(arrived.sorted())")
-        let filtered = try await WorkerFixtures.count(
+        let filtered = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE spec->>'tree' = 'true' AND (result->>'filtered')::int >= 5")
         #expect(filtered >= 1, "the walk says how many files the filter left out")
 

@@ -32,7 +32,7 @@ struct URLFetchTests {
     }
 
     static func allFinished(_ db: TestDatabase) async throws -> Bool {
-        try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded', 'failed', 'cancelled')") == 0
+        try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state NOT IN ('succeeded', 'failed', 'cancelled')") == 0
     }
 
     static func stop(_ workers: [BackgroundProcess]) async throws {
@@ -96,7 +96,7 @@ struct URLFetchTests {
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
         #expect(names == Set(expected.keys.map { ($0 as NSString).lastPathComponent } + ["checked.bin", "old.bin"]))
         #expect(!worker.log.contains("SECRETSIG"))
-        let leaked = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%SECRETSIG%'")
+        let leaked = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%SECRETSIG%'")
         #expect(leaked == 0)
     }
 
@@ -152,10 +152,10 @@ struct URLFetchTests {
         let worker = try TestWorker.transfers(db, name: "url-429")
 
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "a deferral and two failed attempts") {
-            let deferred = try await WorkerFixtures.count(
+            let deferred = try await count(
                 db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE e.type = 'deferred' AND j.destination = $1",
                 [dir + "/limited.bin"])
-            let retries = try await WorkerFixtures.count(
+            let retries = try await count(
                 db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE e.type = 'retry_scheduled' AND j.destination = $1",
                 [dir + "/flaky.bin"])
             return deferred >= 1 && retries >= 2
@@ -169,7 +169,7 @@ struct URLFetchTests {
         }
         // The 429 carried no Retry-After: the job comes back after the default 30 s.
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "both fetches to succeed") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
         try await Self.stop([worker])
         #expect(try DropboxAccounts.sha256(dir + "/limited.bin") == limitedSHA)
@@ -200,7 +200,7 @@ struct URLFetchTests {
         try await Self.enqueue(db, server.baseURL + "/web/big/\(name)", to: dir + "/" + name)
         let victim = try TestWorker.transfers(db, name: "victim-\(name)")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "a checkpoint to be recorded") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND (data->'session'->>'offset')::bigint > 0") > 0
         }
         victim.signal(SIGKILL)
@@ -222,7 +222,7 @@ struct URLFetchTests {
 
         let survivor = try TestWorker.transfers(db, name: "survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         try await Self.stop([survivor])
         #expect(try DropboxAccounts.sha256(dir + "/movie.bin") == sha)
@@ -244,13 +244,13 @@ struct URLFetchTests {
         let worker = try TestWorker.transfers(db, name: "w")
         // A slow download checkpoints every 2 s; stop the server between two checkpoints.
         try await eventually(timeout: .seconds(300), "a first checkpoint") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 1
+            try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 1
         }
         // Time is the point: 0.7 s after a checkpoint is mid-body, before the next one (no event marks it).
         try await Task.sleep(for: .milliseconds(700))
         server.process.signal(SIGKILL)
         try await eventually(timeout: .seconds(300), "the attempt to fail") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") >= 1
+            try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") >= 1
         }
         try await Self.stop([worker])
         let error = try await db.query(
@@ -258,7 +258,7 @@ struct URLFetchTests {
         #expect(error.hasPrefix("http_transport: fetching http://127.0.0.1:"), "\(error)")
         let stoppedAt = try #require(error.range(of: "stopped at byte ").map { Int64(error[$0.upperBound...].prefix { $0.isNumber }) } ?? nil, "\(error)")
         // The last progress event, written as the attempt ended, records every byte that arrived.
-        let recorded = try await WorkerFixtures.count(db, """
+        let recorded = try await count(db, """
             SELECT (data->>'bytes_done')::bigint FROM ferry.events
              WHERE type = 'progress' AND position < (SELECT min(position) FROM ferry.events WHERE type = 'retry_scheduled')
              ORDER BY position DESC LIMIT 1
@@ -281,7 +281,7 @@ struct URLFetchTests {
         try await Self.enqueue(db, server.baseURL + "/web/big/fast.bin", to: dir + "/fast.bin")
         let victim = try TestWorker.transfers(db, name: "victim-fast")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "three checkpoints") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3
+            try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress'") >= 3
         }
         victim.signal(SIGKILL)
         _ = try await victim.waitForExit()
@@ -302,7 +302,7 @@ struct URLFetchTests {
         try await server.setFaults([:])
         let survivor = try TestWorker.transfers(db, name: "survivor-fast")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         try await Self.stop([survivor])
         #expect(try DropboxAccounts.sha256(dir + "/fast.bin") == sha)
@@ -323,7 +323,7 @@ struct URLFetchTests {
 
         let survivor = try TestWorker.transfers(db, name: "survivor")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the download to finish") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         try await Self.stop([survivor])
         #expect(try DropboxAccounts.sha256(dir + "/doc.bin") == new)
@@ -343,6 +343,6 @@ struct URLFetchTests {
             ["enqueue", "fetch", "http://127.0.0.1:9/web/..%2F..%2Fetc", "--to", dir + "/"], databaseURL: db.url)
         #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("file name"), "\(result.stderr)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
     }
 }

@@ -29,23 +29,23 @@ struct WorkerBehaviorTests {
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
         // fail-until:3 succeeds on its third attempt.
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded' AND attempt = 3") == 3)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") == 3 * 2 + 2 * 1)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'failed' AND attempt = 2") == 2)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded' AND attempt = 3") == 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") == 3 * 2 + 2 * 1)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'failed' AND attempt = 2") == 2)
         // Backoff is honoured: no retry was claimed before its run_at, and no delay exceeds its ceiling
         // (0.2 s · 2^(attempt-1), plus slack for the batched write).
-        let early = try await WorkerFixtures.count(db, """
+        let early = try await count(db, """
             SELECT count(*) FROM ferry.events r JOIN ferry.events c ON c.job_id = r.job_id AND c.version = r.version + 1
              WHERE r.type = 'retry_scheduled' AND (c.type <> 'claimed' OR c.recorded_at < (r.data->>'run_at')::timestamptz)
             """)
         #expect(early == 0)
-        let tooLong = try await WorkerFixtures.count(db, """
+        let tooLong = try await count(db, """
             SELECT count(*) FROM ferry.events r
              WHERE r.type = 'retry_scheduled' AND (r.data->>'run_at')::timestamptz - r.recorded_at > interval '2 seconds'
             """)
         #expect(tooLong == 0)
         _ = try await FerryProcess.run(["retry", "--batch", "doomed"], databaseURL: db.url)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'queued'") == 2)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'queued'") == 2)
     }
 
     @Test("max attempts exhausted: failed, with the reason in job_status")
@@ -83,8 +83,8 @@ struct WorkerBehaviorTests {
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
         // Three claims each, two deferrals each, and success on the first (and only) attempt.
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 6)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1 AND lease = 3") == 3)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 6)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1 AND lease = 3") == 3)
     }
 
     @Test("cancelling a running job stops it promptly and records cancelled; the worker carries on")
@@ -93,14 +93,14 @@ struct WorkerBehaviorTests {
         let job = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/slow.jpg", "--to", "/srv/"], databaseURL: db.url).lines[0]
         let worker = try TestWorker.start(db, name: "c", ["--handler", "sleep:60000", "--shutdown-timeout", "1"])
         try await eventually(timeout: .seconds(300), "job running") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
         #expect(cancel.stdout.contains("cancel_requested"))
         let asked = ContinuousClock.now
         // The bound is generous for a loaded machine and still far below the 60 s the job would take.
         try await eventually(timeout: .seconds(300), "job cancelled") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
         }
         #expect(ContinuousClock.now - asked < .seconds(40), "noticed long before the 60 s job would end")
         let last = try await db.query("SELECT type, data->>'lease' FROM ferry.events WHERE job_id = $1::uuid ORDER BY version DESC LIMIT 1", [job]).rows[0]
@@ -109,7 +109,7 @@ struct WorkerBehaviorTests {
         // Still alive and working.
         _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/next.jpg", "--to", "/srv/"], databaseURL: db.url)
         try await eventually(timeout: .seconds(300), "next job running") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit() == 0)
@@ -142,7 +142,7 @@ struct WorkerBehaviorTests {
         }
         #expect(peak["busy"] == 2, "\(peak)")
         #expect(peak["calm"] == 3, "\(peak)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 24)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 24)
     }
 
     @Test("a worker started while PostgreSQL is down waits for it and then works; past --wait-for-schema it exits 69")
@@ -170,7 +170,7 @@ struct WorkerBehaviorTests {
         }
         patient.signal(SIGTERM)
         #expect(try await patient.waitForExit() == 0, "\(patient.log)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 5)
     }
 
     @Test("PostgreSQL restarted mid-run: workers reconnect and every job finishes")
@@ -183,7 +183,7 @@ struct WorkerBehaviorTests {
         try await enqueueFetches(db, count: 300, batch: "pg")
         let workers = try (0..<2).map { try TestWorker.start(db, name: "pg\($0)", ["--handler", "sleep:50", "--concurrency", "4"]) }
         try await eventually(timeout: .seconds(300), "some jobs done") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") >= 30
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") >= 30
         }
         try await cluster.restart()
         try await eventually(timeout: .seconds(300), "all jobs done after the restart") {
@@ -191,12 +191,12 @@ struct WorkerBehaviorTests {
         }
         let survived = workers.allSatisfy { $0.isRunning }
         #expect(survived, "workers survived the restart")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 300)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 300)
         #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
         // Claims whose reply died with the connection were released, not left running.
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 0)
     }
 
     @Test("heartbeats go on while every job's database write waits on a lock: a live worker is never declared dead")
@@ -209,7 +209,7 @@ struct WorkerBehaviorTests {
             db, name: "steady",
             ["--handler", "progress:100000000", "--concurrency", "8", "--rescue-after", "600", "--shutdown-timeout", "1", "--no-progress-batching"])
         try await eventually(timeout: .seconds(300), "all eight running") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 8
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 8
         }
         let locker = db.client(poolSize: 1)
         defer { locker.close() }
@@ -217,22 +217,22 @@ struct WorkerBehaviorTests {
             // Every append to the log now waits: each job holds its pooled connection until the lock goes.
             try await held.run { try $0.execute("LOCK TABLE ferry.events IN SHARE MODE") }
             try await eventually(timeout: .seconds(300), "every pooled connection waiting on the lock") {
-                try await WorkerFixtures.count(db, """
+                try await count(db, """
                     SELECT count(*) FROM pg_stat_activity
                      WHERE datname = current_database() AND application_name = 'ferry worker' AND wait_event_type = 'Lock'
                     """) >= 8
             }
             let blockedAt = try await db.query("SELECT clock_timestamp()::text").rows[0].decode(String.self, at: 0)
             try await eventually(timeout: .seconds(300), "a heartbeat after the pool was blocked") {
-                try await WorkerFixtures.count(
+                try await count(
                     db, "SELECT count(*) FROM ferry.workers WHERE name = 'steady' AND heartbeat_at > $1::timestamptz", [blockedAt]) == 1
             }
-            #expect(try await WorkerFixtures.count(db, """
+            #expect(try await count(db, """
                 SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ferry worker liveness'
                 """) == 1)
         }
         worker.signal(SIGTERM)
         #expect(try await worker.waitForExit(timeout: .seconds(60)) == 0, "\(worker.log)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('rescued', 'failed')") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type IN ('rescued', 'failed')") == 0)
     }
 }

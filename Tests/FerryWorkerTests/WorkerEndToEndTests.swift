@@ -29,24 +29,24 @@ struct WorkerEndToEndTests {
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { #expect(try await worker.waitForExit() == 0, "\(worker.log)") }
 
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2000)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2000)
         // Exactly one success per job, and every job's claims alternate with endings (never two live claims).
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM (SELECT job_id FROM ferry.events WHERE type = 'succeeded' GROUP BY job_id HAVING count(*) <> 1) x") == 0)
-        let overlapping = try await WorkerFixtures.count(db, """
+        #expect(try await count(db, "SELECT count(*) FROM (SELECT job_id FROM ferry.events WHERE type = 'succeeded' GROUP BY job_id HAVING count(*) <> 1) x") == 0)
+        let overlapping = try await count(db, """
             SELECT count(*) FROM (
                 SELECT type, lag(type) OVER (PARTITION BY job_id ORDER BY version) AS previous FROM ferry.events
             ) x WHERE type = 'claimed' AND previous = 'claimed'
             """)
         #expect(overlapping == 0)
         // All three workers took part.
-        #expect(try await WorkerFixtures.count(db, "SELECT count(DISTINCT data->>'worker') FROM ferry.events WHERE type = 'claimed'") == 3)
+        #expect(try await count(db, "SELECT count(DISTINCT data->>'worker') FROM ferry.events WHERE type = 'claimed'") == 3)
         for file in files {
             let name = (file as NSString).lastPathComponent
             #expect(FileManager.default.contentsEqual(atPath: file, andPath: target + name), "\(name)")
         }
         let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
         #expect(verify.status == 0, "\(verify.stdout)")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0, "workers deregister on exit")
+        #expect(try await count(db, "SELECT count(*) FROM ferry.workers") == 0, "workers deregister on exit")
     }
 
     @Test("kill -9 mid-run: the dead worker's jobs are rescued and finish, once each, files intact")
@@ -70,7 +70,7 @@ struct WorkerEndToEndTests {
             reaches: 3)
         _ = try await victim.waitForExit()
         try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
-        let heldByVictim = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'")
+        let heldByVictim = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running' AND worker = 'victim'")
         #expect(heldByVictim > 0)
         let survivor = try TestWorker.start(db, name: "survivor", ["--concurrency", "4", "--chunk-size", "1"])
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "k") }
@@ -79,22 +79,22 @@ struct WorkerEndToEndTests {
 
         // Each job the victim held is rescued once, for the victim. (On a starved machine the survivor's own 0.3 s
         // heartbeat can miss the 4 s rescue window too; that rescue is at-least-once delivery, counted apart.)
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued' AND data->>'reason' LIKE 'worker victim %'") == heldByVictim)
-        #expect(try await WorkerFixtures.count(
+        #expect(try await count(
             db, "SELECT count(DISTINCT job_id) FROM ferry.events WHERE type = 'rescued' AND data->>'reason' LIKE 'worker victim %'") == heldByVictim)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM (SELECT job_id FROM ferry.events WHERE type = 'succeeded' GROUP BY job_id HAVING count(*) > 1) x") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 12)
+        #expect(try await count(db, "SELECT count(*) FROM (SELECT job_id FROM ferry.events WHERE type = 'succeeded' GROUP BY job_id HAVING count(*) > 1) x") == 0)
         // Rescued jobs resumed from their recorded offset instead of starting over. A job may have been on its last
         // chunk (which records no progress, only success), so the check is: no job the victim had moved past its
         // first chunk writes that first chunk again, and at least one such job exists.
-        let rescuedWithProgress = try await WorkerFixtures.count(db, """
+        let rescuedWithProgress = try await count(db, """
             SELECT count(DISTINCT job_id) FROM ferry.events
              WHERE type = 'progress' AND data->>'lease' = '1'
                AND job_id IN (SELECT job_id FROM ferry.events WHERE type = 'rescued')
             """)
         #expect(rescuedWithProgress > 0, "the victim died with recorded progress")
-        let restartedFromZero = try await WorkerFixtures.count(db, """
+        let restartedFromZero = try await count(db, """
             SELECT count(*) FROM ferry.events e
              WHERE e.type = 'progress' AND e.data->>'lease' = '2'
                AND (e.data->>'bytes_done')::bigint <= 1048576
@@ -118,7 +118,7 @@ struct WorkerEndToEndTests {
         _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
         let first = try TestWorker.start(db, name: "leaving", ["--handler", "sleep:90000", "--concurrency", "4", "--shutdown-timeout", "1"])
         try await eventually(timeout: .seconds(300), "all four running") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 4
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 4
         }
         let started = ContinuousClock.now
         first.signal(SIGTERM)
@@ -128,14 +128,14 @@ struct WorkerEndToEndTests {
         #expect(exit == 0, "exit \(exit.map(String.init) ?? "none after 85 s"): \(first.log)")
         if first.isRunning { first.signal(SIGKILL) }
         #expect(ContinuousClock.now - started < .seconds(88), "drained within the timeout, not after the 90 s jobs")
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'released'") == 4)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0") == 4)
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.workers") == 0)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'released'") == 4)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0") == 4)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.workers") == 0)
 
         let second = try TestWorker.start(db, name: "staying", ["--handler", "noop"])
         try await eventually(timeout: .seconds(300), "released jobs to finish") { try await WorkerFixtures.batchDone(db, "g") }
         // max_attempts is 1: had the release consumed the attempt, these would have failed.
-        #expect(try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1") == 4)
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1") == 4)
         second.signal(SIGTERM)
         #expect(try await second.waitForExit() == 0)
     }
@@ -164,7 +164,7 @@ struct WorkerEndToEndTests {
         // A job far longer than any pause of a busy test task: the first signal always finds it running.
         let worker = try TestWorker.start(db, name: "impatient", ["--handler", "sleep:600000", "--shutdown-timeout", "900"])
         try await eventually(timeout: .seconds(300), "job running") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
         }
         worker.signal(SIGTERM)
         try await eventually(timeout: .seconds(300), "shutdown started") { worker.log.contains("draining") }

@@ -33,10 +33,6 @@ enum WorkerFixtures {
         return try rows.first?.decode(Bool.self, at: 0) ?? false
     }
 
-    static func count(_ db: TestDatabase, _ sql: String, _ binds: [any PostgresBindable] = []) async throws -> Int {
-        try await db.query(sql, binds).rows[0].decode(Int.self, at: 0)
-    }
-
     /// Kills `pid` with SIGKILL as soon as `sql` (a count) reaches `threshold`, from a process of its own (bash and
     /// psql polling every 50 ms): a test task held up for seconds on a busy machine would kill too late, after the
     /// work it wanted to interrupt had finished. Wait for the victim's exit afterwards.

@@ -91,10 +91,10 @@ struct WorkerMetricsTests {
                 && after.value("ferry_queue_depth", ["queue": "photos", "state": "running"]) == 0
                 && after.value("ferry_queue_oldest_waiting_seconds", ["queue": "photos"]) == 0
         }
-        let claimed = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE started_at IS NOT NULL")
-        let stoppedRunning = try await WorkerFixtures.count(
+        let claimed = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE started_at IS NOT NULL")
+        let stoppedRunning = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled' AND started_at IS NOT NULL")
-        let succeeded = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'")
+        let succeeded = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'")
         #expect(claimed == 2 && stoppedRunning == 2 && succeeded == 0)
         #expect(after.value("ferry_jobs_claimed_total", labels) == Double(claimed))
         #expect(after.value("ferry_jobs_cancelled_total", labels) == Double(stoppedRunning))
@@ -130,7 +130,7 @@ struct WorkerMetricsTests {
         }
         let doomed = try TestWorker.start(db, name: "doomed", ["--handler", "sleep:600000", "--queues", "photos"])
         try await eventually(timeout: .seconds(300), "the doomed worker holds every job") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 3
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 3
         }
         doomed.signal(SIGKILL)
         _ = try await doomed.waitForExit()
@@ -138,9 +138,9 @@ struct WorkerMetricsTests {
             db, name: "rescuer", ["--handler", "noop", "--queues", "photos", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"])
         let probe = try await MetricsProbe.of(rescuer)
         try await eventually(timeout: .seconds(300), "rescued and done") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 3
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 3
         }
-        let rescued = try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued'")
+        let rescued = try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued'")
         #expect(rescued == 3)
         let scrape = try await probe.scrape()
         #expect(scrape.value("ferry_jobs_rescued_total", ["kind": "fetch", "queue": "photos"]) == Double(rescued), "\(scrape.text)")
@@ -199,7 +199,7 @@ struct WorkerMetricsTests {
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let db = TestDatabase(url: url, name: "")
         try await eventually(timeout: .seconds(300), "the job to be claimed and done") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         #expect(worker.log.contains("schema \(FerryRelease.schemaVersion) found; starting"))
         worker.signal(SIGTERM)

@@ -22,7 +22,7 @@ struct WorkerObservabilityTests {
         let worker = try TestWorker.start(
             db, name: "observed", ["--handler", "noop", "--queues", "photos", "--metrics-port", "\(port)", "--log-format", "json"])
         try await eventually(timeout: .seconds(300), "job done") {
-            try await WorkerFixtures.count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
         }
         var body = ""
         try await eventually(timeout: .seconds(300), "metrics to show the success") {
@@ -55,7 +55,7 @@ struct WorkerObservabilityTests {
         try await eventually(timeout: .seconds(300), "the worker to start") { worker.log.contains("worker started") }
         // As a server restart or an operator does: the listener's idle connection gets a FATAL it did not ask for.
         try await eventually(timeout: .seconds(300), "the listener to connect") {
-            try await WorkerFixtures.count(
+            try await count(
                 db, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'") > 0
         }
         _ = try await db.query("""

@@ -1,4 +1,5 @@
 import CLibPQ
+import FerryTestSupport
 import Foundation
 @testable import Postgres
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// The keepalive and `tcp_user_timeout` defaults merged with a user's connection string. No server: the effective
 /// values are read back from libpq itself (`PQconnectStartParams` toward a socket that does not exist, then
 /// `PQconninfo`), so these tests check libpq's own precedence, not a model of it.
-@Suite("connection parameters: TCP defaults and the user's string")
+@Suite("connection parameters: TCP defaults and the user's string", .tags(.fast))
 struct PostgresConnectionParametersTests {
     static let tcpKeys = PostgresConnectionParameters.tcpDefaults.map(\.key)
 

@@ -1,8 +1,9 @@
+import FerryTestSupport
 import Foundation
 import Postgres
 import Testing
 
-@Suite("value encoding and decoding")
+@Suite("value encoding and decoding", .tags(.fast))
 struct PostgresValueTests {
     @Test(
         "timestamps parse PostgreSQL's and ISO 8601 forms exactly",

@@ -37,6 +37,9 @@ public struct MigrationRunner: Sendable {
     public let client: PostgresClient
     public let migrations: [Migration]
     public let definitions: [Definition]
+    /// Applied instead of the history files it stands for when the database has no migrations yet; nil replays
+    /// every numbered file.
+    public let baseline: MigrationBaseline?
     public let logger: Logger
     /// The providers' option declarations that `migrate` writes to `ferry.provider_options` (where `ferry.enqueue`
     /// checks options) and `verifyUpToDate` compares; nil leaves the table as it is.
@@ -44,26 +47,32 @@ public struct MigrationRunner: Sendable {
 
     public init(
         client: PostgresClient, migrations: [Migration], definitions: [Definition], providerOptions: ProviderOptionCatalog? = nil,
-        logger: Logger
+        baseline: MigrationBaseline? = nil, logger: Logger
     ) {
         self.client = client
         self.migrations = migrations
         self.definitions = definitions
+        self.baseline = baseline
         self.providerOptions = providerOptions
         self.logger = logger
     }
 
-    /// Loads both kinds of files of a migrations directory (`Migration.load`, `Definition.load`).
+    /// Loads every kind of file of a migrations directory (`Migration.load`, `Definition.load`,
+    /// `MigrationBaseline.load`).
     public init(client: PostgresClient, directory: String, providerOptions: ProviderOptionCatalog? = nil, logger: Logger) throws {
         self.init(
             client: client, migrations: try Migration.load(from: directory),
-            definitions: try Definition.load(fromMigrations: directory), providerOptions: providerOptions, logger: logger)
+            definitions: try Definition.load(fromMigrations: directory), providerOptions: providerOptions,
+            baseline: try MigrationBaseline.load(fromMigrations: directory), logger: logger)
     }
 
     /// What `migrate` did.
     public struct Outcome: Sendable {
+        /// Numbered files recorded now, those the baseline stands for included.
         public var applied: [Migration]
         public var alreadyApplied: Int
+        /// True when the baseline was applied now in place of the history files.
+        public var baselineApplied = false
         /// Definitions applied now: new, or changed since they were last applied.
         public var definitions: [Definition] = []
         /// True when `ferry.provider_options` was rewritten now (the providers' declarations changed).
@@ -75,6 +84,7 @@ public struct MigrationRunner: Sendable {
         let migrations = self.migrations
         let definitions = self.definitions
         let providerOptions = self.providerOptions
+        let baseline = self.baseline.flatMap { Self.usable($0, with: migrations) }
         let logger = self.logger
         return try await client.withConnection { connection in
             try connection.transaction { tx in
@@ -93,7 +103,12 @@ public struct MigrationRunner: Sendable {
             let applied = try Self.appliedChecksums(connection)
             try Self.check(applied: applied, against: migrations)
             var done = [Migration]()
-            for migration in migrations where applied[migration.version] == nil {
+            if applied.isEmpty, let baseline {
+                done = try Self.apply(baseline, connection, logger: logger)
+            }
+            let baselined = !done.isEmpty
+            let recorded = done.isEmpty ? applied : try Self.appliedChecksums(connection)
+            for migration in migrations where recorded[migration.version] == nil {
                 let ran = try connection.transaction { tx -> Bool in
                     try tx.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
                     // Another migrator may have applied it while this one waited for the lock.
@@ -109,6 +124,7 @@ public struct MigrationRunner: Sendable {
                 if ran { done.append(migration) }
             }
             var outcome = Outcome(applied: done, alreadyApplied: applied.count)
+            outcome.baselineApplied = baselined
             if let providerOptions {
                 // After the numbered files, which create the table.
                 outcome.providerOptionsWritten = try Self.write(providerOptions, connection, logger: logger)
@@ -207,6 +223,31 @@ public struct MigrationRunner: Sendable {
             pending.append(definition)
         }
         return pending
+    }
+
+    /// The baseline when this build's migrations hold every history file it stands for, with the same checksum;
+    /// nil otherwise (a caller migrating to an older version passes fewer files, and replays them).
+    static func usable(_ baseline: MigrationBaseline, with migrations: [Migration]) -> MigrationBaseline? {
+        let known = Set(migrations)
+        return baseline.covers.allSatisfy(known.contains) && !baseline.covers.isEmpty ? baseline : nil
+    }
+
+    /// Applies the baseline and records the history files it stands for, in one transaction; returns them, or
+    /// nothing when another migrator recorded a migration first.
+    static func apply(_ baseline: MigrationBaseline, _ connection: PostgresConnection, logger: Logger) throws -> [Migration] {
+        try connection.transaction { tx -> [Migration] in
+            try tx.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+            guard try tx.query("SELECT 1 FROM ferry.schema_migrations LIMIT 1").rows.isEmpty else { return [] }
+            logger.info(
+                "applying the baseline", metadata: ["through": "\(baseline.covers.last?.version ?? 0)", "file": "\(MigrationBaseline.file)"])
+            try tx.execute(baseline.sql)
+            for migration in baseline.covers {
+                try tx.query(
+                    "INSERT INTO ferry.schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                    [migration.version, migration.name, migration.checksum])
+            }
+            return baseline.covers
+        }
     }
 
     static func appliedChecksums(_ connection: PostgresConnection) throws -> [Int: (name: String, checksum: String)] {
