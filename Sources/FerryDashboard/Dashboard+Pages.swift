@@ -22,6 +22,7 @@ extension Dashboard {
             html += "<p id=\"standby-note\">Read from a \(HTML.escape(standby.summary))</p>"
         }
         html += "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
+            + "<p><a id=\"trends-link\" href=\"\(HTML.escape(base))/trends\">Trends</a>: a day or a week, per queue, account or provider</p>"
         if !accounts.isEmpty {
             let held = accounts.reduce(Int64(0)) { $0 + ($1.heldJobs ?? 0) }
             html += "<p class=\"err\" id=\"held-note\">\(held) jobs held: \(accounts.count) account(s) need "
