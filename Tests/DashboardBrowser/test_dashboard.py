@@ -472,7 +472,7 @@ def test_search_with_spaces_and_by_error_text(browser):
         # Words of the last error find the job that failed with it.
         browser.get(root + "/")
         box = browser.find_element(By.ID, "search-box")
-        box.send_keys("scripted failure")
+        box.send_keys("permanent failure")
         box.submit()
         WebDriverWait(browser, 30).until(lambda d: "/ferry/search" in d.current_url)
         erring = next(iter(job_states("erring")))
@@ -561,14 +561,19 @@ def test_no_horizontal_scroll_at_390_px(browser):
                 " var r = b.getBoundingClientRect(); return r.width > 0 && (r.left < 0 || r.right > window.innerWidth);"
                 "}).map(function(b){ return b.textContent; });")
             assert offscreen == [], f"{path}: buttons off-screen at 390 px: {offscreen}"
-            # ... and clickable: scrolled to, the point at its centre is the button itself, not something over it.
+            # ... and clickable: scrolled to, the point at its centre is the button itself, not something over it
+            # (folded jobs of a failure group unfolded first, as the operator would).
             hidden = browser.execute_script(
+                "document.querySelectorAll('details').forEach(function(d){ d.open = true; });"
                 "return Array.from(document.querySelectorAll('button.action')).filter(function(b){"
                 " b.scrollIntoView({block: 'center'}); var r = b.getBoundingClientRect();"
                 " if (r.width === 0) return false;"
                 " var hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
                 " return !(hit === b || b.contains(hit));"
-                "}).map(function(b){ return b.textContent; });")
+                "}).map(function(b){ var r = b.getBoundingClientRect();"
+                " var hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                " return b.textContent + ' under ' + (hit ? hit.tagName + '.' + hit.className + ' ' + (hit.textContent || '').slice(0, 40) : 'nothing')"
+                " + ' at ' + Math.round(r.left) + ',' + Math.round(r.top); });")
             assert hidden == [], f"{path}: buttons covered or not clickable at 390 px: {hidden}"
         browser.get(root + "/batches/grouped")
         shot(browser, "mobile-batch")
