@@ -68,6 +68,12 @@ extension Dashboard {
         router.get(RouterPath("\(base)/schedules")) { request, context in
             await respond(request, context) { view in try await schedules(view) }
         }
+        router.get(RouterPath("\(base)/schedules/:name")) { request, context in
+            guard let name = context.parameters.get("name")?.removingPercentEncoding else {
+                return problem(request, .badRequest, "the schedule name in the address is not validly percent-encoded")
+            }
+            return await respond(request, context) { view in try await schedule(name, view) }
+        }
         router.get(RouterPath("\(base)/accounts")) { request, context in
             await respond(request, context) { view in try await accounts(view) }
         }
