@@ -55,6 +55,8 @@ struct TrendChart {
         var svg = "<figure id=\"\(id)\"><figcaption>\(HTML.escape(title))</figcaption>"
             + "<svg viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"\(HTML.escape(title))\">"
         for fraction in [0.0, 0.5, 1.0] {
+            // A middle label that reads as the bottom one (half of 1 B is 0 B) says nothing: left out.
+            if fraction == 0.5 && unit(ceiling * fraction) == unit(0) { continue }
             let y = bottom - fraction * plotHeight
             svg += "<line class=\"grid\" x1=\"\(f(left))\" y1=\"\(f(y))\" x2=\"\(f(width - right))\" y2=\"\(f(y))\" stroke=\"#8884\"/>"
                 + "<text class=\"y-label\" x=\"\(f(left - 4))\" y=\"\(f(y + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"currentColor\">"

@@ -46,6 +46,7 @@ struct TrendChartTests {
         let day = TrendChart([], range: .day, now: Self.now)
         #expect(day.buckets.count == 96 && day.html.contains("0 in the last 24 hours"))
         #expect(day.html.contains(">1/15 min</text>"), "an empty chart still has an axis")
+        #expect(day.html.components(separatedBy: ">0 B/15 min</text>").count == 2, "half of 1 B is not labelled 0 B again")
     }
 
     @Test("queue, account and provider names are escaped in the menus and links; the chosen ones stay chosen")
