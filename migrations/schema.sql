@@ -2254,6 +2254,59 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION ferry.roll_up_trends() RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+DECLARE
+    v_from timestamptz;
+    v_to   timestamptz := date_trunc('minute', now()) - interval '1 minute';
+    n      bigint;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('ferry.trend_rollup'), 0) THEN
+        RETURN 0;
+    END IF;
+    -- Read without a row lock: most calls find nothing to do and write nothing.
+    SELECT rolled_to INTO v_from FROM ferry.trend_rollup;
+    IF v_from IS NULL OR v_from >= v_to THEN
+        RETURN 0;
+    END IF;
+
+    WITH finished AS (
+        SELECT date_trunc('minute', j.finished_at) AS bucket, j.queue, coalesce(j.account, '') AS account,
+               coalesce((ferry.job_schemes(j.kind, j.source, j.destination)).remote_scheme, '') AS provider,
+               count(*) FILTER (WHERE j.state = 'succeeded') AS succeeded,
+               count(*) FILTER (WHERE j.state = 'failed') AS failed,
+               coalesce(sum(coalesce(j.bytes_total, j.bytes_done)) FILTER (WHERE j.state = 'succeeded'), 0)::bigint AS bytes
+          FROM ferry.jobs j
+         WHERE j.state IN ('succeeded', 'failed') AND j.finished_at >= v_from AND j.finished_at < v_to
+         GROUP BY 1, 2, 3, 4
+    ), minutes AS (
+        INSERT INTO ferry.trend_minutes AS t (bucket, queue, account, provider, succeeded, failed, bytes)
+        SELECT * FROM finished WHERE bucket >= v_to - interval '25 hours'
+        ON CONFLICT (bucket, queue, account, provider) DO UPDATE
+           SET succeeded = t.succeeded + excluded.succeeded, failed = t.failed + excluded.failed,
+               bytes = t.bytes + excluded.bytes
+    ), hours AS (
+        INSERT INTO ferry.trend_hours AS t (bucket, queue, account, provider, succeeded, failed, bytes)
+        SELECT date_trunc('hour', f.bucket), f.queue, f.account, f.provider,
+               sum(f.succeeded)::bigint, sum(f.failed)::bigint, sum(f.bytes)::bigint
+          FROM finished f WHERE f.bucket >= v_to - interval '8 days'
+         GROUP BY 1, 2, 3, 4
+        ON CONFLICT (bucket, queue, account, provider) DO UPDATE
+           SET succeeded = t.succeeded + excluded.succeeded, failed = t.failed + excluded.failed,
+               bytes = t.bytes + excluded.bytes
+    )
+    SELECT coalesce(sum(f.succeeded + f.failed), 0)::bigint INTO n FROM finished f;
+
+    UPDATE ferry.trend_rollup SET rolled_to = v_to;
+    DELETE FROM ferry.trend_minutes WHERE bucket < v_to - interval '25 hours';
+    DELETE FROM ferry.trend_hours WHERE bucket < v_to - interval '8 days';
+    RETURN n;
+END
+$$;
+
 CREATE FUNCTION ferry.schedule_history_append_only() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -2341,6 +2394,58 @@ BEGIN
     END LOOP;
     RETURN NULL;
 END
+$$;
+
+CREATE FUNCTION ferry.trend_keys() RETURNS TABLE(queue text, account text, provider text)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET jit TO 'off'
+    SET enable_seqscan TO 'off'
+    AS $$
+SELECT DISTINCT t.queue, t.account, t.provider
+  FROM ferry.trend_hours t
+UNION
+SELECT j.queue, coalesce(j.account, ''), coalesce((ferry.job_schemes(j.kind, j.source, j.destination)).remote_scheme, '')
+  FROM ferry.jobs j
+ WHERE j.state IN ('succeeded', 'failed') AND j.finished_at >= (SELECT r.rolled_to FROM ferry.trend_rollup r)
+$$;
+
+CREATE FUNCTION ferry.trends(p_since timestamp with time zone, p_step interval, p_queue text DEFAULT NULL::text, p_account text DEFAULT NULL::text, p_provider text DEFAULT NULL::text) RETURNS TABLE(bucket timestamp with time zone, succeeded bigint, failed bigint, bytes bigint)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET jit TO 'off'
+    AS $$
+-- The rollup mark is read as a scalar (an InitPlan), so each part is one index range: a join with it would hide
+-- the bound from the planner and scan the jobs.
+WITH counted AS (
+    SELECT t.bucket AS at, t.succeeded, t.failed, t.bytes
+      FROM ferry.trend_minutes t
+     WHERE p_step < interval '1 hour' AND t.bucket >= p_since
+       AND t.bucket < (SELECT r.rolled_to FROM ferry.trend_rollup r)
+       AND (p_queue IS NULL OR t.queue = p_queue) AND (p_account IS NULL OR t.account = p_account)
+       AND (p_provider IS NULL OR t.provider = p_provider)
+    UNION ALL
+    SELECT t.bucket, t.succeeded, t.failed, t.bytes
+      FROM ferry.trend_hours t
+     WHERE p_step >= interval '1 hour' AND t.bucket >= date_trunc('hour', p_since)
+       AND t.bucket < (SELECT r.rolled_to FROM ferry.trend_rollup r)
+       AND (p_queue IS NULL OR t.queue = p_queue) AND (p_account IS NULL OR t.account = p_account)
+       AND (p_provider IS NULL OR t.provider = p_provider)
+    UNION ALL
+    SELECT j.finished_at, (j.state = 'succeeded')::int, (j.state = 'failed')::int,
+           CASE WHEN j.state = 'succeeded' THEN coalesce(j.bytes_total, j.bytes_done) ELSE 0 END
+      FROM ferry.jobs j
+     WHERE j.state IN ('succeeded', 'failed')
+       AND j.finished_at >= (SELECT greatest(r.rolled_to, p_since) FROM ferry.trend_rollup r)
+       AND (p_queue IS NULL OR j.queue = p_queue) AND (p_account IS NULL OR coalesce(j.account, '') = p_account)
+       AND (p_provider IS NULL
+            OR coalesce((ferry.job_schemes(j.kind, j.source, j.destination)).remote_scheme, '') = p_provider)
+)
+SELECT date_bin(p_step, c.at, timestamptz '2000-01-01 00:00:00+00'), sum(c.succeeded)::bigint,
+       sum(c.failed)::bigint, sum(c.bytes)::bigint
+  FROM counted c
+ GROUP BY 1
+ ORDER BY 1
 $$;
 
 CREATE FUNCTION ferry.uuid_v7() RETURNS uuid
@@ -3107,6 +3212,36 @@ CREATE VIEW ferry.throughput AS
           WHERE (throughput_deltas.minute >= (date_trunc('minute'::text, now()) - '00:59:00'::interval))) t
   GROUP BY t.minute, t.queue;
 
+CREATE TABLE ferry.trend_hours (
+    bucket timestamp with time zone NOT NULL,
+    queue text NOT NULL,
+    account text NOT NULL,
+    provider text NOT NULL,
+    succeeded bigint NOT NULL,
+    failed bigint NOT NULL,
+    bytes bigint NOT NULL
+);
+
+COMMENT ON TABLE ferry.trend_hours IS 'Jobs finished per hour, queue, account and provider before ferry.trend_rollup.rolled_to (kept 8 days).';
+
+CREATE TABLE ferry.trend_minutes (
+    bucket timestamp with time zone NOT NULL,
+    queue text NOT NULL,
+    account text NOT NULL,
+    provider text NOT NULL,
+    succeeded bigint NOT NULL,
+    failed bigint NOT NULL,
+    bytes bigint NOT NULL
+);
+
+COMMENT ON TABLE ferry.trend_minutes IS 'Jobs finished per minute, queue, account and provider before ferry.trend_rollup.rolled_to (kept 25 hours).';
+
+CREATE TABLE ferry.trend_rollup (
+    only_row boolean DEFAULT true NOT NULL,
+    rolled_to timestamp with time zone NOT NULL,
+    CONSTRAINT trend_rollup_only_row_check CHECK (only_row)
+);
+
 CREATE TABLE ferry.workers (
     name text NOT NULL,
     queues text[] NOT NULL,
@@ -3216,6 +3351,15 @@ ALTER TABLE ONLY ferry.settings
 
 ALTER TABLE ONLY ferry.throughput_counts
     ADD CONSTRAINT throughput_counts_pkey PRIMARY KEY (minute, queue);
+
+ALTER TABLE ONLY ferry.trend_hours
+    ADD CONSTRAINT trend_hours_pkey PRIMARY KEY (bucket, queue, account, provider);
+
+ALTER TABLE ONLY ferry.trend_minutes
+    ADD CONSTRAINT trend_minutes_pkey PRIMARY KEY (bucket, queue, account, provider);
+
+ALTER TABLE ONLY ferry.trend_rollup
+    ADD CONSTRAINT trend_rollup_pkey PRIMARY KEY (only_row);
 
 ALTER TABLE ONLY ferry.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (name);
@@ -3401,6 +3545,17 @@ GRANT ALL ON FUNCTION ferry.rescue_stale_jobs(p_stale_after interval, p_poison_a
 REVOKE ALL ON FUNCTION ferry.restoring() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_producer;
 GRANT ALL ON FUNCTION ferry.restoring() TO ferry_worker;
+
+REVOKE ALL ON FUNCTION ferry.roll_up_trends() FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.roll_up_trends() TO ferry_worker;
+
+REVOKE ALL ON FUNCTION ferry.trend_keys() FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.trend_keys() TO ferry_reader;
+GRANT ALL ON FUNCTION ferry.trend_keys() TO ferry_worker;
+
+REVOKE ALL ON FUNCTION ferry.trends(p_since timestamp with time zone, p_step interval, p_queue text, p_account text, p_provider text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.trends(p_since timestamp with time zone, p_step interval, p_queue text, p_account text, p_provider text) TO ferry_reader;
+GRANT ALL ON FUNCTION ferry.trends(p_since timestamp with time zone, p_step interval, p_queue text, p_account text, p_provider text) TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.uuid_v7() FROM PUBLIC;
 GRANT ALL ON FUNCTION ferry.uuid_v7() TO ferry_producer;

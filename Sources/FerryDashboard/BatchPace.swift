@@ -10,9 +10,14 @@ struct BatchPace {
     var bytesPerSecond: Double?
     var jobsPerSecond: Double?
     var etaSeconds: Double?
+    /// Why there is no ETA for a batch still going: it says so rather than show nothing (or guess).
+    var etaUnknown: String?
 
     init(_ batch: BatchStatusRow, now: Date) {
-        guard let started = batch.startedAt?.date else { return }
+        guard let started = batch.startedAt?.date else {
+            if !batch.done { etaUnknown = "not started" }
+            return
+        }
         let end = batch.done ? (batch.finishedAt?.date ?? now) : now
         // At least a second: a batch that started a moment ago has a pace, not an infinite one.
         let elapsed = max(1, end.timeIntervalSince(started))
@@ -28,6 +33,9 @@ struct BatchPace {
             estimates.append(Double(batch.jobs - finished) / rate)
         }
         etaSeconds = estimates.max()
+        if etaSeconds == nil {
+            etaUnknown = batch.sizesUnknown > 0 && finished == 0 ? "sizes unknown, no job finished yet" : "nothing moving yet"
+        }
     }
 
     var rateText: String {
@@ -36,13 +44,14 @@ struct BatchPace {
         return ""
     }
 
-    var etaText: String { etaSeconds.map { DashboardView.age($0) } ?? "" }
+    var etaText: String { etaSeconds.map { DashboardView.age($0) } ?? etaUnknown.map { "unknown (\($0))" } ?? "" }
 
     var json: JSONValue {
         .object([
             "bytes_per_second": bytesPerSecond.map(JSONValue.double) ?? .null,
             "jobs_per_second": jobsPerSecond.map(JSONValue.double) ?? .null,
             "eta_seconds": etaSeconds.map(JSONValue.double) ?? .null,
+            "eta_unknown": etaUnknown.map(JSONValue.string) ?? .null,
         ])
     }
 }

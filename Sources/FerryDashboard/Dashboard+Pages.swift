@@ -5,7 +5,8 @@ import Foundation
 extension Dashboard {
     func overview(_ view: DashboardView) async throws -> DashboardPage {
         let stats = try await shared.value("queue_stats") { [store] in try await store.queueStats() }
-        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatus(limit: 200) }.prefix(10).map { $0 }
+        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatusWithoutScheduleRuns(limit: 200) }.prefix(10).map { $0 }
+        let runs = try await shared.value("schedule_run_groups") { [store] in try await store.scheduleRunGroups() }
         let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
         let throughput = try await shared.value("throughput") { [store] in try await store.throughput() }
         let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
@@ -22,6 +23,7 @@ extension Dashboard {
             html += "<p id=\"standby-note\">Read from a \(HTML.escape(standby.summary))</p>"
         }
         html += "<h3>Last hour</h3>" + ThroughputChart(throughput, now: Date()).html
+            + "<p><a id=\"trends-link\" href=\"\(HTML.escape(base))/trends\">Trends</a>: a day or a week, per queue, account or provider</p>"
         if !accounts.isEmpty {
             let held = accounts.reduce(Int64(0)) { $0 + ($1.heldJobs ?? 0) }
             html += "<p class=\"err\" id=\"held-note\">\(held) jobs held: \(accounts.count) account(s) need "
@@ -37,11 +39,12 @@ extension Dashboard {
                         row.paused ? "<a class=\"s-paused\" href=\"\(HTML.escape(base))/queues\">paused</a>" : "",
                         hour.map { "\($0.jobs) jobs, " + DashboardView.bytes($0.bytes) } ?? ""]
             })
-        html += "<h3>Batches</h3>" + batchTable(batches, view)
+        html += "<h3>Batches</h3>" + scheduleRunTable(runs, view) + batchTable(batches, view)
         html += "<h3>Workers</h3><p>\(alive.count) alive, \(alive.reduce(0) { $0 + $1.running }) jobs running, "
             + "\(alive.reduce(0) { $0 + $1.concurrency }) slots</p>"
         let json: JSONValue = .object([
             "queues": .array(stats.map(\.json)), "batches": .array(batches.map { Self.batchJSON($0, now: Date()) }),
+            "schedule_runs": .array(runs.map(\.json)),
             "workers_alive": .int(Int64(alive.count)),
             "jobs_running": .int(alive.reduce(0) { $0 + $1.running }),
             "busy_slots": .int(alive.reduce(0) { $0 + $1.running }),
@@ -54,10 +57,13 @@ extension Dashboard {
     }
 
     func batches(_ view: DashboardView) async throws -> DashboardPage {
-        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatus(limit: 200) }
+        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatusWithoutScheduleRuns(limit: 200) }
+        let runs = try await shared.value("schedule_run_groups") { [store] in try await store.scheduleRunGroups() }
         return DashboardPage(
-            title: "Batches", html: batchTable(batches, view),
-            json: .object(["batches": .array(batches.map { Self.batchJSON($0, now: Date()) })]))
+            title: "Batches", html: scheduleRunTable(runs, view) + batchTable(batches, view),
+            json: .object([
+                "batches": .array(batches.map { Self.batchJSON($0, now: Date()) }), "schedule_runs": .array(runs.map(\.json)),
+            ]))
     }
 
     private func batchTable(_ batches: [BatchStatusRow], _ view: DashboardView) -> String {

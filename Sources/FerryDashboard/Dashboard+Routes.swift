@@ -68,8 +68,27 @@ extension Dashboard {
         router.get(RouterPath("\(base)/schedules")) { request, context in
             await respond(request, context) { view in try await schedules(view) }
         }
+        router.get(RouterPath("\(base)/schedules/:name")) { request, context in
+            guard let name = context.parameters.get("name")?.removingPercentEncoding else {
+                return problem(request, .badRequest, "the schedule name in the address is not validly percent-encoded")
+            }
+            return await respond(request, context) { view in try await schedule(name, view) }
+        }
         router.get(RouterPath("\(base)/accounts")) { request, context in
             await respond(request, context) { view in try await accounts(view) }
+        }
+        router.get(RouterPath("\(base)/trends")) { request, context in
+            let query = queryFields(request)
+            let text = query["range"].flatMap { $0.isEmpty ? nil : $0 } ?? TrendRange.hour.rawValue
+            guard let range = TrendRange(rawValue: text) else {
+                return problem(request, .badRequest, "range= must be one of \(TrendRange.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let values = ["queue", "account", "provider"].map { query[$0].flatMap { $0.isEmpty ? nil : $0 } }
+            if let long = zip(["queue", "account", "provider"], values).first(where: { ($0.1?.count ?? 0) > 200 }) {
+                return problem(request, .badRequest, "\(long.0)= is longer than 200 characters: name one \(long.0) as the menu does")
+            }
+            let filter = TrendFilter(queue: values[0], account: values[1], provider: values[2])
+            return await respond(request, context) { view in try await trends(range: range, filter: filter, view) }
         }
         router.get(RouterPath("\(base)/events")) { request, _ in events(request) }
         router.post(RouterPath("\(base)/login")) { request, context in try await login(request, context) }

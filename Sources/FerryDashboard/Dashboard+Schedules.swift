@@ -19,7 +19,7 @@ extension Dashboard {
                 let template = schedule.template
                 let job = [template["kind"]?.stringValue, template["source"]?.stringValue, "→", template["to"]?.stringValue]
                     .compactMap { $0 }.joined(separator: " ")
-                return [HTML.escape(schedule.name), HTML.escape(schedule.spec), HTML.escape(schedule.timezone),
+                return ["<a href=\"\(HTML.escape(base))\(path)\">\(HTML.escape(schedule.name))</a>", HTML.escape(schedule.spec), HTML.escape(schedule.timezone),
                         view.status(schedule.paused ? "paused" : "active") + (schedule.runRequestedAt == nil ? "" : " " + view.status("run requested"))
                             + (schedule.pausedReason.map { "<br><small>" + HTML.escape($0) + "</small>" } ?? ""),
                         schedule.paused ? "" : DashboardView.time(schedule.nextTick.map({ PostgresTimestamp($0) }), now: now),

@@ -24,7 +24,7 @@ struct DashboardView {
     func page(title: String, _ body: String, refreshAfter: Duration? = nil) -> String {
         let b = HTML.escape(base)
         let refresh = refreshAfter.map { " data-refresh-after=\"\(Self.milliseconds($0))\"" } ?? ""
-        let links = [("", "Overview"), ("/batches", "Batches"), ("/queues", "Queues"), ("/failed", "Failed &amp; held"), ("/workers", "Workers"),
+        let links = [("", "Overview"), ("/batches", "Batches"), ("/queues", "Queues"), ("/trends", "Trends"), ("/failed", "Failed &amp; held"), ("/workers", "Workers"),
                      ("/schedules", "Schedules"), ("/accounts", "Accounts")]
             .map { "<a href=\"\(b)\($0.0.isEmpty ? "/" : $0.0)\">\($0.1)</a>" }.joined()
         let login =

@@ -1,13 +1,18 @@
 import FerryStore
 import Foundation
+import Postgres
 
 /// The overview's chart of the last hour: finished jobs and bytes per minute, as inline SVG bars (server-rendered,
-/// no script), one bar per minute, the newest on the right.
+/// no script), one bar per minute, the newest on the right, drawn as the trends page draws them (with axes).
 struct ThroughputChart {
     /// Per minute (oldest first, 60 of them ending at `now`): succeeded, failed, bytes.
     var minutes: [(succeeded: Int64, failed: Int64, bytes: Int64)]
 
+    /// When the page is drawn: the newest minute is the one it falls in.
+    let now: Date
+
     init(_ rows: [ThroughputRow], now: Date) {
+        self.now = now
         let newest = Int64(now.timeIntervalSince1970 / 60)
         var minutes = Array(repeating: (succeeded: Int64(0), failed: Int64(0), bytes: Int64(0)), count: 60)
         for row in rows {
@@ -20,35 +25,21 @@ struct ThroughputChart {
         self.minutes = minutes
     }
 
+    /// The two charts with the trends page's axes (a value axis in jobs or bytes per minute, UTC times below).
     var html: String {
-        let jobs = minutes.map { Double($0.succeeded + $0.failed) }
-        let failed = minutes.map { Double($0.failed) }
-        let bytes = minutes.map { Double($0.bytes) }
-        let totalJobs = minutes.reduce(Int64(0)) { $0 + $1.succeeded + $1.failed }
-        let totalBytes = minutes.reduce(Int64(0)) { $0 + $1.bytes }
+        let since = TrendRange.hour.since(now)
+        let rows = minutes.enumerated().map { index, minute in
+            TrendRow(bucket: PostgresTimestamp(since.addingTimeInterval(Double(index * 60))),
+                     succeeded: minute.succeeded, failed: minute.failed, bytes: minute.bytes)
+        }
+        let chart = TrendChart(rows, range: .hour, now: now)
         return "<div class=\"charts\">"
-            + Self.bars(jobs, overlay: failed, label: "jobs per minute (failed in red), \(totalJobs) in the last hour", id: "chart-jobs",
-                        peak: "\(Int64(jobs.max() ?? 0))/min")
-            + Self.bars(bytes, overlay: nil, label: "bytes per minute, \(DashboardView.bytes(totalBytes)) in the last hour", id: "chart-bytes",
-                        peak: DashboardView.bytes(Int64(bytes.max() ?? 0)) + "/min")
+            + chart.chart(id: "chart-jobs", title: "Jobs per minute (failed in red): \(chart.finished) in the last hour",
+                          values: chart.buckets.map { Double($0.succeeded + $0.failed) }, overlay: chart.buckets.map { Double($0.failed) },
+                          unit: { TrendChart.count($0) + "/min" })
+            + chart.chart(id: "chart-bytes", title: "Bytes per minute: \(DashboardView.bytes(chart.bytes)) in the last hour",
+                          values: chart.buckets.map { Double($0.bytes) }, overlay: nil, unit: { DashboardView.bytes(Int64($0)) + "/min" })
             + "</div>"
     }
 
-    static func bars(_ values: [Double], overlay: [Double]?, label: String, id: String, peak: String) -> String {
-        let width = 360.0, height = 60.0, step = width / Double(values.count)
-        let top = max(values.max() ?? 0, 1)
-        var svg = "<figure id=\"\(id)\"><svg viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"\(HTML.escape(label))\">"
-        for (index, value) in values.enumerated() where value > 0 {
-            let h = max(1, value / top * (height - 2))
-            svg += "<rect x=\"\(format(Double(index) * step))\" y=\"\(format(height - h))\" width=\"\(format(step - 1))\" height=\"\(format(h))\" fill=\"#3a7bd5\"/>"
-            if let overlay, overlay[index] > 0 {
-                let f = max(1, overlay[index] / top * (height - 2))
-                svg += "<rect x=\"\(format(Double(index) * step))\" y=\"\(format(height - f))\" width=\"\(format(step - 1))\" height=\"\(format(f))\" fill=\"#b00020\"/>"
-            }
-        }
-        svg += "</svg><figcaption>\(HTML.escape(label)); peak \(HTML.escape(peak))</figcaption></figure>"
-        return svg
-    }
-
-    private static func format(_ value: Double) -> String { String(format: "%.1f", value) }
 }

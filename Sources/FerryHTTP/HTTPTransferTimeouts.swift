@@ -19,10 +19,17 @@ public enum HTTPTransferTimeouts {
 
     /// A client configuration that follows no redirects (each client decides that itself) and fails a transfer
     /// after `idle` without a byte read or written.
+    ///
+    /// A refused or failed connection fails the request at once rather than being retried by the client until
+    /// the connect timeout: a peer that refuses answers in a millisecond, and the job's own retry (with its
+    /// backoff and its message naming the refusal) is the one place that decides when to try again. With the
+    /// client's retries each refusal cost the whole 10 s connect timeout.
     public static func configuration(idle: Duration = defaultIdle) -> HTTPClient.Configuration {
-        HTTPClient.Configuration(
+        var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: timeAmount(connect), read: timeAmount(idle), write: timeAmount(idle)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
     }
 
     static func timeAmount(_ duration: Duration) -> TimeAmount {

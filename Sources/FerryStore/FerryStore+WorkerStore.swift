@@ -51,8 +51,11 @@ extension FerryStore: WorkerStore {
         return stream
     }
 
-    /// Folds pending counter deltas (`ProjectionStore.compactCounters()`).
+    /// Folds pending counter deltas (`ProjectionStore.compactCounters()`) and rolls finished jobs into the trends
+    /// (`rollUpTrends()`, after the fold: both are housekeeping off the claim and outcome path).
     public func compactCounters() async throws -> Int {
-        try await projection.compactCounters()
+        let folded = try await projection.compactCounters()
+        try await rollUpTrends()
+        return folded
     }
 }

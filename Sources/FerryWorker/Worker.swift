@@ -325,7 +325,11 @@ public final class Worker: Service, Sendable {
             context.recordFinalBytes(result.bytes)
             shortages.forget(job.jobID)
             submit(.succeeded(job, bytes: result.bytes, result: result.details), job, started, "succeeded")
-            logger.info("job succeeded", metadata: ["bytes": "\(result.bytes ?? 0)"])
+            // What moved where, in the forms logs may carry (no query strings or user info).
+            logger.info("job succeeded", metadata: [
+                "bytes": "\(result.bytes ?? 0)", "source": "\(DisplayURL.of(job.source))",
+                "destination": "\(DisplayURL.of(job.destination))",
+            ])
         } catch is LeaseLost {
             // Someone else owns the job now; writing anything would overwrite a newer attempt.
             Self.attemptSpan?.setStatus(SpanStatus(code: .error, message: "claim lost"))

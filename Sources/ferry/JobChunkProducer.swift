@@ -155,6 +155,7 @@ final class JobChunkProducer: @unchecked Sendable {
                             jobID: ids.next(milliseconds: milliseconds), now: now, currentDirectory: directory,
                             inspectFile: inspector.inspect, providers: registry)
                     }
+                try ProducerLocalRoots.check(spec, line: line)
                 jobCount += 1
                 self.report.take(source: spec.source, destination: spec.destination, line: line)
                 if issues.isEmpty {

@@ -20,7 +20,7 @@ enum LoggingBootstrap {
                 handler.logLevel = resolved
                 return handler
             }
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = OneLineLogHandler(inner: StreamLogHandler.standardError(label: label))
             handler.logLevel = resolved
             return handler
         }

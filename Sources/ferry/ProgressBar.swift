@@ -29,26 +29,34 @@ struct ProgressBar {
         style == .live ? .milliseconds(500) : lineInterval
     }
 
-    /// Records a reading and shows it if it is time to (always for the first one).
-    mutating func show(_ snapshot: WaitSnapshot, at now: ContinuousClock.Instant) {
+    /// Records a reading (with the transfers in flight and, while nothing runs, why) and shows it if it is time
+    /// to (always for the first one).
+    mutating func show(_ snapshot: WaitSnapshot, inFlight: [InFlightFiles.File] = [], stall: String? = nil, at now: ContinuousClock.Instant) {
         rates.add(at: now, bytes: snapshot.bytesDone, jobs: snapshot.jobsFinished)
         let minimumGap = style == .live ? Duration.milliseconds(100) : lineInterval
         if let lastShown, now - lastShown < minimumGap { return }
-        draw(snapshot, at: now)
+        draw(snapshot, inFlight: inFlight, stall: stall, at: now)
     }
 
     /// Shows the final state and ends the line.
     mutating func finish(_ snapshot: WaitSnapshot, at now: ContinuousClock.Instant) {
         rates.add(at: now, bytes: snapshot.bytesDone, jobs: snapshot.jobsFinished)
-        draw(snapshot, at: now)
+        draw(snapshot, inFlight: [], stall: nil, at: now)
         output.endLine()
     }
 
-    private mutating func draw(_ snapshot: WaitSnapshot, at now: ContinuousClock.Instant) {
+    private mutating func draw(_ snapshot: WaitSnapshot, inFlight: [InFlightFiles.File], stall: String?, at now: ContinuousClock.Instant) {
         lastShown = now
+        let width = output.columns - 1
+        let files = inFlight.prefix(InFlightFiles.shown).map { InFlightFiles.line($0, width: width) }
+            + (inFlight.count > InFlightFiles.shown ? ["  … and \(inFlight.count - InFlightFiles.shown) more running"] : [])
         switch style {
-        case .live: output.redraw(Self.liveLine(snapshot, rates: rates, width: output.columns - 1))
-        case .lines: output.line(Self.plainLine(snapshot, rates: rates))
+        case .live:
+            let waiting = stall.map { [String("  waiting: \($0)".prefix(max(1, width)))] } ?? []
+            output.redraw(block: [Self.liveLine(snapshot, rates: rates, width: width)] + files + waiting)
+        case .lines:
+            output.line(Self.plainLine(snapshot, rates: rates) + (stall.map { "; waiting: \($0)" } ?? ""))
+            for file in files { output.line(file) }
         }
     }
 
@@ -61,7 +69,7 @@ struct ProgressBar {
         if snapshot.unsuccessful > 0 { parts.append("\(snapshot.unsuccessful) failed") }
         parts.append(bytes(snapshot))
         if let rate = rate(rates) { parts.append(rate) }
-        if let eta = eta(snapshot, rates: rates) { parts.append("ETA \(eta)") }
+        if let eta = eta(snapshot, rates: rates) { parts.append(eta) }
         let text = parts.joined(separator: "  ")
         let label = snapshot.label.count > 40 ? String(snapshot.label.prefix(39)) + "…" : snapshot.label
         // The bar's width depends only on the terminal and the label, never on the text beside it, so it does not
@@ -82,7 +90,7 @@ struct ProgressBar {
         }
         text += ", \(snapshot.running) running, " + bytes(snapshot, separator: " of ")
         if let rate = rate(rates) { text += ", \(rate)" }
-        if let eta = eta(snapshot, rates: rates) { text += ", ETA \(eta)" }
+        if let eta = eta(snapshot, rates: rates) { text += ", \(eta)" }
         return text
     }
 
@@ -102,11 +110,17 @@ struct ProgressBar {
         return nil
     }
 
-    /// Time left at the current rates: the longer of what the remaining bytes take at the byte rate (when every
-    /// size is known) and what the remaining jobs take at the job rate. Many small files are bound by jobs (each
-    /// costs a commit), a few big ones by bytes; taking the binding one keeps the figure steady as the mix changes.
+    /// Time left at the current rates (`ETA 7s`): the longer of what the remaining bytes take at the byte rate
+    /// (when every size is known) and what the remaining jobs take at the job rate. Many small files are bound by
+    /// jobs (each costs a commit), a few big ones by bytes; taking the binding one keeps the figure steady as the
+    /// mix changes. Until the rates span `etaAfter`, or while sizes are unknown and nothing finished, or nothing
+    /// moves, it says that it does not know yet rather than guess.
     static func eta(_ snapshot: WaitSnapshot, rates: RateEstimator) -> String? {
         if snapshot.finished { return nil }
+        guard rates.span >= etaAfter else { return "ETA unknown yet (measuring)" }
+        if snapshot.sizesUnknown > 0 && snapshot.jobsFinished == 0 {
+            return "ETA unknown until a job finishes (\(snapshot.sizesUnknown) size\(snapshot.sizesUnknown == 1 ? "" : "s") unknown)"
+        }
         var estimates = [Double]()
         if snapshot.sizesUnknown == 0, let total = snapshot.bytesTotal, let rate = rates.bytesPerSecond, rate > 0 {
             estimates.append(Double(max(0, total - snapshot.bytesDone)) / rate)
@@ -114,8 +128,12 @@ struct ProgressBar {
         if let rate = rates.jobsPerSecond, rate > 0 {
             estimates.append(Double(snapshot.jobs - snapshot.jobsFinished) / rate)
         }
-        return estimates.max().map(duration)
+        return estimates.max().map { "ETA " + duration($0) } ?? "ETA unknown (nothing moving)"
     }
+
+    /// How long the rates must have been watched before an ETA is given: a first reading's rate (one burst, or
+    /// files still opening) made a 42 s batch show 10 s.
+    static let etaAfter = Duration.seconds(3)
 
     /// `42s`, `3m07s`, `2h05m`.
     static func duration(_ seconds: Double) -> String {

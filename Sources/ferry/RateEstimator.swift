@@ -23,6 +23,8 @@ struct RateEstimator {
     }
 
     var bytesPerSecond: Double? { rate(\.bytes) }
+    /// Time between the oldest and newest readings kept.
+    var span: Duration { (samples.last?.at).map { $0 - samples[0].at } ?? .zero }
     var jobsPerSecond: Double? { rate(\.jobs) }
 
     private func rate(_ value: KeyPath<Sample, Int64>) -> Double? {

@@ -164,9 +164,7 @@ struct Status: AsyncParsableCommand {
                     [
                         $0.batch, "\($0.jobs)", "\($0.queued)", "\($0.running)", "\($0.succeeded)", "\($0.failed)",
                         "\($0.cancelled)", "\($0.discarded)",
-                        "\(TablePrinter.bytes($0.bytesDone)) / \(TablePrinter.bytes($0.bytesTotal))"
-                            + ($0.sizesUnknown > 0 ? "+ (\($0.sizesUnknown) unknown)" : ""),
-                        $0.percent + "%", $0.done ? "yes" : "no",
+                        Self.batchBytes($0), Self.batchPercent($0), $0.done ? "yes" : "no",
                     ]
                 }))
         // The counts above are of the jobs still in PostgreSQL.

@@ -12,7 +12,8 @@ final class TerminalOutput: Sendable {
 
     /// True when stdout is a terminal (then progress redraws one line; otherwise it prints plain lines).
     let isTerminal: Bool
-    private let lineOpen = Mutex(false)
+    /// Lines of the block being redrawn in place (0: none open).
+    private let drawn = Mutex(0)
 
     private init() {
         isTerminal = isatty(STDOUT_FILENO) == 1
@@ -28,25 +29,36 @@ final class TerminalOutput: Sendable {
 
     /// Replaces the line being redrawn (or starts one): carriage return, text, clear to the end of the line.
     func redraw(_ text: String) {
-        lineOpen.withLock { open in
-            Self.write("\r" + text + "\u{1B}[K")
-            open = true
+        redraw(block: [text])
+    }
+
+    /// Replaces the block of lines being redrawn (or starts one): back to its first line, clear to the end of the
+    /// screen, the new lines. A block shorter than the last leaves no stale lines below it.
+    func redraw(block lines: [String]) {
+        drawn.withLock { count in
+            if count <= 1 && lines.count == 1 {
+                Self.write("\r" + lines[0] + "\u{1B}[K")
+            } else {
+                let up = count > 1 ? "\u{1B}[\(count - 1)A" : ""
+                Self.write("\r" + up + "\u{1B}[J" + lines.joined(separator: "\n"))
+            }
+            count = max(1, lines.count)
         }
     }
 
     /// Writes a whole line, ending a line being redrawn first.
     func line(_ text: String) {
-        lineOpen.withLock { open in
-            Self.write((open ? "\n" : "") + text + "\n")
-            open = false
+        drawn.withLock { count in
+            Self.write((count > 0 ? "\n" : "") + text + "\n")
+            count = 0
         }
     }
 
     /// Ends a line being redrawn, if there is one (before writing to stderr, or on exit).
     func endLine() {
-        lineOpen.withLock { open in
-            if open { Self.write("\n") }
-            open = false
+        drawn.withLock { count in
+            if count > 0 { Self.write("\n") }
+            count = 0
         }
     }
 

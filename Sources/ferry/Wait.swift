@@ -18,8 +18,10 @@ struct Wait: AsyncParsableCommand {
             on stderr and reads every --interval seconds; it sees the batch finished once the standby has replayed \
             it (the replication lag after the primary).
 
-            --progress: on a terminal, one line redrawn in place (jobs and bytes done of total, rate, ETA); \
-            otherwise a plain line at the start, every 2 seconds and at the end.
+            --progress: on a terminal, lines redrawn in place: jobs and bytes done of total, rate and ETA (or \
+            why it is not known yet), then each transfer in flight with its rate, as rclone -P shows them, and, \
+            while nothing runs, why: a paused queue, a held account, jobs deferred until a time, no live worker \
+            or every slot busy. Otherwise the same as plain lines at the start, every 2 seconds and at the end.
 
             Exit codes: 0 every job succeeded; 1 some failed or were cancelled (the first few are listed on \
             stderr with their last error); 66 no such batch or job; 67 archived (the file and the restore \
@@ -118,6 +120,7 @@ struct Wait: AsyncParsableCommand {
         var backoff = Duration.milliseconds(100)
         var disconnected = false
         var liveness = WorkerLivenessCheck()
+        var details = WaitDetails()
         var subscribed = false
         // Set once the server refused LISTEN as read-only (a hot standby): from then on only reads, every period.
         var polling = false
@@ -166,7 +169,10 @@ struct Wait: AsyncParsableCommand {
             }
 
             let now = ContinuousClock.now
-            bar?.show(snapshot, at: now)
+            if bar != nil && !snapshot.finished {
+                await details.read(target, snapshot: snapshot, store: store, at: now)
+            }
+            bar?.show(snapshot, inFlight: details.inFlight.files, stall: details.stall.reason, at: now)
             if snapshot.finished {
                 bar?.finish(snapshot, at: now)
                 return try await report(snapshot, target: target, store: store)

@@ -414,6 +414,133 @@ def test_queue_pause_and_resume_from_the_page(browser):
         process.stop()
 
 
+def test_group_discard_asks_then_says_what_it_did(browser):
+    enqueue("discardable", "browser-discard", 3, "discard")
+    failer = Background("worker", "--name", "discard-failer", "--handler", "fail", "--queues", "browser-discard", "--poll-interval", "0.2")
+    try:
+        eventually(lambda: set(job_states("discardable").values()) == {"failed"}, "the jobs to fail")
+    finally:
+        failer.stop()
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        login(browser, root)
+        browser.get(root + "/failed")
+        rows = [r for r in browser.find_elements(By.CSS_SELECTOR, "tr[id^='group-']") if "scripted" in r.text]
+        assert len(rows) == 1, [r.text for r in rows]
+        count = int(rows[0].find_element(By.CLASS_NAME, "group-count").text)
+        assert count >= 3
+        rows[0].find_element(By.XPATH, ".//button[text()='Discard group']").click()
+        # A confirmation naming the count; nothing is discarded until its button.
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#confirm .question"))
+        question = browser.find_element(By.CSS_SELECTOR, "#confirm .question").text
+        assert question.startswith(f"Discard {count}"), question
+        assert set(job_states("discardable").values()) == {"failed"}
+        shot(browser, "failed-group-discard-confirm")
+        confirm(browser)
+        eventually(lambda: set(job_states("discardable").values()) == {"discarded"}, "the group to be discarded")
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.ID, "flash"))
+        assert browser.find_element(By.ID, "flash").text == f"{count} jobs discarded"
+        shot(browser, "failed-group-discarded")
+    finally:
+        process.stop()
+
+
+def test_search_with_spaces_and_by_error_text(browser):
+    lines = "\n".join(json.dumps({"kind": "fetch", "source": f"https://example.com/cafe-{i}.jpg",
+                                  "to": f"/srv/in/Café de Flore {i}.jpg", "queue": "browser-spaces", "batch": "spaces",
+                                  "max_attempts": 1}) for i in range(2))
+    out = ferry("enqueue", "--from", "-", stdin=lines)
+    assert out.returncode == 0, out.stderr
+    enqueue("erring", "browser-erring", 1, "erring")
+    failer = Background("worker", "--name", "erring-failer", "--handler", "fail", "--queues", "browser-erring", "--poll-interval", "0.2")
+    try:
+        eventually(lambda: set(job_states("erring").values()) == {"failed"}, "the job to fail")
+    finally:
+        failer.stop()
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        # The form sends the spaces as '+': the dashboard decodes them.
+        browser.get(root + "/")
+        box = browser.find_element(By.ID, "search-box")
+        box.send_keys("Café de Flore")
+        box.submit()
+        WebDriverWait(browser, 30).until(lambda d: "/ferry/search" in d.current_url)
+        assert "+" in browser.current_url or "%20" in browser.current_url, browser.current_url
+        rows = browser.find_elements(By.XPATH, "//tr[td/a[contains(@href,'/ferry/jobs/')]]")
+        assert len(rows) == 2 and all("Café de Flore" in r.text for r in rows), [r.text for r in rows]
+        shot(browser, "search-spaces")
+        # Words of the last error find the job that failed with it.
+        browser.get(root + "/")
+        box = browser.find_element(By.ID, "search-box")
+        box.send_keys("permanent failure")
+        box.submit()
+        WebDriverWait(browser, 30).until(lambda d: "/ferry/search" in d.current_url)
+        erring = next(iter(job_states("erring")))
+        text = browser.find_element(By.ID, "live").text
+        assert erring in text, text
+        shot(browser, "search-error-text")
+    finally:
+        process.stop()
+
+
+def test_viewer_behind_the_sign_in_proxy_sees_no_buttons(browser):
+    process, root = dashboard("--auth-proxy-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1",
+                              "--operator", "olive")
+    try:
+        browser.delete_all_cookies()
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Forwarded-User": "vera"}})
+        for path in ["/", "/failed", "/queues", "/schedules", "/batches/grouped", "/batches/discardable?status=discarded"]:
+            browser.get(root + path)
+            assert "vera (viewer)" in browser.find_element(By.ID, "logged-in").text
+            buttons = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "button.action, #live form[method='post'] button")]
+            assert buttons == [], f"{path}: a viewer sees {buttons}"
+        shot(browser, "viewer")
+        # The operator named on the command line gets them.
+        browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Forwarded-User": "olive"}})
+        browser.get(root + "/queues")
+        assert browser.find_elements(By.CSS_SELECTOR, "button.action"), "the operator sees the queue buttons"
+    finally:
+        browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
+        process.stop()
+
+
+def test_trends_at_an_hour_and_a_week(browser):
+    process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
+    try:
+        browser.get(root + "/")
+        browser.find_element(By.ID, "trends-link").click()
+        WebDriverWait(browser, 30).until(lambda d: "/ferry/trends" in d.current_url)
+        # An hour by the minute: jobs finished by the earlier tests, with a value axis in jobs/min and times in UTC.
+        jobs = browser.find_element(By.ID, "trend-jobs")
+        assert "in the last hour" in jobs.text, jobs.text
+        labels = [t.text for t in jobs.find_elements(By.CSS_SELECTOR, "text.y-label")]
+        assert labels[0] == "0/min" and all(l.endswith("/min") for l in labels), labels
+        assert all(t.text.endswith("UTC") for t in jobs.find_elements(By.CSS_SELECTOR, "text.x-label"))
+        assert len(jobs.find_elements(By.TAG_NAME, "rect")) > 0, "bars for the jobs that finished"
+        assert browser.find_element(By.ID, "trend-bytes").find_elements(By.CSS_SELECTOR, "text.y-label")[0].text == "0 B/min"
+        assert browser.find_element(By.ID, "trend-failures").find_elements(By.CSS_SELECTOR, "text.y-label")[-1].text == "100 %"
+        shot(browser, "trends-1h")
+        # A week by the hour, then filtered to one queue with the menu: the range is kept.
+        browser.find_element(By.ID, "range-7d").click()
+        WebDriverWait(browser, 30).until(lambda d: "range=7d" in d.current_url)
+        jobs = browser.find_element(By.ID, "trend-jobs")
+        assert "in the last 7 days" in jobs.text and jobs.find_elements(By.CSS_SELECTOR, "text.y-label")[0].text == "0/h"
+        dates = [t.text for t in jobs.find_elements(By.CSS_SELECTOR, "text.x-label")]
+        assert len(dates) == 3 and all(re.match(r"\d\d-\d\d \d\d:00 UTC", d) for d in dates), dates
+        shot(browser, "trends-7d")
+        from selenium.webdriver.support.ui import Select
+        Select(browser.find_element(By.NAME, "queue")).select_by_value("browser-erring")
+        browser.find_element(By.XPATH, "//form[contains(@class,'trend-filter')]//button").click()
+        WebDriverWait(browser, 30).until(lambda d: "queue=browser-erring" in d.current_url)
+        assert "range=7d" in browser.current_url
+        title = browser.find_element(By.ID, "trend-failures").text
+        assert "100.0 % of 1 job failed" in title, title
+        shot(browser, "trends-7d-queue")
+    finally:
+        process.stop()
+
+
 def test_no_horizontal_scroll_at_390_px(browser):
     process, root = dashboard(env={"FERRY_DASHBOARD_TOKEN": TOKEN})
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
@@ -422,7 +549,7 @@ def test_no_horizontal_scroll_at_390_px(browser):
         login(browser, root)
         job = next(iter(job_states("grouped")))
         for path in ["/", "/batches", "/batches/grouped", "/batches/grouped?sort=status", "/failed", "/queues", "/schedules", "/accounts",
-                     "/workers", "/jobs/" + job]:
+                     "/workers", "/trends", "/trends?range=7d", "/jobs/" + job]:
             browser.get(root + path)
             width = browser.execute_script("return document.documentElement.scrollWidth")
             inner = browser.execute_script("return window.innerWidth")
@@ -434,6 +561,20 @@ def test_no_horizontal_scroll_at_390_px(browser):
                 " var r = b.getBoundingClientRect(); return r.width > 0 && (r.left < 0 || r.right > window.innerWidth);"
                 "}).map(function(b){ return b.textContent; });")
             assert offscreen == [], f"{path}: buttons off-screen at 390 px: {offscreen}"
+            # ... and clickable: scrolled to, the point at its centre is the button itself, not something over it
+            # (folded jobs of a failure group unfolded first, as the operator would).
+            hidden = browser.execute_script(
+                "document.querySelectorAll('details').forEach(function(d){ d.open = true; });"
+                "return Array.from(document.querySelectorAll('button.action')).filter(function(b){"
+                " b.scrollIntoView({block: 'center'}); var r = b.getBoundingClientRect();"
+                " if (r.width === 0) return false;"
+                " var hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                " return !(hit === b || b.contains(hit));"
+                "}).map(function(b){ var r = b.getBoundingClientRect();"
+                " var hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+                " return b.textContent + ' under ' + (hit ? hit.tagName + '.' + hit.className + ' ' + (hit.textContent || '').slice(0, 40) : 'nothing')"
+                " + ' at ' + Math.round(r.left) + ',' + Math.round(r.top); });")
+            assert hidden == [], f"{path}: buttons covered or not clickable at 390 px: {hidden}"
         browser.get(root + "/batches/grouped")
         shot(browser, "mobile-batch")
     finally:

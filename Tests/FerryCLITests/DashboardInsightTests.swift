@@ -38,6 +38,7 @@ struct DashboardInsightTests {
 
             let html = try await dashboard.get("/")
             #expect(html.body.contains("id=\"chart-jobs\"") && html.body.contains("<rect"), "the chart draws bars")
+            #expect(html.body.contains("/min</text>") && html.body.contains("UTC</text>"), "with a value axis in its unit and UTC times")
             #expect(html.body.contains("3 jobs held") && html.body.contains("ferry account login"))
 
             let batch = try #require((try await dashboard.get("/batches/trip", json: true).json as? [String: Any])?["batch"] as? [String: Any])

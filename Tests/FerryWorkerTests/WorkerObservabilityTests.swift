@@ -44,6 +44,8 @@ struct WorkerObservabilityTests {
         #expect(object["kind"] as? String == "fetch")
         #expect((object["attempt"] as? NSNumber)?.intValue == 1, "numbers stay numbers: \(succeeded)")
         #expect((object["job"] as? String)?.count == 36)
+        // Source → destination on success too, as the failures name them.
+        #expect(object["source"] as? String == "https://example.com/a.jpg" && object["destination"] as? String == "/srv/a.jpg", "\(succeeded)")
         let time = try #require(object["time"] as? String)
         #expect(time.count == 24 && time.hasSuffix("Z") && Array(time)[19] == ".", "UTC to the millisecond: \(time)")
     }

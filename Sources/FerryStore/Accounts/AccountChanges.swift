@@ -9,11 +9,14 @@ public struct AccountChanges: Sendable, Equatable {
     public var tpsLimit: Double?
     /// Bytes per second moved for this account's transfers, for the whole fleet; 0 removes the limit.
     public var bandwidthLimit: Int64?
+    /// An S3-compatible store's endpoint (`settings.endpoint_url`, as `account add --endpoint-url` sets it).
+    public var endpointURL: String?
 
     public init(
         maxConcurrent: Int? = nil, apiURL: String? = nil, contentURL: String? = nil, authorizeURL: String? = nil,
-        tpsLimit: Double? = nil, bandwidthLimit: Int64? = nil
+        tpsLimit: Double? = nil, bandwidthLimit: Int64? = nil, endpointURL: String? = nil
     ) {
+        self.endpointURL = endpointURL
         self.bandwidthLimit = bandwidthLimit
         self.tpsLimit = tpsLimit
         self.maxConcurrent = maxConcurrent

@@ -222,7 +222,8 @@ public struct AccountStore: Sendable {
                        content_url = coalesce($4, content_url), authorize_url = coalesce($5, authorize_url),
                        settings = CASE WHEN $7::bigint IS NULL THEN s.settings
                                        WHEN $7::bigint = 0 THEN s.settings - 'bwlimit'
-                                       ELSE s.settings || jsonb_build_object('bwlimit', $7::bigint) END,
+                                       ELSE s.settings || jsonb_build_object('bwlimit', $7::bigint) END
+                                  || CASE WHEN $8::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('endpoint_url', $8::text) END,
                        updated_at = now()
                   FROM (SELECT CASE WHEN $6::float8 IS NULL THEN a.settings
                                     WHEN $6::float8 = 0 THEN a.settings - 'tps_limit'
@@ -230,16 +231,16 @@ public struct AccountStore: Sendable {
                           FROM ferry.accounts a WHERE a.name = $1) s
                  WHERE name = $1
                 """, [name, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit,
-                      changes.bandwidthLimit])
+                      changes.bandwidthLimit, changes.endpointURL])
             guard result.affectedRows == 1 else { return false }
             _ = try connection.query(
                 """
                 INSERT INTO ferry.account_events (account, type, data)
                 SELECT $1, 'updated', jsonb_strip_nulls(jsonb_build_object(
                            'by', $2::text, 'max_concurrent', $3::integer, 'api_url', $4::text, 'content_url', $5::text,
-                           'authorize_url', $6::text, 'tps_limit', $7::float8, 'bwlimit', $8::bigint))
+                           'authorize_url', $6::text, 'tps_limit', $7::float8, 'bwlimit', $8::bigint, 'endpoint_url', $9::text))
                 """, [name, actor, changes.maxConcurrent, changes.apiURL, changes.contentURL, changes.authorizeURL, changes.tpsLimit,
-                      changes.bandwidthLimit])
+                      changes.bandwidthLimit, changes.endpointURL])
             _ = try connection.query("SELECT pg_notify('ferry_jobs', '')")
             return true
         }

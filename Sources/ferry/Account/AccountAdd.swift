@@ -18,6 +18,9 @@ struct AccountAdd: AsyncParsableCommand {
             Options of each kind:
             \(AccountKindOptions.help(ProviderRegistry.standard) { $0.inputs })
 
+            A dev server (ferry dev-server) needs its app secret as any Dropbox app does: secret.txt below \
+            holds ferry-dev-secret, its default.
+
             Examples:
               ferry account add photos --provider dropbox --app-key abc123 \\
                   --refresh-token-file ~/.dropbox-token
@@ -25,7 +28,7 @@ struct AccountAdd: AsyncParsableCommand {
                 | ferry account add photos --provider dropbox --app-key abc123 \\
                     --refresh-token-file -
               ferry account add dev --provider dropbox --app-key ferry-dev \\
-                  --refresh-token-file t.txt \\
+                  --app-secret-file secret.txt --refresh-token-file t.txt \\
                   --api-url http://127.0.0.1:8910 --content-url http://127.0.0.1:8910 \\
                       --authorize-url http://127.0.0.1:8910
               ferry account add flickr --provider flickr --api-key-file ~/.flickr-key

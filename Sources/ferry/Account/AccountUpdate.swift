@@ -19,6 +19,7 @@ struct AccountUpdate: AsyncParsableCommand {
               ferry account update photos --max-concurrent 16
               ferry account update photos --tps-limit 8   # requests/s, whole fleet
               ferry account update photos --bwlimit 20M   # bytes/s, whole fleet
+              ferry account update archive --endpoint-url http://127.0.0.1:9000
               ferry account update dev --api-url http://127.0.0.1:8910 \\
                   --content-url http://127.0.0.1:8910
             """)
@@ -47,6 +48,10 @@ struct AccountUpdate: AsyncParsableCommand {
         valueName: "rate"))
     var bwlimit: String?
 
+    @Option(name: .customLong("endpoint-url"), help: ArgumentHelp(
+        "An S3 account's endpoint (MinIO, R2 …), as account add --endpoint-url sets it.", valueName: "url"))
+    var endpointURL: String?
+
     @Flag(help: "Print JSON.")
     var json = false
 
@@ -63,7 +68,8 @@ struct AccountUpdate: AsyncParsableCommand {
             if let maxConcurrent, !(1...1000).contains(maxConcurrent) {
                 throw ValidationIssue(field: "--max-concurrent", problem: "must be from 1 to 1000", fix: "for example --max-concurrent 8")
             }
-            for (flag, url) in [("--api-url", apiURL), ("--content-url", contentURL), ("--authorize-url", authorizeURL)] {
+            for (flag, url) in [("--api-url", apiURL), ("--content-url", contentURL), ("--authorize-url", authorizeURL),
+                                ("--endpoint-url", endpointURL)] {
                 guard let url else { continue }
                 guard url.hasPrefix("https://") || url.hasPrefix("http://") else {
                     throw CLIUsageError(message: "\(flag) must be an http(s) URL, for example http://127.0.0.1:8910")
@@ -78,13 +84,18 @@ struct AccountUpdate: AsyncParsableCommand {
             }
             let changes = AccountChanges(
                 maxConcurrent: maxConcurrent, apiURL: apiURL, contentURL: contentURL, authorizeURL: authorizeURL, tpsLimit: tpsLimit,
-                bandwidthLimit: bandwidthLimit)
+                bandwidthLimit: bandwidthLimit, endpointURL: endpointURL)
             guard !changes.isEmpty else {
                 throw CLIUsageError(
-                    message: "say what to change: --max-concurrent N, --tps-limit N, --bwlimit RATE, --api-url, --content-url or --authorize-url")
+                    message: "say what to change: --max-concurrent N, --tps-limit N, --bwlimit RATE, --api-url, --content-url, --authorize-url or --endpoint-url")
             }
             let store = try await connection.makeCurrentStore(poolSize: 1)
             defer { store.client.close() }
+            // The endpoint is an S3 account's setting: another kind's is refused before anything changes.
+            if endpointURL != nil, let existing = try await store.accounts.named(name), existing.provider != "s3" {
+                throw CLIUsageError(
+                    message: "--endpoint-url is an S3 account's; \(name) is a \(existing.provider) account: use --api-url and --content-url")
+            }
             try await Self.checkKeyIfGiven(store)
             let account = try await store.accounts.update(name, changes, by: CommandTarget.requester)
             if json {
@@ -95,6 +106,7 @@ struct AccountUpdate: AsyncParsableCommand {
                     "authorize_url": account.authorizeURL.map(JSONValue.string) ?? .null,
                     "tps_limit": account.settings["tps_limit"] ?? .null,
                     "bwlimit": account.settings["bwlimit"] ?? .null,
+                    "endpoint_url": account.settings["endpoint_url"] ?? .null,
                 ]).jsonText)
             } else {
                 var limits = ""

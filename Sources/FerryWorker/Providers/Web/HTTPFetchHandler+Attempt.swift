@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryCore
+import FerryHTTP
 import FerryStore
 import Foundation
 import NIOCore
@@ -149,7 +150,8 @@ extension HTTPFetchHandler {
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    throw JobFailure.retryable("http_transport", "fetching \(shown): \(Self.safeDescription(error, url: url))")
+                    let text = ConnectionFailureText.describe(error, host: Self.hostPort(current)) ?? Self.safeDescription(error, url: url)
+                    throw JobFailure.retryable("http_transport", "fetching \(shown): \(text)")
                 }
                 guard [301, 302, 303, 307, 308].contains(Int(response.status.code)), let location = response.headers.first(name: "Location") else {
                     return response
@@ -173,6 +175,13 @@ extension HTTPFetchHandler {
                 return .retryable("http_timeout", "fetching \(shown): \(error)")
             }
             return .retryable("http_transport", "fetching \(shown): \(Self.safeDescription(error, url: url))")
+        }
+
+        /// `host:port` of a URL, for a connection failure's message (no path, no query: those may hold secrets).
+        static func hostPort(_ url: String) -> String? {
+            guard let components = URLComponents(string: url), let host = components.host else { return nil }
+            let port = components.port ?? (components.scheme == "https" ? 443 : 80)
+            return "\(host):\(port)"
         }
 
         /// An error's description with the URL (and so its query string) replaced by its display form.

@@ -1,0 +1,62 @@
+import FerryCore
+import FerryStore
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// A schedule that fires every second makes a batch per run: the dashboard lists its runs as one row per schedule
+/// (Batches, overview) and the schedule's page holds the run history with outcome counts.
+@Suite("ferry dashboard: schedules' runs grouped", .tags(.postgres, .process))
+struct DashboardScheduleRunsTests {
+    @Test("runs grouped under their schedule, other batches listed alone; the schedule page counts each run's outcome")
+    func grouped() async throws {
+        let db = try await TestDatabase.make("dashruns")
+        let store = db.store()
+        defer { store.client.close() }
+        _ = try await DashboardTests.seed(store, batch: "plain", queue: "elsewhere", count: 2)
+        let added = try await FerryProcess.run(
+            ["schedule", "add", "ticker", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/t.jpg", "--to", "/srv/t/", "--queue", "ticks",
+             "--max-attempts", "1"],
+            databaseURL: db.url, environment: ScheduleCommandTests.shortTicks)
+        #expect(added.status == 0, "\(added.stderr)")
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--name", "ticker-worker", "--handler", "fail", "--queues", "ticks", "--schedule-interval", "0.2",
+                    "--heartbeat-interval", "0.5", "--poll-interval", "0.2"],
+            databaseURL: db.url, environment: ScheduleCommandTests.shortTicks)
+        try await eventually(timeout: .seconds(300), "three runs to fail") {
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE queue = 'ticks' AND state = 'failed'") >= 3
+        }
+        _ = try await FerryProcess.run(["schedule", "pause", "ticker"], databaseURL: db.url)
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit(timeout: .seconds(300))
+        let failedRuns = try await count(
+            db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE queue = 'ticks' AND state = 'failed'")
+        let runs = try await count(db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE queue = 'ticks'")
+
+        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": DashboardTests.token]) { dashboard in
+            for path in ["/batches", "/"] {
+                let page = try #require(try await dashboard.get(path, json: true).json as? [String: Any])
+                let batches = try #require(page["batches"] as? [[String: Any]])
+                #expect(batches.map { $0["batch"] as? String } == ["plain"], "\(path): runs are not listed one by one: \(batches)")
+                let groups = try #require(page["schedule_runs"] as? [[String: Any]])
+                #expect(groups.count == 1 && groups[0]["schedule"] as? String == "ticker", "\(groups)")
+                #expect(groups[0]["runs"] as? Int == runs && groups[0]["unsuccessful_runs"] as? Int == failedRuns, "\(groups)")
+                #expect((groups[0]["last_batch"] as? String)?.hasPrefix("schedule:ticker:") == true)
+            }
+            let html = try await dashboard.get("/batches").body
+            #expect(html.contains("id=\"runs-ticker\"") && html.contains("href=\"/ferry/schedules/ticker\""), "\(html.prefix(3000))")
+
+            let page = try #require(try await dashboard.get("/schedules/ticker", json: true).json as? [String: Any])
+            let outcomes = try #require(page["outcomes"] as? [String: Any])
+            #expect(outcomes["unsuccessful"] as? Int == failedRuns, "\(outcomes)")
+            let history = try #require(page["runs"] as? [[String: Any]])
+            #expect(history.count == runs, "\(history.count) of \(runs)")
+            let newest = try #require(history.first?["batch"] as? [String: Any])
+            #expect((newest["batch"] as? String)?.hasPrefix("schedule:ticker:") == true && newest["jobs"] as? Int == 1, "\(newest)")
+            let schedulePage = try await dashboard.get("/schedules/ticker")
+            #expect(schedulePage.body.contains("\(failedRuns) with failures"), "\(schedulePage.body.prefix(3000))")
+            #expect(try await dashboard.get("/schedules").body.contains("href=\"/ferry/schedules/ticker\""))
+            #expect(try await dashboard.get("/schedules/nosuch").status == 404)
+        }
+    }
+}
