@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Postgres
 @testable import FerryDashboard
@@ -5,7 +6,7 @@ import Postgres
 import Testing
 
 /// A batch's ETA on the dashboard says why it is not known rather than showing nothing.
-@Suite("dashboard batch ETA")
+@Suite("dashboard batch ETA", .tags(.fast))
 struct BatchPaceTests {
     static func row(started: Bool, succeeded: Int64, sizesUnknown: Int64, bytesDone: Int64 = 0) -> BatchStatusRow {
         BatchStatusRow(

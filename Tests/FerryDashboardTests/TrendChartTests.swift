@@ -1,11 +1,12 @@
 import FerryStore
+import FerryTestSupport
 import Foundation
 import Postgres
 @testable import FerryDashboard
 import Testing
 
 /// The trends page's charts: buckets placed by time, value axes with units, time axes in UTC, failure rate.
-@Suite("dashboard trend charts")
+@Suite("dashboard trend charts", .tags(.fast))
 struct TrendChartTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000 + 30)  // 2027-01-15 08:00:30 UTC
 

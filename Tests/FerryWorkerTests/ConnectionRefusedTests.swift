@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryHTTP
+import FerryTestSupport
 import Foundation
 import NIOCore
 import Testing
@@ -8,7 +9,7 @@ import Testing
 
 /// A refused connection is said as a refusal (NIO's text said "connection reset (error set): Connection refused)"),
 /// and the shared client configuration gives it up at once instead of retrying until the connect timeout.
-@Suite("connection refused: plain words, no retries inside the client")
+@Suite("connection refused: plain words, no retries inside the client", .tags(.fast))
 struct ConnectionRefusedTests {
     /// A loopback port nothing listens on: bound, then closed.
     static func closedPort() throws -> Int {
