@@ -114,9 +114,15 @@ actor ChaosRun {
              "--max-concurrent", "\(settings.workers * settings.concurrency)"],
             stdin: ferryToken + "\n")
 
-        // What the fetches fetch, put there before any fault is on.
-        let token = try await dev.accessToken(refreshToken: ownRefreshToken)
+        // What the fetches fetch, put there before any fault is on. Access tokens live --token-lifetime (10 s): on a
+        // loaded machine these uploads take longer, so the token is renewed once half its life is gone.
+        var token = try await dev.accessToken(refreshToken: ownRefreshToken)
+        var tokenAt = Date()
         for file in corpus.fetches {
+            if Date().timeIntervalSince(tokenAt) > settings.tokenLifetime / 2 {
+                token = try await dev.accessToken(refreshToken: ownRefreshToken)
+                tokenAt = Date()
+            }
             switch file.role {
             case .dropboxFetch, .folderFetch: try await dev.upload(localPath: file.localPath, to: file.remotePath, token: token)
             case .webFetch: try await dev.putWebFile(localPath: file.localPath, path: file.remotePath)
