@@ -7,8 +7,10 @@ import NIOCore
 /// peer that stops sending (or stops reading) mid-body would otherwise hold the piece until the kernel gives up on
 /// the connection, about 15 minutes. AsyncHTTPClient's `read` timeout is such an idle bound: it starts once the
 /// request is sent and restarts at every part of the response that arrives (head or body bytes), so it cuts a
-/// download that stalls but never one that is merely long. Its `write` timeout is the same for the request body:
-/// it fires when no byte could be written for that long (an upload whose peer stopped reading). Either surfaces
+/// download that stalls but never one that is merely long. Its `write` timeout is the same for the request body,
+/// but only while the socket can take more: AsyncHTTPClient pauses it while the socket is full, so an upload whose
+/// peer stops reading in the middle of a chunk larger than the socket buffers waits for the request's own deadline
+/// (a chunk that fits is sent whole, and the `read` timeout then bounds the silent answer). Either surfaces
 /// as `HTTPClientError.readTimeout` or `.writeTimeout`, which every provider client maps to a temporary failure:
 /// the piece is retried, the job is not failed for good.
 public enum HTTPTransferTimeouts {

@@ -22,10 +22,18 @@ extension FerryStore {
     }
 
     /// Appends outcome events (progress, retries, finishes) for many jobs in one statement
-    /// (``outcomeStatement(_:)``): only under each job's current lease; the others come back rejected.
+    /// (``outcomeStatement(_:sentAt:)``): only under each job's current lease; the others come back rejected.
     public func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
+        try await record(outcomes, sentAt: Date())
+    }
+
+    /// ``record(_:)`` with the time this process's clock reads as the outcomes are sent. A `run_at` in an
+    /// outcome (a retry's, a deferral's) was computed on this host's clock, which may be minutes off the
+    /// database's: it is written as the database's `now()` plus its distance from `sent`, so every due time is on
+    /// the database's clock, as claims, heartbeats and rescues are.
+    public func record(_ outcomes: [JobOutcome], sentAt sent: Date) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
         guard !outcomes.isEmpty else { return ([], []) }
-        let (sql, binds, ids) = Self.outcomeStatement(outcomes)
+        let (sql, binds, ids) = Self.outcomeStatement(outcomes, sentAt: sent)
         do {
             let accepted = try await client.withConnection { connection in
                 Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
@@ -43,7 +51,7 @@ extension FerryStore {
             let (accepted, rejected) = try await record(outcomes)
             return RecordedAndClaimed(accepted: accepted, rejected: rejected, claimed: [])
         }
-        let (sql, binds, ids) = outcomes.isEmpty ? ("", [], []) : Self.outcomeStatement(outcomes)
+        let (sql, binds, ids) = outcomes.isEmpty ? ("", [], []) : Self.outcomeStatement(outcomes, sentAt: Date())
         let claimSQL = "SELECT \(ClaimedJob.columns) FROM ferry.claim_jobs($1, $2::text[], $3)"
         let claimBinds: [any PostgresBindable] = [worker, PostgresArray(queues), limit]
         do {
@@ -64,7 +72,7 @@ extension FerryStore {
     /// Each event is written only if its lease is still the job's current claim; the others are returned as
     /// rejected: their claim was lost (rescued after a missed heartbeat, or cancelled), and whatever the worker
     /// did must not overwrite the newer attempt.
-    static func outcomeStatement(_ outcomes: [JobOutcome]) -> (sql: String, binds: [any PostgresBindable], jobs: Set<UUID>) {
+    static func outcomeStatement(_ outcomes: [JobOutcome], sentAt sent: Date) -> (sql: String, binds: [any PostgresBindable], jobs: Set<UUID>) {
         // One event per job per statement: keep the latest outcome of each job.
         var latest = [UUID: Int]()
         for (index, outcome) in outcomes.enumerated() { latest[outcome.jobID] = index }
@@ -75,7 +83,11 @@ extension FerryStore {
         // OFFSET 0 keeps the lease and state checks outside the locking subquery, so they see the locked row.
         let sql = """
             INSERT INTO ferry.events (job_id, version, type, data)
-            SELECT j.job_id, j.version + 1, u.type, u.data || jsonb_build_object('lease', u.lease)
+            SELECT j.job_id, j.version + 1, u.type,
+                   u.data || jsonb_build_object('lease', u.lease)
+                     || CASE WHEN u.data ? 'run_at'
+                             THEN jsonb_build_object('run_at', now() + ((u.data->>'run_at')::timestamptz - $5::timestamptz))
+                             ELSE '{}'::jsonb END
               FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[]) AS u(job_id, lease, type, data)
              CROSS JOIN LATERAL (SELECT k.job_id, k.version, k.lease, k.state FROM ferry.jobs k
                                   WHERE k.job_id = u.job_id OFFSET 0 FOR UPDATE) j
@@ -84,7 +96,7 @@ extension FerryStore {
             """
         let binds: [any PostgresBindable] = [
             PostgresArray(outcomes.map(\.jobID)), PostgresArray(outcomes.map(\.lease)),
-            PostgresArray(outcomes.map(\.type.rawValue)), PostgresArray(outcomes.map { JSONValue.object($0.data).jsonText }),
+            PostgresArray(outcomes.map(\.type.rawValue)), PostgresArray(outcomes.map { JSONValue.object($0.data).jsonText }), sent,
         ]
         return (sql, binds, Set(outcomes.map(\.jobID)))
     }

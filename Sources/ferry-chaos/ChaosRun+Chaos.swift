@@ -37,6 +37,12 @@ extension ChaosRun {
                 background.append(Task { await self.restartDevServer() })
             case .zombie:
                 background.append(Task { await self.makeZombie() })
+            case .partitionDatabase:
+                background.append(Task { await self.partitionDatabase() })
+            case .partitionProvider:
+                background.append(Task { await self.partitionProvider() })
+            case .fillDisk:
+                background.append(Task { await self.fillDisk() })
             }
         }
         let left = settings.duration - Date().timeIntervalSince(chaosStarted)

@@ -9,6 +9,7 @@ extension ChaosRun {
         var results: [CheckResult] = []
         results += try await checkJobs()
         results += try await checkServerFiles()
+        results.append(try await checkDestinationNames())
         results.append(checkFetchedFiles())
         results.append(try await checkProjection())
         results.append(try await checkRunningPastLease())
@@ -105,6 +106,36 @@ extension ChaosRun {
                         found: "\(compared - mismatched.count) of \(corpus.uploads.count)",
                         passed: mismatched.isEmpty && compared == corpus.uploads.count, details: mismatched),
         ]
+    }
+
+    // MARK: Names
+
+    /// No name at any destination that Ferry racing itself (or a conflict) would leave: `photo (1).jpg`-style
+    /// renamed copies, `conflicted copy`, two objects under one key (Dropbox paths compare without case).
+    func checkDestinationNames() async throws -> CheckResult {
+        let token = try await dev.accessToken(refreshToken: ownRefreshToken)
+        var names = try await dev.listEverything(token: token)
+            .filter { $0[".tag"]?.stringValue == "file" }.compactMap { $0["path_display"]?.stringValue }
+        let fm = FileManager.default
+        if let walker = fm.enumerator(atPath: work + "/fetched") {
+            for case let path as String in walker where !path.hasPrefix(".chaos-fill") { names.append("fetched/" + path) }
+        }
+        var problems: [String] = []
+        for name in names where Self.isRenamedCopy((name as NSString).lastPathComponent) { problems.append("renamed or conflicted copy: \(name)") }
+        let byKey = Dictionary(grouping: names) { $0.lowercased() }
+        for (key, group) in byKey where group.count > 1 { problems.append("\(group.count) objects under one key: \(key)") }
+        return CheckResult(
+            name: "names at the destinations: no `(1)`-style or conflicted copy, one object per key", expected: "0 of \(names.count)",
+            found: "\(problems.count) of \(names.count)", passed: problems.isEmpty, details: problems.sorted())
+    }
+
+    /// `name (1).jpg`, `name (2)`, `name (conflicted copy).jpg`: what autorename and conflict handling leave.
+    static func isRenamedCopy(_ name: String) -> Bool {
+        let stem = (name as NSString).deletingPathExtension
+        if stem.lowercased().contains("conflicted copy") { return true }
+        guard stem.hasSuffix(")"), let open = stem.range(of: " (", options: .backwards) else { return false }
+        let inside = stem[open.upperBound..<stem.index(before: stem.endIndex)]
+        return !inside.isEmpty && inside.allSatisfy(\.isNumber)
     }
 
     // MARK: Local files
@@ -276,6 +307,7 @@ extension ChaosRun {
             "  events: " + ["claimed", "progress", "rescued", "released", "retry_scheduled", "deferred", "succeeded"]
                 .map { "\(counts[$0] ?? "0") \($0)" }.joined(separator: ", "),
         ]
+        if settings.partition { lines.append("  partitions: " + (partitionNotes.isEmpty ? "none happened" : partitionNotes.joined(separator: "; "))) }
         lines.append("")
         return ChaosReport(seed: settings.seed, header: lines, checks: checks)
     }

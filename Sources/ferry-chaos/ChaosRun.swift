@@ -32,6 +32,10 @@ actor ChaosRun {
     var workerExits: [(name: String, status: Int32?)] = []
     /// Restarts workers and the dev server that died on their own (recorded as crashes) until the drain ends.
     var monitor: Task<Void, Never>?
+    /// What the partition phase did, for the report.
+    var partitionNotes: [String] = []
+    /// PostgreSQL's TCP port (black-holed under the partitioned worker).
+    var pgPort = 0
 
     init(settings: ChaosSettings) {
         self.settings = settings
@@ -72,7 +76,13 @@ actor ChaosRun {
         for folder in [work, logs, work + "/dropbox", work + "/fetched"] {
             try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        let url = try await ChaosDatabase.create(settings.database, adminURL: settings.adminDatabaseURL)
+        let tcpURL = try await ChaosDatabase.create(settings.database, adminURL: settings.adminDatabaseURL)
+        // In the partition phase everything but one worker reaches PostgreSQL through its Unix-domain socket, which
+        // no packet filter touches; that worker's TCP port is what gets black-holed.
+        var url = tcpURL
+        if settings.partition {
+            (url, pgPort) = try PartitionControl.socketURL(tcpURL, directory: settings.pgDirectory)
+        }
         database = ChaosDatabase(url: url)
         cluster = PostgresCluster(script: settings.pgScript, directory: settings.pgDirectory, logDirectory: logs)
 
@@ -104,9 +114,15 @@ actor ChaosRun {
              "--max-concurrent", "\(settings.workers * settings.concurrency)"],
             stdin: ferryToken + "\n")
 
-        // What the fetches fetch, put there before any fault is on.
-        let token = try await dev.accessToken(refreshToken: ownRefreshToken)
+        // What the fetches fetch, put there before any fault is on. Access tokens live --token-lifetime (10 s): on a
+        // loaded machine these uploads take longer, so the token is renewed once half its life is gone.
+        var token = try await dev.accessToken(refreshToken: ownRefreshToken)
+        var tokenAt = Date()
         for file in corpus.fetches {
+            if Date().timeIntervalSince(tokenAt) > settings.tokenLifetime / 2 {
+                token = try await dev.accessToken(refreshToken: ownRefreshToken)
+                tokenAt = Date()
+            }
             switch file.role {
             case .dropboxFetch, .folderFetch: try await dev.upload(localPath: file.localPath, to: file.remotePath, token: token)
             case .webFetch: try await dev.putWebFile(localPath: file.localPath, path: file.remotePath)
@@ -119,7 +135,8 @@ actor ChaosRun {
 
         fleet = WorkerFleet(
             count: settings.workers, ferry: settings.ferry, environment: environment, logDirectory: logs,
-            arguments: ["--concurrency", "\(settings.concurrency)", "--chunk-size", "4", "--heartbeat-interval", "1",
+            slotEnvironment: settings.partition ? [0: ["FERRY_DATABASE_URL": tcpURL]] : [:],
+            arguments: (settings.partition ? ["--read-idle-timeout", "10"] : []) + ["--concurrency", "\(settings.concurrency)", "--chunk-size", "4", "--heartbeat-interval", "1",
                         "--rescue-after", ChaosSettings.number(settings.rescueAfter), "--poll-interval", "1", "--retry-base", "0.25",
                         "--shutdown-timeout", "15", "--log-format", "json", "--log-level", "info",
                         // Random kill -9 every few seconds rescues innocent jobs again and again: poison would end

@@ -11,6 +11,12 @@ struct ChaosSchedule: Sendable {
         case restartDevServer
         /// Pause a worker holding jobs with SIGSTOP until others took them over, then SIGCONT it.
         case zombie
+        /// Black-hole PostgreSQL's TCP port (the partitioned worker's path; the others use its socket).
+        case partitionDatabase
+        /// Black-hole the dev server's port: every worker's transfers go silent.
+        case partitionProvider
+        /// Fill the fetch destinations' file system, then free it.
+        case fillDisk
     }
 
     struct Action: Sendable {
@@ -51,6 +57,14 @@ struct ChaosSchedule: Sendable {
         for at in spread(settings.devServerRestarts, from: 0.3, to: 0.85) { actions.append(Action(at: at, kind: .restartDevServer)) }
         if settings.zombie {
             actions.append(Action(at: duration * random.uniform(0.15...0.3), kind: .zombie))
+        }
+        if settings.partition {
+            // One after the other, never overlapping: each fault's cost shows on its own.
+            actions.append(Action(at: duration * 0.12, kind: .partitionDatabase))
+            actions.append(Action(at: duration * 0.12 + settings.partitionSeconds * 1.5, kind: .partitionProvider))
+            if !settings.fillDirectory.isEmpty {
+                actions.append(Action(at: duration * 0.12 + settings.partitionSeconds * 3, kind: .fillDisk))
+            }
         }
         self.actions = actions.sorted { $0.at < $1.at }
     }

@@ -25,6 +25,13 @@ struct ChaosSettings: Sendable {
     /// Seconds without heartbeat before a worker's jobs are rescued (the workers' `--rescue-after`).
     var rescueAfter: Double
     var drainTimeout: Double
+    /// The partition phase (`--partition`): PostgreSQL black-holed under one worker, the dev server under all,
+    /// a destination's disk filled, each for `partitionSeconds`.
+    var partition = false
+    var partitionSeconds: Double = 30
+    /// A small file system of its own (a tmpfs scripts/chaos.sh mounts) holding the fetch destinations: the
+    /// partition phase fills it. Empty: no disk fill.
+    var fillDirectory = ""
 
     var ferry: String
     var adminDatabaseURL: String
@@ -47,6 +54,7 @@ struct ChaosSettings: Sendable {
         ]
         if bandwidthKiB > 0 { parts.append("--bandwidth \(bandwidthKiB)") }
         if !zombie { parts.append("--no-zombie") }
+        if partition { parts.append("--partition --partition-seconds \(Self.number(partitionSeconds))") }
         return parts.joined(separator: " ")
     }
 

@@ -32,6 +32,13 @@ struct FerryChaos: AsyncParsableCommand {
             verify` is clean, and the same worker processes took jobs after the last event; and prints each \
             switchover's and failover's time and the enqueue calls that waited.
 
+            With --partition (root, inside a network namespace of its own: scripts/chaos.sh --partition makes one, \
+            with a PostgreSQL and a tmpfs on the fetch destinations) it adds faults that do not answer: PostgreSQL's \
+            TCP port is black-holed for --partition-seconds under the first worker (the others and the run reach it \
+            through its Unix-domain socket), then the dev server's port under every worker, then --fill-dir is filled \
+            to the last block and freed. The checks are the same, plus no renamed or conflicted copy at any \
+            destination and one object per key.
+
             Example (scripts/chaos.sh starts PostgreSQL and builds):
               ferry-chaos --database-url postgresql://postgres@127.0.0.1:5432/postgres --pg-dir /tmp/pg --duration 600
               ferry-chaos --failover --failover-script scripts/failover.sh --duration 300 --uploads 400
@@ -89,6 +96,15 @@ struct FerryChaos: AsyncParsableCommand {
     @Option(name: .customLong("drain-timeout"), help: ArgumentHelp("Seconds the jobs get to finish after the chaos.", valueName: "s"))
     var drainTimeout: Double = 600
 
+    @Flag(help: "The partition phase: black-hole PostgreSQL under one worker, then the dev server, then fill --fill-dir (scripts/chaos.sh --partition runs it in a network namespace of its own).")
+    var partition = false
+
+    @Option(name: .customLong("partition-seconds"), help: ArgumentHelp("With --partition: how long each black hole and the full disk last.", valueName: "s"))
+    var partitionSeconds: Double = 30
+
+    @Option(name: .customLong("fill-dir"), help: ArgumentHelp("With --partition: a small file system holding <work-dir>/fetched, filled for a while.", valueName: "dir"))
+    var fillDir: String?
+
     @Option(help: ArgumentHelp("The ferry executable (default: beside ferry-chaos).", valueName: "path"))
     var ferry: String?
 
@@ -132,6 +148,12 @@ struct FerryChaos: AsyncParsableCommand {
         guard tokenLifetime >= 2 else { throw ValidationError("--token-lifetime must be at least 2 seconds") }
         guard rescueAfter >= 2 else { throw ValidationError("--rescue-after must be at least 2 seconds") }
         guard bandwidth >= 0 else { throw ValidationError("--bandwidth must not be negative") }
+        if partition {
+            guard !failover else { throw ValidationError("--partition and --failover are separate runs") }
+            guard partitionSeconds >= 5 else { throw ValidationError("--partition-seconds must be at least 5") }
+            guard duration >= partitionSeconds * 4 else { throw ValidationError("--partition needs --duration of at least 4 × --partition-seconds") }
+            if let reason = PartitionControl.unavailableReason { throw ValidationError("--partition: \(reason)") }
+        }
         if failover {
             guard uploads > 0 else { throw ValidationError("--failover needs --uploads") }
             guard (1...20).contains(failovers) else { throw ValidationError("--failovers must be from 1 to 20") }
@@ -142,7 +164,7 @@ struct FerryChaos: AsyncParsableCommand {
 
     func run() async throws {
         let executableDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
-        let settings = ChaosSettings(
+        var settings = ChaosSettings(
             seed: seed ?? UInt64.random(in: 1...999_999_999), duration: duration, uploads: uploads, fetches: failover ? 0 : fetches,
             maxSizeMiB: maxSize, bigShare: bigShare, workers: workers, concurrency: concurrency, killEvery: killEvery,
             pgRestarts: pgRestarts, devServerRestarts: devServerRestarts, zombie: !noZombie, faultScale: faultScale,
@@ -151,6 +173,9 @@ struct FerryChaos: AsyncParsableCommand {
             pgDirectory: pgDir ?? "", pgScript: pgScript, failovers: failovers,
             workDirectory: workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("ferry-chaos-\(UUID().uuidString.prefix(8))").path,
             keep: keep)
+        settings.partition = partition
+        settings.partitionSeconds = partitionSeconds
+        settings.fillDirectory = fillDir ?? ""
         guard FileManager.default.isExecutableFile(atPath: settings.ferry) else {
             throw ValidationError("no ferry executable at \(settings.ferry); build it (swift build) or give --ferry")
         }

@@ -27,6 +27,8 @@ actor WorkerFleet {
     let environment: [String: String]
     let logDirectory: String
     let arguments: [String]
+    /// Environment variables of one slot's processes only (the partitioned worker's database URL).
+    let slotEnvironment: [Int: [String: String]]
     private var slots: [Slot]
     private(set) var tally = Tally()
     /// Workers that died without being killed.
@@ -35,7 +37,11 @@ actor WorkerFleet {
     private(set) var logsByName: [String: [String]] = [:]
     private var stopped = false
 
-    init(count: Int, ferry: String, environment: [String: String], logDirectory: String, arguments: [String]) {
+    init(
+        count: Int, ferry: String, environment: [String: String], logDirectory: String, slotEnvironment: [Int: [String: String]] = [:],
+        arguments: [String]
+    ) {
+        self.slotEnvironment = slotEnvironment
         self.ferry = ferry
         self.environment = environment
         self.logDirectory = logDirectory
@@ -54,7 +60,8 @@ actor WorkerFleet {
         let name = slots[index].name
         let logPath = logDirectory + "/worker-\(name)-\(slots[index].incarnation).log"
         slots[index].process = try ManagedProcess(
-            label: name, executable: ferry, arguments: ["worker", "--name", name] + arguments, environment: environment, logPath: logPath)
+            label: name, executable: ferry, arguments: ["worker", "--name", name] + arguments,
+            environment: environment.merging(slotEnvironment[index] ?? [:]) { $1 }, logPath: logPath)
         slots[index].paused = false
         logsByName[name, default: []].append(logPath)
     }
@@ -119,6 +126,11 @@ actor WorkerFleet {
     func resume(_ index: Int, protectFor seconds: Double) {
         slots[index].process?.signal(SIGCONT)
         slots[index].paused = false
+        slots[index].protectedUntil = Date().addingTimeInterval(seconds)
+    }
+
+    /// Not killed for `seconds` (the partitioned worker, so that it lives through its partition).
+    func protect(_ index: Int, for seconds: Double) {
         slots[index].protectedUntil = Date().addingTimeInterval(seconds)
     }
 
