@@ -1,4 +1,5 @@
 import FerryStore
+import Foundation
 
 /// How the outcome batcher claims for the worker in the transaction of outcomes that freed account slots: `begin`
 /// answers the claim to make (having taken the worker's ``ClaimGate`` turn), or nil when the worker may not claim
@@ -11,6 +12,7 @@ struct ClaimHandover: Sendable {
         let generation: Int
     }
 
-    let begin: @Sendable () -> Request?
+    /// `finished`: the jobs whose outcomes go with the claim (their handlers returned, so their slots are free).
+    let begin: @Sendable (_ finished: Set<UUID>) -> Request?
     let end: @Sendable (_ claimed: [ClaimedJob], _ generation: Int) -> Void
 }

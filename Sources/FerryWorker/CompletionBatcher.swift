@@ -143,7 +143,7 @@ final class CompletionBatcher: Sendable {
     private func record(_ batch: [JobOutcome], claimed handedOver: inout Bool) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
         let store = self.store
         guard batch.contains(where: { $0.freedAccount != nil && $0.type != .progress }),
-            let handover = handover.withLock({ $0 }), let request = handover.begin()
+            let handover = handover.withLock({ $0 }), let request = handover.begin(Set(batch.filter { $0.type != .progress }.map(\.jobID)))
         else {
             return try await withDatabaseRetry(logger: logger, writes: writes) { try await store.record(batch) }
         }

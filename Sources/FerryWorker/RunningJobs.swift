@@ -21,6 +21,11 @@ final class RunningJobs: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 
+    /// Jobs held, less those in `finished` (their handlers returned; they leave in a moment).
+    func count(excluding finished: Set<UUID>) -> Int {
+        entries.withLock { entries in entries.count - finished.reduce(0) { $0 + (entries[$1] == nil ? 0 : 1) } }
+    }
+
     var jobs: [ClaimedJob] { entries.withLock { $0.values.map(\.job) } }
 
     func add(_ job: ClaimedJob) {

@@ -1,4 +1,5 @@
 import FerryStore
+import Foundation
 
 extension Worker {
     /// The outcome batcher's claims: when outcomes free account slots, it claims in their transaction for the free
@@ -7,12 +8,12 @@ extension Worker {
     func claimHandover() -> ClaimHandover {
         // Weakly: the batcher the hand-over is given to belongs to the worker.
         return ClaimHandover(
-            begin: { [weak self] in
+            begin: { [weak self] finished in
                 guard let self else { return nil }
-                let free = configuration.concurrency - running.count
+                let free = configuration.concurrency - running.count(excluding: finished)
                 guard free > 0, holdsLease, writes.accepting, claimGate.begin() else { return nil }
                 // Counted again under the turn: a claim that ended just before may have filled the slots.
-                let limit = configuration.concurrency - running.count
+                let limit = configuration.concurrency - running.count(excluding: finished)
                 guard limit > 0 else {
                     claimGate.end()
                     return nil
