@@ -34,11 +34,14 @@ struct PartitionedWorkerTests {
             ["account", "add", "photos", "--provider", "dropbox", "--refresh-token-file", "-", "--no-verify"] + server.accountOptions,
             databaseURL: socketURL, stdin: token + "\n", environment: DropboxAccounts.environment)
         try #require(added.status == 0, "\(added.stderr)")
-        // 6 MiB at 384 KiB/s: each attempt's upload takes about 16 s, so the partition comes while it is in flight.
+        // 16 MiB at 384 KiB/s in 4 MiB chunks: each attempt's upload takes about 43 s, and about 32 s are left after the
+        // first chunk is recorded (when the partition comes), so the lease lapses while it is in flight even when a
+        // loaded machine is slow to apply the partition (with 6 MiB a CI run partitioned it after the last byte, and
+        // the first worker rightly committed inside its lease).
         _ = try await server.request("POST", "/__dev/faults", json: .object(["upload_bytes_per_second": .int(384 * 1024)]))
         let folder = try temporaryFolder("partition")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try DropboxAccounts.randomFile(folder + "/photo.jpg", size: 6 << 20)
+        try DropboxAccounts.randomFile(folder + "/photo.jpg", size: 16 << 20)
         let sha = try DropboxAccounts.sha256(folder + "/photo.jpg")
 
         let timings = ["--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5", "--retry-base", "0.2", "--chunk-size", "4",
@@ -55,6 +58,10 @@ struct PartitionedWorkerTests {
         }
         try namespace.blackHole(port: port)
         defer { try? namespace.heal() }
+        // The partition came while the upload was in flight (through the socket, which the rule does not touch).
+        try #require(
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE worker = 'cut-off' AND state = 'running' AND bytes_done < bytes_total") == 1,
+            "the partition must come before the first worker's last byte")
 
         // Only now a second worker, which reaches PostgreSQL through the socket: it rescues the job once the first
         // one's heartbeat is 4 s old, and uploads it again.
@@ -67,8 +74,13 @@ struct PartitionedWorkerTests {
         // Healed, the cut-off worker's pending writes land (or fail) and its attempt goes on: it must stop, by the
         // fence before its commit or by the refusal of its next record, and never commit.
         try namespace.heal()
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the cut-off worker to stop its attempt") {
-            Self.stopped(cutOff.log)
+        do {
+            try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the cut-off worker to stop its attempt") {
+                Self.stopped(cutOff.log)
+            }
+        } catch {
+            Issue.record("the cut-off worker's log ends: \(cutOff.log.suffix(4000))")
+            throw error
         }
 
         let succeeded = try await db.query(
