@@ -72,7 +72,7 @@ final class CompletionBatcher: Sendable {
         state.withLock { state in state.writing.contains(jobID) || state.buffer.contains { $0.jobID == jobID } }
     }
 
-        /// Flushes until `finish()` is called and everything is written.
+    /// Flushes until `finish()` is called and everything is written.
     func run() async {
         while true {
             let (isEmpty, finishing) = state.withLock { ($0.buffer.isEmpty, $0.finishing) }
@@ -157,8 +157,9 @@ final class CompletionBatcher: Sendable {
         return (result.accepted, result.rejected)
     }
 
-    /// Wakes this process's claim loop (unless a claim went with the outcomes), and other processes' through `NOTIFY ferry_jobs` when an account's slot
-    /// freed (those processes may be waiting on that account's cap; jobs without an account need no one told).
+    /// Wakes this process's claim loop (unless a claim went with the outcomes), and other processes' through
+    /// `NOTIFY ferry_jobs` when an account's slot freed (those processes may be waiting on that account's cap; jobs
+    /// without an account need no one told).
     private func afterWrite(_ batch: [JobOutcome], claimedAlready: Bool) {
         guard batch.contains(where: { $0.type != .progress }) else { return }
         // A claim made with the outcomes took every slot it could: another now would find nothing more.
