@@ -34,14 +34,14 @@ struct PartitionedWorkerTests {
             ["account", "add", "photos", "--provider", "dropbox", "--refresh-token-file", "-", "--no-verify"] + server.accountOptions,
             databaseURL: socketURL, stdin: token + "\n", environment: DropboxAccounts.environment)
         try #require(added.status == 0, "\(added.stderr)")
-        // 16 MiB at 384 KiB/s in 4 MiB chunks: each attempt's upload takes about 43 s, and about 32 s are left after the
-        // first chunk is recorded (when the partition comes), so the lease lapses while it is in flight even when a
-        // loaded machine is slow to apply the partition (with 6 MiB a CI run partitioned it after the last byte, and
-        // the first worker rightly committed inside its lease).
+        // 48 MiB paced in 4 MiB chunks: twelve chunks, so most of the upload is still to go when the first one is
+        // recorded (when the partition comes), and the lease lapses while it is in flight even when a loaded machine
+        // is slow to see that record (with 6 and then 16 MiB, clean-clone runs partitioned it after the last byte,
+        // and the first worker rightly committed inside its lease).
         _ = try await server.request("POST", "/__dev/faults", json: .object(["upload_bytes_per_second": .int(384 * 1024)]))
         let folder = try temporaryFolder("partition")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try DropboxAccounts.randomFile(folder + "/photo.jpg", size: 16 << 20)
+        try DropboxAccounts.randomFile(folder + "/photo.jpg", size: 48 << 20)
         let sha = try DropboxAccounts.sha256(folder + "/photo.jpg")
 
         let timings = ["--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5", "--retry-base", "0.2", "--chunk-size", "4",
