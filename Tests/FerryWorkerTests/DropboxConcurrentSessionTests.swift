@@ -51,8 +51,9 @@ struct DropboxConcurrentSessionTests {
 
     @Test("kill -9 in the middle of a concurrent session: the next attempt sends only the chunks not recorded")
     func resumeAfterKill() async throws {
-        // 2 MiB/s: the kill lands after 5 chunks with about 20 s of the upload left, however late the test task wakes.
-        let server = try await DevServerProcess(["--upload-bytes-per-second", "2097152"])
+        // 512 KiB/s per request, 2 MiB/s with four chunks in flight: the kill lands after 5 chunks with about 20 s of
+        // the upload left, however late the test task wakes (the throttle is per request, so 2 MiB/s each left 5 s).
+        let server = try await DevServerProcess(["--upload-bytes-per-second", "524288"])
         let db = try await TestDatabase.make("dbx_concurrent_kill")
         try await DropboxAccounts.add("wide", server: server, databaseURL: db.url)
         let dir = try temporaryFolder("concurrentkill")
