@@ -2081,6 +2081,30 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION ferry.record_outcomes(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone) RETURNS SETOF uuid
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RETURN QUERY
+    WITH written AS (
+        INSERT INTO ferry.events (job_id, version, type, data)
+        SELECT j.job_id, j.version + 1, u.type,
+               u.data || jsonb_build_object('lease', u.lease)
+                 || CASE WHEN u.data ? 'run_at'
+                         THEN jsonb_build_object('run_at', now() + ((u.data->>'run_at')::timestamptz - p_sent))
+                         ELSE '{}'::jsonb END
+          FROM unnest(p_jobs, p_leases, p_types, p_data) AS u(job_id, lease, type, data)
+         CROSS JOIN LATERAL (SELECT k.job_id, k.version, k.lease, k.state FROM ferry.jobs k
+                              WHERE k.job_id = u.job_id OFFSET 0 FOR UPDATE) j
+         WHERE j.lease = u.lease AND j.state = 'running'
+        RETURNING ferry.events.job_id
+    )
+    SELECT w.job_id FROM written w;
+END;
+$$;
+
+COMMENT ON FUNCTION ferry.record_outcomes(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone) IS 'Outcome events of many jobs, each under its current lease; answers the jobs written.';
+
 CREATE FUNCTION ferry.record_remote_folder(p_scope text, p_path text, p_id text) RETURNS text
     LANGUAGE sql
     AS $$
@@ -2088,6 +2112,21 @@ CREATE FUNCTION ferry.record_remote_folder(p_scope text, p_path text, p_id text)
      WHERE f.scope = p_scope AND f.path = p_path
     RETURNING f.remote_id
 $$;
+
+CREATE FUNCTION ferry.record_then_claim(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone, p_worker text, p_queues text[], p_limit integer) RETURNS TABLE(recorded uuid, claimed ferry.jobs)
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF cardinality(p_jobs) > 0 THEN
+        RETURN QUERY SELECT r, NULL::ferry.jobs FROM ferry.record_outcomes(p_jobs, p_leases, p_types, p_data, p_sent) r;
+    END IF;
+    IF p_limit > 0 AND cardinality(p_queues) > 0 THEN
+        RETURN QUERY SELECT NULL::uuid, c FROM ferry.claim_jobs(p_worker, p_queues, p_limit) c;
+    END IF;
+END;
+$$;
+
+COMMENT ON FUNCTION ferry.record_then_claim(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone, p_worker text, p_queues text[], p_limit integer) IS 'A worker''s outcomes (ferry.record_outcomes), then its next claim (ferry.claim_jobs), in one call.';
 
 CREATE FUNCTION ferry.recount_batches() RETURNS void
     LANGUAGE plpgsql
@@ -3516,6 +3555,12 @@ GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OU
 GRANT ALL ON FUNCTION ferry.queue_waiting(p_queue text, OUT scheduled bigint, OUT oldest timestamp with time zone) TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.rebuild_projection() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION ferry.record_outcomes(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.record_outcomes(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone) TO ferry_worker;
+
+REVOKE ALL ON FUNCTION ferry.record_then_claim(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone, p_worker text, p_queues text[], p_limit integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ferry.record_then_claim(p_jobs uuid[], p_leases bigint[], p_types text[], p_data jsonb[], p_sent timestamp with time zone, p_worker text, p_queues text[], p_limit integer) TO ferry_worker;
 
 REVOKE ALL ON FUNCTION ferry.recount_batches() FROM PUBLIC;
 

@@ -21,8 +21,8 @@ extension FerryStore {
         }
     }
 
-    /// Appends outcome events (progress, retries, finishes) for many jobs in one statement
-    /// (``outcomeStatement(_:sentAt:)``): only under each job's current lease; the others come back rejected.
+    /// Appends outcome events (progress, retries, finishes) for many jobs in one call (`ferry.record_outcomes`, whose
+    /// plan the session keeps): only under each job's current lease; the others come back rejected.
     public func record(_ outcomes: [JobOutcome]) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
         try await record(outcomes, sentAt: Date())
     }
@@ -33,7 +33,8 @@ extension FerryStore {
     /// the database's clock, as claims, heartbeats and rescues are.
     public func record(_ outcomes: [JobOutcome], sentAt sent: Date) async throws -> (accepted: Set<UUID>, rejected: Set<UUID>) {
         guard !outcomes.isEmpty else { return ([], []) }
-        let (sql, binds, ids) = Self.outcomeStatement(outcomes, sentAt: sent)
+        let (binds, ids) = Self.outcomeBinds(outcomes, sentAt: sent)
+        let sql = "SELECT job_id FROM ferry.record_outcomes($1, $2, $3, $4, $5) AS job_id"
         do {
             let accepted = try await client.withConnection { connection in
                 Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
@@ -44,21 +45,26 @@ extension FerryStore {
         }
     }
 
-    /// `record` then `claim` in one transaction on one connection (see `WorkerStore.recordThenClaim`): the claim
-    /// sees the slots the outcomes freed, and both cost one commit.
+    /// `record` then `claim` in one call (`ferry.record_then_claim`; see `WorkerStore.recordThenClaim`): one round
+    /// trip and one commit, and the claim sees the slots the outcomes freed.
     public func recordThenClaim(_ outcomes: [JobOutcome], worker: String, queues: [String], limit: Int) async throws -> RecordedAndClaimed {
         guard limit > 0, !queues.isEmpty else {
             let (accepted, rejected) = try await record(outcomes)
             return RecordedAndClaimed(accepted: accepted, rejected: rejected, claimed: [])
         }
-        let (sql, binds, ids) = outcomes.isEmpty ? ("", [], []) : Self.outcomeStatement(outcomes, sentAt: Date())
-        let claimSQL = "SELECT \(ClaimedJob.columns) FROM ferry.claim_jobs($1, $2::text[], $3)"
-        let claimBinds: [any PostgresBindable] = [worker, PostgresArray(queues), limit]
+        let (binds, ids) = Self.outcomeBinds(outcomes, sentAt: Date())
+        // Rows naming a written outcome have `recorded` set and every claim column null; claimed rows the reverse.
+        let sql = """
+            SELECT recorded, \(ClaimedJob.columns)
+              FROM (SELECT r.recorded, (r.claimed).* FROM ferry.record_then_claim($1, $2, $3, $4, $5, $6, $7::text[], $8) r) x
+            """
+        let allBinds = binds + [worker, PostgresArray(queues), limit] as [any PostgresBindable]
         do {
-            let (accepted, claimed) = try await client.withTransaction { connection in
-                let accepted = sql.isEmpty
-                    ? Set<UUID>() : Set(try connection.query(sql, binds).rows.map { try $0.decode(UUID.self, column: "job_id") })
-                return (accepted, try connection.query(claimSQL, claimBinds).rows.map(ClaimedJob.init(row:)))
+            let rows = try await client.withConnection { connection in try connection.query(sql, allBinds).rows }
+            var accepted = Set<UUID>()
+            var claimed = [ClaimedJob]()
+            for row in rows {
+                if let id = try row.decode(UUID?.self, column: "recorded") { accepted.insert(id) } else { claimed.append(try ClaimedJob(row: row)) }
             }
             return RecordedAndClaimed(accepted: accepted, rejected: ids.subtracting(accepted), claimed: claimed.sorted(by: ClaimedJob.claimOrder))
         } catch {
@@ -66,39 +72,17 @@ extension FerryStore {
         }
     }
 
-    /// The statement that appends outcome events (progress, retries, finishes) for many jobs at once, and the jobs
-    /// it names.
-    ///
-    /// Each event is written only if its lease is still the job's current claim; the others are returned as
-    /// rejected: their claim was lost (rescued after a missed heartbeat, or cancelled), and whatever the worker
-    /// did must not overwrite the newer attempt.
-    static func outcomeStatement(_ outcomes: [JobOutcome], sentAt sent: Date) -> (sql: String, binds: [any PostgresBindable], jobs: Set<UUID>) {
-        // One event per job per statement: keep the latest outcome of each job.
+    /// The arguments of `ferry.record_outcomes` for many outcomes, and the jobs they name: one outcome per job (the
+    /// latest), in job id order (PostgreSQL's uuid order), the order rows are locked in: the same for every writer.
+    static func outcomeBinds(_ outcomes: [JobOutcome], sentAt sent: Date) -> (binds: [any PostgresBindable], jobs: Set<UUID>) {
         var latest = [UUID: Int]()
         for (index, outcome) in outcomes.enumerated() { latest[outcome.jobID] = index }
-        // Job id order (PostgreSQL's uuid order) is the order rows are locked in: the same for every writer.
         let outcomes = latest.values.map { outcomes[$0] }.sorted { $0.jobID.uuidString.lowercased() < $1.jobID.uuidString.lowercased() }
-        // One primary-key probe per outcome: joining on the lease and state instead lets the planner (whose
-        // statistics may say nothing is running) scan every running job of the fleet for each statement.
-        // OFFSET 0 keeps the lease and state checks outside the locking subquery, so they see the locked row.
-        let sql = """
-            INSERT INTO ferry.events (job_id, version, type, data)
-            SELECT j.job_id, j.version + 1, u.type,
-                   u.data || jsonb_build_object('lease', u.lease)
-                     || CASE WHEN u.data ? 'run_at'
-                             THEN jsonb_build_object('run_at', now() + ((u.data->>'run_at')::timestamptz - $5::timestamptz))
-                             ELSE '{}'::jsonb END
-              FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::jsonb[]) AS u(job_id, lease, type, data)
-             CROSS JOIN LATERAL (SELECT k.job_id, k.version, k.lease, k.state FROM ferry.jobs k
-                                  WHERE k.job_id = u.job_id OFFSET 0 FOR UPDATE) j
-             WHERE j.lease = u.lease AND j.state = 'running'
-            RETURNING job_id
-            """
         let binds: [any PostgresBindable] = [
             PostgresArray(outcomes.map(\.jobID)), PostgresArray(outcomes.map(\.lease)),
             PostgresArray(outcomes.map(\.type.rawValue)), PostgresArray(outcomes.map { JSONValue.object($0.data).jsonText }), sent,
         ]
-        return (sql, binds, Set(outcomes.map(\.jobID)))
+        return (binds, Set(outcomes.map(\.jobID)))
     }
 
     /// Tells every listening worker that account capacity freed (`NOTIFY ferry_jobs`, payload-free, folded with
