@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import FerryCore
 import FerryStore
 import Foundation
@@ -77,14 +78,14 @@ struct Wait: AsyncParsableCommand {
             }
             // Once it has read the state, a wait rides out connection losses by itself; this covers the start.
             let target = try await database.resolved().run {
-                let probe = reads.makeStore(connection)
-                defer { probe.client.close() }
-                _ = try await probe.appliedSchemaVersion()
-                return try await resolveTarget(in: probe)
+                try await reads.withStore(connection) { probe in
+                    _ = try await probe.appliedSchemaVersion()
+                    return try await resolveTarget(in: probe)
+                }
             }
-            let store = reads.makeStore(connection)
-            defer { store.client.close() }
-            try await waitUntilFinished(target, store: store, output: output)
+            try await reads.withStore(connection) { store in
+                try await waitUntilFinished(target, store: store, output: output)
+            }
         }
     }
 
@@ -121,9 +122,9 @@ struct Wait: AsyncParsableCommand {
         var disconnected = false
         var liveness = WorkerLivenessCheck()
         var details = WaitDetails()
-        var subscribed = false
-        // Set once the server refused LISTEN as read-only (a hot standby): from then on only reads, every period.
-        var polling = false
+        // How to sleep between reads: on the batch's notifications, or on a timer once a hot standby refused LISTEN.
+        let client = FerryClient(store: store, providers: .standard)
+        var waiting = BatchWaiting()
         while true {
             let snapshot: WaitSnapshot
             do {
@@ -183,26 +184,9 @@ struct Wait: AsyncParsableCommand {
             }
             try Self.checkDeadline(deadline, output: output, label: snapshot)
             let pause = Self.clamp(period, to: deadline)
-            do {
-                if let wakingBatch, !polling {
-                    let wakeup = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
-                    if wakeup == .subscribed {
-                        // Subscribing again means the last LISTEN was lost: a reconnect, or a transaction-mode pooler
-                        // (PgBouncer) that runs each statement on any server connection. Poll rather than spin.
-                        if subscribed { try await Task.sleep(for: pause) }
-                        subscribed = true
-                    }
-                } else {
-                    try await Task.sleep(for: pause)
-                }
-            } catch where FerryStoreError.code(of: error) == .connectionLost {
-                // The next read reconnects (or reports the loss and backs off).
-            } catch where FerryStoreError.code(of: error) == .readOnly {
-                // A hot standby: NOTIFY is not replicated and LISTEN is refused there. The reads work; poll.
-                polling = true
+            if try await client.pause(pause, batch: wakingBatch, state: &waiting) == .startedPolling {
                 output.endLine()
                 printError(Self.pollingNotice(interval: period))
-                try await Task.sleep(for: pause)
             }
         }
     }
