@@ -26,16 +26,16 @@ struct Events: AsyncParsableCommand {
             try JobID.validate(job)
             let wait = try database.resolved()
             let (id, events) = try await wait.run {
-                let store = reads.makeStore(connection)
-                defer { store.client.close() }
-                let id = try await JobID.resolve(job, in: store)
-                return (id, try await store.events(of: id))
+                return try await reads.withStore(connection) { store in
+                    let id = try await JobID.resolve(job, in: store)
+                    return (id, try await store.events(of: id))
+                }
             }
             guard !events.isEmpty else {
                 let archived = try await wait.run {
-                    let store = reads.makeStore(connection)
-                    defer { store.client.close() }
-                    return try await store.archive.job(id)
+                    return try await reads.withStore(connection) { store in
+                        return try await store.archive.job(id)
+                    }
                 }
                 throw Status.missing(job: id, archived, json: json)
             }

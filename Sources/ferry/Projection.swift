@@ -108,10 +108,10 @@ struct Projection: AsyncParsableCommand {
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let count = try await store.projection.rebuild()
-                print(json ? JSONValue.object(["rebuilt_jobs": .int(Int64(count))]).jsonText : "projection rebuilt: \(count) jobs")
+                return try await connection.withStore { store in
+                    let count = try await store.projection.rebuild()
+                    print(json ? JSONValue.object(["rebuilt_jobs": .int(Int64(count))]).jsonText : "projection rebuilt: \(count) jobs")
+                }
             }
         }
     }

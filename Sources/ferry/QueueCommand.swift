@@ -67,13 +67,13 @@ struct QueueCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let controls = try await store.queueControls()
-                if json { return print(JSONValue.array(controls.map(\.json)).jsonText) }
-                print(TablePrinter.render(
-                    headers: ["QUEUE", "STATE", "SINCE", "REASON"],
-                    rows: controls.map { [$0.queue, $0.paused ? "paused" : "running", $0.changedAt.iso8601, $0.reason ?? ""] }))
+                return try await connection.withStore { store in
+                    let controls = try await store.queueControls()
+                    if json { return print(JSONValue.array(controls.map(\.json)).jsonText) }
+                    print(TablePrinter.render(
+                        headers: ["QUEUE", "STATE", "SINCE", "REASON"],
+                        rows: controls.map { [$0.queue, $0.paused ? "paused" : "running", $0.changedAt.iso8601, $0.reason ?? ""] }))
+                }
             }
         }
     }
@@ -83,20 +83,20 @@ struct QueueCommand: AsyncParsableCommand {
             guard JobLimits.isValidQueueName(queue) else {
                 throw ValidationIssue(field: "queue", problem: "'\(queue)' is not a queue name", fix: "queue names are 1-63 lowercase letters, digits, _ . -")
             }
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            if !create, !(try await store.queueIsKnown(queue)) {
-                throw FerryStoreError(
-                    .notFound, "no queue '\(queue)': it has no jobs, no worker serves it and it was never paused",
-                    fix: paused ? "check the name (ferry status --queue NAME), or pause it ahead of its first job with --create"
-                                : "check the name (ferry queue list)")
-            }
-            let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
-            let state = paused ? "paused" : "resumed"
-            if json {
-                print(JSONValue.object(["queue": .string(queue), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
-            } else {
-                print(changed ? "\(state) \(queue)" : "\(queue) was already \(state == "resumed" ? "running" : state)")
+            return try await connection.withStore(current: true) { store in
+                if !create, !(try await store.queueIsKnown(queue)) {
+                    throw FerryStoreError(
+                        .notFound, "no queue '\(queue)': it has no jobs, no worker serves it and it was never paused",
+                        fix: paused ? "check the name (ferry status --queue NAME), or pause it ahead of its first job with --create"
+                                    : "check the name (ferry queue list)")
+                }
+                let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
+                let state = paused ? "paused" : "resumed"
+                if json {
+                    print(JSONValue.object(["queue": .string(queue), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
+                } else {
+                    print(changed ? "\(state) \(queue)" : "\(queue) was already \(state == "resumed" ? "running" : state)")
+                }
             }
         }
     }

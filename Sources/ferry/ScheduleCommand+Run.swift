@@ -41,30 +41,30 @@ extension ScheduleCommand {
                 guard timeout > 0, timeout <= 3600 else {
                     throw ValidationIssue(field: "--timeout", problem: "must be more than 0 and at most 3600 seconds", fix: "pick a value in range")
                 }
-                let store = try await connection.makeCurrentStore(poolSize: 1)
-                defer { store.client.close() }
-                let tick = try await store.schedules.requestRun(name)
-                if noWait {
-                    print(json
-                        ? JSONValue.object(["schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick))]).jsonText
-                        : "requested a run of \(name) (\(ScheduleTime.iso8601(tick))): the next worker to look fires it")
-                    return
-                }
-                let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
-                while ContinuousClock.now < deadline {
-                    if let run = try await store.schedules.manualRun(name, tick: tick) {
-                        try Self.report(run, json: json)
+                return try await connection.withStore(current: true) { store in
+                    let tick = try await store.schedules.requestRun(name)
+                    if noWait {
+                        print(json
+                            ? JSONValue.object(["schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick))]).jsonText
+                            : "requested a run of \(name) (\(ScheduleTime.iso8601(tick))): the next worker to look fires it")
                         return
                     }
-                    try await Task.sleep(for: .milliseconds(100))
+                    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+                    while ContinuousClock.now < deadline {
+                        if let run = try await store.schedules.manualRun(name, tick: tick) {
+                            try Self.report(run, json: json)
+                            return
+                        }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    if json {
+                        print(JSONValue.object([
+                            "schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick)), "fired": .bool(false),
+                        ]).jsonText)
+                    }
+                    printError("error: no worker fired the run of \(name) within \(Int(timeout)) s; fix: start a worker (ferry worker; the dashboard's Workers page lists live ones): the request stays and runs when one looks")
+                    throw ExitCode(ExitStatus.temporaryFailure)
                 }
-                if json {
-                    print(JSONValue.object([
-                        "schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick)), "fired": .bool(false),
-                    ]).jsonText)
-                }
-                printError("error: no worker fired the run of \(name) within \(Int(timeout)) s; fix: start a worker (ferry worker; the dashboard's Workers page lists live ones): the request stays and runs when one looks")
-                throw ExitCode(ExitStatus.temporaryFailure)
             }
         }
 

@@ -14,25 +14,25 @@ struct AccountList: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            let accounts = try await store.accounts.all()
-            if json {
-                print(JSONValue.array(accounts.map(\.json)).jsonText)
-                return
+            return try await connection.withStore { store in
+                let accounts = try await store.accounts.all()
+                if json {
+                    print(JSONValue.array(accounts.map(\.json)).jsonText)
+                    return
+                }
+                guard !accounts.isEmpty else {
+                    print("no accounts; add one with ferry account add NAME --provider dropbox …")
+                    return
+                }
+                print(TablePrinter.render(
+                    headers: ["NAME", "PROVIDER", "STATUS", "UNFINISHED", "TOKEN EXPIRES", "API"],
+                    rows: accounts.map { account in
+                        [
+                            account.name, account.provider, account.status.rawValue, String(account.unfinishedJobs),
+                            account.accessTokenExpiresAt.map { ScheduleTime.iso8601($0) } ?? "-", account.apiURL ?? "(provider default)",
+                        ]
+                    }))
             }
-            guard !accounts.isEmpty else {
-                print("no accounts; add one with ferry account add NAME --provider dropbox …")
-                return
-            }
-            print(TablePrinter.render(
-                headers: ["NAME", "PROVIDER", "STATUS", "UNFINISHED", "TOKEN EXPIRES", "API"],
-                rows: accounts.map { account in
-                    [
-                        account.name, account.provider, account.status.rawValue, String(account.unfinishedJobs),
-                        account.accessTokenExpiresAt.map { ScheduleTime.iso8601($0) } ?? "-", account.apiURL ?? "(provider default)",
-                    ]
-                }))
         }
     }
 }

@@ -57,20 +57,20 @@ struct AccountRekey: AsyncParsableCommand {
             guard old.id != new.id else {
                 throw CLIUsageError(message: "the old and the new key are the same key: give the new key with --new-key-file FILE")
             }
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            // Accounts stored before schema 30 move into their kind's shape of secrets on the way.
-            let registry = ProviderRegistry.standard
-            let resealed = try await store.accounts.rekey(
-                from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester,
-                upgrade: { provider, legacy in registry.accountKind(of: provider)?.secrets(fromLegacy: legacy) })
-            if json {
-                print(JSONValue.object([
-                    "resealed": .array(resealed.map(JSONValue.string)), "key_id": .string(new.id),
-                ]).jsonText)
-                return
+            return try await connection.withStore { store in
+                // Accounts stored before schema 30 move into their kind's shape of secrets on the way.
+                let registry = ProviderRegistry.standard
+                let resealed = try await store.accounts.rekey(
+                    from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester,
+                    upgrade: { provider, legacy in registry.accountKind(of: provider)?.secrets(fromLegacy: legacy) })
+                if json {
+                    print(JSONValue.object([
+                        "resealed": .array(resealed.map(JSONValue.string)), "key_id": .string(new.id),
+                    ]).jsonText)
+                    return
+                }
+                print("re-sealed \(resealed.count) account(s) under key fingerprint \(new.id)\(resealed.isEmpty ? "" : ": " + resealed.joined(separator: ", "))")
             }
-            print("re-sealed \(resealed.count) account(s) under key fingerprint \(new.id)\(resealed.isEmpty ? "" : ": " + resealed.joined(separator: ", "))")
         }
     }
 

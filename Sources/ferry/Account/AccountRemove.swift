@@ -18,10 +18,10 @@ struct AccountRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            try await store.accounts.remove(name, by: CommandTarget.requester)
-            print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
+            return try await connection.withStore(current: true) { store in
+                try await store.accounts.remove(name, by: CommandTarget.requester)
+                print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
+            }
         }
     }
 }
