@@ -83,12 +83,12 @@ public final class FerryClient: Sendable {
 
     /// The job's current state, or nil when there is no such job (or it was archived).
     public func job(_ id: UUID) async throws -> JobProgress? {
-        try await store.jobStatus(.job(id)).first.map(JobProgress.init)
+        try await store.reads.jobStatus(.job(id)).first.map(JobProgress.init)
     }
 
     /// The batch's current state, or nil when there is no such batch (or all its jobs were archived).
     public func batch(_ name: String) async throws -> BatchProgress? {
-        try await store.batchStatus(name).first.map(BatchProgress.init)
+        try await store.reads.batchStatus(name).first.map(BatchProgress.init)
     }
 
     /// Waits until no job of the batch is queued or running and returns its final state (check

@@ -28,7 +28,7 @@ struct Events: AsyncParsableCommand {
             let (id, events) = try await wait.run {
                 return try await reads.withStore(connection) { store in
                     let id = try await JobID.resolve(job, in: store)
-                    return (id, try await store.events(of: id))
+                    return (id, try await store.reads.events(of: id))
                 }
             }
             guard !events.isEmpty else {

@@ -62,7 +62,7 @@ struct Status: AsyncParsableCommand {
             try await database.resolved().run {
                 return try await reads.withStore(connection) { store in
                     // On a hot standby (through either URL) the reader is told how stale the answer may be.
-                    let standby = try await store.standbyStatus()
+                    let standby = try await store.reads.standbyStatus()
                     if !json, let standby { print(standby.summary + "\n") }
                     // The JSON object, with the standby's state when there is one.
                     func output(_ fields: [String: JSONValue]) -> String {
@@ -72,7 +72,7 @@ struct Status: AsyncParsableCommand {
                     }
                     if let job {
                         let id = try await JobID.resolve(job, in: store)
-                        guard let row = try await store.jobStatus(.job(id)).first else {
+                        guard let row = try await store.reads.jobStatus(.job(id)).first else {
                             throw Self.missing(job: id, try await store.archive.job(id), json: json)
                         }
                         // Provider options a retry changed (ferry retry --option) are part of what the job now does.
@@ -87,8 +87,8 @@ struct Status: AsyncParsableCommand {
                     } else if let batch {
                         try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
                     } else if let queue {
-                        let stats = try await store.queueStats(queue)
-                        let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
+                        let stats = try await store.reads.queueStats(queue)
+                        let jobs = try await store.reads.jobStatus(.queue(queue), limit: jobLimit)
                         if json {
                             // One object for the queue, as --batch prints one for the batch; its counts per state inside.
                             let summary = JSONValue.object([
@@ -101,8 +101,8 @@ struct Status: AsyncParsableCommand {
                         print("")
                         printJobs(jobs, limit: jobLimit)
                     } else {
-                        let stats = try await store.queueStats()
-                        let batches = try await store.batchStatus(nil, limit: limit ?? 20)
+                        let stats = try await store.reads.queueStats()
+                        let batches = try await store.reads.batchStatus(nil, limit: limit ?? 20)
                         if json {
                             return print(output(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]))
                         }

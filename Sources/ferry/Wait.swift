@@ -93,7 +93,7 @@ struct Wait: AsyncParsableCommand {
     /// ferry_reader: the archived answer that follows says what happened to the batch).
     static func completion(of batch: String, store: FerryStore) async throws -> BatchEventRecord? {
         do {
-            guard let last = try await store.batchEvents(of: batch).last, last.kind == .completed else { return nil }
+            guard let last = try await store.reads.batchEvents(of: batch).last, last.kind == .completed else { return nil }
             return last
         } catch where FerryStoreError.code(of: error) == .permissionDenied {
             return nil
@@ -130,7 +130,7 @@ struct Wait: AsyncParsableCommand {
             do {
                 switch target {
                 case .batch(let name):
-                    guard let row = try await store.batchStatus(name).first else {
+                    guard let row = try await store.reads.batchStatus(name).first else {
                         // Every job archived: the batch's completion record still says how it ended.
                         if !json, let last = try await Self.completion(of: name, store: store) {
                             let discarded = last.count("discarded") ?? 0
@@ -143,7 +143,7 @@ struct Wait: AsyncParsableCommand {
                     }
                     snapshot = WaitSnapshot(batch: row)
                 case .job(let id):
-                    guard let row = try await store.jobStatus(.job(id)).first else {
+                    guard let row = try await store.reads.jobStatus(.job(id)).first else {
                         throw Status.missing(job: id, try await store.archive.job(id), json: json)
                     }
                     wakingBatch = row.batch
@@ -217,7 +217,7 @@ struct Wait: AsyncParsableCommand {
             }
             print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.unsuccessfulCounts)\(unchanged)\(archived)")
             printError("error: \(snapshot.unsuccessful) job(s) of \(snapshot.label) did not succeed:")
-            let listed = try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
+            let listed = try await store.reads.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
             for row in listed {
                 printError("  \(row.jobID.uuidString.lowercased()) \(row.state): \(Self.oneLine(row.lastError))")
             }
@@ -229,7 +229,7 @@ struct Wait: AsyncParsableCommand {
                 : snapshot.discarded == 1 ? "discarded" : "cancelled"
             print("\(snapshot.label) \(state)" + (snapshot.succeeded == 1 ? " (\(moved))" : ""))
             if snapshot.succeeded == 1 { return }
-            let lastError = try await store.jobStatus(.job(id)).first?.lastError
+            let lastError = try await store.reads.jobStatus(.job(id)).first?.lastError
             printError("error: \(snapshot.label) \(state): \(Self.oneLine(lastError))")
         }
         throw ExitCode(ExitStatus.negative)
@@ -250,14 +250,14 @@ struct Wait: AsyncParsableCommand {
         case .batch(let name):
             object["batch"] = .string(name)
             if snapshot.unsuccessful > 0 {
-                object["failures"] = .array(try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures).map {
+                object["failures"] = .array(try await store.reads.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures).map {
                     .object(["job_id": .string($0.jobID.uuidString.lowercased()), "state": .string($0.state), "last_error": $0.lastError.map(JSONValue.string) ?? .null])
                 })
             }
         case .job(let id):
             object["job_id"] = .string(id.uuidString.lowercased())
             if snapshot.unsuccessful > 0 {
-                let row = try await store.jobStatus(.job(id)).first
+                let row = try await store.reads.jobStatus(.job(id)).first
                 object["failures"] = .array([.object([
                     "job_id": .string(id.uuidString.lowercased()), "state": .string(row?.state ?? "failed"),
                     "last_error": row?.lastError.map(JSONValue.string) ?? .null,
