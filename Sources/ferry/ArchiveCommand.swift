@@ -28,7 +28,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         defaultSubcommand: Run.self
     )
 
-    struct Run: AsyncParsableCommand {
+    struct Run: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             commandName: "run",
             abstract: "Archive jobs that finished before a cut-off (the default subcommand).")
@@ -53,10 +53,7 @@ struct ArchiveCommand: AsyncParsableCommand {
             "Sign each manifest with HMAC-SHA256 under the key in this file (at least 32 bytes).", valueName: "file"), completion: .file())
         var signingKey: String?
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {

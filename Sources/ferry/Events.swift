@@ -2,7 +2,7 @@ import ArgumentParser
 import FerryCore
 import FerryStore
 
-struct Events: AsyncParsableCommand {
+struct Events: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a job's history, oldest first.",
         discussion: """
@@ -14,10 +14,7 @@ struct Events: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 

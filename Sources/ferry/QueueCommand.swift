@@ -19,7 +19,7 @@ struct QueueCommand: AsyncParsableCommand {
             """,
         subcommands: [Pause.self, Resume.self, List.self])
 
-    struct Pause: AsyncParsableCommand {
+    struct Pause: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Stop claims from a queue; running jobs finish.")
 
         @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"), completion: CompletionValues.queue)
@@ -31,39 +31,30 @@ struct QueueCommand: AsyncParsableCommand {
         @Flag(help: "Pause a queue that has no jobs and no worker yet (otherwise refused as a likely typo).")
         var create = false
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await QueueCommand.set(queue, paused: true, reason: reason, create: create, json: json, connection: connection)
         }
     }
 
-    struct Resume: AsyncParsableCommand {
+    struct Resume: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Let workers claim from a paused queue again.")
 
         @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"), completion: CompletionValues.queue)
         var queue: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await QueueCommand.set(queue, paused: false, reason: nil, create: false, json: json, connection: connection)
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Queues that were paused or resumed, and their state.")
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {

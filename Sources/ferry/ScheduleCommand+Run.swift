@@ -5,7 +5,7 @@ import Foundation
 
 extension ScheduleCommand {
     /// `ferry schedule run NAME`: one run now, fired by a worker like a due tick.
-    struct Run: AsyncParsableCommand {
+    struct Run: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run a schedule now (paused too): a worker enqueues its job at once; the regular ticks stay.",
             discussion: """
@@ -30,10 +30,7 @@ extension ScheduleCommand {
         @Option(help: ArgumentHelp("Seconds to wait for a worker to fire the run.", valueName: "s"))
         var timeout: Double = 30
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {

@@ -35,7 +35,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, Show.self, Run.self, Pause.self, Resume.self, Remove.self])
 
-    struct Add: AsyncParsableCommand {
+    struct Add: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a schedule (or replace one with --replace).",
             usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--overlap skip|allow] [--replace] -- fetch|upload|copy <source> --to <dest> [enqueue options]",
@@ -80,10 +80,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Flag(help: "Replace the definition of an existing schedule of that name (its history stays).")
         var replace = false
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The job: fetch SOURCE --to PATH [options].", valueName: "job"),
             completion: .file())
@@ -209,16 +206,13 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Schedules: spec, zone, paused, next tick, last job's state.")
 
         @Flag(name: .customLong("removed"), help: "Include removed schedules.")
         var includeRemoved = false
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
@@ -237,7 +231,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "A schedule: its definition, next ticks and recent history.")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
@@ -246,10 +240,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("How many recent ticks to show.", valueName: "n"))
         var limit = 20
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
@@ -296,49 +287,40 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
     }
 
-    struct Pause: AsyncParsableCommand {
+    struct Pause: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Stop firing a schedule from its next tick.")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await ScheduleCommand.setPaused(name, paused: true, json: json, connection: connection)
         }
     }
 
-    struct Resume: AsyncParsableCommand {
+    struct Resume: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fire a paused schedule again, from its next tick after now (ticks while paused are not caught up).")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await ScheduleCommand.setPaused(name, paused: false, json: json, connection: connection)
         }
     }
 
-    struct Remove: AsyncParsableCommand {
+    struct Remove: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a schedule; its history stays in ferry.schedule_runs.")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {

@@ -3,7 +3,7 @@ import FerryCore
 import FerryStore
 import Foundation
 
-struct Status: AsyncParsableCommand {
+struct Status: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show jobs, a batch or a queue from the status views.",
         discussion: """
@@ -44,10 +44,7 @@ struct Status: AsyncParsableCommand {
     @Option(help: "Show at most this many jobs (100), or batches in the overview (20).")
     var limit: Int?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 

@@ -3,14 +3,11 @@ import FerryCore
 import FerryStore
 import Foundation
 
-struct AccountList: AsyncParsableCommand {
+struct AccountList: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List accounts (never their secrets).")
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {

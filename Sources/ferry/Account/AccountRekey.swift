@@ -6,7 +6,7 @@ import FerryWorker
 import Foundation
 
 /// `ferry account rekey`: re-seals every stored secret under a new key, in one transaction.
-struct AccountRekey: AsyncParsableCommand {
+struct AccountRekey: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-seal every account's stored secrets under a new FERRY_SECRET_KEY (key rotation).",
@@ -37,10 +37,7 @@ struct AccountRekey: AsyncParsableCommand {
         completion: .file())
     var newKeyFile: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {

@@ -5,17 +5,14 @@ import FerryStore
 import FerryWorker
 import Foundation
 
-struct AccountShow: AsyncParsableCommand {
+struct AccountShow: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Show one account and its recent history (never its secrets).")
 
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {

@@ -3,7 +3,7 @@ import FerryCore
 import FerryStore
 import FerryWorker
 
-struct AccountUpdate: AsyncParsableCommand {
+struct AccountUpdate: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
         abstract: "Change an account's cap or endpoints in place (recorded in its history).",
@@ -52,10 +52,7 @@ struct AccountUpdate: AsyncParsableCommand {
         "An S3 account's endpoint (MinIO, R2 …), as account add --endpoint-url sets it.", valueName: "url"))
     var endpointURL: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {
