@@ -13,8 +13,10 @@ import PackageDescription
 //   FerryFlickr                Flickr REST client for public photostreams (HTTP only)
 //   FerryInstagram             Instagram API (Instagram Login) client: feed, albums, token refresh (HTTP only)
 //   FerryS3                    S3-compatible object storage client, SigV4 (HTTP only)
-//   FerryProviders             provider descriptors: schemes, typed options, resolve, job details (FerryCore only, no I/O)
-//   FerryClient                the Swift API for apps: enqueue, status, wait (FerryStore + FerryProviders, no worker)
+//   FerryProviders             provider descriptors: schemes, typed options, resolve, job details; local file inspection
+//                              and tree walking, which both producers and workers use (FerryCore only, no network)
+//   FerryClient                the Swift API for apps: enqueue (lists, streams, trees), status, wait; `ferry enqueue` and
+//                              `ferry wait` call it (FerryStore + FerryProviders, no worker)
 //   FerryWorker                claims jobs and runs them through each provider's handlers (found via its descriptor)
 //   FerryTesting               in-process test tier: MemoryWorkerStore (a WorkerStore without PostgreSQL), WorkerHarness
 //   FerryDevServer             a Dropbox-compatible server for demos and tests
@@ -310,7 +312,16 @@ let package = Package(
         .testTarget(name: "FerryProvidersTests", dependencies: ["FerryProviders", "FerryCore", "FerryTestSupport"]),
         .testTarget(name: "FerryDashboardTests", dependencies: ["FerryDashboard", "FerryTestSupport"]),
         // Only the public API: the test imports FerryClient without @testable.
-        .testTarget(name: "FerryClientTests", dependencies: ["FerryClient", "FerryTestSupport"]),
+        // The tree test runs a real worker in process (the app's side is still only the public API).
+        .testTarget(
+            name: "FerryClientTests",
+            dependencies: [
+                "FerryClient", "FerryTestSupport", "FerryWorker", "FerryTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "FerryStoreTests",
             dependencies: ["FerryStore", "FerryCore", "Postgres", "FerryTestSupport", .product(name: "Logging", package: "swift-log")]

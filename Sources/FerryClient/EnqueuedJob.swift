@@ -1,8 +1,19 @@
+import FerryStore
 import Foundation
 
-/// One job ``FerryClient/enqueue(_:)`` wrote (or found by its idempotency key).
+/// One job ``FerryClient/enqueue(_:)`` or a streamed enqueue wrote (or found by its idempotency key).
 public struct EnqueuedJob: Sendable, Hashable {
     public var id: UUID
     /// False when the idempotency key already named this job: nothing new was written.
     public var created: Bool
+    /// 1-based line of the request, when it came from lines of input.
+    public var line: Int?
+    public var idempotencyKey: String?
+
+    init(_ outcome: EnqueueOutcome) {
+        id = outcome.jobID
+        created = outcome.created
+        line = outcome.line
+        idempotencyKey = outcome.idempotencyKey
+    }
 }

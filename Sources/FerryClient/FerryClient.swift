@@ -40,6 +40,14 @@ public final class FerryClient: Sendable {
         self.providers = providers
     }
 
+    /// A client over a store the caller opened, whose connections ``close()`` closes: `ferry` opens its store its
+    /// own way (the schema version checked, PostgreSQL waited for) and then calls this API.
+    public init(store: FerryStore, providers: ProviderRegistry, logger: Logger = Logger(label: "ferry.client")) {
+        self.store = store
+        self.logger = logger
+        self.providers = providers
+    }
+
     /// Closes the connections. Calls after this fail.
     public func close() {
         store.client.close()
@@ -70,17 +78,17 @@ public final class FerryClient: Sendable {
         guard issues.isEmpty else {
             throw FerryClientError(code: .invalidRequests, issues: issues, message: "\(issues.count) of \(requests.count) request(s) are invalid; nothing was enqueued")
         }
-        return try await store.enqueue(specs).map { EnqueuedJob(id: $0.jobID, created: $0.created) }
+        return try await store.enqueue(specs).map(EnqueuedJob.init)
     }
 
     /// The job's current state, or nil when there is no such job (or it was archived).
     public func job(_ id: UUID) async throws -> JobProgress? {
-        try await store.jobStatus(.job(id)).first.map(JobProgress.init)
+        try await store.reads.jobStatus(.job(id)).first.map(JobProgress.init)
     }
 
     /// The batch's current state, or nil when there is no such batch (or all its jobs were archived).
     public func batch(_ name: String) async throws -> BatchProgress? {
-        try await store.batchStatus(name).first.map(BatchProgress.init)
+        try await store.reads.batchStatus(name).first.map(BatchProgress.init)
     }
 
     /// Waits until no job of the batch is queued or running and returns its final state (check
@@ -90,7 +98,7 @@ public final class FerryClient: Sendable {
     /// ``FerryClientError/Code/notFound`` or ``FerryClientError/Code/timedOut``, or `CancellationError`.
     public func waitForBatch(_ name: String, timeout: Duration? = nil, pollInterval: Duration = .seconds(1)) async throws -> BatchProgress {
         let deadline = timeout.map { ContinuousClock.now + $0 }
-        var polling = false
+        var waiting = BatchWaiting()
         while true {
             try Task.checkCancellation()
             guard let batch = try await batch(name) else {
@@ -105,17 +113,9 @@ public final class FerryClient: Sendable {
                 }
                 pause = min(pause, left)
             }
-            if polling {
-                try await Task.sleep(for: pause)
-                continue
-            }
-            do {
-                _ = try await store.waitForBatchNotification(name, timeout: pause)
-            } catch where FerryStoreError.code(of: error) == .readOnly {
-                polling = true
+            if try await self.pause(pause, batch: name, state: &waiting) == .startedPolling {
                 logger.notice(
                     "the server is a hot standby (LISTEN refused, SQLSTATE 25006): reading the batch every poll interval instead of waiting for notifications")
-                try await Task.sleep(for: pause)
             }
         }
     }

@@ -15,10 +15,13 @@ public struct FerryClientError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     /// For ``Code/invalidRequests``: every problem found, each naming its request (`line`, 1-based) and field.
     public var issues: [ValidationIssue]
+    /// Problems found beyond those listed in ``issues`` (a streamed enqueue lists the first few).
+    public var more: Int = 0
     public var message: String
 
     public var description: String {
         guard !issues.isEmpty else { return message }
-        return ([message] + issues.map { "  \($0.description)" }).joined(separator: "\n")
+        let more = more > 0 ? ["  … and \(more) more problem(s)"] : []
+        return ([message] + issues.map { "  \($0.description)" } + more).joined(separator: "\n")
     }
 }

@@ -6,8 +6,8 @@ extension Dashboard {
     /// Accounts: each account's state (and why), its cap and limits, its running and held jobs, and for an account
     /// that needs attention the command that fixes it. Never a secret: `ferry.account_status` has none.
     func accounts(_ view: DashboardView) async throws -> DashboardPage {
-        let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }
-        let running = try await shared.value("running_by_account") { [store] in try await store.runningByAccount() }
+        let accounts = try await shared.value("accounts") { [store] in try await store.reads.accountStatus() }
+        let running = try await shared.value("running_by_account") { [store] in try await store.reads.runningByAccount() }
         let now = Date()
         func fix(_ account: AccountStatusRow) -> String? {
             switch account.status {

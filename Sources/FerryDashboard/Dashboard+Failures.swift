@@ -10,11 +10,11 @@ extension Dashboard {
     /// Failed & held: accounts that need a login with the jobs they hold, then failed jobs grouped by error code
     /// and normalized message, each group with its count, a sample job, its fix and Retry group / Discard group.
     func failed(_ view: DashboardView) async throws -> DashboardPage {
-        let sample = try await store.failureSample(limit: Self.failureSampleSize)
+        let sample = try await store.reads.failureSample(limit: Self.failureSampleSize)
         let groups = FailureGroup.groups(sample)
-        let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
-        let held = try await store.heldJobs(accounts: accounts.map(\.name), limit: 200)
-        let heldReasons = try await store.heldReasons(held.map(\.jobID))
+        let accounts = try await shared.value("accounts") { [store] in try await store.reads.accountStatus() }.filter(\.needsLogin)
+        let held = try await store.reads.heldJobs(accounts: accounts.map(\.name), limit: 200)
+        let heldReasons = try await store.reads.heldReasons(held.map(\.jobID))
         let now = Date()
         var html = "<h3>Accounts that need <code>ferry account login</code></h3>"
         html += accounts.isEmpty
@@ -86,6 +86,6 @@ extension Dashboard {
     /// The failed jobs of the group `id` among the newest `failureSampleSize` failures (read again at the time
     /// of the action, so the group is what it is now); nil when no such group is left.
     func failureGroup(_ id: String) async throws -> FailureGroup? {
-        FailureGroup.groups(try await store.failureSample(limit: Self.failureSampleSize)).first { $0.signature.id == id }
+        FailureGroup.groups(try await store.reads.failureSample(limit: Self.failureSampleSize)).first { $0.signature.id == id }
     }
 }

@@ -4,14 +4,14 @@ import Foundation
 
 extension Dashboard {
     func overview(_ view: DashboardView) async throws -> DashboardPage {
-        let stats = try await shared.value("queue_stats") { [store] in try await store.queueStats() }
-        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatusWithoutScheduleRuns(limit: 200) }.prefix(10).map { $0 }
-        let runs = try await shared.value("schedule_run_groups") { [store] in try await store.scheduleRunGroups() }
-        let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
-        let throughput = try await shared.value("throughput") { [store] in try await store.throughput() }
-        let accounts = try await shared.value("accounts") { [store] in try await store.accountStatus() }.filter(\.needsLogin)
+        let stats = try await shared.value("queue_stats") { [store] in try await store.reads.queueStats() }
+        let batches = try await shared.value("batches:200") { [store] in try await store.reads.batchStatusWithoutScheduleRuns(limit: 200) }.prefix(10).map { $0 }
+        let runs = try await shared.value("schedule_run_groups") { [store] in try await store.reads.scheduleRunGroups() }
+        let workers = try await shared.value("workers") { [store] in try await store.reads.workerStatus() }
+        let throughput = try await shared.value("throughput") { [store] in try await store.reads.throughput() }
+        let accounts = try await shared.value("accounts") { [store] in try await store.reads.accountStatus() }.filter(\.needsLogin)
         // Read from a hot standby, the page says how stale it may be.
-        let standby = try await shared.value("standby") { [store] in try await store.standbyStatus() }
+        let standby = try await shared.value("standby") { [store] in try await store.reads.standbyStatus() }
         let alive = workers.filter { $0.heartbeatAgeSeconds < Self.aliveAfterSeconds && !$0.stopping }
         var lastHour = [String: (jobs: Int64, bytes: Int64)]()
         for row in throughput {
@@ -57,8 +57,8 @@ extension Dashboard {
     }
 
     func batches(_ view: DashboardView) async throws -> DashboardPage {
-        let batches = try await shared.value("batches:200") { [store] in try await store.batchStatusWithoutScheduleRuns(limit: 200) }
-        let runs = try await shared.value("schedule_run_groups") { [store] in try await store.scheduleRunGroups() }
+        let batches = try await shared.value("batches:200") { [store] in try await store.reads.batchStatusWithoutScheduleRuns(limit: 200) }
+        let runs = try await shared.value("schedule_run_groups") { [store] in try await store.reads.scheduleRunGroups() }
         return DashboardPage(
             title: "Batches", html: scheduleRunTable(runs, view) + batchTable(batches, view),
             json: .object([
@@ -95,10 +95,10 @@ extension Dashboard {
     func batch(
         _ name: String, state: String?, search: String?, after: UUID?, order: BatchJobOrder, _ view: DashboardView
     ) async throws -> DashboardPage? {
-        guard let summary = try await shared.value("batch:" + name, { [store] in try await store.batchStatus(name) }).first else {
+        guard let summary = try await shared.value("batch:" + name, { [store] in try await store.reads.batchStatus(name) }).first else {
             return try await archivedBatch(name)
         }
-        let jobs = try await store.batchJobs(
+        let jobs = try await store.reads.batchJobs(
             name, order: order, state: state, search: search, after: after, firstJob: summary.firstJobID, limit: Self.pageSize)
         let next = jobs.count == Self.pageSize ? jobs.last?.jobID : nil
         let now = Date()
@@ -128,7 +128,7 @@ extension Dashboard {
         let labels: [(BatchJobOrder, String)] = [(.enqueued, "enqueued"), (.status, "status"), (.size, "size"), (.started, "started")]
         html += "<p class=\"sort\" id=\"sort\">sort by: " + labels.map { item in
             item.0 == order ? "<b>\(item.1)</b>" : "<a href=\"\(query(item.0))\">\(item.1)</a>"
-        }.joined() + (order == .size || order == .started ? " (among the batch's first \(FerryStore.sortWindow) jobs)" : "") + "</p>"
+        }.joined() + (order == .size || order == .started ? " (among the batch's first \(FerryReads.sortWindow) jobs)" : "") + "</p>"
         // Bulk actions: the checked jobs, or every job the filter matches (all pages).
         var hidden = "<input type=\"hidden\" name=\"batch\" value=\"\(HTML.escape(name))\">"
         var described = [String]()
@@ -162,8 +162,8 @@ extension Dashboard {
     }
 
     func job(_ id: UUID, _ view: DashboardView) async throws -> DashboardPage? {
-        guard let job = try await store.jobStatus(.job(id)).first else { return try await archivedJob(id) }
-        let events = try await store.events(of: id)
+        guard let job = try await store.reads.jobStatus(.job(id)).first else { return try await archivedJob(id) }
+        let events = try await store.reads.events(of: id)
         var html = jobSummary(job, view)
         if job.state == "queued" || job.state == "running" { html += view.actionButton("/jobs/\(id.uuidString.lowercased())/cancel", "Cancel") }
         if job.state == "failed" || job.state == "cancelled" || job.state == "discarded" {
@@ -206,8 +206,8 @@ extension Dashboard {
     /// shows two releases), then the jobs running now by
     /// worker (what each is doing: job, kind, source → destination, progress).
     func workers(_ view: DashboardView) async throws -> DashboardPage {
-        let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
-        let running = try await shared.value("running_jobs") { [store] in try await store.runningJobs() }
+        let workers = try await shared.value("workers") { [store] in try await store.reads.workerStatus() }
+        let running = try await shared.value("running_jobs") { [store] in try await store.reads.runningJobs() }
         let now = Date()
         let byWorker = Dictionary(grouping: running, by: { $0.worker ?? "" })
         var html = view.table(

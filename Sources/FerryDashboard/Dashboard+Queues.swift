@@ -7,8 +7,8 @@ extension Dashboard {
     /// whether it is paused, since when and why, and Pause (with a reason) / Resume buttons (`ferry queue pause` /
     /// `resume`).
     func queues(_ view: DashboardView) async throws -> DashboardPage {
-        let stats = try await shared.value("queue_stats") { [store] in try await store.queueStats() }
-        let workers = try await shared.value("workers") { [store] in try await store.workerStatus() }
+        let stats = try await shared.value("queue_stats") { [store] in try await store.reads.queueStats() }
+        let workers = try await shared.value("workers") { [store] in try await store.reads.workerStatus() }
         // The reason lives in ferry.queue_controls, which a ferry_reader login may not read: the page then shows
         // the paused state (from queue_stats) without it.
         let controls = (try? await store.queueControls()) ?? []

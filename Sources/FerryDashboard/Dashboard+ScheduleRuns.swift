@@ -33,7 +33,7 @@ extension Dashboard {
         // Each run is the batch named by its tick, unless the template names one batch for every run.
         let sharedBatch = record.template["batch"]?.stringValue
         let names = runs.map { sharedBatch ?? ScheduleStore.scheduleKey(name, tick: $0.tickAt) }
-        let batches = sharedBatch == nil ? try await store.batchStatus(named: names) : [:]
+        let batches = sharedBatch == nil ? try await store.reads.batchStatus(named: names) : [:]
         let now = Date()
         var outcome = (succeeded: 0, unsuccessful: 0, going: 0, skipped: 0, failedToFire: 0)
         let rows = zip(runs, names).map { run, batchName -> [String] in

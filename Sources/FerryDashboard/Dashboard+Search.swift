@@ -30,8 +30,8 @@ extension Dashboard {
                 json: .object(["query": .string(text), "error": .string(error.message), "code": .string(error.code.rawValue),
                                "jobs": .array([])]))
         }
-        let jobs = try await store.searchJobs(search, before: before)
-        let next = jobs.count == FerryStore.searchPageSize ? jobs.last?.jobID : nil
+        let jobs = try await store.reads.searchJobs(search, before: before)
+        let next = jobs.count == FerryReads.searchPageSize ? jobs.last?.jobID : nil
         let now = Date()
         html += "<p id=\"search-kind\">\(jobs.isEmpty ? "No" : "\(jobs.count)\(next == nil ? "" : "+")") job(s) by \(Self.describe(search)), newest first</p>"
         html += view.table(

@@ -10,9 +10,9 @@ extension Dashboard {
         let since = range.since(now)
         let key = "trends:\(range.rawValue):\(filter.queue ?? "")\u{0}\(filter.account ?? "")\u{0}\(filter.provider ?? "")"
         let rows = try await shared.value(key) { [store] in
-            try await store.trends(since: since, stepSeconds: range.stepSeconds, filter: filter)
+            try await store.reads.trends(since: since, stepSeconds: range.stepSeconds, filter: filter)
         }
-        let keys = try await shared.value("trend_keys") { [store] in try await store.trendKeys() }
+        let keys = try await shared.value("trend_keys") { [store] in try await store.reads.trendKeys() }
         let chart = TrendChart(rows, range: range, now: now)
         var html = Self.trendControls(base: base, range: range, filter: filter, keys: keys)
         html += chart.html

@@ -89,12 +89,12 @@ public struct Dashboard: Service, CustomStringConvertible {
                 // successes send no notification, so this is how pages see them move.
                 // The baseline is read now, not when the first viewer arrives, so a change between a viewer's
                 // subscription and the next read is still seen (a stale baseline costs at most one extra refresh).
-                var last = try? await store.latestEventPosition()
+                var last = try? await store.reads.latestEventPosition()
                 while !Task.isCancelled {
                     try await Task.sleep(for: Self.headInterval)
                     guard hub.subscriberCount > 0 else { continue }
                     do {
-                        let head = try await store.latestEventPosition()
+                        let head = try await store.reads.latestEventPosition()
                         if let last, head != last { hub.publishChange(channel: Self.headChannel, payload: "\(head)") }
                         last = head
                     } catch {

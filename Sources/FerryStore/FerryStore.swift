@@ -2,7 +2,9 @@ import FerryCore
 import Logging
 import Postgres
 
-/// Everything Ferry does in PostgreSQL: enqueue, commands, status queries and projection checks.
+/// The write side of Ferry in PostgreSQL: enqueue, commands, claims and outcomes (the `WorkerStore`), with the
+/// aggregates reached from it (accounts, schedules, projection, archive). The reads (status, batches, search,
+/// trends, the dashboard) are `FerryReads`, on the same connections through `reads`.
 ///
 /// Every write is an append to `ferry.events`; the projection follows in the same statement (see
 /// `migrations/definitions/330_project_events.sql`). Methods are safe to call concurrently.

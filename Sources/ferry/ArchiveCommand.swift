@@ -28,7 +28,7 @@ struct ArchiveCommand: AsyncParsableCommand {
         defaultSubcommand: Run.self
     )
 
-    struct Run: AsyncParsableCommand {
+    struct Run: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             commandName: "run",
             abstract: "Archive jobs that finished before a cut-off (the default subcommand).")
@@ -53,10 +53,7 @@ struct ArchiveCommand: AsyncParsableCommand {
             "Sign each manifest with HMAC-SHA256 under the key in this file (at least 32 bytes).", valueName: "file"), completion: .file())
         var signingKey: String?
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
@@ -149,11 +146,11 @@ struct ArchiveCommand: AsyncParsableCommand {
             try await runReporting {
                 let path = URL(fileURLWithPath: file).standardizedFileURL.path
                 let key = try signingKey.map(ArchiveSigningKey.init(file:))
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                switch try await ArchiveRestorer(store: store).restore(path, allowForeign: foreign, signingKey: key) {
-                case .restored(let jobs, let events): print("restored \(jobs) jobs (\(events) events) from \(path)")
-                case .alreadyRestored: print("already restored: \(path)")
+                return try await connection.withStore { store in
+                    switch try await ArchiveRestorer(store: store).restore(path, allowForeign: foreign, signingKey: key) {
+                    case .restored(let jobs, let events): print("restored \(jobs) jobs (\(events) events) from \(path)")
+                    case .alreadyRestored: print("already restored: \(path)")
+                    }
                 }
             }
         }
@@ -172,16 +169,16 @@ struct ArchiveCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let records = try await store.archive.all(limit: max(1, limit))
-                if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
-                print(
-                    TablePrinter.render(
-                        headers: ["CREATED", "STATE", "JOBS", "EVENTS", "BYTES", "FILE"],
-                        rows: records.map {
-                            [ScheduleTime.iso8601($0.createdAt), $0.state.rawValue, "\($0.jobs)", "\($0.events)", "\($0.bytes)", $0.file]
-                        }))
+                return try await connection.withStore { store in
+                    let records = try await store.archive.all(limit: max(1, limit))
+                    if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
+                    print(
+                        TablePrinter.render(
+                            headers: ["CREATED", "STATE", "JOBS", "EVENTS", "BYTES", "FILE"],
+                            rows: records.map {
+                                [ScheduleTime.iso8601($0.createdAt), $0.state.rawValue, "\($0.jobs)", "\($0.events)", "\($0.bytes)", $0.file]
+                            }))
+                }
             }
         }
     }

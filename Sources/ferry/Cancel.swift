@@ -3,7 +3,7 @@ import FerryCore
 import FerryStore
 import Foundation
 
-struct Cancel: AsyncParsableCommand {
+struct Cancel: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Cancel a job or a whole batch.",
         discussion: """
@@ -21,10 +21,7 @@ struct Cancel: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Cancel every unfinished job of this batch.", valueName: "name"), completion: CompletionValues.batch)
     var batch: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {

@@ -28,9 +28,9 @@ enum CommandTarget {
         _ command: (FerryStore, String) async throws -> [CommandOutcome]
     ) async throws -> [CommandOutcome] {
         let outcomes = try await database.resolved().run {
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            return try await command(store, requester)
+            return try await connection.withStore(current: true) { store in
+                return try await command(store, requester)
+            }
         }
         print(outcomes, json: json, nothing: nothing)
         return outcomes

@@ -50,4 +50,14 @@ extension ConnectionOptions {
         }
         return store
     }
+
+    /// Runs `body` on a store (of one connection unless told), closed when it returns: how a command opens one.
+    /// `current`: the command writes, so the database must have this build's schema (exit 78 otherwise).
+    func withStore<T>(
+        current: Bool = false, poolSize: Int = 1, _ body: (FerryStore) async throws -> T
+    ) async throws -> T {
+        let store = current ? try await makeCurrentStore(poolSize: poolSize) : makeStore(poolSize: poolSize)
+        defer { store.client.close() }
+        return try await body(store)
+    }
 }

@@ -114,7 +114,7 @@ struct DashboardCommand: AsyncParsableCommand {
             let store = reads.makeStore(connection, poolSize: Self.poolSize, applicationName: "ferry dashboard")
             defer { store.client.close() }
             // Fail now, with the usual exit codes, if the database is unreachable or not migrated.
-            _ = try await store.queueStats()
+            _ = try await store.reads.queueStats()
             let logger = Logger(label: "ferry.dashboard")
             let dashboard = Dashboard(
                 configuration: DashboardConfiguration(

@@ -3,7 +3,7 @@ import FerryCore
 import FerryStore
 import Foundation
 
-struct Discard: AsyncParsableCommand {
+struct Discard: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Give up on failed jobs (or every failed job of a batch): they stay finished, counted as discarded.",
         discussion: """
@@ -29,10 +29,7 @@ struct Discard: AsyncParsableCommand {
         completion: CompletionValues.discardableState)
     var status: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {

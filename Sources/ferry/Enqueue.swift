@@ -3,7 +3,6 @@ import FerryClient
 import FerryCore
 import FerryProviders
 import FerryStore
-import FerryWorker
 import Foundation
 
 #if canImport(Glibc)
@@ -272,14 +271,14 @@ struct Enqueue: AsyncParsableCommand {
         }
     }
 
-    /// The command line's jobs for the streaming enqueue: folders are walked there, file by file.
-    func commandLineJobs() throws -> CommandLineJobs {
+    /// The jobs named on the command line for the streaming enqueue: folders are walked there, file by file.
+    func commandLineJobs() throws -> EnqueueOperands {
         let (kind, operands, to, given) = try commandLine()
         let options = self.options
         let key = self.key
         // A sync's folder is walked by a worker (one job), not here.
         let walks = providerOptions.recursive && arguments.first != "sync"
-        return CommandLineJobs(kind: kind, operands: operands, to: to, recursive: walks) { source, to in
+        return EnqueueOperands(kind: kind, operands: operands, to: to, recursive: walks) { source, to in
             JobRequest(
                 kind: kind, source: source, to: to, batch: options.batch, queue: options.queue,
                 priority: options.priority, runAt: options.runAt, maxAttempts: options.maxAttempts,
@@ -306,26 +305,23 @@ struct Enqueue: AsyncParsableCommand {
         }
     }
 
-    /// Streams jobs through validation into one transaction, chunk by chunk: memory stays bounded whatever the
-    /// input size (a list of millions of lines, a tree of millions of files), and the result is still every job or
-    /// none. Before the commit PostgreSQL looks for two jobs writing one destination; a dry run does all of it and
-    /// rolls back.
+    /// Streams jobs through `FerryClient.enqueueStream` into one transaction: every job or none, in bounded memory.
     ///
     /// With `--wait-for-database`, PostgreSQL being away is waited for before the first chunk; a `replayable`
     /// input (`makeInput` opens it afresh) is also enqueued again from its start when the connection is lost on
-    /// the way. Jobs without a key then get one of this invocation (`JobChunkProducer.keyBase`): whatever an
+    /// the way. Jobs without a key then get one of this invocation (`StreamedEnqueue.keyBase`): whatever an
     /// attempt lost at its commit had committed or not, the next one creates no duplicates.
     func enqueueStream(
-        replayable: Bool, defaults: JobRequest.Defaults, _ makeInput: () throws -> JobChunkProducer.Input
+        replayable: Bool, defaults: JobRequest.Defaults, _ makeInput: () throws -> EnqueueInput
     ) async throws {
         let wait = try database.resolved()
         let now = Date()
         let keyBase = wait.isOn && !tree.dryRun ? "ferry-cli:\(UUID().uuidString.lowercased())" : nil
         if replayable {
             try await wait.run {
-                let store = try await connection.makeCurrentStore(poolSize: 1)
-                defer { store.client.close() }
-                try await enqueueStream(try makeInput(), defaults: defaults, store: store, keyBase: keyBase, now: now)
+                return try await connection.withStore(current: true) { store in
+                    try await enqueueStream(try makeInput(), defaults: defaults, store: store, keyBase: keyBase, now: now)
+                }
             }
         } else {
             let store = try await wait.run { try await connection.makeCurrentStore(poolSize: 1) }
@@ -336,89 +332,44 @@ struct Enqueue: AsyncParsableCommand {
 
     /// One attempt of `enqueueStream`, on `store`.
     func enqueueStream(
-        _ input: JobChunkProducer.Input, defaults: JobRequest.Defaults, store: FerryStore, keyBase: String?, now: Date
+        _ input: EnqueueInput, defaults: JobRequest.Defaults, store: FerryStore, keyBase: String?, now: Date
     ) async throws {
-        let filter = try tree.fileFilter(now: now)
         let report = try EnqueueReport(dryRun: tree.dryRun)
         let spool = try OutputSpool()
-        let producer = JobChunkProducer(
-            input: input, defaults: defaults, filter: filter, followSymlinks: tree.followSymlinks,
-            skipUnreadable: tree.skipUnreadable, report: report, keyBase: keyBase, now: now, emptyExpected: self.expect == 0)
-        let json = options.json
-        let dryRun = tree.dryRun
-        let expect = self.expect
-        producer.start()
+        let options = StreamedEnqueue(
+            defaults: defaults, filter: try tree.fileFilter(now: now), followSymlinks: tree.followSymlinks,
+            skipUnreadable: tree.skipUnreadable, keyBase: keyBase, now: now, expect: expect, dryRun: tree.dryRun,
+            check: { (spec: JobSpec, line: Int?) throws(ValidationIssue) in try ProducerLocalRoots.check(spec, line: line) }, fates: report,
+            maxIssues: EnqueueRunner.maxReportedIssues)
+        let json = self.options.json
         var count = 0
-        var collisions = [DestinationCollision]()
+        let client = FerryClient(store: store, providers: .standard)
+        let result: StreamedEnqueueResult
         do {
-            try await store.withBulkEnqueue { bulk in
-                var pending: Task<[EnqueueOutcome], any Error>?
-                for await element in producer.stream {
-                    switch element {
-                    case .jobs(let chunk):
-                        // Write the previous chunk's outcomes while this one goes to the database.
-                        let previous = try await pending?.value
-                        pending = Task { try await bulk.add(chunk) }
-                        producer.taken()
-                        if let previous { try Self.spool(previous, into: spool, json: json, count: &count) }
-                    case .issues(let issues, let more):
-                        // Let the chunk in flight finish before the transaction is rolled back.
-                        _ = try? await pending?.value
-                        throw ValidationIssues(issues: issues, more: more)
-                    }
-                }
-                if let last = try await pending?.value { try Self.spool(last, into: spool, json: json, count: &count) }
-                // Inside the transaction: a short pipeline rolls back whole.
-                if let expect, count != expect {
-                    throw ValidationIssues(
-                        issues: [
-                            ValidationIssue(
-                                field: "--expect",
-                                problem: "the input held \(count) job(s), not \(expect)\(count < expect ? ": it ended early (did the producer stop mid-stream?)" : "")",
-                                fix: "run the producer again; nothing of this input was enqueued")
-                        ], more: 0)
-                }
-                collisions = try await bulk.destinationCollisions(
-                    limit: EnqueueRunner.maxReportedIssues, caseFolded: ProviderRegistry.standard.caseFoldedSchemes)
-                if !collisions.isEmpty && !dryRun { throw Self.collisionIssues(collisions) }
-                if dryRun { throw DryRunRollback() }
+            result = try await client.enqueueStream(input, options: options) { jobs in
+                try Self.spool(jobs, into: spool, json: json, count: &count)
             }
-        } catch is DryRunRollback {
-            try report.printDryRun(json: json, collisions: collisions, issues: 0)
-            if !collisions.isEmpty { throw Self.collisionIssues(collisions) }
+        } catch let error as FerryClientError where error.code == .invalidRequests {
+            if tree.dryRun { try report.printDryRun(json: json, collisions: [], issues: error.issues.count + error.more) }
+            throw ValidationIssues(issues: error.issues, more: error.more)
+        }
+        if tree.dryRun {
+            try report.printDryRun(json: json, collisions: result.collisions, issues: 0)
+            if !result.collisions.isEmpty { throw ValidationIssues(issues: result.collisionIssues, more: 0) }
             return
-        } catch let issues as ValidationIssues {
-            producer.stop()
-            if dryRun { try report.printDryRun(json: json, collisions: [], issues: issues.issues.count + issues.more) }
-            throw issues
-        } catch {
-            producer.stop()
-            throw error
         }
         report.summarizeFiltered()
         if json { try spool.write(count == 0 ? "[]\n" : "]\n") }
         try spool.copyToStandardOutput()
     }
 
-    /// Jobs that would write the same file, named with their sources and the fix.
-    static func collisionIssues(_ collisions: [DestinationCollision]) -> ValidationIssues {
-        ValidationIssues(
-            issues: collisions.map { collision in
-                let named = collision.sources.prefix(2).joined(separator: " and ")
-                let more = collision.jobs > 2 ? " (and \(collision.jobs - 2) more)" : ""
-                return ValidationIssue(
-                    field: "to", problem: "\(named)\(more) would \(collision.jobs > 2 ? "all" : "both") be written to \(collision.destination)",
-                    fix: "give each its own destination (a folder of its own, a full file name, or upload DIR --recursive to keep a tree's folders), or enqueue them separately")
-            }, more: 0)
-    }
-
     /// Output of an enqueue: one id per line, or one JSON array.
-    static func spool(_ outcomes: [EnqueueOutcome], into spool: OutputSpool, json: Bool, count: inout Int) throws {
-        for outcome in outcomes {
+    static func spool(_ jobs: [EnqueuedJob], into spool: OutputSpool, json: Bool, count: inout Int) throws {
+        for job in jobs {
             if json {
-                try spool.write((count == 0 ? "[" : ",") + EnqueueRunner.jsonItem(outcome).jsonText)
+                try spool.write((count == 0 ? "[" : ",") + EnqueueRunner.jsonItem(job).jsonText)
             } else {
-                try spool.write(outcome.jobID.uuidString.lowercased() + "\n")
+                try spool.write(job.id.uuidString.lowercased() + "\n")
             }
             count += 1
         }
@@ -430,12 +381,12 @@ enum EnqueueRunner {
     static let maxReportedIssues = 20
 
     /// One enqueued job in `--json` output.
-    static func jsonItem(_ outcome: EnqueueOutcome) -> JSONValue {
+    static func jsonItem(_ job: EnqueuedJob) -> JSONValue {
         var object: [String: JSONValue] = [
-            "job_id": .string(outcome.jobID.uuidString.lowercased()), "created": .bool(outcome.created),
+            "job_id": .string(job.id.uuidString.lowercased()), "created": .bool(job.created),
         ]
-        if let line = outcome.line { object["line"] = .int(Int64(line)) }
-        if let key = outcome.idempotencyKey { object["key"] = .string(key) }
+        if let line = job.line { object["line"] = .int(Int64(line)) }
+        if let key = job.idempotencyKey { object["key"] = .string(key) }
         return .object(object)
     }
 }

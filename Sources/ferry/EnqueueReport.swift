@@ -1,3 +1,4 @@
+import FerryClient
 import FerryCore
 import FerryStore
 import Foundation
@@ -8,7 +9,7 @@ import Foundation
 /// memory) and printed at the end, after the database has checked what only it can check (accounts, keys,
 /// collisions). In a real run only the counts are kept, and skips that are not the filter's (links, special files)
 /// are named on stderr as they are found. Written by the enqueue's reading thread only, read after it finished.
-final class EnqueueReport: @unchecked Sendable {
+final class EnqueueReport: EnqueueFates, @unchecked Sendable {
     let dryRun: Bool
     private let spool: OutputSpool?
     private(set) var enqueued = 0

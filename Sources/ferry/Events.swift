@@ -2,7 +2,7 @@ import ArgumentParser
 import FerryCore
 import FerryStore
 
-struct Events: AsyncParsableCommand {
+struct Events: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a job's history, oldest first.",
         discussion: """
@@ -14,10 +14,7 @@ struct Events: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("A job id, or a start of one that only one job has.", valueName: "job"), completion: CompletionValues.job)
     var job: String
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 
@@ -26,16 +23,16 @@ struct Events: AsyncParsableCommand {
             try JobID.validate(job)
             let wait = try database.resolved()
             let (id, events) = try await wait.run {
-                let store = reads.makeStore(connection)
-                defer { store.client.close() }
-                let id = try await JobID.resolve(job, in: store)
-                return (id, try await store.events(of: id))
+                return try await reads.withStore(connection) { store in
+                    let id = try await JobID.resolve(job, in: store)
+                    return (id, try await store.reads.events(of: id))
+                }
             }
             guard !events.isEmpty else {
                 let archived = try await wait.run {
-                    let store = reads.makeStore(connection)
-                    defer { store.client.close() }
-                    return try await store.archive.job(id)
+                    return try await reads.withStore(connection) { store in
+                        return try await store.archive.job(id)
+                    }
                 }
                 throw Status.missing(job: id, archived, json: json)
             }

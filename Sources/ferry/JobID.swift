@@ -35,7 +35,7 @@ enum JobID {
     static func resolve(_ text: String, in store: FerryStore) async throws -> UUID {
         if let id = UUID(uuidString: text) { return id }
         guard let digits = prefixDigits(text) else { return try parse(text) }
-        let matches = try await store.searchJobs(.idPrefix(digits), limit: candidateLimit + 1).map(\.jobID)
+        let matches = try await store.reads.searchJobs(.idPrefix(digits), limit: candidateLimit + 1).map(\.jobID)
         switch matches.count {
         case 0:
             throw FerryStoreError(.notFound, "no job id starts with \(text)")

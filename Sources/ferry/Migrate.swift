@@ -39,57 +39,57 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            let directory = MigrationsLocator.locate(migrations)
-            let files = try Migration.load(from: directory)
-            let definitions = try Definition.load(fromMigrations: directory)
-            let baseline = try MigrationBaseline.load(fromMigrations: directory)
-            let runner = MigrationRunner(
-                client: store.client, migrations: files, definitions: definitions,
-                providerOptions: ProviderRegistry.standard.optionCatalog, baseline: baseline, logger: Logger(label: "ferry.migrate"))
-            let newest = Int64(files.map(\.version).max() ?? 0)
-            if check {
-                try await runner.verifyUpToDate()
+            return try await connection.withStore { store in
+                let directory = MigrationsLocator.locate(migrations)
+                let files = try Migration.load(from: directory)
+                let definitions = try Definition.load(fromMigrations: directory)
+                let baseline = try MigrationBaseline.load(fromMigrations: directory)
+                let runner = MigrationRunner(
+                    client: store.client, migrations: files, definitions: definitions,
+                    providerOptions: ProviderRegistry.standard.optionCatalog, baseline: baseline, logger: Logger(label: "ferry.migrate"))
+                let newest = Int64(files.map(\.version).max() ?? 0)
+                if check {
+                    try await runner.verifyUpToDate()
+                    if json {
+                        print(JSONValue.object([
+                            "up_to_date": .bool(true), "schema_version": .int(newest), "migrations": .int(Int64(files.count)),
+                            "definitions": .int(Int64(definitions.count)),
+                        ]).jsonText)
+                    } else {
+                        print("schema is up to date (\(files.count) migrations, \(definitions.count) definitions)")
+                    }
+                    return
+                }
+                let outcome = try await runner.migrate()
                 if json {
                     print(JSONValue.object([
-                        "up_to_date": .bool(true), "schema_version": .int(newest), "migrations": .int(Int64(files.count)),
-                        "definitions": .int(Int64(definitions.count)),
+                        "up_to_date": .bool(true), "schema_version": .int(newest),
+                        "applied": .array(outcome.applied.map { .object(["version": .int(Int64($0.version)), "name": .string($0.name)]) }),
+                        "already_applied": .int(Int64(outcome.alreadyApplied)),
+                        "definitions_applied": .array(outcome.definitions.map { .object(["order": .int(Int64($0.order)), "name": .string($0.name)]) }),
+                        "provider_options_written": .bool(outcome.providerOptionsWritten),
                     ]).jsonText)
-                } else {
-                    print("schema is up to date (\(files.count) migrations, \(definitions.count) definitions)")
+                    return
                 }
-                return
+                if verbose {
+                    // A fresh database gets the baseline in place of history's files, which it records as applied.
+                    let history = outcome.baselineApplied ? Set(baseline?.covers ?? []) : []
+                    if let last = history.map(\.version).max() {
+                        print("applied \(MigrationBaseline.file) (history 0001–\(String(format: "%04d", last)))")
+                    }
+                    for migration in outcome.applied where !history.contains(migration) {
+                        print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
+                    }
+                    for definition in outcome.definitions {
+                        print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
+                    }
+                }
+                // One line: a fresh database has 41 migrations and 67 definitions, which --verbose lists.
+                print(
+                    "schema \(newest) is up to date (\(outcome.applied.count) migrations applied now, \(outcome.alreadyApplied) before; "
+                        + "\(outcome.definitions.count) of \(definitions.count) definitions applied now"
+                        + (outcome.providerOptionsWritten ? "; the providers' options recorded)" : ")"))
             }
-            let outcome = try await runner.migrate()
-            if json {
-                print(JSONValue.object([
-                    "up_to_date": .bool(true), "schema_version": .int(newest),
-                    "applied": .array(outcome.applied.map { .object(["version": .int(Int64($0.version)), "name": .string($0.name)]) }),
-                    "already_applied": .int(Int64(outcome.alreadyApplied)),
-                    "definitions_applied": .array(outcome.definitions.map { .object(["order": .int(Int64($0.order)), "name": .string($0.name)]) }),
-                    "provider_options_written": .bool(outcome.providerOptionsWritten),
-                ]).jsonText)
-                return
-            }
-            if verbose {
-                // A fresh database gets the baseline in place of history's files, which it records as applied.
-                let history = outcome.baselineApplied ? Set(baseline?.covers ?? []) : []
-                if let last = history.map(\.version).max() {
-                    print("applied \(MigrationBaseline.file) (history 0001–\(String(format: "%04d", last)))")
-                }
-                for migration in outcome.applied where !history.contains(migration) {
-                    print("applied \(String(format: "%04d", migration.version))_\(migration.name)")
-                }
-                for definition in outcome.definitions {
-                    print("applied definitions/\(String(format: "%03d", definition.order))_\(definition.name)")
-                }
-            }
-            // One line: a fresh database has 41 migrations and 67 definitions, which --verbose lists.
-            print(
-                "schema \(newest) is up to date (\(outcome.applied.count) migrations applied now, \(outcome.alreadyApplied) before; "
-                    + "\(outcome.definitions.count) of \(definitions.count) definitions applied now"
-                    + (outcome.providerOptionsWritten ? "; the providers' options recorded)" : ")"))
         }
     }
 }

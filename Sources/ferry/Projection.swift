@@ -93,7 +93,7 @@ struct Projection: AsyncParsableCommand {
         }
     }
 
-    struct Rebuild: AsyncParsableCommand {
+    struct Rebuild: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rebuild ferry.jobs from the event log (needs the schema owner; blocks writers meanwhile).",
             discussion: """
@@ -101,17 +101,14 @@ struct Projection: AsyncParsableCommand {
                   ferry projection rebuild && ferry projection verify
                 """)
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let count = try await store.projection.rebuild()
-                print(json ? JSONValue.object(["rebuilt_jobs": .int(Int64(count))]).jsonText : "projection rebuilt: \(count) jobs")
+                return try await connection.withStore { store in
+                    let count = try await store.projection.rebuild()
+                    print(json ? JSONValue.object(["rebuilt_jobs": .int(Int64(count))]).jsonText : "projection rebuilt: \(count) jobs")
+                }
             }
         }
     }

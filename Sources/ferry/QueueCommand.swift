@@ -19,7 +19,7 @@ struct QueueCommand: AsyncParsableCommand {
             """,
         subcommands: [Pause.self, Resume.self, List.self])
 
-    struct Pause: AsyncParsableCommand {
+    struct Pause: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Stop claims from a queue; running jobs finish.")
 
         @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"), completion: CompletionValues.queue)
@@ -31,49 +31,40 @@ struct QueueCommand: AsyncParsableCommand {
         @Flag(help: "Pause a queue that has no jobs and no worker yet (otherwise refused as a likely typo).")
         var create = false
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await QueueCommand.set(queue, paused: true, reason: reason, create: create, json: json, connection: connection)
         }
     }
 
-    struct Resume: AsyncParsableCommand {
+    struct Resume: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Let workers claim from a paused queue again.")
 
         @Argument(help: ArgumentHelp("Queue name.", valueName: "queue"), completion: CompletionValues.queue)
         var queue: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await QueueCommand.set(queue, paused: false, reason: nil, create: false, json: json, connection: connection)
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Queues that were paused or resumed, and their state.")
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let controls = try await store.queueControls()
-                if json { return print(JSONValue.array(controls.map(\.json)).jsonText) }
-                print(TablePrinter.render(
-                    headers: ["QUEUE", "STATE", "SINCE", "REASON"],
-                    rows: controls.map { [$0.queue, $0.paused ? "paused" : "running", $0.changedAt.iso8601, $0.reason ?? ""] }))
+                return try await connection.withStore { store in
+                    let controls = try await store.queueControls()
+                    if json { return print(JSONValue.array(controls.map(\.json)).jsonText) }
+                    print(TablePrinter.render(
+                        headers: ["QUEUE", "STATE", "SINCE", "REASON"],
+                        rows: controls.map { [$0.queue, $0.paused ? "paused" : "running", $0.changedAt.iso8601, $0.reason ?? ""] }))
+                }
             }
         }
     }
@@ -83,20 +74,20 @@ struct QueueCommand: AsyncParsableCommand {
             guard JobLimits.isValidQueueName(queue) else {
                 throw ValidationIssue(field: "queue", problem: "'\(queue)' is not a queue name", fix: "queue names are 1-63 lowercase letters, digits, _ . -")
             }
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            if !create, !(try await store.queueIsKnown(queue)) {
-                throw FerryStoreError(
-                    .notFound, "no queue '\(queue)': it has no jobs, no worker serves it and it was never paused",
-                    fix: paused ? "check the name (ferry status --queue NAME), or pause it ahead of its first job with --create"
-                                : "check the name (ferry queue list)")
-            }
-            let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
-            let state = paused ? "paused" : "resumed"
-            if json {
-                print(JSONValue.object(["queue": .string(queue), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
-            } else {
-                print(changed ? "\(state) \(queue)" : "\(queue) was already \(state == "resumed" ? "running" : state)")
+            return try await connection.withStore(current: true) { store in
+                if !create, !(try await store.queueIsKnown(queue)) {
+                    throw FerryStoreError(
+                        .notFound, "no queue '\(queue)': it has no jobs, no worker serves it and it was never paused",
+                        fix: paused ? "check the name (ferry status --queue NAME), or pause it ahead of its first job with --create"
+                                    : "check the name (ferry queue list)")
+                }
+                let changed = try await store.setQueuePaused(queue, paused: paused, reason: reason, by: CommandTarget.requester)
+                let state = paused ? "paused" : "resumed"
+                if json {
+                    print(JSONValue.object(["queue": .string(queue), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
+                } else {
+                    print(changed ? "\(state) \(queue)" : "\(queue) was already \(state == "resumed" ? "running" : state)")
+                }
             }
         }
     }

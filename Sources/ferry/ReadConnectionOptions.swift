@@ -29,4 +29,13 @@ struct ReadConnectionOptions: ParsableArguments {
     func makeStore(_ connection: ConnectionOptions, poolSize: Int = 1, applicationName: String = "ferry") -> FerryStore {
         connection.makeStore(poolSize: poolSize, applicationName: applicationName, url: resolvedReadDatabaseURL)
     }
+
+    /// Runs `body` on a store for reads (see `makeStore`), closed when it returns: how a read command opens one.
+    func withStore<T>(
+        _ connection: ConnectionOptions, poolSize: Int = 1, _ body: (FerryStore) async throws -> T
+    ) async throws -> T {
+        let store = makeStore(connection, poolSize: poolSize)
+        defer { store.client.close() }
+        return try await body(store)
+    }
 }

@@ -4,7 +4,7 @@ import FerryProviders
 import FerryStore
 import Foundation
 
-struct Retry: AsyncParsableCommand {
+struct Retry: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put a failed or cancelled job (or every such job of a batch) back into the queue.",
         discussion: """
@@ -39,10 +39,7 @@ struct Retry: AsyncParsableCommand {
             valueName: "name=value"))
     var options: [String] = []
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var database: DatabaseWaitOptions
 
     func run() async throws {

@@ -5,7 +5,7 @@ import Foundation
 
 extension ScheduleCommand {
     /// `ferry schedule run NAME`: one run now, fired by a worker like a due tick.
-    struct Run: AsyncParsableCommand {
+    struct Run: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run a schedule now (paused too): a worker enqueues its job at once; the regular ticks stay.",
             discussion: """
@@ -30,10 +30,7 @@ extension ScheduleCommand {
         @Option(help: ArgumentHelp("Seconds to wait for a worker to fire the run.", valueName: "s"))
         var timeout: Double = 30
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
@@ -41,30 +38,30 @@ extension ScheduleCommand {
                 guard timeout > 0, timeout <= 3600 else {
                     throw ValidationIssue(field: "--timeout", problem: "must be more than 0 and at most 3600 seconds", fix: "pick a value in range")
                 }
-                let store = try await connection.makeCurrentStore(poolSize: 1)
-                defer { store.client.close() }
-                let tick = try await store.schedules.requestRun(name)
-                if noWait {
-                    print(json
-                        ? JSONValue.object(["schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick))]).jsonText
-                        : "requested a run of \(name) (\(ScheduleTime.iso8601(tick))): the next worker to look fires it")
-                    return
-                }
-                let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
-                while ContinuousClock.now < deadline {
-                    if let run = try await store.schedules.manualRun(name, tick: tick) {
-                        try Self.report(run, json: json)
+                return try await connection.withStore(current: true) { store in
+                    let tick = try await store.schedules.requestRun(name)
+                    if noWait {
+                        print(json
+                            ? JSONValue.object(["schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick))]).jsonText
+                            : "requested a run of \(name) (\(ScheduleTime.iso8601(tick))): the next worker to look fires it")
                         return
                     }
-                    try await Task.sleep(for: .milliseconds(100))
+                    let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+                    while ContinuousClock.now < deadline {
+                        if let run = try await store.schedules.manualRun(name, tick: tick) {
+                            try Self.report(run, json: json)
+                            return
+                        }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    if json {
+                        print(JSONValue.object([
+                            "schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick)), "fired": .bool(false),
+                        ]).jsonText)
+                    }
+                    printError("error: no worker fired the run of \(name) within \(Int(timeout)) s; fix: start a worker (ferry worker; the dashboard's Workers page lists live ones): the request stays and runs when one looks")
+                    throw ExitCode(ExitStatus.temporaryFailure)
                 }
-                if json {
-                    print(JSONValue.object([
-                        "schedule": .string(name), "requested_at": .string(ScheduleTime.iso8601(tick)), "fired": .bool(false),
-                    ]).jsonText)
-                }
-                printError("error: no worker fired the run of \(name) within \(Int(timeout)) s; fix: start a worker (ferry worker; the dashboard's Workers page lists live ones): the request stays and runs when one looks")
-                throw ExitCode(ExitStatus.temporaryFailure)
             }
         }
 

@@ -35,7 +35,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, Show.self, Run.self, Pause.self, Resume.self, Remove.self])
 
-    struct Add: AsyncParsableCommand {
+    struct Add: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a schedule (or replace one with --replace).",
             usage: "ferry schedule add <name> (--every <interval> | --cron <expr> [--timezone <zone>]) [--overlap skip|allow] [--replace] -- fetch|upload|copy <source> --to <dest> [enqueue options]",
@@ -80,10 +80,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Flag(help: "Replace the definition of an existing schedule of that name (its history stays).")
         var replace = false
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         @Argument(parsing: .postTerminator, help: ArgumentHelp("The job: fetch SOURCE --to PATH [options].", valueName: "job"),
             completion: .file())
@@ -114,13 +111,13 @@ struct ScheduleCommand: AsyncParsableCommand {
                     throw ValidationIssue(
                         field: "job template: \(error.field)", problem: error.problem, fix: error.fix + "; nothing was stored")
                 }
-                let store = try await connection.makeCurrentStore(poolSize: 1)
-                defer { store.client.close() }
-                let record = try await store.schedules.add(
-                    name: name, recurrence: recurrence, template: request, probe: spec, overlap: overlap, replace: replace, now: now)
-                if json { return print(record.json.jsonText) }
-                print(TablePrinter.printable(
-                    "\(record.changedAt == record.createdAt ? "added" : "replaced") \(name): \(ScheduleCommand.describe(record)); next tick \(ScheduleCommand.format(record.nextTick, zone: record.timezone))"))
+                return try await connection.withStore(current: true) { store in
+                    let record = try await store.schedules.add(
+                        name: name, recurrence: recurrence, template: request, probe: spec, overlap: overlap, replace: replace, now: now)
+                    if json { return print(record.json.jsonText) }
+                    print(TablePrinter.printable(
+                        "\(record.changedAt == record.createdAt ? "added" : "replaced") \(name): \(ScheduleCommand.describe(record)); next tick \(ScheduleCommand.format(record.nextTick, zone: record.timezone))"))
+                }
             }
         }
 
@@ -209,35 +206,32 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Schedules: spec, zone, paused, next tick, last job's state.")
 
         @Flag(name: .customLong("removed"), help: "Include removed schedules.")
         var includeRemoved = false
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let records = try await store.schedules.all(includeRemoved: includeRemoved)
-                if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
-                print(TablePrinter.render(
-                    headers: ["NAME", "SPEC", "TIMEZONE", "OVERLAP", "STATE", "NEXT TICK", "LAST JOB"],
-                    rows: records.map {
-                        [$0.name, $0.spec, $0.timezone, $0.overlap.rawValue, $0.removed ? "removed" : $0.paused ? "paused" : "active",
-                         $0.removed || $0.paused ? "" : ScheduleCommand.format($0.nextTick, zone: $0.timezone),
-                         ScheduleCommand.lastJob($0)]
-                    }))
+                return try await connection.withStore { store in
+                    let records = try await store.schedules.all(includeRemoved: includeRemoved)
+                    if json { return print(JSONValue.array(records.map(\.json)).jsonText) }
+                    print(TablePrinter.render(
+                        headers: ["NAME", "SPEC", "TIMEZONE", "OVERLAP", "STATE", "NEXT TICK", "LAST JOB"],
+                        rows: records.map {
+                            [$0.name, $0.spec, $0.timezone, $0.overlap.rawValue, $0.removed ? "removed" : $0.paused ? "paused" : "active",
+                             $0.removed || $0.paused ? "" : ScheduleCommand.format($0.nextTick, zone: $0.timezone),
+                             ScheduleCommand.lastJob($0)]
+                        }))
+                }
             }
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "A schedule: its definition, next ticks and recent history.")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
@@ -246,107 +240,95 @@ struct ScheduleCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("How many recent ticks to show.", valueName: "n"))
         var limit = 20
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
                 guard (1...10_000).contains(limit) else {
                     throw ValidationIssue(field: "--limit", problem: "must be from 1 to 10000", fix: "pick a smaller number")
                 }
-                let store = connection.makeStore(poolSize: 1)
-                defer { store.client.close() }
-                let (record, runs) = try await store.schedules.named(name, runs: limit)
-                var upcoming = [Date]()
-                if !record.removed && !record.paused, var next = record.nextTick, let recurrence = record.recurrence {
-                    upcoming.append(next)
-                    while upcoming.count < 5, let following = recurrence.next(after: next) {
-                        upcoming.append(following)
-                        next = following
+                return try await connection.withStore { store in
+                    let (record, runs) = try await store.schedules.named(name, runs: limit)
+                    var upcoming = [Date]()
+                    if !record.removed && !record.paused, var next = record.nextTick, let recurrence = record.recurrence {
+                        upcoming.append(next)
+                        while upcoming.count < 5, let following = recurrence.next(after: next) {
+                            upcoming.append(following)
+                            next = following
+                        }
                     }
+                    if json {
+                        var object = record.json.objectValue ?? [:]
+                        object["next_ticks"] = .array(upcoming.map { .string(ScheduleTime.iso8601($0)) })
+                        object["runs"] = .array(runs.map(\.json))
+                        return print(JSONValue.object(object).jsonText)
+                    }
+                    // A producer writes schedule events too: what they hold is shown, never obeyed, by the terminal.
+                    print(TablePrinter.printable("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")"))
+                    if let reason = record.pausedReason {
+                        // Written by a worker (definition 352).
+                        print(TablePrinter.printable("paused    \(reason)"))
+                    }
+                    print(TablePrinter.printable("when      \(ScheduleCommand.describe(record))"))
+                    print("overlap   \(record.overlap == .skip ? "skip (a tick waits for the previous run)" : "allow (runs may overlap)")")
+                    print(TablePrinter.printable("job       \(ScheduleCommand.describeTemplate(record.template))"))
+                    print("next      " + (upcoming.isEmpty ? "-" : upcoming.map { ScheduleCommand.format($0, zone: record.timezone) }.joined(separator: "\n          ")))
+                    print("")
+                    if runs.isEmpty { return print("no tick fired yet") }
+                    print(TablePrinter.render(
+                        headers: ["TICK", "FIRED", "JOB", "STATE", "MISSED"],
+                        rows: runs.map {
+                            [ScheduleTime.iso8601($0.tickAt) + ($0.manual ? " (run now)" : ""), ScheduleTime.iso8601($0.firedAt),
+                             $0.jobID?.uuidString.lowercased() ?? "-", ScheduleCommand.outcome($0),
+                             $0.missed == 0 ? "" : "\($0.missed) since \(ScheduleTime.iso8601($0.firstMissed ?? $0.tickAt))"]
+                        }))
                 }
-                if json {
-                    var object = record.json.objectValue ?? [:]
-                    object["next_ticks"] = .array(upcoming.map { .string(ScheduleTime.iso8601($0)) })
-                    object["runs"] = .array(runs.map(\.json))
-                    return print(JSONValue.object(object).jsonText)
-                }
-                // A producer writes schedule events too: what they hold is shown, never obeyed, by the terminal.
-                print(TablePrinter.printable("schedule  \(record.name)\(record.removed ? " (removed)" : record.paused ? " (paused)" : "")"))
-                if let reason = record.pausedReason {
-                    // Written by a worker (definition 352).
-                    print(TablePrinter.printable("paused    \(reason)"))
-                }
-                print(TablePrinter.printable("when      \(ScheduleCommand.describe(record))"))
-                print("overlap   \(record.overlap == .skip ? "skip (a tick waits for the previous run)" : "allow (runs may overlap)")")
-                print(TablePrinter.printable("job       \(ScheduleCommand.describeTemplate(record.template))"))
-                print("next      " + (upcoming.isEmpty ? "-" : upcoming.map { ScheduleCommand.format($0, zone: record.timezone) }.joined(separator: "\n          ")))
-                print("")
-                if runs.isEmpty { return print("no tick fired yet") }
-                print(TablePrinter.render(
-                    headers: ["TICK", "FIRED", "JOB", "STATE", "MISSED"],
-                    rows: runs.map {
-                        [ScheduleTime.iso8601($0.tickAt) + ($0.manual ? " (run now)" : ""), ScheduleTime.iso8601($0.firedAt),
-                         $0.jobID?.uuidString.lowercased() ?? "-", ScheduleCommand.outcome($0),
-                         $0.missed == 0 ? "" : "\($0.missed) since \(ScheduleTime.iso8601($0.firstMissed ?? $0.tickAt))"]
-                    }))
             }
         }
     }
 
-    struct Pause: AsyncParsableCommand {
+    struct Pause: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Stop firing a schedule from its next tick.")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await ScheduleCommand.setPaused(name, paused: true, json: json, connection: connection)
         }
     }
 
-    struct Resume: AsyncParsableCommand {
+    struct Resume: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fire a paused schedule again, from its next tick after now (ticks while paused are not caught up).")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await ScheduleCommand.setPaused(name, paused: false, json: json, connection: connection)
         }
     }
 
-    struct Remove: AsyncParsableCommand {
+    struct Remove: AsyncParsableCommand, DatabaseCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a schedule; its history stays in ferry.schedule_runs.")
 
         @Argument(help: ArgumentHelp("Schedule name.", valueName: "name"), completion: CompletionValues.schedule)
         var name: String
 
-        @Flag(help: "Print JSON.")
-        var json = false
-
-        @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var common: CommandOptions
 
         func run() async throws {
             try await runReporting {
                 try ScheduleCommand.checkName(name)
-                let store = try await connection.makeCurrentStore(poolSize: 1)
-                defer { store.client.close() }
-                try await store.schedules.remove(name)
-                print(json ? JSONValue.object(["schedule": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
+                return try await connection.withStore(current: true) { store in
+                    try await store.schedules.remove(name)
+                    print(json ? JSONValue.object(["schedule": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
+                }
             }
         }
     }
@@ -366,13 +348,13 @@ struct ScheduleCommand: AsyncParsableCommand {
     static func setPaused(_ name: String, paused: Bool, json: Bool, connection: ConnectionOptions) async throws {
         try await runReporting {
             try checkName(name)
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            let changed = try await store.schedules.setPaused(name, paused: paused, now: Date())
-            if json {
-                print(JSONValue.object(["schedule": .string(name), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
-            } else {
-                print(changed ? "\(paused ? "paused" : "resumed") \(name)" : "\(name) was already \(paused ? "paused" : "active")")
+            return try await connection.withStore(current: true) { store in
+                let changed = try await store.schedules.setPaused(name, paused: paused, now: Date())
+                if json {
+                    print(JSONValue.object(["schedule": .string(name), "paused": .bool(paused), "changed": .bool(changed)]).jsonText)
+                } else {
+                    print(changed ? "\(paused ? "paused" : "resumed") \(name)" : "\(name) was already \(paused ? "paused" : "active")")
+                }
             }
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 extension Status {
     /// The states `--status` names, or the attention order (failed first) without it. `--status` goes with `--batch`.
     static func states(_ state: String?, batch: String?) throws -> [JobState] {
-        guard let state else { return FerryStore.attentionOrder }
+        guard let state else { return FerryReads.attentionOrder }
         guard batch != nil else { throw CLIUsageError(message: "--status goes with --batch NAME") }
         guard let known = JobState(rawValue: state.lowercased()) else {
             throw CLIUsageError(
@@ -19,10 +19,10 @@ extension Status {
     func showBatch(
         _ batch: String, states: [JobState], limit: Int, store: FerryStore, output: ([String: JSONValue]) -> String
     ) async throws {
-        guard let summary = try await store.batchStatus(batch).first else {
+        guard let summary = try await store.reads.batchStatus(batch).first else {
             throw Self.missing(batch: batch, try await store.archive.batch(batch), json: json)
         }
-        let jobs = try await store.batchJobs(batch, states: states, limit: limit)
+        let jobs = try await store.reads.batchJobs(batch, states: states, limit: limit)
         // The summary's counts are the projection's counters: what the states asked for hold in all.
         let total = states.reduce(Int64(0)) { $0 + Self.count(of: $1, in: summary) }
         let notShown = max(0, total - Int64(jobs.count))

@@ -3,7 +3,7 @@ import FerryCore
 import FerryStore
 import Foundation
 
-struct Status: AsyncParsableCommand {
+struct Status: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show jobs, a batch or a queue from the status views.",
         discussion: """
@@ -44,10 +44,7 @@ struct Status: AsyncParsableCommand {
     @Option(help: "Show at most this many jobs (100), or batches in the overview (20).")
     var limit: Int?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
     @OptionGroup var reads: ReadConnectionOptions
     @OptionGroup var database: DatabaseWaitOptions
 
@@ -60,58 +57,58 @@ struct Status: AsyncParsableCommand {
             let jobLimit = limit ?? 100
             // Reads only: trying again is always safe.
             try await database.resolved().run {
-                let store = reads.makeStore(connection)
-                defer { store.client.close() }
-                // On a hot standby (through either URL) the reader is told how stale the answer may be.
-                let standby = try await store.standbyStatus()
-                if !json, let standby { print(standby.summary + "\n") }
-                // The JSON object, with the standby's state when there is one.
-                func output(_ fields: [String: JSONValue]) -> String {
-                    var fields = fields
-                    if let standby { fields["standby"] = standby.json }
-                    return JSONValue.object(fields).jsonText
-                }
-                if let job {
-                    let id = try await JobID.resolve(job, in: store)
-                    guard let row = try await store.jobStatus(.job(id)).first else {
-                        throw Self.missing(job: id, try await store.archive.job(id), json: json)
+                return try await reads.withStore(connection) { store in
+                    // On a hot standby (through either URL) the reader is told how stale the answer may be.
+                    let standby = try await store.reads.standbyStatus()
+                    if !json, let standby { print(standby.summary + "\n") }
+                    // The JSON object, with the standby's state when there is one.
+                    func output(_ fields: [String: JSONValue]) -> String {
+                        var fields = fields
+                        if let standby { fields["standby"] = standby.json }
+                        return JSONValue.object(fields).jsonText
                     }
-                    // Provider options a retry changed (ferry retry --option) are part of what the job now does.
-                    let retried = try await store.retryOptions(of: id)
-                    // A job's object stays the job's own (the standby's state goes with overviews only).
-                    if json {
-                        guard !retried.isEmpty, case .object(var fields) = row.json else { return print(row.json.jsonText) }
-                        fields["retry_options"] = .object(retried)
-                        return print(JSONValue.object(fields).jsonText)
-                    }
-                    printDetail(row, retried: retried)
-                } else if let batch {
-                    try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
-                } else if let queue {
-                    let stats = try await store.queueStats(queue)
-                    let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
-                    if json {
-                        // One object for the queue, as --batch prints one for the batch; its counts per state inside.
-                        let summary = JSONValue.object([
-                            "queue": .string(queue), "paused": .bool(stats.contains(where: \.paused)),
-                            "jobs": .int(stats.reduce(0) { $0 + $1.jobs }), "states": .array(stats.map(\.json)),
-                        ])
-                        return print(output(["queue": summary, "jobs": .array(jobs.map(\.json))]))
-                    }
-                    printQueues(stats)
-                    print("")
-                    printJobs(jobs, limit: jobLimit)
-                } else {
-                    let stats = try await store.queueStats()
-                    let batches = try await store.batchStatus(nil, limit: limit ?? 20)
-                    if json {
-                        return print(output(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]))
-                    }
-                    printQueues(stats)
-                    if !batches.isEmpty {
+                    if let job {
+                        let id = try await JobID.resolve(job, in: store)
+                        guard let row = try await store.reads.jobStatus(.job(id)).first else {
+                            throw Self.missing(job: id, try await store.archive.job(id), json: json)
+                        }
+                        // Provider options a retry changed (ferry retry --option) are part of what the job now does.
+                        let retried = try await store.retryOptions(of: id)
+                        // A job's object stays the job's own (the standby's state goes with overviews only).
+                        if json {
+                            guard !retried.isEmpty, case .object(var fields) = row.json else { return print(row.json.jsonText) }
+                            fields["retry_options"] = .object(retried)
+                            return print(JSONValue.object(fields).jsonText)
+                        }
+                        printDetail(row, retried: retried)
+                    } else if let batch {
+                        try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
+                    } else if let queue {
+                        let stats = try await store.reads.queueStats(queue)
+                        let jobs = try await store.reads.jobStatus(.queue(queue), limit: jobLimit)
+                        if json {
+                            // One object for the queue, as --batch prints one for the batch; its counts per state inside.
+                            let summary = JSONValue.object([
+                                "queue": .string(queue), "paused": .bool(stats.contains(where: \.paused)),
+                                "jobs": .int(stats.reduce(0) { $0 + $1.jobs }), "states": .array(stats.map(\.json)),
+                            ])
+                            return print(output(["queue": summary, "jobs": .array(jobs.map(\.json))]))
+                        }
+                        printQueues(stats)
                         print("")
-                        printBatches(batches)
-                        if batches.count == (limit ?? 20) { print("(newest \(limit ?? 20) batches; use --limit for more)") }
+                        printJobs(jobs, limit: jobLimit)
+                    } else {
+                        let stats = try await store.reads.queueStats()
+                        let batches = try await store.reads.batchStatus(nil, limit: limit ?? 20)
+                        if json {
+                            return print(output(["queues": .array(stats.map(\.json)), "batches": .array(batches.map(\.json))]))
+                        }
+                        printQueues(stats)
+                        if !batches.isEmpty {
+                            print("")
+                            printBatches(batches)
+                            if batches.count == (limit ?? 20) { print("(newest \(limit ?? 20) batches; use --limit for more)") }
+                        }
                     }
                 }
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryClient
 import FerryCore
 import FerryStore
 import Foundation
@@ -77,14 +78,14 @@ struct Wait: AsyncParsableCommand {
             }
             // Once it has read the state, a wait rides out connection losses by itself; this covers the start.
             let target = try await database.resolved().run {
-                let probe = reads.makeStore(connection)
-                defer { probe.client.close() }
-                _ = try await probe.appliedSchemaVersion()
-                return try await resolveTarget(in: probe)
+                try await reads.withStore(connection) { probe in
+                    _ = try await probe.appliedSchemaVersion()
+                    return try await resolveTarget(in: probe)
+                }
             }
-            let store = reads.makeStore(connection)
-            defer { store.client.close() }
-            try await waitUntilFinished(target, store: store, output: output)
+            try await reads.withStore(connection) { store in
+                try await waitUntilFinished(target, store: store, output: output)
+            }
         }
     }
 
@@ -92,7 +93,7 @@ struct Wait: AsyncParsableCommand {
     /// ferry_reader: the archived answer that follows says what happened to the batch).
     static func completion(of batch: String, store: FerryStore) async throws -> BatchEventRecord? {
         do {
-            guard let last = try await store.batchEvents(of: batch).last, last.kind == .completed else { return nil }
+            guard let last = try await store.reads.batchEvents(of: batch).last, last.kind == .completed else { return nil }
             return last
         } catch where FerryStoreError.code(of: error) == .permissionDenied {
             return nil
@@ -121,15 +122,15 @@ struct Wait: AsyncParsableCommand {
         var disconnected = false
         var liveness = WorkerLivenessCheck()
         var details = WaitDetails()
-        var subscribed = false
-        // Set once the server refused LISTEN as read-only (a hot standby): from then on only reads, every period.
-        var polling = false
+        // How to sleep between reads: on the batch's notifications, or on a timer once a hot standby refused LISTEN.
+        let client = FerryClient(store: store, providers: .standard)
+        var waiting = BatchWaiting()
         while true {
             let snapshot: WaitSnapshot
             do {
                 switch target {
                 case .batch(let name):
-                    guard let row = try await store.batchStatus(name).first else {
+                    guard let row = try await store.reads.batchStatus(name).first else {
                         // Every job archived: the batch's completion record still says how it ended.
                         if !json, let last = try await Self.completion(of: name, store: store) {
                             let discarded = last.count("discarded") ?? 0
@@ -142,7 +143,7 @@ struct Wait: AsyncParsableCommand {
                     }
                     snapshot = WaitSnapshot(batch: row)
                 case .job(let id):
-                    guard let row = try await store.jobStatus(.job(id)).first else {
+                    guard let row = try await store.reads.jobStatus(.job(id)).first else {
                         throw Status.missing(job: id, try await store.archive.job(id), json: json)
                     }
                     wakingBatch = row.batch
@@ -183,26 +184,9 @@ struct Wait: AsyncParsableCommand {
             }
             try Self.checkDeadline(deadline, output: output, label: snapshot)
             let pause = Self.clamp(period, to: deadline)
-            do {
-                if let wakingBatch, !polling {
-                    let wakeup = try await store.waitForBatchNotification(wakingBatch, timeout: pause)
-                    if wakeup == .subscribed {
-                        // Subscribing again means the last LISTEN was lost: a reconnect, or a transaction-mode pooler
-                        // (PgBouncer) that runs each statement on any server connection. Poll rather than spin.
-                        if subscribed { try await Task.sleep(for: pause) }
-                        subscribed = true
-                    }
-                } else {
-                    try await Task.sleep(for: pause)
-                }
-            } catch where FerryStoreError.code(of: error) == .connectionLost {
-                // The next read reconnects (or reports the loss and backs off).
-            } catch where FerryStoreError.code(of: error) == .readOnly {
-                // A hot standby: NOTIFY is not replicated and LISTEN is refused there. The reads work; poll.
-                polling = true
+            if try await client.pause(pause, batch: wakingBatch, state: &waiting) == .startedPolling {
                 output.endLine()
                 printError(Self.pollingNotice(interval: period))
-                try await Task.sleep(for: pause)
             }
         }
     }
@@ -233,7 +217,7 @@ struct Wait: AsyncParsableCommand {
             }
             print("\(snapshot.label): \(snapshot.succeeded) of \(snapshot.jobs) job(s) succeeded, \(snapshot.unsuccessfulCounts)\(unchanged)\(archived)")
             printError("error: \(snapshot.unsuccessful) job(s) of \(snapshot.label) did not succeed:")
-            let listed = try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
+            let listed = try await store.reads.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures)
             for row in listed {
                 printError("  \(row.jobID.uuidString.lowercased()) \(row.state): \(Self.oneLine(row.lastError))")
             }
@@ -245,7 +229,7 @@ struct Wait: AsyncParsableCommand {
                 : snapshot.discarded == 1 ? "discarded" : "cancelled"
             print("\(snapshot.label) \(state)" + (snapshot.succeeded == 1 ? " (\(moved))" : ""))
             if snapshot.succeeded == 1 { return }
-            let lastError = try await store.jobStatus(.job(id)).first?.lastError
+            let lastError = try await store.reads.jobStatus(.job(id)).first?.lastError
             printError("error: \(snapshot.label) \(state): \(Self.oneLine(lastError))")
         }
         throw ExitCode(ExitStatus.negative)
@@ -266,14 +250,14 @@ struct Wait: AsyncParsableCommand {
         case .batch(let name):
             object["batch"] = .string(name)
             if snapshot.unsuccessful > 0 {
-                object["failures"] = .array(try await store.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures).map {
+                object["failures"] = .array(try await store.reads.unsuccessfulJobs(inBatch: name, limit: Self.listedFailures).map {
                     .object(["job_id": .string($0.jobID.uuidString.lowercased()), "state": .string($0.state), "last_error": $0.lastError.map(JSONValue.string) ?? .null])
                 })
             }
         case .job(let id):
             object["job_id"] = .string(id.uuidString.lowercased())
             if snapshot.unsuccessful > 0 {
-                let row = try await store.jobStatus(.job(id)).first
+                let row = try await store.reads.jobStatus(.job(id)).first
                 object["failures"] = .array([.object([
                     "job_id": .string(id.uuidString.lowercased()), "state": .string(row?.state ?? "failed"),
                     "last_error": row?.lastError.map(JSONValue.string) ?? .null,

@@ -17,7 +17,7 @@ struct WaitDetails {
                 case .batch(let name): .matching(batch: name, state: "running", search: nil)
                 case .job(let id): .job(id)
                 }
-            if let rows = try? await store.jobStatus(filter, limit: Self.runningRead) { inFlight.update(rows, at: now) }
+            if let rows = try? await store.reads.jobStatus(filter, limit: Self.runningRead) { inFlight.update(rows, at: now) }
         } else {
             inFlight.update([], at: now)
         }

@@ -27,8 +27,8 @@ struct WaitStall {
             case .batch(let name): .batch(name)
             case .job(let id): .job(id)
             }
-        guard let samples = try? await store.pendingSample(filter) else { return }
-        let workers = try? await store.workerStatus()
+        guard let samples = try? await store.reads.pendingSample(filter) else { return }
+        let workers = try? await store.reads.workerStatus()
         reason = Self.reason(samples, workers: workers, liveWithin: liveWithin, now: Date())
     }
 

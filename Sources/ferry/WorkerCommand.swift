@@ -166,42 +166,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // Before anything can be logged: a SIGTERM sent from here on is never lost.
         let signals = ShutdownSignals.install()
         try await runReporting {
-            guard ["text", "json"].contains(logFormat) else {
-                throw CLIUsageError(message: "--log-format must be text or json")
-            }
-            let queueList = queues.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            for queue in queueList where !JobLimits.isValidQueueName(queue) {
-                throw ValidationIssue(field: "--queues", problem: "'\(queue)' is not a valid queue name", fix: "use lowercase letters, digits, _ . -")
-            }
-            if let name {
-                guard !name.isEmpty, name.utf8.count <= 128, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                    throw ValidationIssue(field: "--name", problem: "worker names are 1-128 printable characters", fix: "for example --name nas-1, or leave it out for host-pid-random")
-                }
-            }
-            for (flag, value, least) in [
-                ("--shutdown-timeout", shutdownTimeout, 0.0), ("--poll-interval", pollInterval, 0.01),
-                ("--heartbeat-interval", heartbeatInterval, 0.01), ("--rescue-after", rescueAfter, 0.1),
-                ("--read-idle-timeout", readIdleTimeout, 0.1),
-            ] where !(value.isFinite && value >= least && value <= 86_400) {
-                // A zero poll interval spins the claim loop so fast that SIGTERM is never seen.
-                throw ValidationIssue(
-                    field: flag,
-                    problem: "\(value < 0 ? "is negative: it " : "")must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
-                    fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : flag == "--read-idle-timeout" ? "60" : "2")")
-            }
-            guard (0...1000).contains(poisonAfter) else {
-                throw ValidationIssue(field: "--poison-after", problem: "must be from 0 (never) to 1000", fix: "for example --poison-after 3")
-            }
-            guard (1...1000).contains(concurrency) else {
-                throw ValidationIssue(
-                    field: "--concurrency", problem: "\(concurrency < 0 ? "is negative: it " : "")must be from 1 to 1000, not \(concurrency)",
-                    fix: concurrency < 1 ? "give at least 1, for example --concurrency 8" : "pick a smaller number")
-            }
-            guard (1...150).contains(chunkSize) else {
-                throw ValidationIssue(
-                    field: "--chunk-size", problem: "must be from 1 to 150 MiB (Dropbox accepts at most 150 MiB per request)",
-                    fix: "for example --chunk-size 8 or --chunk-size 48")
-            }
+            let queueList = try checkedQueues()
             var bandwidthLimit: Int64?
             if let bwlimit {
                 let rate = try BandwidthLimit.rate(bwlimit, field: "--bwlimit")
@@ -252,19 +217,9 @@ struct WorkerCommand: AsyncParsableCommand {
             } catch {
                 throw CLIUsageError(message: "tracing is not usable as configured (\(error)): check the OTEL_* environment variables, or unset OTEL_EXPORTER_OTLP_ENDPOINT to run without tracing")
             }
-            var settings = WorkerConfiguration(
-                name: workerName, queues: queueList, concurrency: concurrency,
-                shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
-                pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
-                heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
-                rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
-                queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
-                retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing != nil, localRoots: roots,
-                batchProgress: !noProgressBatching, bandwidthLimit: bandwidthLimit)
-            // The queue gauges are for /metrics only: a worker that serves none does not read them.
-            settings.readsQueueDepth = metricsAddress != nil
-            settings.poisonAfter = poisonAfter
-            let configuration = settings
+            let configuration = self.configuration(
+                name: workerName, queues: queueList, concurrency: concurrency, tracing: tracing != nil, roots: roots,
+                bandwidthLimit: bandwidthLimit, metrics: metricsAddress != nil)
             if roots.isUnconfined {
                 logger.warning(
                     "--any-local-path: this worker reads and writes any local path a job names; every producer can reach every file of this user",
@@ -272,42 +227,9 @@ struct WorkerCommand: AsyncParsableCommand {
             } else {
                 logger.info("local roots", metadata: ["roots": "\(roots.summary)"])
             }
-            let chunkBytes = chunkSize * 1024 * 1024
-            let providers = ProviderRegistry.standard
-            let launch = WorkerLaunch(gate: gate) { [scripted] in
-                // Provider secrets need the key; a worker that only moves local files can run without it.
-                let box = try await Self.secretBox(store: store, logger: logger)
-                // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
-                let http = HTTPClient(
-                    eventLoopGroupProvider: .singleton,
-                    configuration: HTTPTransferTimeouts.configuration(idle: .milliseconds(Int(readIdleTimeout * 1000))))
-                let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
-                    ?? Self.providerHandlers(
-                        providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, roots: configuration.localRoots,
-                        allowsDeletes: !noDeletes, logger: logger)
-                let scheduler = noSchedules ? nil : Scheduler(
-                    store: store, workerName: workerName,
-                    interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), registry: providers, // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.
-                    localRoots: scripted == nil ? configuration.localRoots : .unconfined,
-                    metricsRegistry: registry, logger: logger)
-                var schedulesChanged: (@Sendable () -> Void)? = nil
-                if let scheduler { schedulesChanged = { scheduler.wake() } }
-                let worker = Worker(
-                    configuration: configuration, store: store, liveness: liveness, handlers: handlers,
-                    metricsRegistry: registry, readiness: readiness, schedulesChanged: schedulesChanged, logger: logger)
-                do {
-                    // The scheduler is a sibling of the worker under the same graceful shutdown.
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        if let scheduler { group.addTask { try await scheduler.run() } }
-                        group.addTask { try await worker.run() }
-                        try await group.waitForAll()
-                    }
-                } catch {
-                    try? await http.shutdown()
-                    throw error
-                }
-                try? await http.shutdown()
-            }
+            let launch = self.launch(
+                gate: gate, store: store, liveness: liveness, readiness: readiness, scripted: scripted,
+                configuration: configuration, registry: registry, logger: logger)
             // The tracer's service comes first so it stops last: the spans of drained jobs are flushed on SIGTERM.
             var services: [any Service] = (tracing.map { [$0] } ?? []) + [launch]
             if let metricsAddress {
@@ -319,6 +241,111 @@ struct WorkerCommand: AsyncParsableCommand {
                     logger: logger))
             signals.attach(group)
             try await group.run()
+        }
+    }
+
+    /// The queues to claim from, once every option is checked (a usage mistake or an out-of-range value refused).
+    private func checkedQueues() throws -> [String] {
+        guard ["text", "json"].contains(logFormat) else {
+            throw CLIUsageError(message: "--log-format must be text or json")
+        }
+        let queueList = queues.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        for queue in queueList where !JobLimits.isValidQueueName(queue) {
+            throw ValidationIssue(field: "--queues", problem: "'\(queue)' is not a valid queue name", fix: "use lowercase letters, digits, _ . -")
+        }
+        if let name {
+            guard !name.isEmpty, name.utf8.count <= 128, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw ValidationIssue(field: "--name", problem: "worker names are 1-128 printable characters", fix: "for example --name nas-1, or leave it out for host-pid-random")
+            }
+        }
+        for (flag, value, least) in [
+            ("--shutdown-timeout", shutdownTimeout, 0.0), ("--poll-interval", pollInterval, 0.01),
+            ("--heartbeat-interval", heartbeatInterval, 0.01), ("--rescue-after", rescueAfter, 0.1),
+            ("--read-idle-timeout", readIdleTimeout, 0.1),
+        ] where !(value.isFinite && value >= least && value <= 86_400) {
+            // A zero poll interval spins the claim loop so fast that SIGTERM is never seen.
+            throw ValidationIssue(
+                field: flag,
+                problem: "\(value < 0 ? "is negative: it " : "")must be a number of seconds from \(least == 0 ? "0" : String(least)) to 86400, not \(value)",
+                fix: "for example \(flag) \(flag == "--shutdown-timeout" ? "30" : flag == "--read-idle-timeout" ? "60" : "2")")
+        }
+        guard (0...1000).contains(poisonAfter) else {
+            throw ValidationIssue(field: "--poison-after", problem: "must be from 0 (never) to 1000", fix: "for example --poison-after 3")
+        }
+        guard (1...1000).contains(concurrency) else {
+            throw ValidationIssue(
+                field: "--concurrency", problem: "\(concurrency < 0 ? "is negative: it " : "")must be from 1 to 1000, not \(concurrency)",
+                fix: concurrency < 1 ? "give at least 1, for example --concurrency 8" : "pick a smaller number")
+        }
+        guard (1...150).contains(chunkSize) else {
+            throw ValidationIssue(
+                field: "--chunk-size", problem: "must be from 1 to 150 MiB (Dropbox accepts at most 150 MiB per request)",
+                fix: "for example --chunk-size 8 or --chunk-size 48")
+        }
+        return queueList
+    }
+
+    /// The worker's settings from the command line.
+    private func configuration(
+        name workerName: String, queues queueList: [String], concurrency: Int, tracing: Bool, roots: LocalRoots,
+        bandwidthLimit: Int64?, metrics: Bool
+    ) -> WorkerConfiguration {
+        var settings = WorkerConfiguration(
+            name: workerName, queues: queueList, concurrency: concurrency,
+            shutdownTimeout: .milliseconds(Int(shutdownTimeout * 1000)),
+            pollInterval: .milliseconds(Int(pollInterval * 1000)), pollOnly: pollOnly,
+            heartbeatInterval: .milliseconds(Int(heartbeatInterval * 1000)),
+            rescueAfter: .milliseconds(Int(rescueAfter * 1000)),
+            queueStatsInterval: .milliseconds(Int(max(0.05, queueStatsInterval) * 1000)),
+            retryPolicy: RetryPolicy(baseSeconds: retryBase), tracing: tracing, localRoots: roots,
+            batchProgress: !noProgressBatching, bandwidthLimit: bandwidthLimit)
+        // The queue gauges are for /metrics only: a worker that serves none does not read them.
+        settings.readsQueueDepth = metrics
+        settings.poisonAfter = poisonAfter
+        return settings
+    }
+
+    /// What runs once the schema is there: the worker with its handlers (and the scheduler beside it).
+    private func launch(
+        gate: SchemaGate, store: FerryStore, liveness: FerryStore, readiness: WorkerReadiness, scripted: ScriptedHandler?,
+        configuration: WorkerConfiguration, registry: PrometheusCollectorRegistry, logger: Logger
+    ) -> WorkerLaunch {
+        let workerName = configuration.name
+        let chunkBytes = chunkSize * 1024 * 1024
+        let providers = ProviderRegistry.standard
+        return WorkerLaunch(gate: gate) { [scripted] in
+            // Provider secrets need the key; a worker that only moves local files can run without it.
+            let box = try await Self.secretBox(store: store, logger: logger)
+            // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.
+            let http = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: HTTPTransferTimeouts.configuration(idle: .milliseconds(Int(readIdleTimeout * 1000))))
+            let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
+                ?? Self.providerHandlers(
+                    providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, roots: configuration.localRoots,
+                    allowsDeletes: !noDeletes, logger: logger)
+            let scheduler = noSchedules ? nil : Scheduler(
+                store: store, workerName: workerName,
+                interval: .milliseconds(Int(max(0.05, scheduleInterval) * 1000)), registry: providers, // A rehearsal (--handler) has no roots and touches no file: its scheduler checks templates as SQL did.
+                localRoots: scripted == nil ? configuration.localRoots : .unconfined,
+                metricsRegistry: registry, logger: logger)
+            var schedulesChanged: (@Sendable () -> Void)? = nil
+            if let scheduler { schedulesChanged = { scheduler.wake() } }
+            let worker = Worker(
+                configuration: configuration, store: store, liveness: liveness, handlers: handlers,
+                metricsRegistry: registry, readiness: readiness, schedulesChanged: schedulesChanged, logger: logger)
+            do {
+                // The scheduler is a sibling of the worker under the same graceful shutdown.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    if let scheduler { group.addTask { try await scheduler.run() } }
+                    group.addTask { try await worker.run() }
+                    try await group.waitForAll()
+                }
+            } catch {
+                try? await http.shutdown()
+                throw error
+            }
+            try? await http.shutdown()
         }
     }
 }

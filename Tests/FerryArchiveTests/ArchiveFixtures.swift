@@ -44,7 +44,7 @@ enum ArchiveFixtures {
         }
         _ = try await store.cancel(.batch("done"), requestedBy: "test")
         // Four failed jobs are discarded: finished too, archived and restored with the rest.
-        let failed = try await store.failureSample(limit: 4).map(\.jobID)
+        let failed = try await store.reads.failureSample(limit: 4).map(\.jobID)
         _ = try await store.discard(.jobs(failed), requestedBy: "test")
     }
 

@@ -90,7 +90,7 @@ struct BatchCompletionTests {
         }
 
         for batch in batches {
-            let events = try await store.batchEvents(of: batch)
+            let events = try await store.reads.batchEvents(of: batch)
             #expect(events.map(\.kind) == [.completed], "\(batch)")
             #expect(events.first?.count("jobs") == 40 && events.first?.count("succeeded") == 40)
             #expect(events.first?.count("bytes") == 4000)
@@ -114,11 +114,11 @@ struct BatchCompletionTests {
         #expect(try await store.cancel(.job(ids[0]), requestedBy: "test").first?.action == .cancelled)
         let jobs = try await store.claim(worker: "w", queues: ["default"], limit: 5)
         _ = try await store.record(jobs.prefix(3).map { .succeeded($0, bytes: 250) })
-        #expect(try await store.batchEvents(of: "mixed").isEmpty, "two jobs are still running")
+        #expect(try await store.reads.batchEvents(of: "mixed").isEmpty, "two jobs are still running")
         #expect(try await Self.completedAt(db, "mixed") == nil)
         _ = try await store.record(jobs.suffix(2).map { .failed($0, error: "disk full") })
 
-        let events = try await store.batchEvents(of: "mixed")
+        let events = try await store.reads.batchEvents(of: "mixed")
         #expect(events.map(\.kind) == [.completed])
         let counts = ["jobs", "succeeded", "failed", "cancelled", "bytes"].map { events.first?.count($0) }
         #expect(counts == [6, 3, 2, 1, 750])
@@ -138,15 +138,15 @@ struct BatchCompletionTests {
         #expect(first.count == 2)
         // The newer running job finishes: the oldest runs, the newest is queued.
         _ = try await store.record([.succeeded(first[1])])
-        #expect(try await store.batchEvents(of: "order").isEmpty)
+        #expect(try await store.reads.batchEvents(of: "order").isEmpty)
         // The queued one is claimed and finishes: only the oldest, running, is left, behind two newer dead entries.
         let last = try await store.claim(worker: "w", queues: ["default"], limit: 1)
         #expect(last.count == 1 && last[0].jobID.uuidString > first[1].jobID.uuidString)
         _ = try await store.record([.succeeded(last[0])])
-        #expect(try await store.batchEvents(of: "order").isEmpty, "the oldest job is still running")
+        #expect(try await store.reads.batchEvents(of: "order").isEmpty, "the oldest job is still running")
         #expect(try await Self.completedAt(db, "order") == nil)
         _ = try await store.record([.succeeded(first[0])])
-        #expect(try await store.batchEvents(of: "order").map(\.kind) == [.completed])
+        #expect(try await store.reads.batchEvents(of: "order").map(\.kind) == [.completed])
     }
 
     @Test("requeued or new jobs reopen a complete batch, and it completes again with a new event")
@@ -160,29 +160,29 @@ struct BatchCompletionTests {
         }
         let first = try await Self.claimed(store, batch: "redo", count: 3)
         _ = try await store.record([.succeeded(first[0]), .failed(first[1], error: "boom"), .failed(first[2], error: "boom")])
-        #expect(try await store.batchEvents(of: "redo").map(\.kind) == [.completed])
+        #expect(try await store.reads.batchEvents(of: "redo").map(\.kind) == [.completed])
 
         // ferry retry --batch: the failed jobs go back to the queue, in one statement.
         let requeued = try await store.retry(.batch("redo"), requestedBy: "test")
         #expect(requeued.filter { $0.action == .requeued }.count == 2)
-        var events = try await store.batchEvents(of: "redo")
+        var events = try await store.reads.batchEvents(of: "redo")
         #expect(events.map(\.kind) == [.completed, .reopened])
         #expect(events.last?.count("unfinished") == 2)
         #expect(try await Self.completedAt(db, "redo") == nil)
 
         let second = try await store.claim(worker: "w", queues: ["default"], limit: 2)
         _ = try await store.record([.succeeded(second[0])])
-        #expect(try await store.batchEvents(of: "redo").count == 2, "one job is still running")
+        #expect(try await store.reads.batchEvents(of: "redo").count == 2, "one job is still running")
         _ = try await store.record([.succeeded(second[1])])
-        events = try await store.batchEvents(of: "redo")
+        events = try await store.reads.batchEvents(of: "redo")
         #expect(events.map(\.kind) == [.completed, .reopened, .completed])
         #expect(events.last?.count("succeeded") == 3 && events.last?.count("failed") == 0)
 
         // A job enqueued later into the finished batch reopens it as well.
         let late = try await Self.claimed(store, batch: "redo", count: 1)
-        #expect(try await store.batchEvents(of: "redo").last?.kind == .reopened)
+        #expect(try await store.reads.batchEvents(of: "redo").last?.kind == .reopened)
         _ = try await store.record([.succeeded(late[0])])
-        events = try await store.batchEvents(of: "redo")
+        events = try await store.reads.batchEvents(of: "redo")
         #expect(events.map(\.kind) == [.completed, .reopened, .completed, .reopened, .completed])
         #expect(events.last?.count("jobs") == 4)
         #expect(try await Self.completedAt(db, "redo") == events.last?.recordedAt)
@@ -198,10 +198,10 @@ struct BatchCompletionTests {
         // The listing job enqueues one child per file into its own batch, then finishes.
         _ = try await store.enqueue((0..<3).map { _ in StoreFixtures.fetchSpec(batch: "folder", queue: "files") })
         _ = try await store.record([.succeeded(parent)])
-        #expect(try await store.batchEvents(of: "folder").isEmpty)
+        #expect(try await store.reads.batchEvents(of: "folder").isEmpty)
         let children = try await store.claim(worker: "w", queues: ["files"], limit: 3)
         _ = try await store.record(children.map { .succeeded($0) })
-        let events = try await store.batchEvents(of: "folder")
+        let events = try await store.reads.batchEvents(of: "folder")
         #expect(events.map(\.kind) == [.completed])
         #expect(events.first?.count("jobs") == 4)
     }
@@ -253,7 +253,7 @@ struct BatchCompletionTests {
             _ = try await gate.withConnection { try $0.query("SELECT pg_advisory_unlock(7007)") }
             _ = try await firstDone.value
             _ = try await secondDone.value
-            let events = try await store.batchEvents(of: batch)
+            let events = try await store.reads.batchEvents(of: batch)
             #expect(events.map(\.kind) == [.completed], "round \(round)")
             #expect(events.first?.count("succeeded") == 2)
         }

@@ -49,19 +49,19 @@ struct DashboardPlanTests {
         }
         try await db.query("ANALYZE ferry.jobs")
 
-        let sample = try await Self.plan(db, FerryStore.failureSampleQuery(limit: 10_000))
+        let sample = try await Self.plan(db, FerryReads.failureSampleQuery(limit: 10_000))
         Self.check(sample, "failure sample", maxRows: 10_001)
 
-        let first = try #require(FerryStore.statusPageQuery("huge", state: nil, search: nil, after: nil, limit: 50))
+        let first = try #require(FerryReads.statusPageQuery("huge", state: nil, search: nil, after: nil, limit: 50))
         Self.check(try await Self.plan(db, first.sql, first.binds), "status page", maxRows: 5 * 51)
         let middle = try await db.query("SELECT job_id FROM ferry.jobs WHERE batch = 'huge' AND state = 'failed' ORDER BY job_id OFFSET 100000 LIMIT 1")
             .rows[0].decode(UUID.self, at: 0)
-        let deep = try #require(FerryStore.statusPageQuery("huge", state: nil, search: nil, after: (middle, 2), limit: 50))
+        let deep = try #require(FerryReads.statusPageQuery("huge", state: nil, search: nil, after: (middle, 2), limit: 50))
         Self.check(try await Self.plan(db, deep.sql, deep.binds), "status page deep in the failures", maxRows: 3 * 51)
 
         let firstJob = try await db.query("SELECT job_id FROM ferry.jobs WHERE batch = 'huge' ORDER BY job_id LIMIT 1").rows[0].decode(UUID.self, at: 0)
-        let window = FerryStore.windowPageQuery("huge", order: .size, state: nil, search: nil, after: nil, firstJob: firstJob, limit: 50)
-        Self.check(try await Self.plan(db, window.sql, window.binds), "size window", maxRows: FerryStore.sortWindow + 1)
+        let window = FerryReads.windowPageQuery("huge", order: .size, state: nil, search: nil, after: nil, firstJob: firstJob, limit: 50)
+        Self.check(try await Self.plan(db, window.sql, window.binds), "size window", maxRows: FerryReads.sortWindow + 1)
     }
 
     @Test("search by id prefix, path text, error code and metadata over 1,000,000 jobs reads by index, bounded")
@@ -106,7 +106,7 @@ struct DashboardPlanTests {
             ("text, errors only", .text("answered 404"), [("jobs_finished_idx", JobSearch.errorTextScanLimit + 400)]),
         ]
         for (what, search, allowed) in cases {
-            let query = FerryStore.searchQuery(search, before: nil, limit: FerryStore.searchPageSize)
+            let query = FerryReads.searchQuery(search, before: nil, limit: FerryReads.searchPageSize)
             let plan = try await Self.plan(db, query.sql, query.binds)
             // The first allowed index the plan uses decides the bound (the primary key of ferry.jobs is probed by
             // most plans, so it is listed last where another index is the point).
@@ -124,7 +124,7 @@ struct DashboardPlanTests {
         let deep = try await db.query(
             "SELECT job_id FROM ferry.jobs WHERE last_error LIKE 'code_0:%' ORDER BY job_id DESC OFFSET 15000 LIMIT 1"
         ).rows[0].decode(UUID.self, at: 0)
-        let page = FerryStore.searchQuery(.errorCode("code_0"), before: deep, limit: FerryStore.searchPageSize)
+        let page = FerryReads.searchQuery(.errorCode("code_0"), before: deep, limit: FerryReads.searchPageSize)
         Self.check(try await Self.plan(db, page.sql, page.binds), "error code, deep page", maxRows: 51)
     }
 }

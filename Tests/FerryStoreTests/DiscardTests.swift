@@ -33,18 +33,18 @@ struct DiscardTests {
         #expect(Set(changed.map(\.jobID)) == Set(jobs.failed))
         #expect(changed.allSatisfy { $0.state == "discarded" })
 
-        let row = try #require(try await store.batchStatus("d1").first)
+        let row = try #require(try await store.reads.batchStatus("d1").first)
         #expect(row.failed == 0 && row.discarded == 2 && row.succeeded == 1 && row.queued == 1 && row.jobs == 4)
         #expect(!row.done)
-        let job = try #require(try await store.jobStatus(.job(jobs.failed[0])).first)
+        let job = try #require(try await store.reads.jobStatus(.job(jobs.failed[0])).first)
         #expect(job.state == "discarded" && job.status == "discarded")
         #expect(job.lastError == "HTTP 404 for https://example.com/a.jpg", "the failure stays readable")
         #expect(job.finishedAt != nil)
-        let last = try #require(try await store.events(of: jobs.failed[0]).last)
+        let last = try #require(try await store.reads.events(of: jobs.failed[0]).last)
         #expect(last.type == "discarded" && last.data.contains("tester"))
 
         // The failures to act on no longer hold them.
-        #expect(try await store.failureSample().allSatisfy { !jobs.failed.contains($0.jobID) })
+        #expect(try await store.reads.failureSample().allSatisfy { !jobs.failed.contains($0.jobID) })
         #expect(try await store.projection.batchCountDifferences().isEmpty)
         #expect(try await store.projection.queueCountDifferences().isEmpty)
         #expect(try await store.projection.verify().isClean)
@@ -63,7 +63,7 @@ struct DiscardTests {
             let outcome = try #require(try await store.discard(.job(id), requestedBy: "t").first)
             #expect(outcome.action == .unchanged)
         }
-        #expect(try await store.jobStatus(.job(jobs.queued)).first?.state == "queued")
+        #expect(try await store.reads.jobStatus(.job(jobs.queued)).first?.state == "queued")
         // Appended directly, the fold refuses it with FY002 and names the state.
         await #expect {
             try await store.append(jobID: jobs.succeeded, expectedVersion: 3, type: .discarded)
@@ -85,11 +85,11 @@ struct DiscardTests {
         _ = try await store.discard(.job(jobs.failed[0]), requestedBy: "t")
         let batchRetry = try await store.retry(.batch("d3"), requestedBy: "t")
         #expect(batchRetry.filter { $0.action == .requeued }.map(\.jobID) == [jobs.failed[1]])
-        #expect(try await store.jobStatus(.job(jobs.failed[0])).first?.state == "discarded")
+        #expect(try await store.reads.jobStatus(.job(jobs.failed[0])).first?.state == "discarded")
 
         let named = try #require(try await store.retry(.job(jobs.failed[0]), requestedBy: "t").first)
         #expect(named.action == .requeued && named.state == "queued")
-        let row = try #require(try await store.batchStatus("d3").first)
+        let row = try #require(try await store.reads.batchStatus("d3").first)
         #expect(row.discarded == 0 && row.queued == 3)
         #expect(try await store.projection.batchCountDifferences().isEmpty)
         #expect(try await store.projection.verify().isClean)
@@ -104,12 +104,12 @@ struct DiscardTests {
         _ = try await store.enqueue((0..<2).map { _ in StoreFixtures.fetchSpec(batch: "d4", queue: queue) })
         let claimed = try await store.claim(worker: "w", queues: [queue], limit: 2)
         _ = try await store.record(claimed.map { .failed($0, error: "bad") })
-        let completed = try await store.batchEvents(of: "d4")
+        let completed = try await store.reads.batchEvents(of: "d4")
         #expect(completed.last?.kind == .completed)
         _ = try await store.discard(.batch("d4"), requestedBy: "t")
-        let row = try #require(try await store.batchStatus("d4").first)
+        let row = try #require(try await store.reads.batchStatus("d4").first)
         #expect(row.done && row.percent == "100.0" && row.discarded == 2 && row.failed == 0)
-        #expect(try await store.batchEvents(of: "d4").count == completed.count, "no reopen, no second completion")
+        #expect(try await store.reads.batchEvents(of: "d4").count == completed.count, "no reopen, no second completion")
     }
 
     @Test("a filter (batch, state, text) acts on every match and lists only what changed; a selection lists each job")
@@ -133,7 +133,7 @@ struct DiscardTests {
         #expect(retried.map(\.jobID) == [jobs.failed.first { $0 != first }!])
         let cancelled = try await store.cancel(.matching(batch: "d5", state: nil, search: nil), requestedBy: "t")
         #expect(Set(cancelled.map(\.jobID)) == Set([jobs.queued] + jobs.failed.filter { $0 != first }))
-        #expect(try await store.jobStatus(.job(other.queued)).first?.state == "queued")
+        #expect(try await store.reads.jobStatus(.job(other.queued)).first?.state == "queued")
         // A selection: each named job, the ones left alone with their state.
         let selection = try await store.retry(.jobs([other.failed[0], other.succeeded]), requestedBy: "t")
         #expect(Dictionary(uniqueKeysWithValues: selection.map { ($0.jobID, $0.action) })

@@ -118,14 +118,14 @@ struct EnqueueTests {
         #expect(byJob[running[0].jobID] == .cancelRequested)
         #expect(byJob[running[1].jobID] == nil, "a batch command lists only the jobs it changed")
         #expect(try await store.cancel(.job(running[1].jobID), requestedBy: "me").first?.action == .unchanged)
-        let status = try await store.jobStatus(.job(running[0].jobID))[0]
+        let status = try await store.reads.jobStatus(.job(running[0].jobID))[0]
         #expect(status.status == "cancelling")
         // The worker notices and records cancelled with its lease.
         _ = try await store.record([.cancelled(running[0])])
-        #expect(try await store.jobStatus(.job(running[0].jobID))[0].state == "cancelled")
+        #expect(try await store.reads.jobStatus(.job(running[0].jobID))[0].state == "cancelled")
         let retried = try await store.retry(.job(running[1].jobID), requestedBy: "me")
         #expect(retried.first?.action == .requeued)
-        let requeued = try await store.jobStatus(.job(running[1].jobID))[0]
+        let requeued = try await store.reads.jobStatus(.job(running[1].jobID))[0]
         #expect(requeued.state == "queued" && requeued.attempt == 0 && requeued.lastError == "disk full")
         await #expect {
             try await store.cancel(.job(UUID()), requestedBy: "me")
@@ -143,17 +143,17 @@ struct EnqueueTests {
         let claimed = try await store.claim(worker: "w", queues: ["default"], limit: 3)
         _ = try await store.record([.succeeded(claimed[0], bytes: 1000), .progress(claimed[1], bytesDone: 250)])
         _ = try await store.record([.retry(claimed[2], error: "timeout", at: Date().addingTimeInterval(600))])
-        let batch = try #require(try await store.batchStatus("v").first)
+        let batch = try #require(try await store.reads.batchStatus("v").first)
         #expect(batch.jobs == 4 && batch.succeeded == 1 && batch.running == 1 && batch.queued == 2)
         #expect(batch.bytesDone == 1250 && batch.bytesTotal == 4000)
         #expect(batch.percent == "31.3")
         #expect(!batch.done && batch.finishedAt == nil)
-        let rows = try await store.jobStatus(.batch("v"))
+        let rows = try await store.reads.jobStatus(.batch("v"))
         let retrying = try #require(rows.first { $0.jobID == claimed[2].jobID })
         #expect(retrying.status == "retrying" && retrying.lastError == "timeout" && retrying.attempt == 1)
         let progressing = try #require(rows.first { $0.jobID == claimed[1].jobID })
         #expect(progressing.percent == "25.0" && progressing.worker == "w")
-        let stats = try await store.queueStats("default")
+        let stats = try await store.reads.queueStats("default")
         let queued = try #require(stats.first { $0.state == "queued" })
         #expect(queued.jobs == 2 && queued.due == 1)
         #expect(queued.oldestWaitingSeconds >= 0)

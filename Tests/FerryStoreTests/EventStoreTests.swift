@@ -111,7 +111,7 @@ struct EventStoreTests {
         for case .failure(let error) in results {
             #expect((error as? FerryStoreError)?.code == .versionConflict)
         }
-        let versions = try await store.events(of: job).map(\.version)
+        let versions = try await store.reads.events(of: job).map(\.version)
         #expect(versions == [1, 2, 3])
     }
 
@@ -137,7 +137,7 @@ struct EventStoreTests {
         } throws: { error in
             (error as? FerryStoreError)?.code == .staleLease
         }
-        let status = try await store.jobStatus(.job(job))[0]
+        let status = try await store.reads.jobStatus(.job(job))[0]
         #expect(status.state == "running" && status.worker == "alive")
         let alive = try await store.record([.succeeded(second)])
         #expect(alive.accepted == [job])

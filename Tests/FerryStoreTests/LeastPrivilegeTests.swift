@@ -216,9 +216,9 @@ struct LeastPrivilegeTests {
             (error as? PostgresError)?.sqlState == .insufficientPrivilege
         }
         #expect(try await logins.db.query("SELECT count(*) FROM ferry.events").rows[0].decode(Int.self, at: 0) == 1)
-        let status = try await producer.jobStatus(.job(job))[0]
+        let status = try await producer.reads.jobStatus(.job(job))[0]
         #expect(status.state == "queued" && status.worker == nil && status.eventCount == 1)
-        #expect(try await producer.jobStatus(.job(other)).isEmpty)
+        #expect(try await producer.reads.jobStatus(.job(other)).isEmpty)
         // A real worker still gets the first claim.
         let claimed = try await worker.claim(worker: "real", queues: ["default"], limit: 1)
         #expect(claimed.map(\.jobID) == [job] && claimed.first?.lease == 1)
@@ -245,20 +245,20 @@ struct LeastPrivilegeTests {
                 && error?.serverMessage?.contains("\"cancelled\"") == true && error?.serverMessage?.contains("running") == true
                 && error?.serverMessage?.contains("ferry_worker") == true
         }
-        #expect(try await producer.jobStatus(.job(running.jobID))[0].state == "running")
+        #expect(try await producer.reads.jobStatus(.job(running.jobID))[0].state == "running")
         await #expect {
             _ = try await logins.run(.worker, Self.append, [queued, 2, "cancelled", "{}"])
         } throws: { error in
             let error = error as? PostgresError
             return error?.sqlState == .insufficientPrivilege && error?.serverMessage?.contains("ferry_producer") == true
         }
-        #expect(try await producer.jobStatus(.job(queued))[0].state == "queued")
+        #expect(try await producer.reads.jobStatus(.job(queued))[0].state == "queued")
 
         // The legitimate ways: ferry cancel (cancelled if queued, cancel_requested if running), then the worker.
         #expect(try await producer.cancel(.job(queued), requestedBy: "t").first?.action == .cancelled)
         #expect(try await producer.cancel(.job(running.jobID), requestedBy: "t").first?.action == .cancelRequested)
         #expect(try await worker.record([.cancelled(running)]).accepted == [running.jobID])
-        #expect(try await producer.jobStatus(.job(running.jobID))[0].state == "cancelled")
+        #expect(try await producer.reads.jobStatus(.job(running.jobID))[0].state == "cancelled")
         #expect(try await producer.retry(.job(running.jobID), requestedBy: "t").first?.action == .requeued)
     }
 
@@ -494,6 +494,6 @@ struct LeastPrivilegeTests {
         }
         // The same login, as itself, holds both roles and may claim.
         _ = try await client.withConnection { try $0.query(Self.append, [job, 2, "claimed", #"{"lease": 1, "worker": "w"}"#]) }
-        #expect(try await owner.jobStatus(.job(job))[0].state == "running")
+        #expect(try await owner.reads.jobStatus(.job(job))[0].state == "running")
     }
 }

@@ -109,7 +109,7 @@ struct ProjectionTests {
         let rebuilt = try await store.projection.rebuild()
         #expect(rebuilt == 5)
         #expect(try await store.projection.verify().isClean)
-        #expect(try await store.jobStatus(.job(victim))[0].state == "queued")
+        #expect(try await store.reads.jobStatus(.job(victim))[0].state == "queued")
     }
 
     @Test("a projection row without events, and events without a row, are reported")

@@ -50,7 +50,7 @@ struct RequeueOptionsTests {
         let after = try await Self.row(db, id)
         #expect(after.state == "queued")
         #expect(after.spec == .object(["autorename": .bool(false), "mode": .string("overwrite")]), "\(after.spec)")
-        let event = try #require(try await store.events(of: id).last)
+        let event = try #require(try await store.reads.events(of: id).last)
         let data = try JSONValue.parse(event.data)
         #expect(event.type == "requeued" && data["by"] == .string("tester"))
         #expect(data["options"] == .object(["mode": .string("overwrite")]) && data["spec"] == after.spec)

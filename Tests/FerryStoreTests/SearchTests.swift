@@ -28,8 +28,8 @@ struct SearchTests {
             #expect(throws: JobSearchError.self) { try JobSearch(parsing: text) }
             do { _ = try JobSearch(parsing: text) } catch { #expect(error.code == code, "\(text)") }
         }
-        #expect(FerryStore.uuid("0193", padding: "0") == "01930000-0000-0000-0000-000000000000")
-        #expect(FerryStore.uuid("0193", padding: "f") == "0193ffff-ffff-ffff-ffff-ffffffffffff")
+        #expect(FerryReads.uuid("0193", padding: "0") == "01930000-0000-0000-0000-000000000000")
+        #expect(FerryReads.uuid("0193", padding: "f") == "0193ffff-ffff-ffff-ffff-ffffffffffff")
     }
 
     @Test("each kind finds its jobs across batches, newest first, page by page; nothing else")
@@ -52,40 +52,40 @@ struct SearchTests {
         // Path text anywhere, case-insensitive, across batches and loose jobs: 60 photos, two pages of 50 and 10,
         // newest first (PostgreSQL's uuid order: by the text).
         let photos = ids[0..<60].sorted { $0.uuidString.lowercased() > $1.uuidString.lowercased() }
-        let first = try await store.searchJobs(.path("img_10"))
+        let first = try await store.reads.searchJobs(.path("img_10"))
         #expect(first.count == 50 && first.map(\.jobID) == Array(photos.prefix(50)))
-        let second = try await store.searchJobs(.path("img_10"), before: first.last!.jobID)
+        let second = try await store.reads.searchJobs(.path("img_10"), before: first.last!.jobID)
         #expect(second.map(\.jobID) == Array(photos.suffix(10)))
-        #expect(try await store.searchJobs(.path("IMG_1007.JPG")).map(\.jobID) == [ids[7]])
-        #expect(try await store.searchJobs(.path("50%")).isEmpty, "% is literal")
-        #expect(try await store.searchJobs(.path("/srv/in")).count == 50, "the destination too")
+        #expect(try await store.reads.searchJobs(.path("IMG_1007.JPG")).map(\.jobID) == [ids[7]])
+        #expect(try await store.reads.searchJobs(.path("50%")).isEmpty, "% is literal")
+        #expect(try await store.reads.searchJobs(.path("/srv/in")).count == 50, "the destination too")
 
-        #expect(Set(try await store.searchJobs(.errorCode("http_not_found")).map(\.jobID)) == Set(claimed.map(\.jobID)))
-        #expect(try await store.searchJobs(.errorCode("http")).isEmpty, "the whole code, not its start")
+        #expect(Set(try await store.reads.searchJobs(.errorCode("http_not_found")).map(\.jobID)) == Set(claimed.map(\.jobID)))
+        #expect(try await store.reads.searchJobs(.errorCode("http")).isEmpty, "the whole code, not its start")
 
-        #expect(try await store.searchJobs(.metadata(key: "album", value: "pets")).map(\.jobID) == [ids[60]])
-        #expect(try await store.searchJobs(.metadata(key: "likes", value: "7")).map(\.jobID) == [ids[60]], "numbers too")
-        #expect(try await store.searchJobs(.metadata(key: "album", value: "pet")).isEmpty, "values whole")
+        #expect(try await store.reads.searchJobs(.metadata(key: "album", value: "pets")).map(\.jobID) == [ids[60]])
+        #expect(try await store.reads.searchJobs(.metadata(key: "likes", value: "7")).map(\.jobID) == [ids[60]], "numbers too")
+        #expect(try await store.reads.searchJobs(.metadata(key: "album", value: "pet")).isEmpty, "values whole")
 
         // Error text, as typed: in the last error of the failed jobs (and in plain text with path matches merged).
-        #expect(Set(try await store.searchJobs(.errorText("ANSWERED 404")).map(\.jobID)) == Set(claimed.map(\.jobID)))
-        #expect(try await store.searchJobs(.errorText("img_10")).isEmpty, "error text only, not paths")
+        #expect(Set(try await store.reads.searchJobs(.errorText("ANSWERED 404")).map(\.jobID)) == Set(claimed.map(\.jobID)))
+        #expect(try await store.reads.searchJobs(.errorText("img_10")).isEmpty, "error text only, not paths")
         let failed = claimed.map(\.jobID).sorted { $0.uuidString.lowercased() > $1.uuidString.lowercased() }
-        let byError = try await store.searchJobs(.text(failed[0].uuidString.lowercased() + " answered"))
+        let byError = try await store.reads.searchJobs(.text(failed[0].uuidString.lowercased() + " answered"))
         #expect(byError.map(\.jobID) == [failed[0]])
-        let mixed = try await store.searchJobs(.text("404"))
+        let mixed = try await store.reads.searchJobs(.text("404"))
         #expect(Set(mixed.map(\.jobID)) == Set(claimed.map(\.jobID)), "no path has 404: the failures")
-        #expect(try await store.searchJobs(.errorText("answered 404"), before: failed[0]).map(\.jobID) == Array(failed.dropFirst()))
-        let both = try await store.searchJobs(.text("img_10"))
+        #expect(try await store.reads.searchJobs(.errorText("answered 404"), before: failed[0]).map(\.jobID) == Array(failed.dropFirst()))
+        let both = try await store.reads.searchJobs(.text("img_10"))
         #expect(both.count == 50 && both.map(\.jobID) == Array(photos.prefix(50)), "paths and errors merged, newest first, one page")
-        let rest = try await store.searchJobs(.text("img_10"), before: both.last!.jobID)
+        let rest = try await store.reads.searchJobs(.text("img_10"), before: both.last!.jobID)
         #expect(rest.map(\.jobID) == Array(photos.suffix(10)))
-        #expect(try await store.searchJobs(.errorText("%")).isEmpty, "% is literal")
-        #expect(try await store.searchJobs(.text("'; DROP TABLE ferry.jobs; --")).isEmpty, "bound, never spliced")
+        #expect(try await store.reads.searchJobs(.errorText("%")).isEmpty, "% is literal")
+        #expect(try await store.reads.searchJobs(.text("'; DROP TABLE ferry.jobs; --")).isEmpty, "bound, never spliced")
 
         let id = ids[61].uuidString.lowercased()
-        #expect(try await store.searchJobs(try JobSearch(parsing: id)).map(\.jobID) == [ids[61]])
-        #expect(try await store.searchJobs(try JobSearch(parsing: String(id.prefix(23)))).contains { $0.jobID == ids[61] })
+        #expect(try await store.reads.searchJobs(try JobSearch(parsing: id)).map(\.jobID) == [ids[61]])
+        #expect(try await store.reads.searchJobs(try JobSearch(parsing: String(id.prefix(23)))).contains { $0.jobID == ids[61] })
     }
 
     @Test("the search terms follow the projection: made with the job, changed with its endpoints, gone with it, rebuilt with it; claims and successes never write them")
@@ -121,8 +121,8 @@ struct SearchTests {
             JobOutcome(jobID: other.jobID, lease: other.lease, type: .resolved, data: ["source": .string("https://example.com/settled/elsewhere.jpg")])
         ])
         #expect(try await terms(ids[1])?.path.hasPrefix("https://example.com/settled/elsewhere.jpg ") == true)
-        #expect(try await store.searchJobs(.path("settled/elsewhere")).map(\.jobID) == [ids[1]])
-        #expect(try await store.searchJobs(.metadata(key: "album", value: "terms")).map(\.jobID) == [ids[0]])
+        #expect(try await store.reads.searchJobs(.path("settled/elsewhere")).map(\.jobID) == [ids[1]])
+        #expect(try await store.reads.searchJobs(.metadata(key: "album", value: "terms")).map(\.jobID) == [ids[0]])
 
         // Rebuilt from the log (TRUNCATE, COPY): the same terms; a job deleted from the projection takes its terms.
         #expect(try await store.projection.rebuild() == 2)

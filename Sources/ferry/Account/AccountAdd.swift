@@ -5,7 +5,7 @@ import FerryStore
 import FerryWorker
 import Foundation
 
-struct AccountAdd: AsyncParsableCommand {
+struct AccountAdd: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add an account with credentials you already have.",
@@ -46,10 +46,7 @@ struct AccountAdd: AsyncParsableCommand {
     @Flag(name: .customLong("no-verify"), help: "Do not check the credentials with the provider now.")
     var noVerify = false
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {

@@ -3,36 +3,33 @@ import FerryCore
 import FerryStore
 import Foundation
 
-struct AccountList: AsyncParsableCommand {
+struct AccountList: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List accounts (never their secrets).")
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            let accounts = try await store.accounts.all()
-            if json {
-                print(JSONValue.array(accounts.map(\.json)).jsonText)
-                return
+            return try await connection.withStore { store in
+                let accounts = try await store.accounts.all()
+                if json {
+                    print(JSONValue.array(accounts.map(\.json)).jsonText)
+                    return
+                }
+                guard !accounts.isEmpty else {
+                    print("no accounts; add one with ferry account add NAME --provider dropbox …")
+                    return
+                }
+                print(TablePrinter.render(
+                    headers: ["NAME", "PROVIDER", "STATUS", "UNFINISHED", "TOKEN EXPIRES", "API"],
+                    rows: accounts.map { account in
+                        [
+                            account.name, account.provider, account.status.rawValue, String(account.unfinishedJobs),
+                            account.accessTokenExpiresAt.map { ScheduleTime.iso8601($0) } ?? "-", account.apiURL ?? "(provider default)",
+                        ]
+                    }))
             }
-            guard !accounts.isEmpty else {
-                print("no accounts; add one with ferry account add NAME --provider dropbox …")
-                return
-            }
-            print(TablePrinter.render(
-                headers: ["NAME", "PROVIDER", "STATUS", "UNFINISHED", "TOKEN EXPIRES", "API"],
-                rows: accounts.map { account in
-                    [
-                        account.name, account.provider, account.status.rawValue, String(account.unfinishedJobs),
-                        account.accessTokenExpiresAt.map { ScheduleTime.iso8601($0) } ?? "-", account.apiURL ?? "(provider default)",
-                    ]
-                }))
         }
     }
 }

@@ -5,7 +5,7 @@ import FerryStore
 import FerryWorker
 import Foundation
 
-struct AccountLogin: AsyncParsableCommand {
+struct AccountLogin: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: "Link an account with OAuth 2 (authorization code + PKCE, offline access).",
@@ -34,10 +34,7 @@ struct AccountLogin: AsyncParsableCommand {
         completion: .file())
     var kindOptions: [String] = []
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {

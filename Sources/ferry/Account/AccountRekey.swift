@@ -6,7 +6,7 @@ import FerryWorker
 import Foundation
 
 /// `ferry account rekey`: re-seals every stored secret under a new key, in one transaction.
-struct AccountRekey: AsyncParsableCommand {
+struct AccountRekey: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
         abstract: "Re-seal every account's stored secrets under a new FERRY_SECRET_KEY (key rotation).",
@@ -37,10 +37,7 @@ struct AccountRekey: AsyncParsableCommand {
         completion: .file())
     var newKeyFile: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {
@@ -57,20 +54,20 @@ struct AccountRekey: AsyncParsableCommand {
             guard old.id != new.id else {
                 throw CLIUsageError(message: "the old and the new key are the same key: give the new key with --new-key-file FILE")
             }
-            let store = connection.makeStore(poolSize: 1)
-            defer { store.client.close() }
-            // Accounts stored before schema 30 move into their kind's shape of secrets on the way.
-            let registry = ProviderRegistry.standard
-            let resealed = try await store.accounts.rekey(
-                from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester,
-                upgrade: { provider, legacy in registry.accountKind(of: provider)?.secrets(fromLegacy: legacy) })
-            if json {
-                print(JSONValue.object([
-                    "resealed": .array(resealed.map(JSONValue.string)), "key_id": .string(new.id),
-                ]).jsonText)
-                return
+            return try await connection.withStore { store in
+                // Accounts stored before schema 30 move into their kind's shape of secrets on the way.
+                let registry = ProviderRegistry.standard
+                let resealed = try await store.accounts.rekey(
+                    from: SecretBox(key: old), to: SecretBox(key: new), by: CommandTarget.requester,
+                    upgrade: { provider, legacy in registry.accountKind(of: provider)?.secrets(fromLegacy: legacy) })
+                if json {
+                    print(JSONValue.object([
+                        "resealed": .array(resealed.map(JSONValue.string)), "key_id": .string(new.id),
+                    ]).jsonText)
+                    return
+                }
+                print("re-sealed \(resealed.count) account(s) under key fingerprint \(new.id)\(resealed.isEmpty ? "" : ": " + resealed.joined(separator: ", "))")
             }
-            print("re-sealed \(resealed.count) account(s) under key fingerprint \(new.id)\(resealed.isEmpty ? "" : ": " + resealed.joined(separator: ", "))")
         }
     }
 

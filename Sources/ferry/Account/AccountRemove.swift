@@ -2,7 +2,7 @@ import ArgumentParser
 import FerryCore
 import FerryStore
 
-struct AccountRemove: AsyncParsableCommand {
+struct AccountRemove: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Forget an account that no unfinished job uses (its history stays).",
@@ -11,17 +11,14 @@ struct AccountRemove: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            try await store.accounts.remove(name, by: CommandTarget.requester)
-            print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
+            return try await connection.withStore(current: true) { store in
+                try await store.accounts.remove(name, by: CommandTarget.requester)
+                print(json ? JSONValue.object(["account": .string(name), "removed": .bool(true)]).jsonText : "removed \(name)")
+            }
         }
     }
 }

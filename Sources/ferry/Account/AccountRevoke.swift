@@ -5,7 +5,7 @@ import FerryStore
 import FerryWorker
 import Foundation
 
-struct AccountRevoke: AsyncParsableCommand {
+struct AccountRevoke: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
         abstract: "Sign out: revoke the token at the provider, then forget it.",
@@ -19,10 +19,7 @@ struct AccountRevoke: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Account name.", valueName: "name"), completion: CompletionValues.account)
     var name: String
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {

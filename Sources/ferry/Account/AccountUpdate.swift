@@ -3,7 +3,7 @@ import FerryCore
 import FerryStore
 import FerryWorker
 
-struct AccountUpdate: AsyncParsableCommand {
+struct AccountUpdate: AsyncParsableCommand, DatabaseCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
         abstract: "Change an account's cap or endpoints in place (recorded in its history).",
@@ -52,10 +52,7 @@ struct AccountUpdate: AsyncParsableCommand {
         "An S3 account's endpoint (MinIO, R2 …), as account add --endpoint-url sets it.", valueName: "url"))
     var endpointURL: String?
 
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var common: CommandOptions
 
     func run() async throws {
         try await runReporting {
@@ -89,30 +86,30 @@ struct AccountUpdate: AsyncParsableCommand {
                 throw CLIUsageError(
                     message: "say what to change: --max-concurrent N, --tps-limit N, --bwlimit RATE, --api-url, --content-url, --authorize-url or --endpoint-url")
             }
-            let store = try await connection.makeCurrentStore(poolSize: 1)
-            defer { store.client.close() }
-            // The endpoint is an S3 account's setting: another kind's is refused before anything changes.
-            if endpointURL != nil, let existing = try await store.accounts.named(name), existing.provider != "s3" {
-                throw CLIUsageError(
-                    message: "--endpoint-url is an S3 account's; \(name) is a \(existing.provider) account: use --api-url and --content-url")
-            }
-            try await Self.checkKeyIfGiven(store)
-            let account = try await store.accounts.update(name, changes, by: CommandTarget.requester)
-            if json {
-                print(JSONValue.object([
-                    "account": .string(account.name), "max_concurrent": .int(Int64(account.maxConcurrent)),
-                    "api_url": account.apiURL.map(JSONValue.string) ?? .null,
-                    "content_url": account.contentURL.map(JSONValue.string) ?? .null,
-                    "authorize_url": account.authorizeURL.map(JSONValue.string) ?? .null,
-                    "tps_limit": account.settings["tps_limit"] ?? .null,
-                    "bwlimit": account.settings["bwlimit"] ?? .null,
-                    "endpoint_url": account.settings["endpoint_url"] ?? .null,
-                ]).jsonText)
-            } else {
-                var limits = ""
-                if let tps = account.settings["tps_limit"] { limits += ", \(tps.jsonText) requests/s across the fleet" }
-                if let rate = account.settings["bwlimit"]?.intValue { limits += ", \(TablePrinter.bytes(rate))/s across the fleet" }
-                print("updated \(account.name): at most \(account.maxConcurrent) transfer(s) at once across the fleet\(limits)")
+            return try await connection.withStore(current: true) { store in
+                // The endpoint is an S3 account's setting: another kind's is refused before anything changes.
+                if endpointURL != nil, let existing = try await store.accounts.named(name), existing.provider != "s3" {
+                    throw CLIUsageError(
+                        message: "--endpoint-url is an S3 account's; \(name) is a \(existing.provider) account: use --api-url and --content-url")
+                }
+                try await Self.checkKeyIfGiven(store)
+                let account = try await store.accounts.update(name, changes, by: CommandTarget.requester)
+                if json {
+                    print(JSONValue.object([
+                        "account": .string(account.name), "max_concurrent": .int(Int64(account.maxConcurrent)),
+                        "api_url": account.apiURL.map(JSONValue.string) ?? .null,
+                        "content_url": account.contentURL.map(JSONValue.string) ?? .null,
+                        "authorize_url": account.authorizeURL.map(JSONValue.string) ?? .null,
+                        "tps_limit": account.settings["tps_limit"] ?? .null,
+                        "bwlimit": account.settings["bwlimit"] ?? .null,
+                        "endpoint_url": account.settings["endpoint_url"] ?? .null,
+                    ]).jsonText)
+                } else {
+                    var limits = ""
+                    if let tps = account.settings["tps_limit"] { limits += ", \(tps.jsonText) requests/s across the fleet" }
+                    if let rate = account.settings["bwlimit"]?.intValue { limits += ", \(TablePrinter.bytes(rate))/s across the fleet" }
+                    print("updated \(account.name): at most \(account.maxConcurrent) transfer(s) at once across the fleet\(limits)")
+                }
             }
         }
     }

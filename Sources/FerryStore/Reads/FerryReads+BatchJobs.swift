@@ -2,7 +2,7 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// The order `ferry status --batch` lists a batch's jobs in: what needs the operator first (failed, then
     /// discarded, cancelled, running, queued), the successes last, so a failure in a large batch is never behind
     /// the first page of successes.

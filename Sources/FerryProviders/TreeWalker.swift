@@ -20,7 +20,8 @@ import Foundation
 ///   directory it excludes whole is not read.
 ///
 /// Blocking system calls: run it on a thread of its own (the enqueue reader, `BlockingIO`), never on the
-/// cooperative pool. Used by `ferry enqueue upload DIR --recursive` and by a worker running a tree upload.
+/// cooperative pool. Here, beside `LocalFileInspector`, because both enqueue paths use it (`FerryClient`'s streamed
+/// enqueue, which `ferry enqueue upload DIR --recursive` calls) and so does a worker running a tree upload.
 public struct TreeWalker: Sendable {
     /// What the walk found.
     public enum Entry: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// The server's replication state when it is a hot standby, `nil` on a primary. One cheap query on functions
     /// every role may call, so `ferry status` and the dashboard can say how stale their reads may be.
     public func standbyStatus() async throws -> StandbyStatus? {

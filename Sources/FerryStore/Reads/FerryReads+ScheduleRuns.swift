@@ -1,6 +1,6 @@
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// A schedule run's batch name (`schedule:NAME:TICK`) as a pattern: the schedule's name is what precedes the tick.
     static let scheduleBatchPattern = "^schedule:(.*):[0-9]{4}-[0-9]{2}-[0-9]{2}T"
 

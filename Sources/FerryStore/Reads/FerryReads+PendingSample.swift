@@ -1,6 +1,6 @@
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// Up to `limit` queued jobs matching `filter` (no order: a range of jobs_batch_idx, whatever the batch's
     /// size), grouped by queue, status and account, each group with its earliest run time and whether its queue
     /// is paused (`ferry.queue_stats`).

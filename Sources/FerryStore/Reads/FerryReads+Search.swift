@@ -2,7 +2,7 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// The most jobs one page of a search shows.
     public static let searchPageSize = 50
 

@@ -2,7 +2,7 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// One page of a batch's jobs in job id order (UUIDv7: enqueue order), after `after` (keyset pagination:
     /// the cost of a page does not grow with its depth, unlike OFFSET).
     ///
@@ -243,7 +243,7 @@ extension FerryStore {
     }
 }
 
-extension FerryStore {
+extension FerryReads {
     /// Finished jobs and bytes per minute and queue over the last hour (`ferry.throughput`), oldest minute first.
     public func throughput() async throws -> [ThroughputRow] {
         do {

@@ -2,7 +2,7 @@ import FerryCore
 import Foundation
 import Postgres
 
-extension FerryStore {
+extension FerryReads {
     /// Why each of `jobIDs` was last handed back held (its newest `released` event's reason, `code: message`), by job:
     /// a held job keeps no `last_error`, so this is where the code a provider held it with is read.
     public func heldReasons(_ jobIDs: [UUID]) async throws -> [UUID: String] {

@@ -1,6 +1,6 @@
 import FerryCore
 
-/// How far a hot standby's data is behind its primary, read on the standby itself (`FerryStore.standbyStatus()`).
+/// How far a hot standby's data is behind its primary, read on the standby itself (`FerryReads.standbyStatus()`).
 public struct StandbyStatus: Sendable, Hashable {
     /// `now() - pg_last_xact_replay_timestamp()`: how old the newest commit replayed here is, in seconds (`nil`
     /// before the first replayed commit). While the primary commits, that is the replication lag; on an idle
