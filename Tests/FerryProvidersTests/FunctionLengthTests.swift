@@ -14,14 +14,6 @@ struct FunctionLengthTests {
         "Sources/ferry/JobChunkProducer.swift: private func produce()",
         "Sources/ferry/WorkerCommand.swift: func run()",
         "Sources/FerryWorker/LocalFiles/TreeWalker.swift: public func walk(",
-        "Sources/FerryCore/JobRequest+Validation.swift: public func validated(",
-        "Sources/FerryStore/Replay/JobFold.swift: static func apply(",
-        "Sources/FerryStore/Archive/ArchiveStore+Restore.swift: public func restore(",
-        "Sources/FerryStore/FerryStore+Enqueue.swift: static func enqueue(",
-        "Sources/FerryWorker/Providers/S3/S3Upload.swift: func multipart(",
-        "Sources/FerryWorker/Providers/Dropbox/DropboxUploadHandler.swift: func session()",
-        "Sources/FerryStore/Archive/ArchiveStore.swift: public func chunk(",
-        "Sources/FerryDashboard/Dashboard+Routes.swift: func routes(",
     ]
 
     /// Each function (or initializer) of `text` longer than `limit` lines: its first line, trimmed, and its length.
