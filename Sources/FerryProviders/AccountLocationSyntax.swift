@@ -37,6 +37,14 @@ enum AccountLocationSyntax {
         if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw issue("remote path contains a control character", "use printable names")
         }
+        try checkComponents(path, issue: issue, name: name)
+    }
+
+    /// Checks the names of an absolute path: none empty (but the last: a folder ends in `/`), none `.` or `..`;
+    /// `name` checks each further.
+    static func checkComponents(
+        _ path: String, issue: (String, String) -> ValidationIssue, name: (Substring) throws(ValidationIssue) -> Void = { _ in }
+    ) throws(ValidationIssue) {
         let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         for (index, component) in components.enumerated() {
             if component.isEmpty && index < components.count - 1 {
