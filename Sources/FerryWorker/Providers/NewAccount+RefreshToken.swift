@@ -16,4 +16,21 @@ extension NewAccount {
         accessTokenExpiresAt = Date().addingTimeInterval(granted.expiresIn ?? defaultLifetime)
         return "added \(name) (\(provider)), refresh token verified"
     }
+
+    /// ``checkRefreshToken(provider:verify:defaultLifetime:grant:)`` with `client`'s refresh grant for the OAuth
+    /// client `clientID`; `setupError` words the client's refusal for `ferry account add`.
+    mutating func checkRefreshToken<Client: OAuthRefreshClient>(
+        provider: String, verify: Bool, client: Client, clientID: String, clientSecret: String?,
+        setupError: (Client.Failure) -> AccountSetupError
+    ) async throws(AccountSetupError) -> String {
+        try await checkRefreshToken(provider: provider, verify: verify) {
+            (refreshToken: String) async throws(AccountSetupError) -> (accessToken: String, expiresIn: Double?) in
+            do throws(Client.Failure) {
+                let grant = try await client.refreshAccessToken(refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret)
+                return (grant.accessToken, grant.expiresIn)
+            } catch {
+                throw setupError(error)
+            }
+        }
+    }
 }

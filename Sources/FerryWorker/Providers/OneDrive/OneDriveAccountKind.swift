@@ -30,16 +30,10 @@ struct OneDriveAccountKind: AccountKind {
         var account = NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: app.appKey, secrets: Self.secrets(app), refreshToken: inputs[Self.refreshToken],
             apiURL: app.apiURL, contentURL: nil, authorizeURL: app.authorizeURL, maxConcurrent: inputs.maxConcurrent)
-        let note = try await account.checkRefreshToken(provider: "onedrive", verify: inputs.verify) {
-            (refreshToken: String) async throws(AccountSetupError) -> (accessToken: String, expiresIn: Double?) in
-            do throws(OneDriveError) {
-                let grant = try await Self.client(app, httpClient: httpClient, logger: logger)
-                    .refreshAccessToken(refreshToken: refreshToken, clientID: app.appKey, clientSecret: app.appSecret)
-                return (grant.accessToken, grant.expiresIn)
-            } catch {
-                throw Self.setupError(error, doing: "check the refresh token")
-            }
-        }
+        let note = try await account.checkRefreshToken(
+            provider: "onedrive", verify: inputs.verify, client: Self.client(app, httpClient: httpClient, logger: logger),
+            clientID: app.appKey, clientSecret: app.appSecret
+        ) { Self.setupError($0, doing: "check the refresh token") }
         return (account, note)
     }
 
