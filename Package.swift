@@ -181,6 +181,7 @@ let package = Package(
             name: "FerryDevServer",
             dependencies: [
                 "FerryCore",
+                "FerryDropbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

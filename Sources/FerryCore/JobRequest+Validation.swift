@@ -13,10 +13,27 @@ extension JobRequest {
         inspectFile: (String) -> Result<SourceFileFacts, SourceFileFacts.Problem>,
         providers: some JobEndpointResolver
     ) throws(ValidationIssue) -> JobSpec {
-        func issue(_ field: String, _ problem: String, _ fix: String) -> ValidationIssue {
-            ValidationIssue(line: line, field: field, problem: problem, fix: fix)
+        var spec = try commonSpec(jobID: jobID, now: now)
+        switch kind {
+        case .upload where Self.isTree(options):
+            try resolveTreeUpload(into: &spec, currentDirectory: currentDirectory, inspectFile: inspectFile, providers: providers)
+        case .upload:
+            try resolveUpload(into: &spec, currentDirectory: currentDirectory, inspectFile: inspectFile, providers: providers)
+        case .fetch:
+            try resolveFetch(into: &spec, currentDirectory: currentDirectory, providers: providers)
+        case .copy:
+            try resolveCopy(into: &spec, providers: providers)
         }
+        return spec
+    }
 
+    private func issue(_ field: String, _ problem: String, _ fix: String) -> ValidationIssue {
+        ValidationIssue(line: line, field: field, problem: problem, fix: fix)
+    }
+
+    /// The fields every kind shares (queue, batch, priority, attempts, time, key, metadata, trace), checked, as the
+    /// spec the kind's own step completes.
+    private func commonSpec(jobID: UUID, now: Date) throws(ValidationIssue) -> JobSpec {
         let queue = self.queue ?? JobLimits.defaultQueue
         guard JobLimits.isValidQueueName(queue) else {
             throw issue("queue", "queue names are 1-63 lowercase letters, digits, _ . - starting with a letter or digit", "use for example --queue photos")
@@ -37,16 +54,29 @@ extension JobRequest {
         guard JobLimits.maxAttemptsRange.contains(maxAttempts) else {
             throw issue("max_attempts", "must be from \(JobLimits.maxAttemptsRange.lowerBound) to \(JobLimits.maxAttemptsRange.upperBound)", "pick a number of attempts in range")
         }
-        var runAt: Date?
-        if let text = self.runAt {
-            guard let date = ScheduleTime.parse(text, now: now) else {
-                throw issue("run_at", "not a time", "write an ISO 8601 time with a zone (2026-11-21T18:00:00Z), now, or a delay like +15m")
-            }
-            guard date.timeIntervalSince(now) <= JobLimits.maxScheduleAheadSeconds else {
-                throw issue("run_at", "more than a year ahead", "schedule within 366 days")
-            }
-            runAt = date
+        let runAt = try checkedRunAt(now: now)
+        try checkKeyAndMetadata()
+        var spec = JobSpec(
+            jobID: jobID, kind: kind, source: source, destination: to, account: nil, queue: queue, batch: batch,
+            priority: priority, maxAttempts: maxAttempts, runAt: runAt, idempotencyKey: idempotencyKey,
+            metadata: metadata, bytesTotal: nil, details: [:])
+        spec.traceparent = try checkedTraceParent()
+        return spec
+    }
+
+    /// `run_at` as a time: ISO 8601, `now` or a delay, at most a year ahead.
+    private func checkedRunAt(now: Date) throws(ValidationIssue) -> Date? {
+        guard let text = self.runAt else { return nil }
+        guard let date = ScheduleTime.parse(text, now: now) else {
+            throw issue("run_at", "not a time", "write an ISO 8601 time with a zone (2026-11-21T18:00:00Z), now, or a delay like +15m")
         }
+        guard date.timeIntervalSince(now) <= JobLimits.maxScheduleAheadSeconds else {
+            throw issue("run_at", "more than a year ahead", "schedule within 366 days")
+        }
+        return date
+    }
+
+    private func checkKeyAndMetadata() throws(ValidationIssue) {
         if let key = idempotencyKey {
             guard !key.isEmpty, key.utf8.count <= JobLimits.maxKeyBytes else {
                 throw issue("key", "idempotency keys are 1-\(JobLimits.maxKeyBytes) bytes", "use a shorter key (for example a hash)")
@@ -58,91 +88,102 @@ extension JobRequest {
         if let metadata, metadata.jsonText.utf8.count > JobLimits.maxMetadataBytes {
             throw issue("metadata", "larger than \(JobLimits.maxMetadataBytes / 1024) KiB", "keep metadata small; store large data elsewhere")
         }
-        var traceParent: TraceParent?
-        if let text = traceparent {
-            guard let parsed = TraceParent(text) else {
-                throw issue(line == nil ? "--traceparent" : "traceparent", "not a W3C traceparent", "write \(TraceParent.format), for example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-            }
-            traceParent = parsed
-        }
+    }
 
-        var spec = JobSpec(
-            jobID: jobID, kind: kind, source: source, destination: to, account: nil, queue: queue, batch: batch,
-            priority: priority, maxAttempts: maxAttempts, runAt: runAt, idempotencyKey: idempotencyKey,
-            metadata: metadata, bytesTotal: nil, details: [:])
-        spec.traceparent = traceParent
-
-        switch kind {
-        case .upload where Self.isTree(options):
-            // A folder a worker walks when the job runs: no file facts now; the destination is a folder.
-            let path = Self.absolute(source, base: currentDirectory)
-            try EndpointSyntax.validateLocalPath(path, field: "source", line: line)
-            guard case .failure(.notRegularFile("directory")) = inspectFile(path) else {
-                throw issue("source", "\(path) is not a folder", "a tree upload (option tree) uploads the files below a folder: name the folder")
-            }
-            guard to.hasSuffix("/") else {
-                throw issue("to", "a tree upload goes into a folder", "end the destination with / (for example dropbox:me:/Backup/)")
-            }
-            if let inside = Self.treeIntoItself(root: path, destination: to, base: currentDirectory, line: line) { throw inside }
-            let remote = EndpointSyntax.scheme(of: to) == nil
-                ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
-            // Resolved as the upload of one file into that folder would be (account, options); the job's
-            // destination is the folder itself.
-            let probe = "ferry-tree-probe"
-            var resolved = try providers.resolve(kind: .upload, remote: remote, local: path + "/" + probe, options: options, jobID: jobID, line: line)
-            guard resolved.destination.hasSuffix(probe) else {
-                throw issue("to", "the destination does not name a folder", "end the destination with /")
-            }
-            resolved.destination = String(resolved.destination.dropLast(probe.count))
-            resolved.source = path.hasSuffix("/") || path == "/" ? path : path + "/"
-            spec.apply(resolved)
-        case .upload:
-            let path = Self.absolute(source, base: currentDirectory)
-            try EndpointSyntax.validateLocalPath(path, field: "source", line: line)
-            let facts: SourceFileFacts
-            switch inspectFile(path) {
-            case .success(let value): facts = value
-            case .failure(.missing):
-                throw issue("source", "no such file: \(path)", "check the path; the file must exist when it is enqueued")
-            case .failure(.notRegularFile("directory")):
-                throw issue("source", "\(path) is a directory, not a regular file", "upload a folder's files, keeping their folders, with ferry enqueue upload DIR --recursive --to DEST/")
-            case .failure(.notRegularFile(let kind)):
-                throw issue("source", "\(path) is a \(kind), not a regular file", "upload regular files")
-            case .failure(.symlinkLoop):
-                throw issue("source", "\(path) is a symbolic link loop (too many levels of symbolic links)", "point the link at a real file, or upload the file itself")
-            case .failure(.permissionDenied), .failure(.unreadable):
-                throw issue("source", "\(path) cannot be read (permission denied)", "make the file readable by the user that runs ferry")
-            }
-            // A plain path (no scheme) is a local directory, as for fetches: the same as file:///abs/path/.
-            let remote = !to.isEmpty && EndpointSyntax.scheme(of: to) == nil
-                ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
-            let resolved = try providers.resolve(kind: .upload, remote: remote, local: path, options: options, jobID: jobID, line: line)
-            spec.apply(resolved)
-            spec.bytesTotal = facts.size
-            // The source facts are generic (every upload reads a local file); the provider's details sit beside them.
-            spec.details.merge(facts.details) { _, generic in generic }
-        case .fetch:
-            // An empty target (an unset $OUTDIR in a script) would mean the working directory: refused, as for uploads;
-            // so is a blank one (" "), which would write a file named with spaces there.
-            guard !to.isEmpty else {
-                throw issue("to", "the local target is empty", "give the folder or file to fetch into, for example --to /srv/photos/")
-            }
-            guard to.contains(where: { !$0.isWhitespace }) else {
-                throw issue("to", "the local target is blank (only spaces)", "give the folder or file to fetch into, for example --to /srv/photos/")
-            }
-            let target = try Self.fetchTarget(to, base: currentDirectory, line: line)
-            try EndpointSyntax.validateLocalPath(target, field: "to", line: line)
-            let resolved = try providers.resolve(kind: .fetch, remote: source, local: target, options: options, jobID: jobID, line: line)
-            spec.apply(resolved)
-        case .copy:
-            guard !to.isEmpty else {
-                throw issue("to", "the destination is empty", "give where the copy goes, for example --to s3:archive:bucket/photos/")
-            }
-            let resolved = try providers.resolveCopy(source: source, destination: to, options: options, jobID: jobID, line: line)
-            spec.apply(resolved)
-            spec.bytesTotal = resolved.details["from"]?["size"]?.intValue
+    private func checkedTraceParent() throws(ValidationIssue) -> TraceParent? {
+        guard let text = traceparent else { return nil }
+        guard let parsed = TraceParent(text) else {
+            throw issue(line == nil ? "--traceparent" : "traceparent", "not a W3C traceparent", "write \(TraceParent.format), for example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
         }
-        return spec
+        return parsed
+    }
+
+    /// A folder a worker walks when the job runs: no file facts now; the destination is a folder.
+    private func resolveTreeUpload(
+        into spec: inout JobSpec, currentDirectory: String,
+        inspectFile: (String) -> Result<SourceFileFacts, SourceFileFacts.Problem>, providers: some JobEndpointResolver
+    ) throws(ValidationIssue) {
+        let path = Self.absolute(source, base: currentDirectory)
+        try EndpointSyntax.validateLocalPath(path, field: "source", line: line)
+        guard case .failure(.notRegularFile("directory")) = inspectFile(path) else {
+            throw issue("source", "\(path) is not a folder", "a tree upload (option tree) uploads the files below a folder: name the folder")
+        }
+        guard to.hasSuffix("/") else {
+            throw issue("to", "a tree upload goes into a folder", "end the destination with / (for example dropbox:me:/Backup/)")
+        }
+        if let inside = Self.treeIntoItself(root: path, destination: to, base: currentDirectory, line: line) { throw inside }
+        let remote = EndpointSyntax.scheme(of: to) == nil
+            ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
+        // Resolved as the upload of one file into that folder would be (account, options); the job's
+        // destination is the folder itself.
+        let probe = "ferry-tree-probe"
+        var resolved = try providers.resolve(kind: .upload, remote: remote, local: path + "/" + probe, options: options, jobID: spec.jobID, line: line)
+        guard resolved.destination.hasSuffix(probe) else {
+            throw issue("to", "the destination does not name a folder", "end the destination with /")
+        }
+        resolved.destination = String(resolved.destination.dropLast(probe.count))
+        resolved.source = path.hasSuffix("/") || path == "/" ? path : path + "/"
+        spec.apply(resolved)
+    }
+
+    private func resolveUpload(
+        into spec: inout JobSpec, currentDirectory: String,
+        inspectFile: (String) -> Result<SourceFileFacts, SourceFileFacts.Problem>, providers: some JobEndpointResolver
+    ) throws(ValidationIssue) {
+        let path = Self.absolute(source, base: currentDirectory)
+        try EndpointSyntax.validateLocalPath(path, field: "source", line: line)
+        let facts = try sourceFacts(path, inspectFile: inspectFile)
+        // A plain path (no scheme) is a local directory, as for fetches: the same as file:///abs/path/.
+        let remote = !to.isEmpty && EndpointSyntax.scheme(of: to) == nil
+            ? "file://" + EndpointSyntax.percentEncodePath(Self.absolute(to, base: currentDirectory)) : to
+        let resolved = try providers.resolve(kind: .upload, remote: remote, local: path, options: options, jobID: spec.jobID, line: line)
+        spec.apply(resolved)
+        spec.bytesTotal = facts.size
+        // The source facts are generic (every upload reads a local file); the provider's details sit beside them.
+        spec.details.merge(facts.details) { _, generic in generic }
+    }
+
+    /// An upload source's facts, or the problem with it named for the producer.
+    private func sourceFacts(
+        _ path: String, inspectFile: (String) -> Result<SourceFileFacts, SourceFileFacts.Problem>
+    ) throws(ValidationIssue) -> SourceFileFacts {
+        switch inspectFile(path) {
+        case .success(let value): return value
+        case .failure(.missing):
+            throw issue("source", "no such file: \(path)", "check the path; the file must exist when it is enqueued")
+        case .failure(.notRegularFile("directory")):
+            throw issue("source", "\(path) is a directory, not a regular file", "upload a folder's files, keeping their folders, with ferry enqueue upload DIR --recursive --to DEST/")
+        case .failure(.notRegularFile(let kind)):
+            throw issue("source", "\(path) is a \(kind), not a regular file", "upload regular files")
+        case .failure(.symlinkLoop):
+            throw issue("source", "\(path) is a symbolic link loop (too many levels of symbolic links)", "point the link at a real file, or upload the file itself")
+        case .failure(.permissionDenied), .failure(.unreadable):
+            throw issue("source", "\(path) cannot be read (permission denied)", "make the file readable by the user that runs ferry")
+        }
+    }
+
+    private func resolveFetch(into spec: inout JobSpec, currentDirectory: String, providers: some JobEndpointResolver) throws(ValidationIssue) {
+        // An empty target (an unset $OUTDIR in a script) would mean the working directory: refused, as for uploads;
+        // so is a blank one (" "), which would write a file named with spaces there.
+        guard !to.isEmpty else {
+            throw issue("to", "the local target is empty", "give the folder or file to fetch into, for example --to /srv/photos/")
+        }
+        guard to.contains(where: { !$0.isWhitespace }) else {
+            throw issue("to", "the local target is blank (only spaces)", "give the folder or file to fetch into, for example --to /srv/photos/")
+        }
+        let target = try Self.fetchTarget(to, base: currentDirectory, line: line)
+        try EndpointSyntax.validateLocalPath(target, field: "to", line: line)
+        let resolved = try providers.resolve(kind: .fetch, remote: source, local: target, options: options, jobID: spec.jobID, line: line)
+        spec.apply(resolved)
+    }
+
+    private func resolveCopy(into spec: inout JobSpec, providers: some JobEndpointResolver) throws(ValidationIssue) {
+        guard !to.isEmpty else {
+            throw issue("to", "the destination is empty", "give where the copy goes, for example --to s3:archive:bucket/photos/")
+        }
+        let resolved = try providers.resolveCopy(source: source, destination: to, options: options, jobID: spec.jobID, line: line)
+        spec.apply(resolved)
+        spec.bytesTotal = resolved.details["from"]?["size"]?.intValue
     }
 
     /// A fetch's local target as an absolute path: a path (relative to `base`), or a `file:///abs/path` URL (the

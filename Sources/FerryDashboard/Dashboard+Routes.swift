@@ -6,6 +6,14 @@ import NIOCore
 
 extension Dashboard {
     func routes(_ router: Router<DashboardRequestContext>) {
+        jobPageRoutes(router)
+        fleetPageRoutes(router)
+        sessionRoutes(router)
+        actionRoutes(router)
+    }
+
+    /// The pages of work: the overview, batches and jobs.
+    private func jobPageRoutes(_ router: Router<DashboardRequestContext>) {
         router.get(RouterPath(base.isEmpty ? "/" : base)) { request, context in
             await respond(request, context) { view in try await overview(view) }
         }
@@ -44,6 +52,10 @@ extension Dashboard {
             }
             return await respond(request, context) { view in try await job(id, view) }
         }
+    }
+
+    /// The pages of the fleet around the work: failures, search, queues, workers, schedules, accounts, trends.
+    private func fleetPageRoutes(_ router: Router<DashboardRequestContext>) {
         router.get(RouterPath("\(base)/failed")) { request, context in
             await respond(request, context) { view in try await failed(view) }
         }
@@ -90,9 +102,17 @@ extension Dashboard {
             let filter = TrendFilter(queue: values[0], account: values[1], provider: values[2])
             return await respond(request, context) { view in try await trends(range: range, filter: filter, view) }
         }
+    }
+
+    /// The live event stream and signing in and out.
+    private func sessionRoutes(_ router: Router<DashboardRequestContext>) {
         router.get(RouterPath("\(base)/events")) { request, _ in events(request) }
         router.post(RouterPath("\(base)/login")) { request, context in try await login(request, context) }
         router.post(RouterPath("\(base)/logout")) { request, _ in try await logout(request) }
+    }
+
+    /// The POSTs that act on jobs, batches, failure groups, queues and schedules.
+    private func actionRoutes(_ router: Router<DashboardRequestContext>) {
         router.post(RouterPath("\(base)/jobs/:id/:action")) { request, context in
             guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
                 return problem(request, .notFound, "no such job: the address must name a job id")

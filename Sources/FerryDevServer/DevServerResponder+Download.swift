@@ -22,16 +22,7 @@ extension DevServerResponder {
         headers[.dropboxAPIResult] = entry.metadata(tagged: false).asciiJSONText
         headers[.acceptRanges] = "bytes"
         headers[.eTag] = "W/\"\(entry.rev)\""
-        var status = HTTPResponse.Status.ok
-        var range = ByteRange(start: 0, end: size - 1)
-        switch ByteRange.resolve(request.headers[.range], size: size) {
-        case .whole:
-            break
-        case .partial(let partial):
-            status = .partialContent
-            range = partial
-            headers[.contentRange] = "bytes \(partial.start)-\(partial.end)/\(size)"
-        case .unsatisfiable:
+        guard let (status, range) = ByteRange.answer(request.headers[.range], size: size, headers: &headers) else {
             var failure = HTTPFields()
             failure[.contentRange] = "bytes */\(size)"
             return Response(status: .rangeNotSatisfiable, headers: failure)

@@ -45,6 +45,27 @@ extension DevServerResponder {
         try? DiskFile.openForWriting(path).truncate(to: offset)
     }
 
+    /// Undoes a refused or interrupted write to a session: its file cut back to `offset`, the session released.
+    private func undoWrite(_ session: UploadSession, to offset: Int64) {
+        rollBack(session.filePath, to: offset)
+        backend.files.abortWrite(sessionID: session.id)
+    }
+
+    /// Receives the request's body into `session`'s file at `offset`; when that fails the write is undone, and a
+    /// body over the limit is answered with `tooLarge`.
+    private func receive(
+        _ request: Request, into session: UploadSession, at offset: Int64, hasher: inout ContentHasher, chunkHash: Bool,
+        tooLarge: @autoclosure () -> DropboxError
+    ) async throws -> (bytes: Int64, chunkHash: String?) {
+        do {
+            return try await receiveBody(request, path: session.filePath, offset: offset, hasher: &hasher, chunkHash: chunkHash, sessionID: session.id)
+        } catch {
+            undoWrite(session, to: offset)
+            if error is BodyTooLarge { throw tooLarge() }
+            throw error
+        }
+    }
+
     /// The `corrupt_commit` fault: the committed file's first byte changes, and so does its hash.
     private func corrupted(_ entry: FileEntry, account: Account) -> FileEntry {
         backend.stats.record { $0.faultsInjected["corrupt_commit", default: 0] += 1 }
@@ -141,23 +162,15 @@ extension DevServerResponder {
         } catch {
             throw lookupFailure(error)
         }
-        let received: (bytes: Int64, chunkHash: String?)
-        do {
-            received = try await receiveBody(request, path: session.filePath, offset: 0, hasher: &hasher, chunkHash: false, sessionID: session.id)
-        } catch {
-            rollBack(session.filePath, to: 0)
-            backend.files.abortWrite(sessionID: session.id)
-            if error is BodyTooLarge { throw DropboxError.routeError(summary: "payload_too_large", .tag("payload_too_large")) }
-            throw error
-        }
+        let received = try await receive(
+            request, into: session, at: 0, hasher: &hasher, chunkHash: false,
+            tooLarge: DropboxError.routeError(summary: "payload_too_large", .tag("payload_too_large")))
         if let expectedHash, expectedHash != hasher.finalize() {
-            rollBack(session.filePath, to: 0)
-            backend.files.abortWrite(sessionID: session.id)
+            undoWrite(session, to: 0)
             throw DropboxError.routeError(summary: "content_hash_mismatch", .tag("content_hash_mismatch"))
         }
         if concurrent && received.bytes > 0 {
-            rollBack(session.filePath, to: 0)
-            backend.files.abortWrite(sessionID: session.id)
+            undoWrite(session, to: 0)
             throw DropboxError.routeError(summary: "concurrent_session_data_not_allowed", .tag("concurrent_session_data_not_allowed"))
         }
         backend.files.endWrite(sessionID: session.id, newOffset: received.bytes, hasher: hasher, close: close)
@@ -195,19 +208,10 @@ extension DevServerResponder {
             throw lookupFailure(error)
         }
         var hasher = session.hasher
-        let received: (bytes: Int64, chunkHash: String?)
-        do {
-            received = try await receiveBody(request, path: session.filePath, offset: cursor.offset, hasher: &hasher,
-                                             chunkHash: expectedHash != nil, sessionID: session.id)
-        } catch {
-            rollBack(session.filePath, to: cursor.offset)
-            backend.files.abortWrite(sessionID: session.id)
-            if error is BodyTooLarge { throw lookupFailure(.payloadTooLarge) }
-            throw error
-        }
+        let received = try await receive(
+            request, into: session, at: cursor.offset, hasher: &hasher, chunkHash: expectedHash != nil, tooLarge: lookupFailure(.payloadTooLarge))
         if let expectedHash, expectedHash != received.chunkHash {
-            rollBack(session.filePath, to: cursor.offset)
-            backend.files.abortWrite(sessionID: session.id)
+            undoWrite(session, to: cursor.offset)
             throw lookupFailure(.contentHashMismatch)
         }
         if keepPartial {
@@ -217,8 +221,7 @@ extension DevServerResponder {
             do {
                 try hashStored(session.filePath, from: cursor.offset, count: kept, into: &keptHasher)
             } catch {
-                rollBack(session.filePath, to: cursor.offset)
-                backend.files.abortWrite(sessionID: session.id)
+                undoWrite(session, to: cursor.offset)
                 throw error
             }
             // Not closed: the chunk that asked for it did not arrive whole.
@@ -309,24 +312,14 @@ extension DevServerResponder {
             throw finishFailure(.lookup(error))
         }
         var hasher = session.hasher
-        let received: (bytes: Int64, chunkHash: String?)
-        do {
-            received = try await receiveBody(request, path: session.filePath, offset: cursor.offset, hasher: &hasher,
-                                             chunkHash: expectedHash != nil, sessionID: session.id)
-        } catch {
-            rollBack(session.filePath, to: cursor.offset)
-            backend.files.abortWrite(sessionID: session.id)
-            if error is BodyTooLarge { throw finishFailure(.lookup(.payloadTooLarge)) }
-            throw error
-        }
+        let received = try await receive(
+            request, into: session, at: cursor.offset, hasher: &hasher, chunkHash: expectedHash != nil, tooLarge: finishFailure(.lookup(.payloadTooLarge)))
         if received.bytes > 0 && session.closed {
-            rollBack(session.filePath, to: cursor.offset)
-            backend.files.abortWrite(sessionID: session.id)
+            undoWrite(session, to: cursor.offset)
             throw finishFailure(.lookup(.closed))
         }
         if let expectedHash, expectedHash != received.chunkHash {
-            rollBack(session.filePath, to: cursor.offset)
-            backend.files.abortWrite(sessionID: session.id)
+            undoWrite(session, to: cursor.offset)
             throw finishFailure(.lookup(.contentHashMismatch))
         }
         do throws(WriteFailure) {

@@ -1,3 +1,4 @@
+import FerryCore
 import Synchronization
 
 /// Draws fault decisions from a seeded PRNG under a lock, so a given seed and request order

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// The picture drawn by ``ThumbnailRenderer/photo(width:height:seed:)``, in coordinates relative to the
 /// image size so every size of one photo shows the same scene.
 struct PhotoScene {

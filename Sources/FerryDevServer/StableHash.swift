@@ -1,3 +1,5 @@
+import FerryCore
+
 /// A 64-bit hash that is the same in every process (unlike `Hasher`), so seeded fixtures such
 /// as Flickr photos come out identical across runs and restarts.
 enum StableHash {

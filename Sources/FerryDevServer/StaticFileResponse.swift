@@ -36,22 +36,12 @@ struct StaticFileResponse {
             headers[.contentLength] = String(size)
             return Response(status: .ok, headers: headers, body: ResponseBody())
         }
-        var status = HTTPResponse.Status.ok
-        var range = ByteRange(start: 0, end: size - 1)
-        if rangeApplies(request) {
-            switch ByteRange.resolve(request.headers[.range], size: size) {
-            case .whole:
-                break
-            case .partial(let partial):
-                status = .partialContent
-                range = partial
-                headers[.contentRange] = "bytes \(partial.start)-\(partial.end)/\(size)"
-            case .unsatisfiable:
-                var failure = HTTPFields()
-                failure[.contentRange] = "bytes */\(size)"
-                failure[.acceptRanges] = "bytes"
-                return Response(status: .rangeNotSatisfiable, headers: failure)
-            }
+        let header = rangeApplies(request) ? request.headers[.range] : nil
+        guard let (status, range) = ByteRange.answer(header, size: size, headers: &headers) else {
+            var failure = HTTPFields()
+            failure[.contentRange] = "bytes */\(size)"
+            failure[.acceptRanges] = "bytes"
+            return Response(status: .rangeNotSatisfiable, headers: failure)
         }
         started(range.start)
         let body = ThrottledFileBody.make(file: file, start: range.start, length: max(0, range.length), rate: rate, pauseAt: pauseAt, sent: sent)

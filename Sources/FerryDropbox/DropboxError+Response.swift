@@ -117,19 +117,11 @@ extension DropboxError {
     }
 
     static func truncate(_ text: String) -> String {
-        let trimmed = text.trimmingSpaces
-        guard trimmed.count > summaryLimit else { return trimmed }
-        return String(trimmed.prefix(summaryLimit)) + "…"
+        SafeSummary.truncate(text, limit: summaryLimit)
     }
 
     /// Replaces every secret (and its form-encoded spelling) with a marker.
     static func redact(_ text: String, secrets: [String]) -> String {
-        var text = text
-        for secret in secrets where secret.count >= 4 {
-            for spelling in Set([secret, FormEncoding.escape(secret)]) where text.contains(spelling) {
-                text = text.replacing(spelling, with: "[REDACTED]")
-            }
-        }
-        return text
+        SafeSummary.redact(text, secrets: secrets)
     }
 }

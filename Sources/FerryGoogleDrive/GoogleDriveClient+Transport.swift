@@ -108,7 +108,7 @@ extension GoogleDriveClient {
         }
         // NIO socket errors name the operation, errno and address: no request content.
         if error is IOError || error is NIOConnectionError || error is ChannelError || error is NIOTooManyBytesError {
-            return GoogleDriveError(code: .transport, summary: GoogleDriveError.truncate(GoogleDriveError.redact("\(error)", secrets: secrets)))
+            return GoogleDriveError(code: .transport, summary: GoogleDriveError.safe("\(error)", secrets: secrets))
         }
         // Anything else (a failing request body stream, say) is described by its type only.
         return GoogleDriveError(code: .transport, summary: "\(type(of: error))")

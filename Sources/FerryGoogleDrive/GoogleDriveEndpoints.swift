@@ -1,3 +1,5 @@
+import FerryHTTP
+
 /// Where a ``GoogleDriveClient`` sends its requests. Per account, so a local server (such as `ferry dev-server`) can
 /// stand in for Google.
 public struct GoogleDriveEndpoints: Sendable, Hashable {
@@ -33,14 +35,7 @@ public struct GoogleDriveEndpoints: Sendable, Hashable {
 
     /// `scheme://host[:port]` of a URL, lowercased; `nil` for anything but http(s) or a URL with user info.
     static func origin(of url: String) -> String? {
-        let lower = url.lowercased()
-        guard let schemeEnd = lower.range(of: "://"), ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound])) else {
-            return nil
-        }
-        let rest = lower[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
-        return String(lower[..<schemeEnd.upperBound]) + authority
+        URLOrigin.of(url)
     }
 
     private static func trimmed(_ url: String) -> String {

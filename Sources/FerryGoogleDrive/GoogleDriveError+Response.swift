@@ -18,7 +18,7 @@ extension GoogleDriveError {
         let json = try? JSONValue.parse(text)
         let retryAfter = headers.first(name: "Retry-After").flatMap { HTTPRetryAfter.seconds($0) }
         // Redacted before truncation, so a cut cannot leave half a secret behind.
-        func safe(_ summary: String) -> String { truncate(redact(summary, secrets: secrets)) }
+        func safe(_ summary: String) -> String { Self.safe(summary, secrets: secrets) }
 
         if oauth, let name = json?["error"]?.stringValue {
             let code: Code = switch name {
@@ -48,20 +48,8 @@ extension GoogleDriveError {
         return GoogleDriveError(code: code, httpStatus: status, reason: reason, retryAfter: retryAfter, summary: safe(message))
     }
 
-    static func truncate(_ text: String) -> String {
-        let trimmed = text.trimmingSpaces
-        guard trimmed.count > summaryLimit else { return trimmed }
-        return String(trimmed.prefix(summaryLimit)) + "…"
-    }
-
-    /// Replaces every secret (and its form-encoded spelling) with a marker.
-    static func redact(_ text: String, secrets: [String]) -> String {
-        var text = text
-        for secret in secrets where secret.count >= 4 {
-            for spelling in Set([secret, FormEncoding.escape(secret)]) where text.contains(spelling) {
-                text = text.replacing(spelling, with: "[REDACTED]")
-            }
-        }
-        return text
+    /// `text` with every secret (and its form-encoded spelling) replaced by a marker, then cut to `summaryLimit`.
+    static func safe(_ text: String, secrets: [String]) -> String {
+        SafeSummary.truncate(SafeSummary.redact(text, secrets: secrets), limit: summaryLimit)
     }
 }

@@ -129,7 +129,7 @@ public struct OneDriveClient: Sendable {
             }
         }
         if error is IOError || error is NIOConnectionError || error is ChannelError || error is NIOTooManyBytesError {
-            return OneDriveError(code: .transport, summary: OneDriveError.truncate(OneDriveError.redact("\(error)", secrets: secrets)))
+            return OneDriveError(code: .transport, summary: OneDriveError.safe("\(error)", secrets: secrets))
         }
         return OneDriveError(code: .transport, summary: "\(type(of: error))")
     }

@@ -1,3 +1,5 @@
+import FerryHTTP
+
 /// Where a ``OneDriveClient`` sends its requests. Per account, so a local server (such as `ferry dev-server`) can
 /// stand in for Microsoft.
 public struct OneDriveEndpoints: Sendable, Hashable {
@@ -30,14 +32,7 @@ public struct OneDriveEndpoints: Sendable, Hashable {
 
     /// `scheme://host[:port]` of a URL, lowercased; `nil` for anything but http(s) or a URL with user info.
     public static func origin(of url: String) -> String? {
-        let lower = url.lowercased()
-        guard let schemeEnd = lower.range(of: "://"), ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound])) else {
-            return nil
-        }
-        let rest = lower[schemeEnd.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
-        return String(lower[..<schemeEnd.upperBound]) + authority
+        URLOrigin.of(url)
     }
 
     public static func trimmedURL(_ url: String) -> String { trimmed(url) }

@@ -1,3 +1,5 @@
+import FerryHTTP
+
 /// Microsoft's QuickXorHash, the content hash OneDrive states for every file (`file.hashes.quickXorHash`).
 ///
 /// A 160-bit register: byte `i` of the content is XORed in at bit `(11 × i) mod 160` (wrapping past bit 159 to
@@ -71,22 +73,6 @@ public struct QuickXorHash: Sendable {
 
     /// Standard base64 with padding (RFC 4648 §4).
     static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".unicodeScalars)
-        var out = ""
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value = 0
-            for (offset, byte) in chunk.enumerated() { value |= Int(byte) << (16 - 8 * offset) }
-            for position in 0..<4 {
-                if position <= chunk.count {
-                    out.unicodeScalars.append(alphabet[(value >> (18 - 6 * position)) & 0x3F])
-                } else {
-                    out += "="
-                }
-            }
-            index += 3
-        }
-        return out
+        Base64Text.standard(bytes)
     }
 }

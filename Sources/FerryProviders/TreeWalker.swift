@@ -73,12 +73,6 @@ public struct TreeWalker: Sendable {
         }
         stack.append(level)
 
-        func unreadable(_ relative: String, _ what: String) -> Entry {
-            skipUnreadable
-                ? .skipped(relative: relative, reason: what, filtered: false)
-                : .problem(relative: relative, problem: what, fix: "make it readable by the user that runs ferry, or give --skip-unreadable to leave it out")
-        }
-
         while let current = stack.last {
             errno = 0
             guard let entry = readdir(current.stream) else {
@@ -106,99 +100,124 @@ public struct TreeWalker: Sendable {
                 if !visit(entry) { return }
                 continue
             }
-            let relative = current.relative + name
-            let path = current.absolute + name
-            var info = stat()
-            guard fstatat(dirfd(current.stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                if errno == ENOENT { continue }  // removed while we walk
-                if !visit(unreadable(relative, "cannot be examined (\(String(cString: strerror(errno))))")) { return }
-                continue
-            }
-            var source = path
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK:
-                guard followSymlinks else {
-                    if !visit(.skipped(relative: relative, reason: "symbolic link (give --follow-symlinks to follow it)", filtered: false)) { return }
-                    continue
-                }
-                guard stat(path, &info) == 0 else {
-                    let reason =
-                        switch errno {
-                        case ELOOP: "symbolic link loop (too many levels of symbolic links)"
-                        case ENOENT, ENOTDIR: "broken symbolic link (its target does not exist)"
-                        default: "symbolic link whose target cannot be examined (\(String(cString: strerror(errno))))"
-                        }
-                    if !visit(.skipped(relative: relative, reason: reason, filtered: false)) { return }
-                    continue
-                }
-                guard let real = realpath(path, nil) else {
-                    if !visit(.skipped(relative: relative, reason: "symbolic link whose target cannot be resolved", filtered: false)) { return }
-                    continue
-                }
-                source = String(cString: real)
-                free(real)
-            default:
-                break
-            }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
-                if let loop = stack.first(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) {
-                    let target = loop.relative.isEmpty ? "the root of the tree" : String(loop.relative.dropLast())
-                    if !visit(.skipped(relative: relative, reason: "symbolic link loop: leads back to \(target)", filtered: false)) { return }
-                    continue
-                }
-                guard filter.descends(into: relative) else {
-                    if !visit(.skipped(relative: relative + "/", reason: "folder excluded by the filter (not read)", filtered: true)) { return }
-                    continue
-                }
-                let child =
-                    source == path
-                    ? openat(dirfd(current.stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                    : open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard child >= 0, let level = Self.level(child, relative: relative + "/", absolute: source + "/") else {
-                    let what =
-                        errno == EMFILE
-                        ? "the folder is nested too deeply to read (too many open files)"
-                        : "folder cannot be read (\(String(cString: strerror(errno))))"
-                    if !visit(unreadable(relative + "/", what)) { return }
-                    continue
-                }
-                stack.append(level)
-            case S_IFREG:
-                let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
-                if case .skip(let reason) = filter.verdict(path: relative, size: Int64(info.st_size), modified: modified) {
-                    if !visit(.skipped(relative: relative, reason: reason, filtered: true)) { return }
-                    continue
-                }
-                guard access(source, R_OK) == 0 else {
-                    if !visit(unreadable(relative, "cannot be read (\(String(cString: strerror(errno))))")) { return }
-                    continue
-                }
-                let facts = SourceFileFacts(
-                    size: Int64(info.st_size),
-                    modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
-                    device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-                if !visit(.file(relative: relative, source: source, facts: facts)) { return }
-            default:
-                let kind =
-                    switch info.st_mode & S_IFMT {
-                    case S_IFIFO: "pipe (FIFO)"
-                    case S_IFSOCK: "socket"
-                    case S_IFCHR, S_IFBLK: "device"
-                    default: "special file"
-                    }
-                // A filter that leaves the path out settles it before its kind matters.
-                if case .skip(let reason) = filter.verdict(path: relative) {
-                    if !visit(.skipped(relative: relative, reason: reason, filtered: true)) { return }
-                    continue
-                }
-                let entry: Entry =
-                    skipUnreadable
-                    ? .skipped(relative: relative, reason: "a \(kind), not a regular file", filtered: false)
-                    : .problem(relative: relative, problem: "a \(kind), not a regular file", fix: "leave it out with --exclude, or give --skip-unreadable to skip such files")
-                if !visit(entry) { return }
-            }
+            let (found, child) = examine(name, in: current, stack: stack)
+            if let child { stack.append(child) }
+            if let found, !visit(found) { return }
         }
+    }
+
+    private func unreadable(_ relative: String, _ what: String) -> Entry {
+        skipUnreadable
+            ? .skipped(relative: relative, reason: what, filtered: false)
+            : .problem(relative: relative, problem: what, fix: "make it readable by the user that runs ferry, or give --skip-unreadable to leave it out")
+    }
+
+    /// What the entry `name` of the folder `current` comes to: an entry to report (`nil`: nothing, it went away),
+    /// or a folder to read next (`stack` is the current path, for loops).
+    private func examine(_ name: String, in current: Level, stack: [Level]) -> (entry: Entry?, descend: Level?) {
+        let relative = current.relative + name
+        let path = current.absolute + name
+        var info = stat()
+        guard fstatat(dirfd(current.stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            if errno == ENOENT { return (nil, nil) }  // removed while we walk
+            return (unreadable(relative, "cannot be examined (\(String(cString: strerror(errno))))"), nil)
+        }
+        var source = path
+        if info.st_mode & S_IFMT == S_IFLNK {
+            let (real, skipped) = followLink(relative: relative, path: path, info: &info)
+            guard let real else { return (skipped, nil) }
+            source = real
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            return folder(name, relative: relative, path: path, source: source, info: info, in: current, stack: stack)
+        case S_IFREG:
+            return (file(relative: relative, source: source, info: info), nil)
+        default:
+            return (special(relative: relative, mode: info.st_mode), nil)
+        }
+    }
+
+    /// A symbolic link: followed when asked (`info` becoming its target's), answering the target's real path; else
+    /// the entry that skips it (not followed, broken, a loop, or a target that cannot be resolved).
+    private func followLink(relative: String, path: String, info: inout stat) -> (source: String?, skipped: Entry?) {
+        guard followSymlinks else {
+            return (nil, .skipped(relative: relative, reason: "symbolic link (give --follow-symlinks to follow it)", filtered: false))
+        }
+        guard stat(path, &info) == 0 else {
+            let reason =
+                switch errno {
+                case ELOOP: "symbolic link loop (too many levels of symbolic links)"
+                case ENOENT, ENOTDIR: "broken symbolic link (its target does not exist)"
+                default: "symbolic link whose target cannot be examined (\(String(cString: strerror(errno))))"
+                }
+            return (nil, .skipped(relative: relative, reason: reason, filtered: false))
+        }
+        guard let real = realpath(path, nil) else {
+            return (nil, .skipped(relative: relative, reason: "symbolic link whose target cannot be resolved", filtered: false))
+        }
+        defer { free(real) }
+        return (String(cString: real), nil)
+    }
+
+    /// A folder: read next (opened relative to its parent unless reached through a link), or skipped (a loop back
+    /// up the current path, excluded by the filter, or unreadable).
+    private func folder(
+        _ name: String, relative: String, path: String, source: String, info: stat, in current: Level, stack: [Level]
+    ) -> (entry: Entry?, descend: Level?) {
+        if let loop = stack.first(where: { $0.device == UInt64(info.st_dev) && $0.inode == UInt64(info.st_ino) }) {
+            let target = loop.relative.isEmpty ? "the root of the tree" : String(loop.relative.dropLast())
+            return (.skipped(relative: relative, reason: "symbolic link loop: leads back to \(target)", filtered: false), nil)
+        }
+        guard filter.descends(into: relative) else {
+            return (.skipped(relative: relative + "/", reason: "folder excluded by the filter (not read)", filtered: true), nil)
+        }
+        let child =
+            source == path
+            ? openat(dirfd(current.stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            : open(source, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard child >= 0, let level = Self.level(child, relative: relative + "/", absolute: source + "/") else {
+            let what =
+                errno == EMFILE
+                ? "the folder is nested too deeply to read (too many open files)"
+                : "folder cannot be read (\(String(cString: strerror(errno))))"
+            return (unreadable(relative + "/", what), nil)
+        }
+        return (nil, level)
+    }
+
+    /// A regular file: to upload, or skipped by the filter, or unreadable.
+    private func file(relative: String, source: String, info: stat) -> Entry {
+        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
+        if case .skip(let reason) = filter.verdict(path: relative, size: Int64(info.st_size), modified: modified) {
+            return .skipped(relative: relative, reason: reason, filtered: true)
+        }
+        guard access(source, R_OK) == 0 else {
+            return unreadable(relative, "cannot be read (\(String(cString: strerror(errno))))")
+        }
+        let facts = SourceFileFacts(
+            size: Int64(info.st_size),
+            modifiedNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec),
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return .file(relative: relative, source: source, facts: facts)
+    }
+
+    /// A pipe, socket, device or other special file: skipped by the filter, else a problem (or skipped when asked).
+    private func special(relative: String, mode: mode_t) -> Entry {
+        let kind =
+            switch mode & S_IFMT {
+            case S_IFIFO: "pipe (FIFO)"
+            case S_IFSOCK: "socket"
+            case S_IFCHR, S_IFBLK: "device"
+            default: "special file"
+            }
+        // A filter that leaves the path out settles it before its kind matters.
+        if case .skip(let reason) = filter.verdict(path: relative) {
+            return .skipped(relative: relative, reason: reason, filtered: true)
+        }
+        return skipUnreadable
+            ? .skipped(relative: relative, reason: "a \(kind), not a regular file", filtered: false)
+            : .problem(relative: relative, problem: "a \(kind), not a regular file", fix: "leave it out with --exclude, or give --skip-unreadable to skip such files")
     }
 
     private static func level(_ descriptor: Int32, relative: String, absolute: String) -> Level? {

@@ -84,19 +84,11 @@ extension S3Error {
     }
 
     static func truncate(_ text: String) -> String {
-        let trimmed = text.trimmingSpaces
-        guard trimmed.count > messageLimit else { return trimmed }
-        return String(trimmed.prefix(messageLimit)) + "…"
+        SafeSummary.truncate(text, limit: messageLimit)
     }
 
     /// Replaces every secret (and its percent-encoded spelling) with a marker.
     static func redact(_ text: String, secrets: [String]) -> String {
-        var text = text
-        for secret in secrets where secret.count >= 4 {
-            for spelling in Set([secret, S3URIEncoding.encode(secret, keepSlash: false)]) where text.contains(spelling) {
-                text = text.replacing(spelling, with: "[REDACTED]")
-            }
-        }
-        return text
+        SafeSummary.redact(text, secrets: secrets) { S3URIEncoding.encode($0, keepSlash: false) }
     }
 }

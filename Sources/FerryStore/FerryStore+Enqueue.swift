@@ -57,75 +57,109 @@ extension FerryStore {
         var chunk = chunk
         var specs = chunk.specs
         let lines = chunk.lines
-        func place(_ index: Int?) -> String { (index.flatMap { lines?[$0] }).map { "line \($0): " } ?? "" }
-        // Jobs whose provider takes the only account of its kind when none is named (Flickr's API key).
-        let unnamed = specs.indices.filter { specs[$0].account == nil && specs[$0].usesOnlyAccount && specs[$0].accountProvider != nil }
-        if !unnamed.isEmpty {
-            var only = [String: String]()
-            for provider in Set(unnamed.compactMap { specs[$0].accountProvider }).sorted() {
-                let found = try connection.query(
-                    "SELECT name FROM ferry.accounts WHERE provider = $1 AND status <> 'revoked' ORDER BY name LIMIT 2", [provider])
-                let names = try found.rows.map { try $0.decode(String.self, column: "name") }
-                guard names.count == 1 else {
-                    let first = unnamed.first { specs[$0].accountProvider == provider }
-                    throw FerryStoreError(
-                        .unknownAccount,
-                        place(first) + (names.isEmpty ? "no \(provider) account to use" : "several \(provider) accounts; say which"),
-                        fix: names.isEmpty
-                            ? "add one with ferry account add NAME --provider \(provider) (see ferry account add --help)"
-                            : "pass --account NAME (or \"account\" in the line)")
-                }
-                only[provider] = names[0]
-            }
-            for index in unnamed { specs[index].account = only[specs[index].accountProvider!] }
+        if try settleOnlyAccounts(&specs, lines: lines, on: connection) {
             // The account is part of the event: render again.
             chunk = EnqueueChunk(specs: specs, lines: lines)
         }
-        // A copy names two accounts: the destination's (the job's) and the source's.
-        let accounts = Set(specs.compactMap(\.account) + specs.compactMap(\.sourceAccount))
-        if !accounts.isEmpty {
+        try checkAccounts(specs, lines: lines, on: connection)
+        let existing = try existingKeys(specs, on: connection)
+        let (outcomes, toWrite) = try keyedOutcomes(specs, lines: lines, existing: existing)
+        guard !toWrite.isEmpty else { return outcomes }
+        try connection.copyIn("COPY ferry.events (job_id, version, type, data) FROM STDIN") { writer in
+            for index in toWrite {
+                try writer.writeEncodedRow(chunk.rows[index])
+            }
+        }
+        return outcomes
+    }
+
+    /// `line N: ` for the request at `index` when the requests came from lines, else nothing.
+    private static func place(_ index: Int?, _ lines: [Int?]?) -> String {
+        (index.flatMap { lines?[$0] }).map { "line \($0): " } ?? ""
+    }
+
+    /// Names the account of jobs whose provider takes the only account of its kind when none is named (Flickr's
+    /// API key); true when any spec changed.
+    private static func settleOnlyAccounts(_ specs: inout [JobSpec], lines: [Int?]?, on connection: PostgresConnection) throws -> Bool {
+        let unnamed = specs.indices.filter { specs[$0].account == nil && specs[$0].usesOnlyAccount && specs[$0].accountProvider != nil }
+        guard !unnamed.isEmpty else { return false }
+        var only = [String: String]()
+        for provider in Set(unnamed.compactMap { specs[$0].accountProvider }).sorted() {
             let found = try connection.query(
-                "SELECT name, provider FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
-            var providers = [String: String]()
-            for row in found.rows { providers[try row.decode(String.self, column: "name")] = try row.decode(String.self, column: "provider") }
-            if let missing = accounts.subtracting(providers.keys).sorted().first {
-                let index = specs.firstIndex { $0.account == missing || $0.sourceAccount == missing }
-                let kind = index.flatMap { specs[$0].account == missing ? specs[$0].accountProvider : specs[$0].sourceAccountProvider } ?? "PROVIDER"
+                "SELECT name FROM ferry.accounts WHERE provider = $1 AND status <> 'revoked' ORDER BY name LIMIT 2", [provider])
+            let names = try found.rows.map { try $0.decode(String.self, column: "name") }
+            guard names.count == 1 else {
+                let first = unnamed.first { specs[$0].accountProvider == provider }
                 throw FerryStoreError(
                     .unknownAccount,
-                    place(index) + "unknown account '\(missing)'",
-                    fix: "add it with ferry account add \(missing) --provider \(kind) …, or check the name with ferry account list")
+                    place(first, lines) + (names.isEmpty ? "no \(provider) account to use" : "several \(provider) accounts; say which"),
+                    fix: names.isEmpty
+                        ? "add one with ferry account add NAME --provider \(provider) (see ferry account add --help)"
+                        : "pass --account NAME (or \"account\" in the line)")
             }
-            for (index, spec) in specs.enumerated() {
-                for (account, wanted) in [(spec.account, spec.accountProvider), (spec.sourceAccount, spec.sourceAccountProvider)] {
-                    guard let account, let provider = providers[account], let wanted else { continue }
-                    if provider != wanted {
-                        throw FerryStoreError(
-                            .unknownAccount, place(index) + "account '\(account)' is a \(provider) account, not \(wanted)",
-                            fix: "name a \(wanted) account (see ferry account list)")
-                    }
+            only[provider] = names[0]
+        }
+        for index in unnamed { specs[index].account = only[specs[index].accountProvider!] }
+        return true
+    }
+
+    /// Every named account exists and is of the provider its job needs. A copy names two accounts: the
+    /// destination's (the job's) and the source's.
+    private static func checkAccounts(_ specs: [JobSpec], lines: [Int?]?, on connection: PostgresConnection) throws {
+        let accounts = Set(specs.compactMap(\.account) + specs.compactMap(\.sourceAccount))
+        guard !accounts.isEmpty else { return }
+        let found = try connection.query(
+            "SELECT name, provider FROM ferry.accounts WHERE name = ANY($1::text[])", [PostgresArray(Array(accounts))])
+        var providers = [String: String]()
+        for row in found.rows { providers[try row.decode(String.self, column: "name")] = try row.decode(String.self, column: "provider") }
+        if let missing = accounts.subtracting(providers.keys).sorted().first {
+            let index = specs.firstIndex { $0.account == missing || $0.sourceAccount == missing }
+            let kind = index.flatMap { specs[$0].account == missing ? specs[$0].accountProvider : specs[$0].sourceAccountProvider } ?? "PROVIDER"
+            throw FerryStoreError(
+                .unknownAccount,
+                place(index, lines) + "unknown account '\(missing)'",
+                fix: "add it with ferry account add \(missing) --provider \(kind) …, or check the name with ferry account list")
+        }
+        for (index, spec) in specs.enumerated() {
+            for (account, wanted) in [(spec.account, spec.accountProvider), (spec.sourceAccount, spec.sourceAccountProvider)] {
+                guard let account, let provider = providers[account], let wanted else { continue }
+                if provider != wanted {
+                    throw FerryStoreError(
+                        .unknownAccount, place(index, lines) + "account '\(account)' is a \(provider) account, not \(wanted)",
+                        fix: "name a \(wanted) account (see ferry account list)")
                 }
             }
         }
+    }
 
-        // Keys that exist: the job, and the fingerprint of the arguments it was enqueued with.
+    /// Keys that exist: the job, and the fingerprint of the arguments it was enqueued with.
+    private static func existingKeys(
+        _ specs: [JobSpec], on connection: PostgresConnection
+    ) throws -> [String: (jobID: UUID, fingerprint: String?)] {
         var existing = [String: (jobID: UUID, fingerprint: String?)]()
         let keys = Array(Set(specs.compactMap(\.idempotencyKey)))
-        if !keys.isEmpty {
-            let found = try connection.query(
-                """
-                SELECT j.idempotency_key, j.job_id, e.data->>'fingerprint' AS fingerprint
-                  FROM ferry.jobs j
-                  LEFT JOIN ferry.events e ON e.job_id = j.job_id AND e.version = 1
-                 WHERE j.idempotency_key = ANY($1::text[])
-                """,
-                [PostgresArray(keys)])
-            for row in found.rows {
-                existing[try row.decode(String.self, column: "idempotency_key")] =
-                    (try row.decode(UUID.self, column: "job_id"), try row.decode(String?.self, column: "fingerprint"))
-            }
+        guard !keys.isEmpty else { return existing }
+        let found = try connection.query(
+            """
+            SELECT j.idempotency_key, j.job_id, e.data->>'fingerprint' AS fingerprint
+              FROM ferry.jobs j
+              LEFT JOIN ferry.events e ON e.job_id = j.job_id AND e.version = 1
+             WHERE j.idempotency_key = ANY($1::text[])
+            """,
+            [PostgresArray(keys)])
+        for row in found.rows {
+            existing[try row.decode(String.self, column: "idempotency_key")] =
+                (try row.decode(UUID.self, column: "job_id"), try row.decode(String?.self, column: "fingerprint"))
         }
+        return existing
+    }
 
+    /// Each request's outcome, and the indices of the jobs to write (new keys, or none); requests repeating a key
+    /// share its job, and a key reused with other arguments is refused.
+    private static func keyedOutcomes(
+        _ specs: [JobSpec], lines: [Int?]?, existing: [String: (jobID: UUID, fingerprint: String?)]
+    ) throws -> (outcomes: [EnqueueOutcome], toWrite: [Int]) {
+        var existing = existing
         var outcomes = [EnqueueOutcome]()
         outcomes.reserveCapacity(specs.count)
         var toWrite = [Int]()
@@ -146,7 +180,7 @@ extension FerryStore {
                 if let recorded, !recorded.hasPrefix("sql:"), recorded != fingerprint, spec.details["parent"] == nil {
                     throw FerryStoreError(
                         .keyReused,
-                        place(index) + "the idempotency key '\(key)' belongs to job \(id.uuidString.lowercased()), which was enqueued with different arguments; nothing was enqueued",
+                        place(index, lines) + "the idempotency key '\(key)' belongs to job \(id.uuidString.lowercased()), which was enqueued with different arguments; nothing was enqueued",
                         fix: "give this job a key of its own, or repeat the original arguments to get the existing job (ferry status \(id.uuidString.lowercased()) shows them)")
                 }
                 outcomes.append(EnqueueOutcome(jobID: id, created: false, line: line, idempotencyKey: key))
@@ -156,12 +190,6 @@ extension FerryStore {
             outcomes.append(EnqueueOutcome(jobID: spec.jobID, created: true, line: line, idempotencyKey: key))
             toWrite.append(index)
         }
-        guard !toWrite.isEmpty else { return outcomes }
-        try connection.copyIn("COPY ferry.events (job_id, version, type, data) FROM STDIN") { writer in
-            for index in toWrite {
-                try writer.writeEncodedRow(chunk.rows[index])
-            }
-        }
-        return outcomes
+        return (outcomes, toWrite)
     }
 }

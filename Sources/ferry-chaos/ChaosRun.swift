@@ -3,7 +3,7 @@ import FerryCore
 import Foundation
 
 /// One chaos run: setup, the chaos itself, the drain, the checks.
-actor ChaosRun {
+actor ChaosRun: ScenarioPhases {
     let settings: ChaosSettings
     let schedule: ChaosSchedule
     let corpus: Corpus
@@ -52,10 +52,7 @@ actor ChaosRun {
         say("replay: ferry-chaos \(settings.replayArguments)")
         say("scratch: \(work)")
         do {
-            try await prepare()
-            try await chaos()
-            try await drain()
-            let checks = try await check()
+            let checks = try await runPhases()
             let report = await makeReport(checks)
             await finish(passed: report.passed)
             return report
@@ -71,7 +68,7 @@ actor ChaosRun {
 
     // MARK: Setup
 
-    private func prepare() async throws {
+    func prepare() async throws {
         let fm = FileManager.default
         for folder in [work, logs, work + "/dropbox", work + "/fetched"] {
             try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -279,15 +276,6 @@ actor ChaosRun {
         await dev.stop()
         try? await http.client.shutdown()
         database.close()
-        let fm = FileManager.default
-        if settings.keep {
-            say("kept \(work)")
-        } else if passed {
-            try? fm.removeItem(atPath: work)
-        } else {
-            // The data is large and can be made again from the seed; the logs are what a replay is compared with.
-            for folder in ["uploads", "fetch-sources", "fetched", "dropbox"] { try? fm.removeItem(atPath: work + "/" + folder) }
-            say("logs kept in \(logs)")
-        }
+        ScratchDirectory(work: work, logs: logs).settle(keep: settings.keep, passed: passed, bulky: ["uploads", "fetch-sources", "fetched", "dropbox"]) { say($0) }
     }
 }

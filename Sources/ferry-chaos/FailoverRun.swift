@@ -9,7 +9,7 @@ import Postgres
 /// and its keeper (the killed node then rejoins as the standby, so the next event has one). Then the checks, and
 /// the figures: each switchover's time, each failover's time from the kill to the first job finished on the new
 /// primary, and the enqueue calls that waited.
-actor FailoverRun {
+actor FailoverRun: ScenarioPhases {
     let settings: ChaosSettings
     let corpus: Corpus
     let batch: String
@@ -52,10 +52,7 @@ actor FailoverRun {
         say("replay: ferry-chaos \(settings.failoverReplayArguments)")
         say("scratch: \(work)")
         do {
-            try await prepare()
-            try await chaos()
-            try await drain()
-            let checks = try await check()
+            let checks = try await runPhases()
             let report = makeReport(checks)
             await finish(passed: report.passed)
             return report
@@ -72,7 +69,7 @@ actor FailoverRun {
 
     // MARK: Setup
 
-    private func prepare() async throws {
+    func prepare() async throws {
         let fm = FileManager.default
         for folder in [work, logs, work + "/dropbox"] {
             try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -257,14 +254,6 @@ actor FailoverRun {
         await formation.stop()
         try? await http.client.shutdown()
         database.close()
-        let fm = FileManager.default
-        if settings.keep {
-            say("kept \(work)")
-        } else if passed {
-            try? fm.removeItem(atPath: work)
-        } else {
-            for folder in ["uploads", "dropbox", "formation"] { try? fm.removeItem(atPath: work + "/" + folder) }
-            say("logs kept in \(logs)")
-        }
+        ScratchDirectory(work: work, logs: logs).settle(keep: settings.keep, passed: passed, bulky: ["uploads", "dropbox", "formation"]) { say($0) }
     }
 }

@@ -11,15 +11,6 @@ struct FunctionLengthTests {
     /// `file: first words of the declaration` of the functions longer than the limit when the ratchet came. Remove an
     /// entry once its function is split; never add one.
     static let grandfathered: Set<String> = [
-        "Sources/FerryProviders/TreeWalker.swift: public func walk(",
-        "Sources/FerryCore/JobRequest+Validation.swift: public func validated(",
-        "Sources/FerryStore/Replay/JobFold.swift: static func apply(",
-        "Sources/FerryStore/Archive/ArchiveStore+Restore.swift: public func restore(",
-        "Sources/FerryStore/FerryStore+Enqueue.swift: static func enqueue(",
-        "Sources/FerryWorker/Providers/S3/S3Upload.swift: func multipart(",
-        "Sources/FerryWorker/Providers/Dropbox/DropboxUploadHandler.swift: func session()",
-        "Sources/FerryStore/Archive/ArchiveStore.swift: public func chunk(",
-        "Sources/FerryDashboard/Dashboard+Routes.swift: func routes(",
     ]
 
     /// Each function (or initializer) of `text` longer than `limit` lines: its first line, trimmed, and its length.

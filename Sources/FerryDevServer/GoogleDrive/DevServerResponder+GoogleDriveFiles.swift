@@ -65,16 +65,7 @@ extension DevServerResponder {
         var headers = HTTPFields()
         headers[.contentType] = item.mimeType
         headers[.acceptRanges] = "bytes"
-        var status = HTTPResponse.Status.ok
-        var range = ByteRange(start: 0, end: content.size - 1)
-        switch ByteRange.resolve(request.headers[.range], size: content.size) {
-        case .whole:
-            break
-        case .partial(let partial):
-            status = .partialContent
-            range = partial
-            headers[.contentRange] = "bytes \(partial.start)-\(partial.end)/\(content.size)"
-        case .unsatisfiable:
+        guard let (status, range) = ByteRange.answer(request.headers[.range], size: content.size, headers: &headers) else {
             var error = GoogleAPIError.drive(.rangeNotSatisfiable, reason: "requestedRangeNotSatisfiable", "Request range not satisfiable")
             error.headers[.contentRange] = "bytes */\(content.size)"
             throw error

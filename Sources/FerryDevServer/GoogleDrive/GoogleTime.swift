@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// RFC 3339 times as Drive writes them (`2025-01-02T03:04:05.000Z`), and as clients send them (with or without a
@@ -11,11 +12,6 @@ enum GoogleTime {
     }
 
     static func parse(_ text: String) -> Date? {
-        guard text.utf8.count <= 64 else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        InternetTime.parse(text)
     }
 }

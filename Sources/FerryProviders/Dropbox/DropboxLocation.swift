@@ -38,14 +38,7 @@ public struct DropboxLocation: Sendable, Hashable {
         if let bad = path.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == "\\" }) {
             throw issue("remote path contains \(bad == "\\" ? "a backslash" : "a control character")", "use / as the separator and printable names")
         }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for (index, component) in components.enumerated() {
-            if component.isEmpty && index < components.count - 1 {
-                throw issue("remote path has an empty component (//)", "remove the doubled slash")
-            }
-            if component == "." || component == ".." {
-                throw issue("remote path contains \(component)", "write the path without . or .. components")
-            }
+        try AccountLocationSyntax.checkComponents(path, issue: issue) { (component: Substring) throws(ValidationIssue) in
             // Dropbox refuses names ending in a space (malformed_path): refused here, not on the worker later.
             if component.hasSuffix(" ") {
                 throw issue("remote path component '\(component)' ends with a space", "remove the trailing space (Dropbox does not allow it)")

@@ -47,42 +47,21 @@ public struct GoogleDriveLocation: Sendable, Hashable {
         func issue(_ problem: String, _ fix: String) -> ValidationIssue {
             ValidationIssue(line: line, field: field, problem: problem, fix: fix)
         }
-        let rest = text.dropFirst("gdrive:".count)
-        guard let colon = rest.firstIndex(of: ":") else {
-            throw issue("Google Drive location has no path after the account", "write gdrive:ACCOUNT:/path (a folder ends in /) or gdrive:ACCOUNT:id:FILEID")
-        }
-        account = String(rest[..<colon])
-        guard EndpointSyntax.isValidAccountName(account) else { throw EndpointSyntax.accountNameIssue(field: field, line: line) }
-        let remote = String(rest[rest.index(after: colon)...])
-        if remote.hasPrefix("id:") {
-            let id = String(remote.dropFirst(3))
-            guard !id.isEmpty, id.utf8.count <= Self.maxIDLength,
-                id.utf8.allSatisfy({ EndpointSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
-            else {
-                throw issue("a Drive file id has only letters, digits, - and _", "write gdrive:ACCOUNT:id:FILEID with the id from the file's link")
-            }
+        let (name, remote) = try AccountLocationSyntax.split(
+            text.dropFirst("gdrive:".count), field: field, line: line,
+            noRemote: issue(
+                "Google Drive location has no path after the account",
+                "write gdrive:ACCOUNT:/path (a folder ends in /) or gdrive:ACCOUNT:id:FILEID"))
+        account = name
+        if let id = try AccountLocationSyntax.id(
+            remote, maxLength: Self.maxIDLength,
+            refusal: issue("a Drive file id has only letters, digits, - and _", "write gdrive:ACCOUNT:id:FILEID with the id from the file's link"))
+        {
             target = .id(id)
             return
         }
-        try Self.checkPath(remote, issue: issue)
+        try AccountLocationSyntax.checkPath(remote, maxBytes: Self.maxPathBytes, issue: issue)
         target = .path(remote)
-    }
-
-    private static func checkPath(_ path: String, issue: (String, String) -> ValidationIssue) throws(ValidationIssue) {
-        guard path.hasPrefix("/") else { throw issue("remote path must start with /", "write an absolute path such as /Backup/") }
-        guard path.utf8.count <= maxPathBytes else { throw issue("remote path is longer than \(maxPathBytes) bytes", "shorten the path") }
-        if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw issue("remote path contains a control character", "use printable names")
-        }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for (index, component) in components.enumerated() {
-            if component.isEmpty && index < components.count - 1 {
-                throw issue("remote path has an empty component (//)", "remove the doubled slash")
-            }
-            if component == "." || component == ".." {
-                throw issue("remote path contains \(component)", "write the path without . or .. components")
-            }
-        }
     }
 
     /// The names from the top down (`/a/b/` → `["a", "b"]`).

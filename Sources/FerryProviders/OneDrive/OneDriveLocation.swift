@@ -49,20 +49,16 @@ public struct OneDriveLocation: Sendable, Hashable {
             ValidationIssue(line: line, field: field, problem: problem, fix: fix)
         }
         guard text.hasPrefix("onedrive:") else { throw issue("not a OneDrive location", "write onedrive:ACCOUNT:/path") }
-        let rest = text.dropFirst("onedrive:".count)
-        guard let colon = rest.firstIndex(of: ":") else {
-            throw issue("OneDrive location has no path after the account", "write onedrive:ACCOUNT:/path (a folder ends in /) or onedrive:ACCOUNT:id:ITEMID")
-        }
-        account = String(rest[..<colon])
-        guard EndpointSyntax.isValidAccountName(account) else { throw EndpointSyntax.accountNameIssue(field: field, line: line) }
-        let remote = String(rest[rest.index(after: colon)...])
-        if remote.hasPrefix("id:") {
-            let id = String(remote.dropFirst(3))
-            guard !id.isEmpty, id.utf8.count <= Self.maxIDLength,
-                id.utf8.allSatisfy({ EndpointSyntax.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "!") })
-            else {
-                throw issue("a OneDrive item id has only letters, digits, -, _ and !", "write onedrive:ACCOUNT:id:ITEMID")
-            }
+        let (name, remote) = try AccountLocationSyntax.split(
+            text.dropFirst("onedrive:".count), field: field, line: line,
+            noRemote: issue(
+                "OneDrive location has no path after the account",
+                "write onedrive:ACCOUNT:/path (a folder ends in /) or onedrive:ACCOUNT:id:ITEMID"))
+        account = name
+        if let id = try AccountLocationSyntax.id(
+            remote, maxLength: Self.maxIDLength, extra: [UInt8(ascii: "!")],
+            refusal: issue("a OneDrive item id has only letters, digits, -, _ and !", "write onedrive:ACCOUNT:id:ITEMID"))
+        {
             target = .id(id)
             return
         }
@@ -71,19 +67,7 @@ public struct OneDriveLocation: Sendable, Hashable {
     }
 
     static func checkPath(_ path: String, issue: (String, String) -> ValidationIssue) throws(ValidationIssue) {
-        guard path.hasPrefix("/") else { throw issue("remote path must start with /", "write an absolute path such as /Backup/") }
-        guard path.utf8.count <= maxPathBytes else { throw issue("remote path is longer than \(maxPathBytes) bytes", "shorten the path") }
-        if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw issue("remote path contains a control character", "use printable names")
-        }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        for (index, component) in components.enumerated() {
-            if component.isEmpty && index < components.count - 1 {
-                throw issue("remote path has an empty component (//)", "remove the doubled slash")
-            }
-            if component == "." || component == ".." {
-                throw issue("remote path contains \(component)", "write the path without . or .. components")
-            }
+        try AccountLocationSyntax.checkPath(path, maxBytes: maxPathBytes, issue: issue) { (component: Substring) throws(ValidationIssue) in
             if component.utf8.count > maxNameBytes {
                 throw issue("a name in the remote path is longer than \(maxNameBytes) bytes", "shorten the name")
             }

@@ -26,112 +26,150 @@ extension ArchiveStore {
         let name = archiveID.uuidString.lowercased()
         do {
             return try await client.withTransaction { connection -> RestoreOutcome in
-                let record = try connection.query(
-                    "SELECT \(ArchiveRecord.columns) FROM ferry.archives WHERE archive_id = $1 FOR UPDATE", [archiveID]
-                ).rows.first.map(ArchiveRecord.init(row:))
+                let record = try Self.lockRestoreRecord(connection, archiveID, expected: expected, allowForeign: allowForeign)
                 if record?.state == .restored { return .alreadyRestored }
-                if let record {
-                    // The caller checked the file against this record; it must still be the same record.
-                    guard expected.source == .record, ArchiveExpectation(record: record) == expected else {
-                        throw FerryStoreError(
-                            .archiveFile, "archive \(name) is recorded in this database with other facts than the file was checked against",
-                            fix: "run ferry archive restore again (it checks against the record); nothing was written")
-                    }
-                } else if !allowForeign {
-                    throw Self.foreignArchiveError(name)
-                }
-
-                let token = UUID()
-                if record == nil {
-                    // A foreign archive, restored on request: record it with the facts its content was checked against.
-                    try connection.query(
-                        """
-                        INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, first_position,
-                                                    last_position, finished_before, restore_token)
-                        VALUES ($1, 'sealed', $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                        """,
-                        [archiveID, file, expected.sha256, expected.bytes, expected.jobs, expected.events,
-                         expected.firstPosition, expected.lastPosition, finishedBefore, token])
-                } else {
-                    try connection.query(
-                        "UPDATE ferry.archives SET restore_token = $2 WHERE archive_id = $1", [archiveID, token])
-                }
-                try connection.query("SELECT set_config('ferry.restore_token', $1, true)", [token.uuidString])
-
+                try Self.markRestoring(
+                    connection, archiveID, recorded: record != nil, file: file, expected: expected, finishedBefore: finishedBefore)
                 try connection.execute("CREATE TEMP TABLE ferry_restore (line jsonb NOT NULL) ON COMMIT DROP")
                 try connection.copyIn("COPY ferry_restore (line) FROM STDIN") { writer in
                     try lines { line in try writer.writeRow([line]) }
                 }
                 try Self.checkRestoreContent(connection, archive: name, expected: expected)
-
-                let clash = try connection.query(
-                    """
-                    SELECT count(*) AS clashes FROM ferry_restore r
-                     WHERE EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.job_id = (r.line->'job'->>'job_id')::uuid)
-                        OR EXISTS (SELECT 1 FROM ferry.events e WHERE e.job_id = (r.line->'job'->>'job_id')::uuid)
-                    """
-                ).rows[0].decode(Int.self, column: "clashes")
-                guard clash == 0 else {
-                    throw FerryStoreError(
-                        .restoreConflict, "\(clash) job(s) of archive \(name) are in the database already",
-                        fix: "this archive was restored by other means; nothing was written")
-                }
-                let events = try connection.query(
-                    """
-                    INSERT INTO ferry.events OVERRIDING SYSTEM VALUE
-                    SELECT (jsonb_populate_record(NULL::ferry.events, e.value)).*
-                      FROM ferry_restore r CROSS JOIN LATERAL jsonb_array_elements(r.line->'events') e
-                     ORDER BY (e.value->>'position')::bigint
-                    """
-                ).affectedRows
-                let jobs = try connection.query(
-                    "INSERT INTO ferry.jobs SELECT (jsonb_populate_record(NULL::ferry.jobs, r.line->'job')).* FROM ferry_restore r"
-                ).affectedRows
-                if record == nil, let last = expected.lastPosition {
-                    // Another database's positions may lie ahead of this log's: move the sequence past them, so
-                    // later appends do not collide with a restored position. (Never backwards: nextval is taken.)
-                    try connection.query(
-                        """
-                        SELECT setval(s, greatest($1::bigint, nextval(s)))
-                          FROM (SELECT pg_get_serial_sequence('ferry.events', 'position')::regclass AS s) q
-                        """, [last])
-                }
+                let (jobs, events) = try Self.insertRestored(connection, archive: name, foreign: record == nil, expected: expected)
                 try Self.checkRestoredFold(connection, archive: name)
-
-                try connection.query(
-                    """
-                    SELECT ferry.count_changes(array_agg(
-                               ROW(j.job_id, j.queue, j.batch, NULL, j.state, NULL, NULL, j.bytes_done, j.bytes_total, j.enqueued_at,
-                                   j.started_at, j.finished_at, NULL,
-                                   j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change))
-                      FROM ferry_restore r CROSS JOIN LATERAL jsonb_populate_record(NULL::ferry.jobs, r.line->'job') j
-                    """)
-                try connection.query(
-                    "DELETE FROM ferry.archived_jobs a USING ferry_restore r WHERE a.job_id = (r.line->'job'->>'job_id')::uuid")
-                try connection.query("DELETE FROM ferry.batch_archives WHERE archive_id = $1", [archiveID])
-                try connection.query(
-                    """
-                    UPDATE ferry.archives SET state = 'restored', restored_at = now(), restore_token = NULL
-                     WHERE archive_id = $1
-                    """, [archiveID])
-                try connection.query("SELECT set_config('ferry.restore_token', '', true)")
+                try Self.finishRestore(connection, archiveID)
                 return .restored(jobs: jobs, events: events)
             }
-        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
-            throw FerryStoreError(
-                .restoreConflict,
-                "restoring would duplicate \(error.constraint.map { "a value of \($0)" } ?? "a unique value") (an event position or an idempotency key reused since the archive was made)",
-                fix: "nothing was written; the archive stays as it is")
-        } catch let error as PostgresError where error.sqlState?.errorClass == "22" || error.sqlState?.errorClass == "23" {
-            // A value of the file that does not fit its column (data exception, constraint): the file is not what
-            // ferry archive wrote. The server's message names the column or constraint, not the value.
-            throw FerryStoreError(
-                .archiveFile,
-                "archive \(name) holds a value PostgreSQL refuses (SQLSTATE \(error.sqlState?.code ?? "")\(error.constraint.map { ", \($0)" } ?? ""))",
-                fix: "the file was not written by ferry archive or was edited: restore it from a backup; nothing was written")
+        } catch let error as PostgresError {
+            throw Self.restoreError(error, archive: name)
         } catch {
             throw FerryStore.translate(error)
         }
+    }
+
+    /// The archive's record, locked, checked against `expected`; `nil` for a foreign archive restored on request.
+    private static func lockRestoreRecord(
+        _ connection: PostgresConnection, _ archiveID: UUID, expected: ArchiveExpectation, allowForeign: Bool
+    ) throws -> ArchiveRecord? {
+        let name = archiveID.uuidString.lowercased()
+        let record = try connection.query(
+            "SELECT \(ArchiveRecord.columns) FROM ferry.archives WHERE archive_id = $1 FOR UPDATE", [archiveID]
+        ).rows.first.map(ArchiveRecord.init(row:))
+        if let record {
+            if record.state == .restored { return record }
+            // The caller checked the file against this record; it must still be the same record.
+            guard expected.source == .record, ArchiveExpectation(record: record) == expected else {
+                throw FerryStoreError(
+                    .archiveFile, "archive \(name) is recorded in this database with other facts than the file was checked against",
+                    fix: "run ferry archive restore again (it checks against the record); nothing was written")
+            }
+        } else if !allowForeign {
+            throw Self.foreignArchiveError(name)
+        }
+        return record
+    }
+
+    /// Records the restore's token (the triggers let its events through), recording a foreign archive first.
+    private static func markRestoring(
+        _ connection: PostgresConnection, _ archiveID: UUID, recorded: Bool, file: String, expected: ArchiveExpectation,
+        finishedBefore: Date
+    ) throws {
+        let token = UUID()
+        if !recorded {
+            // A foreign archive, restored on request: record it with the facts its content was checked against.
+            try connection.query(
+                """
+                INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, first_position,
+                                            last_position, finished_before, restore_token)
+                VALUES ($1, 'sealed', $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                """,
+                [archiveID, file, expected.sha256, expected.bytes, expected.jobs, expected.events,
+                 expected.firstPosition, expected.lastPosition, finishedBefore, token])
+        } else {
+            try connection.query(
+                "UPDATE ferry.archives SET restore_token = $2 WHERE archive_id = $1", [archiveID, token])
+        }
+        try connection.query("SELECT set_config('ferry.restore_token', $1, true)", [token.uuidString])
+    }
+
+    /// Inserts the staged events and rows, refusing jobs the database holds already: (jobs, events) inserted.
+    private static func insertRestored(
+        _ connection: PostgresConnection, archive name: String, foreign: Bool, expected: ArchiveExpectation
+    ) throws -> (jobs: Int, events: Int) {
+        let clash = try connection.query(
+            """
+            SELECT count(*) AS clashes FROM ferry_restore r
+             WHERE EXISTS (SELECT 1 FROM ferry.jobs j WHERE j.job_id = (r.line->'job'->>'job_id')::uuid)
+                OR EXISTS (SELECT 1 FROM ferry.events e WHERE e.job_id = (r.line->'job'->>'job_id')::uuid)
+            """
+        ).rows[0].decode(Int.self, column: "clashes")
+        guard clash == 0 else {
+            throw FerryStoreError(
+                .restoreConflict, "\(clash) job(s) of archive \(name) are in the database already",
+                fix: "this archive was restored by other means; nothing was written")
+        }
+        let events = try connection.query(
+            """
+            INSERT INTO ferry.events OVERRIDING SYSTEM VALUE
+            SELECT (jsonb_populate_record(NULL::ferry.events, e.value)).*
+              FROM ferry_restore r CROSS JOIN LATERAL jsonb_array_elements(r.line->'events') e
+             ORDER BY (e.value->>'position')::bigint
+            """
+        ).affectedRows
+        let jobs = try connection.query(
+            "INSERT INTO ferry.jobs SELECT (jsonb_populate_record(NULL::ferry.jobs, r.line->'job')).* FROM ferry_restore r"
+        ).affectedRows
+        if foreign, let last = expected.lastPosition {
+            // Another database's positions may lie ahead of this log's: move the sequence past them, so
+            // later appends do not collide with a restored position. (Never backwards: nextval is taken.)
+            try connection.query(
+                """
+                SELECT setval(s, greatest($1::bigint, nextval(s)))
+                  FROM (SELECT pg_get_serial_sequence('ferry.events', 'position')::regclass AS s) q
+                """, [last])
+        }
+        return (jobs, events)
+    }
+
+    /// Counts the restored jobs into the views' totals and marks the archive restored.
+    private static func finishRestore(_ connection: PostgresConnection, _ archiveID: UUID) throws {
+        try connection.query(
+            """
+            SELECT ferry.count_changes(array_agg(
+                       ROW(j.job_id, j.queue, j.batch, NULL, j.state, NULL, NULL, j.bytes_done, j.bytes_total, j.enqueued_at,
+                           j.started_at, j.finished_at, NULL,
+                           j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged')::ferry.job_change))
+              FROM ferry_restore r CROSS JOIN LATERAL jsonb_populate_record(NULL::ferry.jobs, r.line->'job') j
+            """)
+        try connection.query(
+            "DELETE FROM ferry.archived_jobs a USING ferry_restore r WHERE a.job_id = (r.line->'job'->>'job_id')::uuid")
+        try connection.query("DELETE FROM ferry.batch_archives WHERE archive_id = $1", [archiveID])
+        try connection.query(
+            """
+            UPDATE ferry.archives SET state = 'restored', restored_at = now(), restore_token = NULL
+             WHERE archive_id = $1
+            """, [archiveID])
+        try connection.query("SELECT set_config('ferry.restore_token', '', true)")
+    }
+
+    /// A restore's database error as the store reports it: a duplicate or a refused value means the file is not
+    /// what this database can take back.
+    private static func restoreError(_ error: PostgresError, archive name: String) -> Error {
+        if error.sqlState == .uniqueViolation {
+            return FerryStoreError(
+                .restoreConflict,
+                "restoring would duplicate \(error.constraint.map { "a value of \($0)" } ?? "a unique value") (an event position or an idempotency key reused since the archive was made)",
+                fix: "nothing was written; the archive stays as it is")
+        }
+        if error.sqlState?.errorClass == "22" || error.sqlState?.errorClass == "23" {
+            // A value of the file that does not fit its column (data exception, constraint): the file is not what
+            // ferry archive wrote. The server's message names the column or constraint, not the value.
+            return FerryStoreError(
+                .archiveFile,
+                "archive \(name) holds a value PostgreSQL refuses (SQLSTATE \(error.sqlState?.code ?? "")\(error.constraint.map { ", \($0)" } ?? ""))",
+                fix: "the file was not written by ferry archive or was edited: restore it from a backup; nothing was written")
+        }
+        return FerryStore.translate(error)
     }
 
     /// The refusal of an archive this database has no record of.

@@ -23,92 +23,19 @@ public struct ArchiveStore: Sendable {
     ) async throws -> ArchivedChunk? {
         do {
             return try await client.withTransaction { connection -> ArchivedChunk? in
-                try connection.query(
-                    "SELECT pg_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1))", [archiveID.uuidString])
-                try connection.execute(
-                    "CREATE TEMP TABLE ferry_archive_chunk (job_id uuid PRIMARY KEY) ON COMMIT DROP")
-                // Terminal jobs only: nothing appends to them but a retry, which the row lock makes wait (and then
-                // find the job archived). A batch with unfinished jobs keeps all of its jobs until it completes.
-                try connection.query(
-                    """
-                    INSERT INTO ferry_archive_chunk
-                    SELECT j.job_id
-                      FROM ferry.jobs j
-                     WHERE j.state IN ('succeeded', 'failed', 'cancelled', 'discarded') AND j.finished_at < $1
-                       AND (j.batch IS NULL OR NOT EXISTS (
-                             SELECT 1 FROM ferry.jobs u WHERE u.batch = j.batch AND u.state IN ('queued', 'running')))
-                     LIMIT $2
-                       FOR UPDATE OF j SKIP LOCKED
-                    """, [cutoff, limit])
-                try connection.execute("ANALYZE ferry_archive_chunk")
-                let totals = try connection.query(
-                    """
-                    SELECT (SELECT count(*) FROM ferry_archive_chunk) AS jobs, count(*) AS events, min(e.position) AS first_position,
-                           max(e.position) AS last_position
-                      FROM ferry.events e JOIN ferry_archive_chunk c ON c.job_id = e.job_id
-                    """
-                ).rows[0]
-                let jobs = try totals.decode(Int.self, column: "jobs")
-                guard jobs > 0 else { return nil }
-                let events = try totals.decode(Int.self, column: "events")
-
-                // One line per job: its projection row and its whole stream, in version order. to_jsonb keeps every
-                // value's text exactly (timestamps with microseconds, xid8 as a string), so restore is lossless.
-                var sink = try makeSink()
-                try connection.copyOut(
-                    """
-                    COPY (SELECT jsonb_build_object(
-                                     'job', to_jsonb(j),
-                                     'events', (SELECT jsonb_agg(to_jsonb(e) ORDER BY e.version)
-                                                  FROM ferry.events e WHERE e.job_id = j.job_id))
-                            FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
-                           ORDER BY j.job_id) TO STDOUT
-                    """
-                ) { row in
-                    guard let line = PostgresCopyRow.fields(row).first ?? nil else { return }
-                    try sink.write(line: Array(line.utf8))
+                guard let totals = try Self.lockChunk(connection, archiveID: archiveID, finishedBefore: cutoff, limit: limit) else {
+                    return nil
                 }
-                let file = try sink.finish()
-
+                let file = try Self.writeChunk(connection, sink: try makeSink())
                 let chunk = ArchivedChunk(
-                    archiveID: archiveID, file: file, jobs: jobs, events: events,
-                    firstPosition: try totals.decode(Int?.self, column: "first_position") ?? 0,
-                    lastPosition: try totals.decode(Int?.self, column: "last_position") ?? 0)
-                try connection.query(
-                    """
-                    INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, first_position,
-                                                last_position, finished_before)
-                    VALUES ($1, 'sealed', $2, $3, $4, $5, $6, $7, $8, $9)
-                    """,
-                    [archiveID, file.path, file.sha256, file.bytes, jobs, events, chunk.firstPosition,
-                     chunk.lastPosition, cutoff])
-                try connection.query(
-                    """
-                    INSERT INTO ferry.archived_jobs (job_id, archive_id, queue, batch, state, finished_at, bytes)
-                    SELECT j.job_id, $1, j.queue, j.batch, j.state, j.finished_at, j.bytes_done
-                      FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
-                    """, [archiveID])
-                // What each batch lost to this archive, so its totals can still say so (ferry.batch_archive_totals).
-                try connection.query(
-                    """
-                    INSERT INTO ferry.batch_archives (batch, archive_id, jobs, bytes, unsized)
-                    SELECT j.batch, $1, count(*), coalesce(sum(j.bytes_done), 0), 0
-                      FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
-                     WHERE j.batch IS NOT NULL
-                     GROUP BY j.batch
-                    """, [archiveID])
-                try connection.query(
-                    """
-                    SELECT ferry.count_changes(array_agg(
-                               ROW(j.job_id, j.queue, j.batch, j.state, NULL, j.bytes_done, j.bytes_total, NULL, NULL, NULL, NULL,
-                                   NULL, j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged', NULL)::ferry.job_change))
-                      FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
-                    """)
-                // The markers above are what lets these deletes through ferry.events' guard.
+                    archiveID: archiveID, file: file, jobs: totals.jobs, events: totals.events,
+                    firstPosition: totals.firstPosition, lastPosition: totals.lastPosition)
+                try Self.recordChunk(connection, chunk, finishedBefore: cutoff)
+                // The markers recorded are what lets these deletes through ferry.events' guard.
                 let removed = try connection.query(
                     "DELETE FROM ferry.events e USING ferry_archive_chunk c WHERE e.job_id = c.job_id"
                 ).affectedRows
-                guard removed == events else {
+                guard removed == totals.events else {
                     throw FerryStoreError(
                         .versionConflict, "the archived jobs changed while their file was written",
                         fix: "run ferry archive again")
@@ -119,6 +46,99 @@ public struct ArchiveStore: Sendable {
         } catch {
             throw FerryStore.translate(error)
         }
+    }
+
+    /// Takes the archive's lock and locks the chunk's jobs into the scratch table `ferry_archive_chunk`: their
+    /// counts and range of positions, or `nil` when no job is left to archive.
+    private static func lockChunk(
+        _ connection: PostgresConnection, archiveID: UUID, finishedBefore cutoff: Date, limit: Int
+    ) throws -> (jobs: Int, events: Int, firstPosition: Int, lastPosition: Int)? {
+        try connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('ferry.archive'), hashtext($1))", [archiveID.uuidString])
+        try connection.execute(
+            "CREATE TEMP TABLE ferry_archive_chunk (job_id uuid PRIMARY KEY) ON COMMIT DROP")
+        // Terminal jobs only: nothing appends to them but a retry, which the row lock makes wait (and then
+        // find the job archived). A batch with unfinished jobs keeps all of its jobs until it completes.
+        try connection.query(
+            """
+            INSERT INTO ferry_archive_chunk
+            SELECT j.job_id
+              FROM ferry.jobs j
+             WHERE j.state IN ('succeeded', 'failed', 'cancelled', 'discarded') AND j.finished_at < $1
+               AND (j.batch IS NULL OR NOT EXISTS (
+                     SELECT 1 FROM ferry.jobs u WHERE u.batch = j.batch AND u.state IN ('queued', 'running')))
+             LIMIT $2
+               FOR UPDATE OF j SKIP LOCKED
+            """, [cutoff, limit])
+        try connection.execute("ANALYZE ferry_archive_chunk")
+        let totals = try connection.query(
+            """
+            SELECT (SELECT count(*) FROM ferry_archive_chunk) AS jobs, count(*) AS events, min(e.position) AS first_position,
+                   max(e.position) AS last_position
+              FROM ferry.events e JOIN ferry_archive_chunk c ON c.job_id = e.job_id
+            """
+        ).rows[0]
+        let jobs = try totals.decode(Int.self, column: "jobs")
+        guard jobs > 0 else { return nil }
+        return (
+            jobs, try totals.decode(Int.self, column: "events"),
+            try totals.decode(Int?.self, column: "first_position") ?? 0, try totals.decode(Int?.self, column: "last_position") ?? 0)
+    }
+
+    /// Streams the chunk's jobs to `sink`, one line per job: its projection row and its whole stream, in version
+    /// order. to_jsonb keeps every value's text exactly (timestamps with microseconds, xid8 as a string), so
+    /// restore is lossless.
+    private static func writeChunk(_ connection: PostgresConnection, sink: any ArchiveSink) throws -> ArchiveFileFacts {
+        var sink = sink
+        try connection.copyOut(
+            """
+            COPY (SELECT jsonb_build_object(
+                             'job', to_jsonb(j),
+                             'events', (SELECT jsonb_agg(to_jsonb(e) ORDER BY e.version)
+                                          FROM ferry.events e WHERE e.job_id = j.job_id))
+                    FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+                   ORDER BY j.job_id) TO STDOUT
+            """
+        ) { row in
+            guard let line = PostgresCopyRow.fields(row).first ?? nil else { return }
+            try sink.write(line: Array(line.utf8))
+        }
+        return try sink.finish()
+    }
+
+    /// Records the archive, a marker per job and what each batch lost to it, and counts the jobs out of the totals.
+    private static func recordChunk(_ connection: PostgresConnection, _ chunk: ArchivedChunk, finishedBefore cutoff: Date) throws {
+        let archiveID = chunk.archiveID
+        try connection.query(
+            """
+            INSERT INTO ferry.archives (archive_id, state, file, sha256, bytes, jobs, events, first_position,
+                                        last_position, finished_before)
+            VALUES ($1, 'sealed', $2, $3, $4, $5, $6, $7, $8, $9)
+            """,
+            [archiveID, chunk.file.path, chunk.file.sha256, chunk.file.bytes, chunk.jobs, chunk.events, chunk.firstPosition,
+             chunk.lastPosition, cutoff])
+        try connection.query(
+            """
+            INSERT INTO ferry.archived_jobs (job_id, archive_id, queue, batch, state, finished_at, bytes)
+            SELECT j.job_id, $1, j.queue, j.batch, j.state, j.finished_at, j.bytes_done
+              FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+            """, [archiveID])
+        // What each batch lost to this archive, so its totals can still say so (ferry.batch_archive_totals).
+        try connection.query(
+            """
+            INSERT INTO ferry.batch_archives (batch, archive_id, jobs, bytes, unsized)
+            SELECT j.batch, $1, count(*), coalesce(sum(j.bytes_done), 0), 0
+              FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+             WHERE j.batch IS NOT NULL
+             GROUP BY j.batch
+            """, [archiveID])
+        try connection.query(
+            """
+            SELECT ferry.count_changes(array_agg(
+                       ROW(j.job_id, j.queue, j.batch, j.state, NULL, j.bytes_done, j.bytes_total, NULL, NULL, NULL, NULL,
+                           NULL, j.state = 'succeeded' AND j.result->>'skipped' = 'unchanged', NULL)::ferry.job_change))
+              FROM ferry_archive_chunk c JOIN ferry.jobs j ON j.job_id = c.job_id
+            """)
     }
 
     /// Runs `body` while holding the archive's lock (the one its writing transaction held), with the archive's

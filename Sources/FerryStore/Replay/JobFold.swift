@@ -43,6 +43,27 @@ enum JobFold {
         switch type {
         case .enqueued:
             break  // handled above
+        case .claimed, .progress, .retryScheduled, .deferred, .released, .rescued, .succeeded, .failed:
+            try applyAttemptEvent(type, event, to: &job, at: at, in: arena)
+        case .cancelRequested, .cancelled, .discarded, .requeued, .resolved:
+            try applyControlEvent(type, event, to: &job, at: at, claimIsCurrent: claimIsCurrent, in: arena)
+        }
+
+        // A cancel requested while running wins at the next point the job would wait again.
+        if job.state == .queued && job.cancelRequested {
+            job.state = .cancelled
+            job.finishedAt = at
+        }
+        // retry_scheduled and deferred without run_at: the UPDATE of ferry.jobs fails on the NOT NULL column.
+        if job.runAt.isNull { throw JobFoldError(.notNull, "null value in column \"run_at\" of relation \"jobs\"") }
+        return job
+    }
+
+    /// The events of an attempt, written by the worker that holds it: claims, progress and outcomes.
+    private static func applyAttemptEvent(
+        _ type: JobEventType, _ event: ReplayEvent, to job: inout FoldedJob, at: ReplayText, in arena: borrowing ReplayArena
+    ) throws(JobFoldError) {
+        switch type {
         case .claimed:
             guard job.state == .queued else {
                 throw JobFoldError(.transitionNotAllowed, "cannot be claimed while \(job.state.rawValue)")
@@ -80,6 +101,31 @@ enum JobFold {
             job.worker = .null
             job.runAt = at
             job.lastError = event.text
+        case .succeeded:
+            job.state = .succeeded
+            job.worker = .null
+            job.finishedAt = at
+            // An earlier attempt's error stays in the history, not on a job that succeeded.
+            job.lastError = .null
+            job.bytesDone = try bigint(event.bytesDone, in: arena) ?? job.bytesDone
+            job.bytesTotal = try bigint(event.bytesTotal, in: arena) ?? job.bytesTotal
+            job.result = event.json
+        case .failed:
+            job.state = .failed
+            job.worker = .null
+            job.finishedAt = at
+            job.lastError = event.text
+        default:
+            break
+        }
+    }
+
+    /// The events that steer a job from outside its attempt: cancel, discard, retry, and the worker's resolution.
+    private static func applyControlEvent(
+        _ type: JobEventType, _ event: ReplayEvent, to job: inout FoldedJob, at: ReplayText, claimIsCurrent: Bool,
+        in arena: borrowing ReplayArena
+    ) throws(JobFoldError) {
+        switch type {
         case .cancelRequested:
             guard job.state == .running else {
                 throw JobFoldError(.transitionNotAllowed, "cancel can only be requested while running, not \(job.state.rawValue)")
@@ -95,20 +141,6 @@ enum JobFold {
             job.worker = .null
             job.finishedAt = at
             if !event.text.isNull { job.lastError = event.text }
-        case .succeeded:
-            job.state = .succeeded
-            job.worker = .null
-            job.finishedAt = at
-            // An earlier attempt's error stays in the history, not on a job that succeeded.
-            job.lastError = .null
-            job.bytesDone = try bigint(event.bytesDone, in: arena) ?? job.bytesDone
-            job.bytesTotal = try bigint(event.bytesTotal, in: arena) ?? job.bytesTotal
-            job.result = event.json
-        case .failed:
-            job.state = .failed
-            job.worker = .null
-            job.finishedAt = at
-            job.lastError = event.text
         case .discarded:
             guard job.state == .failed else {
                 throw JobFoldError(.transitionNotAllowed, "only failed jobs can be discarded, this one is \(job.state.rawValue)")
@@ -134,16 +166,9 @@ enum JobFold {
             if !settled.account.isNull { job.account = settled.account }
             if !settled.spec.isNull { job.spec = settled.spec }
             job.bytesTotal = try bigint(settled.bytesTotal, in: arena) ?? job.bytesTotal
+        default:
+            break
         }
-
-        // A cancel requested while running wins at the next point the job would wait again.
-        if job.state == .queued && job.cancelRequested {
-            job.state = .cancelled
-            job.finishedAt = at
-        }
-        // retry_scheduled and deferred without run_at: the UPDATE of ferry.jobs fails on the NOT NULL column.
-        if job.runAt.isNull { throw JobFoldError(.notNull, "null value in column \"run_at\" of relation \"jobs\"") }
-        return job
     }
 
     /// The columns of `ferry.job_from_enqueued` (evaluated by the server) checked against ferry.jobs' NOT NULL columns.

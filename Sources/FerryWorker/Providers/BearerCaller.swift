@@ -21,7 +21,7 @@ struct BearerCaller<API: BearerAPI>: Sendable {
     /// Runs `body` with a client and token; the service's failures come out as `API.Failure`, account problems as a
     /// `JobFailure` (held or permanent).
     func call<T: Sendable>(_ action: String, _ body: @Sendable (API.Client, String) async throws -> T) async throws -> T {
-        var credentials = try await held { try await tokens.credentials(for: account) }
+        var credentials = try await tokens.jobCredentials(for: account)
         var refreshed = false
         var transient = 0
         while true {
@@ -33,7 +33,7 @@ struct BearerCaller<API: BearerAPI>: Sendable {
                 // Expired early or revoked: refresh once (the refresher tells a revoked grant apart via invalid_grant).
                 refreshed = true
                 logger.info("access token refused; refreshing")
-                credentials = try await held { try await tokens.credentials(for: account, afterRejecting: token) }
+                credentials = try await tokens.jobCredentials(for: account, afterRejecting: token)
             } catch let error as API.Failure where error.isTransient && transient < transientRetries {
                 transient += 1
                 let delay = Double.random(in: 0...min(2.0, 0.25 * pow(2, Double(transient))))
@@ -56,18 +56,5 @@ struct BearerCaller<API: BearerAPI>: Sendable {
 
     func client(_ credentials: AccountCredentials) -> API.Client {
         API.client(credentials, httpClient: tokens.httpClient, logger: logger)
-    }
-
-    /// Maps "the account needs a login" to a held job.
-    private func held<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as FerryStoreError where error.code == .accountNeedsReauthorization {
-            throw JobFailure.held("account_needs_login", error.description)
-        } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
-            throw JobFailure.permanent("account_unusable", error.description)
-        } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
-            throw await tokens.keyMismatchFailure(account: account, error)
-        }
     }
 }

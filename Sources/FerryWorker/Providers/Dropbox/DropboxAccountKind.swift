@@ -34,29 +34,26 @@ struct DropboxAccountKind: AccountKind {
             name: inputs.name, provider: inputs.provider, appKey: appKey, secrets: Self.secrets(appSecret: app.appSecret),
             refreshToken: inputs[Self.refreshToken], apiURL: app.apiURL, contentURL: app.contentURL,
             authorizeURL: app.authorizeURL, maxConcurrent: inputs.maxConcurrent)
-        guard let refreshToken = account.refreshToken else {
-            return (account, "added \(inputs.name) (dropbox); link it with: ferry account login \(inputs.name)")
-        }
-        guard inputs.verify else { return (account, "added \(inputs.name) (dropbox)") }
         let client = DropboxLoginFlow.client(app, httpClient: httpClient, logger: logger)
-        let grant: DropboxTokenGrant
-        do {
-            grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: app.appSecret)
-        } catch {
-            switch error.code {
-            case .invalidGrant:
-                throw AccountSetupError(.rejected, "the provider rejected the refresh token (invalid_grant): get a new one, or use ferry account login")
-            case .invalidClient:
-                throw AccountSetupError(.rejected, "the provider rejected the app key or secret (invalid_client): check --app-key and --app-secret-file")
-            default:
-                throw AccountSetupError(
-                    error.isRetryable ? .unreachable : .rejected,
-                    "could not check the refresh token with the provider (\(error)); retry, or add with --no-verify")
+        let note = try await account.checkRefreshToken(provider: "dropbox", verify: inputs.verify, defaultLifetime: 14400) {
+            (refreshToken: String) async throws(AccountSetupError) -> (accessToken: String, expiresIn: Double?) in
+            do throws(DropboxError) {
+                let grant = try await client.refreshAccessToken(refreshToken: refreshToken, appKey: appKey, appSecret: app.appSecret)
+                return (grant.accessToken, grant.expiresIn)
+            } catch {
+                switch error.code {
+                case .invalidGrant:
+                    throw AccountSetupError(.rejected, "the provider rejected the refresh token (invalid_grant): get a new one, or use ferry account login")
+                case .invalidClient:
+                    throw AccountSetupError(.rejected, "the provider rejected the app key or secret (invalid_client): check --app-key and --app-secret-file")
+                default:
+                    throw AccountSetupError(
+                        error.isRetryable ? .unreachable : .rejected,
+                        "could not check the refresh token with the provider (\(error)); retry, or add with --no-verify")
+                }
             }
         }
-        account.accessToken = grant.accessToken
-        account.accessTokenExpiresAt = Date().addingTimeInterval(grant.expiresIn ?? 14400)
-        return (account, "added \(inputs.name) (dropbox), refresh token verified")
+        return (account, note)
     }
 
     func refreshAccess(

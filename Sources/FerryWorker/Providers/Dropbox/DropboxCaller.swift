@@ -17,7 +17,7 @@ struct DropboxCaller: Sendable {
     var firstSlotTaken = false
 
     func call<T: Sendable>(_ action: String, _ body: @Sendable (DropboxClient, String) async throws -> T) async throws -> T {
-        var credentials = try await held { try await tokens.credentials(for: account) }
+        var credentials = try await tokens.jobCredentials(for: account)
         var refreshed = false
         var transient = 0
         var paced = firstSlotTaken
@@ -31,7 +31,7 @@ struct DropboxCaller: Sendable {
                 // Expired early or revoked: refresh once (the refresher tells revoked apart via invalid_grant).
                 refreshed = true
                 logger.info("access token refused; refreshing", metadata: ["reason": "\(error.code.rawValue)"])
-                credentials = try await held { try await tokens.credentials(for: account, afterRejecting: token) }
+                credentials = try await tokens.jobCredentials(for: account, afterRejecting: token)
             } catch let error as DropboxError where error.isRetryable && error.code != .rateLimited && error.code != .tooManyWriteOperations
                 && transient < transientRetries
             {
@@ -40,19 +40,6 @@ struct DropboxCaller: Sendable {
                 logger.notice("transient Dropbox failure; retrying", metadata: ["action": "\(action)", "error": "\(error)", "retry_in_s": "\(String(format: "%.2f", delay))"])
                 try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             }
-        }
-    }
-
-    /// Maps "the account needs a login" to a held job.
-    private func held<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as FerryStoreError where error.code == .accountNeedsReauthorization {
-            throw JobFailure.held("account_needs_login", error.description)
-        } catch let error as FerryStoreError where error.code == .credentials || error.code == .unknownAccount {
-            throw JobFailure.permanent("account_unusable", error.description)
-        } catch let error as FerryStoreError where error.code == .secretKeyMismatch {
-            throw await tokens.keyMismatchFailure(account: account, error)
         }
     }
 }

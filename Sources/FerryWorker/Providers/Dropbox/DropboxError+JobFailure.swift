@@ -6,8 +6,7 @@ extension DropboxError {
     func jobFailure(doing action: String) -> JobFailure {
         switch code {
         case .rateLimited, .tooManyWriteOperations:
-            let wait = max(1, retryAfter ?? 5)
-            return .rateLimited(until: Date().addingTimeInterval(wait), "Dropbox asked to wait \(Int(wait.rounded(.up))) s (\(code.rawValue)) while \(action)")
+            return .slowDown(retryAfter: retryAfter) { "Dropbox asked to wait \($0) s (\(code.rawValue)) while \(action)" }
         case .serverError, .transport, .timeout, .invalidResponse:
             return .retryable("dropbox_unavailable", "\(action): \(self)")
         case .expiredAccessToken, .invalidAccessToken, .authError:

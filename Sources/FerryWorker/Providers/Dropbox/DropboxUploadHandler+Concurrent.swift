@@ -99,18 +99,7 @@ extension DropboxUploadHandler.Upload {
     /// session is gone and the destination does not hold our content.
     func finish(_ sessionID: String) async throws -> DropboxFileMetadata? {
         do {
-            return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size)]) {
-                try await handler.commitGate.withLock(account) {
-                    try await withContentionRetries("committing") {
-                        try await caller.call("committing") { client, token in
-                            try context.ensureLease(before: "committing")
-                            context.metrics.dropboxCommit("finish")
-                            return try await client.uploadSessionFinish(
-                                sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()), accessToken: token)
-                        }
-                    }
-                }
-            }
+            return try await finishSession(sessionID)
         } catch let error as DropboxError {
             guard Self.sessionGone(error) || error.correctOffset != nil else { throw error.jobFailure(doing: "committing") }
             return try await committedEarlier()

@@ -287,114 +287,145 @@ extension DropboxUploadHandler {
 
         /// An upload session, resumed from the recorded cursor when an earlier attempt left one.
         func session() async throws -> DropboxFileMetadata {
-            let batching = handler.commitBatcher != nil
             var cursor = recordedCursor()
             if let cursor {
                 context.logger.info("resuming upload session", metadata: ["offset": "\(cursor.offset)"])
             }
             while true {
-                let sessionID: String
-                var offset: Int64
-                var closed = false
-                if let cursor {
-                    (sessionID, offset, closed) = (cursor.sessionID, cursor.offset, cursor.closed && cursor.offset == size)
-                } else {
-                    sessionID = try await call("starting an upload session") { client, token in
-                        try await client.uploadSessionStart(close: false, body: .bytes(ByteBuffer()), accessToken: token)
-                    }
-                    offset = 0
-                    try await record(sessionID, offset)
-                }
-                let resumedClosed = closed
-                cursor = nil
+                if let metadata = try await sessionPass(&cursor) { return metadata }
+            }
+        }
 
-                // Chunks. The server's correct_offset says what it really holds: skip ahead or resend the tail.
-                var restart = false
-                while offset < size {
-                    try context.checkCancellation()
-                    let (start, end) = (offset, min(size, offset + Int64(handler.chunkSize)))
-                    try await catchUp(to: start)
-                    do {
-                        try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(start), "ferry.bytes": .int64(end - start)]) {
-                            try await caller.call("sending bytes \(start)–\(end)") { client, token in
-                                // The last chunk closes the session: finish_batch_v2 commits closed sessions only.
-                                try await client.uploadSessionAppend(
-                                    sessionID: sessionID, offset: start, close: batching && end == size, body: try await body(from: start, to: end),
-                                    accessToken: token)
-                            }
-                        }
-                        offset = end
-                        closed = batching && end == size
-                    } catch let error as DropboxError {
-                        if let correct = error.correctOffset, correct <= size {
-                            context.logger.notice("server holds a different offset; continuing there", metadata: ["sent_at": "\(start)", "server_offset": "\(correct)"])
-                            offset = correct
-                        } else if Self.sessionGone(error) {
-                            restart = true
-                            break
-                        } else {
-                            throw error.jobFailure(doing: "sending bytes \(start)–\(end)")
-                        }
-                    }
-                    if offset < size { try await record(sessionID, offset) }
+        /// One upload session from `cursor` (else a new session) to its commit: the file, or nil to go again, from
+        /// `cursor` when this pass set it, else from zero in a new session.
+        private func sessionPass(_ cursor: inout (sessionID: String, offset: Int64, closed: Bool)?) async throws -> DropboxFileMetadata? {
+            let batching = handler.commitBatcher != nil
+            let sessionID: String
+            var offset: Int64
+            var closed = false
+            if let cursor {
+                (sessionID, offset, closed) = (cursor.sessionID, cursor.offset, cursor.closed && cursor.offset == size)
+            } else {
+                sessionID = try await call("starting an upload session") { client, token in
+                    try await client.uploadSessionStart(close: false, body: .bytes(ByteBuffer()), accessToken: token)
                 }
-                if restart {
-                    context.logger.notice("upload session expired or unknown; starting over from zero")
-                    continue
-                }
-                if batching {
-                    if !closed {
-                        // Every byte is up but the session is open (the closing chunk's answer was lost, or an
-                        // earlier attempt did not batch): close it with an empty append.
-                        do {
-                            try await caller.call("closing the upload session") { client, token in
-                                try await client.uploadSessionAppend(sessionID: sessionID, offset: size, close: true, body: .bytes(ByteBuffer()), accessToken: token)
-                            }
-                        } catch let error as DropboxError where error.tags.first == "closed" {
-                            // Closed already: the chunk that completed it asked for it.
-                        } catch let error as DropboxError {
-                            if let correct = error.correctOffset, correct < size {
-                                cursor = (sessionID, correct, false)
-                                continue
-                            }
-                            guard Self.sessionGone(error) else { throw error.jobFailure(doing: "closing the upload session") }
-                            if let existing = try await committedEarlier() { return existing }
-                            context.logger.notice("upload session gone before commit; starting over from zero")
-                            continue
-                        }
-                    }
-                    if !resumedClosed { try await record(sessionID, size, closed: true) }
-                    if let metadata = try await commitInBatch(sessionID) { return metadata }
-                    context.logger.notice("upload session gone before commit; starting over from zero")
-                    continue
-                }
+                offset = 0
+                try await record(sessionID, offset)
+            }
+            let resumedClosed = closed
+            cursor = nil
+            guard let sentClosed = try await sendChunks(sessionID, from: offset, closed: closed, batching: batching) else {
+                context.logger.notice("upload session expired or unknown; starting over from zero")
+                return nil
+            }
+            if batching {
+                return try await closeAndCommitInBatch(sessionID, closed: sentClosed, resumedClosed: resumedClosed, cursor: &cursor)
+            }
+            return try await commitSession(sessionID, cursor: &cursor)
+        }
 
-                // The commit. A lost answer to an applied finish leaves the session finished: then the file at
-                // the destination tells whether it is ours.
+        /// Sends the chunks from `start` to the end. The server's correct_offset says what it really holds: skip ahead
+        /// or resend the tail. Answers whether the session is closed, or nil when it is gone (start over).
+        private func sendChunks(_ sessionID: String, from start: Int64, closed: Bool, batching: Bool) async throws -> Bool? {
+            var offset = start
+            var closed = closed
+            while offset < size {
+                try context.checkCancellation()
+                let (start, end) = (offset, min(size, offset + Int64(handler.chunkSize)))
+                try await catchUp(to: start)
                 do {
-                    return try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size)]) {
-                        try await handler.commitGate.withLock(account) {
-                            try await withContentionRetries("committing") {
-                                try await caller.call("committing") { client, token in
-                                    try context.ensureLease(before: "committing")
-                                    context.metrics.dropboxCommit("finish")
-                                    return try await client.uploadSessionFinish(
-                                        sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
-                                        accessToken: token)
-                                }
-                            }
+                    try await JobSpan.run("ferry.upload.chunk", ["ferry.offset": .int64(start), "ferry.bytes": .int64(end - start)]) {
+                        try await caller.call("sending bytes \(start)–\(end)") { client, token in
+                            // The last chunk closes the session: finish_batch_v2 commits closed sessions only.
+                            try await client.uploadSessionAppend(
+                                sessionID: sessionID, offset: start, close: batching && end == size, body: try await body(from: start, to: end),
+                                accessToken: token)
                         }
                     }
+                    offset = end
+                    closed = batching && end == size
                 } catch let error as DropboxError {
-                    if let correct = error.correctOffset, correct < size {
-                        cursor = (sessionID, correct, false)
-                        continue
+                    if let correct = error.correctOffset, correct <= size {
+                        context.logger.notice("server holds a different offset; continuing there", metadata: ["sent_at": "\(start)", "server_offset": "\(correct)"])
+                        offset = correct
+                    } else if Self.sessionGone(error) {
+                        return nil
+                    } else {
+                        throw error.jobFailure(doing: "sending bytes \(start)–\(end)")
                     }
-                    guard Self.sessionGone(error) else { throw error.jobFailure(doing: "committing") }
-                    if let existing = try await committedEarlier() { return existing }
-                    context.logger.notice("upload session gone before commit; starting over from zero")
+                }
+                if offset < size { try await record(sessionID, offset) }
+            }
+            return closed
+        }
+
+        /// Closes the session if it is still open and commits it through the account's batcher: the file, or nil
+        /// to go again (from `cursor` when the server holds fewer bytes).
+        private func closeAndCommitInBatch(
+            _ sessionID: String, closed: Bool, resumedClosed: Bool, cursor: inout (sessionID: String, offset: Int64, closed: Bool)?
+        ) async throws -> DropboxFileMetadata? {
+            if !closed {
+                // Every byte is up but the session is open (the closing chunk's answer was lost, or an
+                // earlier attempt did not batch): close it with an empty append.
+                do {
+                    try await caller.call("closing the upload session") { client, token in
+                        try await client.uploadSessionAppend(sessionID: sessionID, offset: size, close: true, body: .bytes(ByteBuffer()), accessToken: token)
+                    }
+                } catch let error as DropboxError where error.tags.first == "closed" {
+                    // Closed already: the chunk that completed it asked for it.
+                } catch let error as DropboxError {
+                    return try await afterLostSession(error, sessionID, doing: "closing the upload session", cursor: &cursor)
                 }
             }
+            if !resumedClosed { try await record(sessionID, size, closed: true) }
+            if let metadata = try await commitInBatch(sessionID) { return metadata }
+            context.logger.notice("upload session gone before commit; starting over from zero")
+            return nil
+        }
+
+        /// The commit. A lost answer to an applied finish leaves the session finished: then the file at the
+        /// destination tells whether it is ours.
+        private func commitSession(
+            _ sessionID: String, cursor: inout (sessionID: String, offset: Int64, closed: Bool)?
+        ) async throws -> DropboxFileMetadata? {
+            do {
+                return try await finishSession(sessionID)
+            } catch let error as DropboxError {
+                return try await afterLostSession(error, sessionID, doing: "committing", cursor: &cursor)
+            }
+        }
+
+        /// `upload_session/finish` of every byte of the session, serialized per account (commits without
+        /// batching), write contention retried; other Dropbox errors come back as they are.
+        func finishSession(_ sessionID: String) async throws -> DropboxFileMetadata {
+            try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size)]) {
+                try await handler.commitGate.withLock(account) {
+                    try await withContentionRetries("committing") {
+                        try await caller.call("committing") { client, token in
+                            try context.ensureLease(before: "committing")
+                            context.metrics.dropboxCommit("finish")
+                            return try await client.uploadSessionFinish(
+                                sessionID: sessionID, offset: size, commit: commit, contentHash: nil, body: .bytes(ByteBuffer()),
+                                accessToken: token)
+                        }
+                    }
+                }
+            }
+        }
+
+        /// After a close or commit failed: resume from the server's offset when it holds fewer bytes, else the file
+        /// an applied commit left, else nil to start over (the session is gone); any other error fails the attempt.
+        private func afterLostSession(
+            _ error: DropboxError, _ sessionID: String, doing action: String, cursor: inout (sessionID: String, offset: Int64, closed: Bool)?
+        ) async throws -> DropboxFileMetadata? {
+            if let correct = error.correctOffset, correct < size {
+                cursor = (sessionID, correct, false)
+                return nil
+            }
+            guard Self.sessionGone(error) else { throw error.jobFailure(doing: action) }
+            if let existing = try await committedEarlier() { return existing }
+            context.logger.notice("upload session gone before commit; starting over from zero")
+            return nil
         }
 
         /// The file already at the destination, if its content is exactly ours.

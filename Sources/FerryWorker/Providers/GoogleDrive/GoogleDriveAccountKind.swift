@@ -25,20 +25,11 @@ struct GoogleDriveAccountKind: AccountKind {
         var account = NewAccount(
             name: inputs.name, provider: inputs.provider, appKey: app.appKey, secrets: Self.secrets(app), refreshToken: inputs[Self.refreshToken],
             apiURL: app.apiURL, contentURL: nil, authorizeURL: nil, maxConcurrent: inputs.maxConcurrent)
-        guard let refreshToken = account.refreshToken else {
-            return (account, "added \(inputs.name) (gdrive); link it with: ferry account login \(inputs.name)")
-        }
-        guard inputs.verify else { return (account, "added \(inputs.name) (gdrive)") }
-        let grant: GoogleDriveTokenGrant
-        do {
-            grant = try await Self.client(app, httpClient: httpClient, logger: logger)
-                .refreshAccessToken(refreshToken: refreshToken, clientID: app.appKey, clientSecret: app.appSecret)
-        } catch {
-            throw Self.setupError(error, doing: "check the refresh token")
-        }
-        account.accessToken = grant.accessToken
-        account.accessTokenExpiresAt = Date().addingTimeInterval(grant.expiresIn ?? 3599)
-        return (account, "added \(inputs.name) (gdrive), refresh token verified")
+        let note = try await account.checkRefreshToken(
+            provider: "gdrive", verify: inputs.verify, client: Self.client(app, httpClient: httpClient, logger: logger),
+            clientID: app.appKey, clientSecret: app.appSecret
+        ) { Self.setupError($0, doing: "check the refresh token") }
+        return (account, note)
     }
 
     func refreshAccess(_ credentials: AccountCredentials, httpClient: HTTPClient, logger: Logger) async throws -> AccountTokenRefresh {

@@ -54,7 +54,7 @@ struct GoogleDriveCopyReader: CopySourceReader {
         }
         let filter = ListingFilterReader.filter(of: job)
         while let folder = cursor.folders.first {
-            let page = try await GoogleDriveFolderPages(caller: caller, folderID: folder.id).page(after: cursor.pageToken)
+            let page = try await GoogleDriveFolderPages(caller: caller, folderID: folder.id).page(after: cursor.continuation)
             var children = [FanOutChild]()
             for item in page.files {
                 cursor.listed += 1
@@ -62,7 +62,7 @@ struct GoogleDriveCopyReader: CopySourceReader {
                     children.append(child)
                 }
             }
-            cursor.pageToken = page.nextPageToken
+            cursor.continuation = page.nextPageToken
             if page.nextPageToken == nil { cursor.folders.removeFirst() }
             guard cursor.folders.count <= GoogleDriveCopyCursor.maxFolders else {
                 throw JobFailure.permanent("too_many_folders", "the folder holds more than \(GoogleDriveCopyCursor.maxFolders) folders waiting to be listed; copy its subfolders one by one")

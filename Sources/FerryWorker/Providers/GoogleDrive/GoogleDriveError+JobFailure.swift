@@ -7,10 +7,9 @@ extension GoogleDriveError {
         switch code {
         case .rateLimited:
             // Google's 403 rate limits carry no Retry-After: back off a few seconds.
-            let wait = max(1, retryAfter ?? 5)
-            return .rateLimited(
-                until: Date().addingTimeInterval(wait),
-                "Google Drive asked to slow down (\(reason ?? "429")) while \(action); back in \(Int(wait.rounded(.up))) s")
+            return .slowDown(retryAfter: retryAfter) {
+                "Google Drive asked to slow down (\(reason ?? "429")) while \(action); back in \($0) s"
+            }
         case .serverError, .transport, .timeout, .invalidResponse, .sessionExpired:
             return .retryable("gdrive_unavailable", "\(action): \(self)")
         case .unauthorized:

@@ -25,20 +25,20 @@ struct GoogleDriveFolderFanOut: Sendable {
     func run() async throws -> JobResult {
         var state = GoogleDriveListingCursor(session: job.session) ?? GoogleDriveListingCursor()
         if state.complete { return JobResult(bytes: 0, details: state.result) }
-        if state.pageToken != nil { context.logger.info("resuming the listing after the last recorded page", metadata: ["listed": "\(state.listed)"]) }
+        if state.continuation != nil { context.logger.info("resuming the listing after the last recorded page", metadata: ["listed": "\(state.listed)"]) }
         let filter = ListingFilterReader.filter(of: job)
         let filterJSON = (try? JSONValue.parse(job.spec))?[ListingFilter.specKey]
         while true {
-            let page = try await pages.page(after: state.pageToken)
+            let page = try await pages.page(after: state.continuation)
             let children = page.files.compactMap { child($0, state: &state, filter: filter, filterJSON: filterJSON) }
-            state.pageToken = page.nextPageToken
+            state.continuation = page.nextPageToken
             state.pages += 1
             state.complete = page.nextPageToken == nil
             // A listing moves no bytes itself: its children carry the sizes.
             try await context.fanOut(children, bytesDone: 0, session: state.json)
             if state.complete {
-                if state.skippedDocuments > 0 {
-                    context.logger.notice("Google Docs items skipped: give --option export=FORMAT to fetch them", metadata: ["skipped": "\(state.skippedDocuments)"])
+                if state.skippedOwn > 0 {
+                    context.logger.notice("Google Docs items skipped: give --option export=FORMAT to fetch them", metadata: ["skipped": "\(state.skippedOwn)"])
                 }
                 return JobResult(bytes: 0, details: state.result)
             }
@@ -47,37 +47,21 @@ struct GoogleDriveFolderFanOut: Sendable {
 
     /// The child job of one listed item, or `nil` (skipped and counted).
     private func child(_ item: GoogleDriveFile, state: inout GoogleDriveListingCursor, filter: FileFilter?, filterJSON: JSONValue?) -> FanOutChild? {
-        state.listed += 1
-        guard SafePath.component(item.name) != nil else {
-            state.skippedUnsafe += 1
-            context.logger.warning("skipping a listed item without a safe local name", metadata: ["name": "\(item.name.debugDescription)"])
-            return nil
-        }
-        let relative = prefix.isEmpty ? item.name : prefix + "/" + item.name
+        guard let relative = state.admit(item, prefix: prefix, logger: context.logger) else { return nil }
         if item.isFolder {
-            guard details.isRecursive else { return nil }
-            state.folders += 1
-            var childDetails = details
-            childDetails.prefix = relative
-            var encoded = (try? JSONValue(encoding: childDetails))?.objectValue ?? [:]
-            if let filterJSON { encoded[ListingFilter.specKey] = filterJSON }
+            guard let encoded = state.subfolder(details, relative: relative, filterJSON: filterJSON) else { return nil }
             return fanOutChild(item, destination: root + relative + "/", bytesTotal: nil, details: encoded)
         }
         var name = relative
         if item.isGoogleDocument {
             guard let format = details.export, format.mimeType(for: item.mimeType) != nil else {
-                state.skippedDocuments += 1
+                state.skippedOwn += 1
                 return nil
             }
             name = prefix.isEmpty ? format.fileName(for: item.name) : prefix + "/" + format.fileName(for: item.name)
         }
         let modified = GoogleDriveTime.parse(item.modifiedTime) ?? .distantPast
-        if let filter, case .skip = filter.verdict(path: name, size: item.size ?? 0, modified: modified) { return nil }
-        guard let target = SafePath.join(root: root, relative: name), SafePath.isInside(target, root: root) else {
-            state.skippedUnsafe += 1
-            return nil
-        }
-        state.files += 1
+        guard let target = state.fileTarget(name, size: item.size, modified: modified, root: root, filter: filter) else { return nil }
         var childDetails = GoogleDriveFetchDetails(
             root: root, export: details.export, entry: true, listedRevision: item.headRevisionId, listedMD5: item.md5Checksum,
             listedSize: item.size, listedMimeType: item.mimeType)

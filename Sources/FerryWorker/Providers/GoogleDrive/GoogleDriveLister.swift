@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 
 /// Google Drive's listing capability: Drive lists one folder at a time, so a recursive listing walks the tree
-/// breadth first with ``GoogleDriveFolderPages`` (as a folder copy does), at most ``GoogleDriveCopyCursor/maxFolders``
+/// breadth first with ``GoogleDriveFolderPages`` (as a folder copy does), at most ``BreadthFirstListing/maxFolders``
 /// folders waiting. Google Docs items (no bytes) and names that cannot be a path component (`/`, `.`, `..`) are
 /// skipped with a notice; entries carry `md5Checksum` and `sha256Checksum` when Drive states them.
 struct GoogleDriveLister: RemoteLister {
@@ -16,37 +16,14 @@ struct GoogleDriveLister: RemoteLister {
     func list(_ remote: String, options: RemoteListOptions, logger: Logger, page: ([RemoteEntry]) async throws -> Void) async throws {
         let location = try GoogleDriveLocation(remote, field: "remote", line: nil)
         let caller = GoogleDriveCaller(account: location.account, tokens: tokens, logger: logger)
-        var waiting = [GoogleDriveCopyCursor.Folder(id: try await folderID(location, caller: caller), prefix: "")]
-        var skipped = 0
-        while !waiting.isEmpty {
-            let folder = waiting.removeFirst()
-            let pages = GoogleDriveFolderPages(caller: caller, folderID: folder.id)
-            var token: String?
-            repeat {
-                let listed = try await pages.page(after: token)
-                var entries = [RemoteEntry]()
-                for item in listed.files {
-                    guard Self.isUsable(item.name), !item.isGoogleDocument else {
-                        skipped += 1
-                        continue
-                    }
-                    let relative = folder.prefix + item.name
-                    let depth = folder.prefix.split(separator: "/").count + 1
-                    if item.isFolder && options.recursive && depth >= options.maxDepth { throw RemoteListingError.tooDeep(options) }
-                    if item.isFolder, options.descends(into: relative, depth: depth) {
-                        waiting.append(GoogleDriveCopyCursor.Folder(id: item.id, prefix: relative + "/"))
-                    }
-                    entries.append(entry(item, relative: relative, account: location.account))
-                }
-                guard waiting.count <= GoogleDriveCopyCursor.maxFolders else {
-                    throw RemoteListingError(
-                        .tooManyEntries, "\(remote) holds more than \(GoogleDriveCopyCursor.maxFolders) folders waiting to be listed",
-                        fix: "list its subfolders one by one")
-                }
-                try await page(entries)
-                token = listed.nextPageToken
-            } while token != nil
-        }
+        let skipped = try await BreadthFirstListing.walk(
+            top: try await folderID(location, caller: caller), remote: remote, options: options,
+            listPage: { folderID, token in
+                let listed = try await GoogleDriveFolderPages(caller: caller, folderID: folderID).page(after: token)
+                return (listed.files, listed.nextPageToken)
+            },
+            usable: { Self.isUsable($0.name) && !$0.isGoogleDocument },
+            entry: { entry($0, relative: $1, account: location.account) }, page: page)
         if skipped > 0 { logger.notice("Google Docs items and unusable names skipped", metadata: ["skipped": "\(skipped)"]) }
     }
 

@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// Times as Drive takes them (RFC 3339 with milliseconds, UTC).
@@ -11,11 +12,6 @@ enum GoogleDriveTime {
     }
 
     static func parse(_ text: String?) -> Date? {
-        guard let text, text.utf8.count <= 64 else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        InternetTime.parse(text)
     }
 }

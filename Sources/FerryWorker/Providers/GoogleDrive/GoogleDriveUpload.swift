@@ -13,7 +13,7 @@ struct GoogleDriveUpload: Sendable {
     let job: ClaimedJob
     let context: JobContext
     let caller: GoogleDriveCaller
-    let source: GoogleDriveUploadBytes
+    let source: UploadBytes
     let size: Int64
     /// Lowercase hex MD5 of the bytes (a copy's source may state none: then the size is checked alone).
     let md5: String?

@@ -39,7 +39,7 @@ struct OneDriveCopyReader: CopySourceReader {
         }
         let filter = ListingFilterReader.filter(of: job)
         while let folder = cursor.folders.first {
-            let (id, nextLink) = (folder.id, cursor.nextLink)
+            let (id, nextLink) = (folder.id, cursor.continuation)
             let page = try await caller.job("listing a folder") { client, token in
                 try await client.children(of: id, nextLink: nextLink, accessToken: token)
             }
@@ -50,7 +50,7 @@ struct OneDriveCopyReader: CopySourceReader {
                     children.append(child)
                 }
             }
-            cursor.nextLink = page.nextLink
+            cursor.continuation = page.nextLink
             if page.nextLink == nil { cursor.folders.removeFirst() }
             guard cursor.folders.count <= OneDriveCopyCursor.maxFolders else {
                 throw JobFailure.permanent(

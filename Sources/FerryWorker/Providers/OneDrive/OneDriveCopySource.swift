@@ -45,19 +45,8 @@ struct OneDriveCopySource: CopySource {
         let id = item.id
         return try await caller.job("reading \(item.name)") { client, token in
             let download = try await client.download(id: id, rangeStart: range.lowerBound, rangeEnd: range.upperBound - 1, accessToken: token)
-            var buffer = ByteBuffer()
-            var skip = download.status == 206 ? Int64(0) : range.lowerBound
-            for try await piece in download.body {
-                var piece = piece
-                if skip > 0 {
-                    let dropped = min(Int64(piece.readableBytes), skip)
-                    piece.moveReaderIndex(forwardBy: Int(dropped))
-                    skip -= dropped
-                }
-                let room = Int64(range.count) - Int64(buffer.readableBytes)
-                guard room > 0 else { break }
-                buffer.writeImmutableBuffer(piece.readSlice(length: Int(min(room, Int64(piece.readableBytes))))!)
-            }
+            let buffer = try await RangedBody.collect(
+                download.body, skip: download.status == 206 ? 0 : range.lowerBound, count: range.count)
             guard buffer.readableBytes == range.count else {
                 throw OneDriveError(code: .transport, summary: "the download ended after \(buffer.readableBytes) of \(range.count) bytes")
             }

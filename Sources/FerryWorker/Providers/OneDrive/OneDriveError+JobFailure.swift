@@ -7,10 +7,9 @@ extension OneDriveError {
         switch code {
         case .rateLimited:
             // Graph's throttling answers carry Retry-After; without one, a few seconds.
-            let wait = max(1, retryAfter ?? 5)
-            return .rateLimited(
-                until: Date().addingTimeInterval(wait),
-                "OneDrive asked to slow down (HTTP \(httpStatus ?? 429)) while \(action); back in \(Int(wait.rounded(.up))) s")
+            return .slowDown(retryAfter: retryAfter) {
+                "OneDrive asked to slow down (HTTP \(httpStatus ?? 429)) while \(action); back in \($0) s"
+            }
         case .serverError, .transport, .timeout, .invalidResponse, .sessionExpired:
             return .retryable("onedrive_unavailable", "\(action): \(self)")
         case .unauthorized:

@@ -52,26 +52,19 @@ struct OneDriveFileFetch: Sendable {
     /// Asks for the bytes from the partial file's end; an ignored range or an offset past the end starts over.
     private func start(_ partial: PartialDownload) async throws -> OneDriveDownload {
         let id = item.id
-        let offset = partial.offset
-        if offset > 0 {
-            do {
-                let download = try await caller.call("downloading \(item.name)") { client, token in
+        let name = item.name
+        return try await partial.resume(
+            ranged: { offset in
+                try await caller.call("downloading \(name)") { client, token in
                     try await client.download(id: id, rangeStart: offset, accessToken: token)
                 }
-                if download.status == 206, download.contentRangeStart == offset {
-                    context.logger.info("resuming download", metadata: ["offset": "\(offset)"])
-                    return download
-                }
-                context.logger.notice("the server did not resume at the recorded offset; starting over", metadata: ["offset": "\(offset)"])
-                try await partial.restart()
-                if download.status == 200 { return download }
-            } catch let error as OneDriveError where error.code == .rangeNotSatisfiable {
-                context.logger.notice("recorded offset is past the end of the file; starting over")
-                try await partial.restart()
-            } catch let error as OneDriveError {
-                throw error.jobFailure(doing: "downloading \(item.name)")
-            }
-        }
-        return try await caller.job("downloading \(item.name)") { client, token in try await client.download(id: id, accessToken: token) }
+            },
+            whole: { try await caller.job("downloading \(name)") { client, token in try await client.download(id: id, accessToken: token) } },
+            pastEnd: { ($0 as? OneDriveError)?.code == .rangeNotSatisfiable },
+            failure: { error -> any Error in
+                guard let failure = error as? OneDriveError else { return error }
+                return failure.jobFailure(doing: "downloading \(name)")
+            },
+            context: context)
     }
 }

@@ -24,16 +24,16 @@ struct OneDriveFolderFanOut: Sendable {
     func run() async throws -> JobResult {
         var state = OneDriveListingCursor(session: job.session) ?? OneDriveListingCursor()
         if state.complete { return JobResult(bytes: 0, details: state.result) }
-        if state.nextLink != nil { context.logger.info("resuming the listing after the last recorded page", metadata: ["listed": "\(state.listed)"]) }
+        if state.continuation != nil { context.logger.info("resuming the listing after the last recorded page", metadata: ["listed": "\(state.listed)"]) }
         let filter = ListingFilterReader.filter(of: job)
         let filterJSON = (try? JSONValue.parse(job.spec))?[ListingFilter.specKey]
         while true {
-            let (folderID, pageSize, nextLink) = (self.folderID, details.pageSize, state.nextLink)
+            let (folderID, pageSize, nextLink) = (self.folderID, details.pageSize, state.continuation)
             let page = try await caller.job("listing a folder") { client, token in
                 try await client.children(of: folderID, pageSize: pageSize, nextLink: nextLink, accessToken: token)
             }
             let children = page.items.compactMap { child($0, state: &state, filter: filter, filterJSON: filterJSON) }
-            state.nextLink = page.nextLink
+            state.continuation = page.nextLink
             state.pages += 1
             state.complete = page.nextLink == nil
             try await context.fanOut(children, bytesDone: 0, session: state.json)
@@ -42,29 +42,13 @@ struct OneDriveFolderFanOut: Sendable {
     }
 
     private func child(_ item: OneDriveItem, state: inout OneDriveListingCursor, filter: FileFilter?, filterJSON: JSONValue?) -> FanOutChild? {
-        state.listed += 1
-        guard SafePath.component(item.name) != nil else {
-            state.skippedUnsafe += 1
-            context.logger.warning("skipping a listed item without a safe local name", metadata: ["name": "\(item.name.debugDescription)"])
-            return nil
-        }
-        let relative = prefix.isEmpty ? item.name : prefix + "/" + item.name
+        guard let relative = state.admit(item, prefix: prefix, logger: context.logger) else { return nil }
         if item.isFolder {
-            guard details.isRecursive else { return nil }
-            state.folders += 1
-            var childDetails = details
-            childDetails.prefix = relative
-            var encoded = (try? JSONValue(encoding: childDetails))?.objectValue ?? [:]
-            if let filterJSON { encoded[ListingFilter.specKey] = filterJSON }
+            guard let encoded = state.subfolder(details, relative: relative, filterJSON: filterJSON) else { return nil }
             return fanOutChild(item, destination: root + relative + "/", bytesTotal: nil, details: encoded)
         }
         let modified = OneDriveTime.parse(item.modified) ?? .distantPast
-        if let filter, case .skip = filter.verdict(path: relative, size: item.size ?? 0, modified: modified) { return nil }
-        guard let target = SafePath.join(root: root, relative: relative), SafePath.isInside(target, root: root) else {
-            state.skippedUnsafe += 1
-            return nil
-        }
-        state.files += 1
+        guard let target = state.fileTarget(relative, size: item.size, modified: modified, root: root, filter: filter) else { return nil }
         let childDetails = OneDriveFetchDetails(
             root: root, entry: true, listedVersion: item.version, listedQuickXor: item.quickXorHash, listedSize: item.size)
         return fanOutChild(item, destination: target, bytesTotal: item.size, details: (try? JSONValue(encoding: childDetails))?.objectValue ?? [:])

@@ -15,15 +15,7 @@ extension ContentDigestKind {
 enum OneDriveLocalHash {
     static func quickXor(of file: OwnedFile, size: Int64) throws -> String? {
         var hasher = QuickXorHash()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while offset < size {
-            let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), size - offset))]), at: offset)
-            guard count > 0 else { return nil }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            offset += Int64(count)
-        }
+        guard try file.readPieces(size: size, { hasher.update($0) }) else { return nil }
         return hasher.base64()
     }
 }

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 
 /// OneDrive's listing capability: Graph lists one folder at a time, so a recursive listing walks the tree breadth
-/// first over `children` pages (as a folder copy does), at most ``OneDriveCopyCursor/maxFolders`` folders waiting.
+/// first over `children` pages (as a folder copy does), at most ``BreadthFirstListing/maxFolders`` folders waiting.
 /// Names that cannot be a path component are skipped with a notice; entries carry `quickXorHash` (and `sha256Hash`
 /// when Graph states it).
 struct OneDriveLister: RemoteLister {
@@ -23,39 +23,16 @@ struct OneDriveLister: RemoteLister {
         guard top.isFolder else {
             throw RemoteListingError(.notFound, "\(location.text) is not a folder", fix: "list the folder it is in")
         }
-        var waiting = [OneDriveCopyCursor.Folder(id: top.id, prefix: "")]
-        var skipped = 0
-        while !waiting.isEmpty {
-            let folder = waiting.removeFirst()
-            var next: String?
-            repeat {
-                let (id, link) = (folder.id, next)
+        let skipped = try await BreadthFirstListing.walk(
+            top: top.id, remote: remote, options: options,
+            listPage: { id, link in
                 let listed = try await caller.job("listing a folder") { client, token in
                     try await client.children(of: id, nextLink: link, accessToken: token)
                 }
-                var entries = [RemoteEntry]()
-                for item in listed.items {
-                    guard SafePath.component(item.name) != nil else {
-                        skipped += 1
-                        continue
-                    }
-                    let relative = folder.prefix + item.name
-                    let depth = folder.prefix.split(separator: "/").count + 1
-                    if item.isFolder && options.recursive && depth >= options.maxDepth { throw RemoteListingError.tooDeep(options) }
-                    if item.isFolder, options.descends(into: relative, depth: depth) {
-                        waiting.append(OneDriveCopyCursor.Folder(id: item.id, prefix: relative + "/"))
-                    }
-                    entries.append(Self.entry(item, relative: relative, account: location.account))
-                }
-                guard waiting.count <= OneDriveCopyCursor.maxFolders else {
-                    throw RemoteListingError(
-                        .tooManyEntries, "\(remote) holds more than \(OneDriveCopyCursor.maxFolders) folders waiting to be listed",
-                        fix: "list its subfolders one by one")
-                }
-                try await page(entries)
-                next = listed.nextLink
-            } while next != nil
-        }
+                return (listed.items, listed.nextLink)
+            },
+            usable: { SafePath.component($0.name) != nil },
+            entry: { Self.entry($0, relative: $1, account: location.account) }, page: page)
         if skipped > 0 { logger.notice("unusable names skipped", metadata: ["skipped": "\(skipped)"]) }
     }
 

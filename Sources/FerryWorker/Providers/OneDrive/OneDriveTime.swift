@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// Times as Graph writes them (ISO 8601, UTC; fractions of a second optional).
@@ -14,11 +15,6 @@ enum OneDriveTime {
     }
 
     static func parse(_ text: String?) -> Date? {
-        guard let text, text.utf8.count <= 64 else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        InternetTime.parse(text)
     }
 }

@@ -12,7 +12,7 @@ struct OneDriveUpload: Sendable {
     let job: ClaimedJob
     let context: JobContext
     let caller: OneDriveCaller
-    let source: OneDriveUploadBytes
+    let source: UploadBytes
     let size: Int64
     /// QuickXorHash (base64) of the bytes; a copy's source may state none: then the size is checked alone.
     let quickXor: String?

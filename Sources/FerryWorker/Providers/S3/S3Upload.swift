@@ -95,115 +95,130 @@ struct S3Upload: Sendable {
     /// A multipart upload, resumed from the recorded one when the store still has it.
     /// `checkSource` runs before the commit: a local file must still be the one enqueued.
     func multipart(plan: S3PartPlan, recorded: S3UploadCursor?, checkSource: @Sendable () throws -> Void) async throws -> String {
-        let uploadID: String
-        var held = [Int: S3Part]()
-        if let recorded, let parts = try await existingParts(recorded.uploadID) {
-            uploadID = recorded.uploadID
-            held = parts
-            context.logger.info("resuming multipart upload", metadata: ["parts_held": "\(held.count)", "parts": "\(plan.partCount)"])
-        } else {
-            uploadID = try await call("starting a multipart upload") {
-                try await client.createMultipartUpload(
-                    bucket: bucket, key: key, contentType: contentType, storageClass: options.storageClass, metadata: metadata)
-            }
-        }
+        let (uploadID, held) = try await openMultipart(plan: plan, recorded: recorded)
         do {
-            var md5s = [[UInt8]?](repeating: nil, count: plan.partCount)
-            var parts = [S3Part?](repeating: nil, count: plan.partCount)
-            var done = held.count
-            var bytesDone: Int64 = 0
-            // Up to `partsInFlight` parts travel at once (one connection each), as the AWS CLI does: a single
-            // large file then fills the link. Each part streams from disk in small pieces, so memory stays bounded.
-            try await withThrowingTaskGroup(of: (Int, S3Part, [UInt8], Bool).self) { group in
-                var pending = plan.parts.makeIterator()
-                func launch() -> Bool {
-                    guard let (number, range) = pending.next() else { return false }
-                    let heldPart = held[number]
-                    group.addTask {
-                        // The slot covers hashing too: every part being read holds buffers.
-                        await handler.partSlots.acquire()
-                        do {
-                            if let heldPart, let md5 = try await keeps(heldPart, range) {
-                                await handler.partSlots.release()
-                                return (number, heldPart, md5, false)
-                            }
-                            let (md5, body) = try await prepare(range)
-                            let part = try await JobSpan.run(
-                                "ferry.s3.part", ["ferry.s3.part_number": .int64(Int64(number)), "ferry.bytes": .int64(Int64(range.count))]
-                            ) {
-                                try await call("sending part \(number) of \(plan.partCount)") {
-                                    try await client.uploadPart(
-                                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body,
-                                        checksum: S3Checksum(md5: md5))
-                                }
-                            }
-                            await handler.partSlots.release()
-                            try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
-                            return (number, part, md5, true)
-                        } catch {
-                            await handler.partSlots.release()
-                            throw error
-                        }
-                    }
-                    return true
-                }
-                for _ in 0..<handler.partsInFlight where launch() {}
-                while let (number, part, md5, sent) = try await group.next() {
-                    try context.checkCancellation()
-                    parts[number - 1] = part
-                    md5s[number - 1] = md5
-                    bytesDone += Int64(plan.range(ofPart: number).count)
-                    if sent {
-                        done += 1
-                        if case .copy = source { context.noteBytes(bytesDone) }
-                        var cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
-                        cursor.sourceVersion = sourceVersion
-                        try await context.reportProgress(bytesDone: bytesDone, bytesTotal: size, session: cursor.json)
-                    }
-                    _ = launch()
-                }
-            }
+            let (parts, md5s) = try await sendParts(plan: plan, uploadID: uploadID, held: held)
             try checkSource()
-            let ordered = parts.compactMap { $0 }
-            let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.s3.parts": .int64(Int64(ordered.count))]) {
+            let etag = try await JobSpan.run("ferry.upload.commit", ["ferry.bytes": .int64(size), "ferry.s3.parts": .int64(Int64(parts.count))]) {
                 try await call("completing the multipart upload") {
                     // Not aborted after this (shouldAbort): the rescuing attempt resumes these parts.
                     try context.ensureLease(before: "completing the multipart upload")
-                    return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: ordered)
+                    return try await client.completeMultipartUpload(bucket: bucket, key: key, uploadID: uploadID, parts: parts)
                 }
             }
-            try await verify(etag: etag, md5s: md5s.compactMap { $0 })
+            try await verify(etag: etag, md5s: md5s)
             return etag
         } catch {
             // Parts nobody will complete are billed until aborted: abort unless a later attempt will resume.
-            if shouldAbort(after: error) {
-                context.logger.notice("aborting the multipart upload", metadata: ["reason": "\(error)"])
-                // In a task of its own: this one may be cancelled, which would cancel the abort's request too.
-                let (client, bucket, key) = (client, bucket, key)
-                let failure = await Task { () -> S3Error? in
-                    // Parts still arriving can make a store refuse or undo the abort: try a few times.
-                    var last: S3Error?
-                    for attempt in 0..<3 {
-                        if attempt > 0 { try? await Task.sleep(for: .milliseconds(500 * attempt)) }
-                        do {
-                            try await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)
-                            return nil
-                        } catch let error as S3Error {
-                            if error.code == .noSuchUpload { return nil }
-                            last = error
-                        } catch {
-                            return nil
-                        }
-                    }
-                    return last
-                }.value
-                if let failure {
-                    context.logger.warning(
-                        "the multipart upload could not be aborted; its parts stay until a lifecycle rule removes them",
-                        metadata: ["error": "\(failure)"])
+            if shouldAbort(after: error) { await abort(uploadID, reason: error) }
+            throw error
+        }
+    }
+
+    /// The recorded upload and the parts the store holds of it when it still has it, else a new upload.
+    private func openMultipart(plan: S3PartPlan, recorded: S3UploadCursor?) async throws -> (uploadID: String, held: [Int: S3Part]) {
+        if let recorded, let parts = try await existingParts(recorded.uploadID) {
+            context.logger.info("resuming multipart upload", metadata: ["parts_held": "\(parts.count)", "parts": "\(plan.partCount)"])
+            return (recorded.uploadID, parts)
+        }
+        let uploadID = try await call("starting a multipart upload") {
+            try await client.createMultipartUpload(
+                bucket: bucket, key: key, contentType: contentType, storageClass: options.storageClass, metadata: metadata)
+        }
+        return (uploadID, [:])
+    }
+
+    /// Sends every part the store does not hold yet, recording progress after each: the parts and their MD5s, in
+    /// part order. Up to `partsInFlight` parts travel at once (one connection each), as the AWS CLI does: a single
+    /// large file then fills the link. Each part streams from disk in small pieces, so memory stays bounded.
+    private func sendParts(plan: S3PartPlan, uploadID: String, held: [Int: S3Part]) async throws -> (parts: [S3Part], md5s: [[UInt8]]) {
+        var md5s = [[UInt8]?](repeating: nil, count: plan.partCount)
+        var parts = [S3Part?](repeating: nil, count: plan.partCount)
+        var done = held.count
+        var bytesDone: Int64 = 0
+        try await withThrowingTaskGroup(of: (Int, S3Part, [UInt8], Bool).self) { group in
+            var pending = plan.parts.makeIterator()
+            func launch() -> Bool {
+                guard let (number, range) = pending.next() else { return false }
+                let heldPart = held[number]
+                group.addTask { try await sendPart(number, range, held: heldPart, plan: plan, uploadID: uploadID) }
+                return true
+            }
+            for _ in 0..<handler.partsInFlight where launch() {}
+            while let (number, part, md5, sent) = try await group.next() {
+                try context.checkCancellation()
+                parts[number - 1] = part
+                md5s[number - 1] = md5
+                bytesDone += Int64(plan.range(ofPart: number).count)
+                if sent {
+                    done += 1
+                    if case .copy = source { context.noteBytes(bytesDone) }
+                    var cursor = S3UploadCursor(uploadID: uploadID, key: key, partSize: plan.partSize, part: number, etag: part.etag, partsDone: done)
+                    cursor.sourceVersion = sourceVersion
+                    try await context.reportProgress(bytesDone: bytesDone, bytesTotal: size, session: cursor.json)
+                }
+                _ = launch()
+            }
+        }
+        return (parts.compactMap { $0 }, md5s.compactMap { $0 })
+    }
+
+    /// One part: kept when the store holds the same bytes already, else sent. Answers (number, part, MD5, sent).
+    private func sendPart(
+        _ number: Int, _ range: Range<Int64>, held heldPart: S3Part?, plan: S3PartPlan, uploadID: String
+    ) async throws -> (Int, S3Part, [UInt8], Bool) {
+        // The slot covers hashing too: every part being read holds buffers.
+        await handler.partSlots.acquire()
+        do {
+            if let heldPart, let md5 = try await keeps(heldPart, range) {
+                await handler.partSlots.release()
+                return (number, heldPart, md5, false)
+            }
+            let (md5, body) = try await prepare(range)
+            let part = try await JobSpan.run(
+                "ferry.s3.part", ["ferry.s3.part_number": .int64(Int64(number)), "ferry.bytes": .int64(Int64(range.count))]
+            ) {
+                try await call("sending part \(number) of \(plan.partCount)") {
+                    try await client.uploadPart(
+                        bucket: bucket, key: key, uploadID: uploadID, partNumber: number, body: body,
+                        checksum: S3Checksum(md5: md5))
                 }
             }
+            await handler.partSlots.release()
+            try checkPlainETag(part.etag, md5: md5, what: "part \(number)")
+            return (number, part, md5, true)
+        } catch {
+            await handler.partSlots.release()
             throw error
+        }
+    }
+
+    /// Aborts the multipart upload, so its parts are not billed; a failure to abort is logged, not thrown.
+    private func abort(_ uploadID: String, reason: any Error) async {
+        context.logger.notice("aborting the multipart upload", metadata: ["reason": "\(reason)"])
+        // In a task of its own: this one may be cancelled, which would cancel the abort's request too.
+        let (client, bucket, key) = (client, bucket, key)
+        let failure = await Task { () -> S3Error? in
+            // Parts still arriving can make a store refuse or undo the abort: try a few times.
+            var last: S3Error?
+            for attempt in 0..<3 {
+                if attempt > 0 { try? await Task.sleep(for: .milliseconds(500 * attempt)) }
+                do {
+                    try await client.abortMultipartUpload(bucket: bucket, key: key, uploadID: uploadID)
+                    return nil
+                } catch let error as S3Error {
+                    if error.code == .noSuchUpload { return nil }
+                    last = error
+                } catch {
+                    return nil
+                }
+            }
+            return last
+        }.value
+        if let failure {
+            context.logger.warning(
+                "the multipart upload could not be aborted; its parts stay until a lifecycle rule removes them",
+                metadata: ["error": "\(failure)"])
         }
     }
 

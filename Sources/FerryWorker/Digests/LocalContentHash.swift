@@ -33,15 +33,7 @@ enum LocalContentHash {
     /// MD5 of an open file (an upload's source, opened through the local roots) of `size` bytes.
     static func md5(of file: OwnedFile, size: Int64) throws -> String? {
         var hasher = Insecure.MD5()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var offset: Int64 = 0
-        while offset < size {
-            let count = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), size - offset))]), at: offset)
-            guard count > 0 else { return nil }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-            offset += Int64(count)
-        }
+        guard try file.readPieces(size: size, { hasher.update(bufferPointer: $0) }) else { return nil }
         return hasher.finalize().map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 

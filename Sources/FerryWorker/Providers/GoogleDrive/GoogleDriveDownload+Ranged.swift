@@ -1,0 +1,3 @@
+import FerryGoogleDrive
+
+extension GoogleDriveDownload: RangedDownload {}

@@ -1,0 +1,3 @@
+import FerryProviders
+
+extension GoogleDriveFetchDetails: FolderFetchDetails {}

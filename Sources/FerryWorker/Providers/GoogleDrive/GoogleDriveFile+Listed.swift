@@ -1,0 +1,3 @@
+import FerryGoogleDrive
+
+extension GoogleDriveFile: ListedItem {}

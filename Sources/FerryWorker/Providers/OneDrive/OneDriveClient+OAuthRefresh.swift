@@ -1,0 +1,3 @@
+import FerryOneDrive
+
+extension OneDriveClient: OAuthRefreshClient {}

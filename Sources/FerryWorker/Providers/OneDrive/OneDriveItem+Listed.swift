@@ -1,0 +1,3 @@
+import FerryOneDrive
+
+extension OneDriveItem: ListedItem {}
