@@ -10,6 +10,8 @@
 # Worker rates run from the first claim to the last success, read from each side's own log (ferry.events,
 # pgqueuer_log). Also PostgreSQL's CPU per job for each side (every server process, reaped backends included) and
 # the WAL it wrote per job (pg_current_wal_lsn before and after; the cluster runs nothing else).
+# FERRY_BENCH_PGQ_BASELINE_ENV=NAME=VALUE (for example FERRY_PREPARED_STATEMENTS=off) puts Ferry itself with that
+# environment in pgqueuer's place: a step of Ferry's measured against the step before, in the same run.
 # Usage: scripts/bench-pgqueuer.sh BIN_DIR DATABASE_ADMIN_URL PG_DIR
 set -euo pipefail
 shopt -s inherit_errexit   # a failure inside $(...) stops the run too
@@ -25,6 +27,9 @@ concurrency=128
 pgq_batch=${FERRY_BENCH_PGQ_BATCH:-$((concurrency / 2))}   # pgqueuer wants max_concurrent_tasks >= 2 x batch size
 pgq_max_tasks=${FERRY_BENCH_PGQ_MAX_TASKS:-$concurrency}
 queues=default,video,photos
+baseline_env=${FERRY_BENCH_PGQ_BASELINE_ENV:-}
+other=pgqueuer
+[[ -n "$baseline_env" ]] && other="ferry with $baseline_env"
 venv=.build/pgqueuer-venv
 driver=scripts/bench-pgqueuer.py
 work=$(mktemp -d /tmp/ferry-bench-pgq.XXXXXX)
@@ -39,7 +44,7 @@ trap cleanup EXIT
 source scripts/bench-lib.sh
 ticks=$(getconf CLK_TCK)
 
-if ! "$venv/bin/python" -c 'import asyncpg, pgqueuer, sys; sys.exit(pgqueuer.__version__ != "1.6.0")' 2>/dev/null; then
+if [[ -z "$baseline_env" ]] && ! "$venv/bin/python" -c 'import asyncpg, pgqueuer, sys; sys.exit(pgqueuer.__version__ != "1.6.0")' 2>/dev/null; then
     echo "    installing pgqueuer 1.6.0 and asyncpg into $venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q pgqueuer==1.6.0 asyncpg==0.32.0
@@ -136,6 +141,10 @@ ferry_side() { # prints 4 lines: enqueue, work, backlog enqueue, backlog work ("
 
 pgq_side() {
     local url
+    if [[ -n "$baseline_env" ]]; then
+        (export "${baseline_env?}"; ferry_side)
+        return
+    fi
     url=$(fresh pgqueuer); pgq_install "$url"
     pgq_enqueue "$url" "$jobs" default
     pgq_work "$url" "$jobs" default
@@ -156,28 +165,29 @@ for round in $(seq 1 "$rounds"); do
     f=$(tr '\n' ' ' <"$work/ferry"); p=$(tr '\n' ' ' <"$work/pgqueuer")
     echo "$f $p" >>"$results"
     read -r fe _ _ fw _ _ _ _ _ fb _ _ pe _ _ pw _ _ _ _ _ pb _ _ <<<"$f $p"
-    printf '    round %d (%s first): enqueue %s vs %s jobs/s; no-op %s vs %s; backlog %s vs %s (ferry vs pgqueuer)\n' \
-        "$round" "$( ((round % 2)) && echo ferry || echo pgqueuer)" "$fe" "$pe" "$fw" "$pw" "$fb" "$pb"
+    printf '    round %d (%s first): enqueue %s vs %s jobs/s; no-op %s vs %s; backlog %s vs %s (ferry vs %s)\n' \
+        "$round" "$( ((round % 2)) && echo ferry || echo "$other")" "$fe" "$pe" "$fw" "$pw" "$fb" "$pb" "$other"
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 python3 - "$results" "$jobs" "$backlog" "$rounds" "$processes" "$concurrency" "$load_before" "$load_after" \
-    "$pgq_batch" "$pgq_max_tasks" <<'PY'
+    "$pgq_batch" "$pgq_max_tasks" "$other" <<'PY'
 import statistics, sys
 rows = [list(map(float, line.split())) for line in open(sys.argv[1])]
 jobs, backlog, rounds, processes, concurrency = map(int, sys.argv[2:7])
 med = lambda i: statistics.median(r[i] for r in rows)
 side = 12   # per side: 4 measurements of (jobs/s, PostgreSQL CPU ms per job, WAL bytes per job)
-print(f"Ferry against pgqueuer 1.6.0 on the same PostgreSQL, median of {rounds} alternating rounds "
-      f"(load average {sys.argv[7]} before, {sys.argv[8]} after; pgqueuer batch size {sys.argv[9]}, "
-      f"max_concurrent_tasks {sys.argv[10]}):")
+other = sys.argv[11]
+settings = f"pgqueuer batch size {sys.argv[9]}, max_concurrent_tasks {sys.argv[10]}" if other == "pgqueuer" else other
+print(f"Ferry against {'pgqueuer 1.6.0' if other == 'pgqueuer' else other} on the same PostgreSQL, median of {rounds} "
+      f"alternating rounds (load average {sys.argv[7]} before, {sys.argv[8]} after; {settings}):")
 def line(label, i, unit, target):
     f, p = med(i), med(side + i)
     ratios = ", ".join(f"{r[i] / r[side + i]:.2f}x" for r in rows)
-    verdict = f" (target >= {target}x: {'met' if f / p >= target else 'not met'})" if target else ""
-    print(f"  {label}: ferry {f:,.0f} {unit}, pgqueuer {p:,.0f} {unit}: {f / p:.2f}x{verdict}; rounds {ratios}")
-    print(f"      PostgreSQL CPU per job: ferry {med(i + 1):.4f} ms, pgqueuer {med(side + i + 1):.4f} ms; "
-          f"WAL per job: ferry {med(i + 2):,.0f} B, pgqueuer {med(side + i + 2):,.0f} B")
+    verdict = f" (target >= {target}x: {'met' if f / p >= target else 'not met'})" if target and other == "pgqueuer" else ""
+    print(f"  {label}: ferry {f:,.0f} {unit}, {other} {p:,.0f} {unit}: {f / p:.2f}x{verdict}; rounds {ratios}")
+    print(f"      PostgreSQL CPU per job: ferry {med(i + 1):.4f} ms, {other} {med(side + i + 1):.4f} ms; "
+          f"WAL per job: ferry {med(i + 2):,.0f} B, {other} {med(side + i + 2):,.0f} B")
 line(f"bulk enqueue, {jobs:,} jobs (ferry enqueue --from, the whole process; pgqueuer lists of 1,000, "
      f"connection included)", 0, "jobs/s", 1)
 line(f"no-op jobs, those {jobs:,}, {processes} processes x {concurrency}", 3, "jobs/s", 1)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How to reach PostgreSQL.
 public struct PostgresConfiguration: Sendable {
     /// A libpq conninfo string (`host=… dbname=…`) or URL (`postgresql://…`). `nil` uses libpq's own defaults and
@@ -14,14 +16,33 @@ public struct PostgresConfiguration: Sendable {
     /// `connectTimeoutSeconds`). A command riding out a failover (`--wait-for-database`) sets its deadline here, so
     /// a host that swallows packets cannot hold its last attempt for a whole `connect_timeout` past it.
     public var connectDeadline: ContinuousClock.Instant?
+    /// Whether each connection prepares the statements it sends repeatedly (on their second use, at most
+    /// `statementCacheCapacity` of them), so the server parses and plans them once. Turn it off behind a pooler
+    /// in transaction mode (PgBouncer before 1.21), which lends each transaction any server session: a connection
+    /// that finds a statement it prepared missing turns it off by itself, but a transaction may fail once first.
+    /// Defaults to on unless `FERRY_PREPARED_STATEMENTS` is `off` (or `0`, `false`, `no`).
+    public var preparedStatements: Bool
+    /// Statements a connection keeps prepared at most; the least recently used is deallocated beyond it.
+    public var statementCacheCapacity: Int
 
     public init(
         connectionString: String? = nil, applicationName: String = "ferry", connectTimeoutSeconds: Int = 10,
-        poolSize: Int = 4
+        poolSize: Int = 4, preparedStatements: Bool? = nil, statementCacheCapacity: Int = 32
     ) {
         self.connectionString = connectionString
         self.applicationName = applicationName
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.poolSize = max(1, poolSize)
+        self.preparedStatements = preparedStatements ?? Self.preparedStatementsByDefault()
+        self.statementCacheCapacity = max(0, statementCacheCapacity)
+    }
+
+    /// Prepared statements' default: on, unless the environment's `FERRY_PREPARED_STATEMENTS` says off.
+    public static func preparedStatementsByDefault(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Bool {
+        guard let value = environment["FERRY_PREPARED_STATEMENTS"]?.trimmingCharacters(in: .whitespaces).lowercased()
+        else { return true }
+        return !["off", "0", "false", "no"].contains(value)
     }
 }

@@ -17,6 +17,9 @@ public final class PostgresConnection {
     /// behind a transaction-mode pooler (PgBouncer) it may be lent a server connection another client LISTENed
     /// on, and libpq would keep every notification that arrives there until the connection closes.
     var hasListened = false
+    /// The statements prepared on this connection's server session (see `PostgresStatementCache`).
+    let statements: PostgresStatementCache
+    let logger: Logger
 
     /// Opens a connection. Throws `.connectionFailed` with libpq's reason (which never contains the password).
     /// Server messages outside statement results (a WARNING, the FATAL before a server ends the connection) go to
@@ -40,6 +43,9 @@ public final class PostgresConnection {
                 reason: (refused ? "PostgreSQL refused the login: " : "could not connect to PostgreSQL: ") + reason)
         }
         self.handle = conn
+        self.logger = logger
+        statements = PostgresStatementCache(
+            capacity: configuration.preparedStatements ? configuration.statementCacheCapacity : 0)
         serverMessages = Unmanaged.passRetained(ServerMessageLog(logger: logger))
         PQsetNoticeReceiver(conn, ServerMessageLog.receiver, serverMessages.toOpaque())
         // Fixed session settings so text decoding is unambiguous whatever the server's defaults.
@@ -63,10 +69,20 @@ public final class PostgresConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// Runs one parameterized statement. Values travel separately from the SQL text (`PQexecParams`).
+    /// Runs one parameterized statement. Values travel separately from the SQL text (`PQexecParams`, or
+    /// `PQexecPrepared` once the text was sent before: see `PostgresConfiguration.preparedStatements`).
     @discardableResult
     public func query(_ sql: String, _ binds: [any PostgresBindable] = []) throws -> PostgresQueryResult {
         let texts = binds.map { $0.postgresText }
+        deallocatePending()
+        switch statements.plan(for: sql) {
+        case .unprepared: return try queryUnprepared(sql, texts)
+        case .prepare(let name): return try prepareAndRun(sql, name: name, texts)
+        case .execute(let name): return try runPrepared(sql, name: name, texts)
+        }
+    }
+
+    func queryUnprepared(_ sql: String, _ texts: [String?]) throws -> PostgresQueryResult {
         let result: OpaquePointer? = withOptionalCStringArray(texts) { pointers in
             PQexecParams(handle, sql, Int32(texts.count), nil, pointers, nil, nil, 0)
         }

@@ -33,6 +33,12 @@ public struct SQLState: Hashable, Sendable, CustomStringConvertible, Expressible
     public static let invalidTextRepresentation: SQLState = "22P02"
     public static let invalidParameterValue: SQLState = "22023"
     public static let raiseException: SQLState = "P0001"
+    /// A prepared statement the server does not know (`invalid_sql_statement_name`): a pooler lent another server
+    /// session, or the session ran `DEALLOCATE`/`DISCARD ALL`.
+    public static let invalidSQLStatementName: SQLState = "26000"
+    /// `feature_not_supported`; among others what a prepared statement whose result type changed under it (a
+    /// migration altered a table or function) raises: "cached plan must not change result type".
+    public static let featureNotSupported: SQLState = "0A000"
 
     /// True for classes that mean "the connection or server went away": retrying on a fresh connection may succeed.
     public var isConnectionLoss: Bool {

@@ -50,7 +50,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
             Behind PgBouncer in transaction mode notifications never arrive: use --poll-only. A worker started \
             without it notices (its own test notification does not come back within 5 s), warns once and polls \
-            every second.
+            every second. --poll-only also sends every statement unprepared (or FERRY_PREPARED_STATEMENTS=off, for \
+            any command): a pooler in transaction mode keeps no prepared statement between transactions.
 
             Until the database has this build's schema (and while PostgreSQL is unreachable) the worker waits, \
             saying so once, and checks again with growing pauses (up to 30 s) for --wait-for-schema; then it exits \
@@ -190,9 +191,10 @@ struct WorkerCommand: AsyncParsableCommand {
             let concurrency = Self.fittedConcurrency(self.concurrency, logger: logger)
 
             // Connections: one per running job's progress plus claims, rescues and the batcher.
+            // Behind a transaction-mode pooler (--poll-only) no statement stays prepared on a server session.
             let pgConfiguration = PostgresConfiguration(
                 connectionString: connection.resolvedDatabaseURL, applicationName: "ferry worker",
-                poolSize: min(8, concurrency + 3))
+                poolSize: min(8, concurrency + 3), preparedStatements: pollOnly ? false : nil)
             let client = PostgresClient(configuration: pgConfiguration, logger: logger)
             defer { client.close() }
             let store = FerryStore(client: client, logger: logger)

@@ -10,9 +10,9 @@ struct PostgresStoreFixture: StoreFixture {
     let ferry: FerryStore
     var store: any WorkerStore { ferry }
 
-    static func make() async throws -> PostgresStoreFixture {
+    static func make(preparedStatements: Bool = true) async throws -> PostgresStoreFixture {
         let db = try await TestDatabase.make("contract")
-        return PostgresStoreFixture(db: db, ferry: db.store())
+        return PostgresStoreFixture(db: db, ferry: db.store(preparedStatements: preparedStatements))
     }
 
     func enqueue(_ specs: [JobSpec]) async throws { _ = try await ferry.enqueue(specs) }

@@ -62,14 +62,15 @@ public struct TestDatabase: Sendable {
         return TestDatabase(url: replacingDatabase(in: admin, with: name), name: name)
     }
 
-    /// A client for this database.
-    public func client(poolSize: Int = 4) -> PostgresClient {
-        PostgresClient(configuration: PostgresConfiguration(connectionString: url, poolSize: poolSize))
+    /// A client for this database; `preparedStatements` nil takes the default (on unless the environment says).
+    public func client(poolSize: Int = 4, preparedStatements: Bool? = nil) -> PostgresClient {
+        PostgresClient(
+            configuration: PostgresConfiguration(connectionString: url, poolSize: poolSize, preparedStatements: preparedStatements))
     }
 
     /// A store for this database.
-    public func store(poolSize: Int = 4) -> FerryStore {
-        FerryStore(client: client(poolSize: poolSize), logger: Logger(label: "test"))
+    public func store(poolSize: Int = 4, preparedStatements: Bool? = nil) -> FerryStore {
+        FerryStore(client: client(poolSize: poolSize, preparedStatements: preparedStatements), logger: Logger(label: "test"))
     }
 
     /// Runs SQL as the superuser on this database.
