@@ -145,6 +145,7 @@ final class JobChunkProducer: @unchecked Sendable {
             ordinal += 1
             if let keyBase, request.idempotencyKey == nil { request.idempotencyKey = "\(keyBase):\(ordinal)" }
             do throws(ValidationIssue) {
+                try ProducerLocalRoots.checkAbsolute(request, line: line, currentDirectory: directory)
                 let spec =
                     if let facts {
                         try request.validated(

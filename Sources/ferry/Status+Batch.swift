@@ -4,13 +4,13 @@ import FerryStore
 import Foundation
 
 extension Status {
-    /// The states `--status` names, or the attention order (failed first) without it. `--status` goes with `--batch`.
+    /// The states `--state` names, or the attention order (failed first) without it. `--state` goes with `--batch`.
     static func states(_ state: String?, batch: String?) throws -> [JobState] {
         guard let state else { return FerryStore.attentionOrder }
-        guard batch != nil else { throw CLIUsageError(message: "--status goes with --batch NAME") }
+        guard batch != nil else { throw CLIUsageError(message: "--state goes with --batch NAME (across batches: --search, for example --search error:CODE)") }
         guard let known = JobState(rawValue: state.lowercased()) else {
             throw CLIUsageError(
-                message: "--status \(state): give one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
+                message: "--state \(state): give one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return [known]
     }

@@ -17,13 +17,14 @@ struct Status: AsyncParsableCommand {
             Examples:
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry status --batch trip
-              ferry status --batch trip --status failed
+              ferry status --batch trip --state failed
+              ferry status --search 'account is full'
               ferry status 0193a0c4
               ferry status --queue photos --json
 
             A batch lists its jobs failed first, then discarded, cancelled, running, queued and succeeded ones \
-            (each in enqueue order), and says how many it does not show; --status STATE lists the jobs in one \
-            state. A job id may be shortened to any start that only one job has.
+            (each in enqueue order), and says how many it does not show; --state STATE lists the jobs in one \
+            state. --search TEXT finds jobs across batches by id, path, error text, error:CODE or KEY=VALUE. A job id may be shortened to any start that only one job has.
               ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
@@ -34,9 +35,15 @@ struct Status: AsyncParsableCommand {
     var batch: String?
 
     @Option(
-        name: .customLong("status"),
-        help: ArgumentHelp("With --batch: only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded).", valueName: "state"))
+        name: [.customLong("state"), .customLong("status")],
+        help: ArgumentHelp("With --batch: only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded); --status is the same.", valueName: "state"))
     var state: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Find jobs of every batch, newest first: a job id start, path text, error text, error:CODE or KEY=VALUE (as the dashboard's search).",
+            valueName: "text"))
+    var search: String?
 
     @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"), completion: CompletionValues.queue)
     var queue: String?
@@ -53,8 +60,13 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let chosen = [job != nil, batch != nil, queue != nil].filter { $0 }.count
-            guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch or --queue") }
+            let chosen = [job != nil, batch != nil, queue != nil, search != nil].filter { $0 }.count
+            guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch, --queue or --search") }
+            let found = try search.map { text throws(ValidationIssue) in
+                do { return try JobSearch(parsing: text) } catch {
+                    throw ValidationIssue(field: "--search", problem: error.message, fix: "for example --search error:http_not_found, --search 'account is full' or --search title=Café")
+                }
+            }
             if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
             let states = try Self.states(state, batch: batch)
             let jobLimit = limit ?? 100
@@ -87,6 +99,14 @@ struct Status: AsyncParsableCommand {
                     printDetail(row, retried: retried)
                 } else if let batch {
                     try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
+                } else if let found {
+                    let jobs = try await store.searchJobs(found, limit: min(jobLimit, FerryStore.searchPageSize))
+                    if json {
+                        let query = JSONValue.object(["text": .string(search ?? ""), "kind": .string(found.kind)])
+                        return print(output(["search": query, "jobs": .array(jobs.map(\.json))]))
+                    }
+                    if jobs.isEmpty { return print("no job matches (\(found.kind) search)") }
+                    printJobs(jobs, limit: min(jobLimit, FerryStore.searchPageSize))
                 } else if let queue {
                     let stats = try await store.queueStats(queue)
                     let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
@@ -150,7 +170,7 @@ struct Status: AsyncParsableCommand {
                     ]
                 }))
         if let notShown {
-            if notShown > 0 { print("(\(notShown) more job(s) not shown; use --status STATE or --limit)") }
+            if notShown > 0 { print("(\(notShown) more job(s) not shown; use --state STATE or --limit)") }
         } else if rows.count == limit {
             print("(first \(limit) jobs; use --limit for more)")
         }

@@ -23,13 +23,13 @@ struct FindingJobsTests {
         #expect(table.status == 0, "\(table.stderr)")
         let rows = table.lines.filter { $0.count > 36 && UUID(uuidString: String($0.prefix(36))) != nil }
         #expect(rows.first?.hasPrefix(failed) == true && rows.first?.contains("failed") == true, "\(table.stdout)")
-        #expect(rows.count == 100 && table.stdout.contains("(141 more job(s) not shown; use --status STATE or --limit)"))
+        #expect(rows.count == 100 && table.stdout.contains("(141 more job(s) not shown; use --state STATE or --limit)"))
 
         let json = try JSONValue.parse(try await FerryProcess.run(["status", "--batch", "big", "--limit", "5", "--json"], databaseURL: db.url).stdout)
         #expect(json["jobs"]?.arrayValue?.first?["job_id"] == .string(failed) && json["jobs"]?.arrayValue?.count == 5)
         #expect(json["jobs_not_shown"] == .int(236))
 
-        let onlyFailed = try await FerryProcess.run(["status", "--batch", "big", "--status", "failed", "--json"], databaseURL: db.url)
+        let onlyFailed = try await FerryProcess.run(["status", "--batch", "big", "--state", "failed", "--json"], databaseURL: db.url)
         let only = try JSONValue.parse(onlyFailed.stdout)
         #expect(only["jobs"]?.arrayValue?.map { $0["job_id"] } == [.string(failed)] && only["jobs_not_shown"] == .int(0))
         let none = try await FerryProcess.run(["status", "--batch", "big", "--status", "running"], databaseURL: db.url)
@@ -40,10 +40,26 @@ struct FindingJobsTests {
         #expect(succeeded["jobs_not_shown"] == .int(237))
 
         // Hostile or misplaced states: usage errors before any query.
-        for arguments in [["--batch", "big", "--status", "failed' OR 1=1 --"], ["--status", "failed"], ["--batch", "big", "--status", ""]] {
+        for arguments in [["--batch", "big", "--status", "failed' OR 1=1 --"], ["--state", "failed"], ["--batch", "big", "--status", ""]] {
             let refused = try await FerryProcess.run(["status"] + arguments, databaseURL: db.url)
             #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
         }
+
+        // Across batches: error text with spaces, an error code, a path, an id start; hostile text refused or harmless.
+        for text in ["account is full", "error:account_full", String(failed.prefix(35))] {
+            let found = try JSONValue.parse(try await FerryProcess.run(["status", "--search", text, "--json"], databaseURL: db.url).stdout)
+            #expect(found["jobs"]?.arrayValue?.map { $0["job_id"] } == [.string(failed)], "\(text): \(found)")
+        }
+        let table = try await FerryProcess.run(["status", "--search", "account is full"], databaseURL: db.url)
+        #expect(table.status == 0 && table.stdout.contains(failed) && table.stdout.contains("account_full"), "\(table.stdout)")
+        let nothing = try await FerryProcess.run(["status", "--search", "no such text' OR 1=1 --"], databaseURL: db.url)
+        #expect(nothing.status == 0 && nothing.stdout.contains("no job matches"), "\(nothing.stdout)\(nothing.stderr)")
+        for (text, words) in [("ab", "at least 3"), (String(repeating: "x", count: 201), "at most 200"), ("", "type a job id")] {
+            let refused = try await FerryProcess.run(["status", "--search", text], databaseURL: db.url)
+            #expect(refused.status == 65 && refused.stderr.contains(words), "\(text.prefix(10)): \(refused.stderr)")
+        }
+        let both = try await FerryProcess.run(["status", "--search", "account", "--batch", "big"], databaseURL: db.url)
+        #expect(both.status == 64, "\(both.stderr)")
     }
 
     @Test("a unique start of a job id works for status, events, retry, cancel, discard and wait; an ambiguous one is refused with the count; a missing one is not found")
