@@ -198,6 +198,19 @@ struct DashboardView {
         return String(format: "%04d-%02d-%02d %02d:%02d:%02d UTC", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
     }
 
+    /// A batch's bytes as `ferry status` shows them: done of the total when every size is known; with sizes
+    /// unknown, the total known so far as a lower bound, or none once done passed it; never done above a total.
+    static func batchBytes(_ batch: BatchStatusRow) -> String {
+        let done = bytes(batch.bytesDone)
+        let unknown = "\(batch.sizesUnknown) size\(batch.sizesUnknown == 1 ? "" : "s") unknown"
+        guard let total = batch.bytesTotal else { return batch.sizesUnknown > 0 ? "\(done) (\(unknown))" : done }
+        if batch.sizesUnknown > 0 {
+            return batch.bytesDone > total ? "\(done) (\(unknown))" : "\(done) of at least \(bytes(total)) (\(unknown))"
+        }
+        if batch.bytesDone > total { return "\(done) (more than the \(bytes(total)) expected)" }
+        return "\(done) / \(bytes(total))"
+    }
+
     /// Progress of a batch as the bar's two parts: `done` (succeeded; by bytes when every size is known and
     /// nothing failed, so transfers in flight move it) and `failed` (failed, cancelled and discarded jobs' share, in red).
     /// Their sum is the percent shown beside the bar.

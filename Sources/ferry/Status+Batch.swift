@@ -4,10 +4,9 @@ import FerryStore
 import Foundation
 
 extension Status {
-    /// The states `--state` names, or the attention order (failed first) without it. `--state` goes with `--batch`.
-    static func states(_ state: String?, batch: String?) throws -> [JobState] {
+    /// The state `--state` names, or the attention order (failed first) without it.
+    static func states(_ state: String?) throws -> [JobState] {
         guard let state else { return FerryStore.attentionOrder }
-        guard batch != nil else { throw CLIUsageError(message: "--state goes with --batch NAME (across batches: --search, for example --search error:CODE)") }
         guard let known = JobState(rawValue: state.lowercased()) else {
             throw CLIUsageError(
                 message: "--state \(state): give one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -18,13 +18,15 @@ struct Status: AsyncParsableCommand {
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry status --batch trip
               ferry status --batch trip --state failed
+              ferry status --state failed --account photos
               ferry status --search 'account is full'
               ferry status 0193a0c4
               ferry status --queue photos --json
 
             A batch lists its jobs failed first, then discarded, cancelled, running, queued and succeeded ones \
             (each in enqueue order), and says how many it does not show; --state STATE lists the jobs in one \
-            state. --search TEXT finds jobs across batches by id, path, error text, error:CODE or KEY=VALUE. A job id may be shortened to any start that only one job has.
+            state; without --batch, --state, --account and --queue list jobs of every batch, newest first (among the \
+            newest \(FerryStore.jobListScanLimit) of the state). --search TEXT finds jobs across batches by id, path, error text, error:CODE or KEY=VALUE. A job id may be shortened to any start that only one job has.
               ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
@@ -36,8 +38,13 @@ struct Status: AsyncParsableCommand {
 
     @Option(
         name: [.customLong("state"), .customLong("status")],
-        help: ArgumentHelp("With --batch: only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded); --status is the same.", valueName: "state"))
+        help: ArgumentHelp(
+            "Only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded): of --batch, or of every batch; --status is the same.",
+            valueName: "state"))
     var state: String?
+
+    @Option(help: ArgumentHelp("Only the jobs of this account, of every batch (with --state and --queue if given).", valueName: "name"))
+    var account: String?
 
     @Option(
         help: ArgumentHelp(
@@ -60,15 +67,18 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let chosen = [job != nil, batch != nil, queue != nil, search != nil].filter { $0 }.count
+            // --state, --account (and --queue with either) without a batch: jobs of every batch.
+            let listing = job == nil && batch == nil && (state != nil || account != nil)
+            let chosen = [job != nil, batch != nil, queue != nil && !listing, search != nil].filter { $0 }.count
             guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch, --queue or --search") }
-            let found = try search.map { text throws(ValidationIssue) in
-                do { return try JobSearch(parsing: text) } catch {
-                    throw ValidationIssue(field: "--search", problem: error.message, fix: "for example --search error:http_not_found, --search 'account is full' or --search title=Café")
-                }
+            if listing && search != nil {
+                throw CLIUsageError(message: "--search finds jobs by itself: leave out --state and --account, or list by them without --search")
             }
+            if state != nil && job != nil { throw CLIUsageError(message: "--state lists the jobs of a batch or of every batch; leave out JOB") }
+            if account != nil && !listing { throw CLIUsageError(message: "--account lists the jobs of every batch; leave out JOB and --batch") }
+            let found = try search.map(Self.parseSearch)
             if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
-            let states = try Self.states(state, batch: batch)
+            let states = try Self.states(state)
             let jobLimit = limit ?? 100
             // Reads only: trying again is always safe.
             try await database.resolved().run {
@@ -99,6 +109,12 @@ struct Status: AsyncParsableCommand {
                     printDetail(row, retried: retried)
                 } else if let batch {
                     try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
+                } else if listing {
+                    let filter = JobListFilter(state: states.count == 1 ? states.first : nil, queue: queue, account: account)
+                    let jobs = try await store.listJobs(filter, limit: min(jobLimit, 1000))
+                    if json { return print(output(["jobs": .array(jobs.map(\.json))])) }
+                    if jobs.isEmpty { return print("no job matches (among the newest \(FerryStore.jobListScanLimit) of the state)") }
+                    printJobs(jobs, limit: min(jobLimit, 1000))
                 } else if let found {
                     let jobs = try await store.searchJobs(found, limit: min(jobLimit, FerryStore.searchPageSize))
                     if json {
@@ -135,6 +151,15 @@ struct Status: AsyncParsableCommand {
                     }
                 }
             }
+        }
+    }
+
+    /// `--search`'s text as the dashboard's search box reads it; text it cannot search is refused with an example.
+    static func parseSearch(_ text: String) throws -> JobSearch {
+        do { return try JobSearch(parsing: text) } catch {
+            throw ValidationIssue(
+                field: "--search", problem: error.message,
+                fix: "for example --search error:http_not_found, --search 'account is full' or --search title=Café")
         }
     }
 

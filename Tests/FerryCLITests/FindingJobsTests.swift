@@ -40,7 +40,10 @@ struct FindingJobsTests {
         #expect(succeeded["jobs_not_shown"] == .int(237))
 
         // Hostile or misplaced states: usage errors before any query.
-        for arguments in [["--batch", "big", "--status", "failed' OR 1=1 --"], ["--state", "failed"], ["--batch", "big", "--status", ""]] {
+        for arguments in [
+            ["--batch", "big", "--status", "failed' OR 1=1 --"], ["--state", "failed", "--search", "abc"], ["--batch", "big", "--status", ""],
+            ["--account", "box", "--batch", "big"], ["--state", "failed", failed],
+        ] {
             let refused = try await FerryProcess.run(["status"] + arguments, databaseURL: db.url)
             #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
         }
@@ -58,6 +61,18 @@ struct FindingJobsTests {
             let refused = try await FerryProcess.run(["status", "--search", text], databaseURL: db.url)
             #expect(refused.status == 65 && refused.stderr.contains(words), "\(text.prefix(10)): \(refused.stderr)")
         }
+        // Lists across batches by state, queue and account: the one failure, newest successes first.
+        func listed(_ arguments: [String]) async throws -> [JSONValue] {
+            let result = try await FerryProcess.run(["status"] + arguments + ["--json"], databaseURL: db.url)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return try JSONValue.parse(result.stdout)["jobs"]?.arrayValue ?? []
+        }
+        #expect(try await listed(["--state", "failed"]).map { $0["job_id"] } == [.string(failed)])
+        #expect(try await listed(["--state", "failed", "--queue", "fq"]).map { $0["job_id"] } == [.string(failed)])
+        #expect(try await listed(["--state", "failed", "--queue", "elsewhere"]).isEmpty)
+        #expect(try await listed(["--account", "nobody"]).isEmpty)
+        let newest = try await listed(["--state", "succeeded", "--limit", "3"])
+        #expect(newest.map { $0["job_id"] } == ids[237..<240].reversed().map { .string($0.uuidString.lowercased()) }, "\(newest)")
         let both = try await FerryProcess.run(["status", "--search", "account", "--batch", "big"], databaseURL: db.url)
         #expect(both.status == 64, "\(both.stderr)")
     }
