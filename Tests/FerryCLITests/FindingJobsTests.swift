@@ -53,8 +53,8 @@ struct FindingJobsTests {
             let found = try JSONValue.parse(try await FerryProcess.run(["status", "--search", text, "--json"], databaseURL: db.url).stdout)
             #expect(found["jobs"]?.arrayValue?.map { $0["job_id"] } == [.string(failed)], "\(text): \(found)")
         }
-        let table = try await FerryProcess.run(["status", "--search", "account is full"], databaseURL: db.url)
-        #expect(table.status == 0 && table.stdout.contains(failed) && table.stdout.contains("account_full"), "\(table.stdout)")
+        let searched = try await FerryProcess.run(["status", "--search", "account is full"], databaseURL: db.url)
+        #expect(searched.status == 0 && searched.stdout.contains(failed) && searched.stdout.contains("account_full"), "\(searched.stdout)")
         let nothing = try await FerryProcess.run(["status", "--search", "no such text' OR 1=1 --"], databaseURL: db.url)
         #expect(nothing.status == 0 && nothing.stdout.contains("no job matches"), "\(nothing.stdout)\(nothing.stderr)")
         for (text, words) in [("ab", "at least 3"), (String(repeating: "x", count: 201), "at most 200"), ("", "type a job id")] {
