@@ -124,11 +124,11 @@ struct DashboardView {
     static func bar(_ done: Double, failed: Double = 0) -> String {
         let ok = max(0, min(1, done))
         let bad = max(0, min(1 - ok, failed))
-        let percent = Self.percent(ok + bad)
+        let percent = Self.label(ok, failed: bad)
         let okWidth = String(format: "%.1f", ok * 100)
         let badWidth = String(format: "%.1f", bad * 100)
         var svg = "<svg class=\"bar\" width=\"160\" height=\"10\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" role=\"img\" "
-            + "aria-label=\"\(percent)%\"><title>\(percent)%</title><rect class=\"ok\" width=\"\(okWidth)\" height=\"10\" fill=\"#3a7bd5\"/>"
+            + "aria-label=\"\(percent)\"><title>\(percent)</title><rect class=\"ok\" width=\"\(okWidth)\" height=\"10\" fill=\"#3a7bd5\"/>"
         if bad > 0 {
             svg += "<rect class=\"failed\" x=\"\(okWidth)\" width=\"\(badWidth)\" height=\"10\" fill=\"#d03040\"/>"
         }
@@ -139,13 +139,20 @@ struct DashboardView {
     static func progressBar(_ done: Double, failed: Double = 0) -> String {
         let ok = max(0, min(1, done))
         let bad = max(0, min(1 - ok, failed))
-        return bar(ok, failed: bad) + "<span class=\"pct\">" + percent(ok + bad) + "%</span>"
+        return bar(ok, failed: bad) + "<span class=\"pct\">" + label(ok, failed: bad) + "</span>"
+    }
+
+    /// The figure beside a bar: how far it got (`42.9%`); once every job ended and some did not succeed, how much
+    /// did (`50.0% ok`): a batch half failed is not 100 % of anything.
+    static func label(_ ok: Double, failed bad: Double) -> String {
+        bad > 0 && ok + bad >= 0.9995 ? percent(ok) + "% ok" : percent(ok + bad) + "%"
     }
 
     /// One job's bar: what it moved, in red once the job ended without success (a failed upload at 99.9 % is not
-    /// nearly done, it is failed).
+    /// nearly done, it is failed), labelled with how it ended.
     static func jobProgressBar(_ fraction: Double, state: String) -> String {
-        ["failed", "cancelled", "discarded"].contains(state) ? progressBar(0, failed: fraction) : progressBar(fraction)
+        guard ["failed", "cancelled", "discarded"].contains(state) else { return progressBar(fraction) }
+        return bar(0, failed: fraction) + "<span class=\"pct\">" + HTML.escape(state) + "</span>"
     }
 
     /// A fraction as a percent with one decimal, as the bar's parts are drawn; never 100.0 before the end.
