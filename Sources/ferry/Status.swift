@@ -122,7 +122,10 @@ struct Status: AsyncParsableCommand {
                         return print(output(["search": query, "jobs": .array(jobs.map(\.json))]))
                     }
                     if jobs.isEmpty { return print("no job matches (\(found.kind) search)") }
-                    printJobs(jobs, limit: min(jobLimit, FerryStore.searchPageSize))
+                    printJobs(jobs, limit: .max)
+                    if jobs.count == FerryStore.searchPageSize {
+                        print("(the newest \(FerryStore.searchPageSize) matches; narrow the search, or page further in the dashboard's search)")
+                    }
                 } else if let queue {
                     let stats = try await store.queueStats(queue)
                     let jobs = try await store.jobStatus(.queue(queue), limit: jobLimit)
