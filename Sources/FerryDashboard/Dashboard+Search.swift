@@ -17,6 +17,7 @@ extension Dashboard {
             + " <span class=\"filters\">or list by <select name=\"state\" id=\"filter-state\" aria-label=\"state\">\(options.joined())</select>"
             + " <input name=\"queue\" id=\"filter-queue\" value=\"\(HTML.escape(filter.queue ?? ""))\" placeholder=\"queue\" aria-label=\"queue\" size=\"10\">"
             + " <input name=\"account\" id=\"filter-account\" value=\"\(HTML.escape(filter.account ?? ""))\" placeholder=\"account\" aria-label=\"account\" size=\"10\">"
+            + " <input name=\"provider\" id=\"filter-provider\" value=\"\(HTML.escape(filter.provider ?? ""))\" placeholder=\"provider\" aria-label=\"provider\" size=\"10\">"
             + "</span></form>"
     }
 
@@ -29,10 +30,14 @@ extension Dashboard {
             }
             filter.state = state
         }
-        for (name, value) in [("queue", query["queue"]), ("account", query["account"])] {
+        for (name, value) in [("queue", query["queue"]), ("account", query["account"]), ("provider", query["provider"])] {
             guard let value, !value.isEmpty else { continue }
             guard value.count <= 200 else { return .failure(JobSearchError(.tooLong, "\(name)= takes at most 200 characters")) }
-            if name == "queue" { filter.queue = value } else { filter.account = value }
+            switch name {
+            case "queue": filter.queue = value
+            case "account": filter.account = value
+            default: filter.provider = value
+            }
         }
         return .success(filter)
     }
@@ -43,8 +48,10 @@ extension Dashboard {
     func list(_ filter: JobListFilter, text: String?, _ view: DashboardView) async throws -> DashboardPage {
         var html = searchBox(view, "", filter: filter)
         let jobs = try await store.listJobs(filter, limit: FerryStore.searchPageSize)
-        let named = [filter.state.map { "state \($0.rawValue)" }, filter.queue.map { "queue \($0)" }, filter.account.map { "account \($0)" }]
-            .compactMap { $0 }.joined(separator: ", ")
+        let named = [
+            filter.state.map { "state \($0.rawValue)" }, filter.queue.map { "queue \($0)" }, filter.account.map { "account \($0)" },
+            filter.provider.map { "provider \($0)" },
+        ].compactMap { $0 }.joined(separator: ", ")
         if let text, !text.isEmpty {
             html += "<p class=\"err\" id=\"search-error\">Listed by the filters only: search text and filters are not combined; clear the filters to search for \(HTML.escape(text)).</p>"
         }
@@ -62,6 +69,7 @@ extension Dashboard {
         filters["state"] = filter.state.map { .string($0.rawValue) } ?? .null
         filters["queue"] = filter.queue.map { .string($0) } ?? .null
         filters["account"] = filter.account.map { .string($0) } ?? .null
+        filters["provider"] = filter.provider.map { .string($0) } ?? .null
         return DashboardPage(title: "Jobs", html: html, json: .object(["filter": .object(filters), "jobs": .array(jobs.map(\.json))]))
     }
 

@@ -25,7 +25,7 @@ struct Status: AsyncParsableCommand {
 
             A batch lists its jobs failed first, then discarded, cancelled, running, queued and succeeded ones \
             (each in enqueue order), and says how many it does not show; --state STATE lists the jobs in one \
-            state; without --batch, --state, --account and --queue list jobs of every batch, newest first (among the \
+            state; without --batch, --state, --account, --provider and --queue list jobs of every batch, newest first (among the \
             newest \(FerryStore.jobListScanLimit) of the state). --search TEXT finds jobs across batches by id, path, error text, error:CODE or KEY=VALUE. A job id may be shortened to any start that only one job has.
               ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
@@ -45,6 +45,9 @@ struct Status: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Only the jobs of this account, of every batch (with --state and --queue if given).", valueName: "name"))
     var account: String?
+
+    @Option(help: ArgumentHelp("Only the jobs whose account is of this provider (as ferry account list shows it), of every batch.", valueName: "name"))
+    var provider: String?
 
     @Option(
         help: ArgumentHelp(
@@ -68,14 +71,16 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             // --state, --account (and --queue with either) without a batch: jobs of every batch.
-            let listing = job == nil && batch == nil && (state != nil || account != nil)
+            let listing = job == nil && batch == nil && (state != nil || account != nil || provider != nil)
             let chosen = [job != nil, batch != nil, queue != nil && !listing, search != nil].filter { $0 }.count
             guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch, --queue or --search") }
             if listing && search != nil {
-                throw CLIUsageError(message: "--search finds jobs by itself: leave out --state and --account, or list by them without --search")
+                throw CLIUsageError(message: "--search finds jobs by itself: leave out --state, --account and --provider, or list by them without --search")
             }
             if state != nil && job != nil { throw CLIUsageError(message: "--state lists the jobs of a batch or of every batch; leave out JOB") }
-            if account != nil && !listing { throw CLIUsageError(message: "--account lists the jobs of every batch; leave out JOB and --batch") }
+            if (account != nil || provider != nil) && !listing {
+                throw CLIUsageError(message: "--account and --provider list the jobs of every batch; leave out JOB and --batch")
+            }
             let found = try search.map(Self.parseSearch)
             if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
             let states = try Self.states(state)
@@ -110,7 +115,7 @@ struct Status: AsyncParsableCommand {
                 } else if let batch {
                     try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
                 } else if listing {
-                    let filter = JobListFilter(state: states.count == 1 ? states.first : nil, queue: queue, account: account)
+                    let filter = JobListFilter(state: states.count == 1 ? states.first : nil, queue: queue, account: account, provider: provider)
                     let jobs = try await store.listJobs(filter, limit: min(jobLimit, 1000))
                     if json { return print(output(["jobs": .array(jobs.map(\.json))])) }
                     if jobs.isEmpty { return print("no job matches (among the newest \(FerryStore.jobListScanLimit) of the state)") }

@@ -282,6 +282,7 @@ struct DashboardConsoleTests {
             #expect(try await listed("state=failed&queue=sq2").isEmpty)
             #expect(try await listed("state=queued&queue=sq2") == Set(south.map { $0.uuidString.lowercased() }))
             #expect(try await listed("account=%27+OR+1%3D1+--").isEmpty)
+            #expect(try await listed("provider=%27+OR+1%3D1+--&state=failed").isEmpty, "jobs without an account have no provider")
             let filtered = try await dashboard.get("/search?q=img_&state=failed&queue=%3Cxq%3E")
             #expect(filtered.body.contains("id=\"filter-state\"") && filtered.body.contains("value=\"failed\" selected"))
             #expect(filtered.body.contains("Listed by the filters only") && !filtered.body.contains("<xq>") && filtered.body.contains("&lt;xq&gt;"))

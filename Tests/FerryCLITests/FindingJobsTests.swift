@@ -71,6 +71,14 @@ struct FindingJobsTests {
         #expect(try await listed(["--state", "failed", "--queue", "fq"]).map { $0["job_id"] } == [.string(failed)])
         #expect(try await listed(["--state", "failed", "--queue", "elsewhere"]).isEmpty)
         #expect(try await listed(["--account", "nobody"]).isEmpty)
+        // By account and by its provider: a job with an account, among the 241 without.
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('box', 'dropbox')")
+        let boxed = try await db.query(
+            "SELECT ferry.enqueue('upload', '/srv/photos/a.jpg', 'dropbox:box:/Camera/', '{\"batch\": \"acct\"}'::jsonb)::text")
+        let boxJob = try boxed.rows[0].decode(String.self, at: 0)
+        #expect(try await listed(["--account", "box"]).map { $0["job_id"] } == [.string(boxJob)])
+        #expect(try await listed(["--provider", "dropbox", "--state", "queued"]).map { $0["job_id"] } == [.string(boxJob)])
+        #expect(try await listed(["--provider", "s3"]).isEmpty)
         let newest = try await listed(["--state", "succeeded", "--limit", "3"])
         #expect(newest.map { $0["job_id"] } == ids[237..<240].reversed().map { .string($0.uuidString.lowercased()) }, "\(newest)")
         let both = try await FerryProcess.run(["status", "--search", "account", "--batch", "big"], databaseURL: db.url)
