@@ -275,6 +275,7 @@ struct WorkerCommand: AsyncParsableCommand {
             let chunkBytes = chunkSize * 1024 * 1024
             let providers = ProviderRegistry.standard
             let launch = WorkerLaunch(gate: gate) { [scripted] in
+                if scripted == nil { await Self.compareFleetRoots(configuration.localRoots, store: store, logger: logger) }
                 // Provider secrets need the key; a worker that only moves local files can run without it.
                 let box = try await Self.secretBox(store: store, logger: logger)
                 // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.

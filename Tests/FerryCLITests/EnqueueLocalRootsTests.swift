@@ -81,4 +81,28 @@ struct EnqueueLocalRootsTests {
             environment: ["FERRY_ENQUEUE_LOCAL_ROOTS": "/srv/elsewhere"])
         #expect(stated.status == 65 && stated.stderr.contains("FERRY_ENQUEUE_LOCAL_ROOTS: /srv/elsewhere"), "\(stated.stderr)")
     }
+
+    @Test("a worker says at start where its roots and the fleet's local_roots disagree, and how to state them when unset")
+    func workerComparesRoots() async throws {
+        let db = try await TestDatabase.make("enqrootsworker")
+        let root = try temporaryFolder("enqrootsworker")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func startLog(_ expected: String) async throws -> String {
+            let worker = try BackgroundProcess(
+                ferry: ["worker", "--local-root", root, "--name", "roots", "--heartbeat-interval", "0.3", "--poll-interval", "0.3"],
+                databaseURL: db.url)
+            try await eventually(timeout: .seconds(300), "the worker to compare its roots") { worker.log.contains(expected) }
+            worker.signal(SIGTERM)
+            _ = try await worker.waitForExit(timeout: .seconds(300))
+            return worker.log
+        }
+        let unset = try await startLog("producers are not told the workers' local roots")
+        #expect(unset.contains("INSERT INTO ferry.settings (name, value) VALUES ('local_roots', '\(root)')"), "\(unset)")
+        try await db.query("INSERT INTO ferry.settings (name, value) VALUES ('local_roots', '/srv/elsewhere')")
+        let differ = try await startLog("local roots producers do not know")
+        #expect(differ.contains("producers accept jobs for folders this worker does not hold") && differ.contains("/srv/elsewhere"), "\(differ)")
+        try await db.query("UPDATE ferry.settings SET value = $1 WHERE name = 'local_roots'", [root])
+        let agreed = try await startLog("worker started")
+        #expect(!agreed.contains("producers do not know") && !agreed.contains("does not hold") && !agreed.contains("are not told"), "\(agreed)")
+    }
 }
