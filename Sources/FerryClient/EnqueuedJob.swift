@@ -1,3 +1,4 @@
+import FerryCore
 import FerryStore
 import Foundation
 
@@ -9,9 +10,14 @@ public struct EnqueuedJob: Sendable, Hashable {
     /// 1-based line of the request, when it came from lines of input.
     public var line: Int?
     public var idempotencyKey: String?
+    /// The job's source and destination as validated (absolute, normalized).
+    public var source: String
+    public var destination: String
 
-    init(_ outcome: EnqueueOutcome) {
+    init(_ outcome: EnqueueOutcome, spec: JobSpec) {
         id = outcome.jobID
+        source = spec.source
+        destination = spec.destination
         created = outcome.created
         line = outcome.line
         idempotencyKey = outcome.idempotencyKey

@@ -73,15 +73,18 @@ extension FerryClient {
     ) async throws -> Int {
         var count = 0
         var pending: Task<[EnqueueOutcome], any Error>?
+        var pendingSpecs = [JobSpec]()
         for await element in producer.stream {
             switch element {
             case .jobs(let chunk):
                 // Hand out the previous chunk's outcomes while this one goes to the database.
                 let previous = try await pending?.value
+                let previousSpecs = pendingSpecs
                 pending = Task { try await bulk.add(chunk) }
+                pendingSpecs = chunk.specs
                 producer.taken()
                 if let previous {
-                    try outcomes(previous.map(EnqueuedJob.init))
+                    try outcomes(zip(previous, previousSpecs).map { EnqueuedJob($0, spec: $1) })
                     count += previous.count
                 }
             case .issues(let issues, let more):
@@ -91,7 +94,7 @@ extension FerryClient {
             }
         }
         if let last = try await pending?.value {
-            try outcomes(last.map(EnqueuedJob.init))
+            try outcomes(zip(last, pendingSpecs).map { EnqueuedJob($0, spec: $1) })
             count += last.count
         }
         return count

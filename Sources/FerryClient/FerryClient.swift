@@ -78,7 +78,7 @@ public final class FerryClient: Sendable {
         guard issues.isEmpty else {
             throw FerryClientError(code: .invalidRequests, issues: issues, message: "\(issues.count) of \(requests.count) request(s) are invalid; nothing was enqueued")
         }
-        return try await store.enqueue(specs).map(EnqueuedJob.init)
+        return zip(try await store.enqueue(specs), specs).map { EnqueuedJob($0, spec: $1) }
     }
 
     /// The job's current state, or nil when there is no such job (or it was archived).

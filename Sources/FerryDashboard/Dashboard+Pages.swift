@@ -78,8 +78,7 @@ extension Dashboard {
                  DashboardView.progressBar(progress.done, failed: progress.failed),
                  "\(batch.jobs)", "\(batch.queued)", "\(batch.running)", "\(batch.succeeded)",
                  batch.failed > 0 ? "<span class=\"s-failed\">\(batch.failed)</span>" : "0", "\(batch.cancelled)", "\(batch.discarded)",
-                 DashboardView.bytes(batch.bytesDone) + (batch.bytesTotal.map { " / " + DashboardView.bytes($0) } ?? "")
-                    + (batch.sizesUnknown > 0 ? "+" : "")
+                 HTML.escape(DashboardView.batchBytes(batch))
                     + (batch.archived.jobs > 0 ? " <span class=\"s-discarded\">+ \(batch.archived.jobs) archived</span>" : ""),
                  pace.rateText, pace.etaText, DashboardView.time(batch.enqueuedAt, now: now)]
             })

@@ -69,7 +69,15 @@ extension Dashboard {
                 before = id
             }
             let text = query["q"]
-            return await respond(request, context) { view in try await search(text, before: before, view) }
+            let filter: JobListFilter
+            switch Self.listFilter(query) {
+            case .success(let value): filter = value
+            case .failure(let refusal): return problem(request, .badRequest, refusal.message)
+            }
+            return await respond(request, context) { view in
+                if filter.isEmpty { return try await search(text, before: before, view) }
+                return try await list(filter, text: text, view)
+            }
         }
         router.get(RouterPath("\(base)/queues")) { request, context in
             await respond(request, context) { view in try await queues(view) }

@@ -28,7 +28,7 @@ enum DashboardAssets {
         dl.summary{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:4px 16px;background:#fff;padding:8px 12px;margin:8px 0 16px}
         dl.summary dt{font-weight:bold}dl.summary dd{margin:0;overflow-wrap:anywhere}
         .sort a{margin-right:8px}.sort b{margin-right:8px}
-        form.search input{width:28em;max-width:70vw}
+        form.search input{width:28em;max-width:70vw} form.search .filters input{width:8em} form.search .filters{white-space:normal}
         form.bulk{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:center;margin:8px 0}
         @media (max-width:600px){main{padding:8px}header{padding:8px}h2{font-size:18px}}
         @media (max-width:760px){table.stack,table.stack tbody,table.stack tr,table.stack td{display:block;width:100%}

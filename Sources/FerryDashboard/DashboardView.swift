@@ -124,11 +124,11 @@ struct DashboardView {
     static func bar(_ done: Double, failed: Double = 0) -> String {
         let ok = max(0, min(1, done))
         let bad = max(0, min(1 - ok, failed))
-        let percent = Self.percent(ok + bad)
+        let percent = Self.label(ok, failed: bad)
         let okWidth = String(format: "%.1f", ok * 100)
         let badWidth = String(format: "%.1f", bad * 100)
         var svg = "<svg class=\"bar\" width=\"160\" height=\"10\" viewBox=\"0 0 100 10\" preserveAspectRatio=\"none\" role=\"img\" "
-            + "aria-label=\"\(percent)%\"><title>\(percent)%</title><rect class=\"ok\" width=\"\(okWidth)\" height=\"10\" fill=\"#3a7bd5\"/>"
+            + "aria-label=\"\(percent)\"><title>\(percent)</title><rect class=\"ok\" width=\"\(okWidth)\" height=\"10\" fill=\"#3a7bd5\"/>"
         if bad > 0 {
             svg += "<rect class=\"failed\" x=\"\(okWidth)\" width=\"\(badWidth)\" height=\"10\" fill=\"#d03040\"/>"
         }
@@ -139,13 +139,20 @@ struct DashboardView {
     static func progressBar(_ done: Double, failed: Double = 0) -> String {
         let ok = max(0, min(1, done))
         let bad = max(0, min(1 - ok, failed))
-        return bar(ok, failed: bad) + "<span class=\"pct\">" + percent(ok + bad) + "%</span>"
+        return bar(ok, failed: bad) + "<span class=\"pct\">" + label(ok, failed: bad) + "</span>"
+    }
+
+    /// The figure beside a bar: how far it got (`42.9%`); once every job ended and some did not succeed, how much
+    /// did (`50.0% ok`): a batch half failed is not 100 % of anything.
+    static func label(_ ok: Double, failed bad: Double) -> String {
+        bad > 0 && ok + bad >= 0.9995 ? percent(ok) + "% ok" : percent(ok + bad) + "%"
     }
 
     /// One job's bar: what it moved, in red once the job ended without success (a failed upload at 99.9 % is not
-    /// nearly done, it is failed).
+    /// nearly done, it is failed), labelled with how it ended.
     static func jobProgressBar(_ fraction: Double, state: String) -> String {
-        ["failed", "cancelled", "discarded"].contains(state) ? progressBar(0, failed: fraction) : progressBar(fraction)
+        guard ["failed", "cancelled", "discarded"].contains(state) else { return progressBar(fraction) }
+        return bar(0, failed: fraction) + "<span class=\"pct\">" + HTML.escape(state) + "</span>"
     }
 
     /// A fraction as a percent with one decimal, as the bar's parts are drawn; never 100.0 before the end.
@@ -196,6 +203,19 @@ struct DashboardView {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         return String(format: "%04d-%02d-%02d %02d:%02d:%02d UTC", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+    }
+
+    /// A batch's bytes as `ferry status` shows them: done of the total when every size is known; with sizes
+    /// unknown, the total known so far as a lower bound, or none once done passed it; never done above a total.
+    static func batchBytes(_ batch: BatchStatusRow) -> String {
+        let done = bytes(batch.bytesDone)
+        let unknown = "\(batch.sizesUnknown) size\(batch.sizesUnknown == 1 ? "" : "s") unknown"
+        guard let total = batch.bytesTotal else { return batch.sizesUnknown > 0 ? "\(done) (\(unknown))" : done }
+        if batch.sizesUnknown > 0 {
+            return batch.bytesDone > total ? "\(done) (\(unknown))" : "\(done) of at least \(bytes(total)) (\(unknown))"
+        }
+        if batch.bytesDone > total { return "\(done) (more than the \(bytes(total)) expected)" }
+        return "\(done) / \(bytes(total))"
     }
 
     /// Progress of a batch as the bar's two parts: `done` (succeeded; by bytes when every size is known and

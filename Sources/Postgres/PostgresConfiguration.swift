@@ -20,7 +20,8 @@ public struct PostgresConfiguration: Sendable {
     /// `statementCacheCapacity` of them), so the server parses and plans them once. Turn it off behind a pooler
     /// in transaction mode (PgBouncer before 1.21), which lends each transaction any server session: a connection
     /// that finds a statement it prepared missing turns it off by itself, but a transaction may fail once first.
-    /// Defaults to on unless `FERRY_PREPARED_STATEMENTS` is `off` (or `0`, `false`, `no`).
+    /// Defaults to off, which is safe behind any pooler; `FERRY_PREPARED_STATEMENTS=on` turns it on. A worker that
+    /// listens for wake-ups holds a session of its own (LISTEN needs one), so it turns it on unless told otherwise.
     public var preparedStatements: Bool
     /// Statements a connection keeps prepared at most; the least recently used is deallocated beyond it.
     public var statementCacheCapacity: Int
@@ -37,12 +38,15 @@ public struct PostgresConfiguration: Sendable {
         self.statementCacheCapacity = max(0, statementCacheCapacity)
     }
 
-    /// Prepared statements' default: on, unless the environment's `FERRY_PREPARED_STATEMENTS` says off.
+    /// Prepared statements' default: what the environment's `FERRY_PREPARED_STATEMENTS` says (`on`, `1`, `true`,
+    /// `yes`; `off`, `0`, `false`, `no`), or `fallback` when it says neither.
     public static func preparedStatementsByDefault(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, fallback: Bool = false
     ) -> Bool {
         guard let value = environment["FERRY_PREPARED_STATEMENTS"]?.trimmingCharacters(in: .whitespaces).lowercased()
-        else { return true }
-        return !["off", "0", "false", "no"].contains(value)
+        else { return fallback }
+        if ["off", "0", "false", "no"].contains(value) { return false }
+        if ["on", "1", "true", "yes"].contains(value) { return true }
+        return fallback
     }
 }

@@ -22,73 +22,22 @@ struct Enqueue: AsyncParsableCommand {
             ferry enqueue upload|fetch --from <file|-> --format lines --to <dest> [options]
             """,
         discussion: """
-            upload: DEST is dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key, or a local directory (/dir/ or \
-            file:///dir/). A trailing slash means "into this folder, keep the file name"; several files need one. Each file must exist and be a readable regular file now: its \
-            size and modification time are recorded so a worker refuses a file that changed before it was sent.
+            upload FILE... or DIR --recursive: local files to dropbox:ACCOUNT:/path, s3:ACCOUNT:bucket/key, \
+            gdrive:, onedrive: or an absolute local folder. fetch SOURCE...: a URL or a provider's file or folder to \
+            an absolute local path. copy: from one provider to another, no local copy. sync: a copy, then \
+            deletions. --from FILE: JSON Lines, one job a line (or --format lines), all or nothing. A --to ending \
+            in / means "into this folder, keep the name". --dry-run checks everything and writes nothing.
 
-            upload DIR --recursive: one upload per file below DIR, keeping its path relative to DIR under DEST \
-            (a folder, ending in /), streamed in one transaction like --from. Symbolic links are skipped and named \
-            unless --follow-symlinks (-L), which follows them and skips loops; unreadable files, pipes, sockets and \
-            devices refuse the enqueue unless --skip-unreadable. Filters (also for --format lines uploads, and for \
-            folder and prefix fetches, where they choose among the listed files by their path below the folder): \
-            --include/--exclude GLOB (* ? [a-z] {a,b} within a name, ** across folders; no / matches the name at any \
-            depth, a leading / anchors at DIR; first match wins, --include rules first and then everything else is \
-            left out), --filter-from FILE (+ GLOB / - GLOB lines), --min-size/--max-size (100k, 5M, 1G), \
-            --max-age/--min-age (30m, 2h, 7d, or a date). Two jobs of one enqueue writing the same destination \
-            (Dropbox compares case-insensitively) are refused, naming both sources.
+            Every form with its rules, the filters, the --from fields, local roots and --json fields: \
+            docs/enqueue.md.
 
-            --dry-run (every form): checks everything, including accounts, keys and collisions, and prints what \
-            would be enqueued, skipped or refused and why (--json: one object per line with its "fate"); writes \
-            nothing and exits as the real enqueue would.
-
-            fetch: SOURCE is an http(s) URL, dropbox:ACCOUNT:/path (a file or a folder), s3:ACCOUNT:bucket/key \
-            (an object, or a prefix ending in /) or flickr:USER_ID (a user's public photos); a LOCAL_PATH ending in \
-            / means "into this folder, keep the remote name"; several sources need one. URLs \
-            must not carry credentials: those belong in an account. A Dropbox folder or Flickr photostream is \
-            listed by one job that enqueues a child fetch per file in the same batch (named after the job when \
-            --batch is not given); wait for all of them with ferry wait --batch.
-
-            copy: SOURCE is dropbox:ACCOUNT:/path or s3:ACCOUNT:bucket/key, DEST is dropbox:ACCOUNT:/path or \
-            s3:ACCOUNT:bucket/key (ending in / for "into this folder"): a worker streams the bytes from one \
-            provider to the other, part by part, with no local copy, resuming from the last part written after a \
-            crash. A folder (a source ending in /, or any source with --recursive) is copied whole into DEST/, \
-            subfolders included, by one job that lists it and enqueues a copy per file in the same batch; the \
-            filter flags choose among the listed files. Copies skip files the destination holds already \
-            (--no-if-changed sends everything) and replace a changed one as a new version of it (as tree uploads \
-            do; --immutable refuses, --ignore-existing leaves it), and a folder copied again enqueues only files \
-            whose source changed since an earlier copy of the same folder to the same place.
-
-            sync: SRC is a local folder or a provider's folder, DEST a folder (ending in /). One job copies SRC \
-            into DEST/ as upload DIR --recursive or copy --recursive would (new files copied, changed ones \
-            replaced), waits for those copies, then deletes the files DEST/ holds that SRC no longer has (after the \
-            filters). It deletes nothing after a failed copy or an incomplete listing, beyond --max-delete N, or \
-            from a source that lists no file without --max-delete. --dry-run lists each copy, replacement and \
-            deletion. See Syncs in docs/cli.md.
-
-            --from: one JSON object per line from FILE (or - for stdin), streamed in chunks with COPY into one \
-            transaction, so any size fits in bounded memory: every line is enqueued or none is, and an error \
-            names the line and the field. Ids are printed after the commit. Fields: kind \
-            ("upload" | "fetch" | "copy"), source, to, batch, queue, priority, run_at, max_attempts, key, metadata (an \
-            object: title, poster, posted time, likes … shown in ferry.job_status), and options (an object of \
-            provider options; each may also be a top-level field). Options given on the command line are defaults \
-            for lines without them. A UTF-8 byte order mark and CRLF line ends are accepted. A pipeline whose \
-            producer may die mid-stream gives --expect N: unless exactly N jobs arrive, none is enqueued (end of \
-            input alone cannot tell a finished producer from a dead one).
-
-            --format lines: the file holds one source per line (paths to upload, or URLs/sources to fetch), not \
-            JSON; give the kind before --from and the destination with --to (a folder, ending in /). Empty lines \
-            are skipped.
+            Output: one job id per line, in input order; --json: one JSON object per job per line, with the field \
+            names of --dry-run --json. A job whose key (--key, or "key") exists already is not enqueued again: its \
+            id is printed, exit 0.
 
             Provider options (--option NAME=VALUE, or "options": {"NAME": VALUE} in a line); an option the job's \
             provider does not take is refused:
             \(ProviderRegistry.standard.optionsHelp)
-
-            A job whose idempotency key (--key, or "key") already exists is not enqueued again: its existing id is \
-            printed and the exit code is 0. Output: one job id per line, in input order (or JSON with --json).
-
-            --wait-for-database 60s rides out a PostgreSQL restart or failover (unreachable or read-only): it tries \
-            again until then, and gives jobs without a key one of this invocation (ferry-cli:UUID:N), so that a \
-            retry after a lost COMMIT creates no duplicates. A --from file is read again on a retry; stdin is not.
 
             Examples:
               ferry enqueue upload IMG_0001.jpg IMG_0002.jpg \\
@@ -334,11 +283,15 @@ struct Enqueue: AsyncParsableCommand {
     func enqueueStream(
         _ input: EnqueueInput, defaults: JobRequest.Defaults, store: FerryStore, keyBase: String?, now: Date
     ) async throws {
+        await ProducerLocalRoots.load(from: store.client)
         let report = try EnqueueReport(dryRun: tree.dryRun)
         let spool = try OutputSpool()
         let options = StreamedEnqueue(
             defaults: defaults, filter: try tree.fileFilter(now: now), followSymlinks: tree.followSymlinks,
             skipUnreadable: tree.skipUnreadable, keyBase: keyBase, now: now, expect: expect, dryRun: tree.dryRun,
+            checkRequest: { [directory = FileManager.default.currentDirectoryPath] (request: JobRequest, line: Int?) throws(ValidationIssue) in
+                try ProducerLocalRoots.checkAbsolute(request, line: line, currentDirectory: directory)
+            },
             check: { (spec: JobSpec, line: Int?) throws(ValidationIssue) in try ProducerLocalRoots.check(spec, line: line) }, fates: report,
             maxIssues: EnqueueRunner.maxReportedIssues)
         let json = self.options.json
@@ -359,15 +312,14 @@ struct Enqueue: AsyncParsableCommand {
             return
         }
         report.summarizeFiltered()
-        if json { try spool.write(count == 0 ? "[]\n" : "]\n") }
         try spool.copyToStandardOutput()
     }
 
-    /// Output of an enqueue: one id per line, or one JSON array.
+    /// Output of an enqueue: one id per line, or (`--json`) one object per line, as a dry run prints them.
     static func spool(_ jobs: [EnqueuedJob], into spool: OutputSpool, json: Bool, count: inout Int) throws {
         for job in jobs {
             if json {
-                try spool.write((count == 0 ? "[" : ",") + EnqueueRunner.jsonItem(job).jsonText)
+                try spool.write(EnqueueRunner.jsonItem(job).jsonText + "\n")
             } else {
                 try spool.write(job.id.uuidString.lowercased() + "\n")
             }
@@ -380,10 +332,12 @@ struct Enqueue: AsyncParsableCommand {
 enum EnqueueRunner {
     static let maxReportedIssues = 20
 
-    /// One enqueued job in `--json` output.
+    /// One enqueued job in `--json` output: a JSON line with the field names of a dry run's (`fate`, `source`,
+    /// `destination`, `line`) and the job's `job_id`, `created` and `key`.
     static func jsonItem(_ job: EnqueuedJob) -> JSONValue {
         var object: [String: JSONValue] = [
-            "job_id": .string(job.id.uuidString.lowercased()), "created": .bool(job.created),
+            "fate": .string("enqueue"), "job_id": .string(job.id.uuidString.lowercased()), "created": .bool(job.created),
+            "source": .string(job.source), "destination": .string(job.destination),
         ]
         if let line = job.line { object["line"] = .int(Int64(line)) }
         if let key = job.idempotencyKey { object["key"] = .string(key) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryCore
 
 #if canImport(Glibc)
     import Glibc
@@ -20,8 +21,8 @@ extension Ferry {
         } catch {
             let code = exitCode(for: error)
             guard code != .success else {
-                // --help, --version: ArgumentParser's text as it is, on standard output.
-                print(fullMessage(for: error))
+                // --help (usage before the long text), --version: on standard output.
+                print(HelpLayout.usageFirst(fullMessage(for: error)))
                 Glibc.exit(code.rawValue)
             }
             var message = fullMessage(for: error)

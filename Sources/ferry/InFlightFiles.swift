@@ -33,15 +33,21 @@ struct InFlightFiles {
     }
 
     /// One line per file: `  photos/a.jpg → s3://b/a.jpg  45.0%  12.0 MiB/27.0 MiB  1.2 MiB/s`, fitted to `width`.
+    /// A transfer whose bytes have all gone (a small file goes in one piece, at once) but that has not ended says
+    /// so, instead of a 99.9 % that looks stuck: the service is still confirming, or the file is being checked.
     static func line(_ file: File, width: Int) -> String {
         var figures = [String]()
-        if let total = file.bytesTotal, total > 0 {
+        if let total = file.bytesTotal, total > 0, file.bytesDone >= total {
+            figures.append("all \(TablePrinter.bytes(total)) moved, finishing (the service confirming, or the file checked)")
+        } else if let total = file.bytesTotal, total > 0 {
             figures.append(String(format: "%.1f%%", min(99.9, Double(file.bytesDone) / Double(total) * 100)))
             figures.append(TablePrinter.bytes(file.bytesDone) + "/" + TablePrinter.bytes(total))
         } else {
             figures.append(TablePrinter.bytes(file.bytesDone) + " (size unknown)")
         }
-        figures.append(file.rate.map { TablePrinter.bytes(Int64($0)) + "/s" } ?? "measuring")
+        if file.bytesTotal.map({ $0 <= 0 || file.bytesDone < $0 }) ?? true {
+            figures.append(file.rate.map { TablePrinter.bytes(Int64($0)) + "/s" } ?? "measuring")
+        }
         let tail = "  " + figures.joined(separator: "  ")
         let route = Self.plain(file.source) + " → " + Self.plain(file.destination)
         let room = max(10, width - 2 - tail.count)

@@ -94,13 +94,19 @@ struct ProgressBar {
         return text
     }
 
-    /// Bytes done of the total; a total missing some sizes is marked partial (`20.0 MiB+`) and says how many.
+    /// Bytes done of the total; a total missing some sizes is marked partial (`20.0 MiB+`) and says how many. Done
+    /// is never shown above a total: once it passes one (files of unknown size moved more, or a file grew) the
+    /// total is no longer worth showing, and what is known is said instead.
     static func bytes(_ snapshot: WaitSnapshot, separator: String = "/") -> String {
         let unknown = snapshot.sizesUnknown > 0 && snapshot.jobs > 1
             ? " (\(snapshot.sizesUnknown) size\(snapshot.sizesUnknown == 1 ? "" : "s") unknown)" : ""
-        guard let total = snapshot.bytesTotal else { return TablePrinter.bytes(snapshot.bytesDone) + unknown }
+        let done = TablePrinter.bytes(snapshot.bytesDone)
+        guard let total = snapshot.bytesTotal, total > 0 || snapshot.sizesUnknown == 0 else { return done + unknown }
+        if snapshot.bytesDone > total {
+            return done + (snapshot.sizesUnknown > 0 ? unknown : " (more than the \(TablePrinter.bytes(total)) expected)")
+        }
         let partial = snapshot.sizesUnknown > 0 ? "+" : ""
-        return TablePrinter.bytes(snapshot.bytesDone) + separator + TablePrinter.bytes(total) + partial + unknown
+        return done + separator + TablePrinter.bytes(total) + partial + unknown
     }
 
     /// Bytes per second when bytes move, else jobs per second.

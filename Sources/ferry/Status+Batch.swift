@@ -4,13 +4,12 @@ import FerryStore
 import Foundation
 
 extension Status {
-    /// The states `--status` names, or the attention order (failed first) without it. `--status` goes with `--batch`.
-    static func states(_ state: String?, batch: String?) throws -> [JobState] {
+    /// The state `--state` names, or the attention order (failed first) without it.
+    static func states(_ state: String?) throws -> [JobState] {
         guard let state else { return FerryReads.attentionOrder }
-        guard batch != nil else { throw CLIUsageError(message: "--status goes with --batch NAME") }
         guard let known = JobState(rawValue: state.lowercased()) else {
             throw CLIUsageError(
-                message: "--status \(state): give one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
+                message: "--state \(state): give one of \(JobState.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return [known]
     }

@@ -17,13 +17,16 @@ struct Status: AsyncParsableCommand, DatabaseCommand {
             Examples:
               ferry status 0193a0c4-6f1e-7c55-9b1e-2f8f3b6f9d10
               ferry status --batch trip
-              ferry status --batch trip --status failed
+              ferry status --batch trip --state failed
+              ferry status --state failed --account photos
+              ferry status --search 'account is full'
               ferry status 0193a0c4
               ferry status --queue photos --json
 
             A batch lists its jobs failed first, then discarded, cancelled, running, queued and succeeded ones \
-            (each in enqueue order), and says how many it does not show; --status STATE lists the jobs in one \
-            state. A job id may be shortened to any start that only one job has.
+            (each in enqueue order), and says how many it does not show; --state STATE lists the jobs in one \
+            state; without --batch, --state, --account, --provider and --queue list jobs of every batch, newest first (among the \
+            newest \(FerryReads.jobListScanLimit) of the state). --search TEXT finds jobs across batches by id, path, error text, error:CODE or KEY=VALUE. A job id may be shortened to any start that only one job has.
               ferry status --batch trip --read-database-url postgresql://standby/ferry
             """)
 
@@ -34,9 +37,23 @@ struct Status: AsyncParsableCommand, DatabaseCommand {
     var batch: String?
 
     @Option(
-        name: .customLong("status"),
-        help: ArgumentHelp("With --batch: only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded).", valueName: "state"))
+        name: [.customLong("state"), .customLong("status")],
+        help: ArgumentHelp(
+            "Only the jobs in this state (queued, running, succeeded, failed, cancelled, discarded): of --batch, or of every batch; --status is the same.",
+            valueName: "state"))
     var state: String?
+
+    @Option(help: ArgumentHelp("Only the jobs of this account, of every batch (with --state and --queue if given).", valueName: "name"))
+    var account: String?
+
+    @Option(help: ArgumentHelp("Only the jobs whose account is of this provider (as ferry account list shows it), of every batch.", valueName: "name"))
+    var provider: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Find jobs of every batch, newest first: a job id start, path text, error text, error:CODE or KEY=VALUE (as the dashboard's search).",
+            valueName: "text"))
+    var search: String?
 
     @Option(help: ArgumentHelp("Show one queue's counts and jobs.", valueName: "name"), completion: CompletionValues.queue)
     var queue: String?
@@ -50,10 +67,20 @@ struct Status: AsyncParsableCommand, DatabaseCommand {
 
     func run() async throws {
         try await runReporting {
-            let chosen = [job != nil, batch != nil, queue != nil].filter { $0 }.count
-            guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch or --queue") }
+            // --state, --account (and --queue with either) without a batch: jobs of every batch.
+            let listing = job == nil && batch == nil && (state != nil || account != nil || provider != nil)
+            let chosen = [job != nil, batch != nil, queue != nil && !listing, search != nil].filter { $0 }.count
+            guard chosen <= 1 else { throw CLIUsageError(message: "give one of JOB, --batch, --queue or --search") }
+            if listing && search != nil {
+                throw CLIUsageError(message: "--search finds jobs by itself: leave out --state, --account and --provider, or list by them without --search")
+            }
+            if state != nil && job != nil { throw CLIUsageError(message: "--state lists the jobs of a batch or of every batch; leave out JOB") }
+            if (account != nil || provider != nil) && !listing {
+                throw CLIUsageError(message: "--account and --provider list the jobs of every batch; leave out JOB and --batch")
+            }
+            let found = try search.map(Self.parseSearch)
             if let limit, limit < 1 { throw CLIUsageError(message: "--limit must be at least 1") }
-            let states = try Self.states(state, batch: batch)
+            let states = try Self.states(state)
             let jobLimit = limit ?? 100
             // Reads only: trying again is always safe.
             try await database.resolved().run {
@@ -83,6 +110,23 @@ struct Status: AsyncParsableCommand, DatabaseCommand {
                         printDetail(row, retried: retried)
                     } else if let batch {
                         try await showBatch(batch, states: states, limit: jobLimit, store: store, output: output)
+                    } else if listing {
+                        let filter = JobListFilter(state: states.count == 1 ? states.first : nil, queue: queue, account: account, provider: provider)
+                        let jobs = try await store.reads.listJobs(filter, limit: min(jobLimit, 1000))
+                        if json { return print(output(["jobs": .array(jobs.map(\.json))])) }
+                        if jobs.isEmpty { return print("no job matches (among the newest \(FerryReads.jobListScanLimit) of the state)") }
+                        printJobs(jobs, limit: min(jobLimit, 1000))
+                    } else if let found {
+                        let jobs = try await store.reads.searchJobs(found, limit: min(jobLimit, FerryReads.searchPageSize))
+                        if json {
+                            let query = JSONValue.object(["text": .string(search ?? ""), "kind": .string(found.kind)])
+                            return print(output(["search": query, "jobs": .array(jobs.map(\.json))]))
+                        }
+                        if jobs.isEmpty { return print("no job matches (\(found.kind) search)") }
+                        printJobs(jobs, limit: .max)
+                        if jobs.count == FerryReads.searchPageSize {
+                            print("(the newest \(FerryReads.searchPageSize) matches; narrow the search, or page further in the dashboard's search)")
+                        }
                     } else if let queue {
                         let stats = try await store.reads.queueStats(queue)
                         let jobs = try await store.reads.jobStatus(.queue(queue), limit: jobLimit)
@@ -112,6 +156,15 @@ struct Status: AsyncParsableCommand, DatabaseCommand {
                     }
                 }
             }
+        }
+    }
+
+    /// `--search`'s text as the dashboard's search box reads it; text it cannot search is refused with an example.
+    static func parseSearch(_ text: String) throws -> JobSearch {
+        do { return try JobSearch(parsing: text) } catch {
+            throw ValidationIssue(
+                field: "--search", problem: error.message,
+                fix: "for example --search error:http_not_found, --search 'account is full' or --search title=Café")
         }
     }
 
@@ -147,7 +200,7 @@ struct Status: AsyncParsableCommand, DatabaseCommand {
                     ]
                 }))
         if let notShown {
-            if notShown > 0 { print("(\(notShown) more job(s) not shown; use --status STATE or --limit)") }
+            if notShown > 0 { print("(\(notShown) more job(s) not shown; use --state STATE or --limit)") }
         } else if rows.count == limit {
             print("(first \(limit) jobs; use --limit for more)")
         }

@@ -194,7 +194,7 @@ struct WorkerCommand: AsyncParsableCommand {
             // Behind a transaction-mode pooler (--poll-only) no statement stays prepared on a server session.
             let pgConfiguration = PostgresConfiguration(
                 connectionString: connection.resolvedDatabaseURL, applicationName: "ferry worker",
-                poolSize: min(8, concurrency + 3), preparedStatements: pollOnly ? false : nil)
+                poolSize: min(8, concurrency + 3), preparedStatements: pollOnly ? false : PostgresConfiguration.preparedStatementsByDefault(fallback: true))
             let client = PostgresClient(configuration: pgConfiguration, logger: logger)
             defer { client.close() }
             let store = FerryStore(client: client, logger: logger)
@@ -316,6 +316,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let chunkBytes = chunkSize * 1024 * 1024
         let providers = ProviderRegistry.standard
         return WorkerLaunch(gate: gate) { [scripted] in
+            if scripted == nil { await Self.compareFleetRoots(configuration.localRoots, store: store, logger: logger) }
             // Provider secrets need the key; a worker that only moves local files can run without it.
             let box = try await Self.secretBox(store: store, logger: logger)
             // Created last, after everything that can fail early: an HTTP client must be shut down, never dropped.

@@ -72,8 +72,13 @@ struct CLIPolishTests {
         let dir = try temporaryFolder("plain")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(repeating: 7, count: 100_000).write(to: URL(fileURLWithPath: dir + "/photo.jpg"))
-        let result = try await FerryProcess.run(
+        // A relative folder means nothing to a worker elsewhere: refused, naming the absolute path it meant here.
+        let relative = try await FerryProcess.run(
             ["enqueue", "upload", "photo.jpg", "--to", "nas/", "--batch", "plain"], databaseURL: db.url, currentDirectory: dir)
+        #expect(relative.status == 65 && relative.stderr.contains("nas/ is a relative path") && relative.stderr.contains("\(dir)/nas/"),
+                "\(relative.stderr)")
+        let result = try await FerryProcess.run(
+            ["enqueue", "upload", "photo.jpg", "--to", dir + "/nas/", "--batch", "plain"], databaseURL: db.url, currentDirectory: dir)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await Self.destinations(db, batch: "plain") == ["file://\(dir)/nas/photo.jpg"])
         let worker = try BackgroundProcess(ferry: ["worker", "--heartbeat-interval", "0.3", "--poll-interval", "0.3"], databaseURL: db.url)

@@ -269,6 +269,25 @@ struct DashboardConsoleTests {
             #expect((short.json as? [String: Any])?["code"] as? String == "too_short")
             #expect(try await dashboard.get("/search?q=ab").body.contains("id=\"search-error\""))
             #expect(try await dashboard.get("/search?q=img_&before=nope").status == 400)
+
+            // Filters across batches: state, queue and account, each bound; a bad state or an overlong value refused.
+            func listed(_ query: String) async throws -> Set<String> {
+                let page = try await dashboard.get("/search?\(query)", json: true)
+                #expect(page.status == 200, "\(query): \(page.body)")
+                return Set(((page.json as? [String: Any])?["jobs"] as? [[String: Any]])?.compactMap { $0["job_id"] as? String } ?? [])
+            }
+            let failed = Set(north.prefix(2).map { $0.uuidString.lowercased() })
+            #expect(try await listed("state=failed") == failed)
+            #expect(try await listed("state=failed&queue=sq&account=") == failed)
+            #expect(try await listed("state=failed&queue=sq2").isEmpty)
+            #expect(try await listed("state=queued&queue=sq2") == Set(south.map { $0.uuidString.lowercased() }))
+            #expect(try await listed("account=%27+OR+1%3D1+--").isEmpty)
+            #expect(try await listed("provider=%27+OR+1%3D1+--&state=failed").isEmpty, "jobs without an account have no provider")
+            let filtered = try await dashboard.get("/search?q=img_&state=failed&queue=%3Cxq%3E")
+            #expect(filtered.body.contains("id=\"filter-state\"") && filtered.body.contains("value=\"failed\" selected"))
+            #expect(filtered.body.contains("Listed by the filters only") && !filtered.body.contains("<xq>") && filtered.body.contains("&lt;xq&gt;"))
+            #expect(try await dashboard.get("/search?state=lost").status == 400)
+            #expect(try await dashboard.get("/search?queue=\(String(repeating: "q", count: 201))").status == 400)
         }
     }
 

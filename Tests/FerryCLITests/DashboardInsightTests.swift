@@ -49,7 +49,7 @@ struct DashboardInsightTests {
             let failed = try #require(try await dashboard.get("/failed", json: true).json as? [String: Any])
             let heldJobs = try #require(failed["held"] as? [[String: Any]])
             #expect(Set(heldJobs.compactMap { $0["job_id"] as? String }) == Set(held.map { $0.jobID.uuidString.lowercased() }))
-            #expect(heldJobs.allSatisfy { $0["status"] as? String == "held" })
+            #expect(heldJobs.allSatisfy { $0["state"] as? String == "queued" && $0["waiting"] as? String == "held" && $0["status"] == nil })
             let failedHTML = try await dashboard.get("/failed")
             #expect(failedHTML.body.contains("refresh token revoked") && failedHTML.body.contains("Held jobs"))
         }

@@ -23,13 +23,13 @@ struct FindingJobsTests {
         #expect(table.status == 0, "\(table.stderr)")
         let rows = table.lines.filter { $0.count > 36 && UUID(uuidString: String($0.prefix(36))) != nil }
         #expect(rows.first?.hasPrefix(failed) == true && rows.first?.contains("failed") == true, "\(table.stdout)")
-        #expect(rows.count == 100 && table.stdout.contains("(141 more job(s) not shown; use --status STATE or --limit)"))
+        #expect(rows.count == 100 && table.stdout.contains("(141 more job(s) not shown; use --state STATE or --limit)"))
 
         let json = try JSONValue.parse(try await FerryProcess.run(["status", "--batch", "big", "--limit", "5", "--json"], databaseURL: db.url).stdout)
         #expect(json["jobs"]?.arrayValue?.first?["job_id"] == .string(failed) && json["jobs"]?.arrayValue?.count == 5)
         #expect(json["jobs_not_shown"] == .int(236))
 
-        let onlyFailed = try await FerryProcess.run(["status", "--batch", "big", "--status", "failed", "--json"], databaseURL: db.url)
+        let onlyFailed = try await FerryProcess.run(["status", "--batch", "big", "--state", "failed", "--json"], databaseURL: db.url)
         let only = try JSONValue.parse(onlyFailed.stdout)
         #expect(only["jobs"]?.arrayValue?.map { $0["job_id"] } == [.string(failed)] && only["jobs_not_shown"] == .int(0))
         let none = try await FerryProcess.run(["status", "--batch", "big", "--status", "running"], databaseURL: db.url)
@@ -40,10 +40,49 @@ struct FindingJobsTests {
         #expect(succeeded["jobs_not_shown"] == .int(237))
 
         // Hostile or misplaced states: usage errors before any query.
-        for arguments in [["--batch", "big", "--status", "failed' OR 1=1 --"], ["--status", "failed"], ["--batch", "big", "--status", ""]] {
+        for arguments in [
+            ["--batch", "big", "--status", "failed' OR 1=1 --"], ["--state", "failed", "--search", "abc"], ["--batch", "big", "--status", ""],
+            ["--account", "box", "--batch", "big"], ["--state", "failed", failed],
+        ] {
             let refused = try await FerryProcess.run(["status"] + arguments, databaseURL: db.url)
             #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
         }
+
+        // Across batches: error text with spaces, an error code, a path, an id start; hostile text refused or harmless.
+        for text in ["account is full", "error:account_full", String(failed.prefix(35))] {
+            let found = try JSONValue.parse(try await FerryProcess.run(["status", "--search", text, "--json"], databaseURL: db.url).stdout)
+            #expect(found["jobs"]?.arrayValue?.map { $0["job_id"] } == [.string(failed)], "\(text): \(found)")
+        }
+        let searched = try await FerryProcess.run(["status", "--search", "account is full"], databaseURL: db.url)
+        #expect(searched.status == 0 && searched.stdout.contains(failed) && searched.stdout.contains("account_full"), "\(searched.stdout)")
+        let nothing = try await FerryProcess.run(["status", "--search", "no such text' OR 1=1 --"], databaseURL: db.url)
+        #expect(nothing.status == 0 && nothing.stdout.contains("no job matches"), "\(nothing.stdout)\(nothing.stderr)")
+        for (text, words) in [("ab", "at least 3"), (String(repeating: "x", count: 201), "at most 200"), ("", "type a job id")] {
+            let refused = try await FerryProcess.run(["status", "--search", text], databaseURL: db.url)
+            #expect(refused.status == 65 && refused.stderr.contains(words), "\(text.prefix(10)): \(refused.stderr)")
+        }
+        // Lists across batches by state, queue and account: the one failure, newest successes first.
+        func listed(_ arguments: [String]) async throws -> [JSONValue] {
+            let result = try await FerryProcess.run(["status"] + arguments + ["--json"], databaseURL: db.url)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return try JSONValue.parse(result.stdout)["jobs"]?.arrayValue ?? []
+        }
+        #expect(try await listed(["--state", "failed"]).map { $0["job_id"] } == [.string(failed)])
+        #expect(try await listed(["--state", "failed", "--queue", "fq"]).map { $0["job_id"] } == [.string(failed)])
+        #expect(try await listed(["--state", "failed", "--queue", "elsewhere"]).isEmpty)
+        #expect(try await listed(["--account", "nobody"]).isEmpty)
+        // By account and by its provider: a job with an account, among the 241 without.
+        try await db.query("INSERT INTO ferry.accounts (name, provider) VALUES ('box', 'dropbox')")
+        let boxed = try await db.query(
+            "SELECT ferry.enqueue('upload', '/srv/photos/a.jpg', 'dropbox:box:/Camera/', '{\"batch\": \"acct\"}'::jsonb)::text")
+        let boxJob = try boxed.rows[0].decode(String.self, at: 0)
+        #expect(try await listed(["--account", "box"]).map { $0["job_id"] } == [.string(boxJob)])
+        #expect(try await listed(["--provider", "dropbox", "--state", "queued"]).map { $0["job_id"] } == [.string(boxJob)])
+        #expect(try await listed(["--provider", "s3"]).isEmpty)
+        let newest = try await listed(["--state", "succeeded", "--limit", "3"])
+        #expect(newest.map { $0["job_id"] } == ids[237..<240].reversed().map { .string($0.uuidString.lowercased()) }, "\(newest)")
+        let both = try await FerryProcess.run(["status", "--search", "account", "--batch", "big"], databaseURL: db.url)
+        #expect(both.status == 64, "\(both.stderr)")
     }
 
     @Test("a unique start of a job id works for status, events, retry, cancel, discard and wait; an ambiguous one is refused with the count; a missing one is not found")

@@ -95,8 +95,8 @@ struct StreamingEnqueueTests {
         let input = lines.joined(separator: "\n")
         let first = try await FerryProcess.run(["enqueue", "--from", "-", "--json"], databaseURL: db.url, stdin: input)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.hasPrefix("[") && first.stdout.hasSuffix("]\n"))
-        let items = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]])
+        // JSON Lines, one object per job (as a dry run prints them).
+        let items = try first.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         #expect(items.count == 10_001)
         #expect(items[3]["job_id"] as? String == items[10_000]["job_id"] as? String)
         #expect(items[10_000]["created"] as? Bool == false && items[10_000]["line"] as? Int == 10_001)

@@ -40,7 +40,7 @@ struct TraceParentTests {
             #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack"))
         }
         // The flag is checked before --from is read, too.
-        try #"{"kind":"upload","source":"a.jpg","to":"out/"}"#.write(toFile: dir + "/jobs.jsonl", atomically: true, encoding: .utf8)
+        try #"{"kind":"upload","source":"a.jpg","to":"\#(dir)/out/"}"#.write(toFile: dir + "/jobs.jsonl", atomically: true, encoding: .utf8)
         let fromFile = try await FerryProcess.run(
             ["enqueue", "--from", "jobs.jsonl", "--traceparent", "nope"], databaseURL: db.url, currentDirectory: dir)
         #expect(fromFile.status != 0)
@@ -54,8 +54,8 @@ struct TraceParentTests {
         let dir = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try [
-            #"{"kind":"upload","source":"a.jpg","to":"out/x/","traceparent":"\#(Self.valid)"}"#,
-            #"{"kind":"upload","source":"a.jpg","to":"out/y/","traceparent":"00-abc-def-01"}"#,
+            #"{"kind":"upload","source":"a.jpg","to":"\#(dir)/out/x/","traceparent":"\#(Self.valid)"}"#,
+            #"{"kind":"upload","source":"a.jpg","to":"\#(dir)/out/y/","traceparent":"00-abc-def-01"}"#,
         ].joined(separator: "\n").write(toFile: dir + "/jobs.jsonl", atomically: true, encoding: .utf8)
         let result = try await FerryProcess.run(["enqueue", "--from", "jobs.jsonl"], databaseURL: db.url, currentDirectory: dir)
         #expect(result.status != 0)
@@ -74,8 +74,8 @@ struct TraceParentTests {
         #expect(flagged.status == 0, "\(flagged.stderr)")
         let other = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
         try [
-            #"{"kind":"upload","source":"a.jpg","to":"out/l/","traceparent":"\#(other)"}"#,
-            #"{"kind":"upload","source":"a.jpg","to":"out/d/"}"#,
+            #"{"kind":"upload","source":"a.jpg","to":"\#(dir)/out/l/","traceparent":"\#(other)"}"#,
+            #"{"kind":"upload","source":"a.jpg","to":"\#(dir)/out/d/"}"#,
         ].joined(separator: "\n").write(toFile: dir + "/jobs.jsonl", atomically: true, encoding: .utf8)
         let lines = try await FerryProcess.run(
             ["enqueue", "--from", "jobs.jsonl", "--traceparent", Self.valid], databaseURL: db.url, currentDirectory: dir)

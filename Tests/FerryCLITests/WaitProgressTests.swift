@@ -80,4 +80,27 @@ struct WaitProgressTests {
         #expect(summaries.contains { $0.contains("ETA unknown until a job finishes (3 sizes unknown)") } || summaries.count < 3, "\(summaries)")
         #expect(!lines.contains { $0.contains("waiting:") }, "two jobs run: nothing to explain")
     }
+
+    @Test("bytes are never shown above a total; a transfer whose bytes all went says it is finishing, not a stuck 99.9 %")
+    func bytesPastTotal() async throws {
+        let db = try await TestDatabase.make("waitpast")
+        let store = db.store()
+        defer { store.client.close() }
+        let ids = try await DashboardTests.seed(store, batch: "past", queue: "pq", count: 2)
+        try await store.register(WorkerRegistration(name: "w-past", queues: ["pq"], concurrency: 4, host: "h", pid: 1))
+        let claimed = try await store.claim(worker: "w-past", queues: ["pq"], limit: 2)
+        #expect(claimed.count == 2)
+        // One transfer has moved exactly its 1,000 bytes (the service still confirming), the other 5,000 of its 1,000.
+        for (id, bytes) in [(ids[0], 1000), (ids[1], 5000)] {
+            try await db.query(
+                "INSERT INTO ferry.live_progress (job_id, worker, batch, bytes_done) VALUES ($1, 'w-past', 'past', $2)", [id, bytes])
+        }
+        let lines = try await Self.progressLines(db, batch: "past")
+        let summary = try #require(lines.first { $0.hasPrefix("batch past:") })
+        #expect(summary.contains("5.9 KiB (more than the 2.0 KiB expected)") || summary.contains("5.9 KiB (more than the 1.9 KiB expected)"),
+                "done above the total is not shown as done/total: \(summary)")
+        #expect(!summary.contains("5.9 KiB of") && !summary.contains("5.9 KiB/"), "\(summary)")
+        #expect(lines.contains { $0.contains("all 1000 B moved, finishing") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("99.9%") }, "\(lines)")
+    }
 }

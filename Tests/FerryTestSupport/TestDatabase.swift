@@ -62,10 +62,13 @@ public struct TestDatabase: Sendable {
         return TestDatabase(url: replacingDatabase(in: admin, with: name), name: name)
     }
 
-    /// A client for this database; `preparedStatements` nil takes the default (on unless the environment says).
+    /// A client for this database; `preparedStatements` nil takes a listening worker's default (on unless the
+    /// environment says off), since most tests run the worker's statements.
     public func client(poolSize: Int = 4, preparedStatements: Bool? = nil) -> PostgresClient {
         PostgresClient(
-            configuration: PostgresConfiguration(connectionString: url, poolSize: poolSize, preparedStatements: preparedStatements))
+            configuration: PostgresConfiguration(
+                connectionString: url, poolSize: poolSize,
+                preparedStatements: preparedStatements ?? PostgresConfiguration.preparedStatementsByDefault(fallback: true)))
     }
 
     /// A store for this database.

@@ -109,12 +109,17 @@ struct PostgresStatementCacheTests {
         #expect(cache.plan(for: huge) == .unprepared)
     }
 
-    @Test("FERRY_PREPARED_STATEMENTS turns the default off, anything else leaves it on")
+    @Test("off by default (safe behind any pooler); FERRY_PREPARED_STATEMENTS overrides the caller's fallback both ways")
     func environmentDefault() {
-        #expect(PostgresConfiguration.preparedStatementsByDefault(environment: [:]))
+        #expect(!PostgresConfiguration.preparedStatementsByDefault(environment: [:]))
+        #expect(PostgresConfiguration.preparedStatementsByDefault(environment: [:], fallback: true))
         for off in ["off", "0", "false", "NO", " Off "] {
-            #expect(!PostgresConfiguration.preparedStatementsByDefault(environment: ["FERRY_PREPARED_STATEMENTS": off]))
+            #expect(!PostgresConfiguration.preparedStatementsByDefault(environment: ["FERRY_PREPARED_STATEMENTS": off], fallback: true))
         }
-        #expect(PostgresConfiguration.preparedStatementsByDefault(environment: ["FERRY_PREPARED_STATEMENTS": "on"]))
+        for on in ["on", "1", "true", " YES "] {
+            #expect(PostgresConfiguration.preparedStatementsByDefault(environment: ["FERRY_PREPARED_STATEMENTS": on]))
+        }
+        #expect(!PostgresConfiguration.preparedStatementsByDefault(environment: ["FERRY_PREPARED_STATEMENTS": "maybe"]))
+        #expect(PostgresConfiguration(connectionString: "postgresql://x").preparedStatements == PostgresConfiguration.preparedStatementsByDefault())
     }
 }

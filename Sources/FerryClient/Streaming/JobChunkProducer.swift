@@ -169,6 +169,7 @@ final class JobChunkProducer: @unchecked Sendable {
         do throws(ValidationIssue) {
             let inspect: (String) -> Result<SourceFileFacts, SourceFileFacts.Problem> =
                 if let facts { { _ in .success(facts) } } else { inspector.inspect }
+            try options.checkRequest?(request, line)
             let spec = try request.validated(
                 jobID: ids.next(milliseconds: milliseconds), now: now, currentDirectory: directory, inspectFile: inspect,
                 providers: providers)

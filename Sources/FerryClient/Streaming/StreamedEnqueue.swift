@@ -20,6 +20,9 @@ public struct StreamedEnqueue: Sendable {
     public var expect: Int?
     /// Check everything, including accounts, keys and collisions, then roll back.
     public var dryRun: Bool
+    /// A check of each request as given, before validation resolves its paths (a relative local destination
+    /// refused where the workers cannot know the producer's folder, say).
+    public var checkRequest: (@Sendable (_ request: JobRequest, _ line: Int?) throws(ValidationIssue) -> Void)?
     /// A further check of each valid job (the workers' local roots as the producer knows them, say).
     public var check: (@Sendable (_ spec: JobSpec, _ line: Int?) throws(ValidationIssue) -> Void)?
     /// Told each job's or file's fate as it is read.
@@ -32,6 +35,7 @@ public struct StreamedEnqueue: Sendable {
     public init(
         defaults: JobRequest.Defaults = .init(), filter: FileFilter = FileFilter(), followSymlinks: Bool = false,
         skipUnreadable: Bool = false, keyBase: String? = nil, now: Date = Date(), expect: Int? = nil, dryRun: Bool = false,
+        checkRequest: (@Sendable (_ request: JobRequest, _ line: Int?) throws(ValidationIssue) -> Void)? = nil,
         check: (@Sendable (_ spec: JobSpec, _ line: Int?) throws(ValidationIssue) -> Void)? = nil,
         fates: (any EnqueueFates)? = nil, chunkSize: Int = 4096, maxIssues: Int = 20
     ) {
@@ -43,6 +47,7 @@ public struct StreamedEnqueue: Sendable {
         self.now = now
         self.expect = expect
         self.dryRun = dryRun
+        self.checkRequest = checkRequest
         self.check = check
         self.fates = fates
         self.chunkSize = chunkSize

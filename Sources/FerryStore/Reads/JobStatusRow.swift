@@ -29,16 +29,21 @@ public struct JobStatusRow: Sendable, Hashable {
     public var updatedAt: PostgresTimestamp
     public var eventCount: Int
 
-    /// The row as JSON (for `--json` output).
+    /// The row as JSON (for `--json` output). One name for where the job is, `state` (queued, running, succeeded,
+    /// failed, cancelled, discarded: what the views filter on); what a person reads as its status beyond that says
+    /// what it means: `waiting` (a queued job's `held`, `retrying` or `scheduled`, else null) and
+    /// `cancel_requested` (a running job told to stop). Two near-synonyms, `state` and `status`, were one too many.
     public var json: JSONValue {
         var object: [String: JSONValue] = [
             "job_id": .string(jobID.uuidString.lowercased()), "kind": .string(kind), "queue": .string(queue),
-            "status": .string(status), "state": .string(state), "attempt": .int(Int64(attempt)),
+            "state": .string(state), "attempt": .int(Int64(attempt)),
             "max_attempts": .int(Int64(maxAttempts)), "priority": .int(Int64(priority)), "source": .string(source),
             "destination": .string(destination), "bytes_done": .int(bytesDone), "run_at": .string(runAt.iso8601),
             "enqueued_at": .string(enqueuedAt.iso8601), "updated_at": .string(updatedAt.iso8601),
             "event_count": .int(Int64(eventCount)),
         ]
+        object["waiting"] = state == "queued" && ["held", "retrying", "scheduled"].contains(status) ? .string(status) : .null
+        object["cancel_requested"] = .bool(status == "cancelling")
         object["batch"] = batch.map { .string($0) } ?? .null
         object["account"] = account.map { .string($0) } ?? .null
         object["bytes_total"] = bytesTotal.map { .int($0) } ?? .null

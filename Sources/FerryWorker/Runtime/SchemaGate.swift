@@ -91,7 +91,9 @@ public struct SchemaGate: Sendable {
             }
             let now = ContinuousClock.now
             guard now < deadline else {
-                logger.error("gave up waiting for the schema", metadata: ["waited": "\(bound)"])
+                // The error thrown is what the refusal says (`ferry worker` prints it once, with its fix); an error
+                // logged here as well made one refusal read as two failures.
+                logger.debug("gave up waiting", metadata: ["waited": "\(bound)"])
                 throw failure
             }
             let pause = min(delay, deadline - now)
