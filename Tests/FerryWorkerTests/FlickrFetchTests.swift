@@ -138,8 +138,9 @@ struct FlickrFetchTests {
         let photos = try await Self.seedUser(server, "99@N09", count: 2000)
         try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
         // Slow pages, so that the kill lands after the first page's commit and before the last.
-        // Four pages of 4 s each: after page 2 is committed, the listing runs 8 s more, room for a busy test to act.
-        try await server.setFaults(["latency_milliseconds": .int(4000), "routes": .array([.string("flickr/rest")])])
+        // Four pages of 8 s each: after page 2 is committed, the listing runs 16 s more, room for a test on a loaded
+        // machine to act (4 s pages once left it too little: the listing finished before the kill).
+        try await server.setFaults(["latency_milliseconds": .int(8000), "routes": .array([.string("flickr/rest")])])
         let listing = try await Self.enqueue(db, ["flickr:99@N09", "--to", target + "/", "--size", "s", "--batch", "resume"])
 
         let victim = try TestWorker.transfers(db, name: "flickr-victim", ["--concurrency", "2"])
