@@ -37,7 +37,12 @@ struct SchemaUpgradeTests {
         #expect(old.applied.count == 24)
         #expect(try await store.appliedSchemaVersion() == 24)
 
-        // Work as schema 24 saw it: jobs from SQL and from the CLI's path, claims, progress, finishes.
+        // Work as schema 24 saw it: jobs from SQL and from the CLI's path, claims, progress, finishes. This build's
+        // store records outcomes through ferry.record_outcomes, a definition schema 24 did not have: it is installed
+        // here as the upgrade will install it (its events and projection are schema 24's).
+        let recordOutcomes = try String(
+            contentsOfFile: TestDatabase.migrationsDirectory + "/definitions/506_record_outcomes.sql", encoding: .utf8)
+        try await store.client.withConnection { try $0.execute(recordOutcomes) }
         for index in 0..<3 {
             _ = try await db.query(
                 "SELECT ferry.enqueue('fetch', $1, '/srv/in/', $2::jsonb)",
