@@ -66,7 +66,15 @@ struct WaitProgressTests {
             }
         }
         defer { mover.cancel() }
-        let lines = try await Self.progressLines(db, batch: "flight", timeout: "4.5")
+        // Read until a line carries a rate, however slowly the machine starts the process; a fixed window once
+        // closed after the first line on a loaded machine.
+        let wait = try BackgroundProcess(ferry: ["wait", "--batch", "flight", "--progress", "--timeout", "300"], databaseURL: db.url)
+        defer { wait.signal(SIGKILL) }
+        try await eventually(timeout: .seconds(120), interval: .milliseconds(100), "a transfer line with a rate") {
+            wait.log.split(separator: "\n").contains { $0.hasPrefix("  ") && $0.hasSuffix("/s") && $0.contains("example.com/flight/") }
+        }
+        wait.signal(SIGKILL)
+        let lines = wait.log.split(separator: "\n").map(String.init)
         let summaries = lines.filter { $0.hasPrefix("batch flight:") }
         #expect(summaries.first?.contains("ETA unknown yet (measuring)") == true, "\(lines)")
         // Each transfer under the summary, its route cut from the front to fit 80 columns (the file's name stays).
