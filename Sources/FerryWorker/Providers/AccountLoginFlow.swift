@@ -15,8 +15,12 @@ public protocol AccountLoginFlow: Sendable {
     func app(of stored: AccountCredentials) throws(AccountSetupError) -> AccountApp
     /// The secrets a new account created by `login` stores for `app` (its kind's shape).
     func secrets(of app: AccountApp) -> [String: String]
-    /// The authorize URL for `app`, with a fresh PKCE challenge.
-    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart
+    /// The loopback port the flow would like the browser sent back to (`http://127.0.0.1:PORT/`), for flows that
+    /// redirect there; `nil` (the default): the person pastes the code.
+    var loopbackPort: Int? { get }
+    /// The authorize URL for `app`, with a fresh PKCE challenge. `loopbackPort` is the port `ferry account login`
+    /// listens on (the preferred one, or any free one when that is taken), `nil` when it listens nowhere.
+    func start(_ app: AccountApp, loopbackPort: Int?, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart
     /// Redeems the pasted code. Throws ``AccountSetupError``: `rejected` for a code or app the provider
     /// refused, `unreachable` when it could not be asked.
     func finish(
@@ -32,4 +36,5 @@ public protocol AccountLoginFlow: Sendable {
 
 extension AccountLoginFlow {
     public var pastedToken: AccountInput? { nil }
+    public var loopbackPort: Int? { nil }
 }

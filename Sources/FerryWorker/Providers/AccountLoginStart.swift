@@ -7,10 +7,13 @@ public struct AccountLoginStart: Sendable {
     /// redirects there: `ferry account login` listens on it and takes the code from the redirect itself (a pasted
     /// code or address still works). `nil`: the person pastes the code.
     public var loopbackPort: Int?
+    /// The `redirect_uri` the authorize URL named, which redeeming the code must name again.
+    public var redirectURI: String?
 
-    public init(url: String, codeVerifier: String, loopbackPort: Int? = nil) {
+    public init(url: String, codeVerifier: String, loopbackPort: Int? = nil, redirectURI: String? = nil) {
         self.url = url
         self.codeVerifier = codeVerifier
         self.loopbackPort = loopbackPort
+        self.redirectURI = redirectURI
     }
 }

@@ -6,9 +6,8 @@ extension AccountLogin {
     static let loginTimeout: TimeInterval = 600
 
     /// The authorization code: from the browser's return to the loopback address when the flow redirects there
-    /// (and the port is free), else (or first) pasted by the person, the code or the whole redirected address.
-    static func authorizationCode(_ started: AccountLoginStart) async throws -> String {
-        let listener = started.loopbackPort.flatMap { LoopbackRedirect(port: $0) }
+    /// (`listener`), else (or first) pasted by the person, the code or the whole redirected address.
+    static func authorizationCode(_ started: AccountLoginStart, listener: LoopbackRedirect?) async throws -> String {
         guard let listener else {
             printError("Open this URL in a browser, allow access, then paste the authorization code here:")
             printError("  \(started.url)")

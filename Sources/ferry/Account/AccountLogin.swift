@@ -69,12 +69,14 @@ struct AccountLogin: AsyncParsableCommand, DatabaseCommand {
                 let given = try AccountKindOptions(kindOptions, inputs: (existing == nil ? flow.inputs : []) + tokenInputs, provider: providerName)
                 let secrets = try given.readSecrets()
                 let app = try await self.app(of: existing, flow: flow, given: given, secrets: secrets, provider: providerName, context: context)
-                let started = flow.start(app, httpClient: context.http, logger: context.logger)
+                // Listen before the URL is made: the URL names the port actually listened on.
+                let listener = flow.pastedToken == nil ? flow.loopbackPort.flatMap { LoopbackRedirect.listen(preferring: $0) } : nil
+                let started = flow.start(app, loopbackPort: listener?.port, httpClient: context.http, logger: context.logger)
                 let code: String
                 if let input = flow.pastedToken {
                     code = try Self.pastedToken(secrets[input.name], input: input, started: started)
                 } else {
-                    code = try await Self.authorizationCode(started)
+                    code = try await Self.authorizationCode(started, listener: listener)
                 }
                 let grant = try await flow.finish(code: code, started: started, app: app, httpClient: context.http, logger: context.logger)
                 if existing != nil {

@@ -12,7 +12,13 @@ final class LoopbackRedirect: @unchecked Sendable {
     let port: Int
     private let socket: Int32
 
-    /// Listens on 127.0.0.1:`port`; `nil` when the port is taken (then the person pastes the code).
+    /// Listens on 127.0.0.1:`port`, or on a free port the system picks when that one is taken (another login, or any
+    /// process that happened to get it); `nil` when neither works (then the person pastes the code).
+    static func listen(preferring port: Int) -> LoopbackRedirect? {
+        LoopbackRedirect(port: port) ?? LoopbackRedirect(port: 0)
+    }
+
+    /// Listens on 127.0.0.1:`port` (0: a free one); `nil` when the port is taken.
     init?(port: Int) {
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
@@ -25,11 +31,15 @@ final class LoopbackRedirect: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(descriptor, 4) == 0 else {
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard bound == 0, Glibc.listen(descriptor, 4) == 0, named == 0 else {
             close(descriptor)
             return nil
         }
-        self.port = port
+        self.port = Int(UInt16(bigEndian: address.sin_port))
         socket = descriptor
     }
 

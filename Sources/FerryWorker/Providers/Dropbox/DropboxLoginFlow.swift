@@ -31,7 +31,7 @@ struct DropboxLoginFlow: AccountLoginFlow {
         DropboxAccountKind.secrets(appSecret: app.appSecret)
     }
 
-    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+    func start(_ app: AccountApp, loopbackPort: Int?, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
         let pkce = PKCE.generate()
         let url = Self.client(app, httpClient: httpClient, logger: logger)
             .authorizeURL(appKey: app.appKey, codeChallenge: pkce.challenge, state: nil, redirectURI: nil)

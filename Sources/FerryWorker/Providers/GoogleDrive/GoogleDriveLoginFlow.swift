@@ -10,9 +10,14 @@ import Logging
 /// redirect's address holds the code and the state, which must match); a person on another machine pastes the code or
 /// the whole address the browser was sent to instead.
 struct GoogleDriveLoginFlow: AccountLoginFlow {
-    /// Where Google sends the browser back: loopback, which desktop clients may use with any port.
-    static let redirectURI = "http://127.0.0.1:\(loopbackPort)/"
-    static let loopbackPort = 53682
+    /// The port asked for first; the providers let desktop clients use any loopback port, so a taken one is no
+    /// obstacle (`ferry account login` then listens on a free one).
+    static let preferredPort = 53682
+
+    var loopbackPort: Int? { Self.preferredPort }
+
+    /// Where the browser is sent back to when `ferry account login` listens on `port`.
+    static func redirectURI(port: Int?) -> String { "http://127.0.0.1:\(port ?? preferredPort)/" }
 
     var inputs: [AccountInput] { [GoogleDriveAccountKind.clientID, GoogleDriveAccountKind.clientSecret, GoogleDriveAccountKind.apiURL] }
 
@@ -29,12 +34,14 @@ struct GoogleDriveLoginFlow: AccountLoginFlow {
 
     func secrets(of app: AccountApp) -> [String: String] { GoogleDriveAccountKind.secrets(app) }
 
-    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+    func start(_ app: AccountApp, loopbackPort: Int?, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+        let redirectURI = Self.redirectURI(port: loopbackPort)
         let pkce = OAuthPKCE.generate()
         let state = OAuthPKCE.generate().challenge.prefix(24)
         let url = GoogleDriveAccountKind.client(app, httpClient: httpClient, logger: logger).authorizeURL(
-            clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: Self.redirectURI)
-        return AccountLoginStart(url: url, codeVerifier: pkce.verifier, loopbackPort: Self.loopbackPort)
+            clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: redirectURI)
+        return AccountLoginStart(
+            url: url, codeVerifier: pkce.verifier, loopbackPort: loopbackPort ?? Self.preferredPort, redirectURI: redirectURI)
     }
 
     func finish(
@@ -44,7 +51,8 @@ struct GoogleDriveLoginFlow: AccountLoginFlow {
         let grant: GoogleDriveTokenGrant
         do {
             grant = try await GoogleDriveAccountKind.client(app, httpClient: httpClient, logger: logger).exchangeAuthorizationCode(
-                pasted, codeVerifier: started.codeVerifier, clientID: app.appKey, clientSecret: app.appSecret, redirectURI: Self.redirectURI)
+                pasted, codeVerifier: started.codeVerifier, clientID: app.appKey, clientSecret: app.appSecret,
+                redirectURI: started.redirectURI ?? Self.redirectURI(port: nil))
         } catch {
             throw GoogleDriveAccountKind.setupError(error, doing: "exchange the authorization code (it may have expired or been used)")
         }

@@ -27,7 +27,7 @@ struct InstagramLoginFlow: AccountLoginFlow {
 
     func secrets(of app: AccountApp) -> [String: String] { [:] }
 
-    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+    func start(_ app: AccountApp, loopbackPort: Int?, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
         AccountLoginStart(url: Self.tokenPage, codeVerifier: "")
     }
 

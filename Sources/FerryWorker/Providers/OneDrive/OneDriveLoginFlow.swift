@@ -10,8 +10,14 @@ import Logging
 /// with any port). `ferry account login` prints the URL and listens there for the browser's return; a person on
 /// another machine pastes the code or the whole address the browser was sent to instead.
 struct OneDriveLoginFlow: AccountLoginFlow {
-    static let loopbackPort = 53683
-    static let redirectURI = "http://127.0.0.1:\(loopbackPort)/"
+    /// The port asked for first; the providers let desktop clients use any loopback port, so a taken one is no
+    /// obstacle (`ferry account login` then listens on a free one).
+    static let preferredPort = 53683
+
+    var loopbackPort: Int? { Self.preferredPort }
+
+    /// Where the browser is sent back to when `ferry account login` listens on `port`.
+    static func redirectURI(port: Int?) -> String { "http://127.0.0.1:\(port ?? preferredPort)/" }
 
     var inputs: [AccountInput] {
         [OneDriveAccountKind.clientID, OneDriveAccountKind.clientSecret, OneDriveAccountKind.apiURL, OneDriveAccountKind.loginURL]
@@ -30,12 +36,14 @@ struct OneDriveLoginFlow: AccountLoginFlow {
 
     func secrets(of app: AccountApp) -> [String: String] { OneDriveAccountKind.secrets(app) }
 
-    func start(_ app: AccountApp, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+    func start(_ app: AccountApp, loopbackPort: Int?, httpClient: HTTPClient, logger: Logger) -> AccountLoginStart {
+        let redirectURI = Self.redirectURI(port: loopbackPort)
         let pkce = OAuthPKCE.generate()
         let state = OAuthPKCE.generate().challenge.prefix(24)
         let url = OneDriveAccountKind.client(app, httpClient: httpClient, logger: logger).authorizeURL(
-            clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: Self.redirectURI)
-        return AccountLoginStart(url: url, codeVerifier: pkce.verifier, loopbackPort: Self.loopbackPort)
+            clientID: app.appKey, codeChallenge: pkce.challenge, state: String(state), redirectURI: redirectURI)
+        return AccountLoginStart(
+            url: url, codeVerifier: pkce.verifier, loopbackPort: loopbackPort ?? Self.preferredPort, redirectURI: redirectURI)
     }
 
     func finish(
@@ -45,7 +53,8 @@ struct OneDriveLoginFlow: AccountLoginFlow {
         let grant: OneDriveTokenGrant
         do {
             grant = try await OneDriveAccountKind.client(app, httpClient: httpClient, logger: logger).exchangeAuthorizationCode(
-                pasted, codeVerifier: started.codeVerifier, clientID: app.appKey, clientSecret: app.appSecret, redirectURI: Self.redirectURI)
+                pasted, codeVerifier: started.codeVerifier, clientID: app.appKey, clientSecret: app.appSecret,
+                redirectURI: started.redirectURI ?? Self.redirectURI(port: nil))
         } catch {
             throw OneDriveAccountKind.setupError(error, doing: "exchange the authorization code (it may have expired or been used)")
         }
