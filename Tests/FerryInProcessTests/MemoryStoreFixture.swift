@@ -38,5 +38,7 @@ struct MemoryStoreFixture: StoreFixture {
 
     func stopHeartbeats(of worker: String) async throws { memory.ageHeartbeat(of: worker, by: 3600) }
 
+    func liveBytes(of jobID: UUID) async throws -> Int64? { memory.liveBytes(of: jobID) }
+
     func close() async {}
 }

@@ -66,5 +66,9 @@ struct PostgresStoreFixture: StoreFixture {
         try await db.query("UPDATE ferry.workers SET heartbeat_at = now() - interval '1 hour' WHERE name = $1", [worker])
     }
 
+    func liveBytes(of jobID: UUID) async throws -> Int64? {
+        try await db.query("SELECT bytes_done FROM ferry.live_progress WHERE job_id = $1", [jobID]).rows.first?.decode(Int64.self, at: 0)
+    }
+
     func close() async { ferry.client.close() }
 }

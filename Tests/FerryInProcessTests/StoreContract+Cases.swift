@@ -32,7 +32,7 @@ extension StoreContract {
             name: "an account's limits are shared by demand among live leases; a lapsed lease's share goes to the others",
             check: accountShares),
         StoreContract(name: "account load: transfers against the cap, and whether the account needs a login", check: accountLoad),
-    ]
+    ] + views
 
     static func accountLoad(_ fixture: any StoreFixture) async throws {
         try await fixture.addAccount("photos", maxConcurrent: 2)

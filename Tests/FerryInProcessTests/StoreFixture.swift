@@ -20,5 +20,7 @@ protocol StoreFixture: Sendable {
     func pauseQueue(_ queue: String) async throws
     /// Makes `worker`'s last heartbeat an hour old.
     func stopHeartbeats(of worker: String) async throws
+    /// The live-progress bytes published for `jobID` (what `ferry wait --progress` and the dashboard read), if any.
+    func liveBytes(of jobID: UUID) async throws -> Int64?
     func close() async
 }
