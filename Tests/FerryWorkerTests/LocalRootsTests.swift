@@ -1,12 +1,8 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryDevServer
-import FerryProviders
 import FerryTestSupport
-import FerryTesting
-import FerryWorker
 import Foundation
-import Logging
 import Postgres
 import Testing
 
@@ -53,42 +49,10 @@ struct LocalRootsTests {
         (FileManager.default.subpaths(atPath: path) ?? []).sorted()
     }
 
-    /// Runs `body` with a dev server in process (storing under a fresh folder) and its `/web` base URL.
-    static func withDevServer(_ body: (DevServer, String) async throws -> Void) async throws {
-        let storage = try temporaryFolder("local-roots-server")
-        defer { try? FileManager.default.removeItem(atPath: storage) }
-        var logger = Logger(label: "ferry.local-roots-test.dev-server")
-        logger.logLevel = .critical
-        let server = try DevServer(configuration: DevServerConfiguration(storageDirectory: storage, appKey: "local-roots-test"), logger: logger)
-        let task = Task { try await server.run() }
-        defer { task.cancel() }
-        let port = try await server.waitUntilRunning()
-        try await body(server, "http://127.0.0.1:\(port)/web")
-    }
-
-    /// A worker in process confined to `roots` (as `ferry worker --local-root`), running the registry's handlers.
-    static func confinedWorker(_ db: TestDatabase, roots: [String], http: HTTPClient) throws -> PostgresWorker {
-        let localRoots = try LocalRoots(directories: roots)
-        var configuration = WorkerHarness.configuration(name: "roots")
-        configuration.localRoots = localRoots
-        configuration.retryPolicy = RetryPolicy(baseSeconds: 0.2)
-        let environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20, localRoots: localRoots)
-        return PostgresWorker(db, handlers: JobHandlers(registry: .standard, environment: environment), configuration: configuration)
-    }
-
     @Test("the issue's attacks as a ferry_producer login: files outside the roots are neither read nor written, through paths, symlinks or symlinked folders; work inside the roots runs, copies never wider than their source",
           .tags(.postgres))
     func producerAttacks() async throws {
-        try await Self.withDevServer { server, web in
-            let http = HTTPClient(eventLoopGroupProvider: .singleton)
-            do {
-                try await Self.attacks(server: server, web: web, http: http)
-            } catch {
-                try? await http.shutdown()
-                throw error
-            }
-            try await http.shutdown()
-        }
+        try await PostgresWorker.withDevServer { server, web, http in try await Self.attacks(server: server, web: web, http: http) }
     }
 
     static func attacks(server: DevServer, web: String, http: HTTPClient) async throws {
@@ -127,7 +91,7 @@ struct LocalRootsTests {
         ]
 
         // The test's folder is under /tmp; the worker's roots narrow it to `root`.
-        let worker = try Self.confinedWorker(db, roots: [root], http: http)
+        let worker = try PostgresWorker.transfers(db, name: "roots", roots: [root], http: http)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every job to finish") {
             try await URLFetchTests.allFinished(db)
         }

@@ -1,3 +1,7 @@
+import AsyncHTTPClient
+import FerryCore
+import FerryProviders
+import FerryDevServer
 import FerryStore
 import FerryTestSupport
 import FerryTesting
@@ -34,6 +38,37 @@ final class PostgresWorker: Sendable {
     convenience init(_ db: TestDatabase, script: String, configuration: WorkerConfiguration = WorkerHarness.configuration()) throws {
         let handler = try #require(ScriptedHandler(script: script), "a --handler script")
         self.init(db, handlers: JobHandlers(catchAll: handler), configuration: configuration)
+    }
+
+    /// A worker running the registry's handlers, as `ferry worker` does, confined to `roots` (`--local-root`), with
+    /// `--retry-base 0.2`; no provider tokens (web fetches and local files need none).
+    static func transfers(_ db: TestDatabase, name: String, roots: [String], http: HTTPClient) throws -> PostgresWorker {
+        let localRoots = try LocalRoots(directories: roots)
+        var configuration = WorkerHarness.configuration(name: name)
+        configuration.localRoots = localRoots
+        configuration.retryPolicy = RetryPolicy(baseSeconds: 0.2)
+        let environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20, localRoots: localRoots)
+        return PostgresWorker(db, handlers: JobHandlers(registry: .standard, environment: environment), configuration: configuration)
+    }
+
+    /// Runs `body` with a dev server in process (storing under a fresh folder), its `/web` base URL and an HTTP client.
+    static func withDevServer(_ body: (DevServer, String, HTTPClient) async throws -> Void) async throws {
+        let storage = try temporaryFolder("postgres-worker-server")
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        var logger = Logger(label: "ferry.postgres-worker-test.dev-server")
+        logger.logLevel = .critical
+        let server = try DevServer(configuration: DevServerConfiguration(storageDirectory: storage, appKey: "postgres-worker-test"), logger: logger)
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        let port = try await server.waitUntilRunning()
+        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await body(server, "http://127.0.0.1:\(port)/web", http)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
     }
 
     /// The worker's metrics as Prometheus text, as its /metrics would serve them.

@@ -19,8 +19,10 @@ struct WorkerOnPostgresTests {
     }
 
     /// The test configuration with `ferry worker --retry-base SECONDS`'s policy (its default cap and minimum).
-    static func configuration(name: String, concurrency: Int = 4, retryBase: Double) -> WorkerConfiguration {
-        var configuration = WorkerHarness.configuration(name: name, concurrency: concurrency)
+    static func configuration(
+        name: String, queues: [String] = ["default"], concurrency: Int = 4, rescueAfter: Duration = .seconds(10), retryBase: Double
+    ) -> WorkerConfiguration {
+        var configuration = WorkerHarness.configuration(name: name, queues: queues, concurrency: concurrency, rescueAfter: rescueAfter)
         configuration.retryPolicy = RetryPolicy(baseSeconds: retryBase)
         return configuration
     }
@@ -144,9 +146,9 @@ struct WorkerOnPostgresTests {
         #expect(try await ghost.claim(worker: "doomed", queues: ["photos"], limit: 3).count == 3)
         try await db.query("UPDATE ferry.workers SET heartbeat_at = now() - interval '1 hour' WHERE name = 'doomed'")
 
-        var configuration = Self.configuration(name: "rescuer", retryBase: 0.2)
-        configuration.queues = ["photos"]
-        let rescuer = try PostgresWorker(db, script: "noop", configuration: configuration)
+        // Rescue after 4 s, as the process test's workers did (a worker rescues only once up that long).
+        let rescuer = try PostgresWorker(
+            db, script: "noop", configuration: Self.configuration(name: "rescuer", queues: ["photos"], rescueAfter: .seconds(4), retryBase: 0.2))
         try await eventually(timeout: .seconds(300), "rescued and done") {
             try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 3
         }
