@@ -63,10 +63,14 @@ final class WebFetchHarness: Sendable {
         if let failure { throw failure }
     }
 
-    /// Serves `bytes` at `/web/{path}` and enqueues a fetch of it to `target`; returns the job's id.
-    func fetch(_ path: String, bytes: [UInt8], to target: String) throws -> UUID {
-        try server.storeWebFile(path: path, contents: bytes)
-        let spec = try JobRequest(kind: .fetch, source: webURL + "/" + path, to: target).validated(
+    /// Serves `bytes` at `/web/{path}` (unless `nil`: what is served stays) and enqueues a fetch of it to `target`
+    /// with `options` (as `--option NAME=VALUE`); returns the job's id.
+    func fetch(
+        _ path: String, bytes: [UInt8]?, to target: String, options: [String: OptionValue] = [:], maxAttempts: Int64? = nil
+    ) throws -> UUID {
+        if let bytes { try server.storeWebFile(path: path, contents: bytes) }
+        let request = JobRequest(kind: .fetch, source: webURL + "/" + path, to: target, maxAttempts: maxAttempts, options: options)
+        let spec = try request.validated(
             jobID: UUIDv7.make(), now: Date(), currentDirectory: root, inspectFile: LocalFileInspector.examine,
             providers: ProviderRegistry.standard)
         return store.enqueue(spec).jobID
