@@ -1,7 +1,8 @@
 import AsyncHTTPClient
 import FerryCore
-import FerryProviders
 import FerryDevServer
+import FerryHTTP
+import FerryProviders
 import FerryStore
 import FerryTestSupport
 import FerryTesting
@@ -61,7 +62,8 @@ final class PostgresWorker: Sendable {
         let task = Task { try await server.run() }
         defer { task.cancel() }
         let port = try await server.waitUntilRunning()
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        // The client `ferry worker` makes: it follows no redirect itself (the web handler does, checking each hop).
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPTransferTimeouts.configuration())
         do {
             try await body(server, "http://127.0.0.1:\(port)/web", http)
         } catch {
