@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import FerryCore
+import FerryDevServer
 import FerryTestSupport
 import Foundation
 import Postgres
@@ -9,9 +11,10 @@ import Testing
 #endif
 
 /// `ferry worker --local-root`: a producer names paths on the workers' machines, and a worker reads and writes
-/// only inside its roots, judged by the real path of what it opens. Real `ferry_producer` logins, real worker
-/// processes, a real dev server.
-@Suite("local roots confine what producers can make workers read and write", .tags(.postgres, .process))
+/// only inside its roots, judged by the real path of what it opens. Real `ferry_producer` logins; the confinement
+/// by a real worker in process on PostgreSQL with the registry's handlers and a dev server in process; the
+/// startup refusals by `ferry worker` processes (exit codes).
+@Suite("local roots confine what producers can make workers read and write")
 struct LocalRootsTests {
     static func producer(_ db: TestDatabase) async throws -> PostgresClient {
         let name = "lr_producer_\(UInt32.random(in: 0...UInt32.max))"
@@ -46,9 +49,13 @@ struct LocalRootsTests {
         (FileManager.default.subpaths(atPath: path) ?? []).sorted()
     }
 
-    @Test("the issue's attacks as a ferry_producer login: files outside the roots are neither read nor written, through paths, symlinks or symlinked folders; work inside the roots runs, copies never wider than their source")
+    @Test("the issue's attacks as a ferry_producer login: files outside the roots are neither read nor written, through paths, symlinks or symlinked folders; work inside the roots runs, copies never wider than their source",
+          .tags(.postgres))
     func producerAttacks() async throws {
-        let server = try await DevServerProcess()
+        try await PostgresWorker.withDevServer { server, web, http in try await Self.attacks(server: server, web: web, http: http) }
+    }
+
+    static func attacks(server: DevServer, web: String, http: HTTPClient) async throws {
         let db = try await TestDatabase.make("local_roots")
         let dir = try temporaryFolder("local-roots")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -62,8 +69,8 @@ struct LocalRootsTests {
         symlink(outside + "/secret.txt", root + "/in/link.txt")   // a file symlink leading out
         symlink(outside, root + "/in/escape")                      // a folder symlink leading out
         symlink(root + "/in/ok.txt", root + "/in/inner-link.txt")  // a symlink that stays inside
-        _ = try await URLFetchTests.webFile(server, "roots/photo.jpg", size: 4_096, seed: 1)
-        let url = server.baseURL + "/web/roots/photo.jpg"
+        try server.createWebFile(path: "roots/photo.jpg", size: 4_096, seed: 1)
+        let url = web + "/roots/photo.jpg"
 
         let producer = try await Self.producer(db)
         defer { producer.close() }
@@ -83,12 +90,12 @@ struct LocalRootsTests {
             try await Self.enqueue(producer, "fetch", url, root + "/fetched/"),
         ]
 
-        // The worker's own environment allows /tmp (the test default); its --local-root narrows it to `root`.
-        let worker = try TestWorker.transfers(db, name: "roots", ["--local-root", root])
+        // The test's folder is under /tmp; the worker's roots narrow it to `root`.
+        let worker = try PostgresWorker.transfers(db, name: "roots", roots: [root], http: http)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every job to finish") {
             try await URLFetchTests.allFinished(db)
         }
-        try await URLFetchTests.stop([worker])
+        try await worker.stop()
 
         for (name, job) in attacks {
             let result = try await Self.outcome(db, job)
@@ -110,7 +117,8 @@ struct LocalRootsTests {
         #expect(Self.mode(root + "/fetched/photo.jpg") == 0o600)
     }
 
-    @Test("a worker with no local roots refuses to start (exit 78, naming --local-root); a missing root too; --any-local-path starts and warns")
+    @Test("a worker with no local roots refuses to start (exit 78, naming --local-root); a missing root too; --any-local-path starts and warns",
+          .tags(.postgres, .process))
     func startupRefusals() async throws {
         let db = try await TestDatabase.make("local_roots_start")
         _ = try await FerryProcess.run(["migrate"], databaseURL: db.url)

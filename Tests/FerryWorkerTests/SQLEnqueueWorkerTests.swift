@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import FerryCore
+import FerryDevServer
 import FerryTestSupport
 import Foundation
 import Postgres
@@ -8,10 +10,10 @@ import Testing
     import Glibc
 #endif
 
-/// Jobs enqueued with `ferry.enqueue` (SQL) run by real `ferry worker` processes against a real dev server: the
-/// first worker settles each one (a `resolved` event) with the same checks as `ferry enqueue`, or fails it for good
-/// naming the field.
-@Suite("SQL-enqueued jobs in real workers", .tags(.postgres, .process))
+/// Jobs enqueued with `ferry.enqueue` (SQL) run by real workers against a real dev server: the first worker settles
+/// each one (a `resolved` event) with the same checks as `ferry enqueue`, or fails it for good naming the field. The
+/// settling runs on a `Worker` in process; a `kill -9` after it needs `ferry worker` processes.
+@Suite("SQL-enqueued jobs in real workers")
 struct SQLEnqueueWorkerTests {
     static func enqueue(_ db: TestDatabase, _ kind: String, _ source: String, _ destination: String, _ options: String = "{}") async throws -> UUID {
         try await db.query("SELECT ferry.enqueue($1, $2, $3, $4::jsonb)", [kind, source, destination, options]).rows[0].decode(UUID.self, at: 0)
@@ -24,13 +26,17 @@ struct SQLEnqueueWorkerTests {
                 try row.decode(String?.self, at: 3), try row.decode(Int64?.self, at: 4))
     }
 
-    @Test("a fetch and an upload enqueued from SQL are settled by the worker and succeed; bad provider input fails for good naming the field")
+    @Test("a fetch and an upload enqueued from SQL are settled by the worker and succeed; bad provider input fails for good naming the field",
+          .tags(.postgres))
     func settleAndRun() async throws {
-        let server = try await DevServerProcess()
+        try await PostgresWorker.withDevServer { server, web, http in try await Self.settle(server: server, web: web, http: http) }
+    }
+
+    static func settle(server: DevServer, web: String, http: HTTPClient) async throws {
         let db = try await TestDatabase.make("sql_worker")
         let dir = try temporaryFolder("sql-worker")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sha = try await URLFetchTests.webFile(server, "sql/photo.jpg", size: 300_000, seed: 3)
+        let sha = try server.createWebFile(path: "sql/photo.jpg", size: 300_000, seed: 3).sha256
         let source = dir + "/upload-me.bin"
         let bytes = Data((0..<123_457).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         _ = FileManager.default.createFile(atPath: source, contents: bytes)
@@ -38,20 +44,20 @@ struct SQLEnqueueWorkerTests {
 
         // A fetch with a checked provider option, an upload to a plain local folder (settled to file://…/name).
         let fetch = try await Self.enqueue(
-            db, "fetch", server.baseURL + "/web/sql/photo.jpg", dir + "/fetched/", #"{"options": {"sha256": "\#(sha)"}}"#)
+            db, "fetch", web + "/sql/photo.jpg", dir + "/fetched/", #"{"options": {"sha256": "\#(sha)"}}"#)
         let upload = try await Self.enqueue(db, "upload", source, dir + "/out/", #"{"queue": "default", "key": "up-1"}"#)
         // Input only a provider can judge: an option value beyond its type (the database checks names and types),
         // an upload source that does not exist.
         let badOption = try await Self.enqueue(
-            db, "fetch", server.baseURL + "/web/sql/photo.jpg", dir + "/bad/", #"{"options": {"sha256": "red"}}"#)
+            db, "fetch", web + "/sql/photo.jpg", dir + "/bad/", #"{"options": {"sha256": "red"}}"#)
         let missing = try await Self.enqueue(db, "upload", dir + "/no-such-file.bin", dir + "/out/")
         let badScheme = try await Self.enqueue(db, "fetch", "gopher://example.com/x", dir + "/gopher/")
 
-        let worker = try TestWorker.transfers(db, name: "sql-worker")
+        let worker = try PostgresWorker.transfers(db, name: "sql-worker", roots: [dir], http: http)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every job to finish") {
             try await URLFetchTests.allFinished(db)
         }
-        try await URLFetchTests.stop([worker])
+        try await worker.stop()
 
         let fetched = try await Self.job(db, fetch)
         #expect(fetched.state == "succeeded", "\(fetched)")
@@ -84,10 +90,13 @@ struct SQLEnqueueWorkerTests {
             #expect(try await count(db, "SELECT attempt FROM ferry.jobs WHERE job_id = $1", [id]) == 1, "failed on its first attempt")
         }
         #expect(!FileManager.default.fileExists(atPath: dir + "/bad"))
-        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
+        let store = db.store(poolSize: 2)
+        defer { store.client.close() }
+        let verify = try await store.projection.verify()
+        #expect(verify.isClean, "\(verify.text)")
     }
 
-    @Test("kill -9 after the job was settled: the next worker runs the settled job without settling it again")
+    @Test("kill -9 after the job was settled: the next worker runs the settled job without settling it again", .tags(.postgres, .process))
     func settledSurvivesKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("sql_worker_kill")

@@ -8,7 +8,8 @@ import Testing
     import Glibc
 #endif
 
-/// Real `ferry` workers fetching plain web files from a real `ferry dev-server`.
+/// Real `ferry` workers fetching plain web files from a real `ferry dev-server`: faults, resumes after `kill -9`.
+/// Fetches that need no process (files, checksums, 404 and 410, redirects) run in process: `URLFetchInProcessTests`.
 @Suite("URL fetches", .tags(.postgres, .process))
 struct URLFetchTests {
     /// `ferry enqueue fetch URL --to PATH …`, answering the job id.
@@ -38,102 +39,6 @@ struct URLFetchTests {
     static func stop(_ workers: [BackgroundProcess]) async throws {
         for worker in workers { worker.signal(SIGTERM) }
         for worker in workers { _ = try await worker.waitForExit() }
-    }
-
-    @Test("several files arrive intact; a wrong --sha256 fails leaving nothing; 404 and 410 fail on the first attempt")
-    func severalFiles() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("url_files")
-        let dir = try temporaryFolder("url-files")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let sizes: [Int64] = [0, 1_000, 300_000, 9 * 1024 * 1024 + 5]
-        var expected = [String: String]()
-        for (index, size) in sizes.enumerated() {
-            expected["\(dir)/file-\(index).bin"] = try await Self.webFile(server, "files/file-\(index).bin", size: size, seed: Int64(index + 1))
-            try await Self.enqueue(db, server.baseURL + "/web/files/file-\(index).bin?sig=SECRETSIG", to: dir + "/")
-        }
-        // A file last modified in 2011 keeps that time (Last-Modified) when fetched.
-        _ = try await server.request(
-            "POST", "/__dev/web", json: .object(["path": .string("files/old.bin"), "size": .int(2_000), "seed": .int(9), "modified": .int(1_300_000_000)]))
-        try await Self.enqueue(db, server.baseURL + "/web/files/old.bin", to: dir + "/old.bin")
-        let checked = try await Self.webFile(server, "files/checked.bin", size: 50_000, seed: 40)
-        try await Self.enqueue(db, server.baseURL + "/web/files/checked.bin", to: dir + "/checked.bin", ["--sha256", checked])
-        try await Self.webFile(server, "files/wrong.bin", size: 70_000, seed: 41)
-        let wrongSHA = String(repeating: "ab", count: 32)
-        try await Self.enqueue(db, server.baseURL + "/web/files/wrong.bin", to: dir + "/wrong.bin", ["--sha256", wrongSHA])
-        try await Self.enqueue(db, server.baseURL + "/web/files/missing.bin", to: dir + "/missing.bin")
-        try await Self.webFile(server, "files/gone.bin", size: 10, seed: 42)
-        _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string("files/gone.bin"), "status": .int(410)]))
-        try await Self.enqueue(db, server.baseURL + "/web/files/gone.bin", to: dir + "/gone.bin")
-
-        let worker = try TestWorker.transfers(db, name: "url-files", ["--concurrency", "4"])
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "every fetch to finish") { try await Self.allFinished(db) }
-        try await Self.stop([worker])
-
-        for (path, sha) in expected {
-            #expect(try await Self.job(db, destination: path).state == "succeeded", "\(path)")
-            #expect(try DropboxAccounts.sha256(path) == sha, "\(path)")
-        }
-        #expect(try await Self.job(db, destination: dir + "/checked.bin").state == "succeeded")
-        let old = try FileManager.default.attributesOfItem(atPath: dir + "/old.bin")[.modificationDate] as? Date
-        #expect(old?.timeIntervalSince1970 == 1_300_000_000, "the source's Last-Modified")
-        #expect(try DropboxAccounts.sha256(dir + "/checked.bin") == checked)
-
-        let wrong = try await Self.job(db, destination: dir + "/wrong.bin")
-        #expect(wrong.state == "failed")
-        #expect(wrong.attempt == 1)
-        #expect(wrong.error?.contains("SHA-256") == true && wrong.error?.contains(wrongSHA) == true, "\(wrong.error ?? "")")
-        #expect(!FileManager.default.fileExists(atPath: dir + "/wrong.bin"))
-
-        for (name, status) in [("missing.bin", "404"), ("gone.bin", "410")] {
-            let failed = try await Self.job(db, destination: dir + "/" + name)
-            #expect(failed.state == "failed", "\(name)")
-            #expect(failed.attempt == 1, "\(name) failed at once")
-            #expect(failed.error?.contains(status) == true && failed.error?.contains("/web/files/\(name)") == true, "\(failed.error ?? "")")
-            #expect(!FileManager.default.fileExists(atPath: dir + "/" + name))
-        }
-        // Only the finished files: no temporary files left behind, and the signature never reached the log.
-        let names = Set(try FileManager.default.contentsOfDirectory(atPath: dir))
-        #expect(names == Set(expected.keys.map { ($0 as NSString).lastPathComponent } + ["checked.bin", "old.bin"]))
-        #expect(!worker.log.contains("SECRETSIG"))
-        let leaked = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE last_error LIKE '%SECRETSIG%'")
-        #expect(leaked == 0)
-    }
-
-    @Test("redirects are followed (relative and absolute Location), a loop fails after the limit, a non-http target is refused")
-    func redirects() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("url_redirects")
-        let dir = try temporaryFolder("url-redirects")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        func redirect(_ path: String, to location: String, status: Int64) async throws {
-            _ = try await server.request(
-                "POST", "/__dev/web/redirect", json: .object(["path": .string(path), "location": .string(location), "status": .int(status)]))
-        }
-        let sha = try await Self.webFile(server, "final/a.bin", size: 2 * 1024 * 1024 + 3, seed: 9)
-        try await redirect("old/a.bin", to: "/web/new/a.bin", status: 301)
-        try await redirect("new/a.bin", to: server.baseURL + "/web/final/a.bin", status: 307)
-        try await redirect("loop/x.bin", to: "/web/loop/x.bin", status: 302)
-        try await redirect("odd/y.bin", to: "ftp://example.com/y.bin", status: 302)
-        try await Self.enqueue(db, server.baseURL + "/web/old/a.bin", to: dir + "/")
-        try await Self.enqueue(db, server.baseURL + "/web/loop/x.bin", to: dir + "/")
-        try await Self.enqueue(db, server.baseURL + "/web/odd/y.bin", to: dir + "/")
-
-        let worker = try TestWorker.transfers(db, name: "url-redirects")
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "every fetch to finish") { try await Self.allFinished(db) }
-        try await Self.stop([worker])
-
-        #expect(try await Self.job(db, destination: dir + "/a.bin").state == "succeeded")
-        #expect(try DropboxAccounts.sha256(dir + "/a.bin") == sha, "the bytes of the final target, under the name asked for")
-        let loop = try await Self.job(db, destination: dir + "/x.bin")
-        #expect(loop.state == "failed" && loop.attempt == 1 && (loop.error ?? "").contains("too_many_redirects"), "\(loop.error ?? "")")
-        let odd = try await Self.job(db, destination: dir + "/y.bin")
-        #expect(odd.state == "failed" && (odd.error ?? "").contains("bad_redirect"), "\(odd.error ?? "")")
-        let requests = try await server.stats()["web_requests_per_path"]
-        for path in ["/web/old/a.bin", "/web/new/a.bin", "/web/final/a.bin"] {
-            #expect((requests?[path]?.intValue ?? 0) >= 1, "\(path) was requested")
-        }
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == ["a.bin"], "nothing left by the failed ones")
     }
 
     @Test("429 defers the job and 503 retries it; both then succeed")

@@ -1,12 +1,15 @@
 import AsyncHTTPClient
 import FerryCore
 import FerryDevServer
+import FerryHTTP
 import FerryProviders
 import FerryStore
 import FerryTestSupport
 import FerryTesting
 import Foundation
 import Logging
+import NIOCore
+import Testing
 
 @testable import FerryWorker
 
@@ -28,14 +31,17 @@ final class WebFetchHarness: Sendable {
 
     /// Runs `body` with a dev server storing its files under a fresh folder and a worker writing inside `root`.
     static func run(
-        root: String, configure: (inout WorkerConfiguration) -> Void = { _ in }, _ body: (WebFetchHarness) async throws -> Void
+        root: String, configure: (inout WorkerConfiguration) -> Void = { _ in },
+        workerLogger: Logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() }),
+        _ body: (WebFetchHarness) async throws -> Void
     ) async throws {
         let storage = try temporaryFolder("web-fetch-server")
         var logger = Logger(label: "ferry.web-fetch-test.dev-server")
         logger.logLevel = .critical
         let server = try DevServer(configuration: DevServerConfiguration(storageDirectory: storage, appKey: "web-fetch-test"), logger: logger)
         let task = Task { try await server.run() }
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        // The client `ferry worker` makes: it follows no redirect itself (the web handler does, checking each hop).
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPTransferTimeouts.configuration())
         var failure: (any Error)?
         do {
             let port = try await server.waitUntilRunning()
@@ -45,7 +51,7 @@ final class WebFetchHarness: Sendable {
             var environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20)
             environment.localRoots = configuration.localRoots
             let harness = WorkerHarness(
-                handlers: JobHandlers(registry: .standard, environment: environment), configuration: configuration)
+                handlers: JobHandlers(registry: .standard, environment: environment), configuration: configuration, logger: workerLogger)
             let fixture = WebFetchHarness(server: server, webURL: "http://127.0.0.1:\(port)/web", root: root, harness: harness)
             do {
                 try await body(fixture)
@@ -63,13 +69,28 @@ final class WebFetchHarness: Sendable {
         if let failure { throw failure }
     }
 
-    /// Serves `bytes` at `/web/{path}` and enqueues a fetch of it to `target`; returns the job's id.
-    func fetch(_ path: String, bytes: [UInt8], to target: String) throws -> UUID {
-        try server.storeWebFile(path: path, contents: bytes)
-        let spec = try JobRequest(kind: .fetch, source: webURL + "/" + path, to: target).validated(
+    /// Serves `bytes` at `/web/{path}` (unless `nil`: what is served stays) and enqueues a fetch of it to `target`
+    /// with `options` (as `--option NAME=VALUE`); returns the job's id.
+    func fetch(
+        _ path: String, bytes: [UInt8]?, to target: String, options: [String: OptionValue] = [:], maxAttempts: Int64? = nil
+    ) throws -> UUID {
+        if let bytes { try server.storeWebFile(path: path, contents: bytes) }
+        let request = JobRequest(kind: .fetch, source: webURL + "/" + path, to: target, maxAttempts: maxAttempts, options: options)
+        let spec = try request.validated(
             jobID: UUIDv7.make(), now: Date(), currentDirectory: root, inspectFile: LocalFileInspector.examine,
             providers: ProviderRegistry.standard)
         return store.enqueue(spec).jobID
+    }
+
+    /// Sends a control request to the dev server (`/__dev/web/redirect`, `/__dev/web` with a `modified` time): the
+    /// stand-in's controls that have no Swift call.
+    func control(_ path: String, _ body: JSONValue) async throws {
+        var request = HTTPClientRequest(url: webURL.replacingOccurrences(of: "/web", with: "") + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: body.jsonText))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        try #require((200..<300).contains(Int(response.status.code)), "\(path) answered \(response.status.code)")
     }
 
     /// The worker's metrics as Prometheus text.

@@ -7,142 +7,15 @@ import Testing
     import Glibc
 #endif
 
+/// What only a `ferry worker` process shows: PostgreSQL down at its start (exit 69 past `--wait-for-schema`) or
+/// restarted under it, and the binary's own liveness connection. Worker behaviour that needs no process runs in
+/// process: `WorkerInProcessTests` (memory store) and `WorkerOnPostgresTests` (PostgreSQL).
 @Suite("worker behaviour", .tags(.postgres, .process))
 struct WorkerBehaviorTests {
     func enqueueFetches(_ db: TestDatabase, count: Int, batch: String, extra: String = "") async throws {
         let lines = (0..<count).map { #"{"kind":"fetch","source":"https://example.com/\#(batch)/\#($0).jpg","to":"/srv/","batch":"\#(batch)"\#(extra)}"# }
         let result = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
         #expect(result.status == 0, "\(result.stderr)")
-    }
-
-    @Test("retryable failures back off and retry; after max attempts the job fails for good with its last error")
-    func retriesThenFails() async throws {
-        let db = try await TestDatabase.make("retry")
-        try await enqueueFetches(db, count: 3, batch: "ok", extra: #","max_attempts":5"#)
-        try await enqueueFetches(db, count: 2, batch: "doomed", extra: #","max_attempts":2"#)
-        let worker = try TestWorker.start(db, name: "r", ["--handler", "fail-until:3", "--retry-base", "0.2", "--queues", "default"])
-        try await eventually(timeout: .seconds(300), "both batches done") {
-            let ok = try await WorkerFixtures.batchDone(db, "ok")
-            let doomed = try await WorkerFixtures.batchDone(db, "doomed")
-            return ok && doomed
-        }
-        worker.signal(SIGTERM)
-        #expect(try await worker.waitForExit() == 0)
-        // fail-until:3 succeeds on its third attempt.
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'ok' AND state = 'succeeded' AND attempt = 3") == 3)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'retry_scheduled'") == 3 * 2 + 2 * 1)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'failed' AND attempt = 2") == 2)
-        // Backoff is honoured: no retry was claimed before its run_at, and no delay exceeds its ceiling
-        // (0.2 s · 2^(attempt-1), plus slack for the batched write).
-        let early = try await count(db, """
-            SELECT count(*) FROM ferry.events r JOIN ferry.events c ON c.job_id = r.job_id AND c.version = r.version + 1
-             WHERE r.type = 'retry_scheduled' AND (c.type <> 'claimed' OR c.recorded_at < (r.data->>'run_at')::timestamptz)
-            """)
-        #expect(early == 0)
-        let tooLong = try await count(db, """
-            SELECT count(*) FROM ferry.events r
-             WHERE r.type = 'retry_scheduled' AND (r.data->>'run_at')::timestamptz - r.recorded_at > interval '2 seconds'
-            """)
-        #expect(tooLong == 0)
-        _ = try await FerryProcess.run(["retry", "--batch", "doomed"], databaseURL: db.url)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'doomed' AND state = 'queued'") == 2)
-    }
-
-    @Test("max attempts exhausted: failed, with the reason in job_status")
-    func exhausted() async throws {
-        let db = try await TestDatabase.make("exhaust")
-        try await enqueueFetches(db, count: 2, batch: "x", extra: #","max_attempts":2"#)
-        let worker = try TestWorker.start(db, name: "x", ["--handler", "fail-until:99", "--retry-base", "0.1"])
-        try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "x") }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
-        let rows = try await db.query("SELECT status, attempt, last_error FROM ferry.job_status WHERE batch = 'x'").rows
-        #expect(rows.count == 2)
-        for row in rows {
-            #expect(try row.decode(String.self, at: 0) == "failed")
-            #expect(try row.decode(Int.self, at: 1) == 2)
-            #expect(try row.decode(String.self, at: 2).contains("attempts exhausted: 2 of 2"))
-        }
-        // A non-retryable failure fails at once.
-        try await enqueueFetches(db, count: 1, batch: "perm", extra: #","max_attempts":9"#)
-        let permanent = try TestWorker.start(db, name: "p", ["--handler", "fail"])
-        try await eventually(timeout: .seconds(300), "permanent failure") { try await WorkerFixtures.batchDone(db, "perm") }
-        permanent.signal(SIGTERM)
-        _ = try await permanent.waitForExit()
-        let perm = try await db.query("SELECT state, attempt FROM ferry.jobs WHERE batch = 'perm'").rows[0]
-        #expect(try perm.decode(String.self, at: 0) == "failed")
-        #expect(try perm.decode(Int.self, at: 1) == 1)
-    }
-
-    @Test("rate limiting defers without consuming an attempt")
-    func deferral() async throws {
-        let db = try await TestDatabase.make("defer")
-        try await enqueueFetches(db, count: 3, batch: "d", extra: #","max_attempts":1"#)
-        let worker = try TestWorker.start(db, name: "d", ["--handler", "ratelimit-until:2"])
-        try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "d") }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
-        // Three claims each, two deferrals each, and success on the first (and only) attempt.
-        #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred'") == 6)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded' AND attempt = 1 AND lease = 3") == 3)
-    }
-
-    @Test("cancelling a running job stops it promptly and records cancelled; the worker carries on")
-    func cancelRunning() async throws {
-        let db = try await TestDatabase.make("cancelrun")
-        let job = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/slow.jpg", "--to", "/srv/"], databaseURL: db.url).lines[0]
-        let worker = try TestWorker.start(db, name: "c", ["--handler", "sleep:60000", "--shutdown-timeout", "1"])
-        try await eventually(timeout: .seconds(300), "job running") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
-        }
-        let cancel = try await FerryProcess.run(["cancel", job], databaseURL: db.url)
-        #expect(cancel.stdout.contains("cancel_requested"))
-        let asked = ContinuousClock.now
-        // The bound is generous for a loaded machine and still far below the 60 s the job would take.
-        try await eventually(timeout: .seconds(300), "job cancelled") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'cancelled'") == 1
-        }
-        #expect(ContinuousClock.now - asked < .seconds(40), "noticed long before the 60 s job would end")
-        let last = try await db.query("SELECT type, data->>'lease' FROM ferry.events WHERE job_id = $1::uuid ORDER BY version DESC LIMIT 1", [job]).rows[0]
-        #expect(try last.decode(String.self, at: 0) == "cancelled")
-        #expect(try last.decode(String.self, at: 1) == "1")
-        // Still alive and working.
-        _ = try await FerryProcess.run(["enqueue", "fetch", "https://example.com/next.jpg", "--to", "/srv/"], databaseURL: db.url)
-        try await eventually(timeout: .seconds(300), "next job running") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 1
-        }
-        worker.signal(SIGTERM)
-        #expect(try await worker.waitForExit() == 0)
-    }
-
-    @Test("at most K jobs of one account run at once across all workers (checked from the event log)")
-    func perAccountLimit() async throws {
-        let db = try await TestDatabase.make("acctlimit")
-        try await db.query("INSERT INTO ferry.accounts (name, provider, max_concurrent) VALUES ('busy', 'dropbox', 2), ('calm', 'dropbox', 3)")
-        let lines = (0..<24).map { index in
-            #"{"kind":"fetch","source":"dropbox:\#(index % 2 == 0 ? "busy" : "calm"):/p/\#(index).jpg","to":"/srv/","batch":"acct"}"#
-        }
-        _ = try await FerryProcess.run(["enqueue", "--from", "-"], databaseURL: db.url, stdin: lines.joined(separator: "\n"))
-        let workers = try (0..<3).map { try TestWorker.start(db, name: "a\($0)", ["--handler", "sleep:300", "--concurrency", "4"]) }
-        try await eventually(timeout: .seconds(300), "batch done") { try await WorkerFixtures.batchDone(db, "acct") }
-        for worker in workers { worker.signal(SIGTERM) }
-        for worker in workers { _ = try await worker.waitForExit() }
-        // Sweep the log in position order: +1 at a claim, -1 when the claim ends.
-        let rows = try await db.query("""
-            SELECT j.account, e.type FROM ferry.events e JOIN ferry.jobs j USING (job_id)
-             WHERE e.type IN ('claimed', 'succeeded', 'failed', 'retry_scheduled', 'deferred', 'released', 'rescued', 'cancelled')
-             ORDER BY e.position
-            """).rows
-        var running = [String: Int]()
-        var peak = [String: Int]()
-        for row in rows {
-            let account = try row.decode(String.self, at: 0)
-            running[account, default: 0] += try row.decode(String.self, at: 1) == "claimed" ? 1 : -1
-            peak[account] = max(peak[account, default: 0], running[account]!)
-        }
-        #expect(peak["busy"] == 2, "\(peak)")
-        #expect(peak["calm"] == 3, "\(peak)")
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 24)
     }
 
     @Test("a worker started while PostgreSQL is down waits for it and then works; past --wait-for-schema it exits 69")

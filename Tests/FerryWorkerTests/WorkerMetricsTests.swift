@@ -120,35 +120,6 @@ struct WorkerMetricsTests {
         #expect(try await worker.waitForExit() == 0)
     }
 
-    @Test("jobs rescued from a killed worker are counted with their kind and queue")
-    func rescuedCarriesLabels() async throws {
-        let db = try await TestDatabase.make("rescuemetric")
-        for index in 1...3 {
-            let enqueued = try await FerryProcess.run(
-                ["enqueue", "fetch", "https://example.com/\(index).jpg", "--to", "/srv/", "--queue", "photos"], databaseURL: db.url)
-            #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        }
-        let doomed = try TestWorker.start(db, name: "doomed", ["--handler", "sleep:600000", "--queues", "photos"])
-        try await eventually(timeout: .seconds(300), "the doomed worker holds every job") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'running'") == 3
-        }
-        doomed.signal(SIGKILL)
-        _ = try await doomed.waitForExit()
-        let rescuer = try TestWorker.start(
-            db, name: "rescuer", ["--handler", "noop", "--queues", "photos", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"])
-        let probe = try await MetricsProbe.of(rescuer)
-        try await eventually(timeout: .seconds(300), "rescued and done") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 3
-        }
-        let rescued = try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'rescued'")
-        #expect(rescued == 3)
-        let scrape = try await probe.scrape()
-        #expect(scrape.value("ferry_jobs_rescued_total", ["kind": "fetch", "queue": "photos"]) == Double(rescued), "\(scrape.text)")
-        #expect(scrape.value("ferry_jobs_rescued_total", ["kind": "upload", "queue": "photos"]) == 0)
-        rescuer.signal(SIGTERM)
-        #expect(try await rescuer.waitForExit() == 0)
-    }
-
     /// Every family has HELP and TYPE; counters end in _total, histograms of time in _seconds (of sizes in _entries), byte counts in
     /// _bytes_total; names and labels are low-cardinality (no job ids).
     static func expectConventions(_ scrape: PrometheusText) {
