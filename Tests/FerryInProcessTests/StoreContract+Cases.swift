@@ -187,7 +187,7 @@ extension StoreContract {
         try await fixture.store.register(registration("w1"))
         let stale = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 1)[0]
         try await fixture.stopHeartbeats(of: "w1")
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3).map(\.jobID) == [spec.jobID])
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(900), poisonAfter: 3).map(\.jobID) == [spec.jobID])
         let current = try await fixture.store.claim(worker: "w2", queues: ["default"], limit: 1)[0]
         #expect(current.lease == stale.lease + 1 && current.attempt == 2)
         let zombie = try await fixture.store.record([.succeeded(stale)])
@@ -261,10 +261,10 @@ extension StoreContract {
         try await fixture.store.register(registration("w1"))
         try await fixture.store.register(registration("w2"))
         _ = try await fixture.store.claim(worker: "w1", queues: ["default"], limit: 5)
-        // A live worker's jobs stay.
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3).isEmpty)
+        // A live worker's jobs stay (a window far beyond any stall of a loaded machine; the stopped one is an hour old).
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(900), poisonAfter: 3).isEmpty)
         try await fixture.stopHeartbeats(of: "w1")
-        let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3)
+        let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(900), poisonAfter: 3)
         #expect(Set(rescued.map(\.jobID)) == [spec.jobID, last.jobID])
         #expect(rescued.first { $0.jobID == spec.jobID }?.outcome == "rescued")
         #expect(rescued.first { $0.jobID == last.jobID }?.outcome == "failed")
@@ -273,7 +273,7 @@ extension StoreContract {
         #expect(back.state == .queued && back.attempt == 1 && back.worker == nil)
         #expect(try await fixture.snapshot(last.jobID).state == .failed)
         // Exactly once.
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3).isEmpty)
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(900), poisonAfter: 3).isEmpty)
         #expect(try await fixture.store.claim(worker: "w2", queues: ["default"], limit: 5).map(\.attempt) == [2])
     }
 
@@ -287,7 +287,7 @@ extension StoreContract {
             try await fixture.store.register(registration(worker))
             #expect(try await fixture.store.claim(worker: worker, queues: ["default"], limit: 1).map(\.jobID) == [deadly.jobID])
             try await fixture.stopHeartbeats(of: worker)
-            let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 3)
+            let rescued = try await fixture.store.rescueStaleJobs(staleAfter: .seconds(900), poisonAfter: 3)
             #expect(rescued.map(\.outcome) == [round < 3 ? "rescued" : "poison"])
         }
         let ended = try await fixture.snapshot(deadly.jobID)
@@ -298,7 +298,7 @@ extension StoreContract {
         #expect(try await fixture.store.claim(worker: "alive", queues: ["default"], limit: 5).map(\.jobID) == [innocent.jobID])
         // 0 turns it off: a fourth rescue of another job is only a rescue.
         try await fixture.stopHeartbeats(of: "alive")
-        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(60), poisonAfter: 0).map(\.outcome) == ["rescued"])
+        #expect(try await fixture.store.rescueStaleJobs(staleAfter: .seconds(900), poisonAfter: 0).map(\.outcome) == ["rescued"])
     }
 
     static func orphanedClaims(_ fixture: any StoreFixture) async throws {

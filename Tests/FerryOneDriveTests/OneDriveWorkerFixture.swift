@@ -93,9 +93,13 @@ final class OneDriveWorkerFixture: Sendable {
         jobs.setAccount(MemoryAccount(name: name, provider: "dropbox", maxConcurrent: 16))
     }
 
+    /// The workers' rescue window: a minute keeps their leases through the multi-second stalls of a test process on a
+    /// loaded machine (a lapsed lease fences the upload and a rescue runs it again, which these tests would count).
+    static let rescueAfter = Duration.seconds(60)
+
     /// A worker with every registered provider's handlers (uploads, fetches, copies), confined to the fixture's folder.
     func worker(concurrency: Int = 4) throws -> WorkerHarness {
-        var configuration = WorkerHarness.configuration(concurrency: concurrency)
+        var configuration = WorkerHarness.configuration(concurrency: concurrency, rescueAfter: Self.rescueAfter)
         configuration.localRoots = try LocalRoots(directories: [folder])
         return WorkerHarness(store: jobs, handlers: JobHandlers(registry: Self.registry, environment: environment), configuration: configuration)
     }

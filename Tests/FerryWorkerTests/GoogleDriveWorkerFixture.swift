@@ -89,7 +89,7 @@ final class GoogleDriveWorkerFixture: Sendable {
 
     /// A worker running `kind` jobs over the fixture's job store, confined to the fixture's folder.
     func worker(_ kind: JobKind, concurrency: Int = 4) throws -> WorkerHarness {
-        var configuration = WorkerHarness.configuration(concurrency: concurrency)
+        var configuration = WorkerHarness.configuration(concurrency: concurrency, rescueAfter: OneMinuteLease.rescueAfter)
         configuration.localRoots = try LocalRoots(directories: [folder])
         return WorkerHarness(store: jobs, handler: handler(kind), configuration: configuration)
     }

@@ -50,7 +50,7 @@ struct ReadOnlyDatabaseTests {
         }
         let readiness = WorkerReadiness(store: store, cacheFor: .zero)
         let worker = Worker(
-            configuration: WorkerHarness.configuration(concurrency: Self.concurrency), store: store,
+            configuration: WorkerHarness.configuration(concurrency: Self.concurrency, rescueAfter: OneMinuteLease.rescueAfter), store: store,
             handlers: JobHandlers(catchAll: handler), readiness: readiness, logger: log.logger(label: "ferry.readonly-test"))
         let group = ServiceGroup(services: [worker], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let running = Task { try await group.run() }

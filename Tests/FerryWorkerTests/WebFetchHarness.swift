@@ -45,7 +45,7 @@ final class WebFetchHarness: Sendable {
         var failure: (any Error)?
         do {
             let port = try await server.waitUntilRunning()
-            var configuration = WorkerHarness.configuration()
+            var configuration = WorkerHarness.configuration(rescueAfter: OneMinuteLease.rescueAfter)
             configuration.localRoots = try LocalRoots(directories: [root])
             configure(&configuration)
             var environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20)

@@ -20,7 +20,7 @@ struct WorkerOnPostgresTests {
 
     /// The test configuration with `ferry worker --retry-base SECONDS`'s policy (its default cap and minimum).
     static func configuration(
-        name: String, queues: [String] = ["default"], concurrency: Int = 4, rescueAfter: Duration = .seconds(10), retryBase: Double
+        name: String, queues: [String] = ["default"], concurrency: Int = 4, rescueAfter: Duration = .seconds(60), retryBase: Double
     ) -> WorkerConfiguration {
         var configuration = WorkerHarness.configuration(name: name, queues: queues, concurrency: concurrency, rescueAfter: rescueAfter)
         configuration.retryPolicy = RetryPolicy(baseSeconds: retryBase)
