@@ -51,7 +51,7 @@ extension DropboxClient {
         let type = response.headers.first(name: "Content-Type") ?? ""
         guard Self.isJSONContentType(type) else {
             throw DropboxError(code: .invalidResponse, httpStatus: Int(response.status.code),
-                               summary: "expected application/json, got \"\(DropboxError.truncate(type))\"")
+                               summary: "expected application/json, got \"\(SafeSummary.truncate(type, limit: DropboxError.summaryLimit))\"")
         }
         let bytes = try await collect(response.body, upTo: Self.maxJSONBytes, call, truncating: false)
         do {
@@ -102,7 +102,7 @@ extension DropboxClient {
         }
         // NIO socket errors name the operation, errno and address: no request content.
         if error is IOError || error is NIOConnectionError || error is ChannelError || error is NIOTooManyBytesError {
-            return DropboxError(code: .transport, summary: DropboxError.truncate(DropboxError.redact("\(error)", secrets: secrets)))
+            return DropboxError(code: .transport, summary: DropboxError.safe("\(error)", secrets: secrets))
         }
         // Anything else (e.g. a failing request body stream) is described by its type only.
         return DropboxError(code: .transport, summary: "\(type(of: error))")

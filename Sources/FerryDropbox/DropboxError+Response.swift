@@ -4,9 +4,6 @@ import NIOHTTP1
 
 /// Mapping Dropbox's HTTP error answers onto ``DropboxError``.
 extension DropboxError {
-    /// Longest excerpt of a response body kept in a summary.
-    static let summaryLimit = 300
-
     /// Builds the error for a non-2xx answer. `oauth` selects the token endpoint's RFC 6749 shape
     /// (`{"error": "invalid_grant", "error_description": ...}`); `secrets` are scrubbed from any
     /// text taken from the body.
@@ -16,8 +13,7 @@ extension DropboxError {
         let text = String(decoding: body, as: UTF8.self)
         let json = try? JSONValue.parse(text)
         let headerRetryAfter = headers.first(name: "Retry-After").flatMap { Double($0.trimmingSpaces) }
-        // Redact before truncating, so a cut cannot leave half a secret behind.
-        func safe(_ summary: String) -> String { truncate(redact(summary, secrets: secrets)) }
+        func safe(_ summary: String) -> String { Self.safe(summary, secrets: secrets) }
 
         if oauth, let json, let name = json["error"]?.stringValue {
             let code: Code
@@ -114,14 +110,5 @@ extension DropboxError {
         }
         if tags.isEmpty, case .string(let tag)? = value { tags.append(tag) }
         return tags
-    }
-
-    static func truncate(_ text: String) -> String {
-        SafeSummary.truncate(text, limit: summaryLimit)
-    }
-
-    /// Replaces every secret (and its form-encoded spelling) with a marker.
-    static func redact(_ text: String, secrets: [String]) -> String {
-        SafeSummary.redact(text, secrets: secrets)
     }
 }

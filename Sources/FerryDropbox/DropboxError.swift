@@ -1,10 +1,13 @@
 import FerryCore
+import FerryHTTP
+
 /// A failed Dropbox call: an HTTP error answer, an unusable response, or a transport problem.
 ///
 /// Match on ``code`` and ``tags`` (the route error's union tags), never on summary text.
 /// ``description`` is safe to log: it never contains access tokens, refresh tokens, app secrets,
-/// authorization codes or PKCE verifiers (the client scrubs them from anything the server echoed).
-public struct DropboxError: Error, Sendable, CustomStringConvertible {
+/// authorization codes or PKCE verifiers (the client scrubs them from anything the server echoed). The fields and
+/// behaviour every service's error shares come from ``HTTPServiceFailure``.
+public struct DropboxError: HTTPServiceFailure {
     /// What kind of failure this is.
     public enum Code: String, Sendable {
         /// HTTP 400 (bad arguments, malformed header or token) or another unexpected 4xx.
@@ -37,55 +40,39 @@ public struct DropboxError: Error, Sendable, CustomStringConvertible {
         case invalidResponse
     }
 
-    public var code: Code
-    /// HTTP status of the answer, `nil` when there was none (transport, timeout) or for a
-    /// per-entry failure inside a successful batch answer.
-    public var httpStatus: Int?
+    /// Code, HTTP status (`nil` when there was none (transport, timeout) or for a per-entry failure inside a
+    /// successful batch answer), wait (from the `Retry-After` header or the body's `retry_after`, the body winning
+    /// when both are present) and summary (Dropbox's `error_summary`, a truncated plain-text body, or the transport
+    /// failure, already scrubbed of secrets).
+    public var failure: HTTPFailure<Code>
     /// Route error tags from the JSON `error` object, outermost first, e.g.
     /// `["lookup_failed", "incorrect_offset"]` or `["path", "conflict", "file"]`.
     public var tags: [String]
     /// The `error` object of the answer (route details such as `correct_offset`).
     public var error: JSONValue?
-    /// Seconds to wait before retrying, from the `Retry-After` header or the body's `retry_after`
-    /// (the body wins when both are present).
-    public var retryAfter: Double?
-    /// A short, safe explanation (Dropbox's `error_summary`, a truncated plain-text body, or the
-    /// transport failure), already scrubbed of secrets.
-    public var summary: String
-    /// Whether the call failed because the surrounding task was cancelled (reported as `.transport`).
-    public var isCancellation: Bool
 
     /// Creates an error; `summary` should already be free of secrets.
     public init(
         code: Code, httpStatus: Int? = nil, tags: [String] = [], error: JSONValue? = nil,
         retryAfter: Double? = nil, summary: String = "", isCancellation: Bool = false
     ) {
-        self.code = code
-        self.httpStatus = httpStatus
+        failure = HTTPFailure(code: code, httpStatus: httpStatus, retryAfter: retryAfter, summary: summary, isCancellation: isCancellation)
         self.tags = tags
         self.error = error
-        self.retryAfter = retryAfter
-        self.summary = summary
-        self.isCancellation = isCancellation
     }
 
-    /// Code, HTTP status, tag path and summary; never secrets.
-    public var description: String {
-        var text = "DropboxError.\(code.rawValue)"
-        if let httpStatus { text += " (HTTP \(httpStatus))" }
-        if !tags.isEmpty { text += " [\(tags.joined(separator: "/"))]" }
-        if let retryAfter { text += " retry after \(retryAfter)s" }
-        if !summary.isEmpty { text += ": \(summary)" }
-        return text
+    /// Creates an error without route details.
+    public init(_ failure: HTTPFailure<Code>) {
+        self.failure = failure
+        tags = []
+        error = nil
     }
 
     /// Worth retrying later: 5xx, transport failures, timeouts, 429 and write contention.
-    public var isRetryable: Bool {
-        switch code {
-        case .serverError, .transport, .timeout, .rateLimited, .tooManyWriteOperations: true
-        default: false
-        }
-    }
+    public static let retryableCodes: Set<Code> = [.serverError, .transport, .timeout, .rateLimited, .tooManyWriteOperations]
+
+    /// The tag path, shown in ``description``.
+    public var descriptionTag: String? { tags.isEmpty ? nil : tags.joined(separator: "/") }
 
     /// Whether ``tags`` starts with the given path, e.g. `error.tag("path", "conflict")`.
     public func tag(_ path: String...) -> Bool {

@@ -4,9 +4,6 @@ import NIOHTTP1
 
 /// Mapping Google's HTTP error answers onto ``GoogleDriveError``.
 extension GoogleDriveError {
-    /// Longest excerpt of a response body kept in a summary.
-    static let summaryLimit = 300
-
     /// Reasons of a 403 that mean "slow down", not "forbidden".
     static let rateLimitReasons: Set<String> = ["userRateLimitExceeded", "rateLimitExceeded", "sharingRateLimitExceeded"]
 
@@ -14,26 +11,20 @@ extension GoogleDriveError {
     /// (`{"error": "invalid_grant", "error_description": …}`); `session` a resumable session URI's (404 and 410
     /// mean the session is gone); `secrets` are scrubbed from any text taken from the body.
     static func fromResponse(status: Int, headers: HTTPHeaders, body: [UInt8], oauth: Bool, session: Bool, secrets: [String]) -> GoogleDriveError {
-        let text = String(decoding: body, as: UTF8.self)
-        let json = try? JSONValue.parse(text)
-        let retryAfter = headers.first(name: "Retry-After").flatMap { HTTPRetryAfter.seconds($0) }
-        // Redacted before truncation, so a cut cannot leave half a secret behind.
-        func safe(_ summary: String) -> String { Self.safe(summary, secrets: secrets) }
-
-        if oauth, let name = json?["error"]?.stringValue {
-            let code: Code = switch name {
+        let answer = HTTPErrorAnswer(body: body, retryAfterHeader: headers.first(name: "Retry-After"))
+        if oauth, let grantError = answer.oauthError() {
+            let code: Code = switch grantError.name {
             case "invalid_grant": .invalidGrant
             case "invalid_client", "unauthorized_client": .invalidClient
             default: status >= 500 ? .serverError : .badRequest
             }
-            var summary = name
-            if let detail = json?["error_description"]?.stringValue { summary += ": " + detail }
-            return GoogleDriveError(code: code, httpStatus: status, reason: name, retryAfter: retryAfter, summary: safe(summary))
+            return GoogleDriveError(
+                code: code, httpStatus: status, reason: grantError.name, retryAfter: answer.retryAfter,
+                summary: safe(grantError.summary, secrets: secrets))
         }
         // {"error": {"code": 403, "message": "…", "errors": [{"reason": "userRateLimitExceeded", …}], "status": "…"}}
-        let error = json?["error"]
+        let error = answer.json?["error"]
         let reason = error?["errors"]?.arrayValue?.first?["reason"]?.stringValue ?? error?["status"]?.stringValue
-        let message = error?["message"]?.stringValue ?? text
         let code: Code
         switch status {
         case 404 where session, 410 where session: code = .sessionExpired
@@ -45,11 +36,8 @@ extension GoogleDriveError {
         case 400...499: code = .badRequest
         default: code = .invalidResponse
         }
-        return GoogleDriveError(code: code, httpStatus: status, reason: reason, retryAfter: retryAfter, summary: safe(message))
-    }
-
-    /// `text` with every secret (and its form-encoded spelling) replaced by a marker, then cut to `summaryLimit`.
-    static func safe(_ text: String, secrets: [String]) -> String {
-        SafeSummary.truncate(SafeSummary.redact(text, secrets: secrets), limit: summaryLimit)
+        let message = error?["message"]?.stringValue ?? answer.text
+        return GoogleDriveError(
+            code: code, httpStatus: status, reason: reason, retryAfter: answer.retryAfter, summary: safe(message, secrets: secrets))
     }
 }

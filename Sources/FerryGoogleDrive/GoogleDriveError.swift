@@ -1,12 +1,20 @@
 import FerryCore
+import FerryHTTP
 
 /// A failed Google Drive or Google OAuth call: an HTTP error answer, an unusable response, or a transport problem.
 ///
-/// Match on ``code`` (and ``reason``, Google's `errors[0].reason`), never on summary text. ``description`` is safe to
-/// log: it never contains access tokens, refresh tokens, client secrets, authorization codes, PKCE verifiers or
-/// resumable session URIs (the client scrubs them from anything the server echoed).
-public struct GoogleDriveError: Error, Sendable, CustomStringConvertible {
+/// Match on ``code`` (and ``reason``, Google's `errors[0].reason`, or the OAuth `error`), never on summary text.
+/// ``description`` is safe to log: it never contains access tokens, refresh tokens, client secrets, authorization
+/// codes, PKCE verifiers or resumable session URIs (the client scrubs them from anything the server echoed). The
+/// fields and behaviour every service's error shares come from ``HTTPServiceFailure``.
+public struct GoogleDriveError: HTTPServiceFailure {
     /// What kind of failure this is.
+    public var failure: HTTPFailure<Code>
+
+    public init(_ failure: HTTPFailure<Code>) {
+        self.failure = failure
+    }
+
     public enum Code: String, Sendable {
         /// 403 `userRateLimitExceeded` / `rateLimitExceeded`, or 429: back off, then try again.
         case rateLimited
@@ -34,46 +42,6 @@ public struct GoogleDriveError: Error, Sendable, CustomStringConvertible {
         case invalidResponse
     }
 
-    public var code: Code
-    /// HTTP status of the answer, `nil` when there was none.
-    public var httpStatus: Int?
-    /// Google's reason (`userRateLimitExceeded`, `notFound`, `storageQuotaExceeded`…) or the OAuth `error`.
-    public var reason: String?
-    /// Seconds to wait before retrying, from `Retry-After`.
-    public var retryAfter: Double?
-    /// A short, safe explanation, already scrubbed of secrets.
-    public var summary: String
-    /// Whether the call failed because the surrounding task was cancelled (reported as `.transport`).
-    public var isCancellation: Bool
-
-    /// Creates an error; `summary` must already be free of secrets.
-    public init(
-        code: Code, httpStatus: Int? = nil, reason: String? = nil, retryAfter: Double? = nil, summary: String = "",
-        isCancellation: Bool = false
-    ) {
-        self.code = code
-        self.httpStatus = httpStatus
-        self.reason = reason
-        self.retryAfter = retryAfter
-        self.summary = summary
-        self.isCancellation = isCancellation
-    }
-
-    /// Code, HTTP status, reason and summary; never secrets.
-    public var description: String {
-        var text = "GoogleDriveError.\(code.rawValue)"
-        if let httpStatus { text += " (HTTP \(httpStatus))" }
-        if let reason { text += " [\(reason)]" }
-        if let retryAfter { text += " retry after \(retryAfter)s" }
-        if !summary.isEmpty { text += ": \(summary)" }
-        return text
-    }
-
     /// Worth retrying later: 5xx, transport failures, timeouts and rate limits.
-    public var isRetryable: Bool {
-        switch code {
-        case .serverError, .transport, .timeout, .rateLimited: true
-        default: false
-        }
-    }
+    public static let retryableCodes: Set<Code> = [.serverError, .transport, .timeout, .rateLimited]
 }

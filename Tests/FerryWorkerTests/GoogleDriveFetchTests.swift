@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FerryCore
 import FerryDevServer
 import FerryGoogleDrive
+import FerryProviders
 import FerryTestSupport
 import FerryTesting
 import Foundation
@@ -108,6 +109,25 @@ struct GoogleDriveFetchTests {
             #expect(FileManager.default.contents(atPath: f.folder + "/copy.bin").map(Array.init) == bytes)
             #expect(done[2].state == .failed && done[2].lastError?.contains("--option export=") == true)
             #expect(done[3].state == .failed && done[3].lastError?.contains("not_found") == true)
+        }
+    }
+
+    @Test("the removal capability trashes a listed file by its id; one already gone is done; a path (never listed) is refused")
+    func removal() async throws {
+        try await GoogleDriveWorkerFixture.run("remove") { f in
+            let (client, token) = Self.client(f)
+            let file = try await client.multipartUpload(GoogleDriveNewFile(name: "old.txt", parentID: "root"), bytes: [1, 2, 3], accessToken: token)
+            let remover = try #require(GoogleDriveProvider().remover(environment: f.environment))
+            func entry(_ reference: String) -> RemoteEntry {
+                RemoteEntry(path: "old.txt", isFolder: false, size: 3, modified: nil, reference: reference)
+            }
+            try await remover.remove(entry("gdrive:drive:id:\(file.id)"), logger: Logger(label: "test"))
+            #expect(try await client.getFile(id: file.id, accessToken: token).trashed)
+            // An id the service does not know (deleted meanwhile) is no failure: a resumed sync meets those.
+            try await remover.remove(entry("gdrive:drive:id:gone0000"), logger: Logger(label: "test"))
+            await #expect { try await remover.remove(entry("gdrive:drive:/old.txt"), logger: Logger(label: "test")) } throws: {
+                ($0 as? JobFailure)?.code == "not_listed"
+            }
         }
     }
 }

@@ -26,8 +26,8 @@ public struct GoogleDriveProvider: ProviderDescriptor {
     /// Fetch options.
     public static let export: TypedProviderOption<GoogleDriveExportFormat> = .choice(
         "export", help: "Google Docs, Sheets and Slides: the format to export them to (pdf, docx, xlsx, pptx, odt, ods, odp, txt, csv, tsv, html, rtf, epub, md). Without it they are refused (one item) or skipped (in a folder).")
-    public static let sha256: TypedProviderOption<String> = .string("sha256", help: "Expected SHA-256 of a single file; a mismatch fails the job.")
-    public static let recursive: TypedProviderOption<Bool> = .boolean("recursive", help: "Folders: include subfolders.")
+    public static let sha256 = AccountItemFetchRequest.sha256Option
+    public static let recursive = AccountItemFetchRequest.recursiveOption
     public static let pageSize: TypedProviderOption<Int64> = .integer(
         "page_size", 1...1000, help: "Folders: items per files.list page. Default: 1000.")
 
@@ -41,35 +41,22 @@ public struct GoogleDriveProvider: ProviderDescriptor {
 
     public func resolve(_ request: EndpointRequest) throws(ValidationIssue) -> ResolvedEndpoint {
         let location = try GoogleDriveLocation(request.remote, field: request.remoteField, line: request.line)
-        let options = request.options
         switch request.kind {
         case .upload:
-            guard let path = location.path else {
-                throw request.issue(request.remoteField, "an upload names a path, not a file id", "write gdrive:\(location.account):/folder/ (a folder ends in /)")
-            }
-            let destination = path.hasSuffix("/") ? path + request.localName : path
+            let destination = GoogleDriveLocation(account: location.account, path: try location.uploadPath(request, idNoun: "a file id"))
+            let options = request.options
             let details = GoogleDriveUploadDetails(mode: options[Self.mode], ifChanged: options[Self.ifChanged] == true ? true : nil)
             return ResolvedEndpoint(
-                source: request.local, destination: GoogleDriveLocation(account: location.account, path: destination).text,
-                account: location.account, accountProvider: name, typedDetails: details)
+                source: request.local, destination: destination.text, account: location.account, accountProvider: name, typedDetails: details)
         case .fetch:
-            let details = GoogleDriveFetchDetails(
-                root: request.local.hasSuffix("/") ? request.local : SafePath.directory(of: request.local),
-                recursive: options[Self.recursive] == true ? true : nil, export: options[Self.export],
-                sha256: try options[Self.sha256].map { text throws(ValidationIssue) in
-                    try EndpointSyntax.sha256Hex(text, field: Self.sha256.name, line: request.line)
-                },
-                requestedPageSize: options[Self.pageSize])
-            // Whether the item is a folder is only known to the worker, so every fetch gets a batch for its children.
-            return ResolvedEndpoint(
-                source: location.text, destination: request.local, account: location.account, accountProvider: name, fansOut: true,
-                typedDetails: details)
+            let fetch = try AccountItemFetchRequest(request, pageSize: Self.pageSize)
+            return location.fetchEndpoint(
+                provider: name, destination: request.local,
+                details: GoogleDriveFetchDetails(
+                    root: fetch.root, recursive: fetch.recursive, export: request.options[Self.export], sha256: fetch.sha256,
+                    requestedPageSize: fetch.requestedPageSize))
         case .copy:
-            // As a copy source: a folder (path ending in /) is listed whole, subfolders included; a file by itself.
-            let folder = location.path?.hasSuffix("/") == true
-            return ResolvedEndpoint(
-                source: location.text, destination: "", account: location.account, accountProvider: name, fansOut: folder,
-                typedDetails: CopySourceDetails(provider: name, account: location.account, folder: folder ? true : nil))
+            return location.copySourceEndpoint(provider: name)
         }
     }
 }

@@ -32,8 +32,8 @@ public struct OneDriveProvider: ProviderDescriptor {
         "mode", help: "add (a file of the same name with other content fails the job), overwrite (replace it: a new version of the same item) or rename (store the upload beside it under a new name). Without it, an upload that compares (if_changed) replaces a changed file, and one that does not adds.")
     public static let ifChanged: TypedProviderOption<Bool> = .boolean(
         "if_changed", help: "Skip the upload when the file there holds the same content (size and QuickXorHash).")
-    public static let sha256: TypedProviderOption<String> = .string("sha256", help: "Expected SHA-256 of a single file; a mismatch fails the job.")
-    public static let recursive: TypedProviderOption<Bool> = .boolean("recursive", help: "Folders: include subfolders.")
+    public static let sha256 = AccountItemFetchRequest.sha256Option
+    public static let recursive = AccountItemFetchRequest.recursiveOption
     public static let pageSize: TypedProviderOption<Int64> = .integer(
         "page_size", 1...1000, help: "Folders: children per page ($top). Default: 1000.")
 
@@ -47,36 +47,23 @@ public struct OneDriveProvider: ProviderDescriptor {
 
     public func resolve(_ request: EndpointRequest) throws(ValidationIssue) -> ResolvedEndpoint {
         let location = try OneDriveLocation(request.remote, field: request.remoteField, line: request.line)
-        let options = request.options
         switch request.kind {
         case .upload:
-            guard let path = location.path else {
-                throw request.issue(request.remoteField, "an upload names a path, not an item id", "write onedrive:\(location.account):/folder/ (a folder ends in /)")
-            }
             // The local name becomes a remote name: it is checked as one.
             let destination = try OneDriveLocation(
-                OneDriveLocation(account: location.account, path: path.hasSuffix("/") ? path + request.localName : path).text,
+                OneDriveLocation(account: location.account, path: try location.uploadPath(request, idNoun: "an item id")).text,
                 field: request.remoteField, line: request.line)
+            let options = request.options
             let details = OneDriveUploadDetails(mode: options[Self.mode], ifChanged: options[Self.ifChanged] == true ? true : nil)
             return ResolvedEndpoint(
                 source: request.local, destination: destination.text, account: location.account, accountProvider: name, typedDetails: details)
         case .fetch:
+            let fetch = try AccountItemFetchRequest(request, pageSize: Self.pageSize)
             let details = OneDriveFetchDetails(
-                root: request.local.hasSuffix("/") ? request.local : SafePath.directory(of: request.local),
-                recursive: options[Self.recursive] == true ? true : nil,
-                sha256: try options[Self.sha256].map { text throws(ValidationIssue) in
-                    try EndpointSyntax.sha256Hex(text, field: Self.sha256.name, line: request.line)
-                },
-                requestedPageSize: options[Self.pageSize])
-            // Whether the item is a folder is only known to the worker, so every fetch gets a batch for its children.
-            return ResolvedEndpoint(
-                source: location.text, destination: request.local, account: location.account, accountProvider: name, fansOut: true,
-                typedDetails: details)
+                root: fetch.root, recursive: fetch.recursive, sha256: fetch.sha256, requestedPageSize: fetch.requestedPageSize)
+            return location.fetchEndpoint(provider: name, destination: request.local, details: details)
         case .copy:
-            let folder = location.path?.hasSuffix("/") == true
-            return ResolvedEndpoint(
-                source: location.text, destination: "", account: location.account, accountProvider: name, fansOut: folder,
-                typedDetails: CopySourceDetails(provider: name, account: location.account, folder: folder ? true : nil))
+            return location.copySourceEndpoint(provider: name)
         }
     }
 }

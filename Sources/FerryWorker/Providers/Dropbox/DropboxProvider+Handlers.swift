@@ -2,19 +2,11 @@ import FerryCore
 import FerryProviders
 import Foundation
 
-extension DropboxProvider: ProviderHandlers {
+extension DropboxProvider: AccountJobHandlers {
     public var accountKind: (any AccountKind)? { DropboxAccountKind() }
 
-    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
-        guard let tokens = environment.tokens else { return nil }
-        switch kind {
-        case .upload:
-            return uploads(environment, tokens: tokens)
-        case .fetch:
-            return DropboxFetchHandler(tokens: tokens)
-        case .copy:
-            return nil
-        }
+    public func fetchHandler(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> any JobHandler {
+        DropboxFetchHandler(tokens: tokens)
     }
 
     public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
@@ -36,6 +28,10 @@ extension DropboxProvider: ProviderHandlers {
     public var listingExample: String? { "dropbox:ACCOUNT:/folder/" }
 
     public func checkListingRemote(_ remote: String) throws { _ = try DropboxLocation(remote, field: "remote", line: nil) }
+
+    public func uploadHandler(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> any JobHandler {
+        uploads(environment, tokens: tokens)
+    }
 
     /// Dropbox takes chunks in multiples of 4 MiB.
     private func uploads(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> DropboxUploadHandler {

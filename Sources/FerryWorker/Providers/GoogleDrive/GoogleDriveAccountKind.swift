@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryGoogleDrive
+import FerryHTTP
 import FerryStore
 import Foundation
 import Logging
@@ -61,13 +62,6 @@ struct GoogleDriveAccountKind: AccountKind {
 
     /// A refusal by the token endpoint in `account add` and `account login` terms.
     static func setupError(_ error: GoogleDriveError, doing action: String) -> AccountSetupError {
-        switch error.code {
-        case .invalidGrant:
-            AccountSetupError(.rejected, "Google rejected the refresh token or code (invalid_grant): run ferry account login")
-        case .invalidClient:
-            AccountSetupError(.rejected, "Google rejected the client id or secret (invalid_client): check --client-id and --client-secret-file")
-        default:
-            AccountSetupError(error.isRetryable ? .unreachable : .rejected, "could not \(action) with Google (\(error)); retry, or add with --no-verify")
-        }
+        AccountSetupError.tokenEndpoint(error, service: "Google", doing: action)
     }
 }

@@ -1,19 +1,11 @@
 import FerryCore
 import FerryProviders
 
-extension GoogleDriveProvider: ProviderHandlers {
+extension GoogleDriveProvider: AccountJobHandlers {
     public var accountKind: (any AccountKind)? { GoogleDriveAccountKind() }
 
-    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
-        guard let tokens = environment.tokens else { return nil }
-        switch kind {
-        case .upload:
-            return uploads(environment, tokens: tokens)
-        case .fetch:
-            return GoogleDriveFetchHandler(tokens: tokens, environment: environment, folders: GoogleDriveFolderCache())
-        case .copy:
-            return nil
-        }
+    public func fetchHandler(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> any JobHandler {
+        GoogleDriveFetchHandler(tokens: tokens, environment: environment, folders: GoogleDriveFolderCache())
     }
 
     public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
@@ -34,6 +26,10 @@ extension GoogleDriveProvider: ProviderHandlers {
 
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         environment.tokens.map { GoogleDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
+    }
+
+    public func uploadHandler(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> any JobHandler {
+        uploads(environment, tokens: tokens)
     }
 
     /// A file of up to one chunk (at most 5 MiB, Google's advice) goes up in one multipart request.

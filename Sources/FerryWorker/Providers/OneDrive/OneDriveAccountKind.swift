@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryOneDrive
+import FerryHTTP
 import FerryStore
 import Foundation
 import Logging
@@ -70,13 +71,6 @@ struct OneDriveAccountKind: AccountKind {
     }
 
     static func setupError(_ error: OneDriveError, doing action: String) -> AccountSetupError {
-        switch error.code {
-        case .invalidGrant:
-            AccountSetupError(.rejected, "Microsoft rejected the refresh token or code (invalid_grant): run ferry account login")
-        case .invalidClient:
-            AccountSetupError(.rejected, "Microsoft rejected the client id or secret (invalid_client): check --client-id and --client-secret-file")
-        default:
-            AccountSetupError(error.isRetryable ? .unreachable : .rejected, "could not \(action) with Microsoft (\(error)); retry, or add with --no-verify")
-        }
+        AccountSetupError.tokenEndpoint(error, service: "Microsoft", doing: action)
     }
 }

@@ -2,16 +2,11 @@ import FerryCore
 import FerryOneDrive
 import FerryProviders
 
-extension OneDriveProvider: ProviderHandlers {
+extension OneDriveProvider: AccountJobHandlers {
     public var accountKind: (any AccountKind)? { OneDriveAccountKind() }
 
-    public func handler(for kind: JobKind, environment: ProviderEnvironment) -> (any JobHandler)? {
-        guard let tokens = environment.tokens else { return nil }
-        switch kind {
-        case .upload: return uploads(environment, tokens: tokens)
-        case .fetch: return OneDriveFetchHandler(tokens: tokens)
-        case .copy: return nil
-        }
+    public func fetchHandler(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> any JobHandler {
+        OneDriveFetchHandler(tokens: tokens)
     }
 
     public func copyReader(environment: ProviderEnvironment) -> (any CopySourceReader)? {
@@ -32,6 +27,10 @@ extension OneDriveProvider: ProviderHandlers {
 
     public func copyWriter(environment: ProviderEnvironment) -> (any CopyWriter)? {
         environment.tokens.map { OneDriveCopyWriter(uploads: uploads(environment, tokens: $0)) }
+    }
+
+    public func uploadHandler(_ environment: ProviderEnvironment, tokens: AccountTokenProvider) -> any JobHandler {
+        uploads(environment, tokens: tokens)
     }
 
     /// Ranges of the worker's chunk size (rounded to 320 KiB); files up to one range (at most 4 MiB) in one request.
