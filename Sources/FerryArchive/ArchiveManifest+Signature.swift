@@ -3,9 +3,10 @@ extension ArchiveManifest {
     /// change when files move).
     var signedText: String {
         [
-            "ferry-archive-manifest.v1", "format=\(format)", "archive_id=\(archiveID.lowercased())", "sha256=\(sha256.lowercased())",
-            "bytes=\(bytes)", "jobs=\(jobs)", "events=\(events)", "first_position=\(firstPosition.map(String.init) ?? "")",
-            "last_position=\(lastPosition.map(String.init) ?? "")", "finished_before=\(finishedBefore)",
+            "ferry-archive-manifest.v1", "format=\(format)", "archive_id=\(archiveID.lowercased())",
+            "sha256=\(facts.sha256.lowercased())", "bytes=\(facts.bytes)", "jobs=\(facts.jobs)", "events=\(facts.events)",
+            "first_position=\(facts.firstPosition.map(String.init) ?? "")",
+            "last_position=\(facts.lastPosition.map(String.init) ?? "")", "finished_before=\(finishedBefore)",
         ].joined(separator: "\n")
     }
 

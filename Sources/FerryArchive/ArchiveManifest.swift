@@ -2,17 +2,13 @@ import FerryStore
 import Foundation
 
 /// The sidecar `FILE.manifest.json` written next to each archive file once its archive is committed.
-public struct ArchiveManifest: Codable, Sendable, Equatable {
+public struct ArchiveManifest: ArchiveFactsCarrier, Sendable, Equatable {
     public var format: Int
     public var archiveID: String
     /// The archive file's name (in the same directory as the manifest).
     public var file: String
-    public var sha256: String
-    public var bytes: Int
-    public var jobs: Int
-    public var events: Int
-    public var firstPosition: Int?
-    public var lastPosition: Int?
+    /// What the file holds (read as `manifest.sha256` and so on); in the JSON, fields beside the others.
+    public var facts: ArchiveFacts
     public var finishedBefore: String
     public var createdAt: String
     /// HMAC-SHA256 of the manifest's facts under the key of `ferry archive --signing-key` (hex); absent when the
@@ -20,10 +16,8 @@ public struct ArchiveManifest: Codable, Sendable, Equatable {
     public var signature: String?
 
     enum CodingKeys: String, CodingKey {
-        case format, file, sha256, bytes, jobs, events, signature
+        case format, file, signature
         case archiveID = "archive_id"
-        case firstPosition = "first_position"
-        case lastPosition = "last_position"
         case finishedBefore = "finished_before"
         case createdAt = "created_at"
     }
@@ -32,12 +26,7 @@ public struct ArchiveManifest: Codable, Sendable, Equatable {
         format = ArchiveHeader.formatVersion
         archiveID = record.archiveID.uuidString.lowercased()
         file = (record.file as NSString).lastPathComponent
-        sha256 = record.sha256
-        bytes = record.bytes
-        jobs = record.jobs
-        events = record.events
-        firstPosition = record.firstPosition
-        lastPosition = record.lastPosition
+        facts = record.facts
         finishedBefore = record.finishedBefore.archiveTimestamp
         createdAt = record.createdAt.archiveTimestamp
         signature = nil

@@ -52,9 +52,9 @@ public struct ArchiveRestorer: Sendable {
                     .corrupt, "\(path) is not recorded in this database and has no manifest (\(ArchiveManifest.path(for: path))) to check it against",
                     fix: "copy the manifest next to the file; nothing was written")
             }
-            expected = ArchiveExpectation(
-                source: .manifest, sha256: manifest.sha256.lowercased(), bytes: manifest.bytes, jobs: manifest.jobs,
-                events: manifest.events, firstPosition: manifest.firstPosition, lastPosition: manifest.lastPosition)
+            var facts = manifest.facts
+            facts.sha256 = facts.sha256.lowercased()
+            expected = ArchiveExpectation(source: .manifest, facts: facts)
         }
 
         // Checked before the transaction for a clear early answer, and again while the lines stream in: the file

@@ -95,10 +95,7 @@ extension JobRequest {
 
     /// A job from a plain line (`--format lines`): the line is the source, everything else comes from `defaults`.
     public init(plainLine text: String, kind: JobKind, line: Int, defaults: JobRequest.Defaults) {
-        self.init(
-            kind: kind, source: text, to: defaults.to ?? "", batch: defaults.batch, queue: defaults.queue,
-            priority: defaults.priority, runAt: defaults.runAt, maxAttempts: defaults.maxAttempts,
-            options: defaults.options, line: line, traceparent: defaults.traceparent)
+        self.init(kind: kind, source: text, defaults: defaults, line: line)
     }
 
     /// Values applied to records that leave a field out.

@@ -26,18 +26,31 @@ public struct JobRequest: Sendable, Hashable {
         priority: Int64? = nil, runAt: String? = nil, maxAttempts: Int64? = nil, idempotencyKey: String? = nil,
         metadata: JSONValue? = nil, options: [String: OptionValue] = [:], line: Int? = nil, traceparent: String? = nil
     ) {
-        self.traceparent = traceparent
+        self.init(
+            kind: kind, source: source,
+            defaults: Defaults(
+                to: to, batch: batch, queue: queue, priority: priority, runAt: runAt, maxAttempts: maxAttempts, options: options,
+                traceparent: traceparent),
+            idempotencyKey: idempotencyKey, metadata: metadata, line: line)
+    }
+
+    /// A request whose fields a command line can give every record (``Defaults``) come from `defaults`; `to` is
+    /// empty when it has none. The one place a request's fields are set.
+    init(
+        kind: JobKind, source: String, defaults: Defaults, idempotencyKey: String? = nil, metadata: JSONValue? = nil, line: Int? = nil
+    ) {
         self.kind = kind
         self.source = source
-        self.to = to
-        self.batch = batch
-        self.queue = queue
-        self.priority = priority
-        self.runAt = runAt
-        self.maxAttempts = maxAttempts
+        self.to = defaults.to ?? ""
+        self.batch = defaults.batch
+        self.queue = defaults.queue
+        self.priority = defaults.priority
+        self.runAt = defaults.runAt
+        self.maxAttempts = defaults.maxAttempts
+        self.options = defaults.options
+        self.traceparent = defaults.traceparent
         self.idempotencyKey = idempotencyKey
         self.metadata = metadata
-        self.options = options
         self.line = line
     }
 }

@@ -57,14 +57,7 @@ extension Dashboard {
         }
         html += "<p id=\"search-kind\">\(jobs.isEmpty ? "No" : "\(jobs.count)") job(s) of every batch with \(HTML.escape(named)), newest first "
             + "(among the newest \(FerryReads.jobListScanLimit) of the state)</p>"
-        let now = Date()
-        html += view.table(
-            ["job", "batch", "status", "source", "destination", "last error", "enqueued"],
-            jobs.map { job in
-                [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", view.status(job.status),
-                 HTML.escape(job.source), HTML.escape(job.destination),
-                 "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>", DashboardView.time(job.enqueuedAt, now: now)]
-            })
+        html += Self.jobTable(jobs, view)
         var filters: [String: JSONValue] = [:]
         filters["state"] = filter.state.map { .string($0.rawValue) } ?? .null
         filters["queue"] = filter.queue.map { .string($0) } ?? .null
@@ -95,15 +88,8 @@ extension Dashboard {
         }
         let jobs = try await store.reads.searchJobs(search, before: before)
         let next = jobs.count == FerryReads.searchPageSize ? jobs.last?.jobID : nil
-        let now = Date()
         html += "<p id=\"search-kind\">\(jobs.isEmpty ? "No" : "\(jobs.count)\(next == nil ? "" : "+")") job(s) by \(Self.describe(search)), newest first</p>"
-        html += view.table(
-            ["job", "batch", "status", "source", "destination", "last error", "enqueued"],
-            jobs.map { job in
-                [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", view.status(job.status),
-                 HTML.escape(job.source), HTML.escape(job.destination),
-                 "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>", DashboardView.time(job.enqueuedAt, now: now)]
-            })
+        html += Self.jobTable(jobs, view)
         if let next {
             html += "<a id=\"next\" href=\"\(HTML.escape(base))/search?q=\(HTML.escape(HTML.component(text)))"
                 + "&amp;before=\(next.uuidString.lowercased())\">older →</a>"
@@ -113,6 +99,18 @@ extension Dashboard {
             "next_before": next.map { .string($0.uuidString.lowercased()) } ?? .null,
         ])
         return DashboardPage(title: "Search", html: html, json: json)
+    }
+
+    /// The jobs a listing or a search found, one row each, as both pages show them.
+    static func jobTable(_ jobs: [JobStatusRow], _ view: DashboardView) -> String {
+        let now = Date()
+        return view.table(
+            ["job", "batch", "status", "source", "destination", "last error", "enqueued"],
+            jobs.map { job in
+                [view.jobLink(job.jobID), job.batch.map { view.batchLink($0) } ?? "", view.status(job.status),
+                 HTML.escape(job.source), HTML.escape(job.destination),
+                 "<span class=\"err\">\(HTML.escape(job.lastError ?? ""))</span>", DashboardView.time(job.enqueuedAt, now: now)]
+            })
     }
 
     /// What a search looked at, in the words of the page: error text names its bound, so that an old failure not

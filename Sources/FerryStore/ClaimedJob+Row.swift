@@ -19,14 +19,11 @@ extension ClaimedJob {
         guard let kind = JobKind(rawValue: try row.decode(String.self, column: "kind")) else {
             throw PostgresError(code: .decoding, reason: "unknown job kind")
         }
-        self.kind = kind
-        queue = try row.decode(String.self, column: "queue")
-        batch = try row.decode(String?.self, column: "batch")
-        source = try row.decode(String.self, column: "source")
-        destination = try row.decode(String.self, column: "destination")
-        account = try row.decode(String?.self, column: "account")
-        spec = try row.decode(String.self, column: "spec")
-        metadata = try row.decode(String?.self, column: "metadata")
+        assignment = JobAssignment(
+            kind: kind, queue: try row.decode(String.self, column: "queue"), batch: try row.decode(String?.self, column: "batch"),
+            source: try row.decode(String.self, column: "source"), destination: try row.decode(String.self, column: "destination"),
+            account: try row.decode(String?.self, column: "account"), spec: try row.decode(String.self, column: "spec"),
+            metadata: try row.decode(String?.self, column: "metadata"))
         bytesDone = try row.decode(Int64.self, column: "bytes_done")
         bytesTotal = try row.decode(Int64?.self, column: "bytes_total")
         session = try row.decode(String?.self, column: "session")

@@ -3,22 +3,15 @@ import Foundation
 import Postgres
 
 /// A job a worker now holds, with everything its handler needs.
-public struct ClaimedJob: Sendable, Hashable {
+public struct ClaimedJob: JobAssignmentCarrier, Sendable, Hashable {
     public var jobID: UUID
     /// Fencing token of this claim: every event the worker appends carries it.
     public var lease: Int64
     /// The attempt this claim runs (1-based).
     public var attempt: Int
     public var maxAttempts: Int
-    public var kind: JobKind
-    public var queue: String
-    public var batch: String?
-    public var source: String
-    public var destination: String
-    public var account: String?
-    /// Handler details recorded at enqueue (JSON object text).
-    public var spec: String
-    public var metadata: String?
+    /// What the job was enqueued to do (read as `job.kind`, `job.source`, `job.spec` and so on).
+    public var assignment: JobAssignment
     public var bytesDone: Int64
     public var bytesTotal: Int64?
     /// The resumable-transfer cursor of an earlier attempt (JSON), if any.
@@ -45,14 +38,9 @@ public struct ClaimedJob: Sendable, Hashable {
         self.lease = lease
         self.attempt = attempt
         self.maxAttempts = maxAttempts
-        self.kind = kind
-        self.queue = queue
-        self.batch = batch
-        self.source = source
-        self.destination = destination
-        self.account = account
-        self.spec = spec
-        self.metadata = metadata
+        self.assignment = JobAssignment(
+            kind: kind, queue: queue, batch: batch, source: source, destination: destination, account: account, spec: spec,
+            metadata: metadata)
         self.bytesDone = bytesDone
         self.bytesTotal = bytesTotal
         self.session = session

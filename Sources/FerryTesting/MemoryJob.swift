@@ -1,19 +1,13 @@
 import FerryCore
+import FerryStore
 import Foundation
 
 /// A job as `MemoryWorkerStore` holds it: the columns of `ferry.jobs` the worker's side reads and writes, and the
 /// types of its events in order (the event log's shape, without payloads).
-public struct MemoryJob: Sendable, Hashable {
+public struct MemoryJob: JobAssignmentCarrier, Sendable, Hashable {
     public var jobID: UUID
-    public var kind: JobKind
-    public var queue: String
-    public var batch: String?
-    public var source: String
-    public var destination: String
-    public var account: String?
-    /// Handler details (JSON object text), as `ClaimedJob.spec`.
-    public var spec: String
-    public var metadata: String?
+    /// What the job was enqueued to do, as a claim carries it (read as `job.source`, `job.spec` and so on).
+    public var assignment: JobAssignment
     public var priority: Int
     public var maxAttempts: Int
     public var idempotencyKey: String?

@@ -24,9 +24,11 @@ extension MemoryWorkerStore {
         if let key = spec.idempotencyKey, let existing = state.keys[key] { return (existing, false) }
         let now = state.now
         state.jobs[spec.jobID] = MemoryJob(
-            jobID: spec.jobID, kind: spec.kind, queue: spec.queue, batch: spec.batch, source: spec.source,
-            destination: spec.destination, account: spec.account, spec: JSONValue.object(spec.details).jsonText,
-            metadata: spec.metadata?.jsonText, priority: Int(spec.priority), maxAttempts: Int(spec.maxAttempts),
+            jobID: spec.jobID,
+            assignment: JobAssignment(
+                kind: spec.kind, queue: spec.queue, batch: spec.batch, source: spec.source, destination: spec.destination,
+                account: spec.account, spec: JSONValue.object(spec.details).jsonText, metadata: spec.metadata?.jsonText),
+            priority: Int(spec.priority), maxAttempts: Int(spec.maxAttempts),
             idempotencyKey: spec.idempotencyKey, state: .queued, attempt: 0, lease: 0, worker: nil,
             runAt: spec.runAt ?? now, enqueuedAt: now, updatedAt: now, finishedAt: nil, bytesDone: 0,
             bytesTotal: spec.bytesTotal, session: nil, cancelRequested: false, lastError: nil, result: nil,

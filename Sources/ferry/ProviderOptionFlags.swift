@@ -49,24 +49,13 @@ struct ProviderOptionFlags: ParsableArguments {
     /// The options given, by name; an option given twice (`--max 5 --option max=6`) is refused. For uploads
     /// `--recursive` walks folders (see `ferry enqueue`) and is no provider option.
     func options(for kind: JobKind? = nil) throws -> [String: OptionValue] {
-        var options = [String: OptionValue]()
+        // A bare NAME sets a true/false option to true.
+        var options = try OptionAssignments.parse(option) { _, text in OptionValue.commandLine(text) }
         func add(_ name: String, _ value: OptionValue, from flag: String) throws {
             guard options[name] == nil else {
                 throw CLIUsageError(message: "the option \(name) is given twice (\(flag) and --option \(name)=…); give it once")
             }
             options[name] = value
-        }
-        for text in option {
-            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            guard !name.isEmpty else {
-                throw CLIUsageError(message: "--option takes NAME=VALUE, for example --option mode=overwrite")
-            }
-            guard options[name] == nil else {
-                throw CLIUsageError(message: "--option \(name) is given twice; give it once")
-            }
-            // A bare NAME sets a true/false option to true.
-            options[name] = .commandLine(parts.count > 1 ? String(parts[1]) : "")
         }
         if let sha256 { try add("sha256", .commandLine(sha256), from: "--sha256") }
         // For uploads --recursive walks folders; for copies it says the source is a folder: neither is an option.

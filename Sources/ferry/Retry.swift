@@ -69,18 +69,8 @@ struct Retry: AsyncParsableCommand, DatabaseCommand {
     /// `NAME=VALUE` texts as JSON values of the type the providers declare for NAME
     /// (``ProviderRegistry/retryOptionValue(name:text:)``); a bare NAME is a true/false option set to true.
     static func typedOptions(_ texts: [String]) throws -> [String: JSONValue] {
-        var options = [String: JSONValue]()
-        for text in texts {
-            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            guard !name.isEmpty else {
-                throw CLIUsageError(message: "--option takes NAME=VALUE, for example --option mode=overwrite")
-            }
-            guard options[name] == nil else {
-                throw CLIUsageError(message: "--option \(name) is given twice; give it once")
-            }
-            options[name] = try ProviderRegistry.standard.retryOptionValue(name: name, text: parts.count > 1 ? String(parts[1]) : "")
+        try OptionAssignments.parse(texts) { name, text in
+            try ProviderRegistry.standard.retryOptionValue(name: name, text: text)
         }
-        return options
     }
 }

@@ -1,7 +1,7 @@
 /// What an archive file must hold for a restore to go ahead: the facts the archiver recorded in
 /// `ferry.archives` (or, for a foreign archive, what its manifest claims). The restore compares them with what
 /// it actually reads, inside its transaction, and writes nothing when one differs.
-public struct ArchiveExpectation: Sendable, Equatable {
+public struct ArchiveExpectation: ArchiveFactsCarrier, Sendable, Equatable {
     /// Where the facts come from.
     public enum Source: String, Sendable, CustomStringConvertible {
         /// The archiver's row in this database's `ferry.archives`.
@@ -18,32 +18,22 @@ public struct ArchiveExpectation: Sendable, Equatable {
     }
 
     public var source: Source
-    /// SHA-256 of the compressed file, lowercase hex.
-    public var sha256: String
-    /// Size of the compressed file in bytes.
-    public var bytes: Int
-    /// Job lines in the file.
-    public var jobs: Int
-    /// Events over all job lines.
-    public var events: Int
-    /// Lowest and highest event position (`nil`: not known, not checked).
-    public var firstPosition: Int?
-    public var lastPosition: Int?
+    /// What the file must hold (read as `expected.sha256` and so on).
+    public var facts: ArchiveFacts
+
+    public init(source: Source, facts: ArchiveFacts) {
+        self.source = source
+        self.facts = facts
+    }
 
     public init(source: Source, sha256: String, bytes: Int, jobs: Int, events: Int, firstPosition: Int?, lastPosition: Int?) {
-        self.source = source
-        self.sha256 = sha256
-        self.bytes = bytes
-        self.jobs = jobs
-        self.events = events
-        self.firstPosition = firstPosition
-        self.lastPosition = lastPosition
+        self.init(
+            source: source,
+            facts: ArchiveFacts(sha256: sha256, bytes: bytes, jobs: jobs, events: events, firstPosition: firstPosition, lastPosition: lastPosition))
     }
 
     /// What the archiver recorded for `record`.
     public init(record: ArchiveRecord) {
-        self.init(
-            source: .record, sha256: record.sha256, bytes: record.bytes, jobs: record.jobs, events: record.events,
-            firstPosition: record.firstPosition, lastPosition: record.lastPosition)
+        self.init(source: .record, facts: record.facts)
     }
 }

@@ -12,12 +12,11 @@ extension ArchiveRecord {
         archiveID = try row.decode(UUID.self, column: "archive_id")
         state = State(rawValue: try row.decode(String.self, column: "state")) ?? .sealed
         file = try row.decode(String.self, column: "file")
-        sha256 = try row.decode(String.self, column: "sha256")
-        bytes = try row.decode(Int.self, column: "bytes")
-        jobs = try row.decode(Int.self, column: "jobs")
-        events = try row.decode(Int.self, column: "events")
-        firstPosition = try row.decode(Int?.self, column: "first_position")
-        lastPosition = try row.decode(Int?.self, column: "last_position")
+        facts = ArchiveFacts(
+            sha256: try row.decode(String.self, column: "sha256"), bytes: try row.decode(Int.self, column: "bytes"),
+            jobs: try row.decode(Int.self, column: "jobs"), events: try row.decode(Int.self, column: "events"),
+            firstPosition: try row.decode(Int?.self, column: "first_position"),
+            lastPosition: try row.decode(Int?.self, column: "last_position"))
         finishedBefore = try row.decode(Date.self, column: "finished_before")
         createdAt = try row.decode(Date.self, column: "created_at")
     }

@@ -6,7 +6,7 @@ extension ClaimedJob {
     /// was enqueued wrong, and no retry will fix it.
     public func details<Details: Decodable>(as type: Details.Type) throws -> Details {
         do {
-            return try JSONValue.decode(type, from: spec)
+            return try JSONValue.decode(type, from: assignment.spec)
         } catch {
             throw JobFailure.permanent("bad_details", "the job's details cannot be read (\(error))")
         }

@@ -52,7 +52,6 @@ struct CheckCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var listing: ListingFlags
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
         try await runListing {
@@ -60,7 +59,7 @@ struct CheckCommand: AsyncParsableCommand {
             guard (1...64).contains(checkers) else { throw CLIUsageError(message: "--checkers takes 1 to 64") }
             let options = try listing.options(recursiveByDefault: true)
             let mode: TreeComparison.Mode = download ? .download : checksum ? .checksum : .size
-            var outcome = try await ListingSession.with([source, destination], connection: connection) { session in
+            var outcome = try await ListingSession.with([source, destination], connection: listing.connection) { session in
                 try await TreeComparison(
                     source: session.listings[0], destination: session.listings[1], mode: mode, options: options, checkers: checkers,
                     logger: session.logger

@@ -22,18 +22,12 @@ struct ListCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var listing: ListingFlags
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await runListing {
-            let options = try listing.options(recursiveByDefault: true)
-            try await ListingSession.with([remote], connection: connection) { session in
-                try await session.listings[0].run(options: options, logger: session.logger) { entries in
-                    let files = entries.filter { !$0.isFolder }
-                    guard !files.isEmpty else { return }
-                    TerminalOutput.standard.line(files.map { json ? ListingPrinter.json($0) : ListingPrinter.sizeAndPath($0) }.joined(separator: "\n"))
-                }
-            }
+        try await listing.eachPage(of: remote, recursiveByDefault: true) { entries in
+            let files = entries.filter { !$0.isFolder }
+            guard !files.isEmpty else { return }
+            TerminalOutput.standard.line(files.map { json ? ListingPrinter.json($0) : ListingPrinter.sizeAndPath($0) }.joined(separator: "\n"))
         }
     }
 }

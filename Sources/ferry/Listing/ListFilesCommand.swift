@@ -33,22 +33,16 @@ struct ListFilesCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var listing: ListingFlags
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await runListing {
-            try ListingPrinter.checkFormat(format)
-            let options = try listing.options(recursiveByDefault: false)
-            let separator = TablePrinter.printable(separator)
-            try await ListingSession.with([remote], connection: connection) { session in
-                try await session.listings[0].run(options: options, logger: session.logger) { entries in
-                    let shown = filesOnly ? entries.filter { !$0.isFolder } : entries
-                    guard !shown.isEmpty else { return }
-                    TerminalOutput.standard.line(
-                        shown.map { json ? ListingPrinter.json($0) : ListingPrinter.fields($0, format: format, separator: separator) }
-                            .joined(separator: "\n"))
-                }
-            }
+        try await runListing { try ListingPrinter.checkFormat(format) }
+        let separator = TablePrinter.printable(separator)
+        try await listing.eachPage(of: remote, recursiveByDefault: false) { entries in
+            let shown = filesOnly ? entries.filter { !$0.isFolder } : entries
+            guard !shown.isEmpty else { return }
+            TerminalOutput.standard.line(
+                shown.map { json ? ListingPrinter.json($0) : ListingPrinter.fields($0, format: format, separator: separator) }
+                    .joined(separator: "\n"))
         }
     }
 }

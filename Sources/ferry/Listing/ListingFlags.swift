@@ -3,7 +3,8 @@ import FerryCore
 import FerryWorker
 import Foundation
 
-/// Flags of the listing commands (`ls`, `lsf`, `size`, `check`): depth, bounds and the file filter.
+/// Flags of the listing commands (`ls`, `lsf`, `size`, `check`): depth, bounds, the file filter and the
+/// connection (the database and log level, for listing an account).
 struct ListingFlags: ParsableArguments {
     @Flag(name: [.customShort("R"), .customLong("recursive")], help: "List every folder below too (ls, size and check do by default).")
     var recursive = false
@@ -18,6 +19,7 @@ struct ListingFlags: ParsableArguments {
     var maxDepth = 100
 
     @OptionGroup var filter: FilterFlags
+    @OptionGroup var connection: ConnectionOptions
 
     /// The options of a listing; `recursiveByDefault` is the command's default.
     func options(recursiveByDefault: Bool) throws -> RemoteListOptions {

@@ -22,26 +22,20 @@ struct SizeCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var listing: ListingFlags
-    @OptionGroup var connection: ConnectionOptions
 
     func run() async throws {
-        try await runListing {
-            let options = try listing.options(recursiveByDefault: true)
-            var count: Int64 = 0
-            var bytes: Int64 = 0
-            try await ListingSession.with([remote], connection: connection) { session in
-                try await session.listings[0].run(options: options, logger: session.logger) { entries in
-                    for entry in entries where !entry.isFolder {
-                        count += 1
-                        bytes += entry.size ?? 0
-                    }
-                }
+        var count: Int64 = 0
+        var bytes: Int64 = 0
+        try await listing.eachPage(of: remote, recursiveByDefault: true) { entries in
+            for entry in entries where !entry.isFolder {
+                count += 1
+                bytes += entry.size ?? 0
             }
-            if json {
-                TerminalOutput.standard.line(JSONValue.object(["count": .int(count), "bytes": .int(bytes)]).jsonText)
-            } else {
-                TerminalOutput.standard.line("Total objects: \(count)\nTotal size: \(TablePrinter.bytes(bytes)) (\(bytes) bytes)")
-            }
+        }
+        if json {
+            TerminalOutput.standard.line(JSONValue.object(["count": .int(count), "bytes": .int(bytes)]).jsonText)
+        } else {
+            TerminalOutput.standard.line("Total objects: \(count)\nTotal size: \(TablePrinter.bytes(bytes)) (\(bytes) bytes)")
         }
     }
 }
