@@ -13,14 +13,14 @@ import Testing
 @Suite("archive files on a full disk", .tags(.process))
 struct ArchiveNoSpaceTests {
     @Test("writing an archive into a full 256 KiB tmpfs fails with the reason and leaves no .partial file (root only)")
-    func fullDisk() throws {
+    func fullDisk() async throws {
         let root = try temporaryFolder("archive-no-space")
         defer { try? FileManager.default.removeItem(atPath: root) }
-        guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", root]) else {
+        guard geteuid() == 0, await Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", root]) else {
             print("ArchiveNoSpaceTests.fullDisk skipped: mounting a tmpfs needs root (uid \(geteuid()))")
             return
         }
-        defer { _ = Self.run("/bin/umount", ["-l", root]) }
+        defer { Self.unmount(root) }
         let path = root + "/ferry-archive-\(UUID().uuidString.lowercased()).jsonl.gz"
         let writer = try ArchiveFileWriter(path: path, header: ArchiveHeader(archiveID: UUIDv7.make(), finishedBefore: Date()))
         // Incompressible lines: 4 MiB of them cannot fit.
@@ -37,14 +37,16 @@ struct ArchiveNoSpaceTests {
     }
 
     /// Runs a command; true when it exits 0.
-    static func run(_ executable: String, _ arguments: [String]) -> Bool {
+    /// Detaches the mount at once (`umount -l` does not wait), before the defers that remove its folder.
+    static func unmount(_ path: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
+        process.executableURL = URL(fileURLWithPath: "/bin/umount")
+        process.arguments = ["-l", path]
+        guard (try? process.run()) != nil else { return }
         process.waitUntilExit()
-        return process.terminationStatus == 0
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) async -> Bool {
+        (try? await ChildProcess.run(executable, arguments))?.status == 0
     }
 }

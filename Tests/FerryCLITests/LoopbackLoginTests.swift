@@ -33,15 +33,9 @@ struct LoopbackLoginTests {
         #expect(redirect.hasPrefix("http://127.0.0.1:") && login.log.contains("listens on \(redirect.dropFirst(7).dropLast())"), "\(login.log)")
         #expect(!redirect.contains(":53682/"), "the held port is not the one sent to the browser: \(redirect)")
         // The browser: the consent page redirects to the loopback address, which the command answers.
-        let browser = Process()
-        browser.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        browser.arguments = ["-fsSL", "--max-time", "30", try #require(url)]
-        let page = Pipe()
-        browser.standardOutput = page
-        try browser.run()
-        browser.waitUntilExit()
-        let answer = String(decoding: page.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(browser.terminationStatus == 0 && answer.contains("You can close this window"), "\(answer)")
+        let browser = try await ChildProcess.run("/usr/bin/curl", ["-fsSL", "--max-time", "30", try #require(url)])
+        let answer = browser.stdout
+        #expect(browser.status == 0 && answer.contains("You can close this window"), "\(answer)\(browser.stderr)")
         #expect(try await login.waitForExit(timeout: .seconds(60)) == 0, "\(login.log)")
         #expect(login.log.contains("linked me"))
         let stored = try await db.query("SELECT provider, status FROM ferry.account_status WHERE name = 'me'").rows

@@ -11,18 +11,13 @@ import Testing
 @Suite("TLS", .tags(.process))
 struct TLSTests {
     /// A throwaway self-signed certificate for 127.0.0.1, made with the openssl command line tool.
-    static func makeCertificate(in directory: String) throws -> (certificate: String, key: String) {
+    static func makeCertificate(in directory: String) async throws -> (certificate: String, key: String) {
         let certificate = directory + "/cert.pem"
         let key = directory + "/key.pem"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        let process = try await ChildProcess.run("/usr/bin/env", ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                              "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                             "-keyout", key, "-out", certificate]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw DevServerError("openssl failed") }
+                             "-keyout", key, "-out", certificate])
+        guard process.status == 0 else { throw DevServerError("openssl failed") }
         return (certificate, key)
     }
 
@@ -31,7 +26,7 @@ struct TLSTests {
         let directory = DevServerHarness.temporaryStorage()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (certificate, key) = try Self.makeCertificate(in: directory)
+        let (certificate, key) = try await Self.makeCertificate(in: directory)
         var configuration = DevServerConfiguration(storageDirectory: directory + "/storage", appKey: "tls-app")
         configuration.tlsCertificateFile = certificate
         configuration.tlsKeyFile = key

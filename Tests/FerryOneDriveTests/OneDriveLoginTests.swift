@@ -23,15 +23,9 @@ struct OneDriveLoginTests {
         let address = try #require(url)
         #expect(address.hasPrefix(server.baseURL + "/common/oauth2/v2.0/authorize?") && address.contains("code_challenge_method=S256"))
         #expect(address.contains("offline_access"))
-        let browser = Process()
-        browser.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        browser.arguments = ["-fsSL", "--max-time", "30", address]
-        let page = Pipe()
-        browser.standardOutput = page
-        try browser.run()
-        browser.waitUntilExit()
-        let answer = String(decoding: page.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(browser.terminationStatus == 0 && answer.contains("You can close this window"), "\(answer)")
+        let browser = try await ChildProcess.run("/usr/bin/curl", ["-fsSL", "--max-time", "30", address])
+        let answer = browser.stdout
+        #expect(browser.status == 0 && answer.contains("You can close this window"), "\(answer)\(browser.stderr)")
         #expect(try await login.waitForExit(timeout: .seconds(60)) == 0, "\(login.log)")
         #expect(login.log.contains("linked od"))
         let stored = try await db.query("SELECT provider, status FROM ferry.account_status WHERE name = 'od'").rows

@@ -41,7 +41,8 @@ struct MigrationBaselineTests {
         #expect(!replayed.baselineApplied)
         #expect(replayed.applied.map(\.version) == migrations.map(\.version))
 
-        let (baselineDump, historyDump) = (try SchemaSnapshotTests.dump(fromBaseline.url), try SchemaSnapshotTests.dump(fromHistory.url))
+        let baselineDump = try await SchemaSnapshotTests.dump(fromBaseline.url)
+        let historyDump = try await SchemaSnapshotTests.dump(fromHistory.url)
         let first = zip(baselineDump.split(separator: "\n"), historyDump.split(separator: "\n")).enumerated()
             .first { $0.element.0 != $0.element.1 }
         let same = baselineDump == historyDump  // a Bool, so a failure prints the first difference, not both dumps
@@ -72,7 +73,7 @@ struct MigrationBaselineTests {
         #expect(!upgrade.baselineApplied)
         #expect(upgrade.applied.map(\.version) == migrations.map(\.version).filter { $0 > version })
         #expect(try await store.appliedSchemaVersion() == FerryRelease.schemaVersion)
-        try SchemaSnapshotTests.expectSnapshot(of: db.url)
+        try await SchemaSnapshotTests.expectSnapshot(of: db.url)
         #expect(try await db.query("SELECT count(*)::int FROM ferry.jobs").rows[0].decode(Int.self, at: 0) == 1)
         let report = try await store.projection.verify()
         #expect(report.isClean, "\(report)")

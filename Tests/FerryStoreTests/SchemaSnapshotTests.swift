@@ -17,28 +17,21 @@ struct SchemaSnapshotTests {
     @Test("a database migrated from scratch dumps exactly migrations/schema.sql")
     func snapshotMatches() async throws {
         let db = try await TestDatabase.make("snapshot")
-        try Self.expectSnapshot(of: db.url)
+        try await Self.expectSnapshot(of: db.url)
     }
 
     /// The schema of `url` as `scripts/schema-dump.sh` prints it (pg_dump, normalized).
-    static func dump(_ url: String) throws -> String {
+    static func dump(_ url: String) async throws -> String {
         let script = URL(fileURLWithPath: TestDatabase.migrationsDirectory).deletingLastPathComponent()
             .appendingPathComponent("scripts/schema-dump.sh").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let dumped = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return dumped
+        let dumped = try await ChildProcess.run("/bin/bash", [script, url])
+        #expect(dumped.status == 0, "\(dumped.stderr)")
+        return dumped.stdout
     }
 
     /// Expects the schema of `url` to be exactly migrations/schema.sql; a failure names the first differing line.
-    static func expectSnapshot(of url: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let dumped = try dump(url)
+    static func expectSnapshot(of url: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let dumped = try await dump(url)
         let snapshot = try String(
             contentsOfFile: TestDatabase.migrationsDirectory + "/" + Migration.snapshotFile, encoding: .utf8)
         let (dumpedLines, snapshotLines) = (dumped.split(separator: "\n", omittingEmptySubsequences: false),

@@ -69,7 +69,7 @@ struct SchemaUpgradeTests {
         #expect(try await store.appliedSchemaVersion() == FerryRelease.schemaVersion)
         try await MigrationRunner(client: store.client, migrations: migrations, definitions: definitions, logger: Logger(label: "m"))
             .verifyUpToDate()
-        try SchemaSnapshotTests.expectSnapshot(of: db.url)
+        try await SchemaSnapshotTests.expectSnapshot(of: db.url)
         #expect(try await Self.jobs(db) == before)
         let report = try await store.projection.verify()
         #expect(report.isClean, "\(report)")

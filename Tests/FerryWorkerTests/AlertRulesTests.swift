@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Foundation
 import Testing
 
@@ -9,28 +10,19 @@ struct AlertRulesTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy/prometheus")
 
-    static func promtool(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func promtool(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let path = try #require(
             ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) },
             "promtool is missing: scripts/install-deps.sh installs Debian's prometheus package")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let result = try await ChildProcess.run(path, arguments, currentDirectory: directory.path, mergeOutput: true)
+        return (result.status, result.stdout)
     }
 
     @Test("promtool checks the rules and passes their tests: paused queues stay quiet, endless deferrals fire")
-    func promtoolRules() throws {
-        let check = try Self.promtool(["check", "rules", "ferry-alerts.yaml"])
+    func promtoolRules() async throws {
+        let check = try await Self.promtool(["check", "rules", "ferry-alerts.yaml"])
         #expect(check.status == 0, "\(check.output)")
-        let test = try Self.promtool(["test", "rules", "ferry-alerts-tests.yaml"])
+        let test = try await Self.promtool(["test", "rules", "ferry-alerts-tests.yaml"])
         #expect(test.status == 0, "\(test.output)")
     }
 

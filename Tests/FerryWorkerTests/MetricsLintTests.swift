@@ -56,19 +56,9 @@ struct MetricsLintTests {
         let resident = body.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") }
         #expect((resident.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0) > 1_000_000, "a real RSS: \(resident ?? "none")")
 
-        let lint = Process()
-        lint.executableURL = URL(fileURLWithPath: promtool)
-        lint.arguments = ["check", "metrics"]
-        let input = Pipe(), output = Pipe()
-        lint.standardInput = input
-        lint.standardOutput = output
-        lint.standardError = output
-        try lint.run()
-        input.fileHandleForWriting.write(Data(body.utf8))
-        try input.fileHandleForWriting.close()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        lint.waitUntilExit()
-        #expect(lint.terminationStatus == 0, "promtool: \(report)")
+        let lint = try await ChildProcess.run(promtool, ["check", "metrics"], stdin: body, mergeOutput: true)
+        let report = lint.stdout
+        #expect(lint.status == 0, "promtool: \(report)")
         #expect(report.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool warnings: \(report)")
 
         // The shipped dashboard and alert rules query only metrics a worker exposes (a renamed metric fails here): the

@@ -99,17 +99,17 @@ struct NoSpaceTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let mount = root + "/small"
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]) else {
+        guard geteuid() == 0, await Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]) else {
             print("NoSpaceTests.tmpfsFetch skipped: mounting a tmpfs needs root (uid \(geteuid()))")
             return
         }
-        defer { _ = Self.run("/bin/umount", ["-l", mount]) }
+        defer { Self.unmount(mount) }
         let bytes = WebFetchHarness.bytes(2 << 20, seed: 37)
         try await WebFetchHarness.run(root: mount, configure: Self.hourBackoff) { fixture in
             let id = try fixture.fetch("big/tmpfs.bin", bytes: bytes, to: mount + "/file.bin")
             try await Self.expectDeferredNoSpace(fixture, id, folder: mount)
 
-            #expect(Self.run("/bin/mount", ["-o", "remount,size=8m", mount]), "the tmpfs grows")
+            #expect(await Self.run("/bin/mount", ["-o", "remount,size=8m", mount]), "the tmpfs grows")
             fixture.store.advance(by: 7200)
             try await fixture.harness.settle([id], timeout: .seconds(300))
             #expect(fixture.store.job(id)?.state == .succeeded)
@@ -125,11 +125,11 @@ struct NoSpaceTests {
         let mount = root + "/small"
         try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root + "/src", withIntermediateDirectories: true)
-        guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]) else {
+        guard geteuid() == 0, await Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mount]) else {
             print("NoSpaceTests.tmpfsLocalUpload skipped: mounting a tmpfs needs root (uid \(geteuid()))")
             return
         }
-        defer { _ = Self.run("/bin/umount", ["-l", mount]) }
+        defer { Self.unmount(mount) }
         let bytes = Data(WebFetchHarness.bytes(2 << 20, seed: 38))
         try bytes.write(to: URL(fileURLWithPath: root + "/src/file.bin"))
         try await WebFetchHarness.run(root: root, configure: Self.hourBackoff) { fixture in
@@ -144,7 +144,7 @@ struct NoSpaceTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: mount).isEmpty, "the temporary copy is removed")
             #expect(fixture.scrape().value("ferry_worker_no_space_total", ["kind": "upload", "queue": "default"]) == 1)
 
-            #expect(Self.run("/bin/mount", ["-o", "remount,size=8m", mount]), "the tmpfs grows")
+            #expect(await Self.run("/bin/mount", ["-o", "remount,size=8m", mount]), "the tmpfs grows")
             fixture.store.advance(by: 7200)
             try await fixture.harness.settle([id], timeout: .seconds(300))
             #expect(fixture.store.job(id)?.state == .succeeded)
@@ -165,14 +165,16 @@ struct NoSpaceTests {
     }
 
     /// Runs a command; true when it exits 0.
-    static func run(_ executable: String, _ arguments: [String]) -> Bool {
+    /// Detaches the mount at once (`umount -l` does not wait), before the defers that remove its folder.
+    static func unmount(_ path: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
+        process.executableURL = URL(fileURLWithPath: "/bin/umount")
+        process.arguments = ["-l", path]
+        guard (try? process.run()) != nil else { return }
         process.waitUntilExit()
-        return process.terminationStatus == 0
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) async -> Bool {
+        (try? await ChildProcess.run(executable, arguments))?.status == 0
     }
 }
