@@ -10,6 +10,7 @@ public enum ChildProcess {
         _ executable: String, _ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
         currentDirectory: String? = nil, mergeOutput: Bool = false
     ) async throws -> FerryProcess.Result {
+        try TestTier.refuseInFastTier("a \((executable as NSString).lastPathComponent) process")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
