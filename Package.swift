@@ -305,7 +305,10 @@ let package = Package(
         ),
         .target(
             name: "FerryTestSupport",
-            dependencies: ["Postgres", "FerryStore", "FerryCore", "FerryProviders", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Postgres", "FerryStore", "FerryCore", "FerryProviders", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/FerryTestSupport"
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "FerryTestSupport"]),

@@ -143,7 +143,7 @@ struct StreamingEnqueueTests {
         }
         try input.fileHandleForWriting.close()
         let b = try await second
-        first.waitUntilExit()
+        try await eventually(timeout: .seconds(300), "producer A to exit") { !first.isRunning }
         #expect(first.terminationStatus == 0)
         #expect(b.status == 75, "\(b.stderr)")
         #expect(b.stderr.contains("another producer enqueued one of these idempotency keys") && b.stderr.contains("run the same command again"))

@@ -52,7 +52,7 @@ struct CopyTransferTests {
         let parts = "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.destination = '\(big)' AND e.type = 'progress' AND e.data->'session' ? 'upload_id'"
         let killer = try WorkerFixtures.killWhen(setup.db, pid: first.pid, count: parts, reaches: 4)
         _ = try await first.waitForExit(timeout: .seconds(600))
-        killer.waitUntilExit()
+        try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
         #expect(try await Self.states(setup.db, "copy")["succeeded", default: 0] < 202, "the kill came mid-copy")
         #expect(try await S3TransferTests.unfinishedUploads(setup) == 1, "the killed attempt left its upload open")
 
