@@ -15,8 +15,9 @@ import Testing
 @Suite("a black-holed PostgreSQL", .tags(.postgres, .process), .serialized)
 struct BlackHoleTests {
     /// The bound the defaults promise (`tcp_user_timeout` 30 s), plus slack for a heartbeat in flight and a busy
-    /// two-core machine. Far below the kernel's 15 minutes, which is what this guards against.
-    static let noticeBound: Duration = .seconds(50)
+    /// two-core machine (a clean-clone run at load 10+ measured 54 s from the test's side). Far below the kernel's
+    /// 15 minutes, which is what this guards against.
+    static let noticeBound: Duration = .seconds(120)
 
     @Test(
         "a worker behind a black-holed PostgreSQL notices within the TCP bound, and its jobs finish once healed",
@@ -57,7 +58,7 @@ struct BlackHoleTests {
         try namespace.blackHole(port: port)
         let silenced = ContinuousClock.now
         for index in 0..<3 { _ = try await SQLEnqueueWorkerTests.enqueue(db, "fetch", "https://example.com/during-\(index).jpg", "/tmp/bh/") }
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the worker to notice the black hole") {
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the worker to notice the black hole") {
             Self.noticed(String(worker.log.dropFirst(quietLog.count)))
         }
         let noticedAfter = ContinuousClock.now - silenced

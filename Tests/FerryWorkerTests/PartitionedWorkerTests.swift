@@ -44,7 +44,9 @@ struct PartitionedWorkerTests {
         try DropboxAccounts.randomFile(folder + "/photo.jpg", size: 48 << 20)
         let sha = try DropboxAccounts.sha256(folder + "/photo.jpg")
 
-        let timings = ["--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5", "--retry-base", "0.2", "--chunk-size", "4",
+        // A 20 s rescue window: with 4 s, a loaded machine once starved the first worker past its own lease before the
+        // partition, and it put its job back itself. The upload (about 128 s) still outlasts the lease by far.
+        let timings = ["--heartbeat-interval", "0.3", "--rescue-after", "20", "--poll-interval", "0.5", "--retry-base", "0.2", "--chunk-size", "4",
                        "--no-schedules", "--log-level", "info"]
         let environment = DropboxAccounts.environment
         let cutOff = try BackgroundProcess(
@@ -64,7 +66,7 @@ struct PartitionedWorkerTests {
             "the partition must come before the first worker's last byte")
 
         // Only now a second worker, which reaches PostgreSQL through the socket: it rescues the job once the first
-        // one's heartbeat is 4 s old, and uploads it again.
+        // one's heartbeat is 20 s old, and uploads it again.
         let rescuer = try BackgroundProcess(
             ferry: ["worker", "--name", "rescuer"] + timings, databaseURL: socketURL, environment: environment, launcher: namespace.launcher)
         defer { rescuer.signal(SIGKILL) }

@@ -146,9 +146,10 @@ struct WorkerOnPostgresTests {
         #expect(try await ghost.claim(worker: "doomed", queues: ["photos"], limit: 3).count == 3)
         try await db.query("UPDATE ferry.workers SET heartbeat_at = now() - interval '1 hour' WHERE name = 'doomed'")
 
-        // Rescue after 4 s, as the process test's workers did (a worker rescues only once up that long).
+        // The dead worker's heartbeat is an hour old, so any window finds it; 30 s keeps the rescuer's own lease (and
+        // so its own claims) through a loaded machine's stalls (with 4 s it once rescued its own jobs too: 6, not 3).
         let rescuer = try PostgresWorker(
-            db, script: "noop", configuration: Self.configuration(name: "rescuer", queues: ["photos"], rescueAfter: .seconds(4), retryBase: 0.2))
+            db, script: "noop", configuration: Self.configuration(name: "rescuer", queues: ["photos"], rescueAfter: .seconds(30), retryBase: 0.2))
         try await eventually(timeout: .seconds(300), "rescued and done") {
             try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 3
         }
