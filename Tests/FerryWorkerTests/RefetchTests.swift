@@ -1,62 +1,81 @@
+import AsyncHTTPClient
 import FerryCore
+import FerryDevServer
 import FerryTestSupport
 import Foundation
 import Postgres
 import Testing
 
-/// A folder fetched again into the same place brings only what is new or changed.
-@Suite("re-fetch only what changed", .tags(.postgres, .process))
+/// A folder fetched again into the same place brings only what is new or changed. The Dropbox case runs a real
+/// worker in process on PostgreSQL with the registry's handlers against a dev server in process (its proof is in the
+/// jobs, the server's counts and the files); the Flickr case still runs `ferry worker`, whose scheduler ticks it needs.
+@Suite("re-fetch only what changed")
 struct RefetchTests {
-    @Test("a Dropbox folder fetched again: unchanged files are skipped, a changed, a new and a locally damaged one are downloaded")
+    @Test("a Dropbox folder fetched again: unchanged files are skipped, a changed, a new and a locally damaged one are downloaded",
+          .tags(.postgres))
     func dropboxFolderAgain() async throws {
-        let server = try await DevServerProcess()
+        try await PostgresWorker.withDevServer { server, _, http in try await Self.dropboxAgain(server: server, http: http) }
+    }
+
+    static func dropboxAgain(server: DevServer, http: HTTPClient) async throws {
         let db = try await TestDatabase.make("refetch")
-        let token = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
-        try await DropboxFetchTests.seed(server, account: "box", folder: "/Feed", count: 6, size: 5000)
         let dir = try temporaryFolder("refetch")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let worker = try TestWorker.transfers(db, name: "refetch-1", ["--concurrency", "4"])
+        let accounts = db.store(poolSize: 1)
+        defer { accounts.client.close() }
+        let tokens = try await Self.addDropbox(server, store: accounts, http: http)
+        try server.seedFiles(account: "box", folder: "/Feed", count: 6, size: 5000)
+        let worker = try Self.worker(db, root: dir, tokens: tokens, http: http)
+        do {
+            try await Self.fetchAgain(db, server: server, http: http, into: dir + "/out")
+        } catch {
+            try? await worker.stop()
+            throw error
+        }
+        try await worker.stop()
+        let report = try await accounts.projection.verify()
+        #expect(report.isClean, "\(report.text)")
+    }
 
-        _ = try await DropboxFetchTests.enqueueFetch(db, "dropbox:box:/Feed", to: dir + "/out/", ["--batch", "first"])
-        try await DropboxFetchTests.waitForBatch(db, "first")
-        #expect(try await server.stats()["requests_per_route"]?["files/download"]?.intValue == 6)
+    static func fetchAgain(_ db: TestDatabase, server: DevServer, http: HTTPClient, into out: String) async throws {
+        _ = try await Self.enqueueFetch(db, "dropbox:box:/Feed", to: out + "/", batch: "first")
+        try await Self.waitForBatch(db, "first")
+        #expect(server.stats().requestsPerRoute["files/download"] == 6)
 
         // Remotely: one file changes (same size, other bytes), one is added. Locally: one file is damaged (same size).
         let changed = DropboxFetchTests.seededName(2)
-        try await DropboxFetchTests.upload(server, refreshToken: token, path: "/Feed/" + changed, data: Data(repeating: 7, count: 5000))
-        try await DropboxFetchTests.upload(server, refreshToken: token, path: "/Feed/new.bin", data: Data(repeating: 9, count: 300))
-        let damaged = dir + "/out/" + DropboxFetchTests.seededName(4)
+        try await Self.upload(server, http: http, path: "/Feed/" + changed, data: Data(repeating: 7, count: 5000))
+        try await Self.upload(server, http: http, path: "/Feed/new.bin", data: Data(repeating: 9, count: 300))
+        let damaged = out + "/" + DropboxFetchTests.seededName(4)
         try Data(repeating: 0, count: 5000).write(to: URL(fileURLWithPath: damaged))
 
-        _ = try await DropboxFetchTests.enqueueFetch(db, "dropbox:box:/Feed", to: dir + "/out/", ["--batch", "second"])
-        try await DropboxFetchTests.waitForBatch(db, "second")
+        _ = try await Self.enqueueFetch(db, "dropbox:box:/Feed", to: out + "/", batch: "second")
+        try await Self.waitForBatch(db, "second")
         // One file fetched on its own, into the folder and to its own path: present and unchanged, so skipped too.
-        let single = try await DropboxFetchTests.enqueueFetch(
-            db, "dropbox:box:/Feed/" + DropboxFetchTests.seededName(0), to: dir + "/out/", ["--batch", "third"])
-        let named = try await DropboxFetchTests.enqueueFetch(
-            db, "dropbox:box:/Feed/" + DropboxFetchTests.seededName(1), to: dir + "/out/" + DropboxFetchTests.seededName(1), ["--batch", "third"])
-        try await DropboxFetchTests.waitForBatch(db, "third")
-        try await DropboxFetchTests.stop([worker])
+        let single = try await Self.enqueueFetch(db, "dropbox:box:/Feed/" + DropboxFetchTests.seededName(0), to: out + "/", batch: "third")
+        let named = try await Self.enqueueFetch(
+            db, "dropbox:box:/Feed/" + DropboxFetchTests.seededName(1), to: out + "/" + DropboxFetchTests.seededName(1), batch: "third")
+        try await Self.waitForBatch(db, "third")
         for job in [single, named] {
-            #expect(try await DropboxFetchTests.result(db, job)["skipped"] == .string("unchanged"))
+            #expect(try await DropboxFetchTests.result(db, job.uuidString)["skipped"] == .string("unchanged"))
         }
 
-        let stats = try await server.stats()
-        #expect(stats["requests_per_route"]?["files/download"]?.intValue == 9, "only the changed (6 first, then 3), new and damaged files: \(stats)")
+        let stats = server.stats()
+        #expect(stats.requestsPerRoute["files/download"] == 9, "only the changed (6 first, then 3), new and damaged files: \(stats.requestsPerRoute)")
         let skipped = try await count(
             db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'second' AND state = 'succeeded' AND result->>'skipped' = 'unchanged'")
         #expect(skipped == 4, "the job results say which files were skipped")
         let names = (0..<6).map(DropboxFetchTests.seededName) + ["new.bin"]
-        #expect(DropboxFetchTests.localFiles(dir + "/out") == names.sorted())
+        #expect(DropboxFetchTests.localFiles(out) == names.sorted())
         for name in names {
-            let ours = FileManager.default.contents(atPath: dir + "/out/" + name)
-            let theirs = FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Feed/" + name))
+            let ours = FileManager.default.contents(atPath: out + "/" + name)
+            let theirs = FileManager.default.contents(atPath: server.configuration.storageDirectory + "/box/Feed/" + name)
             #expect(ours != nil && ours == theirs, "\(name) is the current remote file")
         }
-        #expect(try await FerryProcess.run(["projection", "verify"], databaseURL: db.url).status == 0)
     }
 
-    @Test("a scheduled Flickr photostream fetch: ticks during a run are skipped, later ticks list the stream and fetch nothing again")
+    @Test("a scheduled Flickr photostream fetch: ticks during a run are skipped, later ticks list the stream and fetch nothing again",
+          .tags(.postgres, .process))
     func scheduledPhotostream() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("refetch_flickr")
