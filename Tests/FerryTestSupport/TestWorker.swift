@@ -1,12 +1,13 @@
-/// `ferry worker` processes as the end-to-end tests start them: a 0.3 s heartbeat, rescue after 4 s and a 0.5 s
-/// poll, so claims, crashes and rescues show within seconds.
+/// `ferry worker` processes as the end-to-end tests start them: a 0.3 s heartbeat, rescue after 8 s and a 0.5 s
+/// poll, so claims, crashes and rescues show within seconds. (With 4 s the lease was 2.7 s: a worker or a PostgreSQL
+/// stalled that long on a loaded 2-core machine lapsed it, and the worker put its own jobs back, up to poison.)
 public enum TestWorker {
     /// Starts a worker named `name`, with `extra` arguments after the test timings.
     public static func start(
         _ db: TestDatabase, name: String, _ extra: [String] = [], environment: [String: String] = [:], logLevel: String = "info"
     ) throws -> BackgroundProcess {
         try BackgroundProcess(
-            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "4", "--poll-interval", "0.5",
+            ferry: ["worker", "--name", name, "--heartbeat-interval", "0.3", "--rescue-after", "8", "--poll-interval", "0.5",
                     "--log-level", logLevel] + extra,
             databaseURL: db.url, environment: environment)
     }

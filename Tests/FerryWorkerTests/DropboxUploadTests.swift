@@ -287,9 +287,12 @@ struct DropboxUploadTests {
         try await Self.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/tails.bin","to":"dropbox:tails:/tails.bin","max_attempts":10}"#], in: dir)
 
         let worker = try TestWorker.transfers(db, name: "tails", ["--chunk-size", "2"], environment: Self.sequentialSessions)
-        try await eventually(timeout: .seconds(300), "the upload to finish") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
+        try await eventually(timeout: .seconds(300), "the upload to end") {
+            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
         }
+        let ended = try await db.query("SELECT state, coalesce(last_error, '') FROM ferry.jobs").rows[0]
+        let (state, lastError) = (try ended.decode(String.self, at: 0), try ended.decode(String.self, at: 1))
+        try #require(state == "succeeded", "\(lastError): \(worker.log.suffix(3000))")
         worker.signal(SIGTERM)
         _ = try await worker.waitForExit()
 
