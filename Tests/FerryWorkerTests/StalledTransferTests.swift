@@ -57,8 +57,9 @@ struct StalledTransferTests {
         let error = try first.decode(String.self, at: 0)
         let seconds = try first.decode(Double.self, at: 1)
         #expect(error.hasPrefix("http_timeout: "), "a stall is a timeout, retried: \(error)")
-        // At least the idle bound (the first MiB arrives at once), and nowhere near the old 120 s read deadline.
-        #expect(seconds >= 2 && seconds < 20, "the attempt failed \(seconds) s after its claim")
+        // At least the idle bound (the first MiB arrives at once), and well short of the old 120 s read deadline
+        // (a loaded clean-clone run measured 25 s from claim to the recorded retry with the 2 s bound).
+        #expect(seconds >= 2 && seconds < 60, "the attempt failed \(seconds) s after its claim")
         #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 0)
 
         server.updateFaults(.none)
