@@ -425,7 +425,7 @@ let package = Package(
             dependencies: [
                 "FerryWorker", "FerryProviders", "FerryStore", "FerryCore", "FerryS3", "FerryFlickr", "Postgres", "FerryTestSupport",
                 // The Google Drive handlers run in process against the dev server's Drive emulation.
-                "FerryGoogleDrive", "FerryInstagram", "FerryDevServer", "FerryTesting", "FerryHTTP",
+                "FerryGoogleDrive", "FerryInstagram", "FerryDevServer", "FerryTesting", "FerryHTTP", "FerryClient",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -324,7 +324,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 eventLoopGroupProvider: .singleton,
                 configuration: HTTPTransferTimeouts.configuration(idle: .milliseconds(Int(readIdleTimeout * 1000))))
             let handlers = scripted.map { JobHandlers(catchAll: $0, providers: providers) }
-                ?? Self.providerHandlers(
+                ?? JobHandlers.fleet(
                     providers, store: store, box: box, http: http, workerName: workerName, chunkBytes: chunkBytes, roots: configuration.localRoots,
                     allowsDeletes: !noDeletes, logger: logger)
             let scheduler = noSchedules ? nil : Scheduler(

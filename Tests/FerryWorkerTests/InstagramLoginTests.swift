@@ -15,7 +15,7 @@ struct InstagramLoginTests {
         let target = try temporaryFolder("instagram-login")
         defer { try? FileManager.default.removeItem(atPath: target) }
         let user = try await InstagramFetchTests.makeUser(server, count: 5)
-        try await InstagramFetchTests.addAccount("ig", token: user.token, server: server, db: db)
+        try await Self.addAccount("ig", token: user.token, server: server, db: db)
         _ = try await server.request("POST", "/__dev/instagram/expire-token", json: .object(["access_token": .string(user.token)]))
         let enqueue = try await FerryProcess.run(["enqueue", "fetch", "instagram:ig", "--to", target + "/", "--batch", "held"], databaseURL: db.url)
         #expect(enqueue.status == 0, "\(enqueue.stderr)")
@@ -63,32 +63,20 @@ struct InstagramLoginTests {
         }
     }
 
+    /// `ferry account add NAME --provider instagram --token-file -`: the token is never echoed.
+    static func addAccount(_ name: String, token: String, server: DevServerProcess, db: TestDatabase) async throws {
+        let result = try await FerryProcess.run(
+            ["account", "add", name, "--provider", "instagram", "--token-file", "-", "--api-url", server.baseURL],
+            databaseURL: db.url, stdin: token + "\n", environment: DropboxAccounts.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains(token) && !result.stderr.contains(token))
+    }
+
     /// Runs `ferry account login ig --token-file FILE` with `token` written to a private file, removed after.
     static func login(token: String, db: TestDatabase, file: String) async throws -> FerryProcess.Result {
         _ = FileManager.default.createFile(atPath: file, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600])
         defer { try? FileManager.default.removeItem(atPath: file) }
         return try await FerryProcess.run(
             ["account", "login", "ig", "--token-file", file], databaseURL: db.url, environment: DropboxAccounts.environment)
-    }
-
-    @Test("a throttled account (code 4) defers its feed without using an attempt")
-    func throttleDefers() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("instagram_throttle")
-        let target = try temporaryFolder("instagram-throttle")
-        defer { try? FileManager.default.removeItem(atPath: target) }
-        let user = try await InstagramFetchTests.makeUser(server, count: 2)
-        try await InstagramFetchTests.addAccount("ig", token: user.token, server: server, db: db)
-        _ = try await server.request("POST", "/__dev/instagram/usage", json: .object(["user_id": .string(user.userID), "throttle": .int(4)]))
-        let enqueue = try await FerryProcess.run(["enqueue", "fetch", "instagram:ig", "--to", target + "/", "--batch", "slow"], databaseURL: db.url)
-        #expect(enqueue.status == 0, "\(enqueue.stderr)")
-        let workers = try [TestWorker.transfers(db, name: "ig-throttle", [])]
-        try await eventually(timeout: .seconds(120), interval: .milliseconds(200), "the feed to be deferred by the rate limit") {
-            try await count(
-                db, "SELECT count(*) FROM ferry.events WHERE type = 'deferred' AND data::text LIKE '%rate limit (code 4)%'") == 1
-        }
-        try await URLFetchTests.stop(workers)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'queued' AND attempt = 0 AND run_at > now()") == 1)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('failed', 'succeeded')") == 0)
     }
 }

@@ -9,6 +9,7 @@ import FerryTesting
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 @testable import FerryWorker
@@ -22,15 +23,28 @@ final class PostgresWorker: Sendable {
     let worker: Worker
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
+    private let stopped = Mutex(false)
 
-    /// Starts a worker on its own pool of connections to `db`, running `handlers`.
-    init(_ db: TestDatabase, handlers: JobHandlers, configuration: WorkerConfiguration = WorkerHarness.configuration()) {
+    /// Starts a worker on its own pool of connections to `db`, running `handlers`; with `scheduleInterval`, the
+    /// scheduler `ferry worker` runs beside it (`--schedule-interval`), which fires due schedules.
+    init(
+        _ db: TestDatabase, handlers: JobHandlers, configuration: WorkerConfiguration = WorkerHarness.configuration(),
+        scheduleInterval: Duration? = nil, store: FerryStore? = nil
+    ) {
         let logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = db.store()
+        let store = store ?? db.store()
         self.store = store
-        let worker = Worker(configuration: configuration, store: store, handlers: handlers, logger: logger)
+        let scheduler = scheduleInterval.map {
+            Scheduler(
+                store: store, workerName: configuration.name, interval: $0, registry: .standard, localRoots: configuration.localRoots,
+                logger: logger)
+        }
+        var schedulesChanged: (@Sendable () -> Void)? = nil
+        if let scheduler { schedulesChanged = { scheduler.wake() } }
+        let worker = Worker(configuration: configuration, store: store, handlers: handlers, schedulesChanged: schedulesChanged, logger: logger)
         self.worker = worker
-        let group = ServiceGroup(services: [worker], logger: logger)
+        let services: [any Service] = [worker] + (scheduler.map { [$0] } ?? [])
+        let group = ServiceGroup(services: services, logger: logger)
         self.group = group
         running = Task { try await group.run() }
     }
@@ -80,6 +94,8 @@ final class PostgresWorker: Sendable {
 
     /// Shuts the worker down gracefully (as SIGTERM does), waits for it and closes its connections.
     func stop() async throws {
+        // Once: a fleet stops at its end whatever workers a test has not stopped itself.
+        guard stopped.withLock({ stopped in defer { stopped = true }; return !stopped }) else { return }
         await group.triggerGracefulShutdown()
         defer { store.client.close() }
         try await running.value

@@ -1,15 +1,15 @@
 import AsyncHTTPClient
 import FerryProviders
 import FerryStore
-import FerryWorker
 import Foundation
 import Logging
 
-extension WorkerCommand {
-    /// The handlers of every provider in `providers` this worker can run: with the secret key, the account-based
-    /// ones too (their tokens refreshed through the store); remote folders created once through the store; local
-    /// folders listed only inside the worker's roots.
-    static func providerHandlers(
+extension JobHandlers {
+    /// The handlers `ferry worker` runs: every provider in `providers` this worker can run; with the secret key, the
+    /// account-based ones too (their tokens refreshed through the store); remote folders created once through the
+    /// store; local folders listed only inside the worker's roots. In-process tests build their workers with it too,
+    /// so they run the binary's wiring.
+    public static func fleet(
         _ providers: ProviderRegistry, store: FerryStore, box: SecretBox?, http: HTTPClient, workerName: String, chunkBytes: Int,
         roots: LocalRoots, allowsDeletes: Bool = true, logger: Logger
     ) -> JobHandlers {
