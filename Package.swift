@@ -320,7 +320,7 @@ let package = Package(
         .testTarget(
             name: "FerryClientTests",
             dependencies: [
-                "FerryClient", "FerryTestSupport", "FerryWorker", "FerryTesting",
+                "FerryClient", "FerryTestSupport", "FerryWorker", "FerryTesting", "FerryHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import FerryClient
+import FerryHTTP
 import FerryTestSupport
 import FerryTesting
 import FerryWorker
@@ -62,7 +63,8 @@ struct FerryClientTreeTests {
         let roots = try LocalRoots(directories: [root])
         var configuration = WorkerHarness.configuration()
         configuration.localRoots = roots
-        let http = HTTPClient(eventLoopGroupProvider: .singleton)
+        // The client `ferry worker` makes: it follows no redirect itself (handlers check each hop).
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPTransferTimeouts.configuration())
         let store = db.store()
         let environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20, localRoots: roots)
         let worker = Worker(

@@ -29,8 +29,16 @@ struct FlickrFetchTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    /// `ferry account add NAME --provider flickr --api-key-file -` in process, pointed at the fleet's server.
+    static func addAccount(_ name: String, key: String, fleet: InProcessFleet, verify: Bool = true) async throws {
+        let base = fleet.server.baseURL
+        try await fleet.addAccount(
+            name, provider: "flickr", values: ["api-url": base + "/services/rest/", "content-url": base + "/flickr/photos"],
+            secrets: ["api-key": key], verify: verify)
+    }
+
     /// Seeds a user; answers its photos (id → title) in stream order.
-    static func seedUser(_ server: DevServerProcess, _ userID: String, count: Int, totalAs: String = "string") async throws -> [(id: String, title: String, path: String)] {
+    static func seedUser(_ server: any DevServerControl, _ userID: String, count: Int, totalAs: String = "string") async throws -> [(id: String, title: String, path: String)] {
         let reply = try await server.request(
             "POST", "/__dev/flickr/users", json: .object(["user_id": .string(userID), "count": .int(Int64(count)), "total_as": .string(totalAs)]))
         guard case .array(let photos)? = reply["photos"] else { throw TestSupportError("no photos in the seed answer") }

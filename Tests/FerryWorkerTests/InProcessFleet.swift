@@ -70,10 +70,12 @@ extension InProcessFleet {
     /// `ferry account add NAME --provider PROVIDER` with the given flag values (`api-url`) and secret files'
     /// contents (`refresh-token`), checked with the provider as the command checks them.
     func addAccount(
-        _ name: String, provider: String, values: [String: String] = [:], secrets: [String: String] = [:], maxConcurrent: Int? = nil
+        _ name: String, provider: String, values: [String: String] = [:], secrets: [String: String] = [:], maxConcurrent: Int? = nil,
+        verify: Bool = true
     ) async throws {
         let kind = try #require(ProviderRegistry.standard.accountKind(of: provider), "a provider with accounts")
-        let inputs = AccountInputs(name: name, provider: provider, maxConcurrent: maxConcurrent, values: values, secrets: secrets)
+        let inputs = AccountInputs(
+            name: name, provider: provider, maxConcurrent: maxConcurrent, values: values, secrets: secrets, verify: verify)
         let (account, _) = try await kind.prepare(inputs, httpClient: http, logger: Self.quiet)
         try await store.accounts.add(account, box: box, by: "test")
     }

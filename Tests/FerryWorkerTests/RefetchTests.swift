@@ -8,7 +8,7 @@ import Testing
 
 /// A folder fetched again into the same place brings only what is new or changed. The Dropbox case runs a real
 /// worker in process on PostgreSQL with the registry's handlers against a dev server in process (its proof is in the
-/// jobs, the server's counts and the files); the Flickr case still runs `ferry worker`, whose scheduler ticks it needs.
+/// jobs, the server's counts and the files); the Flickr case runs the worker's scheduler beside it, as `ferry worker` does.
 @Suite("re-fetch only what changed")
 struct RefetchTests {
     @Test("a Dropbox folder fetched again: unchanged files are skipped, a changed, a new and a locally damaged one are downloaded",
@@ -75,22 +75,24 @@ struct RefetchTests {
     }
 
     @Test("a scheduled Flickr photostream fetch: ticks during a run are skipped, later ticks list the stream and fetch nothing again",
-          .tags(.postgres, .process))
+          .tags(.postgres))
     func scheduledPhotostream() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("refetch_flickr")
+        try await InProcessFleet.run("refetch_flickr") { fleet in try await Self.scheduledPhotostream(fleet) }
+    }
+
+    static func scheduledPhotostream(_ fleet: InProcessFleet) async throws {
+        let server = fleet.server, db = fleet.db
         let target = try temporaryFolder("refetch-flickr")
         defer { try? FileManager.default.removeItem(atPath: target) }
         let photos = try await FlickrFetchTests.seedUser(server, "9@N09", count: 20)
-        try await FlickrFetchTests.addAccount("flickr", key: FlickrFetchTests.devKey, server: server, db: db)
+        try await FlickrFetchTests.addAccount("flickr", key: FlickrFetchTests.devKey, fleet: fleet)
         // Photos held at their 100th byte: the first run is still going when the next ticks fall, however slow the
         // machine, and they must give way to it (overlap skip, the default) rather than list a half-fetched folder.
         try await server.setFaults(["download_pause_at_byte": .int(100)])
-        let add = try await FerryProcess.run(
-            ["schedule", "add", "stream", "--every", "2s", "--", "fetch", "flickr:9@N09", "--to", target + "/", "--size", "q"],
-            databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
-        #expect(add.status == 0, "\(add.stderr)")
-        let worker = try TestWorker.transfers(db, name: "stream-1", ["--concurrency", "8", "--schedule-interval", "0.2"])
+        try await fleet.addSchedule(
+            "stream", everySeconds: 2,
+            template: JobRequest(kind: .fetch, source: "flickr:9@N09", to: target + "/", options: ["size": .commandLine("q")]))
+        let worker = try fleet.worker("stream-1", concurrency: 8, scheduleInterval: .milliseconds(200))
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "two ticks skipped for the first run") {
             try await count(db, "SELECT count(*) FROM ferry.schedule_runs WHERE skipped_for IS NOT NULL") >= 2
         }
@@ -100,8 +102,8 @@ struct RefetchTests {
             try await count(
                 db, "SELECT count(*) FROM ferry.schedule_runs r JOIN ferry.jobs j ON j.job_id = r.job_id WHERE j.state = 'succeeded'") >= 3
         }
-        #expect(try await FerryProcess.run(["schedule", "pause", "stream"], databaseURL: db.url).status == 0)
-        try await URLFetchTests.stop([worker])
+        try await fleet.pauseSchedule("stream")
+        try await fleet.stop([worker])
         #expect(FlickrFetchTests.tree(target) == photos.map { "\($0.id)_q.jpg" }.sorted())
 
         // One job per photo over all the runs; a photo downloaded again only by a recorded later attempt of that job.
