@@ -1,4 +1,5 @@
 import Crypto
+import FerryClient
 import FerryCore
 import FerryS3
 import FerryStore
@@ -12,9 +13,22 @@ import Testing
 #endif
 
 /// `ferry enqueue copy`: real workers stream files between the Dropbox dev server and S3 (moto), part by part,
-/// with no local copy; byte-for-byte checks on both sides, a kill -9 mid-transfer, and copies made again.
-@Suite("copies between providers", .tags(.postgres, .process), .serialized)
+/// with no local copy; byte-for-byte checks on both sides, a kill -9 mid-transfer, and copies made again. The cases
+/// without a kill run their workers and the dev server in the test's process (`InProcessFleet`; moto runs outside).
+@Suite("copies between providers", .tags(.postgres), .serialized)
 struct CopyTransferTests {
+    /// A copy's default (`ferry enqueue copy` compares before it writes unless `--no-if-changed`).
+    static let ifChanged: [String: OptionValue] = ["if_changed": .json(.bool(true))]
+
+    /// `ferry enqueue copy SOURCE --to TO --batch BATCH [options]` through FerryClient; answers the job's id.
+    @discardableResult
+    static func copy(
+        _ fleet: InProcessFleet, _ source: String, to: String, batch: String, _ options: [String: OptionValue] = ifChanged,
+        maxAttempts: Int64? = nil
+    ) async throws -> String {
+        try await fleet.enqueue(.copy, source, to: to, batch: batch, options: options, maxAttempts: maxAttempts)
+    }
+
     static func sha256(_ data: Data) -> String {
         SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
@@ -33,7 +47,9 @@ struct CopyTransferTests {
         return states
     }
 
-    @Test("a Dropbox folder of 200 files in subfolders and a 100 MiB file goes to S3 through a kill -9: every object equals its source, the multipart upload resumed, none left open; copied again, nothing is enqueued")
+    @Test(
+        "a Dropbox folder of 200 files in subfolders and a 100 MiB file goes to S3 through a kill -9: every object equals its source, the multipart upload resumed, none left open; copied again, nothing is enqueued",
+        .tags(.process))
     func dropboxToS3() async throws {
         let setup = try await S3TransferTests.setUp("copy_dbx_s3")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
@@ -102,10 +118,14 @@ struct CopyTransferTests {
 
     @Test("S3 objects go to Dropbox with their bytes and modification times; one changed object is copied again and the rest skipped; a single object keeps its name")
     func s3ToDropbox() async throws {
-        let setup = try await S3TransferTests.setUp("copy_s3_dbx")
+        try await InProcessFleet.run("copy_s3_dbx") { fleet in try await Self.s3ToDropbox(fleet) }
+    }
+
+    static func s3ToDropbox(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("copy_s3_dbx")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
-        let server = try await DevServerProcess()
-        let refreshToken = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
+        let server = fleet.server
+        let refreshToken = try await fleet.addDropbox("box")
         var objects = [String: Data]()
         for (index, key) in ["in/a.jpg", "in/b.jpg", "in/sub/c.jpg", "in/sub/deeper/d.mov", "in/big.bin"].enumerated() {
             let size = key == "in/big.bin" ? 9 * 1024 * 1024 + 5 : 1_000 + index * 7_919
@@ -113,8 +133,8 @@ struct CopyTransferTests {
             objects[key] = data
             _ = try await setup.client.putObject(bucket: setup.bucket, key: key, body: .bytes(ByteBuffer(bytes: data)), metadata: ["mtime": "1700000000.5"])
         }
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "first"])
-        let worker = try TestWorker.transfers(setup.db, name: "copy-s3", ["--chunk-size", "4"])
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/in/", to: "dropbox:box:/FromS3/", batch: "first")
+        let worker = try fleet.transferWorker("copy-s3", chunkMiB: 4)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the first copy") { try await WorkerFixtures.batchDone(setup.db, "first") }
         #expect(try await Self.states(setup.db, "first") == ["succeeded": 6])
         // The destination folder did not exist when listed: every child went without a get_metadata first.
@@ -136,7 +156,8 @@ struct CopyTransferTests {
         let changed = Data(repeating: 7, count: 4_321)
         _ = try await setup.client.putObject(bucket: setup.bucket, key: "in/b.jpg", body: .bytes(ByteBuffer(bytes: changed)))
         objects["in/b.jpg"] = changed
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "second", "--option", "mode=overwrite"])
+        let overwrite = Self.ifChanged.merging(["mode": .commandLine("overwrite")]) { $1 }
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/in/", to: "dropbox:box:/FromS3/", batch: "second", overwrite)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the second copy") { try await WorkerFixtures.batchDone(setup.db, "second") }
         #expect(try await Self.states(setup.db, "second") == ["succeeded": 2], "the listing and the one changed object")
         // The listing found b.jpg at the destination: its child looked there (and found other content).
@@ -145,11 +166,11 @@ struct CopyTransferTests {
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/FromS3/b.jpg")) == changed)
 
         // The same folder again: every file's version was copied, so only the listing runs.
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/FromS3/", "--batch", "third", "--option", "mode=overwrite", "--max-attempts", "2"])
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/in/", to: "dropbox:box:/FromS3/", batch: "third", overwrite, maxAttempts: 2)
         let settled = try await setup.db.query("SELECT count(*) FROM ferry.jobs WHERE batch = 'third'").rows[0].decode(Int.self, at: 0)
         #expect(settled == 1)
         // A single object into a folder keeps its name.
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/sub/c.jpg", "--to", "dropbox:box:/One/", "--batch", "one"])
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/in/sub/c.jpg", to: "dropbox:box:/One/", batch: "one")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the single copy") {
             let third = try await WorkerFixtures.batchDone(setup.db, "third")
             let one = try await WorkerFixtures.batchDone(setup.db, "one")
@@ -158,15 +179,14 @@ struct CopyTransferTests {
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/One/c.jpg")) == objects["in/sub/c.jpg"])
         let noneCopied = try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'third' AND kind = 'copy' AND state = 'succeeded'")
         #expect(noneCopied == 1, "the listing only: the children of the same versions exist")
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        try await fleet.stop([worker])
 
         // --no-if-changed: every file is copied again (children keyed by this job), and each one's check is skipped.
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/in/", "--to", "dropbox:box:/Again/", "--batch", "fresh", "--no-if-changed"])
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/in/", to: "dropbox:box:/Again/", batch: "fresh", [:])
         // From SQL, in an application's transaction: the first worker settles it as ferry enqueue would.
         _ = try await setup.db.query(
             "SELECT ferry.enqueue('copy', $1, 'dropbox:box:/Sql/', '{\"batch\": \"sql\"}')", ["s3:s3:\(setup.bucket)/in/a.jpg"])
-        let again = try TestWorker.transfers(setup.db, name: "copy-again", ["--chunk-size", "4"])
+        let again = try fleet.transferWorker("copy-again", chunkMiB: 4)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fresh copy") {
             let fresh = try await WorkerFixtures.batchDone(setup.db, "fresh")
             let sql = try await WorkerFixtures.batchDone(setup.db, "sql")
@@ -180,15 +200,17 @@ struct CopyTransferTests {
         }
         #expect(try await Self.states(setup.db, "sql") == ["succeeded": 1])
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Sql/a.jpg")) == objects["in/a.jpg"])
-        again.signal(SIGTERM)
-        _ = try await again.waitForExit()
-        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
-        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        try await fleet.stop([again])
+        try await fleet.verifyProjection()
     }
 
     @Test("S3 prefix to S3: the folder job lists the destination's range per page; files it lacks are written without a look, files it holds are looked at and the same ones left alone; within one account the store copies them itself")
     func s3ToS3WithDestinationListing() async throws {
-        let setup = try await S3TransferTests.setUp("copy_s3_s3")
+        try await InProcessFleet.run("copy_s3_s3") { fleet in try await Self.s3ToS3WithDestinationListing(fleet) }
+    }
+
+    static func s3ToS3WithDestinationListing(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("copy_s3_s3")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
         func content(_ index: Int) -> Data { Data((0..<(2_000 + index * 37)).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }) }
         for index in 0..<30 {
@@ -205,12 +227,11 @@ struct CopyTransferTests {
             bucket: setup.bucket, key: "dst/p/f110", body: .bytes(ByteBuffer(bytes: Data(repeating: 1, count: content(10).count))))
         // Another account for the destination: the bytes stream through the worker (one account would have the
         // store copy them itself; that case is below).
-        try await S3TransferTests.addAccount(setup, name: "s3b")
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/src/p/", "--to", "s3:s3b:\(setup.bucket)/dst/p/", "--batch", "hint"])
-        let worker = try TestWorker.transfers(setup.db, name: "copy-s3-s3", [])
+        try await fleet.addS3("s3b", url: setup.url)
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/src/p/", to: "s3:s3b:\(setup.bucket)/dst/p/", batch: "hint")
+        let worker = try fleet.worker("copy-s3-s3")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the copy") { try await WorkerFixtures.batchDone(setup.db, "hint") }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        try await fleet.stop([worker])
         #expect(try await Self.states(setup.db, "hint") == ["succeeded": 31])
 
         var hinted = Set<String>(), skipped = Set<String>()
@@ -251,10 +272,9 @@ struct CopyTransferTests {
                 account: "s3b", queue: "default", batch: "late", priority: 0, maxAttempts: 1, runAt: nil, idempotencyKey: nil,
                 metadata: nil, bytesTotal: 6, details: ["from": from, "if_changed": .bool(true)])
         ])
-        let late = try TestWorker.transfers(setup.db, name: "copy-late", [])
+        let late = try fleet.worker("copy-late")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the late copy") { try await WorkerFixtures.batchDone(setup.db, "late") }
-        late.signal(SIGTERM)
-        _ = try await late.waitForExit()
+        try await fleet.stop([late])
         #expect(try await Self.states(setup.db, "late") == ["succeeded": 1])
         #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "dst/q/late") == Self.sha256(current))
         #expect(try await count(
@@ -262,13 +282,12 @@ struct CopyTransferTests {
 
         // One account on both sides: the store copies each object itself (CopyObject pinned to the listed ETag,
         // one request per object), keeping the source's metadata; nothing streams through the worker.
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/src/p/", "--to", "s3:s3:\(setup.bucket)/inside/", "--batch", "inside"])
-        let inside = try TestWorker.transfers(setup.db, name: "copy-inside", [])
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/src/p/", to: "s3:s3:\(setup.bucket)/inside/", batch: "inside")
+        let inside = try fleet.worker("copy-inside")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the copy inside the store") {
             try await WorkerFixtures.batchDone(setup.db, "inside")
         }
-        inside.signal(SIGTERM)
-        _ = try await inside.waitForExit()
+        try await fleet.stop([inside])
         #expect(try await Self.states(setup.db, "inside") == ["succeeded": 31])
         #expect(try await count(
             setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'inside' AND result->>'server_side' = 'true' AND bytes_done = bytes_total") == 30)
@@ -282,11 +301,10 @@ struct CopyTransferTests {
         // A key that needs encoding in x-amz-copy-source, copied on its own.
         let odd = "odd/a b ü+%&=.bin"
         _ = try await setup.client.putObject(bucket: setup.bucket, key: odd, body: .bytes(ByteBuffer(bytes: content(3))))
-        _ = try await Self.enqueue(setup.db, ["s3:s3:\(setup.bucket)/\(odd)", "--to", "s3:s3:\(setup.bucket)/inside2/", "--batch", "odd"])
-        let oddWorker = try TestWorker.transfers(setup.db, name: "copy-odd", [])
+        try await Self.copy(fleet, "s3:s3:\(setup.bucket)/\(odd)", to: "s3:s3:\(setup.bucket)/inside2/", batch: "odd")
+        let oddWorker = try fleet.worker("copy-odd")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the odd copy") { try await WorkerFixtures.batchDone(setup.db, "odd") }
-        oddWorker.signal(SIGTERM)
-        _ = try await oddWorker.waitForExit()
+        try await fleet.stop([oddWorker])
         #expect(try await Self.states(setup.db, "odd") == ["succeeded": 1])
         #expect(try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'odd' AND result->>'server_side' = 'true'") == 1)
         #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "inside2/a b ü+%&=.bin") == Self.sha256(content(3)))

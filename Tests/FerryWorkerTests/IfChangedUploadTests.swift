@@ -1,32 +1,35 @@
+import FerryClient
 import FerryCore
 import FerryS3
 import FerryTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `--if-changed` on uploads: a tree uploaded again moves no data where the destination already holds the same
-/// content, for a local directory, the Dropbox dev server and S3 (moto). Real workers, real PostgreSQL.
-@Suite("uploads with --if-changed", .tags(.postgres, .process), .serialized)
+/// content, for a local directory, the Dropbox dev server and S3 (moto). Workers, producer and dev server in the
+/// test's process (`InProcessFleet`), real PostgreSQL.
+@Suite("uploads with --if-changed", .tags(.postgres), .serialized)
 struct IfChangedUploadTests {
-    /// Enqueues `files` to `destination` as `batch` and runs one worker until the batch is done.
+    /// Enqueues `files` to `destination` as `batch` (as `ferry enqueue upload FILE… --to DEST` does) and runs one
+    /// worker (`--chunk-size chunkMiB`) until the batch is done.
     static func upload(
-        _ db: TestDatabase, _ files: [String], to destination: String, batch: String, _ options: [String] = [],
-        worker extra: [String] = []
+        _ fleet: InProcessFleet, _ files: [String], to destination: String, batch: String, _ options: [String: OptionValue] = [:],
+        maxAttempts: Int64? = nil, chunkMiB: Int = 8
     ) async throws {
-        let enqueued = try await FerryProcess.run(
-            ["enqueue", "upload"] + files + ["--to", destination, "--batch", batch] + options, databaseURL: db.url)
-        #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        let worker = try TestWorker.transfers(db, name: batch, extra)
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
-            try await WorkerFixtures.batchDone(db, batch)
+        try await fleet.upload(files, to: destination, batch: batch, options: options, maxAttempts: maxAttempts)
+        let worker = try fleet.transferWorker(batch, chunkMiB: chunkMiB)
+        do {
+            try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
+                try await WorkerFixtures.batchDone(fleet.db, batch)
+            }
+        } catch {
+            try? await fleet.stop([worker])
+            throw error
         }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        try await fleet.stop([worker])
     }
+
+    static let ifChanged: [String: OptionValue] = ["if_changed": .json(.bool(true))]
 
     /// Jobs of `batch` that succeeded: all of them, and those that moved no data (`result->>'skipped'`).
     static func outcome(_ db: TestDatabase, _ batch: String) async throws -> (succeeded: Int, unchanged: Int, failed: Int) {
@@ -55,12 +58,16 @@ struct IfChangedUploadTests {
 
     @Test("local directory: copies keep the source's mtime; again with --if-changed nothing is copied and a new file is; a different file is refused without --if-changed and replaced with it")
     func localDirectory() async throws {
-        let db = try await TestDatabase.make("ifchanged_local")
+        try await InProcessFleet.run("ifchanged_local") { fleet in try await Self.localDirectory(fleet) }
+    }
+
+    static func localDirectory(_ fleet: InProcessFleet) async throws {
+        let db = fleet.db
         let dir = try temporaryFolder("ifchanged-local")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var files = try Self.photos(dir + "/src", count: 5)
         let target = dir + "/dst/"
-        try await Self.upload(db, files, to: target, batch: "first")
+        try await Self.upload(fleet, files, to: target, batch: "first")
         #expect(try await Self.outcome(db, "first") == (5, 0, 0))
         for file in files {
             let copy = target + (file as NSString).lastPathComponent
@@ -73,28 +80,26 @@ struct IfChangedUploadTests {
             try FileManager.default.moveItem(atPath: path, toPath: moved)
             return moved
         }
-        try await Self.upload(db, files, to: target, batch: "second", ["--if-changed"])
+        try await Self.upload(fleet, files, to: target, batch: "second", Self.ifChanged)
         #expect(try await Self.outcome(db, "second") == (6, 5, 0), "the five already there are skipped, the new one copied")
         // Counted apart: the batch says what was already there, and ferry wait does not report it as moved.
         let sizes = try files.prefix(5).map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int64 ?? 0 }
         let counted = try await db.query("SELECT unchanged, unchanged_bytes FROM ferry.batch_status WHERE batch = 'second'").rows[0]
         #expect(try counted.decode(Int64.self, at: 0) == 5 && counted.decode(Int64.self, at: 1) == sizes.reduce(0, +))
-        let wait = try await FerryProcess.run(["wait", "--batch", "second"], databaseURL: db.url)
-        #expect(wait.stdout.contains("1 transferred, 5 unchanged"), "\(wait.stdout)")
-        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: db.url)
-        #expect(verify.status == 0, "the counters agree with the jobs: \(verify.stdout)")
+        // (ferry wait's "1 transferred, 5 unchanged" from these counters: TreeEnqueueTests.) The counters agree with the jobs.
+        try await fleet.verifyProjection()
         #expect(try DropboxAccounts.sha256(target + "IMG_2000.jpg") == DropboxAccounts.sha256(files[5]))
 
         // A different file of the same name: without --if-changed it is kept (the job fails); with it, replaced whole.
         try DropboxAccounts.randomFile(files[0], size: 1234)
         let copy = target + (files[0] as NSString).lastPathComponent
         let before = try DropboxAccounts.sha256(copy)
-        try await Self.upload(db, [files[0]], to: target, batch: "third", ["--no-if-changed", "--max-attempts", "1"])
+        try await Self.upload(fleet, [files[0]], to: target, batch: "third", maxAttempts: 1)
         #expect(try await Self.outcome(db, "third") == (0, 0, 1))
         let error = try await db.query("SELECT last_error FROM ferry.jobs WHERE batch = 'third'").rows[0].decode(String?.self, at: 0)
         #expect(error?.contains("already exists with different content") == true, "\(error ?? "")")
         #expect(try DropboxAccounts.sha256(copy) == before)
-        try await Self.upload(db, [files[0]], to: target, batch: "fourth", ["--if-changed", "--max-attempts", "1"])
+        try await Self.upload(fleet, [files[0]], to: target, batch: "fourth", Self.ifChanged, maxAttempts: 1)
         #expect(try await Self.outcome(db, "fourth") == (1, 0, 0))
         #expect(try DropboxAccounts.sha256(copy) == DropboxAccounts.sha256(files[0]), "the changed file replaced")
         #expect(try FileManager.default.contentsOfDirectory(atPath: target).allSatisfy { !$0.hasPrefix(".") }, "no temporary file left")
@@ -102,19 +107,22 @@ struct IfChangedUploadTests {
 
     @Test("Dropbox: again with --if-changed uploads nothing (size and content_hash); a changed file goes up with mode=overwrite")
     func dropbox() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("ifchanged_dbx")
-        try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await InProcessFleet.run("ifchanged_dbx") { fleet in try await Self.dropbox(fleet) }
+    }
+
+    static func dropbox(_ fleet: InProcessFleet) async throws {
+        let (server, db) = (fleet.server, fleet.db)
+        try await fleet.addDropbox("box")
         let dir = try temporaryFolder("ifchanged-dbx")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let files = try Self.photos(dir, count: 6)
-        try await Self.upload(db, files, to: "dropbox:box:/Cam/", batch: "first")
+        try await Self.upload(fleet, files, to: "dropbox:box:/Cam/", batch: "first")
         #expect(try await Self.outcome(db, "first") == (6, 0, 0))
         let stored = server.storedFile(account: "box", path: "/Cam/IMG_1000.jpg")
         let before = try Self.modified(stored)
 
         try DropboxAccounts.randomFile(files[2], size: 7_777)
-        try await Self.upload(db, files, to: "dropbox:box:/Cam/", batch: "second", ["--if-changed", "--option", "mode=overwrite"])
+        try await Self.upload(fleet, files, to: "dropbox:box:/Cam/", batch: "second", Self.ifChanged.merging(["mode": .commandLine("overwrite")]) { $1 })
         #expect(try await Self.outcome(db, "second") == (6, 5, 0))
         #expect(try Self.modified(stored) == before, "an unchanged file is not written again")
         #expect(try DropboxAccounts.sha256(server.storedFile(account: "box", path: "/Cam/IMG_1002.jpg")) == DropboxAccounts.sha256(files[2]))
@@ -122,14 +130,18 @@ struct IfChangedUploadTests {
 
     @Test("S3: Content-Type from the extension, mtime stored; again with --if-changed nothing goes up, multipart objects included")
     func s3() async throws {
-        let setup = try await S3TransferTests.setUp("ifchanged_s3")
+        try await InProcessFleet.run("ifchanged_s3") { fleet in try await Self.s3(fleet) }
+    }
+
+    static func s3(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("ifchanged_s3")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
         var files = try Self.photos(setup.dir + "/src", count: 3)
         let big = setup.dir + "/src/clip.mov"
         try DropboxAccounts.randomFile(big, size: 11 * 1024 * 1024)
         files.append(big)
         let destination = "s3:s3:\(setup.bucket)/cam/"
-        try await Self.upload(setup.db, files, to: destination, batch: "first", worker: ["--chunk-size", "5"])
+        try await Self.upload(fleet, files, to: destination, batch: "first", chunkMiB: 5)
         #expect(try await Self.outcome(setup.db, "first") == (4, 0, 0))
         let photo = try await setup.client.headObject(bucket: setup.bucket, key: "cam/IMG_1000.jpg")
         #expect(photo.contentType == "image/jpeg")
@@ -138,25 +150,20 @@ struct IfChangedUploadTests {
         let seconds = try #require(try Self.modified(big)).timeIntervalSince1970
         #expect(clip.metadata["mtime"].flatMap(Double.init).map { abs($0 - seconds) < 0.001 } == true, "\(clip.metadata)")
 
-        try await Self.upload(setup.db, files, to: destination, batch: "second", ["--if-changed"], worker: ["--chunk-size", "5"])
+        try await Self.upload(fleet, files, to: destination, batch: "second", Self.ifChanged, chunkMiB: 5)
         #expect(try await Self.outcome(setup.db, "second") == (4, 4, 0))
         let again = try await setup.client.headObject(bucket: setup.bucket, key: "cam/clip.mov")
         #expect(again.lastModified == clip.lastModified && again.etag == clip.etag)
 
         // The job's metadata goes with the object as user metadata, where a header can carry it.
-        let line = JSONValue.object([
-            "kind": .string("upload"), "source": .string(files[0]), "to": .string("s3:s3:\(setup.bucket)/meta/"),
-            "batch": .string("meta"),
-            "metadata": .object(["Title": .string("Harbour at dawn"), "likes": .int(12), "caption": .string("Smørrebrød")]),
-        ]).jsonText
-        let jobs = setup.dir + "/meta.jsonl"
-        try (line + "\n").write(toFile: jobs, atomically: true, encoding: .utf8)
-        let enqueued = try await FerryProcess.run(["enqueue", "--from", jobs], databaseURL: setup.db.url)
-        #expect(enqueued.status == 0, "\(enqueued.stderr)")
-        let worker = try TestWorker.transfers(setup.db, name: "meta")
+        // As a line of `ferry enqueue --from FILE`: the request with its metadata.
+        let metadata = JSONValue.object(["Title": .string("Harbour at dawn"), "likes": .int(12), "caption": .string("Smørrebrød")])
+        _ = try await fleet.client.enqueue([
+            JobRequest(kind: .upload, source: files[0], to: "s3:s3:\(setup.bucket)/meta/", batch: "meta", metadata: metadata)
+        ])
+        let worker = try fleet.worker("meta")
         try await eventually(timeout: .seconds(300), "the metadata upload") { try await WorkerFixtures.batchDone(setup.db, "meta") }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        try await fleet.stop([worker])
         let meta = try await setup.client.headObject(bucket: setup.bucket, key: "meta/IMG_1000.jpg").metadata
         #expect(meta["title"] == "Harbour at dawn" && meta["likes"] == "12" && meta["caption"] == nil && meta["mtime"] != nil, "\(meta)")
     }

@@ -1,4 +1,6 @@
 import Crypto
+import FerryClient
+import FerryCore
 import FerryTestSupport
 import Foundation
 import Postgres
@@ -8,9 +10,12 @@ import Testing
     import Glibc
 #endif
 
+@testable import FerryWorker
+
 /// Local directory uploads through real workers: the kernel copy (`copy_file_range`) and its read/write fallback,
-/// resume after kill -9, and `--bwlimit`.
-@Suite("local copies", .tags(.postgres, .process), .serialized)
+/// resume after kill -9, and `--bwlimit`. The kernel copy and the limit run their workers in the test's process
+/// (`InProcessFleet`); the fallback (an environment variable read once per process) and the kill -9 run `ferry worker`.
+@Suite("local copies", .tags(.postgres), .serialized)
 struct LocalCopyTests {
     /// The worker's environment that turns `copy_file_range` off (the fallback), or nothing.
     static func environment(fallback: Bool) -> [String: String] {
@@ -35,28 +40,22 @@ struct LocalCopyTests {
         SHA256.hash(data: try Data(contentsOf: URL(fileURLWithPath: path))).map { String(format: "%02x", $0) }.joined()
     }
 
-    @Test("small and large files are copied byte-exact, with their SHA-256 and permission bits", arguments: [false, true])
-    func byteExact(fallback: Bool) async throws {
-        let db = try await TestDatabase.make(fallback ? "copyfallback" : "copykernel")
-        // Empty, one byte, one pool buffer exactly, 64 KiB + 1, 3 MiB + 7, and 20 MiB + 3 (three 8 MiB chunks).
+    /// `ferry enqueue --from -` of one upload line per file into `file://TARGET`.
+    static func enqueue(_ fleet: InProcessFleet, _ files: [String], to target: String, batch: String) async throws {
+        _ = try await fleet.client.enqueue(files.map { JobRequest(kind: .upload, source: $0, to: "file://" + target, batch: batch) })
+    }
+
+    /// Empty, one byte, one pool buffer exactly, 64 KiB + 1, 3 MiB + 7, and 20 MiB + 3 (three 8 MiB chunks), with modes
+    /// other than the default (the copy takes the source's bits).
+    static func byteExactFiles() throws -> (dir: String, files: [String]) {
         let sizes = [0, 1, 256 * 1024, 65_537, 3 * 1024 * 1024 + 7, 20 * 1024 * 1024 + 3]
         let (source, files) = try Self.files(sizes)
-        let target = source + "-out/"
-        defer {
-            try? FileManager.default.removeItem(atPath: source)
-            try? FileManager.default.removeItem(atPath: String(target.dropLast()))
-        }
-        // Modes other than the default: the copy takes the source's bits.
         for (index, file) in files.enumerated() { chmod(file, index % 2 == 0 ? 0o640 : 0o600) }
-        let enqueue = try await FerryProcess.run(
-            ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "c"))
-        #expect(enqueue.status == 0, "\(enqueue.stderr)")
-        let worker = try TestWorker.start(
-            db, name: "copier", ["--concurrency", "3"], environment: Self.environment(fallback: fallback), logLevel: "debug")
-        try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "c") }
-        worker.signal(SIGTERM)
-        #expect(try await worker.waitForExit() == 0)
+        return (source, files)
+    }
 
+    /// Every copy equals its source, with its permission bits and recorded SHA-256; no partial file is left.
+    static func expectCopies(_ db: TestDatabase, _ files: [String], in target: String) async throws {
         #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == files.count)
         for file in files {
             let copy = target + (file as NSString).lastPathComponent
@@ -68,13 +67,52 @@ struct LocalCopyTests {
             let recorded = try await db.query("SELECT result->>'sha256' FROM ferry.jobs WHERE source = $1", [file]).rows[0].decode(String.self, at: 0)
             #expect(recorded == (try Self.sha256(file)), "the recorded SHA-256 of \(file)")
         }
-        // Which path ran: the fallback says so once per job (at debug), the kernel copy never.
-        #expect(worker.log.contains("copied with read and write") == fallback, "\(worker.log.suffix(2000))")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: target).filter { $0.hasSuffix(".part") }
         #expect(leftovers.isEmpty)
     }
 
-    @Test("kill -9 mid-copy: the next worker resumes from the recorded offset", arguments: [false, true])
+    @Test("small and large files are copied byte-exact (the kernel copy), with their SHA-256 and permission bits")
+    func byteExact() async throws {
+        // This process leaves copy_file_range on (the fallback's switch is the process's environment).
+        #expect(OwnedFile.kernelCopyAllowed)
+        try await InProcessFleet.run("copykernel") { fleet in
+            let (source, files) = try Self.byteExactFiles()
+            let target = source + "-out/"
+            defer {
+                try? FileManager.default.removeItem(atPath: source)
+                try? FileManager.default.removeItem(atPath: String(target.dropLast()))
+            }
+            try await Self.enqueue(fleet, files, to: target, batch: "c")
+            let worker = try fleet.worker("copier", concurrency: 3)
+            try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(fleet.db, "c") }
+            try await fleet.stop([worker])
+            try await Self.expectCopies(fleet.db, files, in: target)
+        }
+    }
+
+    @Test("with copy_file_range off, the read and write fallback copies byte-exact and says so in the worker's log", .tags(.process))
+    func byteExactFallback() async throws {
+        let db = try await TestDatabase.make("copyfallback")
+        let (source, files) = try Self.byteExactFiles()
+        let target = source + "-out/"
+        defer {
+            try? FileManager.default.removeItem(atPath: source)
+            try? FileManager.default.removeItem(atPath: String(target.dropLast()))
+        }
+        let enqueue = try await FerryProcess.run(
+            ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "c"))
+        #expect(enqueue.status == 0, "\(enqueue.stderr)")
+        let worker = try TestWorker.start(
+            db, name: "copier", ["--concurrency", "3"], environment: Self.environment(fallback: true), logLevel: "debug")
+        try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "c") }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit() == 0)
+        try await Self.expectCopies(db, files, in: target)
+        // Which path ran: the fallback says so once per job (at debug).
+        #expect(worker.log.contains("copied with read and write"), "\(worker.log.suffix(2000))")
+    }
+
+    @Test("kill -9 mid-copy: the next worker resumes from the recorded offset", .tags(.process), arguments: [false, true])
     func resumeAfterKill(fallback: Bool) async throws {
         let db = try await TestDatabase.make(fallback ? "copyresumefb" : "copyresume")
         let (source, files) = try Self.files(Array(repeating: 12 * 1024 * 1024 + 5, count: 3))
@@ -121,19 +159,22 @@ struct LocalCopyTests {
 
     @Test("--bwlimit 2M holds within 10 %: 30 MiB through one worker, rate from the jobs' recorded times")
     func bandwidthLimit() async throws {
-        let db = try await TestDatabase.make("bwlimit")
+        try await InProcessFleet.run("bwlimit") { fleet in try await Self.bandwidthLimit(fleet) }
+    }
+
+    static func bandwidthLimit(_ fleet: InProcessFleet) async throws {
+        let db = fleet.db
         let (source, files) = try Self.files(Array(repeating: 3 * 1024 * 1024, count: 10))
         let target = source + "-out/"
         defer {
             try? FileManager.default.removeItem(atPath: source)
             try? FileManager.default.removeItem(atPath: String(target.dropLast()))
         }
-        _ = try await FerryProcess.run(
-            ["enqueue", "--from", "-"], databaseURL: db.url, stdin: WorkerFixtures.jsonl(uploading: files, to: "file://" + target, batch: "bw"))
-        let worker = try TestWorker.start(db, name: "limited", ["--concurrency", "4", "--bwlimit", "2M"])
+        try await Self.enqueue(fleet, files, to: target, batch: "bw")
+        // `ferry worker --concurrency 4 --bwlimit 2M`.
+        let worker = try fleet.worker("limited", concurrency: 4) { $0.bandwidthLimit = 2 * 1024 * 1024 }
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "bw") }
-        worker.signal(SIGTERM)
-        #expect(try await worker.waitForExit() == 0)
+        try await fleet.stop([worker])
         #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 10)
 
         // From the first start to the last finish as the database recorded them, not this test's clock (a busy

@@ -1,4 +1,5 @@
 import Crypto
+import FerryClient
 import FerryCore
 import FerryS3
 import FerryTestSupport
@@ -12,12 +13,13 @@ import Testing
 
 /// Backups that hold (issue 32): a tree uploaded again replaces its changed files, as rclone's `copy` does, on
 /// Dropbox, S3 (moto), Google Drive (dev server) and a local folder; `--immutable` and `--ignore-existing` keep
-/// the stricter choices for uploads too. Real workers, real PostgreSQL.
-@Suite("changed files replaced by default", .tags(.postgres, .process), .serialized)
+/// the stricter choices for uploads too. Workers, producer and dev server in the test's process (`InProcessFleet`),
+/// moto and PostgreSQL outside; what `ferry enqueue` refuses runs the command.
+@Suite("changed files replaced by default", .tags(.postgres), .serialized)
 struct ReplaceChangedTests {
     /// One run's destinations: each takes the tree with `upload DIR --recursive --to DEST`.
     struct Destinations {
-        let server: DevServerProcess
+        let server: any DevServerControl
         let setup: S3TransferTests.Setup
         let local: String
 
@@ -26,7 +28,7 @@ struct ReplaceChangedTests {
         /// The MD5 of what is at `relative` below each destination (nil where there is none), by destination; a
         /// Drive file's as Drive states it (`md5Checksum`).
         func stored(_ relative: String) async throws -> [String: String?] {
-            let drive = try await GoogleDriveFleetTests.items(server, "drive").first { $0["path"]?.stringValue == "/Backup/" + relative }
+            let drive = try await ReplaceChangedTests.driveItems(server, "drive").first { $0["path"]?.stringValue == "/Backup/" + relative }
             var object: String?
             if let download = try? await setup.client.getObject(bucket: setup.bucket, key: "backup/" + relative) {
                 var data = Data()
@@ -43,7 +45,7 @@ struct ReplaceChangedTests {
 
         /// Names stored twice or renamed aside (`x (1).jpg`, `x (conflicted copy).jpg`) at any destination.
         func duplicates() async throws -> [String] {
-            let drive = try await GoogleDriveFleetTests.items(server, "drive").compactMap { $0["path"]?.stringValue }
+            let drive = try await ReplaceChangedTests.driveItems(server, "drive").compactMap { $0["path"]?.stringValue }
             var found = Dictionary(grouping: drive, by: { $0 }).filter { $0.value.count > 1 }.keys.map { "gdrive \($0)" }
             let dropbox = server.storedFile(account: "box", path: "/Backup")
             for path in (try? FileManager.default.subpathsOfDirectory(atPath: dropbox)) ?? [] where path.contains(" (") {
@@ -71,17 +73,25 @@ struct ReplaceChangedTests {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7 &+ $0 >> 9) })
     }
 
-    /// Enqueues the tree to every destination as batches `NAME-0` … `NAME-3`, waits for them, and answers each
-    /// finished job's state, `skipped` and error by destination.
+    /// `upload DIR --recursive`'s options: what is there already compared (unless `--no-if-changed`), and `existing`
+    /// as `--immutable` or `--ignore-existing` set it.
+    static func treeOptions(existing: String? = nil) -> [String: OptionValue] {
+        var options: [String: OptionValue] = ["if_changed": .json(.bool(true))]
+        if let existing { options["existing"] = .commandLine(existing) }
+        return options
+    }
+
+    /// Enqueues the tree to every destination as batches `NAME-0` … `NAME-3` (`upload TREE --recursive --to DEST
+    /// --max-attempts 2`, walked as the command walks it), waits for them, and answers each finished job's state,
+    /// `skipped` and error by destination.
     static func run(
-        _ name: String, tree: String, to destinations: Destinations, _ extra: [String] = []
+        _ name: String, tree: String, to destinations: Destinations, fleet: InProcessFleet, existing: String? = nil
     ) async throws -> [String: (state: String, skipped: String?, error: String?)] {
         let db = destinations.setup.db
         for (index, destination) in destinations.all.enumerated() {
-            let result = try await FerryProcess.run(
-                ["enqueue", "upload", tree, "--recursive", "--to", destination, "--batch", "\(name)-\(index)", "--max-attempts", "2"] + extra,
-                databaseURL: db.url)
-            #expect(result.status == 0, "\(result.stderr)")
+            let template = JobRequest(
+                kind: .upload, source: "", to: "", batch: "\(name)-\(index)", maxAttempts: 2, options: Self.treeOptions(existing: existing))
+            _ = try await fleet.client.enqueueTree(tree, to: destination, template: template)
         }
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "run \(name)") {
             try await count(
@@ -98,11 +108,15 @@ struct ReplaceChangedTests {
 
     @Test("a tree uploaded three times (files added, changed, changed at the same size, unchanged) to Dropbox, S3, Drive and a local folder: each equals the source, no error, no second name; --immutable fails a changed file, --ignore-existing leaves it, the default replaces it")
     func treeRunsReplaceChangedFiles() async throws {
-        let setup = try await S3TransferTests.setUp("replace_tree")
+        try await InProcessFleet.run("replace_tree") { fleet in try await Self.treeRunsReplaceChangedFiles(fleet) }
+    }
+
+    static func treeRunsReplaceChangedFiles(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("replace_tree")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
-        let server = try await DevServerProcess()
-        _ = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
-        try await GoogleDriveFleetTests.addAccount("drive", server: server, db: setup.db)
+        let server = fleet.server
+        try await fleet.addDropbox("box")
+        try await Self.addDrive("drive", fleet: fleet)
         let tree = setup.dir + "/tree"
         let destinations = Destinations(server: server, setup: setup, local: setup.dir + "/local/")
         // big.bin is over one chunk: Dropbox commits it from an upload session, Drive through a resumable session.
@@ -111,11 +125,10 @@ struct ReplaceChangedTests {
             "big.bin": Self.bytes(6 * 1024 * 1024 + 3, seed: 10),
         ]
         for (relative, data) in source { try Self.write(tree, relative, data, modified: 1_700_000_000) }
-        let worker = try TestWorker.transfers(setup.db, name: "replace", ["--concurrency", "8", "--chunk-size", "5"])
-        defer { worker.signal(SIGTERM) }
+        let worker = try fleet.transferWorker("replace", concurrency: 8, chunkMiB: 5)
 
         func check(_ run: String, changed: Set<String>, unchanged: Set<String>) async throws {
-            let jobs = try await Self.run(run, tree: tree, to: destinations)
+            let jobs = try await Self.run(run, tree: tree, to: destinations, fleet: fleet)
             #expect(jobs.count == source.count * destinations.all.count, "\(run): \(jobs)")
             for (destination, job) in jobs {
                 #expect(job.state == "succeeded", "\(run) \(destination): \(job.error ?? "")")
@@ -151,7 +164,7 @@ struct ReplaceChangedTests {
         let stored = Self.md5(source["a.jpg"]!)
         source["a.jpg"] = Self.bytes(3_333, seed: 9)
         try Self.write(tree, "a.jpg", source["a.jpg"]!, modified: 1_700_001_000)
-        let immutable = try await Self.run("immutable", tree: tree, to: destinations, ["--immutable"])
+        let immutable = try await Self.run("immutable", tree: tree, to: destinations, fleet: fleet, existing: "immutable")
         for (destination, job) in immutable {
             if destination.hasSuffix("/a.jpg") {
                 #expect(job.state == "failed", "\(destination)")
@@ -163,34 +176,36 @@ struct ReplaceChangedTests {
         for (destination, bytes) in try await destinations.stored("a.jpg") { #expect(bytes == stored, "\(destination) kept") }
 
         // --ignore-existing: every file there is left alone, whatever its content.
-        let ignored = try await Self.run("ignore", tree: tree, to: destinations, ["--ignore-existing"])
+        let ignored = try await Self.run("ignore", tree: tree, to: destinations, fleet: fleet, existing: "ignore")
         for (destination, job) in ignored { #expect(job.state == "succeeded" && job.skipped == "exists", "\(destination): \(job)") }
         for (destination, bytes) in try await destinations.stored("a.jpg") { #expect(bytes == stored, "\(destination) left alone") }
 
         // The default again: replaced.
         try await check("replace", changed: ["a.jpg"], unchanged: Set(source.keys).subtracting(["a.jpg"]))
-        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
-        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        try await fleet.stop([worker])
+        try await fleet.verifyProjection()
     }
 
     @Test("a copy of a changed file replaces it: a Dropbox folder to S3, that prefix on to Drive and back to Dropbox, copied again after one file changed at its size")
     func copiesReplaceChangedFiles() async throws {
-        let setup = try await S3TransferTests.setUp("replace_copy")
+        try await InProcessFleet.run("replace_copy") { fleet in try await Self.copiesReplaceChangedFiles(fleet) }
+    }
+
+    static func copiesReplaceChangedFiles(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("replace_copy")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
-        let server = try await DevServerProcess()
-        let refresh = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
-        try await GoogleDriveFleetTests.addAccount("drive", server: server, db: setup.db)
+        let server = fleet.server
+        let refresh = try await fleet.addDropbox("box")
+        try await Self.addDrive("drive", fleet: fleet)
         var source = ["a.jpg": Self.bytes(3_000, seed: 1), "sub/b.jpg": Self.bytes(4_000, seed: 2)]
         // Modification times apart: a copy without a common digest compares size and time (as rclone does).
         for (relative, data) in source {
-            try await DropboxFetchTests.upload(server, refreshToken: refresh, path: "/Src/" + relative, data: data, clientModified: "2024-01-01T00:00:00Z")
+            try await Self.dropboxUpload(server, refreshToken: refresh, path: "/Src/" + relative, data: data, clientModified: "2024-01-01T00:00:00Z")
         }
-        let worker = try TestWorker.transfers(setup.db, name: "copies", ["--concurrency", "8"])
-        defer { worker.signal(SIGTERM) }
+        _ = try fleet.worker("copies", concurrency: 8)
         func copy(_ from: String, _ to: String, batch: String) async throws {
-            let result = try await FerryProcess.run(["enqueue", "copy", from, "--to", to, "--batch", batch, "--max-attempts", "2"], databaseURL: setup.db.url)
-            #expect(result.status == 0, "\(result.stderr)")
-            try await GoogleDriveFleetTests.waitForBatch(setup.db, batch)
+            try await fleet.enqueue(.copy, from, to: to, batch: batch, options: Self.treeOptions(), maxAttempts: 2)
+            try await Self.settled(setup.db, batch)
             let failed = try await setup.db.query("SELECT destination, last_error FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]).rows
             let problems = try failed.map { "\(try $0.decode(String.self, at: 0)): \(try $0.decode(String?.self, at: 1) ?? "")" }
             #expect(problems.isEmpty, "\(batch): \(problems)")
@@ -199,7 +214,7 @@ struct ReplaceChangedTests {
             try await copy("dropbox:box:/Src/", "s3:s3:\(setup.bucket)/copy/", batch: name + "-s3")
             try await copy("s3:s3:\(setup.bucket)/copy/", "gdrive:drive:/Copy/", batch: name + "-drive")
             try await copy("s3:s3:\(setup.bucket)/copy/", "dropbox:box:/Back/", batch: name + "-dropbox")
-            let drive = try await GoogleDriveFleetTests.items(server, "drive")
+            let drive = try await Self.driveItems(server, "drive")
             for (relative, data) in source {
                 #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "copy/" + relative) == CopyTransferTests.sha256(data), "\(name) S3 \(relative)")
                 let files = drive.filter { $0["path"]?.stringValue == "/Copy/" + relative }
@@ -211,7 +226,7 @@ struct ReplaceChangedTests {
         }
         try await round("first")
         source["sub/b.jpg"] = Self.bytes(4_000, seed: 3)
-        try await DropboxFetchTests.upload(
+        try await Self.dropboxUpload(
             server, refreshToken: refresh, path: "/Src/sub/b.jpg", data: source["sub/b.jpg"]!, clientModified: "2024-06-01T00:00:00Z")
         try await round("second")
         // Only the changed file was copied again, each time as a write over the one there.
@@ -222,13 +237,15 @@ struct ReplaceChangedTests {
         // a.jpg changes again: --immutable fails its copy (the object stays), --ignore-existing leaves it (and looks
         // for that even without if_changed).
         let before = try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "copy/a.jpg")
-        try await DropboxFetchTests.upload(
+        try await Self.dropboxUpload(
             server, refreshToken: refresh, path: "/Src/a.jpg", data: Self.bytes(3_000, seed: 4), clientModified: "2024-09-01T00:00:00Z")
-        for (batch, flags) in [("immutable", ["--immutable"]), ("ignore", ["--ignore-existing", "--no-if-changed"])] {
-            let result = try await FerryProcess.run(
-                ["enqueue", "copy", "dropbox:box:/Src/", "--to", "s3:s3:\(setup.bucket)/copy/", "--batch", batch] + flags, databaseURL: setup.db.url)
-            #expect(result.status == 0, "\(result.stderr)")
-            try await GoogleDriveFleetTests.waitForBatch(setup.db, batch)
+        // --immutable (compared first, as copies are), then --ignore-existing --no-if-changed.
+        let policies: [(String, [String: OptionValue])] = [
+            ("immutable", Self.treeOptions(existing: "immutable")), ("ignore", ["existing": .commandLine("ignore")]),
+        ]
+        for (batch, options) in policies {
+            try await fleet.enqueue(.copy, "dropbox:box:/Src/", to: "s3:s3:\(setup.bucket)/copy/", batch: batch, options: options)
+            try await Self.settled(setup.db, batch)
         }
         let refused = try await setup.db.query(
             "SELECT state, last_error FROM ferry.jobs WHERE batch = 'immutable' AND destination LIKE '%/copy/a.jpg'").rows[0]
@@ -241,29 +258,34 @@ struct ReplaceChangedTests {
 
     @Test("folder fetches replace a changed local file by default: Dropbox, S3 and Drive folders fetched again after one file changed at its size")
     func folderFetchesReplaceChangedFiles() async throws {
-        let setup = try await S3TransferTests.setUp("replace_fetch")
+        try await InProcessFleet.run("replace_fetch") { fleet in try await Self.folderFetchesReplaceChangedFiles(fleet) }
+    }
+
+    static func folderFetchesReplaceChangedFiles(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("replace_fetch")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
-        let server = try await DevServerProcess()
-        _ = try await DropboxAccounts.add("box", server: server, databaseURL: setup.db.url)
-        try await GoogleDriveFleetTests.addAccount("drive", server: server, db: setup.db)
+        try await fleet.addDropbox("box")
+        try await Self.addDrive("drive", fleet: fleet)
         let tree = setup.dir + "/tree"
         var source = ["a.jpg": Self.bytes(3_000, seed: 1), "sub/b.jpg": Self.bytes(5_000, seed: 2)]
         for (relative, data) in source { try Self.write(tree, relative, data, modified: 1_700_000_000) }
         let remotes = ["dropbox": "dropbox:box:/F/", "s3": "s3:s3:\(setup.bucket)/f/", "drive": "gdrive:drive:/F/"]
-        let worker = try TestWorker.transfers(setup.db, name: "fetches", ["--concurrency", "8"])
-        defer { worker.signal(SIGTERM) }
-        func run(_ batch: String, _ arguments: [String]) async throws {
-            let result = try await FerryProcess.run(["enqueue"] + arguments + ["--batch", batch], databaseURL: setup.db.url)
-            #expect(result.status == 0, "\(result.stderr)")
-            try await GoogleDriveFleetTests.waitForBatch(setup.db, batch)
+        _ = try fleet.worker("fetches", concurrency: 8)
+        func settled(_ batch: String) async throws {
+            try await Self.settled(setup.db, batch)
             let failed = try await setup.db.query("SELECT source, last_error FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]).rows
             let problems = try failed.map { "\(try $0.decode(String.self, at: 0)): \(try $0.decode(String?.self, at: 1) ?? "")" }
             #expect(problems.isEmpty, "\(batch): \(problems)")
         }
         func round(_ name: String) async throws {
             for (label, remote) in remotes {
-                try await run("\(name)-up-\(label)", ["upload", tree, "--recursive", "--to", remote])
-                try await run("\(name)-down-\(label)", ["fetch", remote, "--recursive", "--to", setup.dir + "/out-\(label)/"])
+                // upload TREE --recursive --to REMOTE, then fetch REMOTE --recursive --to OUT/.
+                let up = JobRequest(kind: .upload, source: "", to: "", batch: "\(name)-up-\(label)", options: Self.treeOptions())
+                _ = try await fleet.client.enqueueTree(tree, to: remote, template: up)
+                try await settled("\(name)-up-\(label)")
+                try await fleet.enqueue(
+                    .fetch, remote, to: setup.dir + "/out-\(label)/", batch: "\(name)-down-\(label)", options: ["recursive": .json(.bool(true))])
+                try await settled("\(name)-down-\(label)")
                 let out = setup.dir + "/out-\(label)"
                 let files = try FileManager.default.subpathsOfDirectory(atPath: out).filter { path in
                     var folder: ObjCBool = false
@@ -285,27 +307,27 @@ struct ReplaceChangedTests {
 
     @Test("Dropbox: a file changed at the destination between the look and the commit is not overwritten (update on the seen revision conflicts), never renamed aside; mode=add keeps add")
     func dropboxLostRace() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("replace_race")
-        let refresh = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await InProcessFleet.run("replace_race") { fleet in try await Self.dropboxLostRace(fleet) }
+    }
+
+    static func dropboxLostRace(_ fleet: InProcessFleet) async throws {
+        let (server, db) = (fleet.server, fleet.db)
+        let refresh = try await fleet.addDropbox("box")
         let dir = try temporaryFolder("replace-race")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try await DropboxFetchTests.upload(server, refreshToken: refresh, path: "/Race/big.bin", data: Self.bytes(1_000, seed: 1))
+        try await Self.dropboxUpload(server, refreshToken: refresh, path: "/Race/big.bin", data: Self.bytes(1_000, seed: 1))
         let file = dir + "/big.bin"
         try Self.write(dir, "big.bin", Self.bytes(12 * 1024 * 1024, seed: 2), modified: 1_700_000_000)
         // Slow enough that the other writer comes in while the chunks go up (after the look, before the commit).
-        let worker = try TestWorker.transfers(db, name: "race", ["--bwlimit", "1M", "--chunk-size", "4"])
-        defer { worker.signal(SIGTERM) }
-        let enqueued = try await FerryProcess.run(
-            ["enqueue", "upload", file, "--to", "dropbox:box:/Race/", "--if-changed", "--batch", "race"], databaseURL: db.url)
-        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        let worker = try fleet.transferWorker("race", chunkMiB: 4) { $0.bandwidthLimit = 1 << 20 }
+        try await fleet.upload([file], to: "dropbox:box:/Race/", batch: "race", options: Self.treeOptions())
         try await eventually(timeout: .seconds(120), "the upload session to start") {
             try await count(
                 db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.batch = 'race' AND e.type = 'progress' AND e.data->'session' ? 'upload_session_id'") > 0
         }
         let other = Self.bytes(2_000, seed: 3)
-        try await DropboxFetchTests.upload(server, refreshToken: refresh, path: "/Race/big.bin", data: other)
-        try await GoogleDriveFleetTests.waitForBatch(db, "race")
+        try await Self.dropboxUpload(server, refreshToken: refresh, path: "/Race/big.bin", data: other)
+        try await Self.settled(db, "race")
         let row = try await db.query("SELECT state, last_error, attempt FROM ferry.jobs WHERE batch = 'race'").rows[0]
         let error = try row.decode(String?.self, at: 1) ?? ""
         #expect(try row.decode(String.self, at: 0) == "failed" && error.hasPrefix("destination_changed"), "\(error)")
@@ -314,16 +336,17 @@ struct ReplaceChangedTests {
         #expect(names == ["big.bin"], "no conflicted copy: \(names)")
 
         // Asked for add, a changed file gets add: the job fails as before, naming mode overwrite.
-        let added = try await FerryProcess.run(
-            ["enqueue", "upload", file, "--to", "dropbox:box:/Race/", "--if-changed", "--option", "mode=add", "--batch", "add"], databaseURL: db.url)
-        #expect(added.status == 0, "\(added.stderr)")
-        try await GoogleDriveFleetTests.waitForBatch(db, "add")
+        try await fleet.upload([file], to: "dropbox:box:/Race/", batch: "add", options: Self.treeOptions().merging(["mode": .commandLine("add")]) { $1 })
+        try await Self.settled(db, "add")
         let addError = try await db.query("SELECT last_error FROM ferry.jobs WHERE batch = 'add'").rows[0].decode(String?.self, at: 0) ?? ""
         #expect(addError.hasPrefix("destination_exists") && addError.contains("mode overwrite"), "\(addError)")
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Race/big.bin")) == other)
+        try await fleet.stop([worker])
     }
 
-    @Test("attacker's inputs: a bad existing value on an upload or a copy, or both flags at once, is refused naming the fix, and nothing is enqueued")
+    @Test(
+        "attacker's inputs: a bad existing value on an upload or a copy, or both flags at once, is refused naming the fix, and nothing is enqueued",
+        .tags(.process))
     func hostileExistingOption() async throws {
         let db = try await TestDatabase.make("replace_hostile")
         let dir = try temporaryFolder("replace-hostile")

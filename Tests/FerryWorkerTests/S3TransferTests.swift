@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import Crypto
+import FerryClient
 import FerryCore
 import FerryS3
+import FerryStore
 import FerryTestSupport
 import Foundation
 import Logging
@@ -12,8 +14,9 @@ import Testing
     import Glibc
 #endif
 
-/// Real `ferry` workers moving files to and from a real S3 implementation (moto) over loopback.
-@Suite("S3 transfers", .tags(.postgres, .process), .serialized)
+/// Workers moving files to and from a real S3 implementation (moto) over loopback: in the test's process
+/// (`InProcessFleet`), and `ferry worker` processes where a kill -9 is the test.
+@Suite("S3 transfers", .tags(.postgres), .serialized)
 struct S3TransferTests {
     static let keyID = "AKIAFERRYTEST0000001"
     static let secret = "ferry-test-secret-access-key-0000000000000"
@@ -78,7 +81,11 @@ struct S3TransferTests {
 
     @Test("20 photos and a 100 MiB file go up through two workers (multipart with checked ETags) and come back byte for byte through a prefix fetch")
     func roundTrip() async throws {
-        let setup = try await Self.setUp("s3_round")
+        try await InProcessFleet.run("s3_round") { fleet in try await Self.roundTrip(fleet) }
+    }
+
+    static func roundTrip(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("s3_round")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
         var files = [String]()
         for index in 0..<20 {
@@ -89,12 +96,10 @@ struct S3TransferTests {
         let big = setup.dir + "/video.mov"
         try DropboxAccounts.randomFile(big, size: 100 * 1024 * 1024 + 12_345)
         files.append(big)
-        let enqueued = try await FerryProcess.run(
-            ["enqueue", "upload"] + files + ["--to", "s3:s3:\(setup.bucket)/camera/", "--batch", "up", "--option", "content_type=image/jpeg"],
-            databaseURL: setup.db.url)
-        #expect(enqueued.status == 0, "\(enqueued.stderr)")
+        try await fleet.upload(files, to: "s3:s3:\(setup.bucket)/camera/", batch: "up", options: ["content_type": .commandLine("image/jpeg")])
 
-        let workers = try (0..<2).map { try Self.worker(setup, name: "s3-\($0)", ["--concurrency", "4", "--chunk-size", "8"]) }
+        let log = LogRecorder()
+        let workers = try (0..<2).map { try fleet.transferWorker("s3-\($0)", concurrency: 4, chunkMiB: 8, log: log) }
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the uploads to finish") {
             try await WorkerFixtures.batchDone(setup.db, "up")
         }
@@ -114,10 +119,7 @@ struct S3TransferTests {
 
         // Back again: one listing job fans out a child per object.
         let target = setup.dir + "/back/"
-        let fetch = try await FerryProcess.run(
-            ["enqueue", "fetch", "s3:s3:\(setup.bucket)/camera/", "--to", target, "--batch", "down", "--option", "page_size=7"],
-            databaseURL: setup.db.url)
-        #expect(fetch.status == 0, "\(fetch.stderr)")
+        try await fleet.enqueue(.fetch, "s3:s3:\(setup.bucket)/camera/", to: target, batch: "down", options: ["page_size": .commandLine("7")])
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the fetches to finish") {
             try await WorkerFixtures.batchDone(setup.db, "down")
         }
@@ -136,28 +138,24 @@ struct S3TransferTests {
         let replaced = Data(repeating: 0x5A, count: 4321)
         _ = try await setup.client.putObject(
             bucket: setup.bucket, key: "camera/IMG 1000.jpg", body: .bytes(ByteBuffer(bytes: replaced)))
-        let again = try await FerryProcess.run(
-            ["enqueue", "fetch", "s3:s3:\(setup.bucket)/camera/", "--to", target, "--batch", "again"], databaseURL: setup.db.url)
-        #expect(again.status == 0, "\(again.stderr)")
+        try await fleet.enqueue(.fetch, "s3:s3:\(setup.bucket)/camera/", to: target, batch: "again")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the second fetch to finish") {
             try await WorkerFixtures.batchDone(setup.db, "again")
         }
-        for worker in workers { worker.signal(SIGTERM) }
-        for worker in workers { _ = try await worker.waitForExit() }
+        try await fleet.stop(workers)
         let skipped = try await setup.db.query(
             "SELECT source FROM ferry.jobs WHERE batch = 'again' AND state = 'succeeded' AND result->>'skipped' = 'unchanged' ORDER BY 1"
         ).rows.map { try $0.decode(String.self, at: 0) }
         #expect(skipped.count == 20 && !skipped.contains { $0.hasSuffix("IMG 1000.jpg") }, "\(skipped)")
         #expect(FileManager.default.contents(atPath: target + "IMG 1000.jpg") == replaced)
-        let verify = try await FerryProcess.run(["projection", "verify"], databaseURL: setup.db.url)
-        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-        // The keys are sealed: neither the secret nor the key id is in the database's text or the logs.
+        try await fleet.verifyProjection()
+        // The keys are sealed: neither the secret nor the key id is in the database's text or the handlers' logs.
         let dump = try await setup.db.query("SELECT string_agg(t::text, ' ') FROM ferry.accounts t").rows[0].decode(String.self, at: 0)
         #expect(!dump.contains(Self.secret) && !dump.contains(Self.keyID))
-        #expect(!workers.map(\.log).joined().contains(Self.secret))
+        #expect(!log.all.joined().contains(Self.secret))
     }
 
-    @Test("kill -9 in the middle of a multipart upload: the next attempt resumes the same upload and sends no listed part again")
+    @Test("kill -9 in the middle of a multipart upload: the next attempt resumes the same upload and sends no listed part again", .tags(.process))
     func resumeAfterKill() async throws {
         let setup = try await Self.setUp("s3_kill")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
@@ -207,36 +205,34 @@ struct S3TransferTests {
 
     @Test("cancelling a multipart upload aborts it: no parts are left to bill")
     func cancelAborts() async throws {
-        let setup = try await Self.setUp("s3_cancel")
+        try await InProcessFleet.run("s3_cancel") { fleet in try await Self.cancelAborts(fleet) }
+    }
+
+    static func cancelAborts(_ fleet: InProcessFleet) async throws {
+        let setup = try await fleet.s3("s3_cancel")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
         let file = setup.dir + "/huge.bin"
         try DropboxAccounts.randomFile(file, size: 400 * 1024 * 1024)
-        let enqueued = try await FerryProcess.run(
-            ["enqueue", "upload", file, "--to", "s3:s3:\(setup.bucket)/huge.bin"], databaseURL: setup.db.url)
-        let job = enqueued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let worker = try Self.worker(setup, name: "s3-cancel", ["--chunk-size", "5"])
+        let job = try await fleet.enqueue(.upload, file, to: "s3:s3:\(setup.bucket)/huge.bin")
+        let worker = try fleet.transferWorker("s3-cancel", chunkMiB: 5)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the upload to be under way") {
             try await count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [job]) >= 2
         }
         #expect(try await Self.unfinishedUploads(setup) == 1)
-        let cancel = try await FerryProcess.run(["cancel", job], databaseURL: setup.db.url)
-        #expect(cancel.status == 0, "\(cancel.stderr)")
+        // As `ferry cancel JOB` cancels it.
+        let cancelled = try await fleet.store.cancel(.job(try #require(UUID(uuidString: job))), requestedBy: "test")
+        #expect(cancelled.count == 1, "\(cancelled)")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
             try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state = 'cancelled'", [job]) == 1
         }
-        do {
-            try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the upload to be aborted") {
-                try await Self.unfinishedUploads(setup) == 0
-            }
-        } catch {
-            Issue.record("\(error); worker log:\n\(worker.log.suffix(3000))")
+        // The abort itself, where the worker's log said "aborting the multipart upload": no upload is left open.
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the upload to be aborted") {
+            try await Self.unfinishedUploads(setup) == 0
         }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
-        #expect(worker.log.contains("aborting the multipart upload"))
+        try await fleet.stop([worker])
     }
 
-    @Test("a prefix fetch of 1,000 objects, killed mid-listing, gives exactly 1,000 files")
+    @Test("a prefix fetch of 1,000 objects, killed mid-listing, gives exactly 1,000 files", .tags(.process))
     func prefixFetchThroughKill() async throws {
         let setup = try await Self.setUp("s3_prefix")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
