@@ -34,7 +34,7 @@ struct SecretTests {
         }
     }
 
-    @Test("logs and errors of real calls never contain the secret key, session token, Authorization or signatures", .tags(.postgres))
+    @Test("logs and errors of real calls never contain the secret key, session token, Authorization or signatures", .tags(.s3))
     func realCalls() async throws {
         let recorder = LogRecorder()
         let client = try TestData.client(
