@@ -8,7 +8,7 @@
 #   scripts/fast-tier.sh filter     print the --filter pattern of the fast tier (scripts/test.sh skips it afterwards)
 #
 # Needs a build with tests (swift build --build-tests). Fails, naming them, when a test carries no tier tag at all
-# (.fast, .postgres or .process): every new test says where it runs.
+# (.fast, .postgres, .s3 or .process): every new test says where it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +32,7 @@ for line in open(sys.argv[1]):
         suites[payload["id"]] = tags
     else:
         tests[payload["id"]] = tags
-tiers = {".fast", ".postgres", ".process"}
+tiers = {".fast", ".postgres", ".s3", ".process"}
 def inherited(test_id):
     parts = test_id.split("/")
     own = set(tests[test_id])
@@ -48,7 +48,7 @@ for test_id in sorted(tests):
     elif ".fast" in tags:
         fast.append(name)
 if untiered:
-    print("fast-tier.sh: tests without a tier tag (.fast, .postgres or .process; Tests/FerryTestSupport/Tags.swift):",
+    print("fast-tier.sh: tests without a tier tag (.fast, .postgres, .s3 or .process; Tests/FerryTestSupport/Tags.swift):",
           *untiered, sep="\n  ", file=sys.stderr)
     sys.exit(1)
 print("^(" + "|".join(re.escape(name) for name in fast) + ")(/|$)")

@@ -3,13 +3,9 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The Swift API, used as an app would: only `import FerryClient` (no @testable), a real database and a real
-/// worker process.
-@Suite("FerryClient: the public Swift API", .tags(.postgres, .process))
+/// worker in process (`ClientTestWorker`).
+@Suite("FerryClient: the public Swift API", .tags(.postgres))
 struct FerryClientTests {
     @Test("enqueue a batch, wait for it, read job states; invalid requests enqueue nothing; keys are idempotent")
     func enqueueAndWait() async throws {
@@ -46,10 +42,7 @@ struct FerryClientTests {
             _ = try await ferry.waitForBatch("app", timeout: .milliseconds(300))
         }
 
-        let worker = try BackgroundProcess(ferry: ["worker", "--heartbeat-interval", "0.3", "--poll-interval", "0.3"], databaseURL: db.url)
-        let batch = try await ferry.waitForBatch("app", timeout: .seconds(120))
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        let batch = try await ClientTestWorker.during(db, root: dir) { try await ferry.waitForBatch("app", timeout: .seconds(300)) }
         #expect(batch.succeededWhole && batch.jobs == 3 && batch.percent == 100)
         #expect(batch.bytesDone == 150_000)
         for (index, job) in jobs.enumerated() {

@@ -1,12 +1,8 @@
-import AsyncHTTPClient
 import FerryClient
-import FerryHTTP
 import FerryTestSupport
 import FerryTesting
 import FerryWorker
 import Foundation
-import Logging
-import ServiceLifecycle
 import Testing
 
 #if canImport(Glibc)
@@ -60,23 +56,7 @@ struct FerryClientTreeTests {
         #expect(jobs.count == 3 && jobs.allSatisfy(\.created), "one job per file the filter takes (the pipe and the bad name skipped)")
 
         // The worker may read and write below the test's folder only, as `ferry worker --local-root` would.
-        let roots = try LocalRoots(directories: [root])
-        var configuration = WorkerHarness.configuration()
-        configuration.localRoots = roots
-        // The client `ferry worker` makes: it follows no redirect itself (handlers check each hop).
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPTransferTimeouts.configuration())
-        let store = db.store()
-        let environment = ProviderEnvironment(httpClient: http, tokens: nil, chunkSize: 1 << 20, localRoots: roots)
-        let worker = Worker(
-            configuration: configuration, store: store, handlers: JobHandlers(registry: .standard, environment: environment),
-            logger: Logger(label: "test.worker", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let group = ServiceGroup(services: [worker], logger: Logger(label: "test.worker", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let running = Task { try await group.run() }
-        let batch = try await ferry.waitForBatch("tree", timeout: .seconds(300))
-        await group.triggerGracefulShutdown()
-        try await running.value
-        store.client.close()
-        try await http.shutdown()
+        let batch = try await ClientTestWorker.during(db, root: root) { try await ferry.waitForBatch("tree", timeout: .seconds(300)) }
 
         let lastError = try await ferry.job(jobs[0].id)?.lastError
         #expect(batch.succeededWhole && batch.jobs == 3 && batch.bytesDone == 60_000, "\(lastError ?? "")")

@@ -8,7 +8,7 @@ import Testing
 @testable import FerryDevServer
 
 /// The official SDKs only speak HTTPS, so the dev server can terminate TLS itself.
-@Suite("TLS", .tags(.process))
+@Suite("TLS")
 struct TLSTests {
     /// A throwaway self-signed certificate for 127.0.0.1, made with the openssl command line tool.
     static func makeCertificate(in directory: String) async throws -> (certificate: String, key: String) {
@@ -21,7 +21,7 @@ struct TLSTests {
         return (certificate, key)
     }
 
-    @Test("with a certificate and key the port speaks HTTPS only")
+    @Test("with a certificate and key the port speaks HTTPS only", .tags(.process))
     func https() async throws {
         let directory = DevServerHarness.temporaryStorage()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -61,7 +61,7 @@ struct TLSTests {
         try? await plain.shutdown()
     }
 
-    @Test("a certificate without a key, or a file that is no certificate, fails at creation")
+    @Test("a certificate without a key, or a file that is no certificate, fails at creation", .tags(.fast))
     func badConfiguration() throws {
         let directory = DevServerHarness.temporaryStorage()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -13,7 +13,7 @@ struct TestTierTests {
         "TestDatabase.make", "FerryProcess", "BackgroundProcess", "DevServerProcess", "TestWorker", "MotoServer", "PrivateCluster",
         "FERRY_TEST_DATABASE_URL", "Process()",
     ]
-    static let tiers = [".fast", ".postgres", ".process"]
+    static let tiers = [".fast", ".postgres", ".s3", ".process"]
 
     /// The test files of every test target, with their text.
     static func testFiles() throws -> [(path: String, text: String)] {
@@ -47,8 +47,8 @@ struct TestTierTests {
                 offenders.append("\(file.path) uses \(helper)")
             }
         }
-        #expect(untiered.isEmpty, "tag these suites .fast, .postgres or .process (Tests/FerryTestSupport/Tags.swift): \(untiered)")
-        #expect(offenders.isEmpty, "tag these suites .postgres or .process, or keep them in process: \(offenders)")
+        #expect(untiered.isEmpty, "tag these suites .fast, .postgres, .s3 or .process (Tests/FerryTestSupport/Tags.swift): \(untiered)")
+        #expect(offenders.isEmpty, "tag these suites .postgres, .s3 or .process, or keep them in process: \(offenders)")
         #expect(fast >= 250, "the fast tier holds \(fast) tests")
     }
 

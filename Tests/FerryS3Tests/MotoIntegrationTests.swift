@@ -7,7 +7,7 @@ import Testing
 @testable import FerryS3
 
 /// Real calls against moto (path-style, us-east-1, any credentials); each test uses its own bucket.
-@Suite("S3 client against moto", .tags(.process))
+@Suite("S3 client against moto", .tags(.s3))
 struct MotoIntegrationTests {
     static let mib = 1024 * 1024
 

@@ -4,7 +4,7 @@ import NIOCore
 import Testing
 @testable import FerryS3
 
-@Suite("Secrets never leak", .tags(.process))
+@Suite("Secrets never leak")
 struct SecretTests {
     static let secret = "S3CRET-access-key/with+chars=="
     static let token = "SESSION-token-FwoGZXIvYXdzEBYaDH+/abc=="
@@ -16,7 +16,7 @@ struct SecretTests {
         return [String(describing: value), String(reflecting: value), dumped, "\(value)"]
     }
 
-    @Test("credentials and signatures hide their secrets in every rendering")
+    @Test("credentials and signatures hide their secrets in every rendering", .tags(.fast))
     func renderingsHideSecrets() {
         let credentials = S3Credentials(accessKeyID: "AKIAVISIBLE", secretAccessKey: Self.secret, sessionToken: Self.token)
         for text in renderings(credentials) {
@@ -34,7 +34,7 @@ struct SecretTests {
         }
     }
 
-    @Test("logs and errors of real calls never contain the secret key, session token, Authorization or signatures")
+    @Test("logs and errors of real calls never contain the secret key, session token, Authorization or signatures", .tags(.s3))
     func realCalls() async throws {
         let recorder = LogRecorder()
         let client = try TestData.client(
@@ -59,7 +59,7 @@ struct SecretTests {
         }
     }
 
-    @Test("a transport failure is described without request content")
+    @Test("a transport failure is described without request content", .tags(.fast))
     func transport() async throws {
         let configuration = S3Configuration(region: "us-east-1", endpoint: try S3Endpoint(url: "http://127.0.0.1:1"))
         let client = S3Client(

@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("batch and throughput counters", .tags(.postgres, .process))
+@Suite("batch and throughput counters", .tags(.postgres))
 struct BatchCounterTests {
     /// ferry.batch_status computed the old way, from every job of the batch (timestamps that a requeue can move
     /// are left out: the counters keep the first start).
@@ -90,7 +90,7 @@ struct BatchCounterTests {
         #expect(try throughput.decode(Int.self, at: 2) == bytes)
     }
 
-    @Test("verify names a wrong batch counter and its figure; rebuild recounts")
+    @Test("verify names a wrong batch counter and its figure; rebuild recounts", .tags(.process))
     func wrongCounterCaught() async throws {
         let db = try await TestDatabase.make("batchbad")
         let store = db.store()

@@ -6,7 +6,7 @@ import Logging
 import Postgres
 import Testing
 
-@Suite("migrations", .tags(.postgres, .process))
+@Suite("migrations", .tags(.postgres))
 struct MigrationRunnerTests {
     func freshDatabase() async throws -> (PostgresClient, String) {
         let admin = PostgresClient(configuration: PostgresConfiguration(connectionString: try TestDatabase.adminURL, poolSize: 1))

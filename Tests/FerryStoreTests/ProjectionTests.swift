@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("projection replay", .tags(.postgres, .process))
+@Suite("projection replay", .tags(.postgres))
 struct ProjectionTests {
     /// Drives many jobs through every kind of event from concurrent writers.
     func churn(_ store: FerryStore, db: TestDatabase, jobs: Int, workers: Int) async throws {
@@ -169,7 +169,7 @@ struct ProjectionTests {
         #expect(try await db.query("SELECT count(*) FROM ferry.jobs").rows[0].decode(Int.self, at: 0) == 2, "rolled back")
     }
 
-    @Test("--since checks only jobs with an event after the cut-off, by position or by time")
+    @Test("--since checks only jobs with an event after the cut-off, by position or by time", .tags(.process))
     func sinceChecksRecentJobs() async throws {
         let db = try await TestDatabase.make("since")
         let store = db.store()

@@ -5,7 +5,7 @@ import Foundation
 import Postgres
 import Testing
 
-@Suite("queue counters", .tags(.postgres, .process))
+@Suite("queue counters", .tags(.postgres))
 struct QueueCounterTests {
     /// ferry.queue_stats computed the old way: counting every job.
     static let naive = """
@@ -62,7 +62,7 @@ struct QueueCounterTests {
         #expect(ages.0 == ages.1)
     }
 
-    @Test("verify reports a wrong counter with its queue and state, and rebuild recounts")
+    @Test("verify reports a wrong counter with its queue and state, and rebuild recounts", .tags(.process))
     func wrongCounterCaught() async throws {
         let db = try await TestDatabase.make("countbad")
         let store = db.store()

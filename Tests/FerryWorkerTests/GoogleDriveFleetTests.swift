@@ -4,10 +4,11 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// Google Drive through real `ferry` processes: a fleet writing one new tree (Drive allows same-name siblings, so
-/// only coordination keeps folders single), and copies in both directions with the other providers, through the
-/// capability seam.
-@Suite("Google Drive end to end", .tags(.process, .postgres), .serialized)
+/// Google Drive end to end: a fleet of `ferry worker` processes writing one new tree (Drive allows same-name
+/// siblings, so only coordination keeps folders single) and a `kill -9` mid-upload (`.process`); copies in both
+/// directions with the other providers through the capability seam, and a folder deleted behind Ferry's back, in
+/// process (`InProcessFleet`).
+@Suite("Google Drive end to end", .tags(.postgres), .serialized)
 struct GoogleDriveFleetTests {
     /// Adds a Drive account linked on the dev server; answers nothing (the refresh token went in through stdin).
     static func addAccount(_ name: String, server: DevServerProcess, db: TestDatabase) async throws {
@@ -20,8 +21,17 @@ struct GoogleDriveFleetTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    /// `ferry account add NAME --provider gdrive` in process, linked on the fleet's dev server.
+    static func addAccount(_ name: String, fleet: InProcessFleet) async throws {
+        let reply = try await fleet.server.request("POST", "/__dev/gdrive/accounts", json: .object(["account": .string(name)]))
+        let token = try #require(reply["refresh_token"]?.stringValue)
+        try await fleet.addAccount(
+            name, provider: "gdrive", values: ["client-id": DevServerProcess.appKey, "api-url": fleet.server.baseURL],
+            secrets: ["client-secret": fleet.server.appSecret, "refresh-token": token])
+    }
+
     /// Every item of the account with its path (folders end without /; same-name siblings share a path).
-    static func items(_ server: DevServerProcess, _ account: String) async throws -> [JSONValue] {
+    static func items(_ server: any DevServerControl, _ account: String) async throws -> [JSONValue] {
         try await server.request("POST", "/__dev/gdrive/items", json: .object(["account": .string(account)]))["items"]?.arrayValue ?? []
     }
 
@@ -35,7 +45,9 @@ struct GoogleDriveFleetTests {
         }
     }
 
-    @Test("four worker processes write one new three-level tree into Drive: every folder and every file exactly once, with its bytes")
+    @Test(
+        "four worker processes write one new three-level tree into Drive: every folder and every file exactly once, with its bytes",
+        .tags(.process))
     func fleetWritesOneTree() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("gdrive_fleet")
@@ -80,10 +92,13 @@ struct GoogleDriveFleetTests {
 
     @Test("copies go Drive → Dropbox, Dropbox → Drive, and Drive → Drive inside the account (Drive copies it itself), bytes equal")
     func copiesBothWays() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("gdrive_copies")
-        try await Self.addAccount("drive", server: server, db: db)
-        _ = try await DropboxAccounts.add("box", server: server, databaseURL: db.url)
+        try await InProcessFleet.run("gdrive_copies") { fleet in try await Self.copiesBothWays(fleet) }
+    }
+
+    static func copiesBothWays(_ fleet: InProcessFleet) async throws {
+        let server = fleet.server, db = fleet.db
+        try await Self.addAccount("drive", fleet: fleet)
+        try await fleet.addDropbox("box")
         let dir = try temporaryFolder("gdrivecopies")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var sizes = ["a.jpg": 3000, "sub/b.jpg": 6 * 1024 * 1024 + 5, "sub/deeper/c.txt": 0]
@@ -91,21 +106,19 @@ struct GoogleDriveFleetTests {
             try FileManager.default.createDirectory(atPath: SafePath.directory(of: "\(dir)/src/\(name)"), withIntermediateDirectories: true)
             try DropboxAccounts.randomFile("\(dir)/src/\(name)", size: size)
         }
-        let worker = try TestWorker.transfers(db, name: "copies", ["--concurrency", "8", "--chunk-size", "1"])
-        func run(_ kind: String, _ arguments: [String], batch: String) async throws {
-            let result = try await FerryProcess.run(["enqueue", kind] + arguments + ["--batch", batch], databaseURL: db.url)
-            #expect(result.status == 0, "\(result.stderr)")
-            try await Self.waitForBatch(db, batch)
-            let failed = try await db.query("SELECT destination, last_error FROM ferry.jobs WHERE batch = $1 AND state <> 'succeeded'", [batch]).rows
-            let problems = try failed.map { "\(try $0.decode(String.self, at: 0)): \(try $0.decode(String?.self, at: 1) ?? "")" }
-            #expect(problems.isEmpty, "\(batch): \(problems)")
+        let worker = try fleet.worker("copies", concurrency: 8, chunkMiB: 1)
+        // `ferry enqueue upload DIR/ --recursive` walks the tree through FerryClient; copies are one job each.
+        _ = try await fleet.client.enqueueTree(
+            dir + "/src/", to: "gdrive:drive:/Photos/", template: JobRequest(kind: .upload, source: "", to: "", batch: "up"))
+        try await fleet.waitForBatch("up")
+        for (source, destination, batch) in [
+            ("gdrive:drive:/Photos/", "dropbox:box:/FromDrive/", "to-dropbox"), ("dropbox:box:/FromDrive/", "gdrive:drive:/Back/", "to-drive"),
+            ("gdrive:drive:/Photos/", "gdrive:drive:/Twin/", "inside"),
+        ] {
+            try await fleet.enqueue(.copy, source, to: destination, batch: batch)
+            try await fleet.waitForBatch(batch)
         }
-        try await run("upload", [dir + "/src/", "--recursive", "--to", "gdrive:drive:/Photos/"], batch: "up")
-        try await run("copy", ["gdrive:drive:/Photos/", "--to", "dropbox:box:/FromDrive/"], batch: "to-dropbox")
-        try await run("copy", ["dropbox:box:/FromDrive/", "--to", "gdrive:drive:/Back/"], batch: "to-drive")
-        try await run("copy", ["gdrive:drive:/Photos/", "--to", "gdrive:drive:/Twin/"], batch: "inside")
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        try await fleet.stop([worker])
 
         sizes["sub/deeper/c.txt"] = nil // An empty file is copied too, but compared by size below.
         let items = try await Self.items(server, "drive")
@@ -123,7 +136,9 @@ struct GoogleDriveFleetTests {
         #expect(inside == 3, "Drive copied every file of the folder itself")
     }
 
-    @Test("kill -9 mid-upload: another worker resumes the same resumable session from its recorded offset and sends no chunk twice")
+    @Test(
+        "kill -9 mid-upload: another worker resumes the same resumable session from its recorded offset and sends no chunk twice",
+        .tags(.process))
     func killedUploadResumesSession() async throws {
         let server = try await DevServerProcess(["--upload-bytes-per-second", "2097152"])
         let db = try await TestDatabase.make("gdrive_kill")
@@ -162,7 +177,9 @@ struct GoogleDriveFleetTests {
         #expect(try await count(db, "SELECT attempt FROM ferry.jobs") == 2)
     }
 
-    @Test("copies go Drive → S3 and S3 → Drive through the capabilities: objects and files equal their sources")
+    @Test(
+        "copies go Drive → S3 and S3 → Drive through the capabilities: objects and files equal their sources",
+        .tags(.process))
     func copiesWithS3() async throws {
         let setup = try await S3TransferTests.setUp("gdrive_s3")
         defer { try? FileManager.default.removeItem(atPath: setup.dir) }
@@ -196,7 +213,7 @@ struct GoogleDriveFleetTests {
     }
 
     /// An access token of `account` from the dev server's token endpoint (as any client of the account would get one).
-    static func accessToken(_ server: DevServerProcess, _ account: String) async throws -> String {
+    static func accessToken(_ server: any DevServerControl, _ account: String) async throws -> String {
         let refresh = try #require(
             try await server.request("POST", "/__dev/gdrive/accounts", json: .object(["account": .string(account)]))["refresh_token"]?.stringValue)
         let form = "grant_type=refresh_token&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)&refresh_token=\(refresh)"
@@ -207,14 +224,17 @@ struct GoogleDriveFleetTests {
 
     @Test("a folder deleted in Drive after Ferry recorded its id is made again: the next upload into it succeeds")
     func deletedFolderIsMadeAgain() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("gdrive_deleted_folder")
-        try await Self.addAccount("drive", server: server, db: db)
+        try await InProcessFleet.run("gdrive_deleted_folder") { fleet in try await Self.deletedFolderIsMadeAgain(fleet) }
+    }
+
+    static func deletedFolderIsMadeAgain(_ fleet: InProcessFleet) async throws {
+        let server = fleet.server, db = fleet.db
+        try await Self.addAccount("drive", fleet: fleet)
         let dir = try temporaryFolder("gdrivedeleted")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try DropboxAccounts.randomFile(dir + "/a.jpg", size: 2000)
         try DropboxAccounts.randomFile(dir + "/b.jpg", size: 3000)
-        let worker = try TestWorker.transfers(db, name: "deleted", ["--concurrency", "2"])
+        let worker = try fleet.worker("deleted", concurrency: 2)
         for (name, batch) in [("a.jpg", "first"), ("b.jpg", "second")] {
             if batch == "second" {
                 // A person deletes the folder in Drive; Ferry's ledger still has its id.
@@ -224,15 +244,12 @@ struct GoogleDriveFleetTests {
                     "DELETE", "/drive/v3/files/" + (folder["id"]?.stringValue ?? ""), headers: ["Authorization": "Bearer " + token])
                 #expect(status == 204)
             }
-            let result = try await FerryProcess.run(
-                ["enqueue", "upload", dir + "/" + name, "--to", "gdrive:drive:/Backup/", "--batch", batch], databaseURL: db.url)
-            #expect(result.status == 0, "\(result.stderr)")
-            try await Self.waitForBatch(db, batch)
+            try await fleet.enqueue(.upload, dir + "/" + name, to: "gdrive:drive:/Backup/", batch: batch)
+            try await fleet.waitForBatch(batch)
         }
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit()
+        try await fleet.stop([worker])
         let second = try await db.query("SELECT state, attempt FROM ferry.jobs WHERE batch = 'second'").rows
-        #expect(try second.first?.decode(String.self, at: 0) == "succeeded", "\(worker.log.suffix(2000))")
+        #expect(try second.first?.decode(String.self, at: 0) == "succeeded")
         #expect(try second.first?.decode(Int.self, at: 1) == 2, "the first attempt met the deleted folder")
         let items = try await Self.items(server, "drive")
         #expect(items.contains { $0["path"]?.stringValue == "/Backup/b.jpg" })

@@ -92,11 +92,12 @@ extension InProcessFleet {
         return token
     }
 
-    /// `ferry worker --name NAME --concurrency N --retry-base 0.2` with the secret key, allowed the temporary
+    /// `ferry worker --name NAME --concurrency N --chunk-size MIB --retry-base 0.2` with the secret key, allowed the temporary
     /// directory (as `TestWorker`'s are); with `scheduleInterval`, its scheduler fires schedules. Its lease is a
     /// minute, kept through a stalled test process. Stopped with the fleet if not before.
     func worker(
-        _ name: String, concurrency: Int = 4, scheduleInterval: Duration? = nil, configure: (inout WorkerConfiguration) -> Void = { _ in }
+        _ name: String, concurrency: Int = 4, chunkMiB: Int = 8, scheduleInterval: Duration? = nil,
+        configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws -> PostgresWorker {
         let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])
         var configuration = WorkerHarness.configuration(name: name, concurrency: concurrency, rescueAfter: OneMinuteLease.rescueAfter)
@@ -105,7 +106,7 @@ extension InProcessFleet {
         configure(&configuration)
         let store = db.store()
         let handlers = JobHandlers.fleet(
-            .standard, store: store, box: box, http: http, workerName: name, chunkBytes: 8 << 20, roots: roots, logger: Self.quiet)
+            .standard, store: store, box: box, http: http, workerName: name, chunkBytes: chunkMiB << 20, roots: roots, logger: Self.quiet)
         let worker = PostgresWorker(db, handlers: handlers, configuration: configuration, scheduleInterval: scheduleInterval, store: store)
         workers.withLock { $0.append(worker) }
         return worker

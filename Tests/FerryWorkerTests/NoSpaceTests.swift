@@ -16,7 +16,7 @@ import Testing
 /// fault: the job is deferred (no attempt used) with a growing backoff, a fetch's partial file is removed, the
 /// shortage is counted, and the job succeeds once the resource is back. In process: a real worker over the memory
 /// store, the real web fetch handler against an in-process dev server.
-@Suite("resource shortages: full disks and file descriptors", .tags(.process))
+@Suite("resource shortages: full disks and file descriptors")
 struct NoSpaceTests {
     /// A configuration whose shortage backoff is an hour: the test moves the store's clock instead of waiting.
     static func hourBackoff(_ configuration: inout WorkerConfiguration) {
@@ -24,7 +24,7 @@ struct NoSpaceTests {
     }
 
     @Test(
-        "a handler's failed system call that reports a shortage defers the job without using an attempt, counted",
+        "a handler's failed system call that reports a shortage defers the job without using an attempt, counted", .tags(.fast),
         arguments: [(ENOSPC, "no_space", "ferry_worker_no_space_total"), (EDQUOT, "no_space", "ferry_worker_no_space_total"),
                     (EMFILE, "fd_limit", "ferry_worker_fd_limit_total")])
     func handlerShortage(code: Int32, reason: String, metric: String) async throws {
@@ -56,7 +56,7 @@ struct NoSpaceTests {
         #expect(done.first?.events == [.enqueued, .claimed, .deferred, .claimed, .succeeded])
     }
 
-    @Test("the backoff of a shortage grows from 1 to 15 minutes per job, with a little jitter, and starts over")
+    @Test("the backoff of a shortage grows from 1 to 15 minutes per job, with a little jitter, and starts over", .tags(.fast))
     func backoffGrows() {
         let backoff = ShortageBackoff(policy: WorkerConfiguration().shortageBackoff)
         let job = UUID()
@@ -70,7 +70,9 @@ struct NoSpaceTests {
         #expect(backoff.next(job) <= 60, "a job that ended otherwise starts over")
     }
 
-    @Test("a fetch whose write finds the disk full (injected ENOSPC) removes its partial file, is deferred no_space, and succeeds once space is back")
+    @Test(
+        "a fetch whose write finds the disk full (injected ENOSPC) removes its partial file, is deferred no_space, and succeeds once space is back",
+        .tags(.fast))
     func injectedFetch() async throws {
         let root = try temporaryFolder("no-space-injected")
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -93,7 +95,9 @@ struct NoSpaceTests {
         }
     }
 
-    @Test("a fetch into a 1 MiB tmpfs: no partial file left, deferred no_space, counted; after the mount grows it succeeds (root only)")
+    @Test(
+        "a fetch into a 1 MiB tmpfs: no partial file left, deferred no_space, counted; after the mount grows it succeeds (root only)",
+        .tags(.process))
     func tmpfsFetch() async throws {
         let root = try temporaryFolder("no-space-tmpfs")
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -118,7 +122,9 @@ struct NoSpaceTests {
         }
     }
 
-    @Test("an upload into a local folder on a 1 MiB tmpfs: its temporary copy removed, deferred no_space; after the mount grows it succeeds (root only)")
+    @Test(
+        "an upload into a local folder on a 1 MiB tmpfs: its temporary copy removed, deferred no_space; after the mount grows it succeeds (root only)",
+        .tags(.process))
     func tmpfsLocalUpload() async throws {
         let root = try temporaryFolder("no-space-upload")
         defer { try? FileManager.default.removeItem(atPath: root) }

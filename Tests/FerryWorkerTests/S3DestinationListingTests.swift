@@ -9,7 +9,7 @@ import Testing
 
 /// The range walk a folder copy makes over an S3 destination (moto): which of a page's keys the bucket lacks,
 /// from one walk in key order, bounded, and nothing claimed absent that was not listed.
-@Suite("S3 destination listing", .tags(.postgres, .process))
+@Suite("S3 destination listing", .tags(.postgres, .s3))
 struct S3DestinationListingTests {
     @Test("keys the bucket lacks are found by one walk from the smallest key; a bounded walk answers only for what it listed; a failed listing answers nothing")
     func absentKeys() async throws {

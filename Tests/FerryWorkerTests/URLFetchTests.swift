@@ -8,9 +8,10 @@ import Testing
     import Glibc
 #endif
 
-/// Real `ferry` workers fetching plain web files from a real `ferry dev-server`: faults, resumes after `kill -9`.
-/// Fetches that need no process (files, checksums, 404 and 410, redirects) run in process: `URLFetchInProcessTests`.
-@Suite("URL fetches", .tags(.postgres, .process))
+/// Web fetches through faults, and resumes after `kill -9` of a real `ferry` worker or of a real `ferry dev-server`
+/// (those cases are `.process`). Fetches that need no database (files, checksums, 404 and 410, redirects) run in the
+/// fast tier: `URLFetchInProcessTests`.
+@Suite("URL fetches", .tags(.postgres))
 struct URLFetchTests {
     /// `ferry enqueue fetch URL --to PATH …`, answering the job id.
     @discardableResult
@@ -22,7 +23,7 @@ struct URLFetchTests {
 
     /// Creates `/web/<path>` with pseudo-random content; answers its SHA-256.
     @discardableResult
-    static func webFile(_ server: DevServerProcess, _ path: String, size: Int64, seed: Int64) async throws -> String {
+    static func webFile(_ server: any DevServerControl, _ path: String, size: Int64, seed: Int64) async throws -> String {
         let reply = try await server.request("POST", "/__dev/web", json: .object(["path": .string(path), "size": .int(size), "seed": .int(seed)]))
         return try #require(reply["sha256"]?.stringValue)
     }
@@ -43,8 +44,11 @@ struct URLFetchTests {
 
     @Test("429 defers the job and 503 retries it; both then succeed")
     func rateLimitAndServerErrors() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("url_429")
+        try await InProcessFleet.run("url_429") { fleet in try await Self.rateLimitAndServerErrors(fleet) }
+    }
+
+    static func rateLimitAndServerErrors(_ fleet: InProcessFleet) async throws {
+        let server = fleet.server, db = fleet.db
         let dir = try temporaryFolder("url-429")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let limitedSHA = try await Self.webFile(server, "limited.bin", size: 20_000, seed: 7)
@@ -52,9 +56,9 @@ struct URLFetchTests {
         for (path, status) in [("limited.bin", 429), ("flaky.bin", 503)] {
             _ = try await server.request("POST", "/__dev/web/status", json: .object(["path": .string(path), "status": .int(Int64(status))]))
         }
-        try await Self.enqueue(db, server.baseURL + "/web/limited.bin", to: dir + "/limited.bin")
-        try await Self.enqueue(db, server.baseURL + "/web/flaky.bin", to: dir + "/flaky.bin", ["--max-attempts", "50"])
-        let worker = try TestWorker.transfers(db, name: "url-429")
+        try await fleet.enqueue(.fetch, server.baseURL + "/web/limited.bin", to: dir + "/limited.bin")
+        try await fleet.enqueue(.fetch, server.baseURL + "/web/flaky.bin", to: dir + "/flaky.bin", maxAttempts: 50)
+        let worker = try fleet.worker("url-429")
 
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "a deferral and two failed attempts") {
             let deferred = try await count(
@@ -76,7 +80,7 @@ struct URLFetchTests {
         try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "both fetches to succeed") {
             try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 2
         }
-        try await Self.stop([worker])
+        try await fleet.stop([worker])
         #expect(try DropboxAccounts.sha256(dir + "/limited.bin") == limitedSHA)
         #expect(try DropboxAccounts.sha256(dir + "/flaky.bin") == flakySHA)
         let limitedAttempts = try await Self.job(db, destination: dir + "/limited.bin").attempt
@@ -116,7 +120,7 @@ struct URLFetchTests {
         return offset
     }
 
-    @Test("kill -9 mid-download: the next attempt resumes with Range at exactly the recorded offset")
+    @Test("kill -9 mid-download: the next attempt resumes with Range at exactly the recorded offset", .tags(.process))
     func resumeAfterKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_resume")
@@ -136,7 +140,7 @@ struct URLFetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["movie.bin"])
     }
 
-    @Test("the server gone mid-body: the bytes that arrived are checkpointed and the retry names the URL and byte")
+    @Test("the server gone mid-body: the bytes that arrived are checkpointed and the retry names the URL and byte", .tags(.process))
     func serverGoneMidBody() async throws {
         let server = try await DevServerProcess()
         // Minutes for the whole file: a busy test task still stops the server midway.
@@ -172,7 +176,9 @@ struct URLFetchTests {
         #expect(stoppedAt > 0 && stoppedAt < 24 * 1024 * 1024)
     }
 
-    @Test("kill -9 while a fast download has writes in flight: checkpoints came ≥ 8 MiB and ≥ 1 s apart (or 2 s apart), the next attempt resumes at the last one, the file is byte-identical")
+    @Test(
+        "kill -9 while a fast download has writes in flight: checkpoints came ≥ 8 MiB and ≥ 1 s apart (or 2 s apart), the next attempt resumes at the last one, the file is byte-identical",
+        .tags(.process))
     func resumeFastDownloadAfterKill() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_fast_resume")
@@ -215,7 +221,7 @@ struct URLFetchTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["fast.bin"])
     }
 
-    @Test("a remote file replaced between attempts is fetched again from zero")
+    @Test("a remote file replaced between attempts is fetched again from zero", .tags(.process))
     func remoteChanged() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("url_changed")
@@ -239,7 +245,7 @@ struct URLFetchTests {
         #expect(starts.count >= 2 && starts.allSatisfy { $0 == 0 }, "the second request was served from zero: \(starts)")
     }
 
-    @Test("a URL whose name decodes to ../ is refused at enqueue with exit 65")
+    @Test("a URL whose name decodes to ../ is refused at enqueue with exit 65", .tags(.process))
     func traversalRefused() async throws {
         let db = try await TestDatabase.make("url_traversal")
         let dir = try temporaryFolder("url-traversal")
