@@ -15,7 +15,7 @@ import Testing
 /// `ferry enqueue copy`: real workers stream files between the Dropbox dev server and S3 (moto), part by part,
 /// with no local copy; byte-for-byte checks on both sides, a kill -9 mid-transfer, and copies made again. The cases
 /// without a kill run their workers and the dev server in the test's process (`InProcessFleet`; moto runs outside).
-@Suite("copies between providers", .tags(.postgres), .serialized)
+@Suite("copies between providers", .tags(.postgres, .s3), .serialized)
 struct CopyTransferTests {
     /// A copy's default (`ferry enqueue copy` compares before it writes unless `--no-if-changed`).
     static let ifChanged: [String: OptionValue] = ["if_changed": .json(.bool(true))]
@@ -134,7 +134,7 @@ struct CopyTransferTests {
             _ = try await setup.client.putObject(bucket: setup.bucket, key: key, body: .bytes(ByteBuffer(bytes: data)), metadata: ["mtime": "1700000000.5"])
         }
         try await Self.copy(fleet, "s3:s3:\(setup.bucket)/in/", to: "dropbox:box:/FromS3/", batch: "first")
-        let worker = try fleet.transferWorker("copy-s3", chunkMiB: 4)
+        let worker = try fleet.worker("copy-s3", chunkMiB: 4)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the first copy") { try await WorkerFixtures.batchDone(setup.db, "first") }
         #expect(try await Self.states(setup.db, "first") == ["succeeded": 6])
         // The destination folder did not exist when listed: every child went without a get_metadata first.
@@ -186,7 +186,7 @@ struct CopyTransferTests {
         // From SQL, in an application's transaction: the first worker settles it as ferry enqueue would.
         _ = try await setup.db.query(
             "SELECT ferry.enqueue('copy', $1, 'dropbox:box:/Sql/', '{\"batch\": \"sql\"}')", ["s3:s3:\(setup.bucket)/in/a.jpg"])
-        let again = try fleet.transferWorker("copy-again", chunkMiB: 4)
+        let again = try fleet.worker("copy-again", chunkMiB: 4)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the fresh copy") {
             let fresh = try await WorkerFixtures.batchDone(setup.db, "fresh")
             let sql = try await WorkerFixtures.batchDone(setup.db, "sql")

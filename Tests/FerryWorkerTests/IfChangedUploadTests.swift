@@ -17,14 +17,9 @@ struct IfChangedUploadTests {
         maxAttempts: Int64? = nil, chunkMiB: Int = 8
     ) async throws {
         try await fleet.upload(files, to: destination, batch: batch, options: options, maxAttempts: maxAttempts)
-        let worker = try fleet.transferWorker(batch, chunkMiB: chunkMiB)
-        do {
-            try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
-                try await WorkerFixtures.batchDone(fleet.db, batch)
-            }
-        } catch {
-            try? await fleet.stop([worker])
-            throw error
+        let worker = try fleet.worker(batch, chunkMiB: chunkMiB)
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch)") {
+            try await WorkerFixtures.batchDone(fleet.db, batch)
         }
         try await fleet.stop([worker])
     }
@@ -128,7 +123,7 @@ struct IfChangedUploadTests {
         #expect(try DropboxAccounts.sha256(server.storedFile(account: "box", path: "/Cam/IMG_1002.jpg")) == DropboxAccounts.sha256(files[2]))
     }
 
-    @Test("S3: Content-Type from the extension, mtime stored; again with --if-changed nothing goes up, multipart objects included")
+    @Test("S3: Content-Type from the extension, mtime stored; again with --if-changed nothing goes up, multipart objects included", .tags(.s3))
     func s3() async throws {
         try await InProcessFleet.run("ifchanged_s3") { fleet in try await Self.s3(fleet) }
     }

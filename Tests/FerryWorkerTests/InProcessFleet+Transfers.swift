@@ -10,12 +10,11 @@ import Testing
 @testable import FerryWorker
 
 extension InProcessFleet {
-    /// `ferry worker --name NAME --concurrency N --chunk-size MIB [--no-deletes]` as `worker(_:)` builds it, for the
-    /// tests whose proof depends on the part size (an S3 ETag's part count, an upload session's chunks); with `log`,
-    /// its handlers' log (tokens, accounts) is recorded there. It is not among the workers the fleet stops: the test
-    /// stops it with `stop`.
+    /// `ferry worker --name NAME --concurrency N --chunk-size MIB [--no-deletes]` as `worker(_:)` builds it, for a
+    /// worker that deletes nothing (`allowsDeletes: false`) or whose handlers' log (tokens, accounts) is recorded in
+    /// `log`. It is not among the workers the fleet stops: the test stops it with `stop`.
     func transferWorker(
-        _ name: String, concurrency: Int = 4, chunkMiB: Int, allowsDeletes: Bool = true, scheduleInterval: Duration? = nil,
+        _ name: String, concurrency: Int = 4, chunkMiB: Int = 8, allowsDeletes: Bool = true, scheduleInterval: Duration? = nil,
         log: LogRecorder? = nil, configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws -> PostgresWorker {
         let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])

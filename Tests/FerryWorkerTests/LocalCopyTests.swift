@@ -171,8 +171,13 @@ struct LocalCopyTests {
             try? FileManager.default.removeItem(atPath: String(target.dropLast()))
         }
         try await Self.enqueue(fleet, files, to: target, batch: "bw")
-        // `ferry worker --concurrency 4 --bwlimit 2M`.
-        let worker = try fleet.worker("limited", concurrency: 4) { $0.bandwidthLimit = 2 * 1024 * 1024 }
+        // `ferry worker --concurrency 4 --bwlimit 2M --heartbeat-interval 0.3` (TestWorker's), its progress every 0.5 s
+        // as the command's default: not a progress event and heartbeat every few milliseconds beside the copies.
+        let worker = try fleet.worker("limited", concurrency: 4) { configuration in
+            configuration.bandwidthLimit = 2 * 1024 * 1024
+            configuration.heartbeatInterval = .milliseconds(300)
+            configuration.progressInterval = .milliseconds(500)
+        }
         try await eventually(timeout: .seconds(300), "batch to finish") { try await WorkerFixtures.batchDone(db, "bw") }
         try await fleet.stop([worker])
         #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 10)

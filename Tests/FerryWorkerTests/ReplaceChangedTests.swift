@@ -106,7 +106,7 @@ struct ReplaceChangedTests {
         return out
     }
 
-    @Test("a tree uploaded three times (files added, changed, changed at the same size, unchanged) to Dropbox, S3, Drive and a local folder: each equals the source, no error, no second name; --immutable fails a changed file, --ignore-existing leaves it, the default replaces it")
+    @Test("a tree uploaded three times (files added, changed, changed at the same size, unchanged) to Dropbox, S3, Drive and a local folder: each equals the source, no error, no second name; --immutable fails a changed file, --ignore-existing leaves it, the default replaces it", .tags(.s3))
     func treeRunsReplaceChangedFiles() async throws {
         try await InProcessFleet.run("replace_tree") { fleet in try await Self.treeRunsReplaceChangedFiles(fleet) }
     }
@@ -125,7 +125,7 @@ struct ReplaceChangedTests {
             "big.bin": Self.bytes(6 * 1024 * 1024 + 3, seed: 10),
         ]
         for (relative, data) in source { try Self.write(tree, relative, data, modified: 1_700_000_000) }
-        let worker = try fleet.transferWorker("replace", concurrency: 8, chunkMiB: 5)
+        let worker = try fleet.worker("replace", concurrency: 8, chunkMiB: 5)
 
         func check(_ run: String, changed: Set<String>, unchanged: Set<String>) async throws {
             let jobs = try await Self.run(run, tree: tree, to: destinations, fleet: fleet)
@@ -186,7 +186,7 @@ struct ReplaceChangedTests {
         try await fleet.verifyProjection()
     }
 
-    @Test("a copy of a changed file replaces it: a Dropbox folder to S3, that prefix on to Drive and back to Dropbox, copied again after one file changed at its size")
+    @Test("a copy of a changed file replaces it: a Dropbox folder to S3, that prefix on to Drive and back to Dropbox, copied again after one file changed at its size", .tags(.s3))
     func copiesReplaceChangedFiles() async throws {
         try await InProcessFleet.run("replace_copy") { fleet in try await Self.copiesReplaceChangedFiles(fleet) }
     }
@@ -256,7 +256,7 @@ struct ReplaceChangedTests {
         #expect(try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "copy/a.jpg") == before)
     }
 
-    @Test("folder fetches replace a changed local file by default: Dropbox, S3 and Drive folders fetched again after one file changed at its size")
+    @Test("folder fetches replace a changed local file by default: Dropbox, S3 and Drive folders fetched again after one file changed at its size", .tags(.s3))
     func folderFetchesReplaceChangedFiles() async throws {
         try await InProcessFleet.run("replace_fetch") { fleet in try await Self.folderFetchesReplaceChangedFiles(fleet) }
     }
@@ -319,7 +319,7 @@ struct ReplaceChangedTests {
         let file = dir + "/big.bin"
         try Self.write(dir, "big.bin", Self.bytes(12 * 1024 * 1024, seed: 2), modified: 1_700_000_000)
         // Slow enough that the other writer comes in while the chunks go up (after the look, before the commit).
-        let worker = try fleet.transferWorker("race", chunkMiB: 4) { $0.bandwidthLimit = 1 << 20 }
+        let worker = try fleet.worker("race", chunkMiB: 4) { $0.bandwidthLimit = 1 << 20 }
         try await fleet.upload([file], to: "dropbox:box:/Race/", batch: "race", options: Self.treeOptions())
         try await eventually(timeout: .seconds(120), "the upload session to start") {
             try await count(

@@ -16,7 +16,7 @@ import Testing
 
 /// Workers moving files to and from a real S3 implementation (moto) over loopback: in the test's process
 /// (`InProcessFleet`), and `ferry worker` processes where a kill -9 is the test.
-@Suite("S3 transfers", .tags(.postgres), .serialized)
+@Suite("S3 transfers", .tags(.postgres, .s3), .serialized)
 struct S3TransferTests {
     static let keyID = "AKIAFERRYTEST0000001"
     static let secret = "ferry-test-secret-access-key-0000000000000"
@@ -214,7 +214,7 @@ struct S3TransferTests {
         let file = setup.dir + "/huge.bin"
         try DropboxAccounts.randomFile(file, size: 400 * 1024 * 1024)
         let job = try await fleet.enqueue(.upload, file, to: "s3:s3:\(setup.bucket)/huge.bin")
-        let worker = try fleet.transferWorker("s3-cancel", chunkMiB: 5)
+        let worker = try fleet.worker("s3-cancel", chunkMiB: 5)
         try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the upload to be under way") {
             try await count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [job]) >= 2
         }
