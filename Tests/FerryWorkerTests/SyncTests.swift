@@ -242,7 +242,9 @@ struct SyncTests {
         #expect(announced >= extras, "\(announced) announced")
     }
 
-    @Test("a dry run lists every copy, replacement and deletion and writes nothing", .tags(.process))
+    @Test(
+        "a dry run lists every copy, replacement and deletion and writes nothing; schedule add stores the sync job the in-process schedule case builds",
+        .tags(.process))
     func dryRun() async throws {
         let db = try await TestDatabase.make("sync_dry_run")
         let root = try temporaryFolder("sync-dry")
@@ -257,6 +259,13 @@ struct SyncTests {
         #expect(!dry.stdout.contains("c.tmp") && dry.stderr.contains("--max-delete 0 would stop it"), "\(dry.stdout)\(dry.stderr)")
         #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 0)
         #expect(Self.tree(target) == ["a.jpg": "a", "stale.jpg": "s"])
+
+        let added = try await FerryProcess.run(
+            ["schedule", "add", "mirror", "--every", "1s", "--", "sync", source, "--to", target + "/", "--exclude", "*.tmp"],
+            databaseURL: db.url, environment: ["FERRY_SCHEDULE_MIN_INTERVAL": "1"])
+        try #require(added.status == 0, "\(added.stderr)")
+        let stored = try await db.query("SELECT template::text FROM ferry.schedules WHERE name = 'mirror'").rows[0].decode(String.self, at: 0)
+        #expect(try JSONValue.parse(stored) == Self.request(source, to: target + "/", batch: nil, exclude: ["*.tmp"]).template, "\(stored)")
     }
 
     @Test("a scheduled sync with filters mirrors at each tick, each tick's run a batch of its own")
