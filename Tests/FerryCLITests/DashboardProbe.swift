@@ -102,14 +102,7 @@ final class DashboardProbe: @unchecked Sendable {
         let probe = try await DashboardProbe(
             inProcess: db, readOnly: readOnly, token: token, secureCookies: secureCookies, sharedReadAge: sharedReadAge,
             sessionIdleTimeout: sessionIdleTimeout, sessionLifetime: sessionLifetime)
-        do {
-            let result = try await body(probe)
-            try await probe.shutdown()
-            return result
-        } catch {
-            try? await probe.shutdown()
-            throw error
-        }
+        return try await probe.using(body)
     }
 
     /// Starts a dashboard, runs `body`, and stops both the client and the process whether `body` throws or not.
@@ -117,12 +110,17 @@ final class DashboardProbe: @unchecked Sendable {
         _ db: TestDatabase, _ arguments: [String], environment: [String: String] = [:], _ body: (DashboardProbe) async throws -> T
     ) async throws -> T {
         let probe = try await DashboardProbe(db, arguments, environment: environment)
+        return try await probe.using(body)
+    }
+
+    /// Runs `body` with this probe, then shuts it down whether `body` throws or not.
+    private func using<T>(_ body: (DashboardProbe) async throws -> T) async throws -> T {
         do {
-            let result = try await body(probe)
-            try await probe.shutdown()
+            let result = try await body(self)
+            try await shutdown()
             return result
         } catch {
-            try? await probe.shutdown()
+            try? await shutdown()
             throw error
         }
     }
