@@ -27,12 +27,13 @@ final class PostgresWorker: Sendable {
     private let stopped = Mutex(false)
 
     /// Starts a worker on its own pool of connections to `db`, running `handlers`; with `scheduleInterval`, the
-    /// scheduler `ferry worker` runs beside it (`--schedule-interval`), which fires due schedules.
+    /// scheduler `ferry worker` runs beside it (`--schedule-interval`), which fires due schedules. It logs nowhere
+    /// unless given a `logger` (a `LogRecorder`'s, to read what it said).
     init(
         _ db: TestDatabase, handlers: JobHandlers, configuration: WorkerConfiguration = WorkerHarness.configuration(),
-        scheduleInterval: Duration? = nil, store: FerryStore? = nil
+        scheduleInterval: Duration? = nil, store: FerryStore? = nil,
+        logger: Logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
-        let logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = store ?? db.store()
         self.store = store
         // One registry for both, as `ferry worker` serves them on one /metrics.
