@@ -23,10 +23,12 @@ struct DashboardInsightTests {
                     metadata: nil, bytesTotal: nil, details: [:])
         }
         _ = try await store.enqueue(held)
-        try await store.register(WorkerRegistration(name: "w1", queues: ["default"], concurrency: 4, host: "box", pid: 7))
-        _ = try await store.claim(worker: "w1", queues: ["default"], limit: 2)
 
         try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
+            // Registered now, not before the dashboard started: a worker counts as alive for 60 s after its
+            // heartbeat, and a loaded machine can take that long to start a test's dashboard.
+            try await store.register(WorkerRegistration(name: "w1", queues: ["default"], concurrency: 4, host: "box", pid: 7))
+            _ = try await store.claim(worker: "w1", queues: ["default"], limit: 2)
             let overview = try #require(try await dashboard.get("/", json: true).json as? [String: Any])
             let minutes = try #require(overview["throughput"] as? [[String: Any]])
             #expect(minutes.reduce(0) { $0 + ($1["succeeded"] as? Int ?? 0) } == 4, "\(minutes)")
