@@ -17,16 +17,6 @@ import FerryFlickr
 struct FlickrFetchTests {
     static let devKey = "ferry-dev-flickr"
 
-    /// Adds a Flickr account whose API key is `key`, pointed at `server`, with `ferry account add`.
-    static func addAccount(_ name: String, key: String, server: any DevServerControl, db: TestDatabase, verify: Bool = true) async throws {
-        let result = try await FerryProcess.run(
-            ["account", "add", name, "--provider", "flickr", "--api-key-file", "-",
-             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"]
-                + (verify ? [] : ["--no-verify"]),
-            databaseURL: db.url, stdin: key + "\n", environment: DropboxAccounts.environment)
-        #expect(result.status == 0, "\(result.stderr)")
-    }
-
     /// `ferry account add NAME --provider flickr --api-key-file -` in process, pointed at the fleet's server.
     static func addAccount(_ name: String, key: String, fleet: InProcessFleet, verify: Bool = true) async throws {
         let base = fleet.server.baseURL
@@ -41,13 +31,6 @@ struct FlickrFetchTests {
             "POST", "/__dev/flickr/users", json: .object(["user_id": .string(userID), "count": .int(Int64(count)), "total_as": .string(totalAs)]))
         guard case .array(let photos)? = reply["photos"] else { throw TestSupportError("no photos in the seed answer") }
         return photos.map { ($0["id"]?.stringValue ?? "", $0["title"]?.stringValue ?? "", $0["path"]?.stringValue ?? "") }
-    }
-
-    /// `ferry enqueue fetch ARGUMENTS…`; answers the last line it printed (the job id).
-    static func enqueue(_ db: TestDatabase, _ arguments: [String]) async throws -> String {
-        let result = try await FerryProcess.run(["enqueue", "fetch"] + arguments, databaseURL: db.url)
-        #expect(result.status == 0, "\(result.stderr)")
-        return result.lines.last ?? ""
     }
 
     /// Files below `dir`, relative, with folders marked by a trailing slash.
