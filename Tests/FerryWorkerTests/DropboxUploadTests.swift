@@ -5,6 +5,8 @@ import Foundation
 import Postgres
 import Testing
 
+@testable import FerryWorker
+
 /// Workers uploading to the Dropbox dev server over loopback, with faults, in process (`InProcessFleet`): the proof
 /// is in the jobs, the events, the server's counts and the files. What needs a `ferry worker` process (kill -9, a
 /// stopped process, several processes sharing one refresh, the login command) is in `DropboxUploadProcessTests`.
@@ -304,6 +306,25 @@ struct DropboxUploadTests {
             try await eventually(timeout: .seconds(300), "the held job to run after login") {
                 try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 1
             }
+        }
+    }
+
+    @Test("a worker's own FERRY_DROPBOX_* settings reach its upload handler, not the test process's")
+    func workerVariables() async throws {
+        try await InProcessFleet.run("dbx_variables") { fleet in
+            let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])
+            func uploads(_ variables: [String: String]) throws -> DropboxUploadHandler {
+                let handlers = JobHandlers.fleet(
+                    .standard, store: fleet.store, box: fleet.box, http: fleet.http, workerName: "vars", chunkBytes: 2 << 20, roots: roots,
+                    variables: variables, logger: InProcessFleet.quiet)
+                return try #require(handlers.table[JobHandlers.Key(kind: .upload, scheme: "dropbox")] as? DropboxUploadHandler)
+            }
+            let tuned = try uploads(Self.sequentialSessions.merging(["FERRY_DROPBOX_BATCH_WINDOW_MS": "3000"]) { $1 })
+            #expect(tuned.parallelAppends == 1 && tuned.commitBatcher?.window == .milliseconds(3000))
+            #expect(tuned.chunkSize == DropboxUploadHandler.chunkGranularity, "2 MiB rounded up to Dropbox's 4 MiB")
+            #expect(try uploads(["FERRY_DROPBOX_COMMIT": "single"]).commitBatcher == nil)
+            let plain = try uploads([:])
+            #expect(plain.parallelAppends == 4 && plain.commitBatcher?.window == DropboxBatchSettings().window)
         }
     }
 }
