@@ -1,6 +1,7 @@
 import FerryCore
 import FerryTestSupport
 import Foundation
+import Logging
 import Postgres
 import Testing
 
@@ -62,7 +63,9 @@ struct FetchLeftoverTests {
         let job = try await fleet.enqueue(.fetch, server.baseURL + "/web/big/movie.bin", to: dir + "/movie.bin")
         let id = try #require(UUID(uuidString: job))
         let logs = LogRecorder()
-        let worker = try fleet.worker("leftover-cancel", logs: logs)
+        var logger = logs.logger(label: "ferry.worker")
+        logger.logLevel = .info
+        let worker = try fleet.worker("leftover-cancel", logger: logger)
 
         try await Self.waitForCheckpoints(db, [dir + "/movie.bin"])
         #expect(try Self.partFiles(dir).count == 1, "the running download writes a hidden .part file")

@@ -5,7 +5,6 @@ import FerryTesting
 import FerryTestSupport
 import Foundation
 import Logging
-import ServiceLifecycle
 import Testing
 
 @testable import FerryWorker
@@ -55,25 +54,6 @@ extension InProcessFleet {
     /// Runs `body` while a worker built as `worker(_:)` builds it runs, its own log and its handlers' written to
     /// `logger` (as `ferry worker` writes its log), then stops it gracefully: for what a worker must never log.
     func withLoggedWorker(_ name: String, logger: Logger, _ body: () async throws -> Void) async throws {
-        let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])
-        var configuration = WorkerHarness.configuration(name: name, concurrency: 4, rescueAfter: OneMinuteLease.rescueAfter)
-        configuration.localRoots = roots
-        configuration.retryPolicy = RetryPolicy(baseSeconds: 0.2)
-        let store = db.store()
-        defer { store.client.close() }
-        let handlers = JobHandlers.fleet(
-            .standard, store: store, box: box, http: http, workerName: name, chunkBytes: 8 << 20, roots: roots, logger: logger)
-        let worker = Worker(configuration: configuration, store: store, handlers: handlers, schedulesChanged: nil, logger: logger)
-        let group = ServiceGroup(services: [worker], logger: logger)
-        let running = Task { try await group.run() }
-        do {
-            try await body()
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = try? await running.value
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        try await running.value
+        try await running([try worker(name, logger: logger)], body)
     }
 }

@@ -13,25 +13,15 @@ import Testing
 /// the environment knobs it reads (`FERRY_DROPBOX_*`), their handlers' logs, `ferry account login` and
 /// `ferry account update` through the store, and `ferry projection verify`'s checks.
 extension InProcessFleet {
-    /// `ferry worker --name NAME --concurrency N --chunk-size MIB` run with `variables` added to its environment,
-    /// built as `worker(_:)` builds one; its handlers (token refreshes, provider requests) log to `log` at info, as
-    /// the binary's default level does. Not stopped with the fleet: run it inside `running(_:_:)`.
+    /// `ferry worker --name NAME --concurrency N --chunk-size MIB` run with `variables` added to its environment
+    /// (`worker(_:)`); it logs to `log` at info, as the binary's default level does. Run it inside `running(_:_:)`.
     func uploadWorker(
         _ name: String, concurrency: Int = 4, chunkMiB: Int = 8, variables: [String: String] = [:], log: LogRecorder? = nil,
         configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws -> PostgresWorker {
-        let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])
-        var configuration = WorkerHarness.configuration(name: name, concurrency: concurrency, rescueAfter: OneMinuteLease.rescueAfter)
-        configuration.localRoots = roots
-        configuration.retryPolicy = RetryPolicy(baseSeconds: 0.2)
-        configure(&configuration)
-        var logger = log?.logger(label: "ferry.test.worker.\(name)") ?? Self.quiet
-        logger.logLevel = .info
-        let store = db.store()
-        let handlers = JobHandlers.fleet(
-            .standard, store: store, box: box, http: http, workerName: name, chunkBytes: chunkMiB << 20, roots: roots,
-            variables: ProcessInfo.processInfo.environment.merging(variables) { $1 }, logger: logger)
-        return PostgresWorker(db, handlers: handlers, configuration: configuration, store: store)
+        var logger = log?.logger(label: "ferry.test.worker.\(name)")
+        logger?.logLevel = .info
+        return try worker(name, concurrency: concurrency, chunkMiB: chunkMiB, variables: variables, logger: logger, configure: configure)
     }
 
     /// Runs `body` while `workers` run, then stops them gracefully (as SIGTERM does), whether `body` threw or not.
@@ -79,11 +69,8 @@ extension InProcessFleet {
     /// Whether `ferry projection verify` would pass (exit 0): the replayed projection, the queue and batch counters
     /// and the search terms all agree with the rows.
     func projectionClean() async throws -> Bool {
-        let report = try await store.projection.verify()
-        let queues = try await store.projection.queueCountDifferences()
-        let batches = try await store.projection.batchCountDifferences(limit: 100)
-        let terms = try await store.projection.searchTermDifferences(limit: 100)
-        #expect(report.isClean && queues.isEmpty && batches.isEmpty && terms.isEmpty, "\(report.text)")
-        return report.isClean && queues.isEmpty && batches.isEmpty && terms.isEmpty
+        let differences = try await projectionDifferences()
+        #expect(differences.isEmpty, "\(differences)")
+        return differences.isEmpty
     }
 }
