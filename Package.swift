@@ -406,8 +406,10 @@ let package = Package(
         .testTarget(
             name: "FerryCLITests",
             dependencies: [
-                "FerryStore", "FerryArchive", "FerryCore", "Postgres", "FerryTestSupport",
+                "FerryStore", "FerryArchive", "FerryCore", "Postgres", "FerryTestSupport", "FerryDashboard", "FerryProviders",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]

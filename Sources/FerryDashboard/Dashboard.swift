@@ -22,6 +22,8 @@ public struct Dashboard: Service, CustomStringConvertible {
     let guardian: ActionGuard
     /// Aggregate reads shared by every viewer, at most once per `DashboardConfiguration.sharedReadAge`.
     let shared: SharedReads
+    /// Told the bound port once the server listens (port 0 picks one): for an app or a test serving it in process.
+    let onListening: (@Sendable (_ port: Int) -> Void)?
 
     /// Rows per batch page.
     static let pageSize = 50
@@ -36,9 +38,15 @@ public struct Dashboard: Service, CustomStringConvertible {
     /// The pseudo-channel announcing that new events were appended (payload: the newest position).
     static let headChannel = "events"
 
-    /// - Parameter providers: the providers whose jobs it shows (their retry options and failure fixes).
-    public init(configuration: DashboardConfiguration, store: FerryStore, providers: ProviderRegistry, logger: Logger) {
+    /// - Parameters:
+    ///   - providers: the providers whose jobs it shows (their retry options and failure fixes).
+    ///   - onListening: called with the bound port once the server listens.
+    public init(
+        configuration: DashboardConfiguration, store: FerryStore, providers: ProviderRegistry, logger: Logger,
+        onListening: (@Sendable (_ port: Int) -> Void)? = nil
+    ) {
         self.configuration = configuration
+        self.onListening = onListening
         self.providers = providers
         self.fixes = FailureFix(providers: providers)
         self.store = store
@@ -64,6 +72,7 @@ public struct Dashboard: Service, CustomStringConvertible {
         routes(router)
         let logger = self.logger
         let configuration = self.configuration
+        let onListening = self.onListening
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
@@ -74,6 +83,7 @@ public struct Dashboard: Service, CustomStringConvertible {
                 logger.info("dashboard listening", metadata: ["url": "\(url)"])
                 // Always on stderr, whatever the log level: the operator (and tests) need the address.
                 FileHandle.standardError.write(Data("ferry dashboard listening on \(url)\n".utf8))
+                onListening?(port)
             },
             logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in

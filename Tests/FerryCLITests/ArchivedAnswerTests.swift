@@ -5,9 +5,9 @@ import Testing
 
 /// After `ferry archive`, every command that looks a job or batch up says it was archived, when, to which file,
 /// and how to restore it, with exit 67; the dashboard answers 410 Gone with the same facts (issue 24).
-@Suite("archived jobs and batches answer the same way everywhere", .tags(.postgres, .process))
+@Suite("archived jobs and batches answer the same way everywhere", .tags(.postgres))
 struct ArchivedAnswerTests {
-    @Test("status JOB, events JOB, status --batch, wait JOB, wait --batch and the dashboard (HTML and JSON)")
+    @Test("status JOB, events JOB, status --batch, wait JOB, wait --batch and the dashboard (HTML and JSON)", .tags(.process))
     func everywhere() async throws {
         let db = try await TestDatabase.make("archived_answers")
         let jobs = try await ArchiveCommandTests.finishedJobs(db, count: 6)
@@ -40,7 +40,7 @@ struct ArchivedAnswerTests {
         #expect(try await FerryProcess.run(["status", UUIDv7.make().uuidString], databaseURL: db.url).status == 66)
         #expect(try await FerryProcess.run(["status", "--batch", "nope"], databaseURL: db.url).status == 66)
 
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             for path in ["/jobs/\(job)", "/batches/nightly"] {
                 let page = try await dashboard.get(path)
                 #expect(page.status == 410, "\(path): \(page.status)")
@@ -71,7 +71,7 @@ struct ArchivedAnswerTests {
         #expect(try await FerryProcess.run(["status", job], databaseURL: db.url).status == 0)
     }
 
-    @Test("a partly archived batch says so wherever its totals appear: wait, wait --json, status --batch, the dashboard; a restore takes it back")
+    @Test("a partly archived batch says so wherever its totals appear: wait, wait --json, status --batch, the dashboard; a restore takes it back", .tags(.process))
     func partlyArchivedBatch() async throws {
         let db = try await TestDatabase.make("archived_part")
         _ = try await ArchiveCommandTests.finishedJobs(db, count: 6)
@@ -102,7 +102,7 @@ struct ArchivedAnswerTests {
         #expect(status.stdout.contains("batch nightly: also 6 archived (4.9 KiB) in \(file) (ferry archive restore \(file) brings them back)"), "\(status.stdout)")
         let statusJSON = try JSONValue.parse(try await FerryProcess.run(["status", "--batch", "nightly", "--json"], databaseURL: db.url).stdout)
         #expect(statusJSON["batch"]?["archived"]?["bytes"] == .int(5000), "\(statusJSON.jsonText)")
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             let page = try await dashboard.get("/batches/nightly")
             #expect(page.status == 200 && page.body.contains("id=\"archived\"") && page.body.contains("6 archived"), "\(page.body)")
             let list = try await dashboard.get("/batches")

@@ -8,7 +8,7 @@ import Testing
 /// The operator's console in the real `ferry dashboard` over loopback against a real database: failures grouped by
 /// code and normalized message with a group retry, the queues page with pause and resume, the job summary, sorted
 /// batch lists, progress that agrees with its bar, the layout's basics, and the JSON API's answers to scripts.
-@Suite("ferry dashboard console", .tags(.postgres, .process))
+@Suite("ferry dashboard console", .tags(.postgres))
 struct DashboardConsoleTests {
     static let token = DashboardTests.token
 
@@ -28,7 +28,7 @@ struct DashboardConsoleTests {
         let errors = (0..<30).map { "http_not_found: GET https://example.com/photos/\($0)-\(UUID().uuidString).jpg answered 404" }
             + ["disk full", "disk full", "destination_exists: /srv/in/32.jpg already exists with different content"]
         try await Self.fail(store, queue: "pics", ids: ids, errors: errors)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let page = try await dashboard.get("/failed", json: true)
             let groups = try #require((page.json as? [String: Any])?["groups"] as? [[String: Any]])
             #expect(groups.count == 3, "\(groups.map { $0["error"] ?? "" })")
@@ -72,7 +72,7 @@ struct DashboardConsoleTests {
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "kept", queue: "kept", count: 3)
         try await Self.fail(store, queue: "kept", ids: ids, errors: (0..<3).map { "destination_exists: /srv/in/\($0).jpg exists with different content" })
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let browser = try await dashboard.login(token: Self.token)
             let failed = try await dashboard.get("/failed", cookies: browser.cookies)
             let group = try #require(FailureKey.id(of: try await dashboard.get("/failed", json: true), code: "destination_exists"))
@@ -117,7 +117,7 @@ struct DashboardConsoleTests {
         let ids = try await DashboardTests.seed(store, batch: "photos", queue: "pics", count: 6)
         let errors = (0..<4).map { "http_not_found: GET https://example.com/p/\($0).jpg answered 404" } + ["disk full", "disk full"]
         try await Self.fail(store, queue: "pics", ids: ids, errors: errors)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let page = try await dashboard.get("/failed", json: true)
             let id = try #require(FailureKey.id(of: page, code: "http_not_found"))
             let browser = try await dashboard.login(token: Self.token)
@@ -164,7 +164,7 @@ struct DashboardConsoleTests {
             "https://example.com/\(index < 3 ? "a" : "b")/\(index).jpg"
         }
         let text = ids.map { $0.uuidString.lowercased() }
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let browser = try await dashboard.login(token: Self.token)
             let page = try await dashboard.get("/batches/trip?status=failed&q=%2Fa%2F", cookies: browser.cookies)
             #expect(page.body.contains("<form class=\"bulk\" id=\"bulk\"") && page.body.contains("formaction=\"/ferry/bulk/discard\""))
@@ -214,7 +214,7 @@ struct DashboardConsoleTests {
             #expect(try await dashboard.request(.POST, "/bulk/delete", pairs: [("job", text[0])], headers: bearer).status == 404)
             #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("job", "x")], headers: bearer).status == 400)
         }
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             let page = try await dashboard.get("/batches/trip")
             #expect(!page.body.contains("type=\"checkbox\" name=\"job\"") && !page.body.contains("/bulk/"))
             #expect(try await dashboard.request(.POST, "/bulk/retry", pairs: [("job", text[5])]).status == 403)
@@ -229,7 +229,7 @@ struct DashboardConsoleTests {
         let north = try await DashboardTests.seed(store, batch: "north", queue: "sq", count: 55) { "https://example.com/trip/IMG_\(1000 + $0).jpg" }
         let south = try await DashboardTests.seed(store, batch: "south", queue: "sq2", count: 3) { "https://example.com/trip/IMG_\(2000 + $0).jpg" }
         try await Self.fail(store, queue: "sq", ids: north, errors: ["http_not_found: GET https://example.com/x answered 404", "disk full"])
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             #expect(try await dashboard.get("/").body.contains("action=\"/ferry/search\""))
             let page = try await dashboard.get("/search?q=img_")
             #expect(page.status == 200 && page.body.contains("job(s) by path or error text") && page.body.contains("href=\"/ferry/batches/south\""))
@@ -297,7 +297,7 @@ struct DashboardConsoleTests {
         let store = db.store()
         defer { store.client.close() }
         _ = try await DashboardTests.seed(store, batch: "vids", queue: "videos", count: 4)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let before = try await dashboard.get("/queues", json: true)
             let row = try #require(((before.json as? [String: Any])?["queues"] as? [[String: Any]])?.first { $0["queue"] as? String == "videos" })
             #expect(row["paused"] as? Bool == false && row["queued"] as? Int == 4)
@@ -328,7 +328,7 @@ struct DashboardConsoleTests {
             #expect(try await dashboard.request(.POST, "/queues/phtos/pause", form: [:], headers: ["Authorization": "Bearer \(Self.token)"]).status == 404)
             #expect(try await db.query("SELECT count(*) FROM ferry.queue_events WHERE queue = 'phtos'").rows[0].decode(Int.self, at: 0) == 0)
         }
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             let page = try await dashboard.get("/queues")
             #expect(page.status == 200 && page.body.contains("videos") && !page.body.contains("<button"))
         }
@@ -340,7 +340,7 @@ struct DashboardConsoleTests {
         let store = db.store()
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "calm", queue: "calm", count: 3, failed: 1)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let bearer = ["Authorization": "Bearer \(Self.token)"]
             let retried = try await dashboard.request(.POST, "/jobs/\(ids[0].uuidString.lowercased())/retry", form: [:], headers: bearer)
             #expect(retried.status == 200, "\(retried.status) \(retried.body)")
@@ -366,7 +366,7 @@ struct DashboardConsoleTests {
         let more = try await DashboardTests.seed(store, batch: "mix", queue: "mix", count: 3)
         _ = try await store.claim(worker: "runner-1", queues: ["mix"], limit: 1)
         let running = try await db.query("SELECT job_id FROM ferry.jobs WHERE state = 'running'").rows[0].decode(UUID.self, at: 0)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let job = try await dashboard.get("/jobs/\(ids[0].uuidString.lowercased())")
             #expect(job.body.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
             let summary = try #require(job.body.range(of: "<dl class=\"summary\" id=\"summary\">").map { String(job.body[$0.lowerBound...]) })
@@ -412,7 +412,7 @@ struct DashboardConsoleTests {
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "deep", queue: "deep", count: 260, failed: 30, succeeded: 40)
         _ = try await store.claim(worker: "runner", queues: ["deep"], limit: 5)
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             var seen = [String]()
             var states = [String]()
             var after: String?

@@ -23,10 +23,12 @@ struct DashboardInsightTests {
                     metadata: nil, bytesTotal: nil, details: [:])
         }
         _ = try await store.enqueue(held)
-        try await store.register(WorkerRegistration(name: "w1", queues: ["default"], concurrency: 4, host: "box", pid: 7))
-        _ = try await store.claim(worker: "w1", queues: ["default"], limit: 2)
 
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
+            // Registered now, not before the dashboard started: a worker counts as alive for 60 s after its
+            // heartbeat, and a loaded machine can take that long to start a test's dashboard.
+            try await store.register(WorkerRegistration(name: "w1", queues: ["default"], concurrency: 4, host: "box", pid: 7))
+            _ = try await store.claim(worker: "w1", queues: ["default"], limit: 2)
             let overview = try #require(try await dashboard.get("/", json: true).json as? [String: Any])
             let minutes = try #require(overview["throughput"] as? [[String: Any]])
             #expect(minutes.reduce(0) { $0 + ($1["succeeded"] as? Int ?? 0) } == 4, "\(minutes)")
@@ -63,7 +65,7 @@ struct DashboardInsightTests {
         let id = try await DashboardTests.seed(store, batch: "one", count: 1)[0]
         let job = try #require(try await store.claim(worker: "w-cursor", queues: ["default"], limit: 1).first)
         _ = try await store.recordProgress(.progress(job, bytesDone: 512, bytesTotal: 1000, session: .object(["offset": .int(512)])))
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             let page = try #require(try await dashboard.get("/jobs/\(id.uuidString.lowercased())", json: true).json as? [String: Any])
             #expect((page["resume_cursor"] as? [String: Any])?["offset"] as? Int == 512, "\(page)")
             let html = try await dashboard.get("/jobs/\(id.uuidString.lowercased())")
@@ -72,7 +74,7 @@ struct DashboardInsightTests {
         }
     }
 
-    @Test("a read-only dashboard connected as a ferry_reader login shows every page")
+    @Test("a read-only dashboard connected as a ferry_reader login shows every page", .tags(.process))
     func readerRole() async throws {
         let db = try await TestDatabase.make("dashreader")
         let store = db.store()
@@ -104,7 +106,7 @@ struct DashboardInsightTests {
         let store = db.store()
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "t", count: 1, failed: 1)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": DashboardTests.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: DashboardTests.token) { dashboard in
             // Behind a TLS-terminating proxy the cookies are Secure; on plain loopback they are not.
             let plain = try await dashboard.get("/")
             #expect(!(plain.headers["set-cookie"].first ?? "").lowercased().contains("secure"))

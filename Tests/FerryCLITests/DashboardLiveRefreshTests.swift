@@ -8,7 +8,7 @@ import Testing
 /// A live page always ends up showing the last change: a page that used a shared read from before the last change
 /// the dashboard heard of tells the browser when to look again (`data-refresh-after`), and the page it then gets
 /// shows the change, even when nothing changes after it.
-@Suite("ferry dashboard live refresh", .tags(.postgres, .process))
+@Suite("ferry dashboard live refresh", .tags(.postgres))
 struct DashboardLiveRefreshTests {
     /// The batch page's succeeded count (the summary row's sixth cell).
     static func succeeded(_ html: String) -> Int? {
@@ -35,7 +35,7 @@ struct DashboardLiveRefreshTests {
         _ = try await DashboardTests.seed(store, batch: "stale", count: 2)
         // Shared reads kept 60 s (the most): the second page load below finds the first one's read still kept,
         // unless the machine is so loaded that a minute passes between them (then the premise is not checked).
-        try await DashboardProbe.with(db, ["--read-only", "--shared-read-age", "60"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true, sharedReadAge: .seconds(60)) { dashboard in
             let firstAt = ContinuousClock.now
             let first = try await dashboard.get("/batches/stale")
             // A read is kept for 60 s, or 20 times what it took when longer (a loaded machine): no read of this

@@ -7,11 +7,11 @@ import Testing
 /// The operator's pages of the real `ferry dashboard` over loopback: accounts (state, cap, limits, running and held
 /// jobs, the command that fixes them), schedules (with pause and resume as by the dashboard), and workers with the
 /// jobs they run and their uptime.
-@Suite("ferry dashboard: accounts, schedules and workers pages", .tags(.postgres, .process))
+@Suite("ferry dashboard: accounts, schedules and workers pages", .tags(.postgres))
 struct DashboardOperatorPagesTests {
     static let token = DashboardTests.token
 
-    @Test("accounts show their state, cap, limits, running and held jobs and the fix; schedules pause and resume by the dashboard; workers list the jobs they run")
+    @Test("accounts show their state, cap, limits, running and held jobs and the fix; schedules pause and resume by the dashboard; workers list the jobs they run", .tags(.process))
     func operatorPages() async throws {
         let db = try await TestDatabase.make("dashops")
         let store = db.store()
@@ -31,7 +31,7 @@ struct DashboardOperatorPagesTests {
         try await store.register(WorkerRegistration(name: "w-ops", queues: ["pics"], concurrency: 4, host: "box", pid: 11))
         _ = try await store.claim(worker: "w-ops", queues: ["pics"], limit: 1)
 
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let accounts = try #require((try await dashboard.get("/accounts", json: true).json as? [String: Any])?["accounts"] as? [[String: Any]])
             let box = try #require(accounts.first { $0["name"] as? String == "box" })
             #expect(box["status"] as? String == "needs_reauth" && box["held_jobs"] as? Int == 2, "\(box)")

@@ -1,12 +1,23 @@
 import AsyncHTTPClient
+import FerryDashboard
+import FerryProviders
+import FerryStore
 import FerryTestSupport
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
-/// A real `ferry dashboard` process and an HTTP client over loopback (no redirects followed, cookies by hand).
+/// A dashboard and an HTTP client over loopback (no redirects followed, cookies by hand): a real `ferry dashboard`
+/// process (`with`, for what only the command shows: its flags, exit codes, signals, connection options), or the
+/// same `Dashboard` served in the test's process on a free loopback port (`inProcess`, for pages, actions and
+/// security, whose proof is in the HTTP answers and the database).
 final class DashboardProbe: @unchecked Sendable {
-    let process: BackgroundProcess
+    /// The command's process; nil in process.
+    let process: BackgroundProcess!
+    /// The dashboard served in process, and its store.
+    private let served: (group: ServiceGroup, running: Task<Void, any Error>, store: FerryStore)?
     let root: String
     /// Made last in `init`: a client that exists must be shut down, so none is made for a dashboard that failed.
     let http: HTTPClient
@@ -29,11 +40,11 @@ final class DashboardProbe: @unchecked Sendable {
 
     /// Starts `ferry dashboard --listen 127.0.0.1:0 --base-path /ferry` plus `arguments`; waits for its address.
     init(_ db: TestDatabase, _ arguments: [String], environment: [String: String] = [:]) async throws {
-        process = try BackgroundProcess(
+        let process = try BackgroundProcess(
             ferry: ["dashboard", "--listen", "127.0.0.1:0", "--base-path", "/ferry"] + arguments, databaseURL: db.url,
             environment: environment)
+        self.process = process
         var url: String?
-        let process = self.process
         try await eventually(timeout: .seconds(300), "the dashboard's address in its output") {
             if !process.isRunning { throw TestSupportError("dashboard exited: \(process.log)") }
             for line in process.log.split(separator: "\n") where line.hasPrefix("ferry dashboard listening on ") {
@@ -42,10 +53,56 @@ final class DashboardProbe: @unchecked Sendable {
             return url != nil
         }
         root = String(url!.dropLast())  // "http://127.0.0.1:PORT/ferry"
+        served = nil
+        http = Self.client()
+    }
+
+    /// Serves `Dashboard` in process as `ferry dashboard --listen 127.0.0.1:0 --base-path /ferry` with these settings
+    /// would (`token` is `FERRY_DASHBOARD_TOKEN`; none when read-only), on a store of its own.
+    init(
+        inProcess db: TestDatabase, readOnly: Bool, token: String?, secureCookies: Bool, sharedReadAge: Duration,
+        sessionIdleTimeout: Duration, sessionLifetime: Duration
+    ) async throws {
+        let store = db.store(poolSize: 4)
+        let logger = Logger(label: "ferry.test.dashboard", factory: { _ in SwiftLogNoOpLogHandler() })
+        let port = PortPromise()
+        let dashboard = Dashboard(
+            configuration: DashboardConfiguration(
+                host: "127.0.0.1", port: 0, basePath: "/ferry", readOnly: readOnly, token: readOnly ? nil : token, secureCookies: secureCookies,
+                sessionIdleTimeout: sessionIdleTimeout, sessionLifetime: sessionLifetime, sharedReadAge: sharedReadAge),
+            store: store, providers: .standard, logger: logger, onListening: { port.fulfil($0) })
+        let group = ServiceGroup(services: [dashboard], logger: logger)
+        let running = Task { try await group.run() }
+        do {
+            root = "http://127.0.0.1:\(try await port.value(timeout: .seconds(300)))/ferry"
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = try? await running.value
+            store.client.close()
+            throw error
+        }
+        process = nil
+        served = (group, running, store)
+        http = Self.client()
+    }
+
+    private static func client() -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         // Event streams hold their connection: allow more than the default 8 per host.
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Serves a dashboard in process, runs `body`, and stops both whether `body` throws or not.
+    static func inProcess<T>(
+        _ db: TestDatabase, readOnly: Bool = false, token: String? = nil, secureCookies: Bool = false,
+        sharedReadAge: Duration = .seconds(1), sessionIdleTimeout: Duration = .seconds(3600), sessionLifetime: Duration = .seconds(43200),
+        _ body: (DashboardProbe) async throws -> T
+    ) async throws -> T {
+        let probe = try await DashboardProbe(
+            inProcess: db, readOnly: readOnly, token: token, secureCookies: secureCookies, sharedReadAge: sharedReadAge,
+            sessionIdleTimeout: sessionIdleTimeout, sessionLifetime: sessionLifetime)
+        return try await probe.using(body)
     }
 
     /// Starts a dashboard, runs `body`, and stops both the client and the process whether `body` throws or not.
@@ -53,20 +110,31 @@ final class DashboardProbe: @unchecked Sendable {
         _ db: TestDatabase, _ arguments: [String], environment: [String: String] = [:], _ body: (DashboardProbe) async throws -> T
     ) async throws -> T {
         let probe = try await DashboardProbe(db, arguments, environment: environment)
+        return try await probe.using(body)
+    }
+
+    /// Runs `body` with this probe, then shuts it down whether `body` throws or not.
+    private func using<T>(_ body: (DashboardProbe) async throws -> T) async throws -> T {
         do {
-            let result = try await body(probe)
-            try await probe.shutdown()
+            let result = try await body(self)
+            try await shutdown()
             return result
         } catch {
-            try? await probe.shutdown()
+            try? await shutdown()
             throw error
         }
     }
 
     func shutdown() async throws {
         try await http.shutdown()
-        process.signal(SIGTERM)
-        _ = try? await process.waitForExit(timeout: .seconds(20))
+        if let served {
+            await served.group.triggerGracefulShutdown()
+            _ = try? await served.running.value
+            served.store.client.close()
+        } else {
+            process.signal(SIGTERM)
+            _ = try? await process.waitForExit(timeout: .seconds(20))
+        }
     }
 
     func request(

@@ -8,7 +8,7 @@ import Testing
 /// Acting safely from the dashboard: bulk actions ask first and name their count (without JavaScript), refuse a
 /// confirmation whose count no longer holds, say what they did; a viewer without a session sees no action buttons;
 /// rows with actions stack on a phone.
-@Suite("ferry dashboard safe actions", .tags(.postgres, .process))
+@Suite("ferry dashboard safe actions", .tags(.postgres))
 struct DashboardSafeActionTests {
     static let token = DashboardTests.token
     static let bearer = ["Authorization": "Bearer \(token)"]
@@ -27,7 +27,7 @@ struct DashboardSafeActionTests {
         let ids = try await DashboardTests.seed(store, batch: "pics", queue: "conf", count: 11)
         let errors = Array(repeating: Self.error, count: 11)
         try await DashboardConsoleTests.fail(store, queue: "conf", ids: ids, errors: Array(errors.prefix(10)))
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let group = try #require(FailureKey.id(of: try await dashboard.get("/failed", json: true), code: ""))
             let path = "/failed/groups/\(group)/discard"
             let browser = try await dashboard.login(token: Self.token)
@@ -88,7 +88,7 @@ struct DashboardSafeActionTests {
         // 0-3 failed, 4-7 queued.
         let ids = try await DashboardTests.seed(store, batch: "trip", queue: "cb", count: 8, failed: 4)
         let text = ids.map { $0.uuidString.lowercased() }
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let browser = try await dashboard.login(token: Self.token)
             let hostile = "\"><script>alert(1)</script>"
             let filter = try await dashboard.request(
@@ -149,7 +149,7 @@ struct DashboardSafeActionTests {
         let store = db.store()
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "view", queue: "vq", count: 3, failed: 2)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             for path in ["/", "/failed", "/queues", "/schedules", "/batches/view", "/jobs/\(ids[0].uuidString.lowercased())"] {
                 let page = try await dashboard.get(path)
                 #expect(page.status == 200, "\(path)")

@@ -6,9 +6,9 @@ import Testing
 
 /// A schedule that fires every second makes a batch per run: the dashboard lists its runs as one row per schedule
 /// (Batches, overview) and the schedule's page holds the run history with outcome counts.
-@Suite("ferry dashboard: schedules' runs grouped", .tags(.postgres, .process))
+@Suite("ferry dashboard: schedules' runs grouped", .tags(.postgres))
 struct DashboardScheduleRunsTests {
-    @Test("runs grouped under their schedule, other batches listed alone; the schedule page counts each run's outcome")
+    @Test("runs grouped under their schedule, other batches listed alone; the schedule page counts each run's outcome", .tags(.process))
     func grouped() async throws {
         let db = try await TestDatabase.make("dashruns")
         let store = db.store()
@@ -33,7 +33,7 @@ struct DashboardScheduleRunsTests {
             db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE queue = 'ticks' AND state = 'failed'")
         let runs = try await count(db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE queue = 'ticks'")
 
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": DashboardTests.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: DashboardTests.token) { dashboard in
             for path in ["/batches", "/"] {
                 let page = try #require(try await dashboard.get(path, json: true).json as? [String: Any])
                 let batches = try #require(page["batches"] as? [[String: Any]])

@@ -8,7 +8,7 @@ import Testing
 /// CSRF cookies, cross-origin posts, wrong tokens locking the operator out, sessions that never end, missing
 /// browser-hardening headers, HEAD, bad base paths, and batch names that need percent-encoding. A real
 /// `ferry dashboard` process over loopback against a real database.
-@Suite("ferry dashboard security", .tags(.postgres, .process))
+@Suite("ferry dashboard security", .tags(.postgres))
 struct DashboardSecurityTests {
     static let token = DashboardTests.token
 
@@ -32,7 +32,7 @@ struct DashboardSecurityTests {
         defer { store.client.close() }
         let id = try await DashboardTests.seed(store, batch: "keep", queue: "dash-sec", count: 1)[0]
         let cancel = "/jobs/\(id.uuidString.lowercased())/cancel"
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let browser = try await dashboard.login(token: Self.token)
             let session = browser.cookies["ferry_session"]!
             let login = browser.cookies["ferry_csrf"]!
@@ -67,7 +67,7 @@ struct DashboardSecurityTests {
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "origin", queue: "dash-sec", count: 2)
         let cancel = "/jobs/\(ids[0].uuidString.lowercased())/cancel"
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let browser = try await dashboard.login(token: Self.token)
             let own = Self.origin(dashboard)
             let neighbour = "http://127.0.0.1:\(Self.port(dashboard) + 1)"
@@ -112,7 +112,7 @@ struct DashboardSecurityTests {
         defer { store.client.close() }
         let ids = try await DashboardTests.seed(store, batch: "guess", queue: "dash-sec", count: 2, failed: 2)
         let retry = "/jobs/\(ids[0].uuidString.lowercased())/retry"
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let port = Self.port(dashboard)
             // Another client (127.0.0.2) guesses 50 times: 10 are answered, the rest throttled.
             var statuses = [Int]()
@@ -161,7 +161,7 @@ struct DashboardSecurityTests {
 
         // Log out (default timeouts: nothing here depends on the machine's speed). The button is in the header; it
         // needs the session's CSRF token; the session ends server-side.
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let leaving = try await dashboard.login(token: Self.token)
             #expect(try await loggedIn(dashboard, leaving))
             #expect(try await dashboard.request(.POST, "/logout", cookies: leaving.cookies, form: [:]).status == 403)
@@ -174,9 +174,7 @@ struct DashboardSecurityTests {
 
         // Idle timeout 3 s: a session unused (or only refreshed by the page's live updates) for longer has ended. Each
         // check comes after the deadline has surely passed, so a slow machine only makes it later, never wrong.
-        try await DashboardProbe.with(
-            db, ["--session-idle-timeout", "3"], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]
-        ) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token, sessionIdleTimeout: .seconds(3)) { dashboard in
             let idle = try await dashboard.login(token: Self.token)
             let watching = try await dashboard.login(token: Self.token)
             let busy = try await dashboard.login(token: Self.token)
@@ -205,9 +203,7 @@ struct DashboardSecurityTests {
         }
 
         // Lifetime 3 s: however busy, a session ends 3 s after its login.
-        try await DashboardProbe.with(
-            db, ["--session-lifetime", "3"], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]
-        ) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token, sessionLifetime: .seconds(3)) { dashboard in
             let busy = try await dashboard.login(token: Self.token)
             let start = ContinuousClock.now
             while ContinuousClock.now - start < .seconds(4) {
@@ -229,7 +225,7 @@ struct DashboardSecurityTests {
         let store = db.store()
         defer { store.client.close() }
         _ = try await DashboardTests.seed(store, batch: "trip", count: 3, failed: 1, succeeded: 1)
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             var answers = [("GET /", try await dashboard.get("/")), ("GET / json", try await dashboard.get("/", json: true)),
                            ("GET /batches/trip", try await dashboard.get("/batches/trip")),
                            ("404", try await dashboard.get("/nosuch")), ("job 404", try await dashboard.get("/jobs/\(UUID())")),
@@ -265,7 +261,7 @@ struct DashboardSecurityTests {
         let store = db.store()
         defer { store.client.close() }
         let id = try await DashboardTests.seed(store, batch: "tls", queue: "dash-sec", count: 1)[0]
-        try await DashboardProbe.with(db, ["--secure-cookies"], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token, secureCookies: true) { dashboard in
             let page = try await dashboard.get("/")
             let cookie = try #require(page.headers["set-cookie"].first)
             // Attributes are a set: Hummingbird writes them in no fixed order.
@@ -295,7 +291,7 @@ struct DashboardSecurityTests {
         }
     }
 
-    @Test("--base-path refuses dot and empty segments, a missing leading slash and characters outside the unreserved ones, with exit 64")
+    @Test("--base-path refuses dot and empty segments, a missing leading slash and characters outside the unreserved ones, with exit 64", .tags(.process))
     func badBasePaths() async throws {
         // Nothing listens on port 1: a base path that passes gets as far as the database and exits 69.
         let unreachable = "postgresql://ferry@127.0.0.1:1/none"
@@ -317,7 +313,7 @@ struct DashboardSecurityTests {
         }
     }
 
-    @Test("--shared-read-age outside 0.1-60 seconds is refused with exit 64 and the range")
+    @Test("--shared-read-age outside 0.1-60 seconds is refused with exit 64 and the range", .tags(.process))
     func badSharedReadAge() async throws {
         let unreachable = "postgresql://ferry@127.0.0.1:1/none"
         for age in ["0", "0.05", "61", "nan", "-1"] {
@@ -339,7 +335,7 @@ struct DashboardSecurityTests {
         let names = ["schedule:nightly:2026-11-26T00:00Z", "a b", "x/y", "100%", "what?", "日本"]
         var jobs = [String: UUID]()
         for name in names { jobs[name] = try await DashboardTests.seed(store, batch: name, queue: "dash-enc", count: 1)[0] }
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let browser = try await dashboard.login(token: Self.token)
             let overview = try await dashboard.get("/")
             let links = overview.body.matches(of: #/href="/ferry(/batches/[^"]+)"/#).map { String($0.output.1) }

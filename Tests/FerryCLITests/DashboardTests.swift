@@ -14,7 +14,7 @@ import Testing
 /// The real `ferry dashboard` process over loopback against a real database: pages and JSON show what the
 /// database holds, keyset pages cover a batch exactly once, the event stream reports changes, and actions are
 /// guarded (read-only, token, CSRF) and act like `ferry retry`.
-@Suite("ferry dashboard", .tags(.postgres, .process))
+@Suite("ferry dashboard", .tags(.postgres))
 struct DashboardTests {
     static let token = "dashboard-secret-0123456789abcdef"
 
@@ -58,9 +58,10 @@ struct DashboardTests {
         let ids = try await Self.seed(store, batch: "trip", count: 6, failed: 2, succeeded: 1) { index in
             index == 5 ? "https://example.com/<b>bold</b>.jpg" : "https://example.com/\(index).jpg"
         }
-        try await store.register(WorkerRegistration(name: "w-one", queues: ["default", "photos"], concurrency: 3, host: "box", pid: 42))
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
-
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
+            // Registered now, not before the dashboard started: a worker counts as alive for 60 s after its
+            // heartbeat, and a loaded machine can take that long to start a test's dashboard.
+            try await store.register(WorkerRegistration(name: "w-one", queues: ["default", "photos"], concurrency: 3, host: "box", pid: 42))
             let overview = try await dashboard.get("/", json: true)
             #expect(overview.status == 200)
             let queues = try #require((overview.json as? [String: Any])?["queues"] as? [[String: Any]])
@@ -126,7 +127,7 @@ struct DashboardTests {
         let ids = try await Self.seed(store, batch: "big", count: 3000, failed: 120) { index in
             index % 10 == 0 ? "https://example.com/needle-\(index).jpg" : "https://example.com/\(index).jpg"
         }
-        try await DashboardProbe.with(db, ["--read-only"]) { dashboard in
+        try await DashboardProbe.inProcess(db, readOnly: true) { dashboard in
             func walk(_ query: String) async throws -> [String] {
                 var seen = [String]()
                 var after: String?
@@ -155,7 +156,7 @@ struct DashboardTests {
         }
     }
 
-    @Test("the event stream reports a change after a job changes (notified, and a success seen through the event head); viewers cost no connections")
+    @Test("the event stream reports a change after a job changes (notified, and a success seen through the event head); viewers cost no connections", .tags(.process))
     func eventStream() async throws {
         let db = try await TestDatabase.make("dashsse")
         let store = db.store()
@@ -222,7 +223,7 @@ struct DashboardTests {
         }
     }
 
-    @Test("actions need the token and a CSRF token; retry makes a failed job queued and a real worker then runs it")
+    @Test("actions need the token and a CSRF token; retry makes a failed job queued and a real worker then runs it", .tags(.process))
     func guardedActions() async throws {
         let db = try await TestDatabase.make("dashact")
         let store = db.store()
@@ -235,7 +236,7 @@ struct DashboardTests {
         #expect(refused.status == 64)
         #expect(refused.stderr.contains("FERRY_DASHBOARD_TOKEN"))
 
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": Self.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: Self.token) { dashboard in
             let page = try await dashboard.get("/jobs/\(first)")
             // A viewer without a session sees no button that would only answer 401; the login form is there.
             #expect(!page.body.contains("/ferry/jobs/\(first)/retry") && page.body.contains("action=\"/ferry/login\""))

@@ -6,7 +6,7 @@ import Testing
 
 /// The trends page of the real `ferry dashboard`: jobs, failures and bytes over an hour, a day and a week, per
 /// queue, account and provider, from the rollups and the jobs finished since the last one.
-@Suite("ferry dashboard: trends", .tags(.postgres, .process))
+@Suite("ferry dashboard: trends", .tags(.postgres))
 struct DashboardTrendsTests {
     static func totals(_ answer: DashboardProbe.Answer) throws -> (finished: Int, failed: Int, bytes: Int) {
         let json = try #require(answer.json as? [String: Any], "\(answer.body)")
@@ -29,7 +29,7 @@ struct DashboardTrendsTests {
             VALUES (date_trunc('hour', now()) - interval '3 days', 'pics', 'box', 's3', 40, 10, 1073741824)
             """)
 
-        try await DashboardProbe.with(db, [], environment: ["FERRY_DASHBOARD_TOKEN": DashboardTests.token]) { dashboard in
+        try await DashboardProbe.inProcess(db, token: DashboardTests.token) { dashboard in
             #expect(try Self.totals(try await dashboard.get("/trends?range=1h", json: true)) == (7, 2, 5000))
             #expect(try Self.totals(try await dashboard.get("/trends", json: true)) == (7, 2, 5000), "an hour by default")
             #expect(try Self.totals(try await dashboard.get("/trends?range=1h&queue=docs", json: true)) == (2, 0, 2000))

@@ -1,6 +1,7 @@
 import FerryCore
 import FerryTestSupport
 import Foundation
+import Logging
 import Postgres
 import Testing
 
@@ -10,8 +11,8 @@ import Testing
 
 /// The hidden `.NAME.ferry-JOB.part` files of fetches: removed when the job ends for good (cancelled, failed for
 /// good), kept for a later attempt otherwise, and on `ferry retry` reused only where the job's cursor still
-/// matches them. Real workers, a real dev server, `kill -9`.
-@Suite("Leftover partial files", .tags(.postgres, .process))
+/// matches them. A cancel in process; real workers, a real dev server and `kill -9` for the rest (`.process`).
+@Suite("Leftover partial files", .tags(.postgres))
 struct FetchLeftoverTests {
     static let size: Int64 = 24 * 1024 * 1024 + 7
 
@@ -47,40 +48,50 @@ struct FetchLeftoverTests {
         #expect(result.status == 0, "ferry \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)")
     }
 
-    @Test("a fetch cancelled while it runs leaves no .part file; ferry retry then fetches the whole file again")
+    @Test("a fetch cancelled while it runs leaves no .part file; ferry retry then fetches the whole file again", .tags(.postgres))
     func cancelWhileRunning() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("leftover_cancel")
+        try await InProcessFleet.run("leftover_cancel") { fleet in try await Self.cancelWhileRunning(fleet) }
+    }
+
+    /// In process: the worker, the dev server, and `ferry cancel` / `ferry retry` as the store calls they make.
+    static func cancelWhileRunning(_ fleet: InProcessFleet) async throws {
+        let server = fleet.server, db = fleet.db
         let dir = try temporaryFolder("leftover-cancel")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sha = try await URLFetchTests.webFile(server, "big/movie.bin", size: Self.size, seed: 5)
         try await server.setFaults(["download_bytes_per_second": .int(128 << 10)])  // minutes: a busy test task still cancels mid-transfer
-        let job = try await URLFetchTests.enqueue(db, server.baseURL + "/web/big/movie.bin", to: dir + "/movie.bin")
-        let worker = try TestWorker.transfers(db, name: "leftover-cancel")
+        let job = try await fleet.enqueue(.fetch, server.baseURL + "/web/big/movie.bin", to: dir + "/movie.bin")
+        let id = try #require(UUID(uuidString: job))
+        let logs = LogRecorder()
+        var logger = logs.logger(label: "ferry.worker")
+        logger.logLevel = .info
+        let worker = try fleet.worker("leftover-cancel", logger: logger)
 
         try await Self.waitForCheckpoints(db, [dir + "/movie.bin"])
         #expect(try Self.partFiles(dir).count == 1, "the running download writes a hidden .part file")
-        try await Self.ferry(db, ["cancel", job])
+        _ = try await fleet.store.cancel(.job(id), requestedBy: "test")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the job to be cancelled") {
             try await Self.state(db, job) == "cancelled"
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == [], "no .part file and no target after the cancel")
-        #expect(worker.log.contains("job cancelled on request"))
+        #expect(logs.all.contains { $0.contains("job cancelled on request") })
 
         // The cursor still names an offset, but its bytes are gone: the retry starts from zero.
         try await server.setFaults([:])
-        try await Self.ferry(db, ["retry", job])
+        _ = try await fleet.store.retry(.job(id), requestedBy: "test")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the retried fetch to succeed") {
             try await Self.state(db, job) == "succeeded"
         }
-        try await URLFetchTests.stop([worker])
+        try await fleet.stop([worker])
         #expect(try DropboxAccounts.sha256(dir + "/movie.bin") == sha)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["movie.bin"])
         let starts = try await URLFetchTests.rangeStarts(server, "/web/big/movie.bin")
         #expect(starts.count >= 2 && starts.allSatisfy { $0 == 0 }, "the retry fetched the whole file again: \(starts)")
     }
 
-    @Test("fetches that fail for good after bytes arrived (404, attempts exhausted on 503) leave no .part file")
+    @Test(
+        "fetches that fail for good after bytes arrived (404, attempts exhausted on 503) leave no .part file",
+        .tags(.process))
     func failedForGood() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("leftover_failed")
@@ -115,7 +126,9 @@ struct FetchLeftoverTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == [], "no .part file of either job is left")
     }
 
-    @Test("ferry retry of a job cancelled while its worker was dead reuses its .part file when the cursor matches, else starts over")
+    @Test(
+        "ferry retry of a job cancelled while its worker was dead reuses its .part file when the cursor matches, else starts over",
+        .tags(.process))
     func retryReusesMatchingPart() async throws {
         let server = try await DevServerProcess()
         let db = try await TestDatabase.make("leftover_retry")

@@ -10,24 +10,12 @@ import Testing
 import FerryFlickr
 @testable import FerryWorker
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// Real `ferry` workers listing a Flickr photostream on a real `ferry dev-server` and fetching every photo.
-@Suite("Flickr fetches", .tags(.postgres, .process))
+/// Workers listing a Flickr photostream on the dev server and fetching every photo, in process (`InProcessFleet`):
+/// the proof is in the jobs, the views, the server's counts and the files. A worker killed mid-listing and
+/// `ferry account add`'s refusals are `FlickrFetchProcessTests`.
+@Suite("Flickr fetches", .tags(.postgres))
 struct FlickrFetchTests {
     static let devKey = "ferry-dev-flickr"
-
-    /// Adds a Flickr account whose API key is `key`, pointed at `server`.
-    static func addAccount(_ name: String, key: String, server: DevServerProcess, db: TestDatabase, verify: Bool = true) async throws {
-        let result = try await FerryProcess.run(
-            ["account", "add", name, "--provider", "flickr", "--api-key-file", "-",
-             "--api-url", server.baseURL + "/services/rest/", "--content-url", server.baseURL + "/flickr/photos"]
-                + (verify ? [] : ["--no-verify"]),
-            databaseURL: db.url, stdin: key + "\n", environment: DropboxAccounts.environment)
-        #expect(result.status == 0, "\(result.stderr)")
-    }
 
     /// `ferry account add NAME --provider flickr --api-key-file -` in process, pointed at the fleet's server.
     static func addAccount(_ name: String, key: String, fleet: InProcessFleet, verify: Bool = true) async throws {
@@ -45,12 +33,6 @@ struct FlickrFetchTests {
         return photos.map { ($0["id"]?.stringValue ?? "", $0["title"]?.stringValue ?? "", $0["path"]?.stringValue ?? "") }
     }
 
-    static func enqueue(_ db: TestDatabase, _ arguments: [String]) async throws -> String {
-        let result = try await FerryProcess.run(["enqueue", "fetch"] + arguments, databaseURL: db.url)
-        #expect(result.status == 0, "\(result.stderr)")
-        return result.lines.last ?? ""
-    }
-
     /// Files below `dir`, relative, with folders marked by a trailing slash.
     static func tree(_ dir: String) -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: dir)
@@ -63,24 +45,34 @@ struct FlickrFetchTests {
         return out.sorted()
     }
 
-    @Test("1,050 photos over three pages: each downloaded (again only by a recorded attempt), titles in job_status, batch done, ferry wait exits 0")
+    /// `--size S` (and `--max N`) as `ferry enqueue` passes them.
+    static func options(size: String, max: Int64? = nil) -> [String: OptionValue] {
+        var options: [String: OptionValue] = ["size": .commandLine(size)]
+        if let max { options["max"] = .json(.int(max)) }
+        return options
+    }
+
+    @Test("1,050 photos over three pages: each downloaded (again only by a recorded attempt), titles in job_status, batch done, every job succeeded")
     func threePages() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("flickr_pages")
+        try await InProcessFleet.run("flickr_pages") { fleet in try await Self.threePages(fleet) }
+    }
+
+    static func threePages(_ fleet: InProcessFleet) async throws {
+        let server = fleet.server, db = fleet.db
         let parent = try temporaryFolder("flickr-pages")
         defer { try? FileManager.default.removeItem(atPath: parent) }
         let target = parent + "/stream"
         let photos = try await Self.seedUser(server, "42424242@N01", count: 1050)
-        try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
-        let listing = try await Self.enqueue(db, ["flickr:42424242@N01", "--to", target + "/", "--size", "s", "--batch", "stream"])
+        try await Self.addAccount("flickr", key: Self.devKey, fleet: fleet)
+        let listing = try await fleet.enqueue(.fetch, "flickr:42424242@N01", to: target + "/", batch: "stream", options: Self.options(size: "s"))
 
-        let workers = try (0..<2).map { try TestWorker.transfers(db, name: "flickr-\($0)", ["--concurrency", "8"]) }
+        let workers = try (0..<2).map { try fleet.worker("flickr-\($0)", concurrency: 8) }
         try await eventually(timeout: .seconds(900), interval: .milliseconds(500), "the batch to finish") {
             try await WorkerFixtures.batchDone(db, "stream")
         }
-        let wait = try await FerryProcess.run(["wait", "--batch", "stream"], databaseURL: db.url)
-        #expect(wait.status == 0, "\(wait.stdout)\(wait.stderr)")
-        try await URLFetchTests.stop(workers)
+        // What `ferry wait` checks before it exits 0: done, and every job succeeded.
+        try await fleet.waitForBatch("stream")
+        try await fleet.stop(workers)
 
         let failed = try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'")
         #expect(failed == 0)
@@ -137,103 +129,58 @@ struct FlickrFetchTests {
         #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'page'") == 3)
     }
 
-    @Test("kill -9 during the listing: the next attempt resumes at the next page, and no photo is enqueued twice")
-    func listingResumesAfterKill() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("flickr_resume")
-        let target = try temporaryFolder("flickr-resume")
-        defer { try? FileManager.default.removeItem(atPath: target) }
-        let photos = try await Self.seedUser(server, "99@N09", count: 2000)
-        try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
-        // Slow pages, so that the kill lands after the first page's commit and before the last.
-        // Four pages of 8 s each: after page 2 is committed, the listing runs 16 s more, room for a test on a loaded
-        // machine to act (4 s pages once left it too little: the listing finished before the kill).
-        try await server.setFaults(["latency_milliseconds": .int(8000), "routes": .array([.string("flickr/rest")])])
-        let listing = try await Self.enqueue(db, ["flickr:99@N09", "--to", target + "/", "--size", "s", "--batch", "resume"])
-
-        let victim = try TestWorker.transfers(db, name: "flickr-victim", ["--concurrency", "2"])
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "the first page to be committed") {
-            try await count(
-                db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND (session->>'page')::int >= 2", [listing]) == 1
-        }
-        victim.signal(SIGKILL)
-        _ = try await victim.waitForExit()
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND state <> 'succeeded'", [listing]) == 1,
-                "killed mid-listing")
-        _ = try await server.request("POST", "/__dev/reset-stats")
-        try await server.setFaults([:])
-
-        let survivor = try TestWorker.transfers(db, name: "flickr-survivor", ["--concurrency", "8"])
-        try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
-            try await WorkerFixtures.batchDone(db, "resume")
-        }
-        try await URLFetchTests.stop([survivor])
-
-        // The victim's own request for page 2 may still be answered after the kill (the server does not know the
-        // client is gone), so the survivor's pages are: 2, 3, and never 1.
-        guard case .array(let listed)? = try await server.stats()["flickr_pages_listed"] else {
-            Issue.record("no pages in the statistics")
-            return
-        }
-        let pages = listed.compactMap(\.intValue)
-        // Listed after the kill: never page 1 again, and the last page once (the victim's in-flight request may land too).
-        #expect(!pages.contains(1) && pages.contains(4), "resumed after page 1: \(pages)")
-        #expect(survivor.log.contains("resuming Flickr listing"))
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'resume' AND source LIKE 'flickr:%/photo/%'") == 2000)
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state <> 'succeeded'") == 0)
-        #expect(Self.tree(target) == photos.map { "\($0.id)_s.jpg" }.sorted(), "every photo once, no temporary files")
-    }
-
     @Test("--max stops after that many photos")
     func maxPhotos() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("flickr_max")
-        let target = try temporaryFolder("flickr-max")
-        defer { try? FileManager.default.removeItem(atPath: target) }
-        let photos = try await Self.seedUser(server, "7@N07", count: 300, totalAs: "number")
-        try await Self.addAccount("flickr", key: Self.devKey, server: server, db: db)
-        _ = try await Self.enqueue(db, ["flickr:7@N07", "--to", target + "/", "--size", "q", "--max", "120", "--batch", "few"])
-        let worker = try TestWorker.transfers(db, name: "flickr-max", ["--concurrency", "8"])
-        try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
-            try await WorkerFixtures.batchDone(db, "few")
+        try await InProcessFleet.run("flickr_max") { fleet in
+            let target = try temporaryFolder("flickr-max")
+            defer { try? FileManager.default.removeItem(atPath: target) }
+            let photos = try await Self.seedUser(fleet.server, "7@N07", count: 300, totalAs: "number")
+            try await Self.addAccount("flickr", key: Self.devKey, fleet: fleet)
+            try await fleet.enqueue(.fetch, "flickr:7@N07", to: target + "/", batch: "few", options: Self.options(size: "q", max: 120))
+            let worker = try fleet.worker("flickr-max", concurrency: 8)
+            try await eventually(timeout: .seconds(600), interval: .milliseconds(500), "the batch to finish") {
+                try await WorkerFixtures.batchDone(fleet.db, "few")
+            }
+            try await fleet.stop([worker])
+            #expect(try await count(fleet.db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 121)
+            #expect(Self.tree(target) == photos.prefix(120).map { "\($0.id)_q.jpg" }.sorted(), "the 120 newest")
         }
-        try await URLFetchTests.stop([worker])
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 121)
-        #expect(Self.tree(target) == photos.prefix(120).map { "\($0.id)_q.jpg" }.sorted(), "the 120 newest")
     }
 
-    @Test("a wrong API key fails the listing job with Flickr's message")
+    @Test("a wrong API key (added without the check) fails the listing job with Flickr's message, never showing the key")
     func wrongKey() async throws {
-        let server = try await DevServerProcess()
-        let db = try await TestDatabase.make("flickr_key")
-        let target = try temporaryFolder("flickr-key")
-        defer { try? FileManager.default.removeItem(atPath: target) }
-        _ = try await Self.seedUser(server, "8@N08", count: 5)
-        let wrongKey = "0123456789abcdef0123456789abcdef"
-        // Checked at account add (flickr.test.echo): a wrong key, or an endpoint that is not Flickr's, is refused.
-        let refused = try await FerryProcess.run(
-            ["account", "add", "flickr", "--provider", "flickr", "--api-key-file", "-", "--api-url", server.baseURL + "/services/rest/"],
-            databaseURL: db.url, stdin: wrongKey + "\n", environment: DropboxAccounts.environment)
-        #expect(refused.status != 0 && refused.stderr.contains("Flickr refused the API key") && !refused.stderr.contains(wrongKey), "\(refused.stderr)")
-        let elsewhere = try await FerryProcess.run(
-            ["account", "add", "flickr", "--provider", "flickr", "--api-key-file", "-", "--api-url", server.baseURL + "/__dev/health"],
-            databaseURL: db.url, stdin: Self.devKey + "\n", environment: DropboxAccounts.environment)
-        #expect(elsewhere.status != 0 && elsewhere.stderr.contains("check --api-url"), "\(elsewhere.stderr)")
-        // Added without the check, the wrong key fails the job for good at once.
-        try await Self.addAccount("flickr", key: wrongKey, server: server, db: db, verify: false)
-        _ = try await Self.enqueue(db, ["flickr:8@N08", "--to", target + "/"])
-        let worker = try TestWorker.transfers(db, name: "flickr-key")
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the listing to fail") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
+        try await InProcessFleet.run("flickr_key") { fleet in
+            let db = fleet.db
+            let target = try temporaryFolder("flickr-key")
+            defer { try? FileManager.default.removeItem(atPath: target) }
+            _ = try await Self.seedUser(fleet.server, "8@N08", count: 5)
+            let wrongKey = "0123456789abcdef0123456789abcdef"
+            // Checked at account add (flickr.test.echo), the wrong key is refused, naming Flickr and not the key.
+            do {
+                try await Self.addAccount("flickr", key: wrongKey, fleet: fleet)
+                Issue.record("a wrong key was accepted")
+            } catch let error as AccountSetupError {
+                #expect(error.code == .rejected && error.message.contains("Flickr refused the API key") && !error.message.contains(wrongKey), "\(error)")
+            }
+            // Added without the check, the wrong key fails the job for good at once.
+            try await Self.addAccount("flickr", key: wrongKey, fleet: fleet, verify: false)
+            try await fleet.enqueue(.fetch, "flickr:8@N08", to: target + "/")
+            let log = LogRecorder()
+            try await fleet.withLoggedWorker("flickr-key", logger: log.logger(label: "ferry.worker")) {
+                try await eventually(timeout: .seconds(300), interval: .milliseconds(300), "the listing to fail") {
+                    try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'failed'") == 1
+                }
+            }
+            let row = try await db.query("SELECT attempt, last_error FROM ferry.jobs").rows[0]
+            #expect(try row.decode(Int.self, at: 0) == 1)
+            let error = try row.decode(String?.self, at: 1) ?? ""
+            #expect(error.contains("Invalid API Key (Key not found)"), "\(error)")
+            let events = try await db.query("SELECT coalesce(string_agg(data::text, ' '), '') FROM ferry.events").rows[0].decode(String.self, at: 0)
+            #expect(!error.contains(wrongKey) && !events.contains(wrongKey), "the key is never shown")
+            #expect(!log.all.isEmpty && !log.all.joined(separator: "\n").contains(wrongKey), "nor logged by the worker")
+            #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 1, "no children")
+            #expect(Self.tree(target).isEmpty)
         }
-        try await URLFetchTests.stop([worker])
-        let row = try await db.query("SELECT attempt, last_error FROM ferry.jobs").rows[0]
-        #expect(try row.decode(Int.self, at: 0) == 1)
-        let error = try row.decode(String?.self, at: 1) ?? ""
-        #expect(error.contains("Invalid API Key (Key not found)"), "\(error)")
-        #expect(!error.contains(wrongKey) && !worker.log.contains(wrongKey), "the key is never shown")
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs") == 1, "no children")
-        #expect(Self.tree(target).isEmpty)
     }
 
     @Test("a photo whose id, server or secret tries ../ is skipped; titles never shape paths; children carry no URL")

@@ -8,6 +8,7 @@ import FerryTestSupport
 import FerryTesting
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -26,22 +27,29 @@ final class PostgresWorker: Sendable {
     private let stopped = Mutex(false)
 
     /// Starts a worker on its own pool of connections to `db`, running `handlers`; with `scheduleInterval`, the
-    /// scheduler `ferry worker` runs beside it (`--schedule-interval`), which fires due schedules.
+    /// scheduler `ferry worker` runs beside it (`--schedule-interval`), which fires due schedules. It logs nowhere
+    /// unless given a `logger` (a `LogRecorder`'s, to read what it said).
     init(
         _ db: TestDatabase, handlers: JobHandlers, configuration: WorkerConfiguration = WorkerHarness.configuration(),
-        scheduleInterval: Duration? = nil, store: FerryStore? = nil
+        scheduleInterval: Duration? = nil, store: FerryStore? = nil,
+        logger: Logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
-        let logger = Logger(label: "ferry.test.worker", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = store ?? db.store()
         self.store = store
+        // One registry for both, as `ferry worker` serves them on one /metrics.
+        let registry = PrometheusCollectorRegistry()
+        // A rehearsal's scheduler (no roots) checks templates as `ferry worker --handler` does: unconfined.
+        let scheduleRoots = configuration.localRoots == .none ? LocalRoots.unconfined : configuration.localRoots
         let scheduler = scheduleInterval.map {
             Scheduler(
-                store: store, workerName: configuration.name, interval: $0, registry: .standard, localRoots: configuration.localRoots,
-                logger: logger)
+                store: store, workerName: configuration.name, interval: $0, registry: .standard, localRoots: scheduleRoots,
+                metricsRegistry: registry, logger: logger)
         }
         var schedulesChanged: (@Sendable () -> Void)? = nil
         if let scheduler { schedulesChanged = { scheduler.wake() } }
-        let worker = Worker(configuration: configuration, store: store, handlers: handlers, schedulesChanged: schedulesChanged, logger: logger)
+        let worker = Worker(
+            configuration: configuration, store: store, handlers: handlers, metricsRegistry: registry, schedulesChanged: schedulesChanged,
+            logger: logger)
         self.worker = worker
         let services: [any Service] = [worker] + (scheduler.map { [$0] } ?? [])
         let group = ServiceGroup(services: services, logger: logger)
@@ -50,9 +58,11 @@ final class PostgresWorker: Sendable {
     }
 
     /// Starts a worker running one of `ferry worker --handler`'s scripts (`fail-until:3`, `sleep:300`, …) for every job.
-    convenience init(_ db: TestDatabase, script: String, configuration: WorkerConfiguration = WorkerHarness.configuration()) throws {
+    convenience init(
+        _ db: TestDatabase, script: String, configuration: WorkerConfiguration = WorkerHarness.configuration(), scheduleInterval: Duration? = nil
+    ) throws {
         let handler = try #require(ScriptedHandler(script: script), "a --handler script")
-        self.init(db, handlers: JobHandlers(catchAll: handler), configuration: configuration)
+        self.init(db, handlers: JobHandlers(catchAll: handler, providers: .standard), configuration: configuration, scheduleInterval: scheduleInterval)
     }
 
     /// A worker running the registry's handlers, as `ferry worker` does, confined to `roots` (`--local-root`), with

@@ -88,7 +88,7 @@ struct URLFetchTests {
     }
 
     /// The first byte of every GET the dev server answered for `path`, in order.
-    static func rangeStarts(_ server: DevServerProcess, _ path: String) async throws -> [Int64] {
+    static func rangeStarts(_ server: any DevServerControl, _ path: String) async throws -> [Int64] {
         guard case .array(let values)? = try await server.stats()["web_range_starts_per_path"]?[path] else { return [] }
         return values.compactMap { value -> Int64? in if case .int(let n) = value { return n } else { return nil } }
     }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 
 /// What a worker process gives providers to build their handlers.
 public struct ProviderEnvironment: Sendable {
@@ -21,6 +22,9 @@ public struct ProviderEnvironment: Sendable {
     public var shares: AccountShares?
     /// Fleet-wide turns for writes a service serializes per account; without a store, per process only.
     public var turns = AccountTurns(store: nil)
+    /// The environment variables providers read their tuning knobs from (switches for comparisons, not flags): the
+    /// process's by default; an in-process test gives each worker its own, as each `ferry worker` has its own.
+    public var variables = ProcessInfo.processInfo.environment
 
     public init(
         httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil),

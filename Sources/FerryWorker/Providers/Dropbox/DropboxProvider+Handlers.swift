@@ -38,8 +38,8 @@ extension DropboxProvider: AccountJobHandlers {
         let granularity = DropboxUploadHandler.chunkGranularity
         return DropboxUploadHandler(
             tokens: tokens, chunkSize: (environment.chunkSize + granularity - 1) / granularity * granularity,
-            batching: DropboxBatchSettings(environment: ProcessInfo.processInfo.environment),
-            parallelAppends: ProcessInfo.processInfo.environment["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4,
+            batching: DropboxBatchSettings(environment: environment.variables),
+            parallelAppends: environment.variables["FERRY_DROPBOX_PARALLEL_APPENDS"].flatMap { Int($0) } ?? 4,
             turns: environment.turns)
     }
 }
