@@ -201,7 +201,7 @@ struct CopyTransferTests {
         #expect(try await Self.states(setup.db, "sql") == ["succeeded": 1])
         #expect(FileManager.default.contents(atPath: server.storedFile(account: "box", path: "/Sql/a.jpg")) == objects["in/a.jpg"])
         try await fleet.stop([again])
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
     }
 
     @Test("S3 prefix to S3: the folder job lists the destination's range per page; files it lacks are written without a look, files it holds are looked at and the same ones left alone; within one account the store copies them itself")
@@ -227,7 +227,7 @@ struct CopyTransferTests {
             bucket: setup.bucket, key: "dst/p/f110", body: .bytes(ByteBuffer(bytes: Data(repeating: 1, count: content(10).count))))
         // Another account for the destination: the bytes stream through the worker (one account would have the
         // store copy them itself; that case is below).
-        try await fleet.addS3("s3b", url: setup.url)
+        try await fleet.addS3Account("s3b", url: setup.url)
         try await Self.copy(fleet, "s3:s3:\(setup.bucket)/src/p/", to: "s3:s3b:\(setup.bucket)/dst/p/", batch: "hint")
         let worker = try fleet.worker("copy-s3-s3")
         try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the copy") { try await WorkerFixtures.batchDone(setup.db, "hint") }

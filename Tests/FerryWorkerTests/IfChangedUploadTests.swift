@@ -82,7 +82,7 @@ struct IfChangedUploadTests {
         let counted = try await db.query("SELECT unchanged, unchanged_bytes FROM ferry.batch_status WHERE batch = 'second'").rows[0]
         #expect(try counted.decode(Int64.self, at: 0) == 5 && counted.decode(Int64.self, at: 1) == sizes.reduce(0, +))
         // (ferry wait's "1 transferred, 5 unchanged" from these counters: TreeEnqueueTests.) The counters agree with the jobs.
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
         #expect(try DropboxAccounts.sha256(target + "IMG_2000.jpg") == DropboxAccounts.sha256(files[5]))
 
         // A different file of the same name: without --if-changed it is kept (the job fails); with it, replaced whole.

@@ -10,23 +10,18 @@ import Testing
 @testable import FerryWorker
 
 extension InProcessFleet {
-    /// `ferry worker --name NAME --concurrency N --chunk-size MIB [--no-deletes]` as `worker(_:)` builds it, for a
-    /// worker that deletes nothing (`allowsDeletes: false`) or whose handlers' log (tokens, accounts) is recorded in
-    /// `log`. It is not among the workers the fleet stops: the test stops it with `stop`.
-    func transferWorker(
-        _ name: String, concurrency: Int = 4, chunkMiB: Int = 8, allowsDeletes: Bool = true, scheduleInterval: Duration? = nil,
-        log: LogRecorder? = nil, configure: (inout WorkerConfiguration) -> Void = { _ in }
-    ) throws -> PostgresWorker {
+    /// `ferry worker --name NAME [--no-deletes]` as `worker(_:)` builds it, for a worker that deletes nothing
+    /// (`allowsDeletes: false`). It is not among the workers the fleet stops: the test stops it with `stop`.
+    func transferWorker(_ name: String, concurrency: Int = 4, chunkMiB: Int = 8, allowsDeletes: Bool = true) throws -> PostgresWorker {
         let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])
         var configuration = WorkerHarness.configuration(name: name, concurrency: concurrency, rescueAfter: OneMinuteLease.rescueAfter)
         configuration.localRoots = roots
         configuration.retryPolicy = RetryPolicy(baseSeconds: 0.2)
-        configure(&configuration)
         let store = db.store()
         let handlers = JobHandlers.fleet(
             .standard, store: store, box: box, http: http, workerName: name, chunkBytes: chunkMiB << 20, roots: roots,
-            allowsDeletes: allowsDeletes, logger: log?.logger(label: "ferry.test.handlers") ?? Self.quiet)
-        return PostgresWorker(db, handlers: handlers, configuration: configuration, scheduleInterval: scheduleInterval, store: store)
+            allowsDeletes: allowsDeletes, logger: Self.quiet)
+        return PostgresWorker(db, handlers: handlers, configuration: configuration, store: store)
     }
 
     /// `ferry enqueue upload FILE… --to DEST [--batch B] [options]`: one job per file, as the command builds them.
@@ -38,11 +33,5 @@ extension InProcessFleet {
             JobRequest(kind: .upload, source: $0, to: destination, batch: batch, maxAttempts: maxAttempts, options: options)
         }
         return try await client.enqueue(requests).map { $0.id.uuidString.lowercased() }
-    }
-
-    /// The projection agrees with a replay of the events (`ferry projection verify`'s check).
-    func verifyProjection() async throws {
-        let report = try await store.projection.verify()
-        #expect(report.isClean, "\(report.text)")
     }
 }

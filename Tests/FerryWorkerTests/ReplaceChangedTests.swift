@@ -183,7 +183,7 @@ struct ReplaceChangedTests {
         // The default again: replaced.
         try await check("replace", changed: ["a.jpg"], unchanged: Set(source.keys).subtracting(["a.jpg"]))
         try await fleet.stop([worker])
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
     }
 
     @Test("a copy of a changed file replaces it: a Dropbox folder to S3, that prefix on to Drive and back to Dropbox, copied again after one file changed at its size", .tags(.s3))

@@ -145,7 +145,7 @@ struct RetryOptionTests {
             #expect(try DropboxAccounts.sha256(server.storedFile(account: "nightly", path: "/Backups/\(name)")) == DropboxAccounts.sha256(path))
         }
         // The Swift fold agrees with the projection the SQL fold wrote.
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
     }
 
     @Test(
@@ -252,6 +252,6 @@ struct RetryOptionTests {
         #expect(try await server.stats()["flickr_photo_downloads_per_path"]?.objectValue?.isEmpty ?? true)
 
         try await fleet.stop([worker])
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
     }
 }

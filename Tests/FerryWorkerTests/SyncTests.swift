@@ -124,7 +124,7 @@ struct SyncTests {
         #expect(try await Self.sync(fleet, empty, to: target + "/", batch: "run5") == 1)
         #expect(try await Self.syncJob(db, "run5").error.contains("source_empty"))
         #expect(Self.tree(target).count == 2)
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
     }
 
     @Test("no deletion after a failed copy, an unreadable source folder or on a worker that deletes nothing")

@@ -105,7 +105,7 @@ struct TreeUploadTests {
             """).rows[0]
         let (ticks, events) = (try idle.decode(Int.self, at: 0), try idle.decode(Int.self, at: 1))
         #expect(ticks >= 2 && events <= ticks * 4, "\(events) events over \(ticks) idle ticks")
-        try await fleet.verifyProjection()
+        #expect(try await fleet.projectionClean(), "ferry projection verify would pass")
     }
 
     @Test("a scheduled tree keeps its filters: excludes, a --filter-from file's rules as they were at schedule add, sizes and a --max-age counted from each tick")
