@@ -45,9 +45,7 @@ extension InProcessFleet {
             httpClient: .shared, configuration: S3Configuration(region: "us-east-1", endpoint: try S3Endpoint(url: url), addressingStyle: .path),
             credentials: S3Credentials(accessKeyID: S3TransferTests.keyID, secretAccessKey: S3TransferTests.secret), logger: Self.quiet)
         try await client.createBucket(bucket: bucket)
-        try await addAccount(
-            name, provider: "s3", values: ["region": "us-east-1", "endpoint-url": url, "path-style": "true"],
-            secrets: ["access-key-id": S3TransferTests.keyID, "secret-access-key": S3TransferTests.secret])
+        try await addS3Account(name, url: url)
         return (bucket, client)
     }
 

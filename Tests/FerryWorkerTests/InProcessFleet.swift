@@ -95,10 +95,11 @@ extension InProcessFleet {
     /// `ferry worker --name NAME --concurrency N --chunk-size MIB --retry-base 0.2` with the secret key, allowed the temporary
     /// directory (as `TestWorker`'s are); with `scheduleInterval`, its scheduler fires schedules. Its lease is a
     /// minute, kept through a stalled test process. `variables` add to the environment its providers read their knobs
-    /// from (`FERRY_DROPBOX_*`); its log, and its handlers', go to `logger` if given. Stopped with the fleet if not before.
+    /// from (`FERRY_DROPBOX_*`); `allowsDeletes: false` is `--no-deletes`; its log, and its handlers', go to `logger` if
+    /// given. Stopped with the fleet if not before.
     func worker(
         _ name: String, concurrency: Int = 4, chunkMiB: Int = 8, scheduleInterval: Duration? = nil, variables: [String: String] = [:],
-        logger: Logger? = nil, configure: (inout WorkerConfiguration) -> Void = { _ in }
+        allowsDeletes: Bool = true, logger: Logger? = nil, configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws -> PostgresWorker {
         let roots = try LocalRoots(directories: [FileManager.default.temporaryDirectory.path])
         var configuration = WorkerHarness.configuration(name: name, concurrency: concurrency, rescueAfter: OneMinuteLease.rescueAfter)
@@ -109,7 +110,7 @@ extension InProcessFleet {
         let logger = logger ?? Self.quiet
         let handlers = JobHandlers.fleet(
             .standard, store: store, box: box, http: http, workerName: name, chunkBytes: chunkMiB << 20, roots: roots,
-            variables: ProcessInfo.processInfo.environment.merging(variables) { $1 }, logger: logger)
+            allowsDeletes: allowsDeletes, variables: ProcessInfo.processInfo.environment.merging(variables) { $1 }, logger: logger)
         let worker = PostgresWorker(
             db, handlers: handlers, configuration: configuration, scheduleInterval: scheduleInterval, store: store, logger: logger)
         workers.withLock { $0.append(worker) }
