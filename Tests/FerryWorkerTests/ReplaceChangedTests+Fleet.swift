@@ -22,22 +22,6 @@ extension ReplaceChangedTests {
         try await server.request("POST", "/__dev/gdrive/items", json: .object(["account": .string(account)]))["items"]?.arrayValue ?? []
     }
 
-    /// Writes `data` at `path` in the dev server's Dropbox as another client would (files/upload, overwriting).
-    static func dropboxUpload(
-        _ server: any DevServerControl, refreshToken: String, path: String, data: Data, clientModified: String? = nil
-    ) async throws {
-        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(DevServerProcess.appKey)&client_secret=\(server.appSecret)"
-        let grant = try await server.request(
-            "POST", "/oauth2/token", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))
-        let access = try #require(grant["access_token"]?.stringValue)
-        var commit: [String: JSONValue] = ["path": .string(path), "mode": .string("overwrite")]
-        if let clientModified { commit["client_modified"] = .string(clientModified) }
-        _ = try await server.request(
-            "POST", "/2/files/upload",
-            headers: ["Authorization": "Bearer \(access)", "Dropbox-API-Arg": JSONValue.object(commit).jsonText, "Content-Type": "application/octet-stream"],
-            body: data)
-    }
-
     /// Waits (at most 300 s) until no job of `batch` is left to run.
     static func settled(_ db: TestDatabase, _ batch: String) async throws {
         try await eventually(timeout: .seconds(300), "batch \(batch) to finish") {

@@ -200,7 +200,7 @@ struct ReplaceChangedTests {
         var source = ["a.jpg": Self.bytes(3_000, seed: 1), "sub/b.jpg": Self.bytes(4_000, seed: 2)]
         // Modification times apart: a copy without a common digest compares size and time (as rclone does).
         for (relative, data) in source {
-            try await Self.dropboxUpload(server, refreshToken: refresh, path: "/Src/" + relative, data: data, clientModified: "2024-01-01T00:00:00Z")
+            try await DropboxFetchTests.upload(server, refreshToken: refresh, path: "/Src/" + relative, data: data, clientModified: "2024-01-01T00:00:00Z")
         }
         _ = try fleet.worker("copies", concurrency: 8)
         func copy(_ from: String, _ to: String, batch: String) async throws {
@@ -226,7 +226,7 @@ struct ReplaceChangedTests {
         }
         try await round("first")
         source["sub/b.jpg"] = Self.bytes(4_000, seed: 3)
-        try await Self.dropboxUpload(
+        try await DropboxFetchTests.upload(
             server, refreshToken: refresh, path: "/Src/sub/b.jpg", data: source["sub/b.jpg"]!, clientModified: "2024-06-01T00:00:00Z")
         try await round("second")
         // Only the changed file was copied again, each time as a write over the one there.
@@ -237,7 +237,7 @@ struct ReplaceChangedTests {
         // a.jpg changes again: --immutable fails its copy (the object stays), --ignore-existing leaves it (and looks
         // for that even without if_changed).
         let before = try await S3TransferTests.objectSHA256(setup.client, setup.bucket, "copy/a.jpg")
-        try await Self.dropboxUpload(
+        try await DropboxFetchTests.upload(
             server, refreshToken: refresh, path: "/Src/a.jpg", data: Self.bytes(3_000, seed: 4), clientModified: "2024-09-01T00:00:00Z")
         // --immutable (compared first, as copies are), then --ignore-existing --no-if-changed.
         let policies: [(String, [String: OptionValue])] = [
@@ -315,7 +315,7 @@ struct ReplaceChangedTests {
         let refresh = try await fleet.addDropbox("box")
         let dir = try temporaryFolder("replace-race")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        try await Self.dropboxUpload(server, refreshToken: refresh, path: "/Race/big.bin", data: Self.bytes(1_000, seed: 1))
+        try await DropboxFetchTests.upload(server, refreshToken: refresh, path: "/Race/big.bin", data: Self.bytes(1_000, seed: 1))
         let file = dir + "/big.bin"
         try Self.write(dir, "big.bin", Self.bytes(12 * 1024 * 1024, seed: 2), modified: 1_700_000_000)
         // Slow enough that the other writer comes in while the chunks go up (after the look, before the commit).
@@ -326,7 +326,7 @@ struct ReplaceChangedTests {
                 db, "SELECT count(*) FROM ferry.events e JOIN ferry.jobs j USING (job_id) WHERE j.batch = 'race' AND e.type = 'progress' AND e.data->'session' ? 'upload_session_id'") > 0
         }
         let other = Self.bytes(2_000, seed: 3)
-        try await Self.dropboxUpload(server, refreshToken: refresh, path: "/Race/big.bin", data: other)
+        try await DropboxFetchTests.upload(server, refreshToken: refresh, path: "/Race/big.bin", data: other)
         try await Self.settled(db, "race")
         let row = try await db.query("SELECT state, last_error, attempt FROM ferry.jobs WHERE batch = 'race'").rows[0]
         let error = try row.decode(String?.self, at: 1) ?? ""
