@@ -23,7 +23,7 @@ extension JobHandlers {
         let folders = RemoteFolderLedger(store: store, owner: "\(workerName)/\(UUID().uuidString.prefix(8))")
         var environment = ProviderEnvironment(httpClient: http, tokens: tokens, chunkSize: chunkBytes, folders: folders, localRoots: roots)
         environment.allowsDeletes = allowsDeletes
-        environment.variables = variables
+        environment.variables = ProviderVariables(variables)
         environment.shares = shares
         environment.turns = AccountTurns(store: store)
         return JobHandlers(registry: providers, environment: environment)

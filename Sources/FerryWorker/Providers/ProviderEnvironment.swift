@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Foundation
 
 /// What a worker process gives providers to build their handlers.
 public struct ProviderEnvironment: Sendable {
@@ -22,9 +21,9 @@ public struct ProviderEnvironment: Sendable {
     public var shares: AccountShares?
     /// Fleet-wide turns for writes a service serializes per account; without a store, per process only.
     public var turns = AccountTurns(store: nil)
-    /// The environment variables providers read their tuning knobs from (switches for comparisons, not flags): the
-    /// process's by default; an in-process test gives each worker its own, as each `ferry worker` has its own.
-    public var variables = ProcessInfo.processInfo.environment
+    /// The environment variables providers read their tuning knobs from: the process's by default; an in-process
+    /// test gives each worker its own, as each `ferry worker` has its own.
+    public var variables = ProviderVariables()
 
     public init(
         httpClient: HTTPClient, tokens: AccountTokenProvider?, chunkSize: Int, folders: RemoteFolderLedger = RemoteFolderLedger(store: nil),

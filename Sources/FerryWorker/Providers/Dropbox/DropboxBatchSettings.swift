@@ -16,7 +16,7 @@ public struct DropboxBatchSettings: Sendable, Equatable {
 
     /// The settings the environment asks for; nil when it turns batching off (`FERRY_DROPBOX_COMMIT=single`).
     /// Values that do not parse keep their defaults.
-    public init?(environment: [String: String]) {
+    public init?(environment: ProviderVariables) {
         if environment["FERRY_DROPBOX_COMMIT"] == "single" { return nil }
         self.init()
         if let text = environment["FERRY_DROPBOX_BATCH_WINDOW_MS"], let milliseconds = Int(text), (0...10_000).contains(milliseconds) {
