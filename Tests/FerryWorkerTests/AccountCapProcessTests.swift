@@ -69,4 +69,60 @@ struct AccountCapProcessTests {
         #expect(bad.status == 65 && bad.stderr.contains("--bwlimit"), "\(bad.stderr)")
         #expect(try await count(db, "SELECT count(*) FROM ferry.account_events WHERE account = 'narrow' AND type = 'updated'") == 4)
     }
+
+    // A rate a worker holds is measured on a worker process of its own: in the test's process a worker shares the
+    // cooperative pool's two threads with every other test running, and a loaded run moved less than the floor.
+    @Test("account update --bwlimit 1M: that account's uploads hold the rate within 10 % over 20 s; another account's run free")
+    func accountBandwidth() async throws {
+        let server = try await DevServerProcess()
+        let db = try await TestDatabase.make("cap_bw")
+        try await DropboxAccounts.add("slow", server: server, databaseURL: db.url, extra: ["--max-concurrent", "4"])
+        try await DropboxAccounts.add("free", server: server, databaseURL: db.url, extra: ["--max-concurrent", "4"])
+        let update = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "1M", "--json"], databaseURL: db.url)
+        #expect(update.status == 0 && update.stdout.contains(#""bwlimit":1048576"#), "\(update.stdout) \(update.stderr)")
+        let dir = try temporaryFolder("cap-bw")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var lines = [String]()
+        for account in ["slow", "free"] {
+            for index in 0..<10 {
+                let path = "\(dir)/\(account)-\(index).bin"
+                try DropboxAccounts.randomFile(path, size: 2 * 1024 * 1024)
+                lines.append(#"{"kind":"upload","source":"\#(path)","to":"dropbox:\#(account):/Bw/","batch":"\#(account)"}"#)
+            }
+        }
+        try await DropboxUploadTests.enqueue(db, lines, in: dir)
+        let worker = try TestWorker.transfers(db, name: "bw", ["--concurrency", "8"])
+        for batch in ["slow", "free"] {
+            try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "batch \(batch) to finish") {
+                try await WorkerFixtures.batchDone(db, batch)
+            }
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state = 'succeeded'") == 20)
+
+        // Rates from the database's timestamps (first start to last finish), not this test's clock.
+        func rate(_ batch: String) async throws -> Double {
+            let seconds = try await db.query(
+                "SELECT extract(epoch FROM max(finished_at) - min(started_at))::float8 FROM ferry.jobs WHERE batch = $1", [batch]
+            ).rows[0].decode(Double.self, at: 0)
+            return Double(20 * 1024 * 1024) / seconds
+        }
+        // 1 MiB/s, low enough that a loaded machine (a debug worker hashing beside the dev server) still moves the
+        // free account's bytes well above it: at 2 MiB/s a loaded run once moved only 2.5 MiB/s unlimited.
+        let limit = Double(1024 * 1024)
+        let slow = try await rate("slow")
+        #expect(slow <= 1.1 * limit, "moved \(slow / 1_048_576) MiB/s, limit 1 MiB/s")
+        #expect(slow >= 0.75 * limit, "moved \(slow / 1_048_576) MiB/s, limit 1 MiB/s")
+        // The limit is the account's, not the process's: the other account's uploads were not held to it.
+        let free = try await rate("free")
+        #expect(free >= 1.5 * limit, "the unlimited account moved \(free / 1_048_576) MiB/s")
+        let events = try await db.query("SELECT data->>'bwlimit' FROM ferry.account_events WHERE account = 'slow' AND type = 'updated'").rows
+        #expect(try events.first?.decode(String?.self, at: 0) == "1048576", "the change is in the account history")
+
+        let removed = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "0", "--json"], databaseURL: db.url)
+        #expect(removed.status == 0 && removed.stdout.contains(#""bwlimit":null"#), "\(removed.stdout)")
+        let bad = try await FerryProcess.run(["account", "update", "slow", "--bwlimit", "fast"], databaseURL: db.url)
+        #expect(bad.status == 65 && bad.stderr.contains("--bwlimit"), "\(bad.stderr)")
+    }
 }

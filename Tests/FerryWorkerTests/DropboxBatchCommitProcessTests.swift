@@ -59,4 +59,39 @@ struct DropboxBatchCommitProcessTests {
             survivor.log.contains("committing the upload session an earlier attempt closed")
                 || survivor.log.contains("an earlier attempt stored this content already"))
     }
+
+    // How many uploads gather in one commit depends on how fast their data goes up beside the others: measured on a
+    // worker process of its own, not on the test process's two cooperative threads shared with every other test.
+    @Test("the account cap bounds concurrent transfers, not the batch: uploads whose data is up wait for their commit outside the cap")
+    func capCountsTransfers() async throws {
+        let server = try await DevServerProcess([])
+        // 64 KiB at 640 KiB/s: each body takes about 100 ms, so transfers overlap if the cap lets them.
+        try await server.setFaults(["upload_bytes_per_second": .int(640 * 1024)])
+        let db = try await TestDatabase.make("dbx_batch_cap")
+        try await DropboxAccounts.add("capped", server: server, databaseURL: db.url, extra: ["--max-concurrent", "2"])
+        let dir = try temporaryFolder("batchcap")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let files = try DropboxBatchCommitTests.files(16, in: dir)
+        try await DropboxBatchCommitTests.enqueue(db, files, account: "capped", batch: "capped", in: dir)
+
+        // A long window: a batch gathers every upload whose data went up meanwhile; the poll interval is long, so
+        // only the wake-up on a finished transfer claims the next job in time.
+        let worker = try BackgroundProcess(
+            ferry: ["worker", "--name", "capped", "--concurrency", "16", "--poll-interval", "60", "--log-level", "info"],
+            databaseURL: db.url, environment: DropboxAccounts.environment.merging(["FERRY_DROPBOX_BATCH_WINDOW_MS": "3000"]) { $1 })
+        try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
+            try await WorkerFixtures.batchDone(db, "capped")
+        }
+        worker.signal(SIGTERM)
+        _ = try await worker.waitForExit()
+
+        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'capped' AND state <> 'succeeded'") == 0)
+        let stats = try await server.stats()
+        let peak = stats["upload_bodies_peak"]?.intValue ?? 0
+        #expect(peak >= 1 && peak <= 2, "at most the cap's 2 transfers at once: \(peak)")
+        let sizes = DropboxBatchCommitTests.entries(stats)
+        #expect(sizes.reduce(0, +) == Int64(files.count), "\(sizes)")
+        #expect((sizes.max() ?? 0) > 2, "a commit batch larger than the cap: \(sizes)")
+        try DropboxBatchCommitTests.checkStored(files, server: server, account: "capped", stats: stats)
+    }
 }

@@ -86,43 +86,6 @@ struct DropboxBatchCommitTests {
         #expect(closed == files.count)
     }
 
-    @Test("the account cap bounds concurrent transfers, not the batch: uploads whose data is up wait for their commit outside the cap")
-    func capCountsTransfers() async throws {
-        // 64 KiB at 640 KiB/s: each body takes about 100 ms, so transfers overlap if the cap lets them.
-        try await InProcessFleet.run("dbx_batch_cap", configure: { $0.faults = FaultConfiguration(uploadBytesPerSecond: 640 * 1024) }) { fleet in
-            try await Self.capCountsTransfers(fleet)
-        }
-    }
-
-    static func capCountsTransfers(_ fleet: InProcessFleet) async throws {
-        let server = fleet.server, db = fleet.db
-        try await fleet.addDropbox("capped", maxConcurrent: 2)
-        let dir = try temporaryFolder("batchcap")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let files = try Self.files(16, in: dir)
-        try await Self.enqueue(fleet, files, account: "capped", batch: "capped")
-
-        // A long window: a batch gathers every upload whose data went up meanwhile; the poll interval is long, so
-        // only the wake-up on a finished transfer claims the next job in time.
-        let worker = try fleet.uploadWorker("capped", concurrency: 16, variables: ["FERRY_DROPBOX_BATCH_WINDOW_MS": "3000"]) {
-            $0.pollInterval = .seconds(60)
-        }
-        try await fleet.running([worker]) {
-            try await eventually(timeout: .seconds(300), interval: .milliseconds(200), "the batch to finish") {
-                try await WorkerFixtures.batchDone(db, "capped")
-            }
-        }
-
-        #expect(try await count(db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'capped' AND state <> 'succeeded'") == 0)
-        let stats = try await server.stats()
-        let peak = stats["upload_bodies_peak"]?.intValue ?? 0
-        #expect(peak >= 1 && peak <= 2, "at most the cap's 2 transfers at once: \(peak)")
-        let sizes = Self.entries(stats)
-        #expect(sizes.reduce(0, +) == Int64(files.count), "\(sizes)")
-        #expect((sizes.max() ?? 0) > 2, "a commit batch larger than the cap: \(sizes)")
-        try Self.checkStored(files, server: server, account: "capped", stats: stats)
-    }
-
     @Test("a batch entry that fails fails only its own job; the others of the batch succeed")
     func failingEntry() async throws {
         try await InProcessFleet.run("dbx_batch_fail", configure: { $0.faults = FaultConfiguration(failCommitPaths: ["/batch/bad-"]) }) { fleet in

@@ -26,11 +26,12 @@ struct DropboxFetchProcessTests {
         let parent = try await DropboxFetchTests.enqueueFetch(db, "dropbox:box:/Big", to: dir + "/out/", ["--page-size", "1000", "--batch", "crash"])
 
         let victim = try TestWorker.transfers(db, name: "victim", ["--concurrency", "4"])
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(100), "the first page to be fanned out") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE job_id = $1::uuid AND session ? 'cursor'", [parent]) == 1
-        }
-        victim.signal(SIGKILL)
-        _ = try await victim.waitForExit()
+        // Killed by a process of its own as soon as the first page is fanned out: this test's task, starved for
+        // seconds beside in-process fleets, once killed only after the last of the 4 s pages.
+        let firstPage = "SELECT count(*) FROM ferry.jobs WHERE job_id = '\(parent)'::uuid AND session ? 'cursor'"
+        let killer = try WorkerFixtures.killWhen(db, pid: victim.pid, count: firstPage, reaches: 1)
+        _ = try await victim.waitForExit(timeout: .seconds(600))
+        try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
         let recorded = try await count(db, "SELECT (session->>'listed')::bigint FROM ferry.jobs WHERE job_id = $1::uuid", [parent])
         #expect(recorded >= 1000 && recorded < 2500, "killed mid-listing (\(recorded) listed)")
         try await server.setFaults([:])
