@@ -29,11 +29,7 @@ struct DropboxConcurrentSessionProcessTests {
         try await DropboxUploadTests.enqueue(db, [#"{"kind":"upload","source":"\#(dir)/big.bin","to":"dropbox:wide:/big.bin"}"#], in: dir)
 
         let victim = try TestWorker.transfers(db, name: "victim", ["--chunk-size", "4"])
-        try await eventually(timeout: .seconds(300), "a few chunks to be recorded") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= $1", [Int64(5 * Self.chunk)]) == 1
-        }
-        victim.signal(SIGKILL)
-        _ = try await victim.waitForExit()
+        try await WorkerFixtures.kill(victim, in: db, when: "SELECT count(*) FROM ferry.jobs WHERE bytes_done >= \(5 * Self.chunk)")
 
         let survivor = try TestWorker.transfers(db, name: "survivor", ["--chunk-size", "4"])
         try await eventually(timeout: .seconds(300), "the upload to finish") {

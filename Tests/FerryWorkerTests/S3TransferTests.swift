@@ -176,11 +176,9 @@ struct S3TransferTests {
         }
 
         let first = try Self.worker(setup, name: "s3-first", ["--chunk-size", "5"])
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(50), "a few parts to be recorded") {
-            try await recordedParts().count >= 4
-        }
-        first.signal(SIGKILL)
-        _ = try await first.waitForExit()
+        // Killed from a process of its own: a late kill from a starved test task would find the upload done.
+        try await WorkerFixtures.kill(
+            first, in: setup.db, when: "SELECT count(*) FROM ferry.events WHERE job_id = '\(try #require(UUID(uuidString: job)))'::uuid AND type = 'progress'", reaches: 4)
         let beforeKill = try await recordedParts()
         #expect(try await Self.unfinishedUploads(setup) == 1, "the killed attempt left its upload open")
 
@@ -256,11 +254,8 @@ struct S3TransferTests {
         #expect(enqueued.status == 0, "\(enqueued.stderr)")
         let parent = enqueued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let first = try Self.worker(setup, name: "s3-list-1", ["--concurrency", "2"])
-        try await eventually(timeout: .seconds(300), interval: .milliseconds(20), "a few pages to be listed") {
-            try await FerryTestSupport.count(setup.db, "SELECT count(*) FROM ferry.events WHERE job_id = $1::uuid AND type = 'progress'", [parent]) >= 3
-        }
-        first.signal(SIGKILL)
-        _ = try await first.waitForExit()
+        try await WorkerFixtures.kill(
+            first, in: setup.db, when: "SELECT count(*) FROM ferry.events WHERE job_id = '\(try #require(UUID(uuidString: parent)))'::uuid AND type = 'progress'", reaches: 3)
         let listedBefore = try await count(setup.db, "SELECT count(*) FROM ferry.jobs WHERE batch = 'feed'")
         #expect(listedBefore < 1001, "killed before the listing ended")
         let second = try Self.worker(setup, name: "s3-list-2", ["--concurrency", "8"])

@@ -59,4 +59,11 @@ enum WorkerFixtures {
         try process.run()
         return process
     }
+
+    /// Kills `victim` with ``killWhen(_:pid:count:reaches:)`` and waits for it and its killer to exit.
+    static func kill(_ victim: BackgroundProcess, in db: TestDatabase, when sql: String, reaches threshold: Int = 1) async throws {
+        let killer = try killWhen(db, pid: victim.pid, count: sql, reaches: threshold)
+        _ = try await victim.waitForExit(timeout: .seconds(600))
+        try await eventually(timeout: .seconds(300), "the killer to exit") { !killer.isRunning }
+    }
 }
