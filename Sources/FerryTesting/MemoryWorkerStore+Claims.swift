@@ -31,12 +31,7 @@ extension MemoryWorkerStore {
             }
             return picked.map { id in
                 var job = state.jobs[id]!
-                job.events.append(.claimed)
-                job.state = .running
-                job.attempt += 1
-                job.lease += 1
-                job.worker = worker
-                job.updatedAt = now
+                _ = Self.apply(.claimed, ["worker": .string(worker), "lease": .int(job.lease + 1)], to: &job, at: now)
                 state.jobs[id] = job
                 return Self.claimed(job)
             }

@@ -46,16 +46,11 @@ extension MemoryWorkerStore {
             guard var job = state.jobs[jobID] else { return nil }
             let now = state.now
             if job.state == .queued {
-                job.events.append(.cancelled)
-                job.state = .cancelled
-                job.finishedAt = now
-                job.lastError = "cancelled by test"
+                _ = Self.apply(.cancelled, ["reason": .string("cancelled by test")], to: &job, at: now)
             } else if job.state == .running && !job.cancelRequested {
-                job.events.append(.cancelRequested)
-                job.cancelRequested = true
+                _ = Self.apply(.cancelRequested, [:], to: &job, at: now)
                 requested = true
             }
-            job.updatedAt = now
             state.jobs[jobID] = job
             return job.state
         }

@@ -1,0 +1,71 @@
+import FerryCore
+
+/// What one event does to an existing job: the state machine of `ferry.apply_event`
+/// (migrations/definitions/305_apply_event.sql), once in Swift.
+///
+/// ``JobFold`` applies a transition to replayed rows and the in-memory `WorkerStore` to its jobs, each to its own
+/// representation of a job, so the two cannot fold by different rules. A transition names where each changed
+/// column's value comes from; the event's values stay with the caller.
+public struct JobTransition: Sendable, Equatable {
+    /// Where a column's new value comes from.
+    public enum Change: Sendable, Equatable {
+        /// The column is left as it is.
+        case keep
+        /// The column becomes NULL.
+        case clear
+        /// The event's value for the column (NULL when the event has none).
+        case event
+        /// The event's value where the event has one; else the column is left as it is.
+        case eventIfPresent
+        /// The time the event was recorded.
+        case now
+    }
+
+    /// How the attempt counter moves.
+    public enum AttemptChange: Sendable, Equatable {
+        case keep
+        /// A claim starts the next attempt.
+        case next
+        /// Deferred or released: the attempt is handed back, not used.
+        case giveBack
+        /// A retry by hand starts the job's attempts over.
+        case reset
+    }
+
+    /// The job's state afterwards.
+    public var state: JobState
+    public var attempt = AttemptChange.keep
+    /// A claim: the lease moves to the next, the event's worker holds the job, `started_at` is set on the first.
+    public var claims = false
+    public var worker = Change.keep
+    public var runAt = Change.keep
+    public var lastError = Change.keep
+    public var finishedAt = Change.keep
+    /// `cancel_requested` afterwards, `nil` when unchanged.
+    public var cancelRequested: Bool?
+    /// progress and succeeded: `bytes_done` and `bytes_total` where the event has them.
+    public var takesBytes = false
+    /// progress: the event's `session`, when the data has the key (a JSON null clears it).
+    public var takesSession = false
+    /// succeeded: the event's `result`.
+    public var takesResult = false
+    /// resolved: `source`, `destination`, `account`, `spec` and `bytes_total` where the event has them.
+    public var takesResolution = false
+    /// requeued: the event's `spec` where it has one (a retry with changed provider options).
+    public var takesSpec = false
+
+    public init(state: JobState) {
+        self.state = state
+    }
+
+    /// The data key whose text an event of `type` gives the columns it names `.event`: the claimer of a claim, the
+    /// error of a retry or failure, the reason of a deferral, rescue or cancel (as `ReplayEvent` decodes it).
+    public static func textKey(of type: JobEventType) -> String? {
+        switch type {
+        case .claimed: "worker"
+        case .retryScheduled, .failed: "error"
+        case .deferred, .rescued, .cancelled: "reason"
+        default: nil
+        }
+    }
+}
