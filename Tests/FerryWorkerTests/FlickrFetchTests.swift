@@ -13,7 +13,7 @@ import FerryFlickr
 /// Workers listing a Flickr photostream on the dev server and fetching every photo, in process (`InProcessFleet`):
 /// the proof is in the jobs, the views, the server's counts and the files. A worker killed mid-listing and
 /// `ferry account add`'s refusals are `FlickrFetchProcessTests`.
-@Suite("Flickr fetches", .tags(.postgres))
+@Suite("Flickr fetches")
 struct FlickrFetchTests {
     static let devKey = "ferry-dev-flickr"
 
@@ -52,7 +52,7 @@ struct FlickrFetchTests {
         return options
     }
 
-    @Test("1,050 photos over three pages: each downloaded (again only by a recorded attempt), titles in job_status, batch done, every job succeeded")
+    @Test("1,050 photos over three pages: each downloaded (again only by a recorded attempt), titles in job_status, batch done, every job succeeded", .tags(.postgres))
     func threePages() async throws {
         try await InProcessFleet.run("flickr_pages") { fleet in try await Self.threePages(fleet) }
     }
@@ -129,7 +129,7 @@ struct FlickrFetchTests {
         #expect(try await count(db, "SELECT count(*) FROM ferry.events WHERE type = 'progress' AND data->'session' ? 'page'") == 3)
     }
 
-    @Test("--max stops after that many photos")
+    @Test("--max stops after that many photos", .tags(.postgres))
     func maxPhotos() async throws {
         try await InProcessFleet.run("flickr_max") { fleet in
             let target = try temporaryFolder("flickr-max")
@@ -147,7 +147,7 @@ struct FlickrFetchTests {
         }
     }
 
-    @Test("a wrong API key (added without the check) fails the listing job with Flickr's message, never showing the key")
+    @Test("a wrong API key (added without the check) fails the listing job with Flickr's message, never showing the key", .tags(.postgres))
     func wrongKey() async throws {
         try await InProcessFleet.run("flickr_key") { fleet in
             let db = fleet.db
@@ -183,7 +183,7 @@ struct FlickrFetchTests {
         }
     }
 
-    @Test("a photo whose id, server or secret tries ../ is skipped; titles never shape paths; children carry no URL")
+    @Test("a photo whose id, server or secret tries ../ is skipped; titles never shape paths; children carry no URL", .tags(.fast))
     func hostileIDs() throws {
         let root = "/srv/flickr/"
         let job = UUID()
