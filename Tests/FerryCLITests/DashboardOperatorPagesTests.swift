@@ -4,14 +4,14 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// The operator's pages of the real `ferry dashboard` over loopback: accounts (state, cap, limits, running and held
+/// The operator's pages of the dashboard, served in the test's process over loopback: accounts (state, cap, limits, running and held
 /// jobs, the command that fixes them), schedules (with pause and resume as by the dashboard), and workers with the
 /// jobs they run and their uptime.
 @Suite("ferry dashboard: accounts, schedules and workers pages", .tags(.postgres))
 struct DashboardOperatorPagesTests {
     static let token = DashboardTests.token
 
-    @Test("accounts show their state, cap, limits, running and held jobs and the fix; schedules pause and resume by the dashboard; workers list the jobs they run", .tags(.process))
+    @Test("accounts show their state, cap, limits, running and held jobs and the fix; schedules pause and resume by the dashboard; workers list the jobs they run")
     func operatorPages() async throws {
         let db = try await TestDatabase.make("dashops")
         let store = db.store()
@@ -23,9 +23,8 @@ struct DashboardOperatorPagesTests {
             try await db.query("SELECT ferry.enqueue('upload', $1, 'dropbox:box:/Camera/')", ["/srv/photos/\(index).jpg"])
         }
         try await db.query("UPDATE ferry.accounts SET status = 'needs_reauth', status_reason = 'the refresh token was refused' WHERE name = 'box'")
-        let added = try await FerryProcess.run(
-            ["schedule", "add", "nightly", "--every", "1d", "--", "fetch", "https://example.com/a.jpg", "--to", "/srv/in/"], databaseURL: db.url)
-        #expect(added.status == 0, "\(added.stderr)")
+        try await TestSchedules.add(
+            store, "nightly", everySeconds: 86_400, template: JobRequest(kind: .fetch, source: "https://example.com/a.jpg", to: "/srv/in/"))
         // A worker running one job.
         let ids = try await DashboardTests.seed(store, batch: "run", queue: "pics", count: 1)
         try await store.register(WorkerRegistration(name: "w-ops", queues: ["pics"], concurrency: 4, host: "box", pid: 11))

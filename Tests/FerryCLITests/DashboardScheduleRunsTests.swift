@@ -1,37 +1,44 @@
 import FerryCore
+import FerryProviders
 import FerryStore
 import FerryTestSupport
 import Foundation
 import Testing
 
-/// A schedule that fires every second makes a batch per run: the dashboard lists its runs as one row per schedule
+/// A schedule makes a batch per run: the dashboard lists its runs as one row per schedule
 /// (Batches, overview) and the schedule's page holds the run history with outcome counts.
 @Suite("ferry dashboard: schedules' runs grouped", .tags(.postgres))
 struct DashboardScheduleRunsTests {
-    @Test("runs grouped under their schedule, other batches listed alone; the schedule page counts each run's outcome", .tags(.process))
+    @Test("runs grouped under their schedule, other batches listed alone; the schedule page counts each run's outcome")
     func grouped() async throws {
         let db = try await TestDatabase.make("dashruns")
         let store = db.store()
         defer { store.client.close() }
         _ = try await DashboardTests.seed(store, batch: "plain", queue: "elsewhere", count: 2)
-        let added = try await FerryProcess.run(
-            ["schedule", "add", "ticker", "--every", "1s", "--overlap", "allow", "--", "fetch", "https://example.com/t.jpg", "--to", "/srv/t/", "--queue", "ticks",
-             "--max-attempts", "1"],
-            databaseURL: db.url, environment: ScheduleCommandTests.shortTicks)
-        #expect(added.status == 0, "\(added.stderr)")
-        let worker = try BackgroundProcess(
-            ferry: ["worker", "--name", "ticker-worker", "--handler", "fail", "--queues", "ticks", "--schedule-interval", "0.2",
-                    "--heartbeat-interval", "0.5", "--poll-interval", "0.2"],
-            databaseURL: db.url, environment: ScheduleCommandTests.shortTicks)
-        try await eventually(timeout: .seconds(300), "three runs to fail") {
-            try await count(db, "SELECT count(*) FROM ferry.jobs WHERE queue = 'ticks' AND state = 'failed'") >= 3
+        try await TestSchedules.add(
+            store, "ticker", everySeconds: 86_400,
+            template: JobRequest(kind: .fetch, source: "https://example.com/t.jpg", to: "/srv/t/", queue: "ticks", maxAttempts: 1),
+            overlap: .allow)
+        // Three runs, each fired as a worker's scheduler fires one and failed as a worker fails its job; a fourth
+        // fired and still queued.
+        for run in 0..<4 {
+            _ = try await store.schedules.requestRun("ticker")
+            let firing = try await store.schedules.fire("ticker", worker: "ticker-worker") { request in
+                Result { () throws(ValidationIssue) -> JobSpec in
+                    try request.validated(
+                        jobID: UUIDv7.make(), now: Date(), currentDirectory: "/",
+                        inspectFile: { _ in .failure(.notRegularFile(kind: "directory")) }, providers: ProviderRegistry.standard)
+                }
+            }
+            #expect(firing?.jobID != nil, "run \(run) fired: \(String(describing: firing))")
+            guard run < 3 else { continue }
+            let claimed = try await store.claim(worker: "ticker-worker", queues: ["ticks"], limit: 1)
+            #expect(try await store.record(claimed.map { .failed($0, error: "no such photo") }).accepted.count == 1)
         }
-        _ = try await FerryProcess.run(["schedule", "pause", "ticker"], databaseURL: db.url)
-        worker.signal(SIGTERM)
-        _ = try await worker.waitForExit(timeout: .seconds(300))
         let failedRuns = try await count(
             db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE queue = 'ticks' AND state = 'failed'")
         let runs = try await count(db, "SELECT count(DISTINCT batch) FROM ferry.jobs WHERE queue = 'ticks'")
+        #expect(failedRuns == 3 && runs == 4)
 
         try await DashboardProbe.inProcess(db, token: DashboardTests.token) { dashboard in
             for path in ["/batches", "/"] {

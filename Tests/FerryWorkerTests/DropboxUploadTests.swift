@@ -239,8 +239,15 @@ struct DropboxUploadTests {
         let log = LogRecorder()
         let worker = try fleet.uploadWorker("tails", chunkMiB: 2, variables: Self.sequentialSessions, log: log)
         try await fleet.running([worker]) {
-            try await eventually(timeout: .seconds(300), "the upload to end") {
-                try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
+            do {
+                try await eventually(timeout: .seconds(300), "the upload to end") {
+                    try await count(db, "SELECT count(*) FROM ferry.jobs WHERE state IN ('succeeded', 'failed')") == 1
+                }
+            } catch {
+                let events = try await db.query("SELECT type || ' ' || data::text FROM ferry.events ORDER BY position").rows
+                    .map { try $0.decode(String.self, at: 0) }
+                Issue.record("\(error)\nevents:\n\(events.joined(separator: "\n").suffix(4000))\nlog:\n\(log.all.joined(separator: "\n").suffix(6000))")
+                throw error
             }
             let ended = try await db.query("SELECT state, coalesce(last_error, '') FROM ferry.jobs").rows[0]
             let (state, lastError) = (try ended.decode(String.self, at: 0), try ended.decode(String.self, at: 1))
