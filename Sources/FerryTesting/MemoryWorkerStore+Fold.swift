@@ -12,7 +12,7 @@ extension MemoryWorkerStore {
             transition = try JobTransition.of(
                 type, from: job.state, lease: job.lease, cancelRequested: job.cancelRequested,
                 // A worker's outcome is recorded under the lease the caller matched; a claim carries the next one.
-                eventLease: { lease ?? (type == .claimed ? job.lease + 1 : job.lease) })
+                eventLease: lease ?? (type == .claimed ? job.lease + 1 : job.lease))
         } catch {
             assertionFailure("the memory store applied an event its rules refuse: \(error)")
             return nil

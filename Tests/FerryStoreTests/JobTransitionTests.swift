@@ -7,7 +7,7 @@ import Testing
 @Suite("job transitions", .tags(.fast))
 struct JobTransitionTests {
     static func of(_ type: JobEventType, _ state: JobState, lease: Int64 = 3, carried: Int64? = 3, cancelRequested: Bool = false) throws(JobFoldError) -> JobTransition {
-        try JobTransition.of(type, from: state, lease: lease, cancelRequested: cancelRequested, eventLease: { carried })
+        try JobTransition.of(type, from: state, lease: lease, cancelRequested: cancelRequested, eventLease: carried)
     }
 
     @Test("a worker's event with a stale or missing lease, or on a job not running, is refused with FY001", arguments: [
@@ -73,13 +73,14 @@ struct JobTransitionTests {
         #expect(throws: JobFoldError(.transitionNotAllowed, "job already exists")) { try Self.of(.enqueued, .queued) }
     }
 
-    @Test("a lease that is not a number fails as the SQL cast does, and only where apply_event casts it")
-    func leaseCast() throws {
-        let bad: () throws(JobFoldError) -> Int64? = { () throws(JobFoldError) in throw JobFoldError(.invalidInteger, "x") }
-        #expect(throws: JobFoldError(.invalidInteger, "x")) {
-            try JobTransition.of(.progress, from: .running, lease: 1, cancelRequested: false, eventLease: bad)
+    @Test("the lease is read for a running job and for a claim of a queued one, nowhere else (where apply_event casts it)")
+    func leaseRead() {
+        for type in JobEventType.allCases {
+            #expect(JobTransition.readsLease(type, from: .running), "\(type)")
+            for state in [JobState.succeeded, .failed, .cancelled, .discarded] {
+                #expect(!JobTransition.readsLease(type, from: state), "\(type) from \(state)")
+            }
+            #expect(JobTransition.readsLease(type, from: .queued) == (type == .claimed), "\(type)")
         }
-        // A queued job's cancel never reads the lease.
-        #expect(try JobTransition.of(.cancelled, from: .queued, lease: 1, cancelRequested: false, eventLease: bad).state == .cancelled)
     }
 }

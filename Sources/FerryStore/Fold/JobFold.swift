@@ -29,9 +29,10 @@ enum JobFold {
             throw JobFoldError(.version, "event version \(event.version) does not follow version \(job.version)")
         }
 
+        // Cast only where apply_event casts it, so a lease that is not a number fails exactly where it does there.
+        let eventLease = JobTransition.readsLease(type, from: job.state) ? try lease(event, in: arena) : nil
         let transition = try JobTransition.of(
-            type, from: job.state, lease: job.lease, cancelRequested: job.cancelRequested,
-            eventLease: { () throws(JobFoldError) in try lease(event, in: arena) })
+            type, from: job.state, lease: job.lease, cancelRequested: job.cancelRequested, eventLease: eventLease)
         job.version = event.version
         job.updatedAt = at
         try apply(transition, event, to: &job, at: at, in: arena)

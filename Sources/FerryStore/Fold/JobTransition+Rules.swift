@@ -1,21 +1,26 @@
 import FerryCore
 
 extension JobTransition {
+    /// Whether `apply_event` casts the event's `lease` for an event of `type` on a job in `state`: for a running
+    /// job (is the claim current?) and for a claim. Elsewhere a lease that is not a number is never an error, so a
+    /// caller casts it only when this says so and passes nil otherwise.
+    public static func readsLease(_ type: JobEventType, from state: JobState) -> Bool {
+        state == .running || (type == .claimed && state == .queued)
+    }
+
     /// The transition an event of `type` makes from a job in `state` holding `lease`, or the refusal
-    /// `ferry.apply_event` raises for it, with the same SQLSTATE. `eventLease` is the event's `lease`, cast; it is
-    /// asked for only where `apply_event` casts it (a running job, a claim), so a bad value fails as there.
+    /// `ferry.apply_event` raises for it, with the same SQLSTATE. `eventLease` is the event's `lease`, cast where
+    /// ``readsLease(_:from:)`` says (nil elsewhere).
     public static func of(
-        _ type: JobEventType, from state: JobState, lease: Int64, cancelRequested: Bool,
-        eventLease: () throws(JobFoldError) -> Int64?
+        _ type: JobEventType, from state: JobState, lease: Int64, cancelRequested: Bool, eventLease: Int64?
     ) throws(JobFoldError) -> JobTransition {
-        // `state = 'running' AND lease IS NOT DISTINCT FROM j.lease`: the lease is cast only for a running job.
-        var claimIsCurrent = false
-        if state == .running { claimIsCurrent = try eventLease() == lease }
+        // `state = 'running' AND lease IS NOT DISTINCT FROM j.lease`.
+        let claimIsCurrent = state == .running && eventLease == lease
         if type.requiresLease && !claimIsCurrent {
             if state != .running {
                 throw JobFoldError(.staleLease, "\(type.rawValue) is not allowed while the job is \(state.rawValue)")
             }
-            let carried = try eventLease().map { String($0) } ?? "none"
+            let carried = eventLease.map { String($0) } ?? "none"
             throw JobFoldError(.staleLease, "\(type.rawValue) carries lease \(carried), but the current lease is \(lease)")
         }
         var transition: JobTransition
@@ -24,7 +29,7 @@ extension JobTransition {
             throw JobFoldError(.transitionNotAllowed, "job already exists")
         case .claimed:
             guard state == .queued else { throw JobFoldError(.transitionNotAllowed, "cannot be claimed while \(state.rawValue)") }
-            guard try eventLease() == lease + 1 else { throw JobFoldError(.staleLease, "claim must carry lease \(lease + 1)") }
+            guard eventLease == lease + 1 else { throw JobFoldError(.staleLease, "claim must carry lease \(lease + 1)") }
             transition = JobTransition(state: .running)
             transition.attempt = .next
             transition.claims = true
