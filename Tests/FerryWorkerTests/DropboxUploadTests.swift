@@ -237,7 +237,11 @@ struct DropboxUploadTests {
         try await fleet.enqueue([Self.upload(dir + "/tails.bin", to: "dropbox:tails:/tails.bin", maxAttempts: 10)])
 
         let log = LogRecorder()
-        let worker = try fleet.uploadWorker("tails", chunkMiB: 2, variables: Self.sequentialSessions, log: log)
+        // Retries soon: a drop costs an attempt, and the subject is the resent tails, not the backoff (full jitter up
+        // to 0.2 s · 2^n would let nine drops wait minutes).
+        let worker = try fleet.uploadWorker("tails", chunkMiB: 2, variables: Self.sequentialSessions, log: log) {
+            $0.retryPolicy = RetryPolicy(baseSeconds: 0.05, capSeconds: 0.5)
+        }
         try await fleet.running([worker]) {
             do {
                 try await eventually(timeout: .seconds(300), "the upload to end") {
