@@ -3,9 +3,9 @@ import FerryCore
 /// How one event changes a replayed row: the Swift spelling of `ferry.apply_event` and `ferry.job_from_enqueued`
 /// (migrations/definitions/305_apply_event.sql and 300_job_from_enqueued.sql), rule for rule and in the same
 /// order, so a refusal carries the SQLSTATE the database raises for the same event. The state machine is
-/// ``JobTransition``'s, shared with the in-memory store; this type holds the row's side (versions, casts, NOT NULL). `ferry projection verify` and
-/// `rebuild` fold with it; the property test in FerryStoreTests (JobFoldPropertyTests) appends random histories
-/// through the database and checks both agree.
+/// ``JobTransition``'s, shared with the in-memory store; this type keeps the row's side (versions, casts, NOT NULL).
+/// `ferry projection verify` and `rebuild` fold with it; the property test in FerryStoreTests
+/// (JobFoldPropertyTests) appends random histories through the database and checks both agree.
 ///
 /// The columns of a new job are `ferry.job_from_enqueued`'s expressions, evaluated by the server in the replay
 /// statement (``ReplayQueries/events(_:relation:order:)``), so only the NOT NULL constraints of `ferry.jobs`

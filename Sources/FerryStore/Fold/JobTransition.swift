@@ -23,6 +23,7 @@ public struct JobTransition: Sendable, Equatable {
 
     /// How the attempt counter moves.
     public enum AttemptChange: Sendable, Equatable {
+        /// The attempt goes on (progress) or ended using it (retry, rescue, outcome).
         case keep
         /// A claim starts the next attempt.
         case next
@@ -34,12 +35,17 @@ public struct JobTransition: Sendable, Equatable {
 
     /// The job's state afterwards.
     public var state: JobState
+    /// How `attempt` moves.
     public var attempt = AttemptChange.keep
     /// A claim: the lease moves to the next, the event's worker holds the job, `started_at` is set on the first.
     public var claims = false
+    /// `worker`: cleared when the job leaves its worker (a claim sets it, see ``claims``).
     public var worker = Change.keep
+    /// `run_at`: the event's (a retry, a deferral) or the event's time (the job may run again now).
     public var runAt = Change.keep
+    /// `last_error`: the event's text (``textKey(of:)``), or cleared by a success.
     public var lastError = Change.keep
+    /// `finished_at`: set when the job ends, cleared by a retry by hand.
     public var finishedAt = Change.keep
     /// `cancel_requested` afterwards, `nil` when unchanged.
     public var cancelRequested: Bool?
@@ -54,6 +60,7 @@ public struct JobTransition: Sendable, Equatable {
     /// requeued: the event's `spec` where it has one (a retry with changed provider options).
     public var takesSpec = false
 
+    /// A transition to `state` that changes nothing else.
     public init(state: JobState) {
         self.state = state
     }
